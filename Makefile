@@ -1,0 +1,124 @@
+# vtbench — plain Makefile.  `make V=1` shows commands; `make SAN=1
+# BUILD=build/asan` builds the ASan+UBSan variant (agent dynamic).
+# Every library's flags come from pkg-config.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= gcc
+SAN     ?= 0
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+HARNESS_PKGS := libvirt hwloc libcpuid sqlite3 libcurl libxml-2.0 jansson gsl libcrypto
+AGENT_PKGS   := libcpuid jansson
+TEST_PKGS    := criterion
+
+PKG_CFLAGS  := $(shell pkg-config --cflags $(HARNESS_PKGS) $(TEST_PKGS) 2>/dev/null)
+HARNESS_LIBS := $(shell pkg-config --libs $(HARNESS_PKGS) 2>/dev/null) -lm -pthread
+AGENT_LIBS  := $(shell pkg-config --static --libs $(AGENT_PKGS) 2>/dev/null) -lm -pthread
+TEST_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+	-Wwrite-strings -Wformat=2 -Wno-format-nonliteral
+ifeq ($(CI),true)
+WERROR ?= -Werror
+endif
+WERROR ?=
+
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c17 -D_GNU_SOURCE -DVTB_VERSION='"$(VERSION)"' $(WARN) $(WERROR) \
+	$(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS ?=
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ALL_CFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+AGENT_STATIC :=
+else
+AGENT_STATIC := -static
+endif
+
+WL_SRC      := $(sort $(wildcard workloads/lib/*.c) $(filter-out workloads/agent.c,$(wildcard workloads/*.c)))
+HARNESS_SRC := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)))
+TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
+
+OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+WL_OBJ      := $(call OBJ,$(WL_SRC))
+HARNESS_OBJ := $(call OBJ,$(HARNESS_SRC))
+TEST_BIN    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
+
+.PHONY: all check check-unit check-cli check-asan demo bench install clean format deps tests
+all: $(BINS)
+tests: $(TEST_BIN)
+
+# STREAM's kernels must stay plain loops with regular stores: stop gcc from
+# turning the copy loop into memcpy (glibc switches to non-temporal stores
+# on large copies).
+$(BUILD)/obj/workloads/membw.o: ALL_CFLAGS += -fno-tree-loop-distribute-patterns
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libvtbwl.a: $(WL_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libvtbh.a: $(HARNESS_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/vtbench: $(call OBJ,harness/main.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
+
+$(BUILD)/vtbench-agent: $(call OBJ,workloads/agent.c) $(BUILD)/libvtbwl.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(AGENT_STATIC) -o $@ $^ $(AGENT_LIBS)
+
+$(BUILD)/tests/%: $(call OBJ,tests/unit/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(HARNESS_LIBS)
+
+deps:
+	$(Q)sh scripts/install-deps.sh
+
+# Unit tests, CLI golden tests and the end-to-end runner tests; then the
+# unit and CLI tests again under ASan+UBSan.  tests/run.sh prints the
+# closing "N passed, N failed" line.
+check: deps
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan all tests
+	$(Q)sh tests/run.sh $(BUILD) $(BUILD)/asan
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh scripts/demo.sh $(BUILD)
+
+bench: all
+	$(Q)sh scripts/bench.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vtbench/examples
+	install -m 0755 $(BUILD)/vtbench $(BUILD)/vtbench-agent $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 examples/*.conf $(DESTDIR)$(PREFIX)/share/vtbench/examples/
+
+format:
+	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch])
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

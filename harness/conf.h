@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * matrix.conf: parsing, validation and expansion into configurations and
+ * cells (README "matrix.conf").  Pure: the host is described by a
+ * struct vtb_host_ctx, so unit tests use made-up hosts.
+ */
+#ifndef VTB_CONF_H
+#define VTB_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../workloads/lib/vtbutil.h"
+
+#define VTB_KEY_LEN 16 /* hex digits of a configuration or cell key */
+
+/* What matrix resolution needs to know about the host. */
+struct vtb_host_ctx {
+	int host_cpus;  /* CPUs allowed for benchmarking */
+	int host_nodes; /* NUMA nodes */
+	int host_llcs;  /* last-level cache instances */
+	/* Allowed CPUs in compact order (SMT siblings, then cores of one LLC,
+	 * then LLCs of one node...): a baseline of N CPUs takes the first N. */
+	const int *compact;
+	size_t n_compact;
+	/* LLC bytes covering @cpus: the sum of distinct last-level cache
+	 * instances.  0 and -1 with vtb_error() when unknown. */
+	int (*llc_bytes)(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus,
+			 uint64_t *out);
+	/* NUMA nodes holding @cpus as a cpulist-formatted set, malloc'ed. */
+	char *(*mems_of)(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus);
+	void *priv;
+};
+
+/* A resolved parameter: text after variable substitution, defaults
+ * filled.  Arrays of them are kept sorted by key. */
+struct vtb_kv {
+	char *key;
+	char *value;
+};
+
+struct vtb_params {
+	struct vtb_kv *kv;
+	size_t n;
+};
+const char *vtb_params_get(const struct vtb_params *p, const char *key);
+
+struct vtb_cell {
+	char key[VTB_KEY_LEN + 1];
+	char *name;     /* [workload NAME] */
+	char *workload; /* type = */
+	struct vtb_params params;   /* as in the key (host "auto" kept) */
+	struct vtb_params resolved; /* what the agent gets (auto resolved) */
+	char *params_json;          /* canonical JSON of params */
+	char *resolved_json;        /* canonical JSON of resolved */
+};
+
+enum vtb_config_kind { VTB_CONFIG_BASELINE, VTB_CONFIG_VM };
+
+struct vtb_config {
+	char key[VTB_KEY_LEN + 1];
+	enum vtb_config_kind kind;
+	char *label;         /* "baseline cpus=2", "vm vcpus=8 topology=mirror ..." */
+	struct vtb_params params; /* axis values and fixed settings (in the key) */
+	char *params_json;
+	struct vtb_cpuset cpus;   /* pCPUs (host-dependent, not in the key) */
+	char *mems;               /* memory nodes, cpulist syntax */
+	bool runnable;
+	char *why_not;            /* when !runnable: why, for plan and run */
+	struct vtb_cell *cells;
+	size_t n_cells;
+};
+
+enum vtb_order { VTB_ORDER_INTERLEAVE, VTB_ORDER_SEQUENTIAL, VTB_ORDER_RANDOM };
+
+struct vtb_matrix {
+	char *path;
+	char *text;            /* the file as read */
+	char digest[65];       /* SHA-256 of text, hex */
+	char *name;
+	long long reps;
+	enum vtb_order order;
+	uint64_t seed;         /* random:SEED */
+	uint64_t timeout_ns;   /* per boot */
+	char *db;
+	char *kernel;
+	char *uri;
+	struct vtb_config *configs;
+	size_t n_configs;
+};
+
+/*
+ * Loads @path (or parses @text of @len bytes named @path) against @host.
+ * On error returns -1 with vtb_errmsg() = "FILE:LINE: what is wrong
+ * (did you mean 'x'?)".  The matrix is owned by the caller.
+ */
+int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host,
+		    struct vtb_matrix **out);
+int vtb_matrix_parse(const char *path, const char *text, size_t len,
+		     const struct vtb_host_ctx *host, struct vtb_matrix **out);
+void vtb_matrix_free(struct vtb_matrix *m);
+
+/* Stable 16-hex-digit key of a canonical JSON text (SHA-256 prefix). */
+void vtb_key_of(const char *canonical_json, char out[VTB_KEY_LEN + 1]);
+
+/* Boot order: fills @out with n_configs*reps (config index, rep) pairs
+ * in the matrix's order.  Only runnable configurations are included. */
+struct vtb_bootref {
+	size_t config;
+	int rep;
+};
+int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out,
+			  size_t *n);
+
+/* Section and key reference (for --help and README). */
+void vtb_conf_help(FILE *f);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Record parser, harness side.  Everything the agent (or a guest) writes
+ * is hostile input: the parser bounds every size and count, checks the
+ * frame (magic, nonce, CRC), reassembles chunked payloads, validates each
+ * record against the schema, and turns every problem into an error string
+ * kept with the boot.  It never aborts and never trusts a length it read.
+ */
+#ifndef VTB_RECPARSE_H
+#define VTB_RECPARSE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct vtb_rec_limits {
+	size_t max_line;     /* bytes in one line, framing included */
+	size_t max_records;  /* records per boot */
+	size_t max_errors;   /* errors kept (further ones are counted) */
+	size_t max_payload;  /* bytes of one reassembled chunked payload */
+	size_t max_total;    /* bytes fed per boot */
+};
+/* Defaults: 1 MiB + 128, 200000, 100, 64 MiB, 512 MiB. */
+extern const struct vtb_rec_limits vtb_rec_default_limits;
+
+struct vtb_rs_sample {
+	char *cell, *metric, *unit;
+	double value;
+	int better; /* 0 lower, 1 higher */
+};
+
+struct vtb_rs_hist {
+	char *cell, *metric, *unit;
+	char *params_json;  /* canonical JSON object: bucket parameters */
+	char *buckets_json; /* canonical JSON array */
+};
+
+struct vtb_rs_cell {
+	char *cell;     /* key from the "cell" record */
+	char *workload;
+	char *status;   /* "ok" | "failed"; NULL until cell_end seen */
+	char *error;    /* from cell_end or error records of this cell */
+	double seconds;
+	char *info_json; /* canonical JSON object, "{}" when none */
+};
+
+struct vtb_boot_records {
+	json_t *header;         /* the header record, NULL if none */
+	struct vtb_rs_cell *cells;
+	size_t n_cells;
+	struct vtb_rs_sample *samples;
+	size_t n_samples;
+	struct vtb_rs_hist *hists;
+	size_t n_hists;
+	char **errors;          /* protocol and agent errors, in order */
+	size_t n_errors;
+	size_t errors_dropped;  /* beyond max_errors */
+	size_t noise_lines;     /* lines without the magic (console noise) */
+	size_t records;         /* valid records accepted */
+	bool ended;             /* the "end" record was seen */
+	char *end_status;       /* its status */
+};
+
+struct vtb_rec_parser;
+
+/* @nonce: the boot's nonce; records with another nonce are errors.
+ * Returns NULL on ENOMEM. */
+struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce,
+					  const struct vtb_rec_limits *lim);
+/* Feeds bytes in any chunking.  Returns 0; -1 only on ENOMEM or when a
+ * hard limit (max_total, max_records) stops parsing (error recorded). */
+int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len);
+/* End of stream: a partial last line and unfinished chunk sequences
+ * become errors. */
+void vtb_rec_parser_finish(struct vtb_rec_parser *p);
+/* Owned by the parser. */
+const struct vtb_boot_records *vtb_rec_parser_result(const struct vtb_rec_parser *p);
+void vtb_rec_parser_free(struct vtb_rec_parser *p);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results database (SQLite; README "Database schema").  The only
+ * module with SQL.  WAL, foreign keys, PRAGMA user_version migrations,
+ * prepared statements only; a boot is stored in one transaction, whole or
+ * not at all.  All functions return 0 or -1 with vtb_errmsg() set.
+ */
+#ifndef VTB_STORE_H
+#define VTB_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "recparse.h"
+
+#define VTB_STORE_SCHEMA 2 /* current PRAGMA user_version */
+
+struct vtb_store;
+
+/* Opens or creates @path and migrates it to VTB_STORE_SCHEMA; refuses a
+ * newer schema ("... was written by a newer vtbench (schema N > M)"). */
+int vtb_store_open(const char *path, struct vtb_store **out);
+/* Opens without migrating (read-only commands).  Refuses a newer schema
+ * and a database that is not a vtbench one. */
+int vtb_store_open_ro(const char *path, struct vtb_store **out);
+void vtb_store_close(struct vtb_store *st);
+int vtb_store_schema_version(struct vtb_store *st, int *version);
+
+struct vtb_host_info {
+	const char *hostname;
+	const char *cpu_vendor, *cpu_model_name, *cpu_codename;
+	int cpu_family, cpu_model;
+	const char *topo_digest;
+	const char *topo_summary; /* "1 package, 1 node, 1 LLC, 2 cores, 2 PUs" */
+	const char *kernel;       /* uname -r */
+};
+int vtb_store_host(struct vtb_store *st, const struct vtb_host_info *h, int64_t *id);
+
+struct vtb_campaign_info {
+	const char *uuid;
+	int64_t host_id;
+	const char *matrix_path, *matrix_text, *matrix_digest;
+	const char *version;      /* vtbench version */
+	const char *cmdline;
+	const char *state_json;   /* host state snapshot */
+};
+/* Inserts the campaign and its configurations and cells (one
+ * transaction); fills the ids into @ids_config[i] / cell ids. */
+int vtb_store_campaign_begin(struct vtb_store *st, const struct vtb_campaign_info *c,
+			     const struct vtb_matrix *m, int64_t *campaign_id);
+/* Latest unfinished-or-finished campaign of this matrix digest on this
+ * host, for --resume; *found false when none. */
+int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest,
+			    int64_t host_id, int64_t *campaign_id, char uuid[37],
+			    bool *found);
+/* Makes sure configurations and cells of @m exist in the campaign (new
+ * ones are added when resuming with --reps or --only changes). */
+int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id,
+			    const struct vtb_matrix *m);
+int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id,
+			   const char *status);
+
+/* Is (configuration key, rep) stored in the campaign? */
+int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id,
+			  const char *config_key, int rep, bool *exists);
+
+/* Warnings and errors of a campaign or a boot (boot_uuid may be NULL). */
+int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_uuid,
+		    const char *level, const char *message);
+
+struct vtb_boot_info {
+	int64_t campaign_id;
+	const char *uuid;
+	const char *config_key;
+	int rep;
+	const char *status;      /* ok | failed | timeout */
+	const char *error;       /* NULL when ok */
+	int64_t started_ns;      /* CLOCK_REALTIME ns */
+	int64_t ended_ns;
+	const char *nonce;
+	const char *cpus;        /* where it ran (cpulist) */
+	const char *confinement; /* "affinity" ... */
+	const char *stderr_tail;
+	const char *kind_detail; /* JSON: accelerator, live XML... (NULL now) */
+	const char **warnings;   /* stored as events of the boot */
+	size_t n_warnings;
+};
+/* Stores the boot, its header, every cell result, sample and histogram,
+ * and its errors as events, in one transaction.  Cells of the
+ * configuration that have no records get a result with status "missing". */
+int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
+		   const struct vtb_boot_records *recs);
+
+/* Queries for compare and list. */
+int vtb_store_latest_campaign(struct vtb_store *st, int64_t *campaign_id, bool *found);
+
+struct vtb_sample_row {
+	const char *config_key, *config_label, *kind;
+	const char *cell_key, *cell_name, *workload;
+	const char *metric, *unit;
+	int better;
+	int rep;
+	const char *boot_uuid;
+	double value;
+};
+/* Calls @fn for every sample of ok results of @campaign_id, ordered by
+ * configuration (campaign order), cell, metric, rep. */
+int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_sample_row *row, void *arg),
+			     void *arg);
+
+struct vtb_run_row {
+	int64_t id;
+	const char *uuid, *hostname, *matrix_path, *version, *status;
+	int64_t started_ns, ended_ns;
+	long boots, boots_ok, boots_failed;
+};
+int vtb_store_foreach_run(struct vtb_store *st,
+			  int (*fn)(const struct vtb_run_row *row, void *arg), void *arg);
+
+struct vtb_cell_row {
+	const char *campaign_uuid, *config_key, *config_label, *cell_key;
+	const char *cell_name, *workload, *params_json;
+	long boots, ok;
+};
+int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Installs every Debian package vtbench needs to build, test and run.
+# Idempotent: installs only what is missing; quiet when nothing is.
+# This list is the one place packages are named (ansible reads it too).
+set -eu
+
+PACKAGES="
+build-essential
+pkg-config
+git
+clang-format
+libvirt-dev
+libhwloc-dev
+hwloc
+libcpuid-dev
+libsqlite3-dev
+sqlite3
+libcurl4-openssl-dev
+libxml2-dev
+libxml2-utils
+libjansson-dev
+libgsl-dev
+libssl-dev
+libcriterion-dev
+libc6-dev
+cpio
+procps
+"
+
+if [ "${1:-}" = "--list" ]; then
+	printf '%s\n' $PACKAGES
+	exit 0
+fi
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing Debian packages:$missing" >&2
+	echo "install-deps: run as root: sudo $0" >&2
+	exit 1
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null
+echo "install-deps: done"
