@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* SHA-256 digests (libcrypto) for matrix texts, keys and topologies. */
+#ifndef VTB_DIGEST_H
+#define VTB_DIGEST_H
+
+#include <stddef.h>
+
+/* Lowercase hex SHA-256 of @len bytes into @out (65 bytes). */
+void vtb_sha256_hex(const void *data, size_t len, char out[65]);
+
+#endif
