@@ -64,8 +64,17 @@ const struct vtb_opt *vtb_opt_find(const struct vtb_opt *table, const char *name
  */
 int vtb_opt_parse(const struct vtb_opt *o, const char *text, union vtb_optval *out);
 
-/* Stores a parsed value into the struct at @base according to o->off. */
+/*
+ * Stores a parsed value into the struct at @base according to o->off:
+ * INT -> long long, BOOL -> bool, TIME/SIZE -> uint64_t, STR/ENUM/CPULIST
+ * -> const char *.  An "auto" value stores 0 (INT/TIME/SIZE), false (BOOL)
+ * or the string "auto" (STR/ENUM/CPULIST).  PREFIX options are not stored.
+ */
 void vtb_opt_store(const struct vtb_opt *o, void *base, const union vtb_optval *v);
+
+/* True when @v is the "auto" that vtb_opt_parse() returned for @o (the
+ * union holds a pointer then, whatever the option's type). */
+bool vtb_opt_is_auto(const struct vtb_opt *o, const union vtb_optval *v);
 
 /* Applies every default of @table to @base (call before parsing input). */
 int vtb_opts_defaults(const struct vtb_opt *table, void *base);
