@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bare-metal boots.  The agent is started with posix_spawn (no shell) in
+ * its own process group, so a timeout or an interrupt kills it and every
+ * process a workload forked.  Confinement: the harness sets its own
+ * affinity to the configuration's CPUs just around posix_spawn and
+ * restores it, so the agent starts confined (no window in which it runs
+ * elsewhere) and every thread it creates inherits the mask.
+ */
+#include "baremetal.h"
+
+#include <stdbool.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STDERR_TAIL 8192
+
+extern char **environ;
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int write_job(const char *json, char *path, size_t pathlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	size_t len = strlen(json), off = 0;
+	ssize_t n;
+	int fd;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if ((size_t)snprintf(path, pathlen, "%s/vtbench-job-XXXXXX", tmp) >= pathlen)
+		return vtb_error("TMPDIR '%s' is too long", tmp);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return vtb_error("cannot create job file in '%s': %s", tmp, strerror(errno));
+	while (off < len) {
+		n = write(fd, json + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			vtb_error("cannot write job file '%s': %s", path, strerror(errno));
+			close(fd);
+			unlink(path);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+static void tail_add(struct vtb_strbuf *tail, const char *buf, size_t n)
+{
+	if (n >= STDERR_TAIL) {
+		buf += n - STDERR_TAIL;
+		n = STDERR_TAIL;
+	}
+	if (tail->len + n > STDERR_TAIL) {
+		size_t drop = tail->len + n - STDERR_TAIL;
+
+		memmove(tail->buf, tail->buf + drop, tail->len - drop);
+		tail->len -= drop;
+		tail->buf[tail->len] = '\0';
+	}
+	vtb_strbuf_add(tail, buf, n);
+}
+
+const char *vtb_boot_judge(int wstatus, const struct vtb_boot_records *r, char **error)
+{
+	size_t i;
+
+	*error = NULL;
+	if (WIFSIGNALED(wstatus)) {
+		*error = vtb_asprintf("agent killed by signal %d (%s)", WTERMSIG(wstatus),
+				      strsignal(WTERMSIG(wstatus)));
+		return "failed";
+	}
+	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
+		const char *why = r->n_errors ? r->errors[r->n_errors - 1] : NULL;
+
+		*error = why ? vtb_asprintf("agent exited with status %d: %s",
+					    WEXITSTATUS(wstatus), why)
+			     : vtb_asprintf("agent exited with status %d",
+					    WEXITSTATUS(wstatus));
+		return "failed";
+	}
+	if (r->n_errors) {
+		*error = vtb_asprintf("%zu record error%s (first: %s)",
+				      r->n_errors + r->errors_dropped,
+				      r->n_errors + r->errors_dropped == 1 ? "" : "s",
+				      r->errors[0]);
+		return "failed";
+	}
+	if (!r->ended) {
+		*error = strdup("the agent ended without its end record");
+		return "failed";
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		if (!r->cells[i].status || strcmp(r->cells[i].status, "ok")) {
+			*error = vtb_asprintf("cell '%s' (%s) failed%s%s", r->cells[i].cell,
+					      r->cells[i].workload ? r->cells[i].workload : "?",
+					      r->cells[i].error ? ": " : "",
+					      r->cells[i].error ? r->cells[i].error : "");
+			return "failed";
+		}
+	}
+	return "ok";
+}
+
+/* Sets the calling thread's affinity to @cpus, saving the old mask. */
+static int confine_self(const struct vtb_cpuset *cpus, cpu_set_t *saved)
+{
+	cpu_set_t set;
+	size_t i;
+
+	if (sched_getaffinity(0, sizeof(*saved), saved) < 0)
+		return vtb_error("sched_getaffinity: %s", strerror(errno));
+	CPU_ZERO(&set);
+	for (i = 0; i < cpus->n; i++) {
+		if (cpus->cpus[i] < 0 || cpus->cpus[i] >= CPU_SETSIZE)
+			return vtb_error("CPU %d is beyond what affinity masks hold", cpus->cpus[i]);
+		CPU_SET(cpus->cpus[i], &set);
+	}
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return vtb_error("cannot confine to CPUs: sched_setaffinity: %s",
+				 strerror(errno));
+	return 0;
+}
+
+static int spawn_agent(const struct vtb_baremetal_req *req, const char *jobpath,
+		       int outfd[2], int errfd[2], pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t empty, dfl;
+	cpu_set_t saved;
+	char *argv[] = { (char *)req->agent, (char *)"--job", (char *)jobpath,
+			 (char *)"--records", NULL };
+	int ret, err;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, outfd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, errfd[1], 2);
+	sigemptyset(&empty);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&attr, &empty);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+						POSIX_SPAWN_SETPGROUP);
+	ret = confine_self(req->cpus, &saved);
+	if (ret)
+		goto out;
+	err = posix_spawn(pid, req->agent, &fa, &attr, argv, environ);
+	if (sched_setaffinity(0, sizeof(saved), &saved) < 0 && !err)
+		err = errno;
+	if (err)
+		ret = vtb_error("cannot start agent '%s': %s", req->agent, strerror(err));
+out:
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return ret;
+}
+
+int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outcome *out)
+{
+	struct vtb_strbuf tail = VTB_STRBUF_INIT;
+	int outfd[2] = { -1, -1 }, errfd[2] = { -1, -1 };
+	char jobpath[4096];
+	char buf[65536];
+	uint64_t deadline;
+	bool job_written = false, killed = false, timed_out = false, stopped = false;
+	pid_t pid = -1;
+	int wstatus = 0, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->parser = vtb_rec_parser_new(req->nonce, &vtb_rec_default_limits);
+	if (!out->parser)
+		return vtb_error("out of memory");
+	vtb_strbuf_addstr(&tail, "");
+	if (write_job(req->job_json, jobpath, sizeof(jobpath)))
+		goto out;
+	job_written = true;
+	if (pipe2(outfd, O_CLOEXEC) < 0 || pipe2(errfd, O_CLOEXEC) < 0) {
+		vtb_error("pipe: %s", strerror(errno));
+		goto out;
+	}
+	out->started_ns = realtime_ns();
+	deadline = vtb_now_ns() + req->timeout_ns;
+	if (spawn_agent(req, jobpath, outfd, errfd, &pid))
+		goto out;
+	close(outfd[1]);
+	close(errfd[1]);
+	outfd[1] = errfd[1] = -1;
+
+	while (outfd[0] >= 0 || errfd[0] >= 0) {
+		struct pollfd pfd[2] = { { outfd[0], POLLIN, 0 }, { errfd[0], POLLIN, 0 } };
+		uint64_t now = vtb_now_ns();
+		struct timespec ts;
+		int n;
+
+		if (req->stop && *req->stop) {
+			stopped = true;
+			break;
+		}
+		if (now >= deadline) {
+			timed_out = true;
+			break;
+		}
+		ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
+		ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+		n = ppoll(pfd, 2, &ts, req->waitmask);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			vtb_error("ppoll: %s", strerror(errno));
+			kill(-pid, SIGKILL);
+			killed = true;
+			waitpid(pid, &wstatus, 0);
+			goto out;
+		}
+		for (int i = 0; i < 2; i++) {
+			ssize_t got;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			got = read(pfd[i].fd, buf, sizeof(buf));
+			if (got < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (got <= 0) {
+				close(pfd[i].fd);
+				if (i == 0)
+					outfd[0] = -1;
+				else
+					errfd[0] = -1;
+				continue;
+			}
+			if (i == 0)
+				vtb_rec_parser_feed(out->parser, buf, (size_t)got);
+			else
+				tail_add(&tail, buf, (size_t)got);
+		}
+	}
+	if (timed_out || stopped) {
+		kill(-pid, SIGKILL);
+		killed = true;
+	}
+	/* The agent may have closed its pipes and still be running (or a
+	 * child of it holds them): wait, but never past the deadline. */
+	while (waitpid(pid, &wstatus, killed ? 0 : WNOHANG) == 0) {
+		struct timespec ts = { 0, 10000000 };
+
+		if (req->stop && *req->stop) {
+			stopped = true;
+		} else if (vtb_now_ns() < deadline) {
+			nanosleep(&ts, NULL);
+			continue;
+		} else {
+			timed_out = true;
+		}
+		kill(-pid, SIGKILL);
+		killed = true;
+	}
+	kill(-pid, SIGKILL); /* leftovers of the group, if any */
+	vtb_rec_parser_finish(out->parser);
+	out->ended_ns = realtime_ns();
+	if (stopped) {
+		out->status = "interrupted";
+		out->error = strdup("interrupted by signal");
+	} else if (timed_out) {
+		char *t = vtb_format_time_ns(req->timeout_ns);
+
+		out->status = "timeout";
+		out->error = vtb_asprintf("timed out after %s", t ? t : "?");
+		free(t);
+	} else {
+		out->status = vtb_boot_judge(wstatus, vtb_rec_parser_result(out->parser),
+					     &out->error);
+	}
+	ret = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (outfd[i] >= 0)
+			close(outfd[i]);
+		if (errfd[i] >= 0)
+			close(errfd[i]);
+	}
+	if (job_written)
+		unlink(jobpath);
+	out->stderr_tail = vtb_strbuf_detach(&tail);
+	return ret;
+}
+
+void vtb_boot_outcome_release(struct vtb_boot_outcome *o)
+{
+	if (!o)
+		return;
+	free(o->error);
+	free(o->stderr_tail);
+	vtb_rec_parser_free(o->parser);
+	memset(o, 0, sizeof(*o));
+}

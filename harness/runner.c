@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The campaign loop.  Signals: SIGINT and SIGTERM are blocked except
+ * while waiting on a boot (ppoll's mask), so a stop request can only
+ * interrupt a running agent, never a database commit; the loop checks
+ * for it between boots and leaves the database consistent.
+ */
+#include "runner.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "baremetal.h"
+#include "conf.h"
+#include "hoststate.h"
+#include "hosttopo.h"
+#include "store.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static bool stop_requested(void)
+{
+	sigset_t pend;
+
+	if (stop_flag)
+		return true;
+	if (sigpending(&pend) == 0 &&
+	    (sigismember(&pend, SIGINT) == 1 || sigismember(&pend, SIGTERM) == 1)) {
+		stop_flag = 1;
+		return true;
+	}
+	return false;
+}
+
+char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid,
+		   int rep)
+{
+	json_t *job, *cells;
+	char *text = NULL;
+	size_t i, k;
+
+	job = json_pack("{s:i, s:s, s:s, s:s, s:i}", "schema", 1, "nonce", nonce, "boot",
+			boot_uuid, "config", c->key, "rep", rep);
+	cells = json_array();
+	if (!job || !cells)
+		goto out;
+	for (i = 0; i < c->n_cells; i++) {
+		const struct vtb_cell *cell = &c->cells[i];
+		json_t *params = json_object();
+		json_t *o;
+
+		if (!params)
+			goto out;
+		for (k = 0; k < cell->resolved.n; k++)
+			json_object_set_new(params, cell->resolved.kv[k].key,
+					    json_string(cell->resolved.kv[k].value));
+		o = json_pack("{s:s, s:s, s:s, s:o}", "key", cell->key, "name", cell->name,
+			      "workload", cell->workload, "params", params);
+		if (!o || json_array_append_new(cells, o))
+			goto out;
+	}
+	json_object_set(job, "cells", cells);
+	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+out:
+	json_decref(cells);
+	json_decref(job);
+	if (!text)
+		vtb_error("out of memory");
+	return text;
+}
+
+static bool matches_only(const struct vtb_config *c, const char *only)
+{
+	char *dup, *tok, *save = NULL;
+	bool hit = false;
+
+	if (!only)
+		return true;
+	dup = strdup(only);
+	if (!dup)
+		return false;
+	for (tok = strtok_r(dup, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		hit = !fnmatch(tok, c->label, 0) || !fnmatch(tok, c->key, 0);
+	}
+	free(dup);
+	return hit;
+}
+
+static void progress(const struct vtb_run_opts *o, const struct vtb_progress *p)
+{
+	if (o->progress)
+		o->progress(p, o->progress_arg);
+}
+
+static void warn(const struct vtb_run_opts *o, const char *msg)
+{
+	struct vtb_progress p = { .warning = msg, .eta_seconds = -1 };
+
+	progress(o, &p);
+}
+
+struct boot_ctx {
+	const struct vtb_run_opts *o;
+	struct vtb_store *st;
+	int64_t campaign;
+	json_t *state; /* last host state snapshot */
+	uint64_t timeout_ns;
+	sigset_t waitmask;
+};
+
+/* Host checks before a boot: state drift since the last snapshot and
+ * other load on the CPUs the boot will use.  Warnings go with the boot. */
+static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char **warns,
+			   size_t *n_warns)
+{
+	json_t *now = vtb_hoststate_snapshot("/");
+	char *diff = now ? vtb_hoststate_diff(b->state, now) : NULL;
+	char *busy = NULL;
+
+	if (diff) {
+		warns[(*n_warns)++] = vtb_asprintf("host state changed since the last check: %s",
+						   diff);
+		free(diff);
+	}
+	if (now) {
+		json_decref(b->state);
+		b->state = now;
+	}
+	if (vtb_hoststate_busy("/", &c->cpus, 100, 0.10, &busy) == 0 && busy)
+		warns[(*n_warns)++] = vtb_asprintf("machine busy before the boot: %s", busy);
+	free(busy);
+}
+
+/* Runs one boot and stores it.  Returns 0 (status in *status), 1 when
+ * interrupted (nothing stored), -1 on a harness failure. */
+static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
+		    struct vtb_boot_outcome *out)
+{
+	char nonce[33], uuid[37], *job = NULL, *cpus = NULL;
+	char *warns[2] = { NULL, NULL };
+	size_t n_warns = 0, i;
+	struct vtb_baremetal_req req;
+	struct vtb_boot_info info;
+	int ret = -1;
+
+	if (vtb_random_hex(nonce, 16) || vtb_uuid(uuid))
+		return -1;
+	preboot_checks(b, c, warns, &n_warns);
+	for (i = 0; i < n_warns; i++)
+		if (warns[i])
+			warn(b->o, warns[i]);
+	job = vtb_job_json(c, nonce, uuid, rep);
+	cpus = vtb_cpuset_format(&c->cpus);
+	if (!job || !cpus)
+		goto out;
+	req = (struct vtb_baremetal_req){
+		.agent = b->o->agent,
+		.job_json = job,
+		.nonce = nonce,
+		.cpus = &c->cpus,
+		.timeout_ns = b->timeout_ns,
+		.stop = &stop_flag,
+		.waitmask = &b->waitmask,
+	};
+	if (vtb_baremetal_boot(&req, out))
+		goto out;
+	if (!strcmp(out->status, "interrupted")) {
+		ret = 1;
+		goto out;
+	}
+	info = (struct vtb_boot_info){
+		.campaign_id = b->campaign,
+		.uuid = uuid,
+		.config_key = c->key,
+		.rep = rep,
+		.status = out->status,
+		.error = out->error,
+		.started_ns = out->started_ns,
+		.ended_ns = out->ended_ns,
+		.nonce = nonce,
+		.cpus = cpus,
+		.confinement = "affinity",
+		.stderr_tail = out->stderr_tail,
+		.warnings = (const char **)warns,
+		.n_warnings = n_warns,
+	};
+	if (vtb_store_boot(b->st, &info, vtb_rec_parser_result(out->parser)))
+		goto out;
+	ret = 0;
+out:
+	for (i = 0; i < n_warns; i++)
+		free(warns[i]);
+	free(job);
+	free(cpus);
+	return ret;
+}
+
+static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
+			  struct vtb_hosttopo *host, struct vtb_matrix *m, json_t *state,
+			  int64_t *campaign, struct vtb_run_result *res)
+{
+	struct vtb_host_info hi = {
+		.hostname = host->hostname,
+		.cpu_vendor = host->cpu_vendor,
+		.cpu_model_name = host->cpu_model_name,
+		.cpu_codename = host->cpu_codename,
+		.cpu_family = host->cpu_family,
+		.cpu_model = host->cpu_model,
+		.topo_digest = host->digest,
+		.topo_summary = host->summary,
+		.kernel = host->kernel,
+	};
+	struct vtb_campaign_info ci;
+	int64_t host_id;
+	char *state_text = NULL;
+	bool found = false;
+	int ret = -1;
+
+	if (vtb_store_host(st, &hi, &host_id))
+		return -1;
+	if (o->resume) {
+		if (vtb_store_campaign_find(st, m->digest, host_id, campaign, res->campaign,
+					    &found))
+			return -1;
+		if (found) {
+			res->resumed = true;
+			return vtb_store_campaign_sync(st, *campaign, m);
+		}
+		warn(o, "--resume: no campaign of this matrix on this host in the database; starting a new one");
+	}
+	if (vtb_uuid(res->campaign))
+		return -1;
+	state_text = json_dumps(state, JSON_COMPACT | JSON_SORT_KEYS);
+	ci = (struct vtb_campaign_info){
+		.uuid = res->campaign,
+		.host_id = host_id,
+		.matrix_path = m->path,
+		.matrix_text = m->text,
+		.matrix_digest = m->digest,
+		.version = VTB_VERSION,
+		.cmdline = o->cmdline,
+		.state_json = state_text,
+	};
+	ret = vtb_store_campaign_begin(st, &ci, m, campaign);
+	free(state_text);
+	return ret;
+}
+
+int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
+{
+	struct vtb_hosttopo *host = NULL;
+	struct vtb_matrix *m = NULL;
+	struct vtb_store *st = NULL;
+	struct vtb_bootref *order = NULL;
+	struct boot_ctx b = { .o = o };
+	struct sigaction sa, old_int, old_term;
+	sigset_t block, oldmask;
+	size_t n_order = 0, i, todo = 0, done = 0;
+	bool *skip = NULL;
+	uint64_t t0 = vtb_now_ns();
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->fail = VTB_RUN_INFRA;
+	if (vtb_hosttopo_load(NULL, &host))
+		return -1;
+	res->fail = VTB_RUN_INPUT;
+	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
+		goto out;
+	if (o->reps > 0)
+		m->reps = o->reps;
+	for (i = 0; i < m->n_configs; i++) {
+		if (!m->configs[i].runnable) {
+			res->not_runnable++;
+		} else if (!matches_only(&m->configs[i], o->only)) {
+			m->configs[i].runnable = false;
+			free(m->configs[i].why_not);
+			m->configs[i].why_not = strdup("excluded by --only");
+		}
+	}
+	if (vtb_matrix_boot_order(m, &order, &n_order))
+		goto out;
+	res->db = strdup(o->db ? o->db : m->db);
+	res->fail = VTB_RUN_INFRA;
+	if (!res->db || vtb_store_open(res->db, &st))
+		goto out;
+	b.st = st;
+	b.timeout_ns = m->timeout_ns;
+	b.state = vtb_hoststate_snapshot("/");
+	if (!b.state) {
+		vtb_error("cannot take the host state snapshot");
+		goto out;
+	}
+	if (start_campaign(o, st, host, m, b.state, &b.campaign, res))
+		goto out;
+
+	/* what is left to do */
+	skip = calloc(n_order ? n_order : 1, sizeof(*skip));
+	if (!skip) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n_order; i++) {
+		const struct vtb_config *c = &m->configs[order[i].config];
+
+		if (vtb_store_boot_exists(st, b.campaign, c->key, order[i].rep, &skip[i]))
+			goto out;
+		if (skip[i])
+			res->skipped++;
+		else
+			todo++;
+	}
+	res->planned = n_order;
+	for (i = 0; i < m->n_configs; i++) {
+		if (m->configs[i].why_not && strcmp(m->configs[i].why_not, "excluded by --only")) {
+			char *msg = vtb_asprintf("not run: %s: %s", m->configs[i].label,
+						 m->configs[i].why_not);
+
+			if (msg) {
+				warn(o, msg);
+				vtb_store_event(st, b.campaign, NULL, "warn", msg);
+			}
+			free(msg);
+		}
+	}
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	b.waitmask = oldmask;
+	sigdelset(&b.waitmask, SIGINT);
+	sigdelset(&b.waitmask, SIGTERM);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	stop_flag = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	for (i = 0; i < n_order; i++) {
+		const struct vtb_config *c = &m->configs[order[i].config];
+		struct vtb_boot_outcome out;
+		struct vtb_progress p = { 0 };
+		uint64_t bt0;
+		int r;
+
+		if (skip[i])
+			continue;
+		if (stop_requested()) {
+			res->interrupted = true;
+			break;
+		}
+		p.index = done + 1;
+		p.total = todo;
+		p.label = c->label;
+		p.rep = order[i].rep;
+		p.elapsed_seconds = (double)(vtb_now_ns() - t0) / 1e9;
+		p.eta_seconds = done ? p.elapsed_seconds / (double)done * (double)(todo - done)
+				     : -1;
+		progress(o, &p);
+		bt0 = vtb_now_ns();
+		r = run_boot(&b, c, order[i].rep, &out);
+		if (r < 0) {
+			vtb_boot_outcome_release(&out);
+			goto restore;
+		}
+		if (r == 1) {
+			vtb_boot_outcome_release(&out);
+			res->interrupted = true;
+			break;
+		}
+		done++;
+		res->ran++;
+		if (!strcmp(out.status, "ok"))
+			res->ok++;
+		else if (!strcmp(out.status, "timeout"))
+			res->timeout++;
+		else
+			res->failed++;
+		p.index = done;
+		p.status = out.status;
+		p.error = out.error;
+		p.boot_seconds = (double)(vtb_now_ns() - bt0) / 1e9;
+		p.elapsed_seconds = (double)(vtb_now_ns() - t0) / 1e9;
+		p.eta_seconds = p.elapsed_seconds / (double)done * (double)(todo - done);
+		progress(o, &p);
+		vtb_boot_outcome_release(&out);
+	}
+	if (vtb_store_campaign_end(st, b.campaign, res->interrupted ? "interrupted" : "done"))
+		goto restore;
+	ret = 0;
+	res->fail = VTB_RUN_OK;
+restore:
+	/* consume a pending stop request: it has been honoured */
+	{
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&block, NULL, &zero) > 0)
+			;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out:
+	json_decref(b.state);
+	free(skip);
+	free(order);
+	vtb_store_close(st);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(host);
+	return ret;
+}
+
+void vtb_run_result_release(struct vtb_run_result *res)
+{
+	if (!res)
+		return;
+	free(res->db);
+	res->db = NULL;
+}
