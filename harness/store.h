@@ -15,17 +15,26 @@
 #include "recparse.h"
 
 #define VTB_STORE_SCHEMA 2 /* current PRAGMA user_version */
+/* PRAGMA application_id of every vtbench database ("vtb1") */
+#define VTB_STORE_APPLICATION_ID 0x76746231
 
 struct vtb_store;
 
 /* Opens or creates @path and migrates it to VTB_STORE_SCHEMA; refuses a
- * newer schema ("... was written by a newer vtbench (schema N > M)"). */
+ * newer schema ("'F' was written by a newer vtbench (schema N, this one
+ * knows M)") and a non-empty SQLite file that is not a vtbench database
+ * ("'F' is not a vtbench database"), before writing anything to it. */
 int vtb_store_open(const char *path, struct vtb_store **out);
 /* Opens without migrating (read-only commands).  Refuses a newer schema
  * and a database that is not a vtbench one. */
 int vtb_store_open_ro(const char *path, struct vtb_store **out);
+/* Accepts NULL. */
 void vtb_store_close(struct vtb_store *st);
 int vtb_store_schema_version(struct vtb_store *st, int *version);
+/* The SQL of the migration step that creates schema @version (1 = the
+ * base schema), NULL when out of range.  For tests: released steps are
+ * frozen (tests/fixtures/schema-v1.sql). */
+const char *vtb_store_migration_sql(int version);
 
 struct vtb_host_info {
 	const char *hostname;
@@ -61,7 +70,8 @@ int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id,
 int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id,
 			   const char *status);
 
-/* Is (configuration key, rep) stored in the campaign? */
+/* Is (configuration key, rep) stored in the campaign, whatever its
+ * status?  A boot is never stored twice. */
 int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id,
 			  const char *config_key, int rep, bool *exists);
 
@@ -88,7 +98,11 @@ struct vtb_boot_info {
 };
 /* Stores the boot, its header, every cell result, sample and histogram,
  * and its errors as events, in one transaction.  Cells of the
- * configuration that have no records get a result with status "missing". */
+ * configuration that have no records get a result with status "missing";
+ * a cell started without cell_end is "failed"; records for a cell key the
+ * configuration lacks become error events of the boot.  @recs may be NULL
+ * (no records at all).  Storing (config, rep) twice fails ("boot N of
+ * configuration 'K' is already stored in 'F'"), storing nothing. */
 int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 		   const struct vtb_boot_records *recs);
 
@@ -105,7 +119,9 @@ struct vtb_sample_row {
 	double value;
 };
 /* Calls @fn for every sample of ok results of @campaign_id, ordered by
- * configuration (campaign order), cell, metric, rep. */
+ * configuration (campaign order), cell, metric, rep.  Row strings are
+ * valid during the call.  In all foreach functions a negative return of
+ * @fn stops the walk and is returned as -1 (its vtb_error kept). */
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_sample_row *row, void *arg),
 			     void *arg);
@@ -119,6 +135,7 @@ struct vtb_run_row {
 int vtb_store_foreach_run(struct vtb_store *st,
 			  int (*fn)(const struct vtb_run_row *row, void *arg), void *arg);
 
+/* campaign_id <= 0: the cells of every campaign. */
 struct vtb_cell_row {
 	const char *campaign_uuid, *config_key, *config_label, *cell_key;
 	const char *cell_name, *workload, *params_json;

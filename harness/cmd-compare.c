@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtbench compare, first cut: per configuration, cell and metric of the
+ * latest campaign: n (boots), mean, median, stddev, CoV, min, max.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "compare.h"
+
+static const char compare_usage[] =
+	"usage: vtbench compare [options]\n"
+	"\n"
+	"Summarises the latest campaign of a database: one row per configuration,\n"
+	"cell and metric, with n (boots: one value per boot), mean, median,\n"
+	"standard deviation, coefficient of variation, min and max.\n"
+	"\n"
+	"options:\n"
+	"  --db FILE    results database (default: results.db)\n"
+	"  -h, --help   this help\n";
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 1)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+enum { COL_CONFIG, COL_CELL, COL_METRIC, COL_UNIT, COL_N, COL_MEAN, COL_MEDIAN,
+       COL_STDDEV, COL_COV, COL_MIN, COL_MAX, NCOLS };
+
+static const char *const headers[NCOLS] = {
+	"configuration", "cell", "metric", "unit", "n", "mean", "median", "stddev",
+	"cov", "min", "max",
+};
+
+struct campaign_find {
+	int64_t id;
+	char *uuid, *matrix, *host;
+};
+
+static int find_run(const struct vtb_run_row *r, void *arg)
+{
+	struct campaign_find *f = arg;
+
+	if (r->id == f->id) {
+		f->uuid = vtb_strdup(r->uuid);
+		f->matrix = vtb_strdup(r->matrix_path);
+		f->host = vtb_strdup(r->hostname);
+	}
+	return 0;
+}
+
+static void print_table(const struct vtb_cmp_table *t)
+{
+	size_t width[NCOLS], i, c;
+	char *(*cells)[NCOLS];
+
+	cells = calloc(t->n ? t->n : 1, sizeof(*cells));
+	if (!cells)
+		return;
+	for (c = 0; c < NCOLS; c++)
+		width[c] = strlen(headers[c]);
+	for (i = 0; i < t->n; i++) {
+		const struct vtb_cmp_row *r = &t->rows[i];
+		char num[7][64];
+
+		fmt_num(num[0], sizeof(num[0]), r->st.mean);
+		fmt_num(num[1], sizeof(num[1]), r->st.median);
+		fmt_num(num[2], sizeof(num[2]), r->st.stddev);
+		snprintf(num[3], sizeof(num[3]), "%.2f%%", r->st.cov * 100);
+		fmt_num(num[4], sizeof(num[4]), r->st.min);
+		fmt_num(num[5], sizeof(num[5]), r->st.max);
+		cells[i][COL_CONFIG] = strdup(r->config_label);
+		cells[i][COL_CELL] = strdup(r->cell_name);
+		cells[i][COL_METRIC] = vtb_asprintf("%s %s", r->metric, r->better ? "(+)" : "(-)");
+		cells[i][COL_UNIT] = strdup(r->unit);
+		cells[i][COL_N] = vtb_asprintf("%zu", r->st.n);
+		cells[i][COL_MEAN] = strdup(num[0]);
+		cells[i][COL_MEDIAN] = strdup(num[1]);
+		cells[i][COL_STDDEV] = strdup(num[2]);
+		cells[i][COL_COV] = strdup(num[3]);
+		cells[i][COL_MIN] = strdup(num[4]);
+		cells[i][COL_MAX] = strdup(num[5]);
+		for (c = 0; c < NCOLS; c++) {
+			if (!cells[i][c])
+				cells[i][c] = strdup("?");
+			if (cells[i][c] && strlen(cells[i][c]) > width[c])
+				width[c] = strlen(cells[i][c]);
+		}
+	}
+	for (c = 0; c < NCOLS; c++)
+		printf(c < COL_N ? "%-*s%s" : "%*s%s", (int)width[c], headers[c],
+		       c + 1 < NCOLS ? "  " : "\n");
+	for (i = 0; i < t->n; i++) {
+		for (c = 0; c < NCOLS; c++) {
+			printf(c < COL_N ? "%-*s%s" : "%*s%s", (int)width[c],
+			       cells[i][c] ? cells[i][c] : "?", c + 1 < NCOLS ? "  " : "\n");
+			free(cells[i][c]);
+		}
+	}
+	free(cells);
+}
+
+int cmd_compare(struct vtb_cmd_env *env)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vtb_cmp_table t = { 0 };
+	struct campaign_find f = { 0 };
+	bool found = false;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(env->argc, env->argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			env->db = optarg;
+			break;
+		case 'h':
+			fputs(compare_usage, stdout);
+			return 0;
+		default:
+			fputs(compare_usage, stderr);
+			return VTB_EXIT_USAGE;
+		}
+	}
+	if (optind != env->argc) {
+		vtb_cmd_err(env, "unexpected argument '%s'", env->argv[optind]);
+		return VTB_EXIT_USAGE;
+	}
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		return ret;
+	if (vtb_store_latest_campaign(env->store, &f.id, &found)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		return VTB_EXIT_INFRA;
+	}
+	if (!found) {
+		vtb_cmd_err(env, "no campaign in '%s'", env->db);
+		return VTB_EXIT_USAGE;
+	}
+	if (vtb_store_foreach_run(env->store, find_run, &f) ||
+	    vtb_compare_load(env->store, f.id, &t)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
+	printf("campaign %s  matrix %s  host %s\n", f.uuid ? f.uuid : "?",
+	       f.matrix ? f.matrix : "?", f.host ? f.host : "?");
+	printf("n = boots; one value per boot and metric; (+) higher is better, (-) lower\n\n");
+	if (!t.n)
+		printf("no results with status ok in this campaign\n");
+	else
+		print_table(&t);
+	ret = 0;
+out:
+	vtb_cmp_table_release(&t);
+	free(f.uuid);
+	free(f.matrix);
+	free(f.host);
+	return ret;
+}

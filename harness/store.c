@@ -1,0 +1,1278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results database.  The only module with SQL: every other module
+ * goes through the functions of store.h.
+ *
+ * Durability: WAL with synchronous=FULL.  WAL+NORMAL already survives a
+ * killed process (the interesting case: the harness is SIGKILLed in the
+ * middle of a boot), but may lose the last commits on power loss.  A boot
+ * costs minutes of machine time and is stored with one commit, so one
+ * more fsync per boot is nothing; FULL keeps a boot we reported as stored.
+ *
+ * Schema changes are migrations: migrations[i] takes a database from
+ * user_version i to i + 1, each in its own transaction.  A released step
+ * is never edited (tests/fixtures/schema-v1.sql freezes step 1); changes
+ * go into a new step.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "store.h"
+
+struct vtb_store {
+	sqlite3 *db;
+	char *path;
+	bool ro;
+};
+
+static const char *const migrations[] = {
+	/* 1: the base schema */
+	"-- host: one machine identity (results compare only within one CPU, topology and kernel)\n"
+	"CREATE TABLE host (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	hostname TEXT NOT NULL,\n"
+	"	cpu_vendor TEXT NOT NULL,\n"
+	"	cpu_family INTEGER NOT NULL,\n"
+	"	cpu_model INTEGER NOT NULL,\n"
+	"	cpu_model_name TEXT NOT NULL,\n"
+	"	cpu_codename TEXT NOT NULL,\n"
+	"	topo_digest TEXT NOT NULL,\n"
+	"	topo_summary TEXT NOT NULL,\n"
+	"	kernel TEXT NOT NULL,\n"
+	"	UNIQUE (hostname, cpu_vendor, cpu_family, cpu_model, cpu_model_name,\n"
+	"		cpu_codename, topo_digest, topo_summary, kernel)\n"
+	");\n"
+	"-- campaign: one `vtbench run` of one matrix on one host, with its provenance\n"
+	"CREATE TABLE campaign (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	uuid TEXT NOT NULL UNIQUE,\n"
+	"	host_id INTEGER NOT NULL REFERENCES host (id),\n"
+	"	matrix_path TEXT NOT NULL,\n"
+	"	matrix_text TEXT NOT NULL,\n"
+	"	matrix_digest TEXT NOT NULL,\n"
+	"	version TEXT NOT NULL,\n"
+	"	cmdline TEXT NOT NULL,\n"
+	"	started_ns INTEGER NOT NULL,\n"
+	"	ended_ns INTEGER,\n"
+	"	status TEXT NOT NULL DEFAULT 'running'\n"
+	"		CHECK (status IN ('running', 'done', 'interrupted', 'failed')),\n"
+	"	host_state TEXT CHECK (host_state IS NULL OR json_valid(host_state))\n"
+	");\n"
+	"-- config: a VM configuration or a baseline, in matrix order (seq); the\n"
+	"-- non-runnable ones are kept with the reason\n"
+	"CREATE TABLE config (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	key TEXT NOT NULL,\n"
+	"	kind TEXT NOT NULL CHECK (kind IN ('vm', 'baseline')),\n"
+	"	label TEXT NOT NULL,\n"
+	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
+	"	cpus TEXT NOT NULL,\n"
+	"	mems TEXT,\n"
+	"	runnable INTEGER NOT NULL CHECK (runnable IN (0, 1)),\n"
+	"	why_not TEXT,\n"
+	"	seq INTEGER NOT NULL,\n"
+	"	UNIQUE (campaign_id, key)\n"
+	");\n"
+	"-- cell: configuration x workload x workload parameters\n"
+	"CREATE TABLE cell (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	config_id INTEGER NOT NULL REFERENCES config (id) ON DELETE CASCADE,\n"
+	"	key TEXT NOT NULL,\n"
+	"	name TEXT NOT NULL,\n"
+	"	workload TEXT NOT NULL,\n"
+	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
+	"	resolved TEXT NOT NULL CHECK (json_valid(resolved)),\n"
+	"	UNIQUE (config_id, key)\n"
+	");\n"
+	"-- boot: one rep of one configuration (a VM boot or a baseline agent run);\n"
+	"-- stored whole in one transaction, never twice\n"
+	"CREATE TABLE boot (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	uuid TEXT NOT NULL UNIQUE,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	config_id INTEGER NOT NULL REFERENCES config (id) ON DELETE CASCADE,\n"
+	"	rep INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'timeout')),\n"
+	"	error TEXT,\n"
+	"	started_ns INTEGER NOT NULL,\n"
+	"	ended_ns INTEGER NOT NULL,\n"
+	"	nonce TEXT,\n"
+	"	cpus TEXT,\n"
+	"	confinement TEXT,\n"
+	"	header TEXT CHECK (header IS NULL OR json_valid(header)),\n"
+	"	stderr_tail TEXT,\n"
+	"	detail TEXT CHECK (detail IS NULL OR json_valid(detail)),\n"
+	"	noise_lines INTEGER NOT NULL DEFAULT 0,\n"
+	"	records INTEGER NOT NULL DEFAULT 0,\n"
+	"	UNIQUE (campaign_id, config_id, rep)\n"
+	");\n"
+	"-- result: one cell of one boot\n"
+	"CREATE TABLE result (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	boot_id INTEGER NOT NULL REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	cell_id INTEGER NOT NULL REFERENCES cell (id) ON DELETE CASCADE,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'missing')),\n"
+	"	error TEXT,\n"
+	"	seconds REAL,\n"
+	"	info TEXT CHECK (info IS NULL OR json_valid(info)),\n"
+	"	UNIQUE (boot_id, cell_id)\n"
+	");\n"
+	"-- sample: one scalar metric of a result\n"
+	"CREATE TABLE sample (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	result_id INTEGER NOT NULL REFERENCES result (id) ON DELETE CASCADE,\n"
+	"	metric TEXT NOT NULL,\n"
+	"	unit TEXT NOT NULL,\n"
+	"	value REAL NOT NULL,\n"
+	"	better TEXT NOT NULL CHECK (better IN ('lower', 'higher'))\n"
+	");\n"
+	"-- histogram: a whole latency histogram of a result, with its bucket parameters\n"
+	"CREATE TABLE histogram (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	result_id INTEGER NOT NULL REFERENCES result (id) ON DELETE CASCADE,\n"
+	"	metric TEXT NOT NULL,\n"
+	"	unit TEXT NOT NULL,\n"
+	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
+	"	buckets TEXT NOT NULL CHECK (json_valid(buckets))\n"
+	");\n"
+	"PRAGMA application_id = 1987338801;\n"
+	,
+	/* 2: what compare, list and --resume look up, and the event log */
+	"-- event: warnings and errors of a campaign, or of one of its boots\n"
+	"CREATE TABLE event (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	boot_id INTEGER REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	time_ns INTEGER NOT NULL,\n"
+	"	level TEXT NOT NULL CHECK (level IN ('info', 'warn', 'error')),\n"
+	"	message TEXT NOT NULL\n"
+	");\n"
+	"CREATE INDEX event_campaign ON event (campaign_id);\n"
+	"CREATE INDEX event_boot ON event (boot_id);\n"
+	"-- --resume: the latest campaign of a matrix on a host\n"
+	"CREATE INDEX campaign_find ON campaign (matrix_digest, host_id, started_ns);\n"
+	"-- compare: results of a cell, samples and histograms of a result\n"
+	"CREATE INDEX result_cell ON result (cell_id);\n"
+	"CREATE INDEX sample_result ON sample (result_id);\n"
+	"CREATE INDEX histogram_result ON histogram (result_id);\n"
+	"-- list: boots of a configuration\n"
+	"CREATE INDEX boot_config ON boot (config_id);\n",
+};
+
+_Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
+	       "one migration step per schema version");
+
+const char *vtb_store_migration_sql(int version)
+{
+	if (version < 1 || version > VTB_STORE_SCHEMA)
+		return NULL;
+	return migrations[version - 1];
+}
+
+/* Wall-clock time for campaign and event stamps (boots bring their own). */
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int db_error(struct vtb_store *st, const char *what)
+{
+	return vtb_error("cannot %s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+}
+
+static int prepare(struct vtb_store *st, const char *sql, sqlite3_stmt **out)
+{
+	*out = NULL;
+	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
+		return db_error(st, "prepare a statement");
+	return 0;
+}
+
+/* Binders return the SQLite code: callers OR them and check once. */
+static int bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (!v)
+		return sqlite3_bind_null(s, i);
+	return sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+/* For NOT NULL identity columns: an unknown value is "". */
+static int bind_text0(sqlite3_stmt *s, int i, const char *v)
+{
+	return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_STATIC);
+}
+
+static int bind_int(sqlite3_stmt *s, int i, int64_t v)
+{
+	return sqlite3_bind_int64(s, i, v);
+}
+
+/* An id of 0 (none) is NULL. */
+static int bind_id(sqlite3_stmt *s, int i, int64_t id)
+{
+	return id ? sqlite3_bind_int64(s, i, id) : sqlite3_bind_null(s, i);
+}
+
+/*
+ * Runs @s to completion (statements without rows) or to its first row
+ * (*row true, the row is left readable); the caller resets.
+ */
+static int step(struct vtb_store *st, sqlite3_stmt *s, const char *what, bool *row)
+{
+	int rc = sqlite3_step(s);
+
+	if (row)
+		*row = rc == SQLITE_ROW;
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	return db_error(st, what);
+}
+
+static const char *column_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+/* SQL without bound values: pragmas and transaction control. */
+static int exec_sql(struct vtb_store *st, const char *sql, const char *what)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(st, what);
+	return 0;
+}
+
+static int begin(struct vtb_store *st)
+{
+	return exec_sql(st, "BEGIN IMMEDIATE", "begin a transaction");
+}
+
+static int commit(struct vtb_store *st)
+{
+	return exec_sql(st, "COMMIT", "commit");
+}
+
+/* Keeps the error message of what failed. */
+static void rollback(struct vtb_store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int pragma_int(struct vtb_store *st, const char *sql, int *out)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sql, &s) < 0 || step(st, s, "read the database header", &row) < 0)
+		goto out;
+	*out = row ? sqlite3_column_int(s, 0) : 0;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_schema_version(struct vtb_store *st, int *version)
+{
+	return pragma_int(st, "PRAGMA user_version", version);
+}
+
+/*
+ * Is this a database we may use?  Checked before anything is written, so
+ * a foreign file is left as it was.  *fresh: an empty database, ours to
+ * create.
+ */
+static int check_identity(struct vtb_store *st, bool *fresh)
+{
+	int app_id, version, objects;
+
+	*fresh = false;
+	if (pragma_int(st, "PRAGMA application_id", &app_id) < 0 ||
+	    pragma_int(st, "PRAGMA user_version", &version) < 0 ||
+	    pragma_int(st, "SELECT count(*) FROM sqlite_master", &objects) < 0)
+		return -1;
+	if (app_id == 0 && version == 0 && objects == 0) {
+		*fresh = true;
+		return 0;
+	}
+	if (app_id != VTB_STORE_APPLICATION_ID)
+		return vtb_error("'%s' is not a vtbench database", st->path);
+	if (version > VTB_STORE_SCHEMA)
+		return vtb_error("'%s' was written by a newer vtbench (schema %d, this one knows %d)",
+				 st->path, version, VTB_STORE_SCHEMA);
+	return 0;
+}
+
+static int migrate(struct vtb_store *st)
+{
+	int version, ret = -1;
+	char *set_version = NULL;
+
+	for (;;) {
+		if (begin(st) < 0)
+			goto out;
+		/* Read again under the write lock: another vtbench may have
+		 * migrated while we waited. */
+		if (vtb_store_schema_version(st, &version) < 0)
+			goto out;
+		if (version > VTB_STORE_SCHEMA) {
+			vtb_error("'%s' was written by a newer vtbench (schema %d, this one knows %d)",
+				  st->path, version, VTB_STORE_SCHEMA);
+			goto out;
+		}
+		if (version == VTB_STORE_SCHEMA)
+			break;
+		if (exec_sql(st, migrations[version], "migrate the schema") < 0)
+			goto out;
+		/* PRAGMA takes no bound parameters; the value is our integer. */
+		free(set_version);
+		set_version = vtb_asprintf("PRAGMA user_version = %d", version + 1);
+		if (!set_version) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (exec_sql(st, set_version, "migrate the schema") < 0 || commit(st) < 0)
+			goto out;
+	}
+	if (commit(st) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		rollback(st);
+	free(set_version);
+	return ret;
+}
+
+static int store_open(const char *path, bool ro, struct vtb_store **out)
+{
+	struct vtb_store *st;
+	sqlite3_stmt *s = NULL;
+	bool fresh, row;
+	int ret = -1, flags;
+
+	*out = NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		return vtb_error("out of memory");
+	}
+	st->ro = ro;
+	flags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+		SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		if (!st->db)
+			vtb_error("cannot open '%s': out of memory", path);
+		else
+			vtb_error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	/* Several vtbench processes may share a database (run + compare). */
+	sqlite3_busy_timeout(st->db, 10000);
+	if (check_identity(st, &fresh) < 0)
+		goto out;
+	if (ro && fresh) {
+		vtb_error("'%s' is not a vtbench database (it is empty)", path);
+		goto out;
+	}
+	if (exec_sql(st, "PRAGMA foreign_keys = ON", "enable foreign keys") < 0)
+		goto out;
+	if (!ro) {
+		if (prepare(st, "PRAGMA journal_mode = WAL", &s) < 0 ||
+		    step(st, s, "switch to WAL", &row) < 0)
+			goto out;
+		/* :memory: and temporary databases have no WAL */
+		if (!row || (strcmp(column_text(s, 0), "wal") &&
+			     strcmp(column_text(s, 0), "memory"))) {
+			vtb_error("cannot switch '%s' to WAL (journal mode '%s')", path,
+				  row ? column_text(s, 0) : "?");
+			goto out;
+		}
+		if (exec_sql(st, "PRAGMA synchronous = FULL", "set synchronous") < 0 ||
+		    migrate(st) < 0)
+			goto out;
+	}
+	*out = st;
+	st = NULL;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	vtb_store_close(st);
+	return ret;
+}
+
+int vtb_store_open(const char *path, struct vtb_store **out)
+{
+	return store_open(path, false, out);
+}
+
+int vtb_store_open_ro(const char *path, struct vtb_store **out)
+{
+	return store_open(path, true, out);
+}
+
+void vtb_store_close(struct vtb_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+int vtb_store_host(struct vtb_store *st, const struct vtb_host_info *h, int64_t *id)
+{
+	static const char ins[] =
+		"INSERT INTO host (hostname, cpu_vendor, cpu_family, cpu_model,"
+		" cpu_model_name, cpu_codename, topo_digest, topo_summary, kernel)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING";
+	static const char sel[] =
+		"SELECT id FROM host WHERE hostname = ?1 AND cpu_vendor = ?2"
+		" AND cpu_family = ?3 AND cpu_model = ?4 AND cpu_model_name = ?5"
+		" AND cpu_codename = ?6 AND topo_digest = ?7 AND topo_summary = ?8"
+		" AND kernel = ?9";
+	const char *sqls[] = { ins, sel };
+	sqlite3_stmt *s = NULL;
+	bool row = false;
+	int ret = -1;
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(sqls); i++) {
+		sqlite3_finalize(s);
+		if (prepare(st, sqls[i], &s) < 0)
+			goto out;
+		if (bind_text0(s, 1, h->hostname) | bind_text0(s, 2, h->cpu_vendor) |
+		    bind_int(s, 3, h->cpu_family) | bind_int(s, 4, h->cpu_model) |
+		    bind_text0(s, 5, h->cpu_model_name) | bind_text0(s, 6, h->cpu_codename) |
+		    bind_text0(s, 7, h->topo_digest) | bind_text0(s, 8, h->topo_summary) |
+		    bind_text0(s, 9, h->kernel)) {
+			db_error(st, "bind the host");
+			goto out;
+		}
+		if (step(st, s, "store the host", &row) < 0)
+			goto out;
+	}
+	if (!row) {
+		vtb_error("cannot find the host just stored in '%s'", st->path);
+		goto out;
+	}
+	*id = sqlite3_column_int64(s, 0);
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/*
+ * Configurations and cells of @m.  @sync: rows already there are kept
+ * (and their seq); new configurations go after the existing ones, in
+ * matrix order.
+ */
+static int insert_configs(struct vtb_store *st, int64_t campaign_id,
+			  const struct vtb_matrix *m, bool sync)
+{
+	static const char ins_config[] =
+		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
+		" runnable, why_not, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		" ON CONFLICT (campaign_id, key) DO NOTHING";
+	static const char sel_config[] =
+		"SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
+	static const char ins_cell[] =
+		"INSERT INTO cell (config_id, key, name, workload, params, resolved)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (config_id, key) DO NOTHING";
+	sqlite3_stmt *ic = NULL, *sc = NULL, *icell = NULL, *smax = NULL;
+	char *cpus = NULL;
+	int64_t base = 0;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, ins_config, &ic) < 0 || prepare(st, sel_config, &sc) < 0 ||
+	    prepare(st, ins_cell, &icell) < 0)
+		goto out;
+	if (sync) {
+		if (prepare(st, "SELECT coalesce(max(seq) + 1, 0) FROM config WHERE campaign_id = ?1",
+			    &smax) < 0)
+			goto out;
+		if (bind_int(smax, 1, campaign_id) ||
+		    step(st, smax, "read configurations", &row) < 0)
+			goto out;
+		base = row ? sqlite3_column_int64(smax, 0) : 0;
+	}
+	for (size_t i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *cf = &m->configs[i];
+		int64_t config_id;
+
+		free(cpus);
+		cpus = vtb_cpuset_format(&cf->cpus);
+		if (!cpus) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (bind_int(ic, 1, campaign_id) | bind_text(ic, 2, cf->key) |
+		    bind_text(ic, 3, cf->kind == VTB_CONFIG_VM ? "vm" : "baseline") |
+		    bind_text0(ic, 4, cf->label) |
+		    bind_text(ic, 5, cf->params_json ? cf->params_json : "{}") |
+		    bind_text(ic, 6, cpus) | bind_text(ic, 7, cf->mems) |
+		    bind_int(ic, 8, cf->runnable) | bind_text(ic, 9, cf->why_not) |
+		    bind_int(ic, 10, base + (int64_t)i)) {
+			db_error(st, "bind a configuration");
+			goto out;
+		}
+		if (step(st, ic, "store a configuration", NULL) < 0)
+			goto out;
+		sqlite3_reset(ic);
+		if (bind_int(sc, 1, campaign_id) | bind_text(sc, 2, cf->key)) {
+			db_error(st, "bind a configuration");
+			goto out;
+		}
+		if (step(st, sc, "read a configuration", &row) < 0)
+			goto out;
+		if (!row) {
+			vtb_error("configuration '%s' vanished from '%s'", cf->key, st->path);
+			goto out;
+		}
+		config_id = sqlite3_column_int64(sc, 0);
+		sqlite3_reset(sc);
+		for (size_t j = 0; j < cf->n_cells; j++) {
+			const struct vtb_cell *ce = &cf->cells[j];
+
+			if (bind_int(icell, 1, config_id) | bind_text(icell, 2, ce->key) |
+			    bind_text0(icell, 3, ce->name) | bind_text0(icell, 4, ce->workload) |
+			    bind_text(icell, 5, ce->params_json ? ce->params_json : "{}") |
+			    bind_text(icell, 6, ce->resolved_json ? ce->resolved_json : "{}")) {
+				db_error(st, "bind a cell");
+				goto out;
+			}
+			if (step(st, icell, "store a cell", NULL) < 0)
+				goto out;
+			sqlite3_reset(icell);
+		}
+	}
+	ret = 0;
+out:
+	free(cpus);
+	sqlite3_finalize(ic);
+	sqlite3_finalize(sc);
+	sqlite3_finalize(icell);
+	sqlite3_finalize(smax);
+	return ret;
+}
+
+int vtb_store_campaign_begin(struct vtb_store *st, const struct vtb_campaign_info *c,
+			     const struct vtb_matrix *m, int64_t *campaign_id)
+{
+	static const char ins[] =
+		"INSERT INTO campaign (uuid, host_id, matrix_path, matrix_text, matrix_digest,"
+		" version, cmdline, started_ns, host_state)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (begin(st) < 0)
+		return -1;
+	if (prepare(st, ins, &s) < 0)
+		goto out;
+	if (bind_text(s, 1, c->uuid) | bind_int(s, 2, c->host_id) |
+	    bind_text0(s, 3, c->matrix_path) | bind_text0(s, 4, c->matrix_text) |
+	    bind_text0(s, 5, c->matrix_digest) | bind_text0(s, 6, c->version) |
+	    bind_text0(s, 7, c->cmdline) | bind_int(s, 8, realtime_ns()) |
+	    bind_text(s, 9, c->state_json)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "store the campaign", NULL) < 0)
+		goto out;
+	*campaign_id = sqlite3_last_insert_rowid(st->db);
+	if (insert_configs(st, *campaign_id, m, false) < 0 || commit(st) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		rollback(st);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id,
+			    const struct vtb_matrix *m)
+{
+	if (begin(st) < 0)
+		return -1;
+	if (insert_configs(st, campaign_id, m, true) < 0 || commit(st) < 0) {
+		rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest,
+			    int64_t host_id, int64_t *campaign_id, char uuid[37],
+			    bool *found)
+{
+	static const char sel[] =
+		"SELECT id, uuid FROM campaign WHERE matrix_digest = ?1 AND host_id = ?2"
+		" ORDER BY started_ns DESC, id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	*found = false;
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_text0(s, 1, matrix_digest) | bind_int(s, 2, host_id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "find the campaign", found) < 0)
+		goto out;
+	if (*found) {
+		*campaign_id = sqlite3_column_int64(s, 0);
+		snprintf(uuid, 37, "%s", column_text(s, 1));
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char *status)
+{
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (prepare(st, "UPDATE campaign SET status = ?1, ended_ns = ?2 WHERE id = ?3", &s) < 0)
+		goto out;
+	if (bind_text(s, 1, status) | bind_int(s, 2, realtime_ns()) |
+	    bind_int(s, 3, campaign_id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "end the campaign", NULL) < 0)
+		goto out;
+	if (sqlite3_changes(st->db) != 1) {
+		vtb_error("no campaign %" PRId64 " in '%s'", campaign_id, st->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id,
+			  const char *config_key, int rep, bool *exists)
+{
+	static const char sel[] =
+		"SELECT 1 FROM boot JOIN config ON config.id = boot.config_id"
+		" WHERE boot.campaign_id = ?1 AND config.key = ?2 AND boot.rep = ?3";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	*exists = false;
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) | bind_text(s, 2, config_key) | bind_int(s, 3, rep)) {
+		db_error(st, "bind the boot");
+		goto out;
+	}
+	if (step(st, s, "look up the boot", exists) < 0)
+		goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int insert_event(struct vtb_store *st, int64_t campaign_id, int64_t boot_id,
+			const char *level, const char *message)
+{
+	static const char ins[] =
+		"INSERT INTO event (campaign_id, boot_id, time_ns, level, message)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (prepare(st, ins, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) | bind_id(s, 2, boot_id) |
+	    bind_int(s, 3, realtime_ns()) | bind_text(s, 4, level) |
+	    bind_text0(s, 5, message)) {
+		db_error(st, "bind the event");
+		goto out;
+	}
+	if (step(st, s, "store an event", NULL) < 0)
+		goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_uuid,
+		    const char *level, const char *message)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t boot_id = 0;
+	bool row;
+	int ret = -1;
+
+	if (boot_uuid) {
+		if (prepare(st, "SELECT id FROM boot WHERE uuid = ?1 AND campaign_id = ?2", &s) < 0)
+			goto out;
+		if (bind_text(s, 1, boot_uuid) | bind_int(s, 2, campaign_id)) {
+			db_error(st, "bind the boot");
+			goto out;
+		}
+		if (step(st, s, "look up the boot", &row) < 0)
+			goto out;
+		if (!row) {
+			vtb_error("no boot '%s' in campaign %" PRId64 " of '%s'", boot_uuid,
+				  campaign_id, st->path);
+			goto out;
+		}
+		boot_id = sqlite3_column_int64(s, 0);
+	}
+	ret = insert_event(st, campaign_id, boot_id, level, message);
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* A cell of the boot's configuration, and its result once stored. */
+struct boot_cell {
+	int64_t id;
+	char *key;
+	int64_t result_id;
+};
+
+struct boot_ctx {
+	struct vtb_store *st;
+	int64_t campaign_id, boot_id;
+	const char *config_key;
+	struct boot_cell *cells;
+	size_t n_cells;
+	const char **unknown; /* cell keys already reported as unknown */
+	size_t n_unknown;
+};
+
+static struct boot_cell *find_cell(struct boot_ctx *bc, const char *key)
+{
+	for (size_t i = 0; key && i < bc->n_cells; i++)
+		if (!strcmp(bc->cells[i].key, key))
+			return &bc->cells[i];
+	return NULL;
+}
+
+/* Records for a cell this configuration lacks: reported once per key, as
+ * an error event of the boot (the guest is untrusted input). */
+static int note_unknown(struct boot_ctx *bc, const char *key, const char *what)
+{
+	const char **grown;
+	char *msg;
+	int ret;
+
+	for (size_t i = 0; i < bc->n_unknown; i++)
+		if (!strcmp(bc->unknown[i], key ? key : ""))
+			return 0;
+	grown = realloc(bc->unknown, (bc->n_unknown + 1) * sizeof(*grown));
+	if (!grown)
+		return vtb_error("out of memory");
+	bc->unknown = grown;
+	bc->unknown[bc->n_unknown++] = key ? key : "";
+	msg = vtb_asprintf("%s for cell '%s', which is not in configuration '%s'", what,
+			   key ? key : "", bc->config_key);
+	if (!msg)
+		return vtb_error("out of memory");
+	ret = insert_event(bc->st, bc->campaign_id, bc->boot_id, "error", msg);
+	free(msg);
+	return ret;
+}
+
+static int load_cells(struct boot_ctx *bc, int64_t config_id)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(bc->st, "SELECT id, key FROM cell WHERE config_id = ?1 ORDER BY id", &s) < 0)
+		goto out;
+	if (bind_int(s, 1, config_id)) {
+		db_error(bc->st, "bind the configuration");
+		goto out;
+	}
+	for (;;) {
+		struct boot_cell *grown;
+
+		if (step(bc->st, s, "read cells", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		grown = realloc(bc->cells, (bc->n_cells + 1) * sizeof(*grown));
+		if (!grown) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		bc->cells = grown;
+		grown[bc->n_cells] = (struct boot_cell){
+			.id = sqlite3_column_int64(s, 0),
+			.key = strdup(column_text(s, 1)),
+		};
+		if (!grown[bc->n_cells++].key) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int insert_result(struct boot_ctx *bc, struct boot_cell *cell, const char *status,
+			 const char *error, double seconds, bool has_seconds,
+			 const char *info)
+{
+	static const char ins[] =
+		"INSERT INTO result (boot_id, cell_id, status, error, seconds, info)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (prepare(bc->st, ins, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, bc->boot_id) | bind_int(s, 2, cell->id) | bind_text(s, 3, status) |
+	    bind_text(s, 4, error) |
+	    (has_seconds ? sqlite3_bind_double(s, 5, seconds) : sqlite3_bind_null(s, 5)) |
+	    bind_text(s, 6, info)) {
+		db_error(bc->st, "bind a result");
+		goto out;
+	}
+	if (step(bc->st, s, "store a result", NULL) < 0)
+		goto out;
+	cell->result_id = sqlite3_last_insert_rowid(bc->st->db);
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int store_results(struct boot_ctx *bc, const struct vtb_boot_records *recs)
+{
+	for (size_t i = 0; i < recs->n_cells; i++) {
+		const struct vtb_rs_cell *rc = &recs->cells[i];
+		struct boot_cell *cell = find_cell(bc, rc->cell);
+		const char *status = rc->status, *error = rc->error;
+		bool finished = status != NULL;
+
+		if (!cell) {
+			if (note_unknown(bc, rc->cell, "records") < 0)
+				return -1;
+			continue;
+		}
+		if (cell->result_id) {
+			if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "error",
+					 "a cell was reported twice; the first report is kept") < 0)
+				return -1;
+			continue;
+		}
+		if (!finished) {
+			/* started, never ended: the record stream stopped */
+			status = "failed";
+			if (!error)
+				error = "no cell_end record (the record stream ended early)";
+		} else if (strcmp(status, "ok") && strcmp(status, "failed")) {
+			status = "failed";
+			if (!error)
+				error = "unknown cell status";
+		}
+		if (insert_result(bc, cell, status, error, rc->seconds, finished,
+				  rc->info_json) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < bc->n_cells; i++) {
+		if (bc->cells[i].result_id)
+			continue;
+		if (insert_result(bc, &bc->cells[i], "missing", "no records for this cell", 0,
+				  false, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The result a sample or histogram of @key belongs to; 0 (skip) after an
+ * error event when the configuration has no such cell. */
+static int result_of(struct boot_ctx *bc, const char *key, const char *what, int64_t *id)
+{
+	struct boot_cell *cell = find_cell(bc, key);
+
+	*id = cell ? cell->result_id : 0;
+	if (!cell)
+		return note_unknown(bc, key, what);
+	return 0;
+}
+
+static int store_samples(struct boot_ctx *bc, const struct vtb_boot_records *recs)
+{
+	static const char ins_sample[] =
+		"INSERT INTO sample (result_id, metric, unit, value, better)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)";
+	static const char ins_hist[] =
+		"INSERT INTO histogram (result_id, metric, unit, params, buckets)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)";
+	sqlite3_stmt *s = NULL;
+	int64_t result_id;
+	int ret = -1;
+
+	if (prepare(bc->st, ins_sample, &s) < 0)
+		goto out;
+	for (size_t i = 0; i < recs->n_samples; i++) {
+		const struct vtb_rs_sample *sm = &recs->samples[i];
+
+		if (result_of(bc, sm->cell, "samples", &result_id) < 0)
+			goto out;
+		if (!result_id)
+			continue;
+		/* the unit and metric are bound as they are: NULL violates
+		 * NOT NULL and the whole boot is rolled back */
+		if (bind_int(s, 1, result_id) | bind_text(s, 2, sm->metric) |
+		    bind_text(s, 3, sm->unit) | sqlite3_bind_double(s, 4, sm->value) |
+		    bind_text(s, 5, sm->better ? "higher" : "lower")) {
+			db_error(bc->st, "bind a sample");
+			goto out;
+		}
+		if (step(bc->st, s, "store a sample", NULL) < 0)
+			goto out;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	if (prepare(bc->st, ins_hist, &s) < 0)
+		goto out;
+	for (size_t i = 0; i < recs->n_hists; i++) {
+		const struct vtb_rs_hist *hi = &recs->hists[i];
+
+		if (result_of(bc, hi->cell, "histograms", &result_id) < 0)
+			goto out;
+		if (!result_id)
+			continue;
+		if (bind_int(s, 1, result_id) | bind_text(s, 2, hi->metric) |
+		    bind_text(s, 3, hi->unit) | bind_text(s, 4, hi->params_json) |
+		    bind_text(s, 5, hi->buckets_json)) {
+			db_error(bc->st, "bind a histogram");
+			goto out;
+		}
+		if (step(bc->st, s, "store a histogram", NULL) < 0)
+			goto out;
+		sqlite3_reset(s);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int store_boot_events(struct boot_ctx *bc, const struct vtb_boot_info *b,
+			     const struct vtb_boot_records *recs)
+{
+	char *msg;
+	int ret;
+
+	for (size_t i = 0; recs && i < recs->n_errors; i++)
+		if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "error",
+				 recs->errors[i]) < 0)
+			return -1;
+	if (recs && recs->errors_dropped) {
+		msg = vtb_asprintf("%zu further errors were not kept", recs->errors_dropped);
+		if (!msg)
+			return vtb_error("out of memory");
+		ret = insert_event(bc->st, bc->campaign_id, bc->boot_id, "error", msg);
+		free(msg);
+		if (ret < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < b->n_warnings; i++)
+		if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "warn",
+				 b->warnings[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Test hook: VTBENCH_TEST_COMMIT_DELAY_MS=N sleeps N ms inside the boot
+ * transaction, just before COMMIT, so tests can SIGKILL vtbench in the
+ * middle of storing a boot and check that nothing of it is left.
+ */
+static void test_commit_delay(void)
+{
+	const char *env = getenv("VTBENCH_TEST_COMMIT_DELAY_MS");
+	struct timespec ts;
+	long ms;
+
+	if (!env || (ms = strtol(env, NULL, 10)) <= 0)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
+		   const struct vtb_boot_records *recs)
+{
+	static const char sel_config[] =
+		"SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
+	static const char ins[] =
+		"INSERT INTO boot (uuid, campaign_id, config_id, rep, status, error,"
+		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
+		" detail, noise_lines, records)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+	static const struct vtb_boot_records none;
+	struct boot_ctx bc = { .st = st, .campaign_id = b->campaign_id,
+			       .config_key = b->config_key };
+	sqlite3_stmt *s = NULL;
+	char *header = NULL;
+	int64_t config_id;
+	bool row;
+	int ret = -1;
+
+	if (!recs)
+		recs = &none;
+	if (recs->header &&
+	    !(header = json_dumps(recs->header, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)))
+		return vtb_error("out of memory");
+	if (begin(st) < 0)
+		goto out;
+	if (prepare(st, sel_config, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, b->campaign_id) | bind_text(s, 2, b->config_key)) {
+		db_error(st, "bind the boot");
+		goto out;
+	}
+	if (step(st, s, "look up the configuration", &row) < 0)
+		goto out;
+	if (!row) {
+		vtb_error("configuration '%s' is not in campaign %" PRId64 " of '%s'",
+			  b->config_key ? b->config_key : "", b->campaign_id, st->path);
+		goto out;
+	}
+	config_id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (prepare(st, ins, &s) < 0)
+		goto out;
+	if (bind_text(s, 1, b->uuid) | bind_int(s, 2, b->campaign_id) |
+	    bind_int(s, 3, config_id) | bind_int(s, 4, b->rep) | bind_text(s, 5, b->status) |
+	    bind_text(s, 6, b->error) | bind_int(s, 7, b->started_ns) |
+	    bind_int(s, 8, b->ended_ns) | bind_text(s, 9, b->nonce) | bind_text(s, 10, b->cpus) |
+	    bind_text(s, 11, b->confinement) | bind_text(s, 12, header) |
+	    bind_text(s, 13, b->stderr_tail) | bind_text(s, 14, b->kind_detail) |
+	    bind_int(s, 15, (int64_t)recs->noise_lines) | bind_int(s, 16, (int64_t)recs->records)) {
+		db_error(st, "bind the boot");
+		goto out;
+	}
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		if (sqlite3_extended_errcode(st->db) == SQLITE_CONSTRAINT_UNIQUE)
+			vtb_error("boot %d of configuration '%s' is already stored in '%s'", b->rep,
+				  b->config_key, st->path);
+		else
+			db_error(st, "store the boot");
+		goto out;
+	}
+	bc.boot_id = sqlite3_last_insert_rowid(st->db);
+	if (load_cells(&bc, config_id) < 0 || store_results(&bc, recs) < 0 ||
+	    store_samples(&bc, recs) < 0 || store_boot_events(&bc, b, recs) < 0)
+		goto out;
+	test_commit_delay();
+	if (commit(st) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		rollback(st);
+	sqlite3_finalize(s);
+	free(header);
+	for (size_t i = 0; i < bc.n_cells; i++)
+		free(bc.cells[i].key);
+	free(bc.cells);
+	free(bc.unknown);
+	return ret;
+}
+
+int vtb_store_latest_campaign(struct vtb_store *st, int64_t *campaign_id, bool *found)
+{
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	*found = false;
+	if (prepare(st, "SELECT id FROM campaign ORDER BY started_ns DESC, id DESC LIMIT 1",
+		    &s) < 0)
+		goto out;
+	if (step(st, s, "find the latest campaign", found) < 0)
+		goto out;
+	if (*found)
+		*campaign_id = sqlite3_column_int64(s, 0);
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_sample_row *row, void *arg),
+			     void *arg)
+{
+	static const char sel[] =
+		"SELECT config.key, config.label, config.kind, cell.key, cell.name,"
+		" cell.workload, sample.metric, sample.unit, sample.better, boot.rep,"
+		" boot.uuid, sample.value"
+		" FROM sample"
+		" JOIN result ON result.id = sample.result_id"
+		" JOIN boot ON boot.id = result.boot_id"
+		" JOIN cell ON cell.id = result.cell_id"
+		" JOIN config ON config.id = cell.config_id"
+		" WHERE config.campaign_id = ?1 AND result.status = 'ok'"
+		" ORDER BY config.seq, cell.name, cell.key, sample.metric, boot.rep, sample.id";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	for (;;) {
+		struct vtb_sample_row r;
+
+		if (step(st, s, "read samples", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		r = (struct vtb_sample_row){
+			.config_key = column_text(s, 0),
+			.config_label = column_text(s, 1),
+			.kind = column_text(s, 2),
+			.cell_key = column_text(s, 3),
+			.cell_name = column_text(s, 4),
+			.workload = column_text(s, 5),
+			.metric = column_text(s, 6),
+			.unit = column_text(s, 7),
+			.better = !strcmp(column_text(s, 8), "higher"),
+			.rep = sqlite3_column_int(s, 9),
+			.boot_uuid = column_text(s, 10),
+			.value = sqlite3_column_double(s, 11),
+		};
+		if (fn(&r, arg) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_foreach_run(struct vtb_store *st,
+			  int (*fn)(const struct vtb_run_row *row, void *arg), void *arg)
+{
+	static const char sel[] =
+		"SELECT campaign.id, campaign.uuid, host.hostname, campaign.matrix_path,"
+		" campaign.version, campaign.status, campaign.started_ns,"
+		" coalesce(campaign.ended_ns, 0), count(boot.id),"
+		" coalesce(sum(boot.status = 'ok'), 0), coalesce(sum(boot.status != 'ok'), 0)"
+		" FROM campaign JOIN host ON host.id = campaign.host_id"
+		" LEFT JOIN boot ON boot.campaign_id = campaign.id"
+		" GROUP BY campaign.id ORDER BY campaign.started_ns, campaign.id";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	for (;;) {
+		struct vtb_run_row r;
+
+		if (step(st, s, "read campaigns", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		r = (struct vtb_run_row){
+			.id = sqlite3_column_int64(s, 0),
+			.uuid = column_text(s, 1),
+			.hostname = column_text(s, 2),
+			.matrix_path = column_text(s, 3),
+			.version = column_text(s, 4),
+			.status = column_text(s, 5),
+			.started_ns = sqlite3_column_int64(s, 6),
+			.ended_ns = sqlite3_column_int64(s, 7),
+			.boots = sqlite3_column_int64(s, 8),
+			.boots_ok = sqlite3_column_int64(s, 9),
+			.boots_failed = sqlite3_column_int64(s, 10),
+		};
+		if (fn(&r, arg) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg)
+{
+	static const char sel[] =
+		"SELECT campaign.uuid, config.key, config.label, cell.key, cell.name,"
+		" cell.workload, cell.params, count(result.id),"
+		" coalesce(sum(result.status = 'ok'), 0)"
+		" FROM cell JOIN config ON config.id = cell.config_id"
+		" JOIN campaign ON campaign.id = config.campaign_id"
+		" LEFT JOIN result ON result.cell_id = cell.id"
+		" WHERE ?1 <= 0 OR campaign.id = ?1"
+		" GROUP BY cell.id"
+		" ORDER BY campaign.started_ns, campaign.id, config.seq, cell.name, cell.key";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	for (;;) {
+		struct vtb_cell_row r;
+
+		if (step(st, s, "read cells", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		r = (struct vtb_cell_row){
+			.campaign_uuid = column_text(s, 0),
+			.config_key = column_text(s, 1),
+			.config_label = column_text(s, 2),
+			.cell_key = column_text(s, 3),
+			.cell_name = column_text(s, 4),
+			.workload = column_text(s, 5),
+			.params_json = column_text(s, 6),
+			.boots = sqlite3_column_int64(s, 7),
+			.ok = sqlite3_column_int64(s, 8),
+		};
+		if (fn(&r, arg) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
