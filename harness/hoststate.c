@@ -446,9 +446,9 @@ static int diff_into(struct vtb_strbuf *sb, const char *prefix, const json_t *a,
 	if (a && b && json_equal((json_t *)a, (json_t *)b))
 		return 0;
 	if (!(json_is_object(a) && json_is_object(b))) {
-		if (vtb_strbuf_addf(sb, "%s: ", prefix) < 0 || add_value(sb, a) < 0 ||
-		    vtb_strbuf_addstr(sb, " -> ") < 0 || add_value(sb, b) < 0 ||
-		    vtb_strbuf_addstr(sb, "\n") < 0)
+		if (vtb_strbuf_addf(sb, "%s%s: ", sb->len ? "\n" : "", prefix) < 0 ||
+		    add_value(sb, a) < 0 || vtb_strbuf_addstr(sb, " -> ") < 0 ||
+		    add_value(sb, b) < 0)
 			return -1;
 		return 0;
 	}
@@ -573,7 +573,7 @@ int vtb_hoststate_busy_from(const char *stat_before, const char *stat_after,
 		int rc;
 
 		if (!a || !b) {
-			rc = vtb_strbuf_addf(&sb, "cpu%d offline\n", cpu);
+			rc = vtb_strbuf_addf(&sb, "%scpu%d offline", sb.len ? "\n" : "", cpu);
 		} else {
 			/* counters only grow; a reset (CPU hotplug) reads as idle */
 			dtotal = a->total > b->total ? a->total - b->total : 0;
@@ -581,7 +581,8 @@ int vtb_hoststate_busy_from(const char *stat_before, const char *stat_after,
 			busy = dtotal ? (double)dbusy / (double)dtotal : 0.0;
 			if (busy <= threshold)
 				continue;
-			rc = vtb_strbuf_addf(&sb, "cpu%d %.0f%% busy\n", cpu, busy * 100.0);
+			rc = vtb_strbuf_addf(&sb, "%scpu%d %.0f%% busy", sb.len ? "\n" : "", cpu,
+					     busy * 100.0);
 		}
 		if (rc < 0) {
 			vtb_error("out of memory");

@@ -17,9 +17,9 @@
  * Missing files become null values, never errors. */
 json_t *vtb_hoststate_snapshot(const char *root);
 
-/* Human-readable differences between two snapshots, one per line, each
- * ending with '\n', keys sorted, nested keys joined with dots
- * ("thp.enabled: always -> never"); strings bare, other values as JSON,
+/* Human-readable differences between two snapshots, one per line
+ * (joined with '\n', no final newline), keys sorted, nested keys joined
+ * with dots ("thp.enabled: always -> never"); strings bare, other values as JSON,
  * "(absent)" for a missing key.  NULL when equal.  malloc'ed. */
 char *vtb_hoststate_diff(const json_t *before, const json_t *after);
 
@@ -29,8 +29,8 @@ char *vtb_hoststate_diff(const json_t *before, const json_t *after);
 int vtb_hoststate_busy(const char *root, const struct vtb_cpuset *cpus,
 		       int interval_ms, double threshold, char **out);
 /* The same on two /proc/stat texts (pure, for tests).  @cpus NULL: every
- * CPU.  Each line ends with '\n'; a CPU of @cpus missing from either text
- * reads "cpuN offline".  -1 on a malformed cpuN line or ENOMEM. */
+ * CPU.  Lines are joined with '\n' (no final newline); a CPU of @cpus
+ * missing from either text reads "cpuN offline".  -1 on a malformed cpuN line or ENOMEM. */
 int vtb_hoststate_busy_from(const char *stat_before, const char *stat_after,
 			    const struct vtb_cpuset *cpus, double threshold, char **out);
 
