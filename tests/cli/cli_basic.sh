@@ -1,0 +1,55 @@
+# CLI behaviour: help, version, usage errors, exit codes, matrix errors
+# with file:line and suggestions.
+. "$SRCDIR/tests/cli/lib.sh"
+
+expect_exit "no arguments is a usage error" 2 "$VTBENCH"
+expect_exit "--help exits 0" 0 "$VTBENCH" --help
+expect_grep "--help lists run" "$T/out" "run "
+expect_exit "--version exits 0" 0 "$VTBENCH" --version
+expect_grep "--version names vtbench" "$T/out" "vtbench "
+expect_exit "unknown command exits 2" 2 "$VTBENCH" rnu
+expect_grep "unknown command suggests" "$T/err" "did you mean 'run'?"
+for c in run plan compare list; do
+	expect_exit "$c --help exits 0" 0 "$VTBENCH" "$c" --help
+	expect_grep "$c --help shows usage" "$T/out" "usage: vtbench $c"
+done
+expect_exit "run --help documents --resume" 0 "$VTBENCH" run --help
+expect_grep "run --help documents --resume" "$T/out" "--resume"
+expect_exit "unknown option exits 2" 2 "$VTBENCH" run --frobnicate x.conf
+expect_exit "run without a matrix exits 2" 2 "$VTBENCH" run
+
+# an unknown key: exit 2, file:line, a suggestion; nothing run, no db made
+cat >"$T/typo.conf" <<'CONF'
+[global]
+reps = 2
+
+[baseline]
+cpu = 1
+
+[workload stream]
+type = membw
+CONF
+expect_exit "unknown key exits 2" 2 "$VTBENCH" run "$T/typo.conf" --db "$T/typo.db"
+expect_grep "unknown key names file:line" "$T/err" "$T/typo.conf:5:"
+expect_grep "unknown key suggests the nearest" "$T/err" "did you mean 'cpus'?"
+if [ -e "$T/typo.db" ]; then notok "input error creates no database"; else ok "input error creates no database"; fi
+
+expect_exit "plan: missing file exits 2" 2 "$VTBENCH" plan "$T/nope.conf"
+expect_grep "plan: missing file is named" "$T/err" "cannot open '$T/nope.conf'"
+
+expect_exit "compare: missing database exits 2" 2 "$VTBENCH" compare --db "$T/none.db"
+expect_grep "compare: missing database is named" "$T/err" "$T/none.db"
+printf 'not a database at all, just text\n' >"$T/text.db"
+expect_exit "compare: a non-database exits 2" 2 "$VTBENCH" compare --db "$T/text.db"
+
+expect_exit "list workloads" 0 "$VTBENCH" list workloads
+expect_grep "list workloads shows membw" "$T/out" "membw"
+if grep -q '^debug' "$T/out"; then notok "debug workload hidden by default"; else ok "debug workload hidden by default"; fi
+expect_exit "list bogus exits 2" 2 "$VTBENCH" list runz
+expect_grep "list bogus suggests" "$T/err" "did you mean 'runs'?"
+
+expect_exit "agent --help exits 0" 0 "$AGENT" --help
+expect_exit "agent membw --help exits 0" 0 "$AGENT" membw --help
+expect_grep "agent membw --help names STREAM" "$T/out" "STREAM"
+expect_exit "agent unknown workload exits 2" 2 "$AGENT" nosuch
+expect_exit "agent bad option value exits 2" 2 "$AGENT" membw --iterations 1

@@ -1,0 +1,57 @@
+# Kill test: SIGKILL `vtbench run` at random points (and once while a boot
+# is being committed), resume each time; at the end every expected
+# (configuration, rep) is stored exactly once and the database is intact.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+
+cat >"$T/m.conf" <<'CONF'
+[global]
+reps = 4
+[baseline]
+cpus = 1, $host_cpus
+[workload nap]
+type = debug
+mode = sleep
+seconds = 0.2
+[workload stream]
+type = membw
+size = 1M
+iterations = 3
+CONF
+DB="$T/k.db"
+expected=$(( 2 * 4 ))
+seed=${KILL_SEED:-$$}
+echo "# seed $seed"
+i=0
+while [ $i -lt 8 ]; do
+	i=$((i + 1))
+	ms=$(( (seed * (i + 7) * 7919) % 2500 + 150 ))
+	if [ $i -eq 3 ]; then
+		# while a boot is being written: the commit waits 1.5 s before COMMIT
+		VTBENCH_TEST_COMMIT_DELAY_MS=1500 "$VTBENCH" run "$T/m.conf" --db "$DB" --resume --quiet >/dev/null 2>&1 &
+		ms=1300
+	else
+		"$VTBENCH" run "$T/m.conf" --db "$DB" --resume --quiet >/dev/null 2>&1 &
+	fi
+	pid=$!
+	sleep "$(echo "$ms" | awk '{ printf "%.3f", $1 / 1000 }')"
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	echo "# kill $i after ${ms} ms: $(sql "$DB" 'select count(*) from boot' 2>&1) boots stored"
+	got=$(sql "$DB" "pragma integrity_check" 2>&1)
+	expect_eq "kill $i: database intact" "$got" "ok"
+done
+expect_exit "final resume completes" 0 "$VTBENCH" run "$T/m.conf" --db "$DB" --resume --quiet
+got=$(sql "$DB" "select count(*) from boot")
+expect_eq "every (configuration, rep) stored" "$got" "$expected"
+got=$(sql "$DB" "select count(*) from (select distinct config_id, rep from boot)")
+expect_eq "each stored exactly once" "$got" "$expected"
+got=$(sql "$DB" "select count(*) from campaign")
+expect_eq "one campaign across every resume" "$got" "1"
+got=$(sql "$DB" "select count(*) from boot b join config c on c.id = b.config_id where b.rep between 0 and 3")
+expect_eq "reps are 0..3 of the planned configurations" "$got" "$expected"
+got=$(sql "$DB" "select count(*) from result where status != 'ok'")
+expect_eq "every stored boot is complete" "$got" "0"
+got=$(sql "$DB" "pragma integrity_check")
+expect_eq "final integrity_check" "$got" "ok"
+pgrep -f "vtbench-agent --job" >/dev/null && notok "no agent survives its killed harness" "$(pgrep -af 'vtbench-agent --job')" || ok "no agent survives its killed harness"

@@ -1,0 +1,78 @@
+# The bare-metal runner on real agent processes: a hanging agent is killed
+# at the timeout, a crashing one is "failed", garbage on the record stream
+# is stored as errors against the boot, and the matrix goes on each time.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+
+mk() { # name mode [timeout]
+	cat >"$T/$1.conf" <<CONF
+[global]
+reps = 2
+timeout = ${3:-20s}
+[baseline]
+cpus = 1
+[workload probe]
+type = debug
+mode = $2
+seconds = 0.1
+CONF
+}
+
+mk hang hang 1s
+expect_exit "hang: run exits 1 (boots failed, all stored)" 1 "$VTBENCH" run "$T/hang.conf" --db "$T/hang.db" --quiet
+got=$(sql "$T/hang.db" "select count(*)||' '||group_concat(distinct status) from boot")
+expect_eq "hang: both reps stored as timeout (the matrix goes on)" "$got" "2 timeout"
+got=$(sql "$T/hang.db" "select error from boot limit 1")
+expect_eq "hang: the error says timed out" "$got" "timed out after 1s"
+if pgrep -f "vtbench-agent --job" >/dev/null; then notok "hang: no agent left running" "$(pgrep -af vtbench-agent)"; else ok "hang: no agent left running"; fi
+
+mk crash crash
+expect_exit "crash: run exits 1" 1 "$VTBENCH" run "$T/crash.conf" --db "$T/crash.db" --quiet
+got=$(sql "$T/crash.db" "select count(*)||' '||group_concat(distinct status) from boot")
+expect_eq "crash: both reps stored as failed" "$got" "2 failed"
+got=$(sql "$T/crash.db" "select error from boot limit 1")
+case "$got" in *"signal 6"*) ok "crash: error says killed by signal 6" ;; *) notok "crash: error says killed by signal 6" "$got" ;; esac
+
+mk fail fail
+expect_exit "fail: run exits 1" 1 "$VTBENCH" run "$T/fail.conf" --db "$T/fail.db" --quiet
+got=$(sql "$T/fail.db" "select group_concat(distinct r.status) from result r")
+expect_eq "fail: the cell result is failed" "$got" "failed"
+
+mk garbage garbage
+expect_exit "garbage: run exits 1" 1 "$VTBENCH" run "$T/garbage.conf" --db "$T/garbage.db" --quiet
+got=$(sql "$T/garbage.db" "select count(*) from event where level='error' and boot_id is not null")
+if [ "$got" -ge 2 ]; then ok "garbage: record errors stored against the boot"; else notok "garbage: record errors stored against the boot" "$got error events"; fi
+got=$(sql "$T/garbage.db" "select count(*) from sample")
+expect_eq "garbage: the valid samples are kept" "$got" "2"
+got=$(sql "$T/garbage.db" "pragma integrity_check")
+expect_eq "garbage: database intact" "$got" "ok"
+
+mk okay ok
+expect_exit "ok: run exits 0" 0 "$VTBENCH" run "$T/okay.conf" --db "$T/okay.db" --quiet
+expect_exit "ok: compare exits 0" 0 "$VTBENCH" compare --db "$T/okay.db"
+expect_grep "ok: compare shows the metric" "$T/out" "value"
+expect_exit "ok: second run without --resume starts a new campaign" 0 "$VTBENCH" run "$T/okay.conf" --db "$T/okay.db" --quiet
+got=$(sql "$T/okay.db" "select count(*) from campaign")
+expect_eq "ok: two campaigns" "$got" "2"
+expect_exit "ok: --resume of a finished campaign runs nothing" 0 "$VTBENCH" run "$T/okay.conf" --db "$T/okay.db" --resume
+expect_grep "ok: --resume says what was stored" "$T/out" "0 boots run"
+got=$(sql "$T/okay.db" "select count(*) from boot")
+expect_eq "ok: resume stored no duplicate" "$got" "4"
+expect_exit "ok: list runs" 0 "$VTBENCH" list runs --db "$T/okay.db"
+expect_exit "ok: list cells" 0 "$VTBENCH" list cells --db "$T/okay.db"
+expect_grep "ok: list cells shows the cell" "$T/out" "probe"
+
+# SIGINT: stops cleanly, database consistent, prints the resume command
+mk slow sleep 30s
+sed -i 's/seconds = 0.1/seconds = 5/' "$T/slow.conf"
+"$VTBENCH" run "$T/slow.conf" --db "$T/slow.db" --quiet >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid; rc=$?
+expect_eq "SIGINT: exit 130" "$rc" "130"
+expect_grep "SIGINT: prints the resume command" "$T/err" "--resume"
+got=$(sql "$T/slow.db" "select status from campaign")
+expect_eq "SIGINT: campaign marked interrupted" "$got" "interrupted"
+got=$(sql "$T/slow.db" "pragma integrity_check")
+expect_eq "SIGINT: database intact" "$got" "ok"
