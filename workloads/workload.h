@@ -38,6 +38,13 @@ struct vtb_workload_ctx {
 /* Reports one value: as a record (with --records) and for the summary. */
 int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric,
 		      const char *unit, double value, enum vtb_better better);
+/* Reports a latency histogram (struct vtb_hist, lib/hist.h) as a hist
+ * record; nothing is kept for the summary.  No-op without ctx->rec. */
+struct vtb_hist;
+int vtb_report_hist(struct vtb_workload_ctx *ctx, const char *metric,
+		    const struct vtb_hist *h);
+/* Writes an error record for ctx->cell (no-op without ctx->rec). */
+int vtb_report_error(struct vtb_workload_ctx *ctx, const char *message);
 /* Adds a resolved fact to ctx->info (steals @value). */
 int vtb_report_info(struct vtb_workload_ctx *ctx, const char *key, json_t *value);
 void vtb_workload_ctx_release(struct vtb_workload_ctx *ctx);

@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtbench-agent: runs workloads by hand (`vtbench-agent membw --size 64M`)
+ * or from a job file written by the harness (`--job FILE`), and reports
+ * either a summary for humans or framed records (--records) for the
+ * harness.  The same binary is /init in guests; PID-1 duties (mounts,
+ * poweroff) live elsewhere.
+ *
+ * Exit codes: 0 ok, 1 a workload failed, 2 usage or input error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libcpuid/libcpuid.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "lib/sysfs.h"
+#include "workload.h"
+
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+#define JOB_MAX_BYTES (16u << 20)
+
+struct agent {
+	bool records;
+	const char *nonce;
+	const char *out;
+	struct vtb_rec rec;
+	struct vtb_cpuset cpus; /* affinity at start */
+	size_t cells_run;
+	size_t cells_failed;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vtbench-agent WORKLOAD [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n"
+		"       vtbench-agent WORKLOAD --help\n"
+		"       vtbench-agent --job FILE [--records] [--out PATH]\n"
+		"       vtbench-agent --list [--all]\n"
+		"       vtbench-agent --version\n"
+		"\n"
+		"Runs a vtbench workload and prints a summary, or framed records for the\n"
+		"harness with --records.  Options are also accepted as NAME=VALUE.\n");
+}
+
+static void list_workloads(FILE *f, bool all)
+{
+	size_t i;
+
+	for (i = 0; vtb_workloads[i]; i++) {
+		const struct vtb_workload_ops *w = vtb_workloads[i];
+
+		if (w->hidden && !all)
+			continue;
+		fprintf(f, "%-10s %s%s\n", w->name, w->summary,
+			w->hidden ? " [hidden]" : "");
+	}
+}
+
+static void workload_help(FILE *f, const struct vtb_workload_ops *w)
+{
+	fprintf(f,
+		"usage: vtbench-agent %s [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n"
+		"%s\n\nOptions (--NAME VALUE, -LETTER VALUE or NAME=VALUE):\n",
+		w->name, w->summary);
+	vtb_opts_help(f, w->opts, true);
+	fprintf(f,
+		"\nAgent options:\n"
+		"  --records     write framed records (the harness format) instead of a summary\n"
+		"  --nonce HEX   nonce of the record frames (default 0)\n"
+		"  --out PATH    write output to PATH instead of stdout\n");
+	if (vtb_opt_find(w->opts, "records"))
+		fprintf(f,
+			"  (the workload's 'records' option is given as --records=N or records=N)\n");
+}
+
+/* The header record: who and where, before any cell. */
+static json_t *header_record(const struct agent *a, const char *boot,
+			     const char *config)
+{
+	struct cpu_raw_data_t raw;
+	struct cpu_id_t id;
+	struct utsname u;
+	json_t *h = NULL, *cpu = NULL;
+	char *cmdline = NULL, *cpus = NULL;
+
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	cmdline = vtb_read_file("/proc/cmdline", 1 << 20);
+	cpus = vtb_cpuset_format(&a->cpus);
+	if (cpuid_present() && cpuid_get_raw_data(&raw) == 0 &&
+	    cpu_identify(&raw, &id) == 0)
+		cpu = json_pack("{s:s, s:i, s:i, s:s, s:s}", "vendor", id.vendor_str,
+				"family", (int)id.ext_family, "model",
+				(int)id.ext_model, "codename", id.cpu_codename,
+				"brand", id.brand_str);
+	h = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:b, s:s?, s:o?, s:s?, s:s?}",
+		      "type", "header", "schema", VTB_REC_SCHEMA, "agent",
+		      VTB_VERSION, "kernel", u.release, "cmdline", cmdline,
+		      "hostname", u.nodename, "pid1", getpid() == 1, "cpus",
+		      cpus, "cpu", cpu, "boot", boot, "config", config);
+	free(cmdline);
+	free(cpus);
+	return h;
+}
+
+static int write_rec(struct agent *a, json_t *r)
+{
+	int ret;
+
+	if (!r)
+		return vtb_error("out of memory building a record");
+	ret = a->records ? vtb_rec_write(&a->rec, r) : 0;
+	json_decref(r);
+	return ret;
+}
+
+static void print_summary(const char *key, const char *wname,
+			  const struct vtb_workload_ctx *ctx, bool ok,
+			  double seconds, const char *err)
+{
+	size_t i, wm = strlen("metric");
+
+	printf("\n%s %s: %s in %.2fs\n", wname, key, ok ? "ok" : "FAILED", seconds);
+	if (!ok) {
+		printf("  error: %s\n", err);
+		return;
+	}
+	for (i = 0; i < ctx->n_samples; i++)
+		if (strlen(ctx->samples[i].metric) > wm)
+			wm = strlen(ctx->samples[i].metric);
+	printf("  %-*s  %14s  %-8s %s\n", (int)wm, "metric", "value", "unit", "better");
+	for (i = 0; i < ctx->n_samples; i++) {
+		const struct vtb_sample *s = &ctx->samples[i];
+
+		printf("  %-*s  %14.2f  %-8s %s\n", (int)wm, s->metric, s->value,
+		       s->unit, s->better == VTB_BETTER_HIGHER ? "higher" : "lower");
+	}
+}
+
+/*
+ * Runs one parsed cell and writes its records (after the cell record,
+ * which the caller has written).  A workload failure is recorded and
+ * counted, not returned: only a record write failure returns -1.
+ */
+static int run_parsed(struct agent *a, const char *key,
+		      const struct vtb_workload_ops *w, void *params)
+{
+	struct vtb_workload_ctx ctx = { 0 };
+	uint64_t t0 = vtb_now_ns();
+	double secs;
+	char *err = NULL;
+	int ret = -1, rc;
+
+	ctx.rec = a->records ? &a->rec : NULL;
+	ctx.cell = key;
+	if (vtb_cpuset_parse("", &ctx.cpus))
+		goto out;
+	for (size_t i = 0; i < a->cpus.n; i++)
+		if (vtb_cpuset_add(&ctx.cpus, a->cpus.cpus[i]))
+			goto out;
+	vtb_error_clear();
+	rc = w->prepare ? w->prepare(params, &ctx) : 0;
+	if (rc == 0)
+		rc = w->run(params, &ctx);
+	secs = (double)(vtb_now_ns() - t0) * 1e-9;
+	if (rc) {
+		err = vtb_strdup(*vtb_errmsg() ? vtb_errmsg() : "workload failed");
+		if (!err)
+			goto out;
+	}
+	if (a->records) {
+		if (err && write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error",
+						   "cell", key, "message", err)))
+			goto out;
+		if (write_rec(a, json_pack("{s:s, s:s, s:s, s:f, s:o, s:s?}", "type",
+					   "cell_end", "cell", key, "status",
+					   err ? "failed" : "ok", "seconds", secs,
+					   "info", ctx.info ? json_incref(ctx.info) : json_object(),
+					   "error", err)))
+			goto out;
+	} else {
+		print_summary(key, w->name, &ctx, !err, secs, err);
+		fflush(stdout);
+	}
+	if (err) {
+		fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, err);
+		a->cells_failed++;
+	}
+	a->cells_run++;
+	ret = 0;
+out:
+	free(err);
+	vtb_workload_ctx_release(&ctx);
+	return ret;
+}
+
+/* Records a cell that could not start (unknown workload, bad parameter). */
+static int cell_rejected(struct agent *a, const char *key, const char *wname,
+			 const char *msg)
+{
+	fprintf(stderr, "vtbench-agent: cell %s (%s): %s\n", key, wname, msg);
+	a->cells_run++;
+	a->cells_failed++;
+	if (!a->records)
+		return 0;
+	if (write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error", "cell", key,
+				   "message", msg)))
+		return -1;
+	return write_rec(a, json_pack("{s:s, s:s, s:s, s:f, s:{}, s:s}", "type",
+				      "cell_end", "cell", key, "status", "failed",
+				      "seconds", 0.0, "info", "error", msg));
+}
+
+static int write_end(struct agent *a)
+{
+	return write_rec(a, json_pack("{s:s, s:s, s:I}", "type", "end", "status",
+				      a->cells_failed ? "failed" : "ok", "cells",
+				      (json_int_t)a->cells_run));
+}
+
+static void unknown_workload_msg(const char *name)
+{
+	const char *names[64];
+	const char *sug;
+	size_t i, n = 0;
+
+	for (i = 0; vtb_workloads[i] && n + 1 < VTB_ARRAY_SIZE(names); i++)
+		names[n++] = vtb_workloads[i]->name;
+	names[n] = NULL;
+	sug = vtb_suggest(names, name);
+	vtb_error("unknown workload '%s'%s%s%s (see vtbench-agent --list)", name,
+		  sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+}
+
+static int unknown_option_msg(const struct vtb_workload_ops *w, const char *name)
+{
+	const char *sug = vtb_opt_suggest(w->opts, name);
+
+	return vtb_error("unknown option '%s' for %s%s%s%s", name, w->name,
+			 sug ? " (did you mean '" : "", sug ? sug : "",
+			 sug ? "'?)" : "");
+}
+
+/* Parses @text for option @name into @params and records it in @texts. */
+static int set_param(const struct vtb_workload_ops *w, void *params,
+		     json_t *texts, const char *name, const char *text)
+{
+	const struct vtb_opt *o = vtb_opt_find(w->opts, name);
+	union vtb_optval v;
+
+	if (!o)
+		return unknown_option_msg(w, name);
+	if (vtb_opt_parse(o, text, &v))
+		return -1;
+	vtb_opt_store(o, params, &v);
+	if (json_object_set_new(texts, o->name, json_string(text)))
+		return vtb_error("out of memory");
+	return 0;
+}
+
+/* Params text object with every default, for the cell record. */
+static json_t *default_texts(const struct vtb_workload_ops *w)
+{
+	json_t *t = json_object();
+	const struct vtb_opt *o;
+
+	for (o = w->opts; t && o->name; o++) {
+		if (o->def && json_object_set_new(t, o->name, json_string(o->def))) {
+			json_decref(t);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+static int open_out(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return vtb_error("cannot open '%s': %s", path, strerror(errno));
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) < 0) {
+		close(fd);
+		return vtb_error("cannot redirect output to '%s': %s", path,
+				 strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+static int agent_start(struct agent *a, const char *boot, const char *config)
+{
+	if (vtb_affinity_cpuset(&a->cpus))
+		return -1;
+	if (vtb_rec_init(&a->rec, STDOUT_FILENO, a->nonce))
+		return -1;
+	if (open_out(a->out))
+		return -1;
+	if (a->records)
+		return write_rec(a, header_record(a, boot, config));
+	return 0;
+}
+
+enum { OPT_RECORDS = 1000, OPT_NONCE, OPT_OUT, OPT_HELP, OPT_JOB, OPT_LIST,
+       OPT_ALL, OPT_VERSION, OPT_WL = 2000 };
+
+static int cmd_workload(int argc, char **argv)
+{
+	struct agent a = { .nonce = "0" };
+	const struct vtb_workload_ops *w = vtb_workload_find(argv[1]);
+	struct option *lopts = NULL;
+	struct vtb_strbuf shorts = VTB_STRBUF_INIT;
+	json_t *texts = NULL;
+	void *params = NULL;
+	size_t nopts = 0, i, k = 0;
+	int ret = EXIT_USAGE, c;
+	bool help = false;
+
+	if (!w) {
+		unknown_workload_msg(argv[1]);
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		return EXIT_USAGE;
+	}
+	for (i = 0; w->opts[i].name; i++)
+		nopts++;
+	lopts = calloc(nopts + 5, sizeof(*lopts));
+	params = calloc(1, w->params_size ? w->params_size : 1);
+	texts = default_texts(w);
+	if (!lopts || !params || !texts || vtb_strbuf_addstr(&shorts, ":h")) {
+		fprintf(stderr, "vtbench-agent: out of memory\n");
+		goto out;
+	}
+	if (vtb_opts_defaults(w->opts, params)) {
+		fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	/* A workload option named like an agent flag ("records") is reached
+	 * as --records=N: the bare flag stays the agent's. */
+	lopts[k++] = (struct option){ "records",
+				      vtb_opt_find(w->opts, "records") ?
+					      optional_argument : no_argument,
+				      NULL, OPT_RECORDS };
+	lopts[k++] = (struct option){ "nonce", required_argument, NULL, OPT_NONCE };
+	lopts[k++] = (struct option){ "out", required_argument, NULL, OPT_OUT };
+	lopts[k++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	for (i = 0; i < nopts; i++) {
+		const struct vtb_opt *o = &w->opts[i];
+		bool isbool = o->type == VTB_OPT_BOOL;
+
+		if (!strcmp(o->name, "records"))
+			continue;
+		lopts[k++] = (struct option){ o->name,
+					      isbool ? optional_argument : required_argument,
+					      NULL, OPT_WL + (int)i };
+		if (o->shortopt && vtb_strbuf_addf(&shorts, "%c%s", o->shortopt,
+						   isbool ? "::" : ":")) {
+			fprintf(stderr, "vtbench-agent: out of memory\n");
+			goto out;
+		}
+	}
+	opterr = 0;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, vtb_strbuf_str(&shorts), lopts, NULL)) != -1) {
+		const struct vtb_opt *o = NULL;
+		const char *val = optarg;
+
+		if (c == 'h' || c == OPT_HELP) {
+			help = true;
+			continue;
+		}
+		if (c == OPT_RECORDS && !optarg) {
+			a.records = true;
+			continue;
+		}
+		if (c == OPT_RECORDS) {
+			o = vtb_opt_find(w->opts, "records");
+		} else if (c == OPT_NONCE) {
+			a.nonce = optarg;
+			continue;
+		} else if (c == OPT_OUT) {
+			a.out = optarg;
+			continue;
+		} else if (c >= OPT_WL && c < OPT_WL + (int)nopts) {
+			o = &w->opts[c - OPT_WL];
+		} else if (c == '?' || c == ':') {
+			const char *arg = argv[optind - 1];
+			char *name;
+
+			if (c == ':') {
+				fprintf(stderr, "vtbench-agent: %s: option '%s' needs a value\n",
+					w->name, arg);
+				goto out;
+			}
+			if (strncmp(arg, "--", 2) == 0) {
+				name = strndup(arg + 2, strcspn(arg + 2, "="));
+			} else {
+				name = vtb_asprintf("-%c", optopt ? optopt : '?');
+			}
+			if (!name) {
+				fprintf(stderr, "vtbench-agent: out of memory\n");
+				goto out;
+			}
+			unknown_option_msg(w, name);
+			free(name);
+			fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+			goto out;
+		} else {
+			for (i = 0; i < nopts; i++)
+				if (w->opts[i].shortopt == c)
+					o = &w->opts[i];
+			if (!o)
+				continue;
+		}
+		if (!val && o->type == VTB_OPT_BOOL)
+			val = "yes";
+		if (set_param(w, params, texts, o->name, val)) {
+			fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
+			goto out;
+		}
+	}
+	for (; optind < argc; optind++) {
+		char *eq = strchr(argv[optind], '='), *name;
+		int r;
+
+		if (!eq) {
+			fprintf(stderr, "vtbench-agent: %s: unexpected argument '%s' (options are --NAME VALUE or NAME=VALUE)\n",
+				w->name, argv[optind]);
+			goto out;
+		}
+		name = strndup(argv[optind], (size_t)(eq - argv[optind]));
+		if (!name) {
+			fprintf(stderr, "vtbench-agent: out of memory\n");
+			goto out;
+		}
+		r = set_param(w, params, texts, name, eq + 1);
+		free(name);
+		if (r) {
+			fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
+			goto out;
+		}
+	}
+	if (help) {
+		workload_help(stdout, w);
+		ret = 0;
+		goto out;
+	}
+	ret = EXIT_FAIL;
+	if (agent_start(&a, NULL, NULL)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (write_rec(&a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell",
+				    "manual", "workload", w->name, "params", texts)) ||
+	    run_parsed(&a, "manual", w, params) || write_end(&a)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		goto out;
+	}
+	ret = a.cells_failed ? EXIT_FAIL : 0;
+out:
+	free(lopts);
+	free(params);
+	json_decref(texts);
+	vtb_strbuf_release(&shorts);
+	vtb_cpuset_release(&a.cpus);
+	return ret;
+}
+
+/* One job cell: records its failure to start, or runs it. */
+static int job_cell(struct agent *a, json_t *cell, size_t idx)
+{
+	const struct vtb_workload_ops *w;
+	const char *key = NULL, *wname = NULL, *name;
+	json_t *params = NULL, *texts = NULL, *v;
+	void *pstruct = NULL;
+	int ret = -1;
+
+	if (json_unpack(cell, "{s:s, s:s, s?o}", "key", &key, "workload", &wname,
+			"params", &params)) {
+		char *k = vtb_asprintf("cell%zu", idx);
+
+		if (!k)
+			return vtb_error("out of memory");
+		ret = write_rec(a, json_pack("{s:s, s:s, s:s, s:{}}", "type", "cell",
+					     "cell", k, "workload", "?", "params"));
+		if (!ret)
+			ret = cell_rejected(a, k, "?",
+					    "job cell lacks a string 'key' or 'workload'");
+		free(k);
+		return ret;
+	}
+	texts = json_object();
+	if (!texts)
+		return vtb_error("out of memory");
+	if (params && !json_is_object(params)) {
+		ret = write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell",
+					     "cell", key, "workload", wname, "params", texts));
+		if (!ret)
+			ret = cell_rejected(a, key, wname, "job cell 'params' is not an object");
+		goto out;
+	}
+	if (params)
+		json_object_update(texts, params);
+	if (write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell",
+				   key, "workload", wname, "params", texts)))
+		goto out;
+	w = vtb_workload_find(wname);
+	if (!w) {
+		unknown_workload_msg(wname);
+		ret = cell_rejected(a, key, wname, vtb_errmsg());
+		goto out;
+	}
+	pstruct = calloc(1, w->params_size ? w->params_size : 1);
+	if (!pstruct) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (vtb_opts_defaults(w->opts, pstruct)) {
+		ret = cell_rejected(a, key, wname, vtb_errmsg());
+		goto out;
+	}
+	json_object_foreach(params, name, v) {
+		const char *text = json_string_value(v);
+
+		if (!text) {
+			vtb_error("parameter '%s' is not a string", name);
+			ret = cell_rejected(a, key, wname, vtb_errmsg());
+			goto out;
+		}
+		if (set_param(w, pstruct, texts, name, text)) {
+			ret = cell_rejected(a, key, wname, vtb_errmsg());
+			goto out;
+		}
+	}
+	ret = run_parsed(a, key, w, pstruct);
+out:
+	free(pstruct);
+	json_decref(texts);
+	return ret;
+}
+
+static int cmd_job(const char *path, struct agent *a)
+{
+	json_error_t jerr;
+	json_t *job = NULL, *cells = NULL, *cell;
+	const char *nonce = "0", *boot = NULL, *config = NULL;
+	json_int_t schema = 0;
+	char *text;
+	size_t i;
+	int ret = EXIT_USAGE;
+
+	text = vtb_read_file(path, JOB_MAX_BYTES);
+	if (!text) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		return EXIT_USAGE;
+	}
+	job = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (!job) {
+		fprintf(stderr, "vtbench-agent: %s:%d: invalid job JSON: %s\n", path,
+			jerr.line, jerr.text);
+		return EXIT_USAGE;
+	}
+	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o}", "schema",
+			   &schema, "nonce", &nonce, "boot", &boot, "config", &config,
+			   "cells", &cells) || !json_is_array(cells)) {
+		fprintf(stderr, "vtbench-agent: %s: invalid job: %s\n", path,
+			json_is_array(cells) || !cells ? jerr.text : "'cells' is not an array");
+		goto out;
+	}
+	if (schema != VTB_REC_SCHEMA) {
+		fprintf(stderr, "vtbench-agent: %s: job schema %lld not supported (expected %d)\n",
+			path, (long long)schema, VTB_REC_SCHEMA);
+		goto out;
+	}
+	a->nonce = nonce;
+	if (agent_start(a, boot, config)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		goto out;
+	}
+	ret = EXIT_FAIL;
+	json_array_foreach(cells, i, cell) {
+		if (job_cell(a, cell, i)) {
+			fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+			goto out;
+		}
+	}
+	if (write_end(a)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		goto out;
+	}
+	ret = a->cells_failed ? EXIT_FAIL : 0;
+out:
+	json_decref(job);
+	return ret;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "job", required_argument, NULL, OPT_JOB },
+		{ "records", no_argument, NULL, OPT_RECORDS },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct agent a = { .nonce = "0" };
+	const char *job = NULL;
+	bool list = false, all = false, version = false, help = false;
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JOB:
+			job = optarg;
+			break;
+		case OPT_RECORDS:
+			a.records = true;
+			break;
+		case OPT_OUT:
+			a.out = optarg;
+			break;
+		case OPT_LIST:
+			list = true;
+			break;
+		case OPT_ALL:
+			all = true;
+			break;
+		case OPT_VERSION:
+			version = true;
+			break;
+		case 'h':
+		case OPT_HELP:
+			help = true;
+			break;
+		case ':':
+			fprintf(stderr, "vtbench-agent: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			fprintf(stderr, "vtbench-agent: unknown option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vtbench-agent: unexpected argument '%s' (the workload comes first)\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (help) {
+		usage(stdout);
+		printf("\nWorkloads:\n");
+		list_workloads(stdout, all);
+		return 0;
+	}
+	if (version) {
+		printf("vtbench-agent %s (record schema %d)\n", VTB_VERSION, VTB_REC_SCHEMA);
+		return 0;
+	}
+	if (list) {
+		list_workloads(stdout, all);
+		return 0;
+	}
+	if (!job) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = cmd_job(job, &a);
+	vtb_cpuset_release(&a.cpus);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (vtb_workloads_check()) {
+		fprintf(stderr, "vtbench-agent: internal error: %s\n", vtb_errmsg());
+		return EXIT_FAIL;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (argv[1][0] == '-')
+		ret = cmd_top(argc, argv);
+	else
+		ret = cmd_workload(argc, argv);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "vtbench-agent: cannot write output: %s\n", strerror(errno));
+		if (!ret)
+			ret = EXIT_FAIL;
+	}
+	return ret;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `debug`: a hidden workload that misbehaves on request, so the runner
+ * and the record parser can be tested against every way a real workload
+ * (or a guest) can fail: errors, hangs, crashes, early exits, console
+ * noise mixed with forged frames, record floods.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+struct debug_params {
+	const char *mode;
+	uint64_t seconds;
+	long long records;
+};
+
+static const char *const debug_modes[] = {
+	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", NULL,
+};
+
+static const struct vtb_opt debug_opts[] = {
+	{ .name = "mode", .type = VTB_OPT_ENUM, .def = "ok", .values = debug_modes,
+	  .help = "what to do", .shortopt = 'm',
+	  .off = offsetof(struct debug_params, mode) },
+	{ .name = "seconds", .type = VTB_OPT_TIME, .def = "1s",
+	  .help = "sleep length for mode=sleep", .shortopt = 's',
+	  .off = offsetof(struct debug_params, seconds) },
+	{ .name = "records", .type = VTB_OPT_INT, .def = "1000", .min = 0,
+	  .max = 100000000, .help = "sample records for mode=flood",
+	  .shortopt = 'n', .off = offsetof(struct debug_params, records) },
+	{ .name = NULL },
+};
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000u),
+		.tv_nsec = (long)(ns % 1000000000u),
+	};
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* Noise, a frame with a bad CRC and one with a foreign nonce: a parser
+ * must count the first, reject the other two, and keep going. */
+static int garbage(struct vtb_workload_ctx *ctx)
+{
+	static const char noise[] =
+		"[    1.234567] random kernel console noise\n"
+		"vtb1 looks like a record but is not\n"
+		"\n";
+	const char *bad_crc = "{\"type\":\"sample\",\"cell\":\"x\"}";
+	char *line = NULL;
+	int ret = -1;
+
+	if (!ctx->rec)
+		return 0;
+	if (vtb_rec_write_raw(ctx->rec, noise, strlen(noise)))
+		goto out;
+	line = vtb_asprintf("%s %s %s %08x\n", VTB_REC_MAGIC, ctx->rec->nonce,
+			    bad_crc, (unsigned)(vtb_crc32(bad_crc, strlen(bad_crc)) ^ 1u));
+	if (!line || vtb_rec_write_raw(ctx->rec, line, strlen(line)))
+		goto out;
+	free(line);
+	line = vtb_rec_frame("f00dfeed", bad_crc);
+	if (!line || vtb_rec_write_raw(ctx->rec, line, strlen(line)))
+		goto out;
+	ret = 0;
+out:
+	if (!line && ret)
+		vtb_error("out of memory");
+	free(line);
+	return ret;
+}
+
+static int flood_one(struct vtb_workload_ctx *ctx, long long i)
+{
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample",
+			      "cell", ctx->cell, "metric", "flood", "unit",
+			      "count", (double)i, "better", "higher");
+	int ret;
+
+	if (!r)
+		return vtb_error("out of memory");
+	ret = vtb_rec_write(ctx->rec, r);
+	json_decref(r);
+	return ret;
+}
+
+static int debug_run(void *params, struct vtb_workload_ctx *ctx)
+{
+	struct debug_params *p = params;
+	long long i;
+
+	if (strcmp(p->mode, "fail") == 0)
+		return vtb_error("debug workload failing on request");
+	if (strcmp(p->mode, "hang") == 0) {
+		for (;;)
+			pause();
+	}
+	if (strcmp(p->mode, "crash") == 0)
+		abort();
+	if (strcmp(p->mode, "exit") == 0)
+		_exit(3);
+	if (strcmp(p->mode, "garbage") == 0 && garbage(ctx))
+		return -1;
+	if (strcmp(p->mode, "flood") == 0) {
+		/* Written directly: the summary must not keep N samples. */
+		for (i = 0; ctx->rec && i < p->records; i++)
+			if (flood_one(ctx, i))
+				return -1;
+		return vtb_report_info(ctx, "records", json_integer(p->records));
+	}
+	if (strcmp(p->mode, "sleep") == 0)
+		sleep_ns(p->seconds);
+	return vtb_report_sample(ctx, "value", "count", 1.0, VTB_BETTER_HIGHER);
+}
+
+const struct vtb_workload_ops vtb_workload_debug = {
+	.name = "debug",
+	.summary = "misbehaves on request, for runner and parser tests (no reference)",
+	.opts = debug_opts,
+	.params_size = sizeof(struct debug_params),
+	.run = debug_run,
+	.hidden = true,
+};

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * membw: memory bandwidth by the STREAM rules (McCalpin), so results can
+ * be compared with STREAM and likwid-bench stream: three arrays of
+ * doubles, each at least 4x the last-level caches of the CPUs used; the
+ * Copy, Scale, Add and Triad kernels; N iterations, the best (shortest)
+ * of iterations 2..N per kernel; 2/2/3/3 words moved per element; MB/s
+ * in 10^6 bytes; results validated by replaying the recurrence.  Regular
+ * stores by default (the STREAM model); non-temporal stores on request.
+ *
+ * Threads are pinned one per CPU and each initialises its own slice, so
+ * pages land on the thread's NUMA node (first touch), as STREAM's OpenMP
+ * build does with a static schedule.
+ */
+#include <emmintrin.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "lib/sysfs.h"
+#include "workload.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define SCALAR 3.0
+#define ELEM_ALIGN 8 /* slices start on 64-byte (cache line) boundaries */
+
+enum { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_N };
+
+static const char *const kernel_names[K_N] = { "copy", "scale", "add", "triad" };
+static const unsigned kernel_words[K_N] = { 2, 2, 3, 3 };
+
+struct membw_params {
+	uint64_t size;        /* bytes per array, 0 = auto */
+	uint64_t llc;         /* 0 = auto (sysfs) */
+	long long iterations;
+	long long threads;    /* 0 = auto */
+	bool nt;
+	/* resolved by prepare */
+	bool llc_from_sysfs;
+	bool below_rule;
+	struct vtb_cpuset use; /* CPUs the threads run on */
+};
+
+static const struct vtb_opt membw_opts[] = {
+	{ .name = "size", .type = VTB_OPT_SIZE, .flags = VTB_OPT_AUTO,
+	  .def = "auto", .min = (long long)MiB, .max = 1LL << 42,
+	  .help = "bytes per array (3 arrays); auto = 4 x llc rounded up to 1MiB",
+	  .shortopt = 's', .off = offsetof(struct membw_params, size) },
+	{ .name = "llc", .type = VTB_OPT_SIZE, .flags = VTB_OPT_HOST_LLC,
+	  .def = "auto", .min = 1, .max = 1LL << 42,
+	  .help = "last-level cache bytes of the CPUs used; auto = sum from sysfs",
+	  .shortopt = 'l', .off = offsetof(struct membw_params, llc) },
+	{ .name = "iterations", .type = VTB_OPT_INT, .def = "10", .min = 2,
+	  .max = 200, .help = "runs of each kernel; the best of 2..N counts",
+	  .shortopt = 'n', .off = offsetof(struct membw_params, iterations) },
+	{ .name = "threads", .type = VTB_OPT_INT, .flags = VTB_OPT_AUTO,
+	  .def = "auto", .min = 1, .max = 65536,
+	  .help = "threads, one pinned per CPU; auto = one per CPU of the affinity",
+	  .shortopt = 't', .off = offsetof(struct membw_params, threads) },
+	{ .name = "nt", .type = VTB_OPT_BOOL, .def = "no",
+	  .help = "non-temporal (streaming) stores instead of regular ones",
+	  .off = offsetof(struct membw_params, nt) },
+	{ .name = NULL },
+};
+
+/* MemAvailable from /proc/meminfo, in bytes. */
+static int mem_available(uint64_t *out)
+{
+	char *text = vtb_read_file("/proc/meminfo", 1 << 20);
+	const char *p;
+	unsigned long long kb;
+	int ret = -1;
+
+	if (!text)
+		return vtb_error("cannot check available memory: %s", vtb_errmsg());
+	p = strstr(text, "MemAvailable:");
+	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1) {
+		vtb_error("cannot check available memory: no MemAvailable in /proc/meminfo");
+		goto out;
+	}
+	*out = (uint64_t)kb * 1024;
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
+static int membw_prepare(void *params, struct vtb_workload_ctx *ctx)
+{
+	struct membw_params *p = params;
+	uint64_t avail = 0, rule;
+	size_t i, nthreads;
+
+	vtb_cpuset_release(&p->use);
+	if (ctx->cpus.n == 0)
+		return vtb_error("no cpus to run on");
+	nthreads = p->threads ? (size_t)p->threads : ctx->cpus.n;
+	if (nthreads > ctx->cpus.n)
+		return vtb_error("'threads' is %zu but only %zu cpus are allowed (one thread per cpu)",
+				 nthreads, ctx->cpus.n);
+	p->threads = (long long)nthreads;
+	for (i = 0; i < nthreads; i++)
+		if (vtb_cpuset_add(&p->use, ctx->cpus.cpus[i]))
+			return -1;
+	p->llc_from_sysfs = p->llc == 0;
+	if (p->llc_from_sysfs && vtb_sysfs_llc_bytes(NULL, &p->use, &p->llc))
+		return vtb_error("cannot find the llc size (pass llc=SIZE): %s",
+				 vtb_errmsg());
+	if (p->llc > UINT64_MAX / 8)
+		return vtb_error("'llc' of %" PRIu64 " bytes is too large", p->llc);
+	rule = 4 * p->llc;
+	if (p->size == 0)
+		p->size = (rule + MiB - 1) / MiB * MiB;
+	p->below_rule = p->size < rule;
+	/* Whole cache lines per thread slice; see slice(). */
+	if (p->size / sizeof(double) < (uint64_t)nthreads * ELEM_ALIGN)
+		return vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads",
+				 p->size, nthreads);
+	if (mem_available(&avail))
+		return -1;
+	if (p->size > UINT64_MAX / 3 || 3 * p->size >= avail / 10 * 8) {
+		char *need = vtb_format_size(p->size), *have = vtb_format_size(avail);
+		int ret = vtb_error("3 arrays of %s need more than 80%% of the available memory (%s)",
+				    need ? need : "?", have ? have : "?");
+
+		free(need);
+		free(have);
+		return ret;
+	}
+	return 0;
+}
+
+struct membw_shared {
+	double *a, *b, *c;
+	size_t n;          /* elements per array, a multiple of ELEM_ALIGN */
+	size_t nthreads;
+	long long iterations;
+	bool nt;
+	pthread_barrier_t barrier;
+	/* Start gate: threads wait until all exist (go = 1) or the start
+	 * failed (go = -1), so nobody is left stuck at a barrier. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int go;
+	double times[K_N][200];
+};
+
+struct membw_thread {
+	struct membw_shared *sh;
+	size_t id;
+	pthread_t tid;
+};
+
+/* Thread @id's slice [*lo, *hi): contiguous, cache-line aligned. */
+static void slice(const struct membw_shared *sh, size_t id, size_t *lo, size_t *hi)
+{
+	size_t lines = sh->n / ELEM_ALIGN;
+
+	*lo = lines * id / sh->nthreads * ELEM_ALIGN;
+	*hi = lines * (id + 1) / sh->nthreads * ELEM_ALIGN;
+}
+
+/*
+ * The kernels work a cache line (8 doubles, four SSE2 vectors) per step:
+ * SSE2 is baseline x86-64, so this is what every x86-64 CPU (and the
+ * kvm64 guest model) runs, it matches likwid-bench stream_sse, and it
+ * does not depend on whether the compiler vectorises at -O2.  Slices
+ * are whole cache lines and 64-byte aligned, so there is no tail.
+ * STORE is _mm_store_pd (regular stores, the STREAM model) or
+ * _mm_stream_pd (non-temporal, option nt).
+ */
+#define LINE_LOOP(STORE, EXPR)                                              \
+	for (size_t j = lo; j < hi; j += ELEM_ALIGN) {                      \
+		for (size_t q = 0; q < ELEM_ALIGN; q += 2) {                \
+			size_t i = j + q;                                   \
+			STORE(&dst[i], EXPR);                               \
+		}                                                           \
+	}
+
+#define LD(p) _mm_load_pd(&(p)[i])
+
+static void k_copy(double *dst, const double *a, size_t lo, size_t hi, bool nt)
+{
+	if (nt) {
+		LINE_LOOP(_mm_stream_pd, LD(a));
+		_mm_sfence();
+	} else {
+		LINE_LOOP(_mm_store_pd, LD(a));
+	}
+}
+
+static void k_scale(double *dst, const double *c, size_t lo, size_t hi, bool nt)
+{
+	const __m128d s = _mm_set1_pd(SCALAR);
+
+	if (nt) {
+		LINE_LOOP(_mm_stream_pd, _mm_mul_pd(s, LD(c)));
+		_mm_sfence();
+	} else {
+		LINE_LOOP(_mm_store_pd, _mm_mul_pd(s, LD(c)));
+	}
+}
+
+static void k_add(double *dst, const double *a, const double *b, size_t lo,
+		  size_t hi, bool nt)
+{
+	if (nt) {
+		LINE_LOOP(_mm_stream_pd, _mm_add_pd(LD(a), LD(b)));
+		_mm_sfence();
+	} else {
+		LINE_LOOP(_mm_store_pd, _mm_add_pd(LD(a), LD(b)));
+	}
+}
+
+static void k_triad(double *dst, const double *b, const double *c, size_t lo,
+		    size_t hi, bool nt)
+{
+	const __m128d s = _mm_set1_pd(SCALAR);
+
+	if (nt) {
+		LINE_LOOP(_mm_stream_pd, _mm_add_pd(LD(b), _mm_mul_pd(s, LD(c))));
+		_mm_sfence();
+	} else {
+		LINE_LOOP(_mm_store_pd, _mm_add_pd(LD(b), _mm_mul_pd(s, LD(c))));
+	}
+}
+
+static void run_kernel(struct membw_shared *sh, int k, size_t lo, size_t hi)
+{
+	double *a = sh->a, *b = sh->b, *c = sh->c;
+
+	switch (k) {
+	case K_COPY:
+		k_copy(c, a, lo, hi, sh->nt);
+		break;
+	case K_SCALE:
+		k_scale(b, c, lo, hi, sh->nt);
+		break;
+	case K_ADD:
+		k_add(c, a, b, lo, hi, sh->nt);
+		break;
+	case K_TRIAD:
+		k_triad(a, b, c, lo, hi, sh->nt);
+		break;
+	}
+}
+
+static void *membw_thread(void *arg)
+{
+	struct membw_thread *t = arg;
+	struct membw_shared *sh = t->sh;
+	size_t lo, hi, j;
+	long long it;
+	int k;
+
+	pthread_mutex_lock(&sh->lock);
+	while (sh->go == 0)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+	if (sh->go < 0)
+		return NULL;
+	slice(sh, t->id, &lo, &hi);
+	/* First touch: this thread's pages on this thread's node. */
+	for (j = lo; j < hi; j++) {
+		sh->a[j] = 1.0;
+		sh->b[j] = 2.0;
+		sh->c[j] = 0.0;
+	}
+	for (it = 0; it < sh->iterations; it++) {
+		for (k = 0; k < K_N; k++) {
+			uint64_t t0 = 0;
+
+			/*
+			 * What is timed: from the moment every thread has
+			 * reached the start barrier (thread 0 reads the clock
+			 * as it leaves it) to the moment the last thread has
+			 * finished its slice (thread 0 leaves the end barrier
+			 * only then).  So the interval covers the whole array
+			 * moved by all threads, plus one barrier wake-up,
+			 * like STREAM's timer around an OpenMP parallel loop
+			 * with its implicit barrier.  Arrays of >= 4x the LLC
+			 * make that overhead small and keep the data out of
+			 * the caches between kernels.
+			 */
+			pthread_barrier_wait(&sh->barrier);
+			if (t->id == 0)
+				t0 = vtb_now_ns();
+			run_kernel(sh, k, lo, hi);
+			pthread_barrier_wait(&sh->barrier);
+			if (t->id == 0)
+				sh->times[k][it] = (double)(vtb_now_ns() - t0) * 1e-9;
+		}
+	}
+	return NULL;
+}
+
+/* checkSTREAMresults: replay the scalar recurrence and compare the mean
+ * absolute error of each array with epsilon (1e-13 for doubles). */
+static int validate(const struct membw_shared *sh)
+{
+	const double eps = 1e-13;
+	double aj = 1.0, bj = 2.0, cj = 0.0;
+	double ea = 0, eb = 0, ec = 0;
+	const double *arr[3] = { sh->a, sh->b, sh->c };
+	const char *names[3] = { "a", "b", "c" };
+	double exp[3], err[3];
+	long long it;
+	size_t j;
+	int i;
+
+	for (it = 0; it < sh->iterations; it++) {
+		cj = aj;
+		bj = SCALAR * cj;
+		cj = aj + bj;
+		aj = bj + SCALAR * cj;
+	}
+	for (j = 0; j < sh->n; j++) {
+		ea += fabs(sh->a[j] - aj);
+		eb += fabs(sh->b[j] - bj);
+		ec += fabs(sh->c[j] - cj);
+	}
+	exp[0] = aj;
+	exp[1] = bj;
+	exp[2] = cj;
+	err[0] = ea / (double)sh->n;
+	err[1] = eb / (double)sh->n;
+	err[2] = ec / (double)sh->n;
+	for (i = 0; i < 3; i++) {
+		double rel = fabs(err[i] / exp[i]);
+
+		if (!(rel <= eps)) {
+			for (j = 0; j < sh->n; j++)
+				if (fabs(arr[i][j] - exp[i]) / fabs(exp[i]) > eps)
+					break;
+			return vtb_error("validation failed: array %s mean relative error %g exceeds %g (first bad element %zu: %.17g, expected %.17g)",
+					 names[i], rel, eps, j,
+					 j < sh->n ? arr[i][j] : 0.0, exp[i]);
+		}
+	}
+	return 0;
+}
+
+static double *map_array(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void print_header(const struct membw_params *p, const struct membw_shared *sh)
+{
+	char *as = vtb_format_size(p->size), *ls = vtb_format_size(p->llc);
+	char *cl = vtb_cpuset_format(&p->use);
+
+	printf("membw: STREAM rules, %s stores\n",
+	       p->nt ? "non-temporal" : "regular");
+	printf("Array size = %zu elements, %" PRIu64 " bytes (%s) per array, 3 arrays\n",
+	       sh->n, (uint64_t)(sh->n * sizeof(double)), as ? as : "?");
+	printf("LLC sum used = %" PRIu64 " bytes (%s, from %s) for cpus %s%s\n",
+	       p->llc, ls ? ls : "?", p->llc_from_sysfs ? "sysfs" : "the harness",
+	       cl ? cl : "?", p->below_rule ? ": arrays below the STREAM rule (4x LLC)" : "");
+	printf("Threads = %lld, iterations = %lld (best of 2..%lld)\n",
+	       p->threads, p->iterations, p->iterations);
+	free(as);
+	free(ls);
+	free(cl);
+}
+
+static int membw_run(void *params, struct vtb_workload_ctx *ctx)
+{
+	struct membw_params *p = params;
+	struct membw_shared *sh = NULL;
+	struct membw_thread *th = NULL;
+	size_t i, bytes = 0, started = 0;
+	bool barrier = false;
+	char *cl = NULL;
+	int ret = -1, k, err;
+
+	if (p->use.n == 0 && membw_prepare(p, ctx))
+		return -1;
+	sh = calloc(1, sizeof(*sh));
+	th = calloc((size_t)p->threads, sizeof(*th));
+	if (!sh || !th) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	sh->nthreads = (size_t)p->threads;
+	pthread_mutex_init(&sh->lock, NULL);
+	pthread_cond_init(&sh->cond, NULL);
+	sh->iterations = p->iterations;
+	sh->nt = p->nt;
+	sh->n = (size_t)(p->size / sizeof(double)) / ELEM_ALIGN * ELEM_ALIGN;
+	bytes = sh->n * sizeof(double);
+	sh->a = map_array(bytes);
+	sh->b = map_array(bytes);
+	sh->c = map_array(bytes);
+	if (!sh->a || !sh->b || !sh->c) {
+		vtb_error("cannot map 3 arrays of %zu bytes: %s", bytes, strerror(errno));
+		goto out;
+	}
+	if (!ctx->rec)
+		print_header(p, sh);
+	err = pthread_barrier_init(&sh->barrier, NULL, (unsigned)sh->nthreads);
+	if (err) {
+		vtb_error("cannot create a barrier: %s", strerror(err));
+		goto out;
+	}
+	barrier = true;
+	for (i = 0; i < sh->nthreads; i++) {
+		pthread_attr_t attr;
+		cpu_set_t *set;
+		size_t setsz;
+		int cpu = p->use.cpus[i];
+
+		th[i].sh = sh;
+		th[i].id = i;
+		set = CPU_ALLOC((size_t)cpu + 1);
+		if (!set) {
+			vtb_error("out of memory");
+			break;
+		}
+		setsz = CPU_ALLOC_SIZE((size_t)cpu + 1);
+		CPU_ZERO_S(setsz, set);
+		CPU_SET_S((size_t)cpu, setsz, set);
+		err = pthread_attr_init(&attr);
+		if (!err)
+			err = pthread_attr_setaffinity_np(&attr, setsz, set);
+		if (!err)
+			err = pthread_create(&th[i].tid, &attr, membw_thread, &th[i]);
+		pthread_attr_destroy(&attr);
+		CPU_FREE(set);
+		if (err) {
+			vtb_error("cannot start a thread on cpu %d: %s", cpu, strerror(err));
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&sh->lock);
+	sh->go = started == sh->nthreads ? 1 : -1;
+	pthread_cond_broadcast(&sh->cond);
+	pthread_mutex_unlock(&sh->lock);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i].tid, NULL);
+	if (started < sh->nthreads)
+		goto out;
+
+	if (validate(sh))
+		goto out;
+	for (k = 0; k < K_N; k++) {
+		double best = INFINITY;
+		long long it;
+
+		for (it = 1; it < sh->iterations; it++)
+			if (sh->times[k][it] < best)
+				best = sh->times[k][it];
+		if (!(best > 0)) {
+			vtb_error("kernel %s took no measurable time", kernel_names[k]);
+			goto out;
+		}
+		if (vtb_report_sample(ctx, kernel_names[k], "MB/s",
+				      1e-6 * (double)kernel_words[k] * (double)bytes / best,
+				      VTB_BETTER_HIGHER))
+			goto out;
+	}
+	cl = vtb_cpuset_format(&p->use);
+	if (!cl) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (vtb_report_info(ctx, "array_bytes", json_integer((json_int_t)bytes)) ||
+	    vtb_report_info(ctx, "llc_bytes", json_integer((json_int_t)p->llc)) ||
+	    vtb_report_info(ctx, "llc_source",
+			    json_string(p->llc_from_sysfs ? "sysfs" : "harness")) ||
+	    vtb_report_info(ctx, "stream_rule",
+			    json_string(p->below_rule ? "below STREAM rule" : "met")) ||
+	    vtb_report_info(ctx, "threads", json_integer(p->threads)) ||
+	    vtb_report_info(ctx, "cpus", json_string(cl)) ||
+	    vtb_report_info(ctx, "iterations", json_integer(p->iterations)) ||
+	    vtb_report_info(ctx, "stores",
+			    json_string(p->nt ? "non-temporal" : "regular")) ||
+	    vtb_report_info(ctx, "validated", json_true()))
+		goto out;
+	ret = 0;
+out:
+	free(cl);
+	if (barrier)
+		pthread_barrier_destroy(&sh->barrier);
+	if (sh) {
+		pthread_mutex_destroy(&sh->lock);
+		pthread_cond_destroy(&sh->cond);
+		if (sh->a)
+			munmap(sh->a, bytes);
+		if (sh->b)
+			munmap(sh->b, bytes);
+		if (sh->c)
+			munmap(sh->c, bytes);
+	}
+	free(sh);
+	free(th);
+	vtb_cpuset_release(&p->use);
+	return ret;
+}
+
+const struct vtb_workload_ops vtb_workload_membw = {
+	.name = "membw",
+	.summary = "memory bandwidth by the STREAM rules (reference: STREAM, likwid-bench stream)",
+	.opts = membw_opts,
+	.params_size = sizeof(struct membw_params),
+	.prepare = membw_prepare,
+	.run = membw_run,
+};
