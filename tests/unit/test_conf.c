@@ -1,0 +1,889 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * matrix.conf: the reader, validation, expansion, keys and boot orders,
+ * against a made-up host of 8 CPUs in 2 nodes, one 32 MiB LLC per 4 CPUs.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/conf.h"
+
+static const int compact8[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+static int fake_llc(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus, uint64_t *out)
+{
+	bool llc[2] = { false, false };
+	size_t i;
+
+	(void)h;
+	*out = 0;
+	for (i = 0; i < cpus->n; i++)
+		llc[cpus->cpus[i] / 4] = true;
+	*out = (uint64_t)(llc[0] + llc[1]) * (32u << 20);
+	return 0;
+}
+
+static char *fake_mems(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus)
+{
+	bool n0 = false, n1 = false;
+	size_t i;
+
+	(void)h;
+	for (i = 0; i < cpus->n; i++) {
+		n0 |= cpus->cpus[i] < 4;
+		n1 |= cpus->cpus[i] >= 4;
+	}
+	return strdup(n0 && n1 ? "0-1" : n1 ? "1" : "0");
+}
+
+static const struct vtb_host_ctx host = {
+	.host_cpus = 8,
+	.host_nodes = 2,
+	.host_llcs = 2,
+	.compact = compact8,
+	.n_compact = 8,
+	.llc_bytes = fake_llc,
+	.mems_of = fake_mems,
+};
+
+static struct vtb_matrix *ok(const char *text)
+{
+	struct vtb_matrix *m = NULL;
+	int r = vtb_matrix_parse("t.conf", text, strlen(text), &host, &m);
+
+	cr_assert_eq(r, 0, "unexpected error: %s", vtb_errmsg());
+	cr_assert_not_null(m);
+	return m;
+}
+
+static void bad_len(const char *text, size_t len, const char *expect)
+{
+	struct vtb_matrix *m = (struct vtb_matrix *)1;
+	int r = vtb_matrix_parse("t.conf", text, len, &host, &m);
+
+	cr_assert_eq(r, -1, "accepted, expected: %s", expect);
+	cr_assert_null(m);
+	cr_assert_str_eq(vtb_errmsg(), expect);
+}
+
+static void bad(const char *text, const char *expect)
+{
+	bad_len(text, strlen(text), expect);
+}
+
+#define WL "[workload stream]\ntype = membw\n"
+
+static const struct vtb_config *config(const struct vtb_matrix *m, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_configs; i++)
+		if (!strcmp(m->configs[i].label, label))
+			return &m->configs[i];
+	cr_assert_fail("no configuration '%s'", label);
+	return NULL;
+}
+
+static const struct vtb_cell *cell(const struct vtb_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_cells; i++)
+		if (!strcmp(c->cells[i].name, name))
+			return &c->cells[i];
+	cr_assert_fail("no cell '%s' in '%s'", name, c->label);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ basics */
+
+Test(conf, minimal_matrix_defaults)
+{
+	struct vtb_matrix *m = ok(WL);
+	const struct vtb_config *c;
+	const struct vtb_cell *x;
+
+	cr_assert_str_eq(m->path, "t.conf");
+	cr_assert_str_eq(m->name, "t");
+	cr_assert_eq(m->reps, 3);
+	cr_assert_eq(m->order, VTB_ORDER_INTERLEAVE);
+	cr_assert_eq(m->timeout_ns, 600000000000ULL);
+	cr_assert_str_eq(m->db, "results.db");
+	cr_assert_str_eq(m->uri, "qemu:///system");
+	cr_assert_null(m->kernel);
+	cr_assert_eq(strlen(m->digest), 64);
+	cr_assert_eq(m->n_configs, 1);
+	c = &m->configs[0];
+	cr_assert_str_eq(c->label, "baseline cpus=8");
+	cr_assert_eq(c->kind, VTB_CONFIG_BASELINE);
+	cr_assert(c->runnable);
+	cr_assert_eq(c->cpus.n, 8);
+	cr_assert_str_eq(c->mems, "0-1");
+	cr_assert_str_eq(vtb_params_get(&c->params, "cpus"), "8");
+	cr_assert_str_eq(vtb_params_get(&c->params, "confine"), "affinity");
+	cr_assert_null(vtb_params_get(&c->params, "cpuset"));
+	cr_assert_str_eq(c->params_json, "{\"confine\":\"affinity\",\"cpus\":\"8\"}");
+	cr_assert_eq(strlen(c->key), 16);
+	cr_assert_eq(c->n_cells, 1);
+	x = &c->cells[0];
+	cr_assert_str_eq(x->name, "stream");
+	cr_assert_str_eq(x->workload, "membw");
+	cr_assert_str_eq(vtb_params_get(&x->params, "iterations"), "10");
+	cr_assert_str_eq(vtb_params_get(&x->params, "nt"), "no");
+	cr_assert_str_eq(vtb_params_get(&x->params, "size"), "auto");
+	cr_assert_str_eq(vtb_params_get(&x->params, "threads"), "auto");
+	cr_assert_str_eq(vtb_params_get(&x->params, "llc"), "auto");
+	cr_assert_str_eq(vtb_params_get(&x->resolved, "llc"), "67108864");
+	cr_assert_str_eq(vtb_params_get(&x->resolved, "size"), "auto");
+	cr_assert_not_null(strstr(x->params_json, "\"llc\":\"auto\""));
+	cr_assert_not_null(strstr(x->resolved_json, "\"llc\":\"67108864\""));
+	vtb_matrix_free(m);
+}
+
+Test(conf, global_section)
+{
+	struct vtb_matrix *m = ok("[global]\n"
+				  "name = nightly\n"
+				  "reps = 10\n"
+				  "order = random:42\n"
+				  "timeout = 90s\n"
+				  "db = /tmp/x.db\n"
+				  "kernel = /boot/vmlinuz\n"
+				  "uri = qemu:///session\n"
+				  "host_topology = pack:2 core:4\n" WL);
+
+	cr_assert_str_eq(m->name, "nightly");
+	cr_assert_eq(m->reps, 10);
+	cr_assert_eq(m->order, VTB_ORDER_RANDOM);
+	cr_assert_eq(m->seed, 42);
+	cr_assert_eq(m->timeout_ns, 90000000000ULL);
+	cr_assert_str_eq(m->db, "/tmp/x.db");
+	cr_assert_str_eq(m->kernel, "/boot/vmlinuz");
+	cr_assert_str_eq(m->uri, "qemu:///session");
+	vtb_matrix_free(m);
+	m = ok("[global]\norder = sequential\n" WL);
+	cr_assert_eq(m->order, VTB_ORDER_SEQUENTIAL);
+	vtb_matrix_free(m);
+}
+
+Test(conf, baseline_cpus_axis_and_variables)
+{
+	struct vtb_matrix *m = ok("[baseline]\ncpus = 1, 2, $host_cpus, 50%, $host_nodes, $host_llcs, 1%\n" WL);
+
+	/* 1, 2, 8, 4 (2 and 2 and 1 are duplicates) */
+	cr_assert_eq(m->n_configs, 4);
+	cr_assert_str_eq(m->configs[0].label, "baseline cpus=1");
+	cr_assert_str_eq(m->configs[1].label, "baseline cpus=2");
+	cr_assert_str_eq(m->configs[2].label, "baseline cpus=8");
+	cr_assert_str_eq(m->configs[3].label, "baseline cpus=4");
+	cr_assert_eq(m->configs[0].cpus.n, 1);
+	cr_assert_eq(m->configs[0].cpus.cpus[0], 0);
+	cr_assert_str_eq(m->configs[0].mems, "0");
+	cr_assert_str_eq(vtb_params_get(&m->configs[0].cells[0].resolved, "llc"), "33554432");
+	cr_assert_str_eq(vtb_params_get(&m->configs[2].cells[0].resolved, "llc"), "67108864");
+	vtb_matrix_free(m);
+}
+
+Test(conf, baseline_cpuset_restricts_the_pool)
+{
+	struct vtb_matrix *m = ok("[baseline]\ncpuset = 4-7\ncpus = 1, 4\nconfine = affinity\n" WL);
+	const struct vtb_config *c = config(m, "baseline cpus=4");
+
+	cr_assert_eq(m->n_configs, 2);
+	cr_assert_eq(c->cpus.n, 4);
+	cr_assert_eq(c->cpus.cpus[0], 4);
+	cr_assert_eq(c->cpus.cpus[3], 7);
+	cr_assert_str_eq(c->mems, "1");
+	cr_assert_str_eq(vtb_params_get(&c->params, "cpuset"), "4-7");
+	cr_assert_eq(config(m, "baseline cpus=1")->cpus.cpus[0], 4);
+	vtb_matrix_free(m);
+	/* default cpus: the whole pool */
+	m = ok("[baseline]\ncpuset = 2,3\n" WL);
+	cr_assert_str_eq(m->configs[0].label, "baseline cpus=2");
+	vtb_matrix_free(m);
+}
+
+Test(conf, baseline_disabled_with_vm)
+{
+	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\n" WL);
+
+	cr_assert_eq(m->n_configs, 1);
+	cr_assert_eq(m->configs[0].kind, VTB_CONFIG_VM);
+	vtb_matrix_free(m);
+}
+
+Test(conf, vm_defaults)
+{
+	struct vtb_matrix *m = ok("[vm]\n" WL);
+	const struct vtb_config *c = config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default");
+
+	cr_assert_eq(m->n_configs, 2);
+	cr_assert_not(c->runnable);
+	cr_assert_str_eq(c->why_not, "VM boots need the guest boot path (not built yet)");
+	cr_assert_str_eq(vtb_params_get(&c->params, "memory"), "1073741824");
+	cr_assert_str_eq(vtb_params_get(&c->params, "numa"), "auto");
+	cr_assert_str_eq(vtb_params_get(&c->params, "vms"), "1");
+	cr_assert_str_eq(vtb_params_get(&c->params, "overcommit"), "no");
+	cr_assert_str_eq(vtb_params_get(&c->params, "sched"), "default");
+	cr_assert_eq(c->n_cells, 1);
+	/* a VM's host LLC is unknown until placement: "auto" stays */
+	cr_assert_str_eq(vtb_params_get(&c->cells[0].resolved, "llc"), "auto");
+	vtb_matrix_free(m);
+	m = ok("[vm]\nenabled = no\n" WL);
+	cr_assert_eq(m->n_configs, 1);
+	vtb_matrix_free(m);
+}
+
+Test(conf, vm_cross_product)
+{
+	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n"
+				  "[vm]\n"
+				  "vcpus = 2, 4, $host_nodes\n"
+				  "topology = flat, mirror, big\n"
+				  "pinning = none, strict\n"
+				  "memory = 1G, 512M\n"
+				  "numa = off\n"
+				  "vms = 2\n"
+				  "overcommit = yes\n"
+				  "[topology big]\nsockets = 2\ncores = 2\n"
+				  "[sched default]\n"
+				  "[sched relax]\ncmdline = relax_domain_level=1\n"
+				  "debugfs.migration_cost_ns = 0\n"
+				  "sysctl.kernel.numa_balancing = 0\n"
+				  "cpuset.partition = root\n" WL);
+	const struct vtb_config *c;
+
+	/* vcpus {2,4} x topology 3 x pinning 2 x memory 2 x sched 2 */
+	cr_assert_eq(m->n_configs, 2 * 3 * 2 * 2 * 2);
+	c = config(m, "vm vcpus=4 topology=big pinning=strict memory=512M sched=relax");
+	cr_assert_str_eq(vtb_params_get(&c->params, "topology.sockets"), "2");
+	cr_assert_str_eq(vtb_params_get(&c->params, "sched.cmdline"), "relax_domain_level=1");
+	cr_assert_str_eq(vtb_params_get(&c->params, "sched.sysctl.kernel.numa_balancing"), "0");
+	cr_assert_str_eq(vtb_params_get(&c->params, "numa"), "off");
+	cr_assert_str_eq(vtb_params_get(&c->params, "vms"), "2");
+	cr_assert_str_eq(c->why_not, "VM boots need the guest boot path (not built yet)");
+	c = config(m, "vm vcpus=2 topology=big pinning=none memory=1G sched=default");
+	cr_assert_str_eq(c->why_not, "topology 'big' describes 4 CPUs, not 2");
+	vtb_matrix_free(m);
+}
+
+Test(conf, vm_sched_defaults_to_every_section)
+{
+	struct vtb_matrix *m = ok("[vm]\n[sched a]\n[sched b]\ncmdline = x\n" WL);
+
+	cr_assert_eq(m->n_configs, 3);
+	config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=a");
+	config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=b");
+	vtb_matrix_free(m);
+}
+
+Test(conf, vm_percent_of_host)
+{
+	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\nvcpus = 50%, 10%, $host_cpus\n" WL);
+
+	cr_assert_eq(m->n_configs, 3);
+	config(m, "vm vcpus=4 topology=flat pinning=none memory=1G sched=default");
+	config(m, "vm vcpus=1 topology=flat pinning=none memory=1G sched=default");
+	config(m, "vm vcpus=8 topology=flat pinning=none memory=1G sched=default");
+	vtb_matrix_free(m);
+}
+
+Test(conf, workload_axes_and_vcpus_variables)
+{
+	struct vtb_matrix *m = ok("[baseline]\ncpus = 2, 8\n"
+				  "[vm]\nvcpus = 4\n"
+				  "[workload stream]\ntype = membw\n"
+				  "threads = $vcpus, 50%, 1\n"
+				  "nt = yes, no\n"
+				  "size = 4M\n");
+	const struct vtb_config *c = config(m, "baseline cpus=8");
+	const struct vtb_cell *x;
+
+	cr_assert_eq(m->n_configs, 3);
+	/* threads {8, 4, 1} x nt {yes, no} */
+	cr_assert_eq(c->n_cells, 6);
+	x = cell(c, "stream threads=4 nt=no");
+	cr_assert_str_eq(vtb_params_get(&x->params, "size"), "4194304");
+	cr_assert_str_eq(vtb_params_get(&x->params, "nt"), "no");
+	/* baseline cpus=2: threads {2, 1, 1} -> {2, 1} */
+	cr_assert_eq(config(m, "baseline cpus=2")->n_cells, 4);
+	c = config(m, "vm vcpus=4 topology=flat pinning=none memory=1G sched=default");
+	cr_assert_eq(c->n_cells, 6);
+	cell(c, "stream threads=2 nt=yes");
+	vtb_matrix_free(m);
+}
+
+Test(conf, several_workload_sections)
+{
+	struct vtb_matrix *m = ok(WL "[workload big]\ntype = membw\nsize = 1G\n"
+				     "[workload dbg]\ntype = debug\nmode = ok\n");
+	const struct vtb_config *c = &m->configs[0];
+
+	cr_assert_eq(c->n_cells, 3);
+	cr_assert_str_eq(c->cells[0].name, "stream");
+	cr_assert_str_eq(c->cells[1].name, "big");
+	cr_assert_str_eq(c->cells[2].name, "dbg");
+	cr_assert_str_eq(c->cells[2].workload, "debug");
+	cr_assert_str_neq(c->cells[0].key, c->cells[1].key);
+	vtb_matrix_free(m);
+}
+
+/* ------------------------------------------------------------ syntax */
+
+Test(conf, comments_continuations_and_whitespace)
+{
+	struct vtb_matrix *m = ok("; a comment\n"
+				  "# another\n"
+				  "[global]   ; inline after a header\n"
+				  "reps = 5 ; inline\n"
+				  "name = a;b#c\n"
+				  "\n"
+				  "[baseline]\r\n"
+				  "cpus = 1,\n"
+				  "       2, # comment inside a list\n"
+				  "\t4\n"
+				  "  ; indented comment\n"
+				  WL);
+
+	cr_assert_eq(m->reps, 5);
+	cr_assert_str_eq(m->name, "a;b#c");
+	cr_assert_eq(m->n_configs, 3);
+	cr_assert_str_eq(m->configs[2].label, "baseline cpus=4");
+	vtb_matrix_free(m);
+}
+
+Test(conf, indented_keys_are_keys)
+{
+	struct vtb_matrix *m = ok("[global]\n  reps = 4\n  name = n\n\t  ; c\n  db = d\n"
+				  "[workload s]\n    type = membw\n    nt = yes,\n      no\n");
+
+	cr_assert_eq(m->reps, 4);
+	cr_assert_str_eq(m->name, "n");
+	cr_assert_str_eq(m->db, "d");
+	cr_assert_eq(m->configs[0].n_cells, 2);
+	vtb_matrix_free(m);
+}
+
+Test(conf, continuation_after_empty_first_line)
+{
+	struct vtb_matrix *m = ok("[baseline]\ncpus =\n    2,\n    4\n" WL);
+
+	cr_assert_eq(m->n_configs, 2);
+	vtb_matrix_free(m);
+}
+
+Test(conf, long_value_accepted)
+{
+	/* inih as built by Debian 12 would cut this 300+-byte line */
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	struct vtb_matrix *m;
+	int i;
+
+	vtb_strbuf_addstr(&sb, "[global]\nname = ");
+	for (i = 0; i < 300; i++)
+		vtb_strbuf_addstr(&sb, "x");
+	vtb_strbuf_addstr(&sb, "\n[baseline]\ncpus = 1");
+	for (i = 0; i < 60; i++)
+		vtb_strbuf_addstr(&sb, ", 1");
+	vtb_strbuf_addstr(&sb, ", 2\n" WL);
+	m = ok(vtb_strbuf_str(&sb));
+	cr_assert_eq(strlen(m->name), 300);
+	cr_assert_eq(m->n_configs, 2);
+	vtb_matrix_free(m);
+	vtb_strbuf_release(&sb);
+}
+
+Test(conf, utf8_accepted)
+{
+	struct vtb_matrix *m = ok("[global]\nname = café ∑ 🙂\n" WL);
+
+	cr_assert_str_eq(m->name, "café ∑ 🙂");
+	vtb_matrix_free(m);
+}
+
+/* ------------------------------------------------------------ filters */
+
+static const char filt_base[] = "[baseline]\ncpus = 1, 2, 4\n"
+				"[workload stream]\ntype = membw\nnt = yes, no\n"
+				"[workload dbg]\ntype = debug\n";
+
+static struct vtb_matrix *with_global(const char *global)
+{
+	char *t = vtb_asprintf("[global]\n%s\n%s", global, filt_base);
+	struct vtb_matrix *m = ok(t);
+
+	free(t);
+	return m;
+}
+
+Test(conf, filter_only_labels)
+{
+	struct vtb_matrix *m = with_global("only = baseline cpus=1, *cpus=4");
+
+	cr_assert_eq(m->n_configs, 2);
+	cr_assert_eq(m->configs[0].n_cells, 3);
+	cr_assert_str_eq(m->configs[1].label, "baseline cpus=4");
+	vtb_matrix_free(m);
+}
+
+Test(conf, filter_only_cells)
+{
+	struct vtb_matrix *m = with_global("only = */stream nt=yes");
+
+	cr_assert_eq(m->n_configs, 3);
+	cr_assert_eq(m->configs[0].n_cells, 1);
+	cr_assert_str_eq(m->configs[0].cells[0].name, "stream nt=yes");
+	vtb_matrix_free(m);
+}
+
+Test(conf, filter_exclude)
+{
+	struct vtb_matrix *m = with_global("exclude = *cpus=2, */dbg");
+
+	cr_assert_eq(m->n_configs, 2);
+	cr_assert_eq(m->configs[0].n_cells, 2);
+	cr_assert_eq(m->configs[1].n_cells, 2);
+	vtb_matrix_free(m);
+	m = with_global("only = *cpus=1\nexclude = *nt=no");
+	cr_assert_eq(m->n_configs, 1);
+	cr_assert_eq(m->configs[0].n_cells, 2);
+	vtb_matrix_free(m);
+}
+
+Test(conf, filter_leaving_nothing_is_an_error)
+{
+	char *t = vtb_asprintf("[global]\nonly = nothing*\n%s", filt_base);
+
+	bad(t, "t.conf:2: 'only' and 'exclude' leave nothing to run");
+	free(t);
+}
+
+/* ------------------------------------------------------------ keys */
+
+static void keys_of(const char *text, char *ck, char *xk)
+{
+	struct vtb_matrix *m = ok(text);
+
+	cr_assert_eq(m->n_configs, 1);
+	cr_assert_eq(m->configs[0].n_cells, 1);
+	strcpy(ck, m->configs[0].key);
+	strcpy(xk, m->configs[0].cells[0].key);
+	vtb_matrix_free(m);
+}
+
+Test(conf, keys_are_stable)
+{
+	char c1[17], x1[17], c2[17], x2[17];
+
+	keys_of("[global]\nreps = 3\n[baseline]\ncpus = 2\n"
+		"[workload stream]\ntype = membw\nsize = 4M\nnt = no\n",
+		c1, x1);
+	/* reordered sections and keys, whitespace, "4194304" for "4M", renamed
+	 * section, global settings that are not parameters */
+	keys_of("[workload other]\n  nt=off\n  size   =   4194304\n  type=membw\n\n"
+		"[baseline]\ncpus=2 ; two\n[global]\nreps = 7\nname = x\n",
+		c2, x2);
+	cr_assert_str_eq(c1, c2);
+	cr_assert_str_eq(x1, x2);
+	cr_assert_eq(strlen(c1), 16);
+	cr_assert_eq(strspn(c1, "0123456789abcdef"), 16);
+	/* explicit defaults are the same as defaults */
+	keys_of("[baseline]\ncpus = 2\nconfine = affinity\n"
+		"[workload s]\ntype = membw\nsize = 4M\niterations = 10\nllc = auto\n",
+		c2, x2);
+	cr_assert_str_eq(c1, c2);
+	cr_assert_str_eq(x1, x2);
+}
+
+Test(conf, keys_differ_when_a_parameter_differs)
+{
+	char c1[17], x1[17], c2[17], x2[17];
+
+	keys_of("[baseline]\ncpus = 2\n[workload s]\ntype = membw\nsize = 4M\n", c1, x1);
+	keys_of("[baseline]\ncpus = 2\n[workload s]\ntype = membw\nsize = 8M\n", c2, x2);
+	cr_assert_str_eq(c1, c2);
+	cr_assert_str_neq(x1, x2);
+	keys_of("[baseline]\ncpus = 2\n[workload s]\ntype = membw\nsize = 4M\nnt = yes\n", c2, x2);
+	cr_assert_str_neq(x1, x2);
+	keys_of("[baseline]\ncpus = 4\n[workload s]\ntype = membw\nsize = 4M\n", c2, x2);
+	cr_assert_str_neq(c1, c2);
+	cr_assert_str_neq(x1, x2);
+	keys_of("[baseline]\ncpus = 2\ncpuset = 0-3\n[workload s]\ntype = membw\nsize = 4M\n",
+		c2, x2);
+	cr_assert_str_neq(c1, c2);
+}
+
+Test(conf, vm_keys_follow_sched_profile_contents)
+{
+	char c1[17], x1[17], c2[17], x2[17];
+
+	keys_of("[baseline]\nenabled = no\n[vm]\n[sched s]\ncmdline = a\n" WL, c1, x1);
+	keys_of("[baseline]\nenabled = no\n[vm]\n[sched s]\ncmdline = b\n" WL, c2, x2);
+	cr_assert_str_neq(c1, c2);
+	cr_assert_str_neq(x1, x2);
+}
+
+Test(conf, key_of_is_sha256_prefix)
+{
+	char k[17];
+
+	vtb_key_of("", k);
+	cr_assert_str_eq(k, "e3b0c44298fc1c14");
+}
+
+Test(conf, digest_is_sha256_of_text)
+{
+	const char *t = WL;
+	struct vtb_matrix *m = ok(t);
+
+	cr_assert_str_eq(m->text, t);
+	cr_assert_eq(strlen(m->digest), 64);
+	vtb_matrix_free(m);
+}
+
+/* ------------------------------------------------------------ boot order */
+
+static const char order_base[] = "[baseline]\ncpus = 1, 2, 4\n[vm]\n" WL;
+
+static struct vtb_matrix *with_order(const char *order)
+{
+	char *t = vtb_asprintf("[global]\nreps = 2\norder = %s\n%s", order, order_base);
+	struct vtb_matrix *m = ok(t);
+
+	free(t);
+	return m;
+}
+
+Test(conf, boot_order_interleave)
+{
+	struct vtb_matrix *m = with_order("interleave");
+	struct vtb_bootref *b;
+	size_t n;
+
+	cr_assert_eq(m->n_configs, 4);
+	cr_assert_eq(vtb_matrix_boot_order(m, &b, &n), 0);
+	cr_assert_eq(n, 6, "only runnable configurations");
+	cr_assert_eq(b[0].config, 0);
+	cr_assert_eq(b[1].config, 1);
+	cr_assert_eq(b[2].config, 2);
+	cr_assert_eq(b[3].config, 0);
+	cr_assert_eq(b[3].rep, 1);
+	free(b);
+	vtb_matrix_free(m);
+}
+
+Test(conf, boot_order_sequential)
+{
+	struct vtb_matrix *m = with_order("sequential");
+	struct vtb_bootref *b;
+	size_t n;
+
+	cr_assert_eq(vtb_matrix_boot_order(m, &b, &n), 0);
+	cr_assert_eq(n, 6);
+	cr_assert_eq(b[0].config, 0);
+	cr_assert_eq(b[0].rep, 0);
+	cr_assert_eq(b[1].config, 0);
+	cr_assert_eq(b[1].rep, 1);
+	cr_assert_eq(b[2].config, 1);
+	cr_assert_eq(b[5].config, 2);
+	free(b);
+	vtb_matrix_free(m);
+}
+
+Test(conf, boot_order_random_is_a_deterministic_permutation)
+{
+	struct vtb_matrix *m = with_order("random:42");
+	struct vtb_matrix *m2 = with_order("random:42");
+	struct vtb_matrix *m3 = with_order("random:43");
+	struct vtb_bootref *a, *b, *c;
+	size_t na, nb, nc, i, seen[3][2] = { { 0 } };
+	bool same3 = true, same_il = true;
+
+	cr_assert_eq(vtb_matrix_boot_order(m, &a, &na), 0);
+	cr_assert_eq(vtb_matrix_boot_order(m2, &b, &nb), 0);
+	cr_assert_eq(vtb_matrix_boot_order(m3, &c, &nc), 0);
+	cr_assert_eq(na, 6);
+	cr_assert_eq(nb, 6);
+	cr_assert_eq(nc, 6);
+	for (i = 0; i < na; i++) {
+		cr_assert_eq(a[i].config, b[i].config);
+		cr_assert_eq(a[i].rep, b[i].rep);
+		cr_assert_lt(a[i].config, 3);
+		seen[a[i].config][a[i].rep]++;
+		if (a[i].config != c[i].config || a[i].rep != c[i].rep)
+			same3 = false;
+		if (a[i].config != i % 3 || a[i].rep != (int)(i / 3))
+			same_il = false;
+	}
+	for (i = 0; i < 3; i++)
+		cr_assert(seen[i][0] == 1 && seen[i][1] == 1);
+	cr_assert_not(same3 && same_il, "seeds 42 and 43 give the interleave order");
+	free(a);
+	free(b);
+	free(c);
+	vtb_matrix_free(m);
+	vtb_matrix_free(m2);
+	vtb_matrix_free(m3);
+}
+
+Test(conf, boot_order_with_nothing_runnable)
+{
+	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\n" WL);
+	struct vtb_bootref *b = (struct vtb_bootref *)1;
+	size_t n = 9;
+
+	cr_assert_eq(vtb_matrix_boot_order(m, &b, &n), 0);
+	cr_assert_eq(n, 0);
+	cr_assert_null(b);
+	vtb_matrix_free(m);
+}
+
+/* ------------------------------------------------------------ files and help */
+
+Test(conf, load_from_file)
+{
+	char path[] = "/tmp/vtb-test-conf-XXXXXX";
+	int fd = mkstemp(path);
+	struct vtb_matrix *m = NULL;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, WL, strlen(WL)), (ssize_t)strlen(WL));
+	close(fd);
+	cr_assert_eq(vtb_matrix_load(path, &host, &m), 0, "%s", vtb_errmsg());
+	cr_assert_str_eq(m->text, WL);
+	vtb_matrix_free(m);
+	unlink(path);
+}
+
+Test(conf, missing_file)
+{
+	struct vtb_matrix *m = NULL;
+
+	cr_assert_eq(vtb_matrix_load("/nonexistent/x.conf", &host, &m), -1);
+	cr_assert_str_eq(vtb_errmsg(), "cannot open '/nonexistent/x.conf': No such file or directory");
+	cr_assert_null(m);
+}
+
+Test(conf, help_lists_every_section_and_key)
+{
+	static const char *const want[] = {
+		"[global]", "[baseline]", "[vm]", "[sched NAME]", "[topology NAME]",
+		"[workload NAME]", "reps", "interleave|sequential|random:SEED", "timeout",
+		"host_topology", "only", "exclude", "cpuset", "confine", "vcpus", "topology",
+		"pinning", "none|strict|core|llc|node", "memory", "numa", "sched", "vms",
+		"overcommit", "cmdline", "sysctl.KEY", "debugfs.KEY", "cpuset.partition",
+		"sockets", "dies", "cores", "threads", "cells", "type = membw", "iterations",
+		"llc", NULL,
+	};
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	vtb_conf_help(f);
+	fclose(f);
+	for (i = 0; want[i]; i++)
+		cr_assert_not_null(strstr(buf, want[i]), "help lacks '%s'", want[i]);
+	cr_assert_null(strstr(buf, "type = debug"), "hidden workloads are not listed");
+	free(buf);
+}
+
+/* ------------------------------------------------------------ bad inputs */
+
+Test(conf_bad, unknown_key_with_suggestion)
+{
+	bad("[global]\nreps = 2\n\n; x\n\n[vm]\nvcpu = 4\n" WL,
+	    "t.conf:7: unknown key 'vcpu' in [vm] (did you mean 'vcpus'?)");
+	bad("[global]\nzzzzzz = 1\n" WL, "t.conf:2: unknown key 'zzzzzz' in [global]");
+}
+
+Test(conf_bad, unknown_workload_key_with_suggestion)
+{
+	bad(WL "iteration = 5\n",
+	    "t.conf:3: unknown key 'iteration' in [workload stream] (membw) (did you mean 'iterations'?)");
+}
+
+Test(conf_bad, bad_unit)
+{
+	bad("[vm]\nmemory = 4Q\n" WL,
+	    "t.conf:2: bad size '4Q' for 'memory': bad size unit in '4Q': expected K, M, G or T");
+	bad("[global]\ntimeout = 10 years\n" WL,
+	    "t.conf:2: bad time '10 years' for 'timeout': bad time unit in '10 years': expected ns, us, ms, s, m or h");
+}
+
+Test(conf_bad, out_of_range)
+{
+	bad("[global]\nreps = 0\n" WL, "t.conf:2: 'reps' must be between 1 and 100000, got '0'");
+	bad(WL "iterations = 1\n", "t.conf:3: 'iterations' must be between 2 and 200, got '1'");
+	bad("[global]\norder = shuffle\n" WL,
+	    "t.conf:2: invalid value 'shuffle' for 'order': expected one of interleave, sequential, random:SEED");
+	bad("[global]\norder = random:x\n" WL,
+	    "t.conf:2: bad seed 'x' in 'order': expected an unsigned 64-bit integer");
+}
+
+Test(conf_bad, empty_axis_element)
+{
+	bad("[baseline]\ncpus = 8, , 16\n" WL, "t.conf:2: empty element in the list for 'cpus'");
+	bad("[vm]\nvcpus = 2,\n" WL, "t.conf:2: empty element in the list for 'vcpus'");
+}
+
+Test(conf_bad, empty_value)
+{
+	bad("[global]\nreps =\n" WL, "t.conf:2: empty value for 'reps'");
+}
+
+Test(conf_bad, duplicate_section)
+{
+	bad("[vm]\nvcpus = 2\n\n[vm]\n" WL, "t.conf:4: duplicate section [vm], first at t.conf:1");
+	bad(WL "[workload stream]\ntype = membw\n",
+	    "t.conf:3: duplicate section [workload stream], first at t.conf:1");
+}
+
+Test(conf_bad, duplicate_key)
+{
+	bad("[global]\nreps = 2\nreps = 3\n" WL,
+	    "t.conf:3: duplicate key 'reps' in [global], first at t.conf:2");
+}
+
+Test(conf_bad, unterminated_header)
+{
+	bad("[vm\n" WL, "t.conf:1: unterminated section header '[vm'");
+	bad("[]\n" WL, "t.conf:1: empty section name '[]'");
+	bad("[vm] x\n" WL, "t.conf:1: unexpected text after section header '[vm] x'");
+	bad("[workload]\n", "t.conf:1: [workload] needs a name: [workload NAME]");
+	bad("[vm x]\n", "t.conf:1: [vm] takes no name");
+	bad("[workload a/b]\n",
+	    "t.conf:1: bad name 'a/b' in [workload a/b]: use letters, digits, '-', '_' and '.'");
+}
+
+Test(conf_bad, binary_garbage)
+{
+	static const char nul[] = "[global]\nreps = 3\0\n";
+	static const char bytes[] = "[global]\nname = \xff\xfe\x01\n";
+
+	bad_len(nul, sizeof(nul) - 1, "t.conf:2: binary data");
+	bad(bytes, "t.conf:2: binary data");
+	bad("[global]\nname = a\033[1mb\n", "t.conf:2: binary data");
+	bad("[global]\nname = \xc3\n", "t.conf:2: binary data");
+}
+
+Test(conf_bad, ten_megabyte_line)
+{
+	size_t n = 10u << 20;
+	char *t = malloc(n + 64);
+	char expect[128];
+
+	cr_assert_not_null(t);
+	strcpy(t, "[global]\nname = ");
+	memset(t + 16, 'x', n);
+	strcpy(t + 16 + n, "\n");
+	snprintf(expect, sizeof(expect), "t.conf:2: line too long (%zu bytes, limit 4096)",
+		 n + 7);
+	bad(t, expect);
+	free(t);
+}
+
+Test(conf_bad, value_too_long)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int i;
+
+	vtb_strbuf_addstr(&sb, "[global]\nname = ");
+	for (i = 0; i < 2000; i++)
+		vtb_strbuf_addstr(&sb, "x");
+	vtb_strbuf_addstr(&sb, "\n" WL);
+	bad(vtb_strbuf_str(&sb), "t.conf:2: value of 'name' too long (2000 bytes, limit 1024)");
+	vtb_strbuf_release(&sb);
+	/* continuation lines count too */
+	vtb_strbuf_addstr(&sb, "[baseline]\ncpus = 1");
+	for (i = 0; i < 400; i++)
+		vtb_strbuf_addstr(&sb, "\n  , 1");
+	bad(vtb_strbuf_str(&sb), "t.conf:258: value of 'cpus' too long (1025 bytes, limit 1024)");
+	vtb_strbuf_release(&sb);
+}
+
+Test(conf_bad, key_outside_section)
+{
+	bad("reps = 3\n" WL, "t.conf:1: key 'reps' outside a section");
+	bad("[global]\njust words\n", "t.conf:2: expected 'key = value' or '[section]', got 'just words'");
+	bad("[global]\n = 3\n", "t.conf:2: missing key before '='");
+}
+
+Test(conf_bad, unknown_section)
+{
+	bad("[baselin]\n" WL, "t.conf:1: unknown section [baselin] (did you mean [baseline]?)");
+	bad("[frobnicate]\n", "t.conf:1: unknown section [frobnicate]");
+}
+
+Test(conf_bad, unknown_variable)
+{
+	bad("[baseline]\ncpus = $host_cpu\n" WL,
+	    "t.conf:2: unknown variable '$host_cpu' in 'cpus' (did you mean '$host_cpus'?)");
+	bad("[baseline]\ncpus = $vcpus\n" WL,
+	    "t.conf:2: '$vcpus' cannot be used in 'cpus' of [baseline]");
+	bad(WL "threads = $vcpu\n",
+	    "t.conf:3: unknown variable '$vcpu' in 'threads' (did you mean '$vcpus'?)");
+	bad("[baseline]\ncpus = x%\n" WL, "t.conf:2: bad percentage 'x%' for 'cpus'");
+}
+
+Test(conf_bad, cpus_beyond_host)
+{
+	bad("[baseline]\ncpus = 2,\n  16\n" WL,
+	    "t.conf:2: cpus = 16 but the host has only 8 CPUs available");
+	bad("[baseline]\ncpuset = 0-1\ncpus = 8\n" WL,
+	    "t.conf:3: cpus = 8 but the host has only 2 CPUs available");
+	bad("[vm]\nvcpus = 16\n" WL,
+	    "t.conf:2: vcpus = 16 (x1 VMs) but the host has only 8 CPUs (set overcommit = yes)");
+}
+
+Test(conf_bad, workload_without_type)
+{
+	bad("[workload stream]\nsize = 1G\n", "t.conf:1: [workload stream] has no 'type =' (one of the workloads)");
+}
+
+Test(conf_bad, unknown_workload_type)
+{
+	bad("[workload s]\ntype = membww\n",
+	    "t.conf:2: unknown workload type 'membww' (did you mean 'membw'?)");
+	bad("[workload s]\ntype = frob\n", "t.conf:2: unknown workload type 'frob'");
+}
+
+Test(conf_bad, no_workload)
+{
+	bad("[global]\nreps = 2\n", "t.conf:1: no [workload] section: nothing to run");
+	bad("", "t.conf:1: no [workload] section: nothing to run");
+}
+
+Test(conf_bad, nothing_to_run)
+{
+	bad("[baseline]\nenabled = no\n" WL,
+	    "t.conf:1: nothing to run: [baseline] is disabled and there is no [vm]");
+}
+
+Test(conf_bad, unknown_topology_and_sched)
+{
+	bad("[vm]\ntopology = mirorr\n" WL,
+	    "t.conf:2: unknown topology 'mirorr': not a preset (flat, cores, mirror, lie) nor a [topology NAME] (did you mean 'mirror'?)");
+	bad("[vm]\nsched = relx\n[sched relax]\n" WL,
+	    "t.conf:2: unknown sched profile 'relx' (did you mean 'relax'?)");
+	bad("[vm]\npinning = tight\n" WL,
+	    "t.conf:2: invalid value 'tight' for 'pinning': expected one of none, strict, core, llc, node");
+}
+
+Test(conf_bad, bad_named_sections)
+{
+	bad("[topology t]\ncores = 0\n" WL, "t.conf:2: 'cores' must be between 1 and 1024, got '0'");
+	bad("[sched s]\nsysctl.a b = 1\n" WL, "t.conf:2: bad key 'sysctl.a b' in [sched s]");
+	bad("[sched s]\ndebugfs.../x = 1\n" WL, "t.conf:2: bad key 'debugfs.../x' in [sched s]");
+	bad("[sched s]\nsysctl = 1\n" WL,
+	    "t.conf:2: unknown key 'sysctl' in [sched s] (did you mean 'sysctl.'?)");
+}
+
+Test(conf_bad, bad_bool_and_cpulist)
+{
+	bad("[baseline]\nenabled = sure\n" WL,
+	    "t.conf:2: invalid value 'sure' for 'enabled': expected yes or no");
+	cr_assert_eq(strncmp(vtb_errmsg(), "t.conf:2:", 9), 0);
+}
