@@ -401,6 +401,8 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 				  row ? column_text(s, 0) : "?");
 			goto out;
 		}
+		sqlite3_finalize(s);
+		s = NULL;
 		if (exec_sql(st, "PRAGMA synchronous = FULL", "set synchronous") < 0 ||
 		    migrate(st) < 0)
 			goto out;
@@ -478,18 +480,24 @@ out:
 /*
  * Configurations and cells of @m.  @sync: rows already there are kept
  * (and their seq); new configurations go after the existing ones, in
- * matrix order.
+ * matrix order.  Without @sync a duplicate key is an error.
  */
 static int insert_configs(struct vtb_store *st, int64_t campaign_id,
 			  const struct vtb_matrix *m, bool sync)
 {
 	static const char ins_config[] =
 		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
+		" runnable, why_not, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+	static const char sync_config[] =
+		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
 		" runnable, why_not, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 		" ON CONFLICT (campaign_id, key) DO NOTHING";
 	static const char sel_config[] =
 		"SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
 	static const char ins_cell[] =
+		"INSERT INTO cell (config_id, key, name, workload, params, resolved)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	static const char sync_cell[] =
 		"INSERT INTO cell (config_id, key, name, workload, params, resolved)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (config_id, key) DO NOTHING";
 	sqlite3_stmt *ic = NULL, *sc = NULL, *icell = NULL, *smax = NULL;
@@ -498,8 +506,8 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id,
 	bool row;
 	int ret = -1;
 
-	if (prepare(st, ins_config, &ic) < 0 || prepare(st, sel_config, &sc) < 0 ||
-	    prepare(st, ins_cell, &icell) < 0)
+	if (prepare(st, sync ? sync_config : ins_config, &ic) < 0 ||
+	    prepare(st, sel_config, &sc) < 0 || prepare(st, sync ? sync_cell : ins_cell, &icell) < 0)
 		goto out;
 	if (sync) {
 		if (prepare(st, "SELECT coalesce(max(seq) + 1, 0) FROM config WHERE campaign_id = ?1",

@@ -1,0 +1,1037 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store: creation, migrations, refusals, campaigns, atomic boots, queries.
+ * Matrices and record sets are built by hand: conf.c and recparse.c are
+ * tested on their own.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../harness/store.h"
+
+/* String literals into the records' char * fields. */
+#define S(x) ((char *)(x))
+
+static char dir[64];
+static char dbpath[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/vtbstore.XXXXXX");
+	cr_assert(mkdtemp(dir));
+	snprintf(dbpath, sizeof(dbpath), "%s/t.db", dir);
+}
+
+static void teardown(void)
+{
+	const char *suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[160];
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+/* Raw SQLite access, to look behind the store's back. */
+static sqlite3 *raw_open(void)
+{
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql, err);
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* First column of the first row as a malloc'ed string ("" when none). */
+static char *raw_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	char *v;
+
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		v = strdup((const char *)sqlite3_column_text(s, 0));
+	else
+		v = strdup("");
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Every row of @sql, columns joined with '|', rows with '\n'. */
+static char *raw_rows(sqlite3 *db, const char *sql)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	sqlite3_stmt *s;
+
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(s); i++) {
+			const char *t = (const char *)sqlite3_column_text(s, i);
+
+			vtb_strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? t : "NULL");
+		}
+		vtb_strbuf_addstr(&sb, "\n");
+	}
+	sqlite3_finalize(s);
+	vtb_strbuf_addstr(&sb, "");
+	return vtb_strbuf_detach(&sb);
+}
+
+static int64_t count_rows(const char *sql)
+{
+	sqlite3 *db = raw_open();
+	int64_t n = raw_int(db, sql);
+
+	sqlite3_close(db);
+	return n;
+}
+
+static struct vtb_store *open_store(void)
+{
+	struct vtb_store *st = NULL;
+
+	cr_assert_eq(vtb_store_open(dbpath, &st), 0, "%s", vtb_errmsg());
+	return st;
+}
+
+/*
+ * A matrix: a baseline and a VM configuration with the cells "wakeup",
+ * "membw" and "timer", and a VM configuration that cannot run here.
+ */
+struct test_matrix {
+	struct vtb_matrix m;
+	struct vtb_config configs[4];
+	struct vtb_cell cells[4][4];
+};
+
+static void add_config(struct test_matrix *t, const char *key, enum vtb_config_kind kind,
+		       const char *label, bool runnable, size_t n_cells)
+{
+	static const char *names[] = { "wakeup", "membw", "timer", "c2c" };
+	struct vtb_config *c = &t->configs[t->m.n_configs];
+	size_t ci = t->m.n_configs++;
+
+	*c = (struct vtb_config){
+		.kind = kind,
+		.label = S(label),
+		.params_json = S("{\"vcpus\":\"2\"}"),
+		.mems = S("0"),
+		.runnable = runnable,
+		.why_not = runnable ? NULL : S("needs 64 CPUs, the host has 2"),
+		.cells = t->cells[ci],
+		.n_cells = n_cells,
+	};
+	snprintf(c->key, sizeof(c->key), "%s", key);
+	cr_assert_eq(vtb_cpuset_parse("0-1", &c->cpus), 0);
+	for (size_t i = 0; i < n_cells; i++) {
+		struct vtb_cell *ce = &t->cells[ci][i];
+
+		*ce = (struct vtb_cell){
+			.name = S(names[i]),
+			.workload = S(names[i]),
+			.params_json = S("{\"runtime\":\"1s\"}"),
+			.resolved_json = S("{\"runtime\":\"1s\",\"threads\":\"2\"}"),
+		};
+		/* cell keys: config key's first char + cell name */
+		snprintf(ce->key, sizeof(ce->key), "%c%015zu", key[0], i);
+	}
+}
+
+static void matrix_init(struct test_matrix *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->m.path = S("quick.conf");
+	t->m.text = S("[global]\nreps = 2\n");
+	snprintf(t->m.digest, sizeof(t->m.digest), "%064d", 7);
+	t->m.reps = 2;
+	t->m.configs = t->configs;
+	add_config(t, "b000000000000000", VTB_CONFIG_BASELINE, "baseline cpus=2", true, 3);
+	add_config(t, "v000000000000000", VTB_CONFIG_VM, "vm vcpus=2", true, 3);
+	add_config(t, "x000000000000000", VTB_CONFIG_VM, "vm vcpus=64", false, 1);
+}
+
+static void matrix_release(struct test_matrix *t)
+{
+	for (size_t i = 0; i < t->m.n_configs; i++)
+		vtb_cpuset_release(&t->configs[i].cpus);
+}
+
+static const struct vtb_host_info host_a = {
+	.hostname = "box", .cpu_vendor = "GenuineIntel",
+	.cpu_model_name = "Intel(R) Core(TM) i7-8650U", .cpu_codename = "Kaby Lake",
+	.cpu_family = 6, .cpu_model = 142, .topo_digest = "abcd",
+	.topo_summary = "1 package, 1 node, 1 LLC, 2 cores, 2 PUs", .kernel = "6.1.0-28-amd64",
+};
+
+static int64_t begin_campaign(struct vtb_store *st, struct test_matrix *t, const char *uuid,
+			      int64_t *host)
+{
+	struct vtb_campaign_info ci = {
+		.uuid = uuid, .matrix_path = t->m.path, .matrix_text = t->m.text,
+		.matrix_digest = t->m.digest, .version = "v0-test", .cmdline = "vtbench run quick.conf",
+		.state_json = "{\"thp\":{\"enabled\":\"madvise\"}}",
+	};
+	int64_t id = 0;
+
+	cr_assert_eq(vtb_store_host(st, &host_a, &ci.host_id), 0, "%s", vtb_errmsg());
+	if (host)
+		*host = ci.host_id;
+	cr_assert_eq(vtb_store_campaign_begin(st, &ci, &t->m, &id), 0, "%s", vtb_errmsg());
+	cr_assert_gt(id, 0);
+	return id;
+}
+
+/* Records of one boot: cell 0 ok with samples and a histogram, cell 1
+ * started but never ended, cell 2 silent. */
+struct test_recs {
+	struct vtb_boot_records r;
+	struct vtb_rs_cell cells[3];
+	struct vtb_rs_sample samples[6];
+	struct vtb_rs_hist hists[1];
+	char *errors[2];
+};
+
+static void recs_init(struct test_recs *t, char prefix, double base)
+{
+	static char keys[2][3][17];
+	int k = prefix == 'b' ? 0 : 1;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < 3; i++)
+		snprintf(keys[k][i], 17, "%c%015d", prefix, i);
+	t->cells[0] = (struct vtb_rs_cell){ .cell = keys[k][0], .workload = S("wakeup"),
+		.status = S("ok"), .seconds = 1.5, .info_json = S("{\"threads\":2}") };
+	t->cells[1] = (struct vtb_rs_cell){ .cell = keys[k][1], .workload = S("membw"),
+		.info_json = S("{}") };
+	/* metrics deliberately out of order */
+	t->samples[0] = (struct vtb_rs_sample){ keys[k][0], S("wakeup_p99"), S("us"), base + 9, 0 };
+	t->samples[1] = (struct vtb_rs_sample){ keys[k][0], S("rps"), S("1/s"), base * 100, 1 };
+	t->samples[2] = (struct vtb_rs_sample){ keys[k][0], S("wakeup_p50"), S("us"), base, 0 };
+	t->samples[3] = (struct vtb_rs_sample){ keys[k][1], S("copy"), S("MB/s"), 1000, 1 };
+	t->hists[0] = (struct vtb_rs_hist){ keys[k][0], S("wakeup"), S("us"),
+		S("{\"bits\":4}"), S("[1,2,3]") };
+	t->errors[0] = S("bad crc on line 7");
+	t->r = (struct vtb_boot_records){
+		.header = json_pack("{s:i, s:s}", "schema", 1, "kernel", "6.1.0"),
+		.cells = t->cells, .n_cells = 2,
+		.samples = t->samples, .n_samples = 4,
+		.hists = t->hists, .n_hists = 1,
+		.errors = t->errors, .n_errors = 1,
+		.noise_lines = 12, .records = 9,
+	};
+}
+
+static void recs_release(struct test_recs *t)
+{
+	json_decref(t->r.header);
+}
+
+static struct vtb_boot_info boot_info(int64_t campaign, const char *uuid, const char *key,
+				      int rep)
+{
+	static const char *warns[] = { "host state changed: thp.enabled: always -> never" };
+
+	return (struct vtb_boot_info){
+		.campaign_id = campaign, .uuid = uuid, .config_key = key, .rep = rep,
+		.status = "ok", .started_ns = 1000, .ended_ns = 2000, .nonce = "00ff",
+		.cpus = "0-1", .confinement = "affinity", .stderr_tail = "done\n",
+		.warnings = warns, .n_warnings = 1,
+	};
+}
+
+Test(store, a_new_database_has_the_schema_wal_and_version)
+{
+	struct vtb_store *st = open_store();
+	int version = 0;
+	sqlite3 *db;
+	char *tables, *mode;
+
+	cr_assert_eq(vtb_store_schema_version(st, &version), 0);
+	cr_expect_eq(version, VTB_STORE_SCHEMA);
+	vtb_store_close(st);
+	db = raw_open();
+	tables = raw_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+	cr_expect_str_eq(tables, "boot\ncampaign\ncell\nconfig\nevent\nhistogram\nhost\nresult\nsample\n");
+	mode = raw_text(db, "PRAGMA journal_mode");
+	cr_expect_str_eq(mode, "wal");
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 2);
+	cr_expect_eq(raw_int(db, "PRAGMA application_id"), VTB_STORE_APPLICATION_ID);
+	free(tables);
+	free(mode);
+	sqlite3_close(db);
+}
+
+Test(store, reopening_a_current_database_changes_nothing)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_store *ro = NULL;
+	int version = 0;
+
+	vtb_store_close(st);
+	st = open_store();
+	vtb_store_close(st);
+	cr_assert_eq(vtb_store_open_ro(dbpath, &ro), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_schema_version(ro, &version), 0);
+	cr_expect_eq(version, VTB_STORE_SCHEMA);
+	vtb_store_close(ro);
+	vtb_store_close(NULL);
+}
+
+static char *read_fixture(const char *name)
+{
+	const char *src = getenv("SRCDIR");
+	char *p = vtb_asprintf("%s/tests/fixtures/%s", src ? src : ".", name);
+	char *text = vtb_read_file(p, 1 << 20);
+
+	cr_assert(text, "%s", vtb_errmsg());
+	free(p);
+	return text;
+}
+
+Test(store, schema_v1_fixture_is_migration_1_frozen)
+{
+	char *v1 = read_fixture("schema-v1.sql");
+	const char *sql = vtb_store_migration_sql(1);
+	size_t n = strlen(sql);
+
+	/* vtb_read_file strips the final newline */
+	cr_assert(n > 0 && sql[n - 1] == '\n');
+	cr_expect_eq(strlen(v1), n - 1);
+	cr_expect_eq(strncmp(v1, sql, n - 1), 0, "migration 1 changed: released steps are frozen");
+	cr_expect_null(vtb_store_migration_sql(0));
+	cr_expect_null(vtb_store_migration_sql(VTB_STORE_SCHEMA + 1));
+	free(v1);
+}
+
+/* A version-1 database with one campaign, boot, result, sample. */
+static void make_v1_database(void)
+{
+	char *v1 = read_fixture("schema-v1.sql");
+	sqlite3 *db = raw_open();
+
+	raw_exec(db, v1);
+	raw_exec(db, "PRAGMA user_version = 1");
+	raw_exec(db,
+		"INSERT INTO host VALUES (1, 'old', 'AuthenticAMD', 23, 49, 'EPYC', 'Rome',"
+		" 'd', 's', '5.10');"
+		"INSERT INTO campaign VALUES (1, 'u-1', 1, 'm.conf', 'text', 'dg', 'v0', 'cmd',"
+		" 10, 20, 'done', NULL);"
+		"INSERT INTO config VALUES (1, 1, 'k1', 'baseline', 'baseline', '{}', '0-1', '0',"
+		" 1, NULL, 0);"
+		"INSERT INTO cell VALUES (1, 1, 'c1', 'wakeup', 'wakeup', '{}', '{}');"
+		"INSERT INTO boot (id, uuid, campaign_id, config_id, rep, status, started_ns,"
+		" ended_ns) VALUES (1, 'b-1', 1, 1, 0, 'ok', 10, 20);"
+		"INSERT INTO result VALUES (1, 1, 1, 'ok', NULL, 1.0, '{}');"
+		"INSERT INTO sample VALUES (1, 1, 'rps', '1/s', 42.5, 'higher');");
+	sqlite3_close(db);
+	free(v1);
+}
+
+static int count_sample(const struct vtb_sample_row *row, void *arg)
+{
+	cr_expect_str_eq(row->metric, "rps");
+	cr_expect_float_eq(row->value, 42.5, 1e-9);
+	(*(int *)arg)++;
+	return 0;
+}
+
+Test(store, a_version_1_database_is_migrated_with_its_rows)
+{
+	struct vtb_store *st;
+	int version = 0, n = 0;
+	sqlite3 *db;
+
+	make_v1_database();
+	st = open_store();
+	cr_assert_eq(vtb_store_schema_version(st, &version), 0);
+	cr_expect_eq(version, 2);
+	cr_assert_eq(vtb_store_foreach_sample(st, 1, count_sample, &n), 0, "%s", vtb_errmsg());
+	cr_expect_eq(n, 1);
+	/* the event table of version 2 works on the old rows */
+	cr_expect_eq(vtb_store_event(st, 1, "b-1", "warn", "after migration"), 0, "%s",
+		     vtb_errmsg());
+	vtb_store_close(st);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM host WHERE hostname = 'old'"), 1);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM boot"), 1);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM event WHERE boot_id = 1"), 1);
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 2);
+	sqlite3_close(db);
+}
+
+Test(store, a_migrated_database_has_the_schema_of_a_new_one)
+{
+	static const char q[] = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name";
+	char *fresh, *migrated;
+	struct vtb_store *st;
+	sqlite3 *db;
+
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	fresh = raw_rows(db, q);
+	sqlite3_close(db);
+	teardown();
+	setup();
+	make_v1_database();
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	migrated = raw_rows(db, q);
+	sqlite3_close(db);
+	cr_expect_str_eq(migrated, fresh);
+	free(fresh);
+	free(migrated);
+}
+
+Test(store, a_newer_schema_is_refused)
+{
+	struct vtb_store *st = open_store();
+	sqlite3 *db;
+	char *want;
+
+	vtb_store_close(st);
+	db = raw_open();
+	raw_exec(db, "PRAGMA user_version = 99");
+	sqlite3_close(db);
+	want = vtb_asprintf("'%s' was written by a newer vtbench (schema 99, this one knows %d)",
+			    dbpath, VTB_STORE_SCHEMA);
+	st = (struct vtb_store *)&st;
+	cr_expect_eq(vtb_store_open(dbpath, &st), -1);
+	cr_expect_null(st);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(vtb_store_open_ro(dbpath, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	free(want);
+}
+
+Test(store, a_foreign_sqlite_file_is_refused_and_left_alone)
+{
+	struct vtb_store *st;
+	sqlite3 *db = raw_open();
+	char *want, *mode;
+
+	raw_exec(db, "CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('mine')");
+	sqlite3_close(db);
+	want = vtb_asprintf("'%s' is not a vtbench database", dbpath);
+	cr_expect_eq(vtb_store_open(dbpath, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(vtb_store_open_ro(dbpath, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	db = raw_open();
+	mode = raw_text(db, "PRAGMA journal_mode");
+	cr_expect_str_eq(mode, "delete");
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sqlite_master"), 1);
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 0);
+	sqlite3_close(db);
+	free(mode);
+	free(want);
+}
+
+Test(store, a_file_that_is_not_sqlite_is_refused)
+{
+	FILE *f = fopen(dbpath, "w");
+	struct vtb_store *st;
+
+	cr_assert(f);
+	for (int i = 0; i < 200; i++)
+		fputs("this is a text file, not a database\n", f);
+	fclose(f);
+	cr_expect_eq(vtb_store_open(dbpath, &st), -1);
+	cr_expect(strstr(vtb_errmsg(), "file is not a database"), "%s", vtb_errmsg());
+	cr_expect(strstr(vtb_errmsg(), dbpath), "%s", vtb_errmsg());
+}
+
+Test(store, read_only_open_refuses_a_missing_or_empty_database)
+{
+	struct vtb_store *st;
+	FILE *f;
+
+	cr_expect_eq(vtb_store_open_ro(dbpath, &st), -1);
+	cr_expect(strstr(vtb_errmsg(), "cannot open"), "%s", vtb_errmsg());
+	f = fopen(dbpath, "w");
+	fclose(f);
+	cr_expect_eq(vtb_store_open_ro(dbpath, &st), -1);
+	cr_expect(strstr(vtb_errmsg(), "is not a vtbench database"), "%s", vtb_errmsg());
+}
+
+Test(store, host_is_upserted_by_identity)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_host_info other = host_a, sparse = { .hostname = "x" };
+	int64_t a = 0, b = 0, c = 0, d = 0;
+
+	cr_assert_eq(vtb_store_host(st, &host_a, &a), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_host(st, &host_a, &b), 0);
+	cr_expect_eq(a, b);
+	other.kernel = "6.1.0-30-amd64";
+	cr_assert_eq(vtb_store_host(st, &other, &c), 0);
+	cr_expect_neq(a, c);
+	cr_assert_eq(vtb_store_host(st, &sparse, &d), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_host(st, &sparse, &c), 0);
+	cr_expect_eq(c, d);
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM host"), 3);
+}
+
+Test(store, campaign_begin_stores_configurations_in_matrix_order)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	char *rows;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT seq, key, kind, cpus, runnable, why_not,"
+			    " (SELECT count(*) FROM cell WHERE config_id = config.id)"
+			    " FROM config ORDER BY seq");
+	cr_expect_str_eq(rows,
+		"0|b000000000000000|baseline|0-1|1|NULL|3\n"
+		"1|v000000000000000|vm|0-1|1|NULL|3\n"
+		"2|x000000000000000|vm|0-1|0|needs 64 CPUs, the host has 2|1\n");
+	free(rows);
+	rows = raw_rows(db, "SELECT status, ended_ns, host_state, matrix_digest = printf('%064d', 7)"
+			    " FROM campaign");
+	cr_expect_str_eq(rows, "running|NULL|{\"thp\":{\"enabled\":\"madvise\"}}|1\n");
+	free(rows);
+	sqlite3_close(db);
+	matrix_release(&t);
+}
+
+Test(store, a_campaign_that_fails_to_store_leaves_nothing)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	struct vtb_campaign_info ci = { .uuid = "u", .matrix_digest = "d", .version = "v",
+					.cmdline = "c", .state_json = "{not json" };
+	int64_t id;
+
+	matrix_init(&t);
+	cr_assert_eq(vtb_store_host(st, &host_a, &ci.host_id), 0);
+	cr_expect_eq(vtb_store_campaign_begin(st, &ci, &t.m, &id), -1);
+	cr_expect(strstr(vtb_errmsg(), "CHECK constraint failed"), "%s", vtb_errmsg());
+	ci.state_json = NULL;
+	/* a duplicate configuration key fails in the middle of the configs */
+	snprintf(t.configs[2].key, sizeof(t.configs[2].key), "%s", t.configs[0].key);
+	cr_expect_eq(vtb_store_campaign_begin(st, &ci, &t.m, &id), -1);
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM campaign"), 0);
+	cr_expect_eq(count_rows("SELECT count(*) FROM config"), 0);
+	cr_expect_eq(count_rows("SELECT count(*) FROM cell"), 0);
+	matrix_release(&t);
+}
+
+Test(store, campaign_find_returns_the_latest_of_the_digest_and_host)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	int64_t host, first, second, found_id = 0, other;
+	char uuid[37] = "";
+	bool found = true;
+
+	matrix_init(&t);
+	cr_assert_eq(vtb_store_host(st, &host_a, &host), 0);
+	cr_assert_eq(vtb_store_campaign_find(st, t.m.digest, host, &found_id, uuid, &found), 0);
+	cr_expect_not(found);
+	first = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	second = begin_campaign(st, &t, "22222222-0000-4000-8000-000000000000", NULL);
+	cr_assert_neq(first, second);
+	cr_assert_eq(vtb_store_campaign_find(st, t.m.digest, host, &found_id, uuid, &found), 0);
+	cr_expect(found);
+	cr_expect_eq(found_id, second);
+	cr_expect_str_eq(uuid, "22222222-0000-4000-8000-000000000000");
+	cr_assert_eq(vtb_store_campaign_find(st, "other", host, &found_id, uuid, &found), 0);
+	cr_expect_not(found);
+	cr_assert_eq(vtb_store_campaign_find(st, t.m.digest, host + 1, &found_id, uuid, &found),
+		     0);
+	cr_expect_not(found);
+	cr_assert_eq(vtb_store_latest_campaign(st, &other, &found), 0);
+	cr_expect(found);
+	cr_expect_eq(other, second);
+	vtb_store_close(st);
+	matrix_release(&t);
+}
+
+Test(store, campaign_sync_adds_only_what_is_missing)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	int64_t id;
+	char *rows;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	cr_assert_eq(vtb_store_campaign_sync(st, id, &t.m), 0, "%s", vtb_errmsg());
+	/* a new configuration first in the matrix, a fourth cell for the vm */
+	memmove(&t.configs[1], &t.configs[0], 3 * sizeof(t.configs[0]));
+	memmove(&t.cells[1], &t.cells[0], 3 * sizeof(t.cells[0]));
+	for (int i = 1; i < 4; i++)
+		t.configs[i].cells = t.cells[i];
+	t.m.n_configs = 0;
+	add_config(&t, "n000000000000000", VTB_CONFIG_VM, "vm vcpus=1", true, 1);
+	t.m.n_configs = 4;
+	t.configs[2].n_cells = 4;
+	snprintf(t.cells[2][3].key, 17, "v%015d", 3);
+	t.cells[2][3].name = S("c2c");
+	t.cells[2][3].workload = S("c2c");
+	t.cells[2][3].params_json = S("{}");
+	t.cells[2][3].resolved_json = S("{}");
+	cr_assert_eq(vtb_store_campaign_sync(st, id, &t.m), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT seq, key, (SELECT count(*) FROM cell WHERE config_id = config.id)"
+			    " FROM config ORDER BY seq");
+	cr_expect_str_eq(rows,
+		"0|b000000000000000|3\n"
+		"1|v000000000000000|4\n"
+		"2|x000000000000000|1\n"
+		"3|n000000000000000|1\n");
+	free(rows);
+	sqlite3_close(db);
+	vtb_cpuset_release(&t.configs[0].cpus);
+	t.m.n_configs = 4;
+	matrix_release(&t);
+}
+
+Test(store, campaign_end_sets_status_and_time)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	cr_expect_eq(vtb_store_campaign_end(st, id, "finished?"), -1);
+	cr_expect_eq(vtb_store_campaign_end(st, id + 1, "done"), -1);
+	cr_expect(strstr(vtb_errmsg(), "no campaign"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_campaign_end(st, id, "interrupted"), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM campaign WHERE status = 'interrupted'"
+				" AND ended_ns >= started_ns"), 1);
+	matrix_release(&t);
+}
+
+Test(store, a_boot_is_stored_whole)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+	char *rows;
+	bool exists = false;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'v', 10);
+	/* a cell key the configuration lacks, with a sample */
+	r.cells[2] = (struct vtb_rs_cell){ .cell = S("zzzz"), .status = S("ok") };
+	r.r.n_cells = 3;
+	r.samples[4] = (struct vtb_rs_sample){ S("zzzz"), S("rps"), S("1/s"), 1, 1 };
+	r.samples[5] = (struct vtb_rs_sample){ S("zzzz"), S("rps2"), S("1/s"), 1, 1 };
+	r.r.n_samples = 6;
+	r.r.errors_dropped = 5;
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_boot_exists(st, id, "v000000000000000", 0, &exists), 0);
+	cr_expect(exists);
+	cr_assert_eq(vtb_store_boot_exists(st, id, "v000000000000000", 1, &exists), 0);
+	cr_expect_not(exists);
+	cr_assert_eq(vtb_store_boot_exists(st, id, "b000000000000000", 0, &exists), 0);
+	cr_expect_not(exists);
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT rep, status, cpus, confinement, header, noise_lines, records,"
+			    " stderr_tail FROM boot");
+	cr_expect_str_eq(rows, "0|ok|0-1|affinity|{\"kernel\":\"6.1.0\",\"schema\":1}|12|9|done\n\n");
+	free(rows);
+	rows = raw_rows(db, "SELECT cell.key, result.status, result.error, result.seconds,"
+			    " result.info FROM result JOIN cell ON cell.id = result.cell_id"
+			    " ORDER BY cell.key");
+	cr_expect_str_eq(rows,
+		"v000000000000000|ok|NULL|1.5|{\"threads\":2}\n"
+		"v000000000000001|failed|no cell_end record (the record stream ended early)|NULL|{}\n"
+		"v000000000000002|missing|no records for this cell|NULL|NULL\n");
+	free(rows);
+	rows = raw_rows(db, "SELECT metric, unit, value, better FROM sample ORDER BY id");
+	cr_expect_str_eq(rows, "wakeup_p99|us|19.0|lower\nrps|1/s|1000.0|higher\n"
+			       "wakeup_p50|us|10.0|lower\ncopy|MB/s|1000.0|higher\n");
+	free(rows);
+	rows = raw_rows(db, "SELECT metric, unit, params, buckets FROM histogram");
+	cr_expect_str_eq(rows, "wakeup|us|{\"bits\":4}|[1,2,3]\n");
+	free(rows);
+	rows = raw_rows(db, "SELECT level, message FROM event WHERE boot_id IS NOT NULL ORDER BY id");
+	cr_expect_str_eq(rows,
+		"error|records for cell 'zzzz', which is not in configuration 'v000000000000000'\n"
+		"error|bad crc on line 7\n"
+		"error|5 further errors were not kept\n"
+		"warn|host state changed: thp.enabled: always -> never\n");
+	free(rows);
+	sqlite3_close(db);
+	recs_release(&r);
+	matrix_release(&t);
+}
+
+Test(store, a_boot_without_records_gets_missing_results)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "b000000000000000", 0);
+	b.status = "timeout";
+	b.error = "no record within 10m";
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM result WHERE status = 'missing'"), 3);
+	cr_expect_eq(count_rows("SELECT count(*) FROM boot WHERE header IS NULL AND records = 0"
+				" AND status = 'timeout'"), 1);
+	matrix_release(&t);
+}
+
+static void expect_empty_boot_tables(void)
+{
+	static const char *tables[] = { "boot", "result", "sample", "histogram", "event" };
+	char sql[64];
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(tables); i++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", tables[i]);
+		cr_expect_eq(count_rows(sql), 0, "%s is not empty", tables[i]);
+	}
+}
+
+Test(store, a_boot_failing_halfway_leaves_nothing)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	bool exists = true;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'v', 10);
+	/* the last sample cannot be stored: boot, results, earlier samples
+	 * and events must go with it */
+	r.samples[3].metric = NULL;
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	cr_expect_eq(vtb_store_boot(st, &b, &r.r), -1);
+	cr_expect(strstr(vtb_errmsg(), "NOT NULL constraint failed: sample.metric"), "%s",
+		  vtb_errmsg());
+	cr_assert_eq(vtb_store_boot_exists(st, id, "v000000000000000", 0, &exists), 0);
+	cr_expect_not(exists);
+	expect_empty_boot_tables();
+	/* a bad histogram (not JSON) likewise */
+	r.samples[3].metric = S("copy");
+	r.hists[0].buckets_json = S("[1,2");
+	cr_expect_eq(vtb_store_boot(st, &b, &r.r), -1);
+	expect_empty_boot_tables();
+	/* and the store is usable afterwards */
+	r.hists[0].buckets_json = S("[1,2]");
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM sample"), 4);
+	recs_release(&r);
+	matrix_release(&t);
+}
+
+Test(store, a_boot_is_never_stored_twice)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+	char *want;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'b', 10);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "b000000000000000", 1);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	b.uuid = "bbbbbbbb-0000-4000-8000-000000000000";
+	cr_expect_eq(vtb_store_boot(st, &b, &r.r), -1);
+	want = vtb_asprintf("boot 1 of configuration 'b000000000000000' is already stored in '%s'",
+			    dbpath);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	free(want);
+	b.config_key = "nope";
+	cr_expect_eq(vtb_store_boot(st, &b, &r.r), -1);
+	cr_expect(strstr(vtb_errmsg(), "configuration 'nope' is not in campaign"), "%s",
+		  vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM boot"), 1);
+	cr_expect_eq(count_rows("SELECT count(*) FROM sample"), 4);
+	recs_release(&r);
+	matrix_release(&t);
+}
+
+struct walk {
+	struct vtb_strbuf sb;
+	int stop_after;
+	int n;
+};
+
+static int collect(const struct vtb_sample_row *row, void *arg)
+{
+	struct walk *w = arg;
+
+	vtb_strbuf_addf(&w->sb, "%s %s %s %d %g %s\n", row->kind, row->cell_name, row->metric,
+			row->rep, row->value, row->better ? "higher" : "lower");
+	if (++w->n == w->stop_after)
+		return vtb_error("enough");
+	return 0;
+}
+
+Test(store, foreach_sample_orders_by_config_cell_metric_rep)
+{
+	struct vtb_store *st = open_store();
+	struct walk w = { VTB_STRBUF_INIT, 0, 0 };
+	struct test_matrix t;
+	struct test_recs r;
+	struct vtb_boot_info b;
+	int64_t id;
+	static const struct { char prefix; const char *key; int rep; } order[] = {
+		{ 'v', "v000000000000000", 1 }, { 'b', "b000000000000000", 1 },
+		{ 'v', "v000000000000000", 0 }, { 'b', "b000000000000000", 0 },
+	};
+	char uuid[37];
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(order); i++) {
+		recs_init(&r, order[i].prefix, order[i].rep + 1);
+		/* membw of the vm failed: its samples are not for compare */
+		if (order[i].prefix == 'v') {
+			r.cells[1].status = S("failed");
+			r.cells[1].error = S("validation failed");
+		} else {
+			r.cells[1].status = S("ok");
+		}
+		snprintf(uuid, sizeof(uuid), "%08zx-0000-4000-8000-000000000000", i);
+		b = boot_info(id, uuid, order[i].key, order[i].rep);
+		cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+		recs_release(&r);
+	}
+	cr_assert_eq(vtb_store_foreach_sample(st, id, collect, &w), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(vtb_strbuf_str(&w.sb),
+		"baseline membw copy 0 1000 higher\n"
+		"baseline membw copy 1 1000 higher\n"
+		"baseline wakeup rps 0 100 higher\n"
+		"baseline wakeup rps 1 200 higher\n"
+		"baseline wakeup wakeup_p50 0 1 lower\n"
+		"baseline wakeup wakeup_p50 1 2 lower\n"
+		"baseline wakeup wakeup_p99 0 10 lower\n"
+		"baseline wakeup wakeup_p99 1 11 lower\n"
+		"vm wakeup rps 0 100 higher\n"
+		"vm wakeup rps 1 200 higher\n"
+		"vm wakeup wakeup_p50 0 1 lower\n"
+		"vm wakeup wakeup_p50 1 2 lower\n"
+		"vm wakeup wakeup_p99 0 10 lower\n"
+		"vm wakeup wakeup_p99 1 11 lower\n");
+	vtb_strbuf_release(&w.sb);
+	/* a callback error stops the walk and comes back */
+	w = (struct walk){ VTB_STRBUF_INIT, 3, 0 };
+	cr_expect_eq(vtb_store_foreach_sample(st, id, collect, &w), -1);
+	cr_expect_str_eq(vtb_errmsg(), "enough");
+	cr_expect_eq(w.n, 3);
+	vtb_strbuf_release(&w.sb);
+	vtb_store_close(st);
+	matrix_release(&t);
+}
+
+static int collect_run(const struct vtb_run_row *row, void *arg)
+{
+	vtb_strbuf_addf(arg, "%s %s %s %s %ld %ld %ld\n", row->uuid, row->hostname,
+			row->matrix_path, row->status, row->boots, row->boots_ok,
+			row->boots_failed);
+	return 0;
+}
+
+static int collect_cell(const struct vtb_cell_row *row, void *arg)
+{
+	vtb_strbuf_addf(arg, "%.8s %s %s %s %ld %ld\n", row->campaign_uuid, row->config_label,
+			row->cell_name, row->params_json, row->boots, row->ok);
+	return 0;
+}
+
+Test(store, runs_and_cells_are_listed_with_counts)
+{
+	struct vtb_store *st = open_store(), *ro = NULL;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+
+	matrix_init(&t);
+	begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	id = begin_campaign(st, &t, "22222222-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'b', 1);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "b000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	b = boot_info(id, "bbbbbbbb-0000-4000-8000-000000000000", "b000000000000000", 1);
+	b.status = "failed";
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_campaign_end(st, id, "done"), 0);
+	vtb_store_close(st);
+	cr_assert_eq(vtb_store_open_ro(dbpath, &ro), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_foreach_run(ro, collect_run, &sb), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(vtb_strbuf_str(&sb),
+		"11111111-0000-4000-8000-000000000000 box quick.conf running 0 0 0\n"
+		"22222222-0000-4000-8000-000000000000 box quick.conf done 2 1 1\n");
+	vtb_strbuf_release(&sb);
+	cr_assert_eq(vtb_store_foreach_cell(ro, id, collect_cell, &sb), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(vtb_strbuf_str(&sb),
+		"22222222 baseline cpus=2 membw {\"runtime\":\"1s\"} 2 0\n"
+		"22222222 baseline cpus=2 timer {\"runtime\":\"1s\"} 2 0\n"
+		"22222222 baseline cpus=2 wakeup {\"runtime\":\"1s\"} 2 1\n"
+		"22222222 vm vcpus=2 membw {\"runtime\":\"1s\"} 0 0\n"
+		"22222222 vm vcpus=2 timer {\"runtime\":\"1s\"} 0 0\n"
+		"22222222 vm vcpus=2 wakeup {\"runtime\":\"1s\"} 0 0\n"
+		"22222222 vm vcpus=64 wakeup {\"runtime\":\"1s\"} 0 0\n");
+	vtb_strbuf_release(&sb);
+	cr_assert_eq(vtb_store_foreach_cell(ro, 0, collect_cell, &sb), 0);
+	cr_expect_eq(strlen(vtb_strbuf_str(&sb)) > 0, 1);
+	vtb_strbuf_release(&sb);
+	vtb_store_close(ro);
+	recs_release(&r);
+	matrix_release(&t);
+}
+
+Test(store, events_belong_to_a_campaign_or_one_of_its_boots)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	int64_t id;
+	char *rows;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "b000000000000000", 0);
+	b.n_warnings = 0;
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_event(st, id, NULL, "info", "campaign 'x' started"), 0, "%s",
+		     vtb_errmsg());
+	cr_assert_eq(vtb_store_event(st, id, b.uuid, "error", "agent said: it's broken"), 0,
+		     "%s", vtb_errmsg());
+	cr_expect_eq(vtb_store_event(st, id, "no-such-boot", "warn", "x"), -1);
+	cr_expect(strstr(vtb_errmsg(), "no boot 'no-such-boot'"), "%s", vtb_errmsg());
+	cr_expect_eq(vtb_store_event(st, id, NULL, "shout", "x"), -1);
+	cr_expect_eq(vtb_store_event(st, id + 7, NULL, "info", "x"), -1);
+	cr_expect(strstr(vtb_errmsg(), "FOREIGN KEY"), "%s", vtb_errmsg());
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT boot_id IS NULL, level, message FROM event ORDER BY id");
+	cr_expect_str_eq(rows, "1|info|campaign 'x' started\n0|error|agent said: it's broken\n");
+	free(rows);
+	sqlite3_close(db);
+	matrix_release(&t);
+}
+
+/* Does some connection hold the write lock? */
+static bool write_locked(void)
+{
+	sqlite3 *db = raw_open();
+	bool locked;
+
+	sqlite3_busy_timeout(db, 0);
+	locked = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_BUSY;
+	if (!locked)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	return locked;
+}
+
+Test(store, a_boot_killed_before_commit_leaves_nothing, .timeout = 60)
+{
+	struct vtb_store *st = open_store();
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+	int status, waited;
+	pid_t pid;
+	char *ok;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	vtb_store_close(st);
+	recs_init(&r, 'v', 10);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		setenv("VTBENCH_TEST_COMMIT_DELAY_MS", "20000", 1);
+		if (vtb_store_open(dbpath, &st) || vtb_store_boot(st, &b, &r.r))
+			_exit(3);
+		_exit(0);
+	}
+	for (waited = 0; waited < 2000 && !write_locked(); waited++)
+		nanosleep(&tick, NULL);
+	cr_assert_lt(waited, 2000, "the child never started its transaction");
+	/* well inside the commit delay: everything but COMMIT is done */
+	tick.tv_nsec = 300 * 1000 * 1000;
+	nanosleep(&tick, NULL);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	expect_empty_boot_tables();
+	db = raw_open();
+	ok = raw_text(db, "PRAGMA integrity_check");
+	cr_expect_str_eq(ok, "ok");
+	free(ok);
+	sqlite3_close(db);
+	st = open_store();
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM boot"), 1);
+	recs_release(&r);
+	matrix_release(&t);
+}
