@@ -1904,7 +1904,8 @@ void vtb_conf_help(FILE *f)
 
 	fprintf(f, "matrix.conf: INI sections and keys.  A comma list is an axis (marked ', ...');\n"
 		   "INT axes accept $host_cpus, $host_nodes, $host_llcs, $vcpus and N%%.\n"
-		   "Comments start with ';' or '#'; indented lines continue a value.\n");
+		   "Comments start with ';' or '#'; a line indented deeper than its key continues the value.\n"
+		   "only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n");
 	for (i = 0; i < VTB_ARRAY_SIZE(sectdefs); i++) {
 		fprintf(f, "\n[%s%s]  %s\n", sectdefs[i].type, sectdefs[i].named ? " NAME" : "",
 			sectdefs[i].help);

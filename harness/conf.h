@@ -47,9 +47,18 @@ struct vtb_params {
 };
 const char *vtb_params_get(const struct vtb_params *p, const char *key);
 
+/*
+ * Parameter values are normalised text: integers in decimal, sizes in
+ * bytes, times in nanoseconds, booleans yes/no, cpulists re-formatted,
+ * "auto" kept.  A VM configuration's params also hold the contents of the
+ * [topology NAME] and [sched NAME] sections it uses ("topology.cores",
+ * "sched.sysctl.kernel.numa_balancing"), so editing a profile changes
+ * the key.  A cell's name is NAME, followed by " key=value" for each
+ * workload key that has several values in the matrix ("hb mode=thread").
+ */
 struct vtb_cell {
 	char key[VTB_KEY_LEN + 1];
-	char *name;     /* [workload NAME] */
+	char *name;     /* [workload NAME], plus its varying axes */
 	char *workload; /* type = */
 	struct vtb_params params;   /* as in the key (host "auto" kept) */
 	struct vtb_params resolved; /* what the agent gets (auto resolved) */
