@@ -889,8 +889,14 @@ static int store_results(struct boot_ctx *bc, const struct vtb_boot_records *rec
 			continue;
 		}
 		if (cell->result_id) {
-			if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "error",
-					 "a cell was reported twice; the first report is kept") < 0)
+			char *msg = vtb_asprintf("cell '%s' was reported twice; the first report is kept",
+						 cell->key);
+			int rc = msg ? insert_event(bc->st, bc->campaign_id, bc->boot_id, "error",
+						    msg)
+				     : vtb_error("out of memory");
+
+			free(msg);
+			if (rc < 0)
 				return -1;
 			continue;
 		}

@@ -218,7 +218,7 @@ static int64_t begin_campaign(struct vtb_store *st, struct test_matrix *t, const
  * started but never ended, cell 2 silent. */
 struct test_recs {
 	struct vtb_boot_records r;
-	struct vtb_rs_cell cells[3];
+	struct vtb_rs_cell cells[4];
 	struct vtb_rs_sample samples[6];
 	struct vtb_rs_hist hists[1];
 	char *errors[2];
@@ -664,7 +664,10 @@ Test(store, a_boot_is_stored_whole)
 	recs_init(&r, 'v', 10);
 	/* a cell key the configuration lacks, with a sample */
 	r.cells[2] = (struct vtb_rs_cell){ .cell = S("zzzz"), .status = S("ok") };
-	r.r.n_cells = 3;
+	/* the guest reports cell 0 again: the first report is kept */
+	r.cells[3] = r.cells[0];
+	r.cells[3].status = S("failed");
+	r.r.n_cells = 4;
 	r.samples[4] = (struct vtb_rs_sample){ S("zzzz"), S("rps"), S("1/s"), 1, 1 };
 	r.samples[5] = (struct vtb_rs_sample){ S("zzzz"), S("rps2"), S("1/s"), 1, 1 };
 	r.r.n_samples = 6;
@@ -701,6 +704,7 @@ Test(store, a_boot_is_stored_whole)
 	rows = raw_rows(db, "SELECT level, message FROM event WHERE boot_id IS NOT NULL ORDER BY id");
 	cr_expect_str_eq(rows,
 		"error|records for cell 'zzzz', which is not in configuration 'v000000000000000'\n"
+		"error|cell 'v000000000000000' was reported twice; the first report is kept\n"
 		"error|bad crc on line 7\n"
 		"error|5 further errors were not kept\n"
 		"warn|host state changed: thp.enabled: always -> never\n");
