@@ -178,11 +178,16 @@ static int run_parsed(struct agent *a, const char *key,
 		if (err && write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error",
 						   "cell", key, "message", err)))
 			goto out;
-		if (write_rec(a, json_pack("{s:s, s:s, s:s, s:f, s:o, s:s?}", "type",
-					   "cell_end", "cell", key, "status",
-					   err ? "failed" : "ok", "seconds", secs,
-					   "info", ctx.info ? json_incref(ctx.info) : json_object(),
-					   "error", err)))
+		json_t *end = json_pack("{s:s, s:s, s:s, s:f, s:o}", "type",
+					"cell_end", "cell", key, "status",
+					err ? "failed" : "ok", "seconds", secs, "info",
+					ctx.info ? json_incref(ctx.info) : json_object());
+
+		if (end && err && json_object_set_new(end, "error", json_string(err))) {
+			json_decref(end);
+			end = NULL;
+		}
+		if (write_rec(a, end))
 			goto out;
 	} else {
 		print_summary(key, w->name, &ctx, !err, secs, err);

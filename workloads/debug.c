@@ -82,7 +82,7 @@ static int flood_one(struct vtb_workload_ctx *ctx, long long i)
 {
 	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample",
 			      "cell", ctx->cell, "metric", "flood", "unit",
-			      "count", (double)i, "better", "higher");
+			      "count", "value", (double)i, "better", "higher");
 	int ret;
 
 	if (!r)

@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Record parser against hostile streams: every malformed frame or record
+ * becomes a bounded error string and parsing goes on; and a writer ->
+ * parser round trip, including a chunked payload over 1 MiB fed in
+ * random-sized pieces.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../harness/recparse.h"
+#include "../../workloads/lib/record.h"
+#include "../../workloads/lib/vtbutil.h"
+
+#define NONCE "c0ffee"
+
+static struct vtb_rec_parser *P;
+
+static void setup(void)
+{
+	P = vtb_rec_parser_new(NONCE, NULL);
+	cr_assert_not_null(P);
+}
+
+static void teardown(void)
+{
+	vtb_rec_parser_free(P);
+	P = NULL;
+}
+
+TestSuite(recparse, .init = setup, .fini = teardown);
+
+static void feed(const char *s)
+{
+	vtb_rec_parser_feed(P, s, strlen(s));
+}
+
+/* Feeds one framed record with the parser's nonce. */
+static void rec(const char *json)
+{
+	char *line = vtb_rec_frame(NONCE, json);
+
+	cr_assert_not_null(line);
+	feed(line);
+	free(line);
+}
+
+static const struct vtb_boot_records *res(void)
+{
+	return vtb_rec_parser_result(P);
+}
+
+/* True when some error contains @needle. */
+static bool has_error(const char *needle)
+{
+	const struct vtb_boot_records *r = res();
+	size_t i;
+
+	for (i = 0; i < r->n_errors; i++)
+		if (strstr(r->errors[i], needle))
+			return true;
+	return false;
+}
+
+static void dump_errors(void)
+{
+	const struct vtb_boot_records *r = res();
+	size_t i;
+
+	for (i = 0; i < r->n_errors; i++)
+		cr_log_info("error: %s", r->errors[i]);
+}
+
+#define HEADER "{\"type\":\"header\",\"schema\":1,\"agent\":\"t\"}"
+#define CELL "{\"type\":\"cell\",\"cell\":\"k1\",\"workload\":\"membw\",\"params\":{}}"
+
+static void good_stream(void)
+{
+	rec(HEADER);
+	rec(CELL);
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":12.5,\"better\":\"higher\"}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\",\"params\":{\"unit\":\"us\",\"kind\":\"loglinear\",\"bits\":6},\"buckets\":[[1,2],[70,1]]}");
+	rec("{\"type\":\"error\",\"cell\":\"k1\",\"message\":\"something odd\"}");
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1.5,\"info\":{\"z\":1,\"a\":[1,2]}}");
+	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":1}");
+}
+
+Test(recparse, well_formed_stream_yields_every_record)
+{
+	const struct vtb_boot_records *r;
+
+	good_stream();
+	vtb_rec_parser_finish(P);
+	r = res();
+	dump_errors();
+	cr_assert_not_null(r->header);
+	cr_assert_eq(r->n_cells, 1);
+	cr_assert_str_eq(r->cells[0].cell, "k1");
+	cr_assert_str_eq(r->cells[0].workload, "membw");
+	cr_assert_str_eq(r->cells[0].status, "ok");
+	cr_assert_str_eq(r->cells[0].error, "something odd");
+	cr_assert_float_eq(r->cells[0].seconds, 1.5, 1e-12);
+	cr_assert_str_eq(r->cells[0].info_json, "{\"a\":[1,2],\"z\":1}");
+	cr_assert_eq(r->n_samples, 1);
+	cr_assert_str_eq(r->samples[0].metric, "triad");
+	cr_assert_str_eq(r->samples[0].unit, "MB/s");
+	cr_assert_float_eq(r->samples[0].value, 12.5, 1e-12);
+	cr_assert_eq(r->samples[0].better, 1);
+	cr_assert_eq(r->n_hists, 1);
+	cr_assert_str_eq(r->hists[0].params_json,
+			 "{\"bits\":6,\"kind\":\"loglinear\",\"unit\":\"us\"}");
+	cr_assert_str_eq(r->hists[0].buckets_json, "[[1,2],[70,1]]");
+	cr_assert(r->ended);
+	cr_assert_str_eq(r->end_status, "ok");
+	cr_assert_eq(r->records, 7);
+	/* the agent's error record is kept, as an agent error */
+	cr_assert_eq(r->n_errors, 1);
+	cr_assert(has_error("agent: cell k1: something odd"));
+}
+
+Test(recparse, one_byte_at_a_time_gives_the_same_result)
+{
+	char *all = NULL;
+	const char *lines[] = { HEADER, CELL,
+		"{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"failed\",\"seconds\":0,\"error\":\"boom\"}",
+		"{\"type\":\"end\",\"status\":\"failed\",\"cells\":1}" };
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(lines); i++) {
+		char *l = vtb_rec_frame(NONCE, lines[i]);
+
+		vtb_strbuf_addstr(&sb, "console noise\r\n");
+		vtb_strbuf_addstr(&sb, l);
+		free(l);
+	}
+	all = vtb_strbuf_detach(&sb);
+	for (i = 0; all[i]; i++)
+		cr_assert_eq(vtb_rec_parser_feed(P, all + i, 1), 0);
+	vtb_rec_parser_finish(P);
+	free(all);
+	dump_errors();
+	cr_assert_eq(res()->n_errors, 0);
+	cr_assert_eq(res()->noise_lines, 4);
+	cr_assert_str_eq(res()->cells[0].status, "failed");
+	cr_assert_str_eq(res()->cells[0].error, "boom");
+	cr_assert_str_eq(res()->cells[0].info_json, "{}");
+	cr_assert_str_eq(res()->end_status, "failed");
+}
+
+Test(recparse, crlf_line_endings_are_accepted)
+{
+	char *l = vtb_rec_frame(NONCE, HEADER);
+
+	l[strlen(l) - 1] = '\r';
+	feed(l);
+	feed("\n");
+	free(l);
+	cr_assert_not_null(res()->header);
+	cr_assert_eq(res()->n_errors, 0);
+}
+
+Test(recparse, lines_without_the_magic_are_noise)
+{
+	feed("hello\n\n[ 1.0] vtb1 kernel\n@vt\n");
+	vtb_rec_parser_finish(P);
+	cr_assert_eq(res()->noise_lines, 4);
+	cr_assert_eq(res()->n_errors, 0);
+}
+
+Test(recparse, another_framing_version_is_an_error)
+{
+	feed("@vtb2 " NONCE " {} 00000000\n");
+	feed("@vtb1x\n");
+	cr_assert_eq(res()->noise_lines, 0);
+	cr_assert(has_error("unsupported record framing '@vtb2'"));
+	cr_assert(has_error("unsupported record framing '@vtb1x'"));
+}
+
+Test(recparse, wrong_nonce_is_an_error)
+{
+	char *l = vtb_rec_frame("deadbeef", HEADER);
+
+	feed(l);
+	free(l);
+	cr_assert_null(res()->header);
+	cr_assert(has_error("nonce 'deadbeef', expected 'c0ffee'"));
+}
+
+Test(recparse, crc_mismatch_is_an_error)
+{
+	char *l = vtb_rec_frame(NONCE, HEADER);
+	size_t n = strlen(l);
+
+	l[n - 2] = l[n - 2] == '0' ? '1' : '0';
+	feed(l);
+	free(l);
+	cr_assert_null(res()->header);
+	cr_assert(has_error("crc mismatch"));
+}
+
+Test(recparse, malformed_frames_are_errors)
+{
+	feed("@vtb1 " NONCE "\n");
+	feed("@vtb1 " NONCE " {} 0000000\n");
+	feed("@vtb1 " NONCE " {} 0000000G\n");
+	feed("@vtb1 " NONCE " {} 0000000A\n");
+	cr_assert_eq(res()->n_errors, 4);
+	cr_assert(has_error("malformed record frame"));
+	cr_assert(has_error("malformed record crc"));
+}
+
+Test(recparse, invalid_json_is_an_error)
+{
+	rec("{\"type\":\"header\",");
+	rec("[1,2]");
+	rec("{\"type\":\"header\",\"type\":\"cell\"}");
+	cr_assert(has_error("invalid JSON in record"));
+	cr_assert(has_error("record is not a JSON object"));
+	cr_assert_eq(res()->n_errors, 3);
+}
+
+Test(recparse, missing_fields_and_wrong_types_are_errors)
+{
+	rec(CELL);
+	rec("{\"cell\":\"k1\"}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m\",\"value\":1,\"better\":\"higher\"}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"value\":\"12\",\"better\":\"higher\"}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"value\":1,\"better\":\"up\"}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"value\":1e999,\"better\":\"higher\"}");
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"done\",\"seconds\":1}");
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":-1}");
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1,\"info\":[]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":{},\"buckets\":[[1]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":{},\"buckets\":[[1,-2]]}");
+	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":\"1\"}");
+	rec("{\"type\":\"error\",\"cell\":5,\"message\":\"x\"}");
+	rec("{\"type\":\"header\",\"schema\":2}");
+	rec("{\"type\":\"header\",\"schema\":\"1\"}");
+	dump_errors();
+	cr_assert_eq(res()->n_samples, 0);
+	cr_assert_eq(res()->n_hists, 0);
+	cr_assert_null(res()->cells[0].status);
+	cr_assert_not(res()->ended);
+	cr_assert_null(res()->header);
+	cr_assert_eq(res()->n_errors, 14);
+	cr_assert(has_error("record without a string 'type'"));
+	cr_assert(has_error("field 'unit' missing or not a string"));
+	cr_assert(has_error("field 'value' missing or not a number"));
+	cr_assert(has_error("expected higher or lower"));
+	cr_assert(has_error("status 'done', expected ok or failed"));
+	cr_assert(has_error("negative 'seconds'"));
+	cr_assert(has_error("field 'info' missing or not an object"));
+	cr_assert(has_error("[index, count] pairs"));
+	cr_assert(has_error("unsupported record schema 2"));
+}
+
+Test(recparse, unknown_type_is_an_error)
+{
+	rec("{\"type\":\"bogus\"}");
+	cr_assert(has_error("unknown record type 'bogus'"));
+	cr_assert_eq(res()->records, 0);
+}
+
+Test(recparse, records_for_an_unknown_cell_are_errors)
+{
+	rec("{\"type\":\"sample\",\"cell\":\"k9\",\"metric\":\"m\",\"unit\":\"u\",\"value\":1,\"better\":\"lower\"}");
+	rec("{\"type\":\"cell_end\",\"cell\":\"k9\",\"status\":\"ok\",\"seconds\":1}");
+	rec(CELL);
+	rec(CELL);
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1}");
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"value\":1,\"better\":\"lower\"}");
+	cr_assert(has_error("sample record for unknown cell 'k9'"));
+	cr_assert(has_error("cell_end record for unknown cell 'k9'"));
+	cr_assert(has_error("duplicate cell record for 'k1'"));
+	cr_assert(has_error("duplicate cell_end record for 'k1'"));
+	cr_assert(has_error("after its cell_end"));
+	cr_assert_eq(res()->n_samples, 0);
+	cr_assert_eq(res()->n_cells, 1);
+}
+
+Test(recparse, duplicate_header_is_an_error)
+{
+	rec(HEADER);
+	rec(HEADER);
+	cr_assert_not_null(res()->header);
+	cr_assert(has_error("duplicate header record"));
+	cr_assert_eq(res()->n_errors, 1);
+}
+
+Test(recparse, records_after_end_are_errors)
+{
+	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":0}");
+	rec(CELL);
+	cr_assert(has_error("cell record after the end record"));
+	cr_assert_eq(res()->n_cells, 0);
+}
+
+Test(recparse, many_cells_are_found_quickly)
+{
+	char buf[128];
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"type\":\"cell\",\"cell\":\"c%d\",\"workload\":\"w\"}", i);
+		rec(buf);
+	}
+	for (i = 2999; i >= 0; i -= 7) {
+		snprintf(buf, sizeof(buf),
+			 "{\"type\":\"cell_end\",\"cell\":\"c%d\",\"status\":\"ok\",\"seconds\":%d}",
+			 i, i);
+		rec(buf);
+	}
+	cr_assert_eq(res()->n_errors, 0);
+	cr_assert_eq(res()->n_cells, 3000);
+	cr_assert_str_eq(res()->cells[2999].status, "ok");
+	cr_assert_float_eq(res()->cells[2999].seconds, 2999, 1e-9);
+	cr_assert_null(res()->cells[2998].status);
+}
+
+/* ---- chunks ---- */
+
+static void chunk(long id, long seq, bool last, const char *data)
+{
+	json_t *c = json_pack("{s:s, s:i, s:i, s:b, s:s}", "type", "chunk", "id",
+			      (int)id, "seq", (int)seq, "last", last, "data", data);
+	char *t = json_dumps(c, JSON_COMPACT);
+
+	rec(t);
+	free(t);
+	json_decref(c);
+}
+
+Test(recparse, chunks_are_joined_into_one_record)
+{
+	chunk(1, 0, false, "{\"type\":\"header\",");
+	chunk(1, 1, false, "\"schema\":1,");
+	chunk(1, 2, true, "\"agent\":\"x\"}");
+	dump_errors();
+	cr_assert_eq(res()->n_errors, 0);
+	cr_assert_not_null(res()->header);
+	cr_assert_str_eq(json_string_value(json_object_get(res()->header, "agent")), "x");
+}
+
+Test(recparse, chunk_gap_is_an_error)
+{
+	chunk(1, 0, false, "{\"type\":\"header\",");
+	chunk(1, 2, true, "\"schema\":1}");
+	vtb_rec_parser_finish(P);
+	cr_assert_null(res()->header);
+	cr_assert(has_error("gap, expected seq 1, got 2"));
+	cr_assert_eq(res()->n_errors, 1);
+}
+
+Test(recparse, chunk_repeat_is_an_error)
+{
+	chunk(1, 0, false, "{\"type\":\"header\",");
+	chunk(1, 0, false, "{\"type\":\"header\",");
+	chunk(1, 1, true, "\"schema\":1}");
+	vtb_rec_parser_finish(P);
+	cr_assert_null(res()->header);
+	cr_assert(has_error("seq 0 repeated"));
+	/* the rest of the broken sequence is not reported again */
+	cr_assert_eq(res()->n_errors, 1);
+}
+
+Test(recparse, chunk_id_reuse_is_an_error)
+{
+	chunk(3, 0, true, HEADER);
+	chunk(3, 0, true, CELL);
+	chunk(2, 0, true, CELL);
+	cr_assert_not_null(res()->header);
+	cr_assert_eq(res()->n_cells, 0);
+	cr_assert(has_error("chunk id 3 reused"));
+	cr_assert(has_error("chunk id 2 reused"));
+}
+
+Test(recparse, chunk_sequence_not_starting_at_zero_is_an_error)
+{
+	chunk(1, 1, true, HEADER);
+	cr_assert(has_error("chunk sequence 1 starts at seq 1"));
+}
+
+Test(recparse, interleaved_sequence_abandons_the_first)
+{
+	chunk(1, 0, false, "{\"type\":");
+	chunk(2, 0, true, HEADER);
+	cr_assert(has_error("chunk sequence 1 unfinished"));
+	cr_assert_not_null(res()->header);
+}
+
+Test(recparse, chunk_payload_over_the_limit_is_an_error)
+{
+	struct vtb_rec_limits lim = vtb_rec_default_limits;
+
+	vtb_rec_parser_free(P);
+	lim.max_payload = 16;
+	P = vtb_rec_parser_new(NONCE, &lim);
+	chunk(1, 0, false, "{\"type\":\"header\",");
+	chunk(1, 1, true, "\"schema\":1}");
+	cr_assert_null(res()->header);
+	cr_assert(has_error("payload over 16 bytes"));
+	cr_assert_eq(res()->n_errors, 1);
+}
+
+Test(recparse, unfinished_chunk_sequence_at_eof_is_an_error)
+{
+	chunk(7, 0, false, "{\"type\":\"header\",");
+	vtb_rec_parser_finish(P);
+	cr_assert(has_error("unfinished chunk sequence 7 at end of stream"));
+}
+
+Test(recparse, nested_chunk_and_bad_chunk_json_are_errors)
+{
+	chunk(1, 0, true, "{\"type\":\"chunk\",\"id\":2,\"seq\":0,\"last\":true,\"data\":\"{}\"}");
+	chunk(2, 0, true, "{\"type\":");
+	chunk(3, 0, "x", "y");
+	rec("{\"type\":\"chunk\",\"id\":\"4\",\"seq\":0,\"last\":true,\"data\":\"{}\"}");
+	cr_assert(has_error("chunk record inside a chunked payload"));
+	cr_assert(has_error("chunk sequence 2: invalid JSON"));
+	cr_assert(has_error("needs integers 'id' and 'seq'"));
+}
+
+/* ---- stream-level limits ---- */
+
+Test(recparse, truncated_last_line_is_an_error)
+{
+	char *l = vtb_rec_frame(NONCE, HEADER);
+
+	vtb_rec_parser_feed(P, l, strlen(l) - 5);
+	free(l);
+	vtb_rec_parser_finish(P);
+	cr_assert_null(res()->header);
+	cr_assert(has_error("truncated record at end of stream"));
+}
+
+Test(recparse, overlong_line_is_skipped_without_buffering)
+{
+	struct vtb_rec_limits lim = vtb_rec_default_limits;
+	char *big = malloc(5000);
+
+	vtb_rec_parser_free(P);
+	lim.max_line = 200;
+	P = vtb_rec_parser_new(NONCE, &lim);
+	memset(big, 'x', 4999);
+	big[4999] = '\0';
+	memcpy(big, "@vtb1 ", 6);
+	feed(big); /* no newline yet: fed in two pieces */
+	feed(big);
+	feed("\n");
+	rec(HEADER);
+	free(big);
+	cr_assert_not_null(res()->header);
+	cr_assert_eq(res()->n_errors, 1);
+	cr_assert(has_error("longer than 200 bytes, skipped"));
+}
+
+Test(recparse, errors_beyond_the_limit_are_counted)
+{
+	struct vtb_rec_limits lim = vtb_rec_default_limits;
+	int i;
+
+	vtb_rec_parser_free(P);
+	lim.max_errors = 3;
+	P = vtb_rec_parser_new(NONCE, &lim);
+	for (i = 0; i < 10; i++)
+		rec("{\"type\":\"bogus\"}");
+	cr_assert_eq(res()->n_errors, 3);
+	cr_assert_eq(res()->errors_dropped, 7);
+}
+
+Test(recparse, record_limit_stops_parsing)
+{
+	struct vtb_rec_limits lim = vtb_rec_default_limits;
+	char *l = vtb_rec_frame(NONCE, CELL);
+	int i, ret = 0;
+
+	vtb_rec_parser_free(P);
+	lim.max_records = 5;
+	P = vtb_rec_parser_new(NONCE, &lim);
+	for (i = 0; i < 10; i++)
+		ret = vtb_rec_parser_feed(P, l, strlen(l));
+	free(l);
+	cr_assert_eq(ret, -1);
+	cr_assert(has_error("more than 5 records"));
+	cr_assert_eq(res()->n_cells, 1);
+}
+
+Test(recparse, total_limit_stops_parsing)
+{
+	struct vtb_rec_limits lim = vtb_rec_default_limits;
+	char *l = vtb_rec_frame(NONCE, HEADER);
+
+	vtb_rec_parser_free(P);
+	lim.max_total = strlen(l) + 3;
+	P = vtb_rec_parser_new(NONCE, &lim);
+	cr_assert_eq(vtb_rec_parser_feed(P, l, strlen(l)), 0);
+	cr_assert_eq(vtb_rec_parser_feed(P, l, strlen(l)), -1);
+	free(l);
+	vtb_rec_parser_finish(P);
+	cr_assert_not_null(res()->header);
+	cr_assert(has_error("stream longer than"));
+	cr_assert_eq(res()->n_errors, 1);
+}
+
+Test(recparse, random_bytes_never_crash)
+{
+	unsigned seed = 12345;
+	char buf[4096];
+	int round, i;
+
+	for (round = 0; round < 200; round++) {
+		size_t n = (size_t)(rand_r(&seed) % (int)sizeof(buf));
+
+		for (i = 0; i < (int)n; i++) {
+			int r = rand_r(&seed) % 16;
+
+			buf[i] = r == 0 ? '\n' : r == 1 ? '@' : (char)rand_r(&seed);
+		}
+		vtb_rec_parser_feed(P, buf, n);
+		feed("@vtb1 c0ffee {\"type\":\"chunk\",\"id\":1,\"seq\":0,\"last\":false,\"data\":\"");
+	}
+	vtb_rec_parser_finish(P);
+	cr_assert_leq(res()->n_errors, vtb_rec_default_limits.max_errors);
+}
+
+/* ---- writer -> parser ---- */
+
+#define CHUNK_PREFIX "@vtb1 " NONCE " {\"type\":\"chunk\""
+
+Test(recparse, writer_round_trip_with_a_chunked_payload)
+{
+	int fd = memfd_create("records", 0);
+	struct vtb_rec w;
+	json_t *big, *r, *info;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	char *text, *expect;
+	off_t len;
+	size_t i, off;
+	unsigned seed = 42;
+	int chunk_lines = 0;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(vtb_rec_init(&w, fd, NONCE), 0);
+	/* > 1 MiB with quotes, backslashes, newlines and non-ASCII text. */
+	for (i = 0; i < 60000; i++)
+		vtb_strbuf_addstr(&sb, "\"q\\ \xc3\xa9t\xc3\xa9\n \xe2\x82\xac ");
+	big = json_string(sb.buf);
+	vtb_strbuf_release(&sb);
+	cr_assert_not_null(big);
+	info = json_pack("{s:o, s:i}", "blob", big, "n", 3);
+
+	r = json_pack("{s:s, s:i, s:s}", "type", "header", "schema", 1, "agent", "t");
+	cr_assert_eq(vtb_rec_write(&w, r), 0);
+	json_decref(r);
+	r = json_pack("{s:s, s:s, s:s, s:{s:s}}", "type", "cell", "cell", "k\xc3\xa9",
+		      "workload", "membw", "params", "size", "64M");
+	cr_assert_eq(vtb_rec_write(&w, r), 0);
+	json_decref(r);
+	r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell",
+		      "k\xc3\xa9", "metric", "triad", "unit", "MB/s", "value", 1234.5,
+		      "better", "higher");
+	cr_assert_eq(vtb_rec_write(&w, r), 0);
+	json_decref(r);
+	r = json_pack("{s:s, s:s, s:s, s:f, s:O}", "type", "cell_end", "cell",
+		      "k\xc3\xa9", "status", "ok", "seconds", 2.0, "info", info);
+	cr_assert_eq(vtb_rec_write(&w, r), 0);
+	json_decref(r);
+	r = json_pack("{s:s, s:s, s:i}", "type", "end", "status", "ok", "cells", 1);
+	cr_assert_eq(vtb_rec_write(&w, r), 0);
+	json_decref(r);
+
+	len = lseek(fd, 0, SEEK_END);
+	cr_assert_gt(len, VTB_REC_MAX_JSON);
+	text = malloc((size_t)len);
+	cr_assert_eq(pread(fd, text, (size_t)len, 0), len);
+	close(fd);
+	for (off = 0; off < (size_t)len; off++) {
+		cr_assert((unsigned char)text[off] < 0x80, "record stream is not ASCII");
+		if (text[off] == '\n' && off + 1 < (size_t)len &&
+		    strncmp(text + off + 1, CHUNK_PREFIX, strlen(CHUNK_PREFIX)) == 0)
+			chunk_lines++;
+	}
+	cr_assert_geq(chunk_lines, 4, "the payload was not chunked (%d chunks)", chunk_lines);
+	for (off = 0; off < (size_t)len;) {
+		size_t n = 1 + (size_t)(rand_r(&seed) % 70000);
+
+		if (n > (size_t)len - off)
+			n = (size_t)len - off;
+		cr_assert_eq(vtb_rec_parser_feed(P, text + off, n), 0);
+		off += n;
+	}
+	free(text);
+	vtb_rec_parser_finish(P);
+	dump_errors();
+	cr_assert_eq(res()->n_errors, 0);
+	cr_assert_eq(res()->n_cells, 1);
+	cr_assert_str_eq(res()->cells[0].cell, "k\xc3\xa9");
+	cr_assert_str_eq(res()->cells[0].status, "ok");
+	cr_assert_eq(res()->n_samples, 1);
+	cr_assert_float_eq(res()->samples[0].value, 1234.5, 1e-9);
+	expect = json_dumps(info, JSON_SORT_KEYS | JSON_COMPACT);
+	cr_assert(strcmp(res()->cells[0].info_json, expect) == 0,
+		  "chunked info did not round-trip");
+	free(expect);
+	json_decref(info);
+	cr_assert(res()->ended);
+	cr_assert_eq(res()->records, 5);
+}
