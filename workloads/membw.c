@@ -91,49 +91,69 @@ out:
 	return ret;
 }
 
+/*
+ * Resolves threads, CPUs, llc and size, and checks memory.  On success
+ * p->use holds the CPUs, which run() releases; on failure nothing is
+ * kept.
+ */
 static int membw_prepare(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct membw_params *p = params;
 	uint64_t avail = 0, rule;
 	size_t i, nthreads;
+	char *need = NULL, *have = NULL;
+	int ret = -1;
 
 	vtb_cpuset_release(&p->use);
-	if (ctx->cpus.n == 0)
-		return vtb_error("no cpus to run on");
+	if (ctx->cpus.n == 0) {
+		vtb_error("no cpus to run on");
+		goto out;
+	}
 	nthreads = p->threads ? (size_t)p->threads : ctx->cpus.n;
-	if (nthreads > ctx->cpus.n)
-		return vtb_error("'threads' is %zu but only %zu cpus are allowed (one thread per cpu)",
-				 nthreads, ctx->cpus.n);
+	if (nthreads > ctx->cpus.n) {
+		vtb_error("'threads' is %zu but only %zu cpus are allowed (one thread per cpu)",
+			  nthreads, ctx->cpus.n);
+		goto out;
+	}
 	p->threads = (long long)nthreads;
 	for (i = 0; i < nthreads; i++)
 		if (vtb_cpuset_add(&p->use, ctx->cpus.cpus[i]))
-			return -1;
+			goto out;
 	p->llc_from_sysfs = p->llc == 0;
-	if (p->llc_from_sysfs && vtb_sysfs_llc_bytes(NULL, &p->use, &p->llc))
-		return vtb_error("cannot find the llc size (pass llc=SIZE): %s",
-				 vtb_errmsg());
-	if (p->llc > UINT64_MAX / 8)
-		return vtb_error("'llc' of %" PRIu64 " bytes is too large", p->llc);
+	if (p->llc_from_sysfs && vtb_sysfs_llc_bytes(NULL, &p->use, &p->llc)) {
+		vtb_error("cannot find the llc size (pass llc=SIZE): %s", vtb_errmsg());
+		goto out;
+	}
+	if (p->llc > UINT64_MAX / 8) {
+		vtb_error("'llc' of %" PRIu64 " bytes is too large", p->llc);
+		goto out;
+	}
 	rule = 4 * p->llc;
 	if (p->size == 0)
 		p->size = (rule + MiB - 1) / MiB * MiB;
 	p->below_rule = p->size < rule;
 	/* Whole cache lines per thread slice; see slice(). */
-	if (p->size / sizeof(double) < (uint64_t)nthreads * ELEM_ALIGN)
-		return vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads",
-				 p->size, nthreads);
-	if (mem_available(&avail))
-		return -1;
-	if (p->size > UINT64_MAX / 3 || 3 * p->size >= avail / 10 * 8) {
-		char *need = vtb_format_size(p->size), *have = vtb_format_size(avail);
-		int ret = vtb_error("3 arrays of %s need more than 80%% of the available memory (%s)",
-				    need ? need : "?", have ? have : "?");
-
-		free(need);
-		free(have);
-		return ret;
+	if (p->size / sizeof(double) < (uint64_t)nthreads * ELEM_ALIGN) {
+		vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads",
+			  p->size, nthreads);
+		goto out;
 	}
-	return 0;
+	if (mem_available(&avail))
+		goto out;
+	if (p->size > UINT64_MAX / 3 || 3 * p->size >= avail / 10 * 8) {
+		need = vtb_format_size(p->size);
+		have = vtb_format_size(avail);
+		vtb_error("3 arrays of %s need more than 80%% of the available memory (%s)",
+			  need ? need : "?", have ? have : "?");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		vtb_cpuset_release(&p->use);
+	free(need);
+	free(have);
+	return ret;
 }
 
 struct membw_shared {
