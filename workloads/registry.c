@@ -37,7 +37,19 @@ static int check_opts(const struct vtb_workload_ops *w)
 	const struct vtb_opt *o, *p;
 	union vtb_optval v;
 
+	/* Agent flags; "records" may double as an option (--records=N). */
+	static const char *const reserved[] = { "help", "nonce", "out", "job",
+						"list", "all", "version" };
+	size_t i;
+
 	for (o = w->opts; o && o->name; o++) {
+		for (i = 0; i < VTB_ARRAY_SIZE(reserved); i++)
+			if (strcmp(o->name, reserved[i]) == 0)
+				return vtb_error("workload '%s': option name '%s' is an agent flag",
+						 w->name, o->name);
+		if (o->shortopt == 'h')
+			return vtb_error("workload '%s': option '%s' takes the letter 'h' of --help",
+					 w->name, o->name);
 		for (p = w->opts; p != o; p++) {
 			if (strcmp(p->name, o->name) == 0)
 				return vtb_error("workload '%s': option '%s' declared twice",
