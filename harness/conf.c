@@ -701,7 +701,7 @@ static int lex(struct parser *p, const char *text, size_t len)
 
 /* ---------------------------------------------------------------- values */
 
-/* A value of @o as normalised text: decimal ints, bytes, ns, yes/no. */
+/* A value of @o as normalised text: decimal ints, bytes, "<n>ns", yes/no. */
 static int norm_value(const struct vtb_opt *o, const char *text, char **out)
 {
 	struct vtb_cpuset set = { NULL, 0 };
@@ -721,6 +721,9 @@ static int norm_value(const struct vtb_opt *o, const char *text, char **out)
 			*out = strdup(v.b ? "yes" : "no");
 			break;
 		case VTB_OPT_TIME:
+			/* with its unit: a bare number would read as seconds */
+			*out = vtb_asprintf("%lluns", (unsigned long long)v.u);
+			break;
 		case VTB_OPT_SIZE:
 			*out = vtb_asprintf("%llu", (unsigned long long)v.u);
 			break;

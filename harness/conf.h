@@ -49,7 +49,7 @@ const char *vtb_params_get(const struct vtb_params *p, const char *key);
 
 /*
  * Parameter values are normalised text: integers in decimal, sizes in
- * bytes, times in nanoseconds, booleans yes/no, cpulists re-formatted,
+ * bytes, times in nanoseconds with the unit ("250000ns"), booleans yes/no, cpulists re-formatted,
  * "auto" kept.  A VM configuration's params also hold the contents of the
  * [topology NAME] and [sched NAME] sections it uses ("topology.cores",
  * "sched.sysctl.kernel.numa_balancing"), so editing a profile changes

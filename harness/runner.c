@@ -132,6 +132,9 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 	char *busy = NULL;
 
 	if (diff) {
+		for (char *p = diff; *p; p++)
+			if (*p == '\n')
+				*p = ';';
 		warns[(*n_warns)++] = vtb_asprintf("host state changed since the last check: %s",
 						   diff);
 		free(diff);
@@ -140,8 +143,12 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 		json_decref(b->state);
 		b->state = now;
 	}
-	if (vtb_hoststate_busy("/", &c->cpus, 100, 0.10, &busy) == 0 && busy)
+	if (vtb_hoststate_busy("/", &c->cpus, 100, 0.10, &busy) == 0 && busy) {
+		for (char *p = busy; *p; p++)
+			if (*p == '\n')
+				*p = ',';
 		warns[(*n_warns)++] = vtb_asprintf("machine busy before the boot: %s", busy);
+	}
 	free(busy);
 }
 

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <libcpuid/libcpuid.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -686,6 +688,14 @@ static int cmd_top(int argc, char **argv)
 	if (!job) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	/* A job's agent must not outlive the harness that reads its records
+	 * (a SIGKILLed harness would otherwise leave it running and skew the
+	 * next boot).  Not as PID 1 in a guest, where there is no parent. */
+	if (getpid() != 1) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			return EXIT_FAIL;
 	}
 	ret = cmd_job(job, &a);
 	vtb_cpuset_release(&a.cpus);

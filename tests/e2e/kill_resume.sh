@@ -6,7 +6,7 @@ need sqlite3 || exit 0
 
 cat >"$T/m.conf" <<'CONF'
 [global]
-reps = 4
+reps = 8
 [baseline]
 cpus = 1, $host_cpus
 [workload nap]
@@ -19,13 +19,14 @@ size = 1M
 iterations = 3
 CONF
 DB="$T/k.db"
-expected=$(( 2 * 4 ))
+expected=$(( 2 * 8 ))
 seed=${KILL_SEED:-$$}
 echo "# seed $seed"
 i=0
 while [ $i -lt 8 ]; do
 	i=$((i + 1))
-	ms=$(( (seed * (i + 7) * 7919) % 2500 + 150 ))
+	ms=$(( (seed * (i + 7) * 7919) % 1200 + 300 ))
+	before=$(sql "$DB" 'select count(*) from boot' 2>/dev/null || echo 0)
 	if [ $i -eq 3 ]; then
 		# while a boot is being written: the commit waits 1.5 s before COMMIT
 		VTBENCH_TEST_COMMIT_DELAY_MS=1500 "$VTBENCH" run "$T/m.conf" --db "$DB" --resume --quiet >/dev/null 2>&1 &
@@ -40,6 +41,13 @@ while [ $i -lt 8 ]; do
 	echo "# kill $i after ${ms} ms: $(sql "$DB" 'select count(*) from boot' 2>&1) boots stored"
 	got=$(sql "$DB" "pragma integrity_check" 2>&1)
 	expect_eq "kill $i: database intact" "$got" "ok"
+	if [ $i -eq 3 ]; then
+		# the first boot of that run was killed inside its commit
+		expect_eq "kill mid-commit: the boot is not stored, not even in part" \
+			"$(sql "$DB" 'select count(*) from boot')" "$before"
+		expect_eq "kill mid-commit: no orphan results" \
+			"$(sql "$DB" 'select count(*) from result where boot_id not in (select id from boot)')" "0"
+	fi
 done
 expect_exit "final resume completes" 0 "$VTBENCH" run "$T/m.conf" --db "$DB" --resume --quiet
 got=$(sql "$DB" "select count(*) from boot")
@@ -48,8 +56,8 @@ got=$(sql "$DB" "select count(*) from (select distinct config_id, rep from boot)
 expect_eq "each stored exactly once" "$got" "$expected"
 got=$(sql "$DB" "select count(*) from campaign")
 expect_eq "one campaign across every resume" "$got" "1"
-got=$(sql "$DB" "select count(*) from boot b join config c on c.id = b.config_id where b.rep between 0 and 3")
-expect_eq "reps are 0..3 of the planned configurations" "$got" "$expected"
+got=$(sql "$DB" "select count(*) from boot b join config c on c.id = b.config_id where b.rep between 0 and 7")
+expect_eq "reps are 0..7 of the planned configurations" "$got" "$expected"
 got=$(sql "$DB" "select count(*) from result where status != 'ok'")
 expect_eq "every stored boot is complete" "$got" "0"
 got=$(sql "$DB" "pragma integrity_check")
