@@ -67,6 +67,7 @@ if [ -n "$ASAN" ]; then
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 	run_unit "$ASAN" asan
 	run_scripts "$ASAN" asan-cli cli
+	run_scripts "$ASAN" asan-e2e e2e
 fi
 [ -n "$failures" ] && echo "failed suites:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"

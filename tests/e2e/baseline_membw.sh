@@ -1,0 +1,47 @@
+# A real bare-metal membw campaign end to end: plan, run, store, compare.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+
+cat >"$T/m.conf" <<'CONF'
+[global]
+reps = 2
+order = sequential
+[baseline]
+cpus = 1, $host_cpus
+[workload stream]
+type = membw
+size = 4M
+iterations = 4
+CONF
+ncpu=$(nproc)
+expect_exit "plan exits 0" 0 "$VTBENCH" plan "$T/m.conf"
+expect_exit "plan --format json exits 0" 0 "$VTBENCH" plan "$T/m.conf" --format json
+got=$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.boots')" 2>/dev/null || echo "?")
+[ "$ncpu" -gt 1 ] && want=4 || want=2
+expect_eq "plan json counts the boots" "$got" "$want"
+
+expect_exit "run exits 0" 0 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
+expect_grep "run prints where the results are" "$T/out" "results in $T/r.db"
+got=$(sql "$T/r.db" "select count(*) from boot where status = 'ok'")
+expect_eq "every boot ok" "$got" "$want"
+got=$(sql "$T/r.db" "select group_concat(metric, ',') from (select distinct metric from sample order by metric)")
+expect_eq "STREAM's four metrics stored" "$got" "add,copy,scale,triad"
+got=$(sql "$T/r.db" "select count(*) from sample where unit = 'MB/s' and better = 'higher' and value > 0")
+expect_eq "every sample positive MB/s, higher is better" "$got" "$((want * 4))"
+got=$(sql "$T/r.db" "select json_extract(header, '\$.kernel') from boot limit 1")
+expect_eq "the boot's header has the kernel" "$got" "$(uname -r)"
+got=$(sql "$T/r.db" "select json_extract(info, '\$.array_bytes') from result limit 1")
+expect_eq "the resolved array size is stored" "$got" "4194304"
+got=$(sql "$T/r.db" "select b.cpus from boot b join config c on c.id = b.config_id where c.label = 'baseline cpus=1' limit 1")
+expect_eq "cpus=1 ran confined to one CPU" "$got" "$(sql "$T/r.db" "select cpus from config where label = 'baseline cpus=1'")"
+got=$(sql "$T/r.db" "select json_extract(header, '\$.cpus') from boot b join config c on c.id = b.config_id where c.label = 'baseline cpus=1' limit 1")
+expect_eq "the agent saw only its CPU" "$got" "$(sql "$T/r.db" "select cpus from config where label = 'baseline cpus=1'")"
+got=$(sql "$T/r.db" "select count(*) from campaign where host_state is not null and json_extract(host_state, '\$.kernel') is not null")
+expect_eq "the host state snapshot is stored" "$got" "1"
+
+expect_exit "compare exits 0" 0 "$VTBENCH" compare --db "$T/r.db"
+expect_grep "compare has the header" "$T/out" "configuration"
+expect_grep "compare shows triad" "$T/out" "triad (+)"
+expect_grep "compare shows the baseline" "$T/out" "baseline cpus=1"
+n=$(grep -c 'baseline cpus=1 .*stream' "$T/out")
+expect_eq "one row per metric" "$n" "4"
