@@ -121,4 +121,6 @@ format:
 clean:
 	rm -rf $(BUILD)
 
+.SECONDARY:
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1147,14 +1147,18 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 	static const char sel[] =
 		"SELECT config.key, config.label, config.kind, cell.key, cell.name,"
 		" cell.workload, sample.metric, sample.unit, sample.better, boot.rep,"
-		" boot.uuid, sample.value"
+		" boot.uuid, sample.value,"
+		" min(sample.id) OVER (PARTITION BY cell.id, sample.metric) AS metric_order"
 		" FROM sample"
 		" JOIN result ON result.id = sample.result_id"
 		" JOIN boot ON boot.id = result.boot_id"
 		" JOIN cell ON cell.id = result.cell_id"
 		" JOIN config ON config.id = cell.config_id"
 		" WHERE config.campaign_id = ?1 AND result.status = 'ok'"
-		" ORDER BY config.seq, cell.name, cell.key, sample.metric, boot.rep, sample.id";
+		/* matrix order of configurations and cells; metrics in the
+		 * order the workload reports them (STREAM: copy, scale, add,
+		 * triad), not alphabetically */
+		" ORDER BY config.seq, cell.id, metric_order, boot.rep, sample.id";
 	sqlite3_stmt *s = NULL;
 	bool row;
 	int ret = -1;

@@ -119,7 +119,8 @@ struct vtb_sample_row {
 	double value;
 };
 /* Calls @fn for every sample of ok results of @campaign_id, ordered by
- * configuration (campaign order), cell, metric, rep.  Row strings are
+ * configuration (campaign order), cell (matrix order), metric (the order
+ * the workload reported them), rep.  Row strings are
  * valid during the call.  In all foreach functions a negative return of
  * @fn stops the walk and is returned as -1 (its vtb_error kept). */
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,

@@ -829,7 +829,7 @@ static int collect(const struct vtb_sample_row *row, void *arg)
 	return 0;
 }
 
-Test(store, foreach_sample_orders_by_config_cell_metric_rep)
+Test(store, foreach_sample_orders_by_matrix_then_reported_metric_order)
 {
 	struct vtb_store *st = open_store();
 	struct walk w = { VTB_STRBUF_INIT, 0, 0 };
@@ -860,21 +860,23 @@ Test(store, foreach_sample_orders_by_config_cell_metric_rep)
 		recs_release(&r);
 	}
 	cr_assert_eq(vtb_store_foreach_sample(st, id, collect, &w), 0, "%s", vtb_errmsg());
+	/* configurations and cells in matrix order, metrics in the order
+	 * the workload reported them, reps ascending */
 	cr_expect_str_eq(vtb_strbuf_str(&w.sb),
-		"baseline membw copy 0 1000 higher\n"
-		"baseline membw copy 1 1000 higher\n"
+		"baseline wakeup wakeup_p99 0 10 lower\n"
+		"baseline wakeup wakeup_p99 1 11 lower\n"
 		"baseline wakeup rps 0 100 higher\n"
 		"baseline wakeup rps 1 200 higher\n"
 		"baseline wakeup wakeup_p50 0 1 lower\n"
 		"baseline wakeup wakeup_p50 1 2 lower\n"
-		"baseline wakeup wakeup_p99 0 10 lower\n"
-		"baseline wakeup wakeup_p99 1 11 lower\n"
+		"baseline membw copy 0 1000 higher\n"
+		"baseline membw copy 1 1000 higher\n"
+		"vm wakeup wakeup_p99 0 10 lower\n"
+		"vm wakeup wakeup_p99 1 11 lower\n"
 		"vm wakeup rps 0 100 higher\n"
 		"vm wakeup rps 1 200 higher\n"
 		"vm wakeup wakeup_p50 0 1 lower\n"
-		"vm wakeup wakeup_p50 1 2 lower\n"
-		"vm wakeup wakeup_p99 0 10 lower\n"
-		"vm wakeup wakeup_p99 1 11 lower\n");
+		"vm wakeup wakeup_p50 1 2 lower\n");
 	vtb_strbuf_release(&w.sb);
 	/* a callback error stops the walk and comes back */
 	w = (struct walk){ VTB_STRBUF_INIT, 3, 0 };
