@@ -299,6 +299,24 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 			m->configs[i].why_not = strdup("excluded by --only");
 		}
 	}
+	if (o->only) {
+		struct vtb_strbuf labels = VTB_STRBUF_INIT;
+		size_t kept = 0;
+
+		for (i = 0; i < m->n_configs; i++) {
+			kept += m->configs[i].runnable;
+			if (m->configs[i].why_not && !strcmp(m->configs[i].why_not, "excluded by --only"))
+				vtb_strbuf_addf(&labels, "%s'%s'", labels.len ? ", " : "",
+						m->configs[i].label);
+		}
+		if (!kept) {
+			vtb_error("--only '%s' matches no runnable configuration (they are: %s)",
+				  o->only, vtb_strbuf_str(&labels));
+			vtb_strbuf_release(&labels);
+			goto out;
+		}
+		vtb_strbuf_release(&labels);
+	}
 	if (vtb_matrix_boot_order(m, &order, &n_order))
 		goto out;
 	res->db = strdup(o->db ? o->db : m->db);

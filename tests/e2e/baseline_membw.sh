@@ -45,3 +45,11 @@ expect_grep "compare shows triad" "$T/out" "triad (+)"
 expect_grep "compare shows the baseline" "$T/out" "baseline cpus=1"
 n=$(grep -c 'baseline cpus=1 .*stream' "$T/out")
 expect_eq "one row per metric" "$n" "4"
+
+# --only and --reps narrow a run; a filter that matches nothing is an error
+expect_exit "--only one configuration, --reps 1" 0 "$VTBENCH" run "$T/m.conf" --db "$T/only.db" --only 'baseline cpus=1' --reps 1 --quiet
+got=$(sql "$T/only.db" "select group_concat(c.label) || ' ' || count(*) from boot b join config c on c.id = b.config_id")
+expect_eq "--only ran just that configuration, once" "$got" "baseline cpus=1 1"
+expect_exit "--only matching nothing is an input error" 2 "$VTBENCH" run "$T/m.conf" --db "$T/none.db" --only 'nothing*'
+expect_grep "--only matching nothing lists the labels" "$T/err" "'baseline cpus=1'"
+if [ -e "$T/none.db" ]; then notok "--only matching nothing creates no database"; else ok "--only matching nothing creates no database"; fi
