@@ -1140,6 +1140,64 @@ out:
 	return ret;
 }
 
+/*
+ * Runs @sql (its ?1 bound to @id when @id is not 0 or the query has a
+ * parameter) and hands each row to @emit, which converts the columns and
+ * calls the caller's callback; a negative return stops the walk.
+ */
+static int query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
+		      int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sql, &s) < 0)
+		goto out;
+	if (sqlite3_bind_parameter_count(s) > 0 && bind_int(s, 1, id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	for (;;) {
+		if (step(st, s, what, &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		if (emit(s, ctx) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+struct sample_walk {
+	int (*fn)(const struct vtb_sample_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_sample(sqlite3_stmt *s, void *ctx)
+{
+	struct sample_walk *w = ctx;
+	struct vtb_sample_row r = {
+		.config_key = column_text(s, 0),
+		.config_label = column_text(s, 1),
+		.kind = column_text(s, 2),
+		.cell_key = column_text(s, 3),
+		.cell_name = column_text(s, 4),
+		.workload = column_text(s, 5),
+		.metric = column_text(s, 6),
+		.unit = column_text(s, 7),
+		.better = !strcmp(column_text(s, 8), "higher"),
+		.rep = sqlite3_column_int(s, 9),
+		.boot_uuid = column_text(s, 10),
+		.value = sqlite3_column_double(s, 11),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_sample_row *row, void *arg),
 			     void *arg)
@@ -1159,44 +1217,34 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		 * order the workload reports them (STREAM: copy, scale, add,
 		 * triad), not alphabetically */
 		" ORDER BY config.seq, cell.id, metric_order, boot.rep, sample.id";
-	sqlite3_stmt *s = NULL;
-	bool row;
-	int ret = -1;
+	struct sample_walk w = { fn, arg };
 
-	if (prepare(st, sel, &s) < 0)
-		goto out;
-	if (bind_int(s, 1, campaign_id)) {
-		db_error(st, "bind the campaign");
-		goto out;
-	}
-	for (;;) {
-		struct vtb_sample_row r;
+	return query_each(st, sel, campaign_id, "read samples", emit_sample, &w);
+}
 
-		if (step(st, s, "read samples", &row) < 0)
-			goto out;
-		if (!row)
-			break;
-		r = (struct vtb_sample_row){
-			.config_key = column_text(s, 0),
-			.config_label = column_text(s, 1),
-			.kind = column_text(s, 2),
-			.cell_key = column_text(s, 3),
-			.cell_name = column_text(s, 4),
-			.workload = column_text(s, 5),
-			.metric = column_text(s, 6),
-			.unit = column_text(s, 7),
-			.better = !strcmp(column_text(s, 8), "higher"),
-			.rep = sqlite3_column_int(s, 9),
-			.boot_uuid = column_text(s, 10),
-			.value = sqlite3_column_double(s, 11),
-		};
-		if (fn(&r, arg) < 0)
-			goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(s);
-	return ret;
+struct run_walk {
+	int (*fn)(const struct vtb_run_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_run(sqlite3_stmt *s, void *ctx)
+{
+	struct run_walk *w = ctx;
+	struct vtb_run_row r = {
+		.id = sqlite3_column_int64(s, 0),
+		.uuid = column_text(s, 1),
+		.hostname = column_text(s, 2),
+		.matrix_path = column_text(s, 3),
+		.version = column_text(s, 4),
+		.status = column_text(s, 5),
+		.started_ns = sqlite3_column_int64(s, 6),
+		.ended_ns = sqlite3_column_int64(s, 7),
+		.boots = sqlite3_column_int64(s, 8),
+		.boots_ok = sqlite3_column_int64(s, 9),
+		.boots_failed = sqlite3_column_int64(s, 10),
+	};
+
+	return w->fn(&r, w->arg);
 }
 
 int vtb_store_foreach_run(struct vtb_store *st,
@@ -1210,39 +1258,32 @@ int vtb_store_foreach_run(struct vtb_store *st,
 		" FROM campaign JOIN host ON host.id = campaign.host_id"
 		" LEFT JOIN boot ON boot.campaign_id = campaign.id"
 		" GROUP BY campaign.id ORDER BY campaign.started_ns, campaign.id";
-	sqlite3_stmt *s = NULL;
-	bool row;
-	int ret = -1;
+	struct run_walk w = { fn, arg };
 
-	if (prepare(st, sel, &s) < 0)
-		goto out;
-	for (;;) {
-		struct vtb_run_row r;
+	return query_each(st, sel, 0, "read campaigns", emit_run, &w);
+}
 
-		if (step(st, s, "read campaigns", &row) < 0)
-			goto out;
-		if (!row)
-			break;
-		r = (struct vtb_run_row){
-			.id = sqlite3_column_int64(s, 0),
-			.uuid = column_text(s, 1),
-			.hostname = column_text(s, 2),
-			.matrix_path = column_text(s, 3),
-			.version = column_text(s, 4),
-			.status = column_text(s, 5),
-			.started_ns = sqlite3_column_int64(s, 6),
-			.ended_ns = sqlite3_column_int64(s, 7),
-			.boots = sqlite3_column_int64(s, 8),
-			.boots_ok = sqlite3_column_int64(s, 9),
-			.boots_failed = sqlite3_column_int64(s, 10),
-		};
-		if (fn(&r, arg) < 0)
-			goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(s);
-	return ret;
+struct cell_walk {
+	int (*fn)(const struct vtb_cell_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_cell(sqlite3_stmt *s, void *ctx)
+{
+	struct cell_walk *w = ctx;
+	struct vtb_cell_row r = {
+		.campaign_uuid = column_text(s, 0),
+		.config_key = column_text(s, 1),
+		.config_label = column_text(s, 2),
+		.cell_key = column_text(s, 3),
+		.cell_name = column_text(s, 4),
+		.workload = column_text(s, 5),
+		.params_json = column_text(s, 6),
+		.boots = sqlite3_column_int64(s, 7),
+		.ok = sqlite3_column_int64(s, 8),
+	};
+
+	return w->fn(&r, w->arg);
 }
 
 int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
@@ -1257,40 +1298,8 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 		" LEFT JOIN result ON result.cell_id = cell.id"
 		" WHERE ?1 <= 0 OR campaign.id = ?1"
 		" GROUP BY cell.id"
-		" ORDER BY campaign.started_ns, campaign.id, config.seq, cell.name, cell.key";
-	sqlite3_stmt *s = NULL;
-	bool row;
-	int ret = -1;
+		" ORDER BY campaign.started_ns, campaign.id, config.seq, cell.id";
+	struct cell_walk w = { fn, arg };
 
-	if (prepare(st, sel, &s) < 0)
-		goto out;
-	if (bind_int(s, 1, campaign_id)) {
-		db_error(st, "bind the campaign");
-		goto out;
-	}
-	for (;;) {
-		struct vtb_cell_row r;
-
-		if (step(st, s, "read cells", &row) < 0)
-			goto out;
-		if (!row)
-			break;
-		r = (struct vtb_cell_row){
-			.campaign_uuid = column_text(s, 0),
-			.config_key = column_text(s, 1),
-			.config_label = column_text(s, 2),
-			.cell_key = column_text(s, 3),
-			.cell_name = column_text(s, 4),
-			.workload = column_text(s, 5),
-			.params_json = column_text(s, 6),
-			.boots = sqlite3_column_int64(s, 7),
-			.ok = sqlite3_column_int64(s, 8),
-		};
-		if (fn(&r, arg) < 0)
-			goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(s);
-	return ret;
+	return query_each(st, sel, campaign_id, "read cells", emit_cell, &w);
 }

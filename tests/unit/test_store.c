@@ -930,13 +930,14 @@ Test(store, runs_and_cells_are_listed_with_counts)
 		"22222222-0000-4000-8000-000000000000 box quick.conf done 2 1 1\n");
 	vtb_strbuf_release(&sb);
 	cr_assert_eq(vtb_store_foreach_cell(ro, id, collect_cell, &sb), 0, "%s", vtb_errmsg());
+	/* configurations and cells in matrix order */
 	cr_expect_str_eq(vtb_strbuf_str(&sb),
+		"22222222 baseline cpus=2 wakeup {\"runtime\":\"1s\"} 2 1\n"
 		"22222222 baseline cpus=2 membw {\"runtime\":\"1s\"} 2 0\n"
 		"22222222 baseline cpus=2 timer {\"runtime\":\"1s\"} 2 0\n"
-		"22222222 baseline cpus=2 wakeup {\"runtime\":\"1s\"} 2 1\n"
+		"22222222 vm vcpus=2 wakeup {\"runtime\":\"1s\"} 0 0\n"
 		"22222222 vm vcpus=2 membw {\"runtime\":\"1s\"} 0 0\n"
 		"22222222 vm vcpus=2 timer {\"runtime\":\"1s\"} 0 0\n"
-		"22222222 vm vcpus=2 wakeup {\"runtime\":\"1s\"} 0 0\n"
 		"22222222 vm vcpus=64 wakeup {\"runtime\":\"1s\"} 0 0\n");
 	vtb_strbuf_release(&sb);
 	cr_assert_eq(vtb_store_foreach_cell(ro, 0, collect_cell, &sb), 0);
