@@ -1255,7 +1255,7 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 	struct varctx vc = { s->title, vcpus, vcpus };
 	struct axis *ax = NULL;
 	const struct vtb_opt **aopt = NULL;
-	size_t n_ax = 0, n_opts = 0, i, total, *idx = NULL;
+	size_t n_ax = 0, n_opts = 0, i, total = 0, *idx = NULL;
 	struct vtb_strbuf name = VTB_STRBUF_INIT;
 	struct vtb_cell cell;
 	json_t *obj = NULL, *pj = NULL;
@@ -1583,6 +1583,32 @@ static int topology_cpus(struct parser *p, const struct sect *t, long long *out)
 	return 0;
 }
 
+
+/* Every value of an axis must be one of @cands (NULL-terminated here);
+ * else "unknown WHAT 'x'EXTRA (did you mean 'y'?)". */
+static int check_known(const struct parser *p, int line, const struct strv *vals,
+		       struct strv *cands, const char *what, const char *extra)
+{
+	char *hint;
+	size_t i;
+	int ret;
+
+	if (grow(&cands->v, &cands->alloc, cands->n + 1, sizeof(*cands->v)) < 0)
+		return -1;
+	cands->v[cands->n] = NULL;
+	for (i = 0; i < vals->n; i++) {
+		if (strv_has(cands, vals->v[i]))
+			continue;
+		hint = did_you_mean(" (did you mean '%s'?)",
+				    vtb_suggest((const char *const *)cands->v, vals->v[i]));
+		ret = perr(p, line, "unknown %s '%s'%s%s", what, vals->v[i], extra,
+			   hint ? hint : "");
+		free(hint);
+		return ret;
+	}
+	return 0;
+}
+
 static int expand_vm(struct parser *p)
 {
 	enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, N_AXES };
@@ -1633,21 +1659,9 @@ static int expand_vm(struct parser *p)
 	for (i = 0; i < p->n_sects; i++)
 		if (p->sects[i].kind == S_TOPOLOGY && strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
-	if (grow(&cands.v, &cands.alloc, cands.n + 1, sizeof(*cands.v)) < 0)
+	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology",
+			": not a preset (flat, cores, mirror, lie) nor a [topology NAME]") < 0)
 		goto out;
-	cands.v[cands.n] = NULL;
-	for (i = 0; i < ax[A_TOPOLOGY].vals.n; i++) {
-		const char *t = ax[A_TOPOLOGY].vals.v[i];
-
-		if (strv_has(&cands, t))
-			continue;
-		hint = did_you_mean(" (did you mean '%s'?)",
-				    vtb_suggest((const char *const *)cands.v, t));
-		ret = perr(p, lines[A_TOPOLOGY],
-			   "unknown topology '%s': not a preset (flat, cores, mirror, lie) nor a [topology NAME]%s",
-			   t, hint ? hint : "");
-		goto out;
-	}
 	strv_release(&cands);
 	if (strv_push(&cands, "default") < 0)
 		goto out;
@@ -1655,20 +1669,8 @@ static int expand_vm(struct parser *p)
 		if (p->sects[i].kind == S_SCHED && !strv_has(&cands, p->sects[i].name) &&
 		    strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
-	if (grow(&cands.v, &cands.alloc, cands.n + 1, sizeof(*cands.v)) < 0)
+	if (check_known(p, lines[A_SCHED], &ax[A_SCHED].vals, &cands, "sched profile", "") < 0)
 		goto out;
-	cands.v[cands.n] = NULL;
-	for (i = 0; i < ax[A_SCHED].vals.n; i++) {
-		const char *t = ax[A_SCHED].vals.v[i];
-
-		if (strv_has(&cands, t))
-			continue;
-		hint = did_you_mean(" (did you mean '%s'?)",
-				    vtb_suggest((const char *const *)cands.v, t));
-		ret = perr(p, lines[A_SCHED], "unknown sched profile '%s'%s", t,
-			   hint ? hint : "");
-		goto out;
-	}
 	if (!is_yes(enabled)) {
 		ret = 0;
 		goto out;
