@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs every Debian package vtbench needs to build, test and run.
 # Idempotent: installs only what is missing; quiet when nothing is.
-# This list is the one place packages are named (ansible reads it too).
+# This list is the one place packages are named; `--list` prints it for
+# other installers.
 set -eu
 
 PACKAGES="
