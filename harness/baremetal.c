@@ -5,7 +5,8 @@
  * process a workload forked.  Confinement: the harness sets its own
  * affinity to the configuration's CPUs just around posix_spawn and
  * restores it, so the agent starts confined (no window in which it runs
- * elsewhere) and every thread it creates inherits the mask.
+ * elsewhere) and every thread it creates inherits the mask.  The job is
+ * handed over in a memfd, so a killed harness leaves no file behind.
  */
 #include "baremetal.h"
 
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,34 +37,29 @@ static int64_t realtime_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int write_job(const char *json, char *path, size_t pathlen)
+/* The job travels in a memfd passed as fd 3: nothing is left in /tmp when
+ * the harness is killed, and the agent opens it as /dev/fd/3. */
+static int job_memfd(const char *json)
 {
-	const char *tmp = getenv("TMPDIR");
 	size_t len = strlen(json), off = 0;
 	ssize_t n;
 	int fd;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if ((size_t)snprintf(path, pathlen, "%s/vtbench-job-XXXXXX", tmp) >= pathlen)
-		return vtb_error("TMPDIR '%s' is too long", tmp);
-	fd = mkstemp(path);
+	fd = memfd_create("vtbench-job", MFD_CLOEXEC);
 	if (fd < 0)
-		return vtb_error("cannot create job file in '%s': %s", tmp, strerror(errno));
+		return vtb_error("memfd_create: %s", strerror(errno));
 	while (off < len) {
 		n = write(fd, json + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			vtb_error("cannot write job file '%s': %s", path, strerror(errno));
+			vtb_error("cannot write the job: %s", strerror(errno));
 			close(fd);
-			unlink(path);
 			return -1;
 		}
 		off += (size_t)n;
 	}
-	close(fd);
-	return 0;
+	return fd;
 }
 
 static void tail_add(struct vtb_strbuf *tail, const char *buf, size_t n)
@@ -143,14 +140,14 @@ static int confine_self(const struct vtb_cpuset *cpus, cpu_set_t *saved)
 	return 0;
 }
 
-static int spawn_agent(const struct vtb_baremetal_req *req, const char *jobpath,
-		       int outfd[2], int errfd[2], pid_t *pid)
+static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd[2],
+		       int errfd[2], pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t empty, dfl;
 	cpu_set_t saved;
-	char *argv[] = { (char *)req->agent, (char *)"--job", (char *)jobpath,
+	char *argv[] = { (char *)req->agent, (char *)"--job", (char *)"/dev/fd/3",
 			 (char *)"--records", NULL };
 	int ret, err;
 
@@ -159,6 +156,7 @@ static int spawn_agent(const struct vtb_baremetal_req *req, const char *jobpath,
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, outfd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errfd[1], 2);
+	posix_spawn_file_actions_adddup2(&fa, jobfd, 3);
 	sigemptyset(&empty);
 	sigemptyset(&dfl);
 	sigaddset(&dfl, SIGINT);
@@ -173,24 +171,42 @@ static int spawn_agent(const struct vtb_baremetal_req *req, const char *jobpath,
 	if (ret)
 		goto out;
 	err = posix_spawn(pid, req->agent, &fa, &attr, argv, environ);
-	if (sched_setaffinity(0, sizeof(saved), &saved) < 0 && !err)
-		err = errno;
-	if (err)
+	if (err) {
+		sched_setaffinity(0, sizeof(saved), &saved);
 		ret = vtb_error("cannot start agent '%s': %s", req->agent, strerror(err));
+	} else if (sched_setaffinity(0, sizeof(saved), &saved) < 0) {
+		/* the harness would stay confined: give up on this agent */
+		ret = vtb_error("cannot restore the harness's affinity: %s", strerror(errno));
+		kill(-*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
 out:
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	return ret;
 }
 
+/* Has the agent exited?  Looks without reaping it (WNOWAIT), so its
+ * process group stays ours until the final kill. */
+static bool agent_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid == pid;
+}
+
+#define POLL_NS 100000000ull  /* how often a running agent's exit is checked */
+#define DRAIN_NS 500000000ull /* output still read after the agent exited */
+
 int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outcome *out)
 {
 	struct vtb_strbuf tail = VTB_STRBUF_INIT;
-	int outfd[2] = { -1, -1 }, errfd[2] = { -1, -1 };
-	char jobpath[4096];
+	int outfd[2] = { -1, -1 }, errfd[2] = { -1, -1 }, jobfd = -1;
 	char buf[65536];
-	uint64_t deadline;
-	bool job_written = false, killed = false, timed_out = false, stopped = false;
+	uint64_t deadline, exited_at = 0;
+	bool exited = false, timed_out = false, stopped = false;
 	pid_t pid = -1;
 	int wstatus = 0, ret = -1;
 
@@ -199,24 +215,29 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	if (!out->parser)
 		return vtb_error("out of memory");
 	vtb_strbuf_addstr(&tail, "");
-	if (write_job(req->job_json, jobpath, sizeof(jobpath)))
+	jobfd = job_memfd(req->job_json);
+	if (jobfd < 0)
 		goto out;
-	job_written = true;
 	if (pipe2(outfd, O_CLOEXEC) < 0 || pipe2(errfd, O_CLOEXEC) < 0) {
 		vtb_error("pipe: %s", strerror(errno));
 		goto out;
 	}
 	out->started_ns = realtime_ns();
 	deadline = vtb_now_ns() + req->timeout_ns;
-	if (spawn_agent(req, jobpath, outfd, errfd, &pid))
+	if (spawn_agent(req, jobfd, outfd, errfd, &pid))
 		goto out;
 	close(outfd[1]);
 	close(errfd[1]);
 	outfd[1] = errfd[1] = -1;
 
-	while (outfd[0] >= 0 || errfd[0] >= 0) {
+	/*
+	 * Read both pipes until the agent has exited and its output is
+	 * drained.  A process the workload left behind may keep the pipes
+	 * open: the agent's exit, not EOF, ends the boot (after DRAIN_NS).
+	 */
+	for (;;) {
 		struct pollfd pfd[2] = { { outfd[0], POLLIN, 0 }, { errfd[0], POLLIN, 0 } };
-		uint64_t now = vtb_now_ns();
+		uint64_t now = vtb_now_ns(), wait_ns;
 		struct timespec ts;
 		int n;
 
@@ -224,20 +245,29 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 			stopped = true;
 			break;
 		}
-		if (now >= deadline) {
+		if (!exited && agent_exited(pid)) {
+			exited = true;
+			exited_at = now;
+		}
+		if (exited && ((outfd[0] < 0 && errfd[0] < 0) || now - exited_at >= DRAIN_NS))
+			break;
+		if (!exited && now >= deadline) {
 			timed_out = true;
 			break;
 		}
-		ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
-		ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+		wait_ns = exited ? DRAIN_NS - (now - exited_at) : deadline - now;
+		if (wait_ns > POLL_NS)
+			wait_ns = POLL_NS;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000u);
+		ts.tv_nsec = (long)(wait_ns % 1000000000u);
+		/* with both pipes closed this only waits for signals */
 		n = ppoll(pfd, 2, &ts, req->waitmask);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			vtb_error("ppoll: %s", strerror(errno));
 			kill(-pid, SIGKILL);
-			killed = true;
-			waitpid(pid, &wstatus, 0);
+			waitpid(pid, NULL, 0);
 			goto out;
 		}
 		for (int i = 0; i < 2; i++) {
@@ -262,27 +292,11 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 				tail_add(&tail, buf, (size_t)got);
 		}
 	}
-	if (timed_out || stopped) {
-		kill(-pid, SIGKILL);
-		killed = true;
-	}
-	/* The agent may have closed its pipes and still be running (or a
-	 * child of it holds them): wait, but never past the deadline. */
-	while (waitpid(pid, &wstatus, killed ? 0 : WNOHANG) == 0) {
-		struct timespec ts = { 0, 10000000 };
-
-		if (req->stop && *req->stop) {
-			stopped = true;
-		} else if (vtb_now_ns() < deadline) {
-			nanosleep(&ts, NULL);
-			continue;
-		} else {
-			timed_out = true;
-		}
-		kill(-pid, SIGKILL);
-		killed = true;
-	}
-	kill(-pid, SIGKILL); /* leftovers of the group, if any */
+	/* The group is still ours (the agent is not reaped yet): end whatever
+	 * is left of it, then reap.  An agent that exited keeps its status. */
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
 	vtb_rec_parser_finish(out->parser);
 	out->ended_ns = realtime_ns();
 	if (stopped) {
@@ -306,8 +320,8 @@ out:
 		if (errfd[i] >= 0)
 			close(errfd[i]);
 	}
-	if (job_written)
-		unlink(jobpath);
+	if (jobfd >= 0)
+		close(jobfd);
 	out->stderr_tail = vtb_strbuf_detach(&tail);
 	return ret;
 }

@@ -25,14 +25,10 @@ static const char compare_usage[] =
 
 static void fmt_num(char *buf, size_t len, double v)
 {
-	double a = fabs(v);
-
-	if (a >= 1000)
+	if (fabs(v) >= 1000)
 		snprintf(buf, len, "%.0f", v);
-	else if (a >= 1)
-		snprintf(buf, len, "%.3g", v);
 	else
-		snprintf(buf, len, "%.3g", v);
+		snprintf(buf, len, "%.4g", v);
 }
 
 enum { COL_CONFIG, COL_CELL, COL_METRIC, COL_UNIT, COL_N, COL_MEAN, COL_MEDIAN,

@@ -36,17 +36,19 @@ static int print_run(const struct vtb_run_row *r, void *arg)
 
 	(void)arg;
 	fmt_time(start, sizeof(start), r->started_ns);
-	printf("%s  %s  %-11s  %-20s  %ld boots (%ld ok, %ld failed)  %s\n", r->uuid, start,
+	printf("%s  %s  %-11s  %-20s  %ld boot%s (%ld ok, %ld failed)  %s\n", r->uuid, start,
 	       r->status ? r->status : "?", r->hostname ? r->hostname : "?", r->boots,
-	       r->boots_ok, r->boots_failed, r->matrix_path ? r->matrix_path : "?");
+	       r->boots == 1 ? "" : "s", r->boots_ok, r->boots_failed,
+	       r->matrix_path ? r->matrix_path : "?");
 	return 0;
 }
 
 static int print_cell(const struct vtb_cell_row *r, void *arg)
 {
 	(void)arg;
-	printf("%s  %s  %-24s  %-10s  %s  %ld boots (%ld ok)  %s\n", r->config_key, r->cell_key,
-	       r->config_label, r->workload, r->cell_name, r->boots, r->ok, r->params_json);
+	printf("%s  %s  %-24s  %-10s  %s  %ld boot%s (%ld ok)  %s\n", r->config_key,
+	       r->cell_key, r->config_label, r->workload, r->cell_name, r->boots,
+	       r->boots == 1 ? "" : "s", r->ok, r->params_json);
 	return 0;
 }
 
@@ -81,6 +83,7 @@ int cmd_list(struct vtb_cmd_env *env)
 		}
 	}
 	if (optind != env->argc - 1) {
+		vtb_cmd_err(env, "expected one of runs, cells or workloads");
 		fputs(list_usage, stderr);
 		return VTB_EXIT_USAGE;
 	}
@@ -111,7 +114,11 @@ int cmd_list(struct vtb_cmd_env *env)
 		bool found = false;
 
 		ret = vtb_store_latest_campaign(env->store, &id, &found);
-		if (!ret && found)
+		if (!ret && !found) {
+			vtb_cmd_err(env, "no campaign in '%s'", env->db);
+			return VTB_EXIT_USAGE;
+		}
+		if (!ret)
 			ret = vtb_store_foreach_cell(env->store, id, print_cell, NULL);
 	}
 	if (ret) {

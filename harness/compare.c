@@ -7,6 +7,7 @@
 #include "compare.h"
 
 #include <gsl/gsl_sort.h>
+#include <math.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ int vtb_stats_compute(const double *v, size_t n, struct vtb_stats *out)
 	out->mean = gsl_stats_mean(sorted, 1, n);
 	out->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
 	out->stddev = n > 1 ? gsl_stats_sd_m(sorted, 1, n, out->mean) : 0;
-	out->cov = out->mean != 0 ? out->stddev / out->mean : 0;
+	out->cov = out->mean != 0 ? out->stddev / fabs(out->mean) : 0;
 	out->min = sorted[0];
 	out->max = sorted[n - 1];
 	free(sorted);

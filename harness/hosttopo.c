@@ -19,20 +19,19 @@
 
 #include "digest.h"
 
+/* The last-level cache: L3, else L2, else L1.  (An L4 on a few Intel
+ * parts is a memory-side cache, not the LLC STREAM sizing means.) */
 static hwloc_obj_type_t llc_type(hwloc_topology_t t)
 {
 	static const hwloc_obj_type_t types[] = {
-		HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
-		HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE,
+		HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE,
 	};
 	size_t i;
 
-	/* L4 on a few Intel parts is a memory-side cache: prefer L3 */
-	for (i = 2; i < VTB_ARRAY_SIZE(types); i++) {
+	for (i = 0; i < VTB_ARRAY_SIZE(types); i++) {
 		if (hwloc_get_nbobjs_by_type(t, types[i]) > 0)
 			return types[i];
 	}
-	(void)types[0];
 	return HWLOC_OBJ_TYPE_MAX;
 }
 
@@ -188,13 +187,15 @@ int vtb_hosttopo_load(const char *spec, struct vtb_hosttopo **out)
 	} else {
 		h->source = vtb_asprintf("synthetic:%s", spec);
 		if (hwloc_topology_set_synthetic(t, spec) < 0) {
-			vtb_error("'%s' is neither a readable hwloc XML file nor a valid hwloc synthetic description (e.g. \"pack:2 l3:2(size=32MB) core:4 pu:2\")",
+			vtb_error("'%s' is neither a readable hwloc XML file nor a valid hwloc synthetic description (e.g. \"pack:2 l3:2(size=32MiB) core:4 pu:2\")",
 				  spec);
 			goto out;
 		}
 	}
+	errno = 0;
 	if (hwloc_topology_load(t) < 0) {
-		vtb_error("cannot load host topology '%s': %s", h->source, strerror(errno));
+		vtb_error("cannot load host topology '%s'%s%s", h->source, errno ? ": " : "",
+			  errno ? strerror(errno) : "");
 		goto out;
 	}
 	h->packages = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
 {
 	struct vtb_cmd_env env = { 0 };
 	const struct vtb_cmd *cmd = NULL;
-	char *cmdline;
+	char *cmdline, *progname;
 	size_t i;
 	int ret;
 
@@ -144,7 +145,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vtbench: internal error: %s\n", vtb_errmsg());
 		return VTB_EXIT_INFRA;
 	}
+	/* a closed pipe (vtbench run ... | head) must not kill a run mid-way:
+	 * writes fail instead and the exit code says so */
+	signal(SIGPIPE, SIG_IGN);
 	cmdline = join_cmdline(argc, argv);
+	progname = vtb_asprintf("vtbench %s", cmd->name);
+	if (progname)
+		argv[1] = progname; /* getopt's messages name "vtbench CMD" */
 	env.name = cmd->name;
 	env.flags = cmd->flags;
 	env.argc = argc - 1;
@@ -154,6 +161,7 @@ int main(int argc, char **argv)
 	vtb_store_close(env.store);
 	vtb_hosttopo_free(env.host);
 	free(cmdline);
+	free(progname);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vtbench %s: cannot write to standard output\n", cmd->name);
 		if (!ret)

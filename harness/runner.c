@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "baremetal.h"
 #include "conf.h"
@@ -63,9 +64,15 @@ char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *bo
 
 		if (!params)
 			goto out;
-		for (k = 0; k < cell->resolved.n; k++)
-			json_object_set_new(params, cell->resolved.kv[k].key,
-					    json_string(cell->resolved.kv[k].value));
+		for (k = 0; k < cell->resolved.n; k++) {
+			if (json_object_set_new(params, cell->resolved.kv[k].key,
+						json_string(cell->resolved.kv[k].value))) {
+				json_decref(params);
+				vtb_error("parameter '%s' of cell '%s' is not valid UTF-8",
+					  cell->resolved.kv[k].key, cell->name);
+				goto fail;
+			}
+		}
 		o = json_pack("{s:s, s:s, s:s, s:o}", "key", cell->key, "name", cell->name,
 			      "workload", cell->workload, "params", params);
 		if (!o || json_array_append_new(cells, o))
@@ -74,10 +81,11 @@ char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *bo
 	json_object_set(job, "cells", cells);
 	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 out:
-	json_decref(cells);
-	json_decref(job);
 	if (!text)
 		vtb_error("out of memory");
+fail:
+	json_decref(cells);
+	json_decref(job);
 	return text;
 }
 
@@ -92,8 +100,13 @@ static bool matches_only(const struct vtb_config *c, const char *only)
 	if (!dup)
 		return false;
 	for (tok = strtok_r(dup, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+
 		while (*tok == ' ')
 			tok++;
+		end = tok + strlen(tok);
+		while (end > tok && end[-1] == ' ')
+			*--end = '\0';
 		hit = !fnmatch(tok, c->label, 0) || !fnmatch(tok, c->key, 0);
 	}
 	free(dup);
@@ -152,6 +165,22 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 	free(busy);
 }
 
+/* The agent reports the affinity it ran with: confinement is verified,
+ * not assumed.  A boot that ran elsewhere is failed. */
+static void check_confinement(struct vtb_boot_outcome *out, const char *cpus)
+{
+	const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
+	const char *seen = r->header ? json_string_value(json_object_get(r->header, "cpus"))
+				     : NULL;
+
+	if (!seen || !strcmp(seen, cpus) || strcmp(out->status, "ok"))
+		return;
+	out->status = "failed";
+	free(out->error);
+	out->error = vtb_asprintf("the agent ran on CPUs %s, not on the configuration's CPUs %s",
+				  seen, cpus);
+}
+
 /* Runs one boot and stores it.  Returns 0 (status in *status), 1 when
  * interrupted (nothing stored), -1 on a harness failure. */
 static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
@@ -170,6 +199,10 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	for (i = 0; i < n_warns; i++)
 		if (warns[i])
 			warn(b->o, warns[i]);
+	if (stop_requested()) {
+		ret = 1;
+		goto out;
+	}
 	job = vtb_job_json(c, nonce, uuid, rep);
 	cpus = vtb_cpuset_format(&c->cpus);
 	if (!job || !cpus)
@@ -189,6 +222,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		ret = 1;
 		goto out;
 	}
+	check_confinement(out, cpus);
 	info = (struct vtb_boot_info){
 		.campaign_id = b->campaign,
 		.uuid = uuid,
@@ -267,6 +301,118 @@ static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
 	return ret;
 }
 
+/* Stop requests: SIGINT and SIGTERM are blocked for the whole run and
+ * only delivered inside ppoll while a boot runs; a SIGINT ignored by our
+ * parent (a background job) stays ignored. */
+struct sigstate {
+	sigset_t block, oldmask;
+	struct sigaction old_int, old_term;
+};
+
+static void signals_take(struct sigstate *ss, sigset_t *waitmask)
+{
+	struct sigaction sa;
+
+	sigemptyset(&ss->block);
+	sigaddset(&ss->block, SIGINT);
+	sigaddset(&ss->block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &ss->block, &ss->oldmask);
+	*waitmask = ss->oldmask;
+	sigdelset(waitmask, SIGTERM);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	stop_flag = 0;
+	sigaction(SIGINT, NULL, &ss->old_int);
+	if (ss->old_int.sa_handler != SIG_IGN) {
+		sigaction(SIGINT, &sa, NULL);
+		sigdelset(waitmask, SIGINT);
+	}
+	sigaction(SIGTERM, &sa, &ss->old_term);
+}
+
+static void signals_give_back(struct sigstate *ss)
+{
+	struct timespec zero = { 0, 0 };
+
+	/* a pending stop request has been honoured: consume it */
+	while (sigtimedwait(&ss->block, NULL, &zero) > 0)
+		;
+	sigaction(SIGINT, &ss->old_int, NULL);
+	sigaction(SIGTERM, &ss->old_term, NULL);
+	sigprocmask(SIG_SETMASK, &ss->oldmask, NULL);
+}
+
+/* Marks configurations --only leaves out; -1 when it leaves none. */
+static int apply_only(struct vtb_matrix *m, const char *only, struct vtb_run_result *res)
+{
+	struct vtb_strbuf labels = VTB_STRBUF_INIT;
+	size_t kept = 0, i;
+	int ret = 0;
+
+	for (i = 0; i < m->n_configs; i++) {
+		struct vtb_config *c = &m->configs[i];
+
+		if (!c->runnable) {
+			res->not_runnable++;
+		} else if (!matches_only(c, only)) {
+			c->runnable = false;
+			free(c->why_not);
+			c->why_not = strdup("excluded by --only");
+			vtb_strbuf_addf(&labels, "%s'%s'", labels.len ? ", " : "", c->label);
+		} else {
+			kept++;
+		}
+	}
+	if (only && !kept)
+		ret = vtb_error("--only '%s' matches no runnable configuration (they are: %s)",
+				only, vtb_strbuf_str(&labels));
+	vtb_strbuf_release(&labels);
+	return ret;
+}
+
+/* The boots of the campaign still to run; counts them into @res. */
+static int plan_todo(struct vtb_store *st, int64_t campaign, const struct vtb_matrix *m,
+		     const struct vtb_bootref *order, size_t n_order, bool *skip,
+		     size_t *todo, struct vtb_run_result *res)
+{
+	size_t i;
+
+	*todo = 0;
+	for (i = 0; i < n_order; i++) {
+		const struct vtb_config *c = &m->configs[order[i].config];
+
+		if (vtb_store_boot_exists(st, campaign, c->key, order[i].rep, &skip[i]))
+			return -1;
+		if (skip[i])
+			res->skipped++;
+		else
+			(*todo)++;
+	}
+	res->planned = n_order;
+	return 0;
+}
+
+static void report_not_runnable(const struct vtb_run_opts *o, struct vtb_store *st,
+				int64_t campaign, const struct vtb_matrix *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		char *msg;
+
+		if (!c->why_not || !strcmp(c->why_not, "excluded by --only"))
+			continue;
+		msg = vtb_asprintf("not run: %s: %s", c->label, c->why_not);
+		if (msg) {
+			warn(o, msg);
+			vtb_store_event(st, campaign, NULL, "warn", msg);
+		}
+		free(msg);
+	}
+}
+
 int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 {
 	struct vtb_hosttopo *host = NULL;
@@ -274,55 +420,35 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	struct vtb_store *st = NULL;
 	struct vtb_bootref *order = NULL;
 	struct boot_ctx b = { .o = o };
-	struct sigaction sa, old_int, old_term;
-	sigset_t block, oldmask;
+	struct sigstate ss;
 	size_t n_order = 0, i, todo = 0, done = 0;
-	bool *skip = NULL;
+	bool *skip = NULL, db_existed, campaign_open = false;
 	uint64_t t0 = vtb_now_ns();
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
+	signals_take(&ss, &b.waitmask);
 	res->fail = VTB_RUN_INFRA;
 	if (vtb_hosttopo_load(NULL, &host))
-		return -1;
+		goto out;
 	res->fail = VTB_RUN_INPUT;
 	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
 		goto out;
 	if (o->reps > 0)
 		m->reps = o->reps;
-	for (i = 0; i < m->n_configs; i++) {
-		if (!m->configs[i].runnable) {
-			res->not_runnable++;
-		} else if (!matches_only(&m->configs[i], o->only)) {
-			m->configs[i].runnable = false;
-			free(m->configs[i].why_not);
-			m->configs[i].why_not = strdup("excluded by --only");
-		}
-	}
-	if (o->only) {
-		struct vtb_strbuf labels = VTB_STRBUF_INIT;
-		size_t kept = 0;
-
-		for (i = 0; i < m->n_configs; i++) {
-			kept += m->configs[i].runnable;
-			if (m->configs[i].why_not && !strcmp(m->configs[i].why_not, "excluded by --only"))
-				vtb_strbuf_addf(&labels, "%s'%s'", labels.len ? ", " : "",
-						m->configs[i].label);
-		}
-		if (!kept) {
-			vtb_error("--only '%s' matches no runnable configuration (they are: %s)",
-				  o->only, vtb_strbuf_str(&labels));
-			vtb_strbuf_release(&labels);
-			goto out;
-		}
-		vtb_strbuf_release(&labels);
-	}
-	if (vtb_matrix_boot_order(m, &order, &n_order))
+	if (apply_only(m, o->only, res) || vtb_matrix_boot_order(m, &order, &n_order))
 		goto out;
 	res->db = strdup(o->db ? o->db : m->db);
-	res->fail = VTB_RUN_INFRA;
-	if (!res->db || vtb_store_open(res->db, &st))
+	if (!res->db) {
+		vtb_error("out of memory");
 		goto out;
+	}
+	/* an existing file that is no vtbench database is the user's input */
+	db_existed = access(res->db, F_OK) == 0;
+	res->fail = db_existed ? VTB_RUN_INPUT : VTB_RUN_INFRA;
+	if (vtb_store_open(res->db, &st))
+		goto out;
+	res->fail = VTB_RUN_INFRA;
 	b.st = st;
 	b.timeout_ns = m->timeout_ns;
 	b.state = vtb_hoststate_snapshot("/");
@@ -332,54 +458,19 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	}
 	if (start_campaign(o, st, host, m, b.state, &b.campaign, res))
 		goto out;
-
-	/* what is left to do */
+	campaign_open = true;
 	skip = calloc(n_order ? n_order : 1, sizeof(*skip));
 	if (!skip) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	for (i = 0; i < n_order; i++) {
-		const struct vtb_config *c = &m->configs[order[i].config];
-
-		if (vtb_store_boot_exists(st, b.campaign, c->key, order[i].rep, &skip[i]))
-			goto out;
-		if (skip[i])
-			res->skipped++;
-		else
-			todo++;
-	}
-	res->planned = n_order;
-	for (i = 0; i < m->n_configs; i++) {
-		if (m->configs[i].why_not && strcmp(m->configs[i].why_not, "excluded by --only")) {
-			char *msg = vtb_asprintf("not run: %s: %s", m->configs[i].label,
-						 m->configs[i].why_not);
-
-			if (msg) {
-				warn(o, msg);
-				vtb_store_event(st, b.campaign, NULL, "warn", msg);
-			}
-			free(msg);
-		}
-	}
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &oldmask);
-	b.waitmask = oldmask;
-	sigdelset(&b.waitmask, SIGINT);
-	sigdelset(&b.waitmask, SIGTERM);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	stop_flag = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	if (plan_todo(st, b.campaign, m, order, n_order, skip, &todo, res))
+		goto out;
+	report_not_runnable(o, st, b.campaign, m);
 
 	for (i = 0; i < n_order; i++) {
 		const struct vtb_config *c = &m->configs[order[i].config];
-		struct vtb_boot_outcome out;
+		struct vtb_boot_outcome out = { 0 };
 		struct vtb_progress p = { 0 };
 		uint64_t bt0;
 		int r;
@@ -400,12 +491,11 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		progress(o, &p);
 		bt0 = vtb_now_ns();
 		r = run_boot(&b, c, order[i].rep, &out);
-		if (r < 0) {
+		if (r != 0)
 			vtb_boot_outcome_release(&out);
-			goto restore;
-		}
+		if (r < 0)
+			goto out;
 		if (r == 1) {
-			vtb_boot_outcome_release(&out);
 			res->interrupted = true;
 			break;
 		}
@@ -426,22 +516,23 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		progress(o, &p);
 		vtb_boot_outcome_release(&out);
 	}
+	campaign_open = false;
 	if (vtb_store_campaign_end(st, b.campaign, res->interrupted ? "interrupted" : "done"))
-		goto restore;
+		goto out;
 	ret = 0;
 	res->fail = VTB_RUN_OK;
-restore:
-	/* consume a pending stop request: it has been honoured */
-	{
-		struct timespec zero = { 0, 0 };
-
-		while (sigtimedwait(&block, NULL, &zero) > 0)
-			;
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out:
+	if (campaign_open) {
+		/* best effort: a campaign the harness gave up on is not left
+		 * "running"; the error that got us here is kept */
+		char *why = strdup(vtb_errmsg());
+
+		vtb_store_campaign_end(st, b.campaign, "failed");
+		if (why)
+			vtb_error("%s", why);
+		free(why);
+	}
+	signals_give_back(&ss);
 	json_decref(b.state);
 	free(skip);
 	free(order);

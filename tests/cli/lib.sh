@@ -8,7 +8,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/vtbtest.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
 ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1"; shift; for l in "$@"; do printf '# %s\n' "$l"; done; }
+notok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done; }
 skip() { echo "skip - $1 ($2)"; }
 
 # expect_exit NAME CODE CMD...: runs CMD, output in $T/out and $T/err

@@ -721,6 +721,10 @@ Test(conf_bad, out_of_range)
 	    "t.conf:2: invalid value 'shuffle' for 'order': expected one of interleave, sequential, random:SEED");
 	bad("[global]\norder = random:x\n" WL,
 	    "t.conf:2: bad seed 'x' in 'order': expected an unsigned 64-bit integer");
+	/* a zero timeout would time every boot out at once */
+	bad("[global]\ntimeout = 0\n" WL, "t.conf:2: 'timeout' must be between 1s and 720h, got '0'");
+	bad("[global]\ntimeout = 3000000h\n" WL,
+	    "t.conf:2: bad time '3000000h' for 'timeout': time '3000000h' is too large");
 }
 
 Test(conf_bad, empty_axis_element)

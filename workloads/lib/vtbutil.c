@@ -201,10 +201,11 @@ int vtb_parse_time_ns(const char *s, uint64_t *out_ns)
 	for (i = 0; i < VTB_ARRAY_SIZE(units); i++) {
 		if (!suffix_is(sfx, units[i].sfx))
 			continue;
-		v = num * units[i].mult;
-		if (v >= 18446744073709551615.0)
+		v = round(num * units[i].mult);
+		/* kept below 2^63 ns (292 years) so it fits every signed use */
+		if (v >= 9223372036854775808.0)
 			return vtb_error("time '%s' is too large", s);
-		*out_ns = (uint64_t)llround(v);
+		*out_ns = (uint64_t)v;
 		return 0;
 	}
 	return vtb_error("bad time unit in '%s': expected ns, us, ms, s, m or h", s);
@@ -286,13 +287,25 @@ int vtb_parse_bool(const char *s, bool *out)
 
 char *vtb_format_time_ns(uint64_t ns)
 {
+	uint64_t s = ns / 1000000000u;
+
 	if (ns < 1000)
 		return vtb_asprintf("%" PRIu64 "ns", ns);
 	if (ns < 1000000)
-		return vtb_asprintf("%.3gus", ns / 1e3);
+		return vtb_asprintf("%.4gus", ns / 1e3);
 	if (ns < 1000000000)
-		return vtb_asprintf("%.3gms", ns / 1e6);
-	return vtb_asprintf("%.3gs", ns / 1e9);
+		return vtb_asprintf("%.4gms", ns / 1e6);
+	if (ns < 60000000000u || ns % 1000000000u)
+		return vtb_asprintf("%.4gs", ns / 1e9);
+	/* whole seconds from a minute up: 2m, 1h30m, 1h0m5s */
+	if (s < 3600)
+		return s % 60 ? vtb_asprintf("%" PRIu64 "m%" PRIu64 "s", s / 60, s % 60)
+			      : vtb_asprintf("%" PRIu64 "m", s / 60);
+	if (s % 60)
+		return vtb_asprintf("%" PRIu64 "h%" PRIu64 "m%" PRIu64 "s", s / 3600,
+				    s / 60 % 60, s % 60);
+	return s % 3600 ? vtb_asprintf("%" PRIu64 "h%" PRIu64 "m", s / 3600, s / 60 % 60)
+			: vtb_asprintf("%" PRIu64 "h", s / 3600);
 }
 
 char *vtb_format_size(uint64_t bytes)
@@ -321,14 +334,18 @@ int vtb_cpuset_add(struct vtb_cpuset *set, int cpu)
 {
 	int *p;
 
-	if (vtb_cpuset_has(set, cpu))
+	bool append = !set->n || cpu > set->cpus[set->n - 1];
+
+	if (!append && vtb_cpuset_has(set, cpu))
 		return 0;
 	p = realloc(set->cpus, (set->n + 1) * sizeof(*p));
 	if (!p)
 		return vtb_error("out of memory");
 	set->cpus = p;
 	set->cpus[set->n++] = cpu;
-	qsort(set->cpus, set->n, sizeof(*p), cmp_int);
+	/* ranges add CPUs in order: sort only when one comes out of order */
+	if (!append)
+		qsort(set->cpus, set->n, sizeof(*p), cmp_int);
 	return 0;
 }
 

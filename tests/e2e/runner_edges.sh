@@ -1,0 +1,70 @@
+# Edge cases of the bare-metal runner, with stand-in agents (shell scripts
+# around the real one): a stop while the agent holds no pipe, a workload
+# that leaves a process holding the pipes, an agent that escapes its CPUs,
+# and a closed stdout (vtbench run | head).
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+REAL=$(cd "$(dirname "$AGENT")" && pwd)/$(basename "$AGENT")
+
+cat >"$T/m.conf" <<'CONF'
+[global]
+reps = 2
+timeout = 20s
+[baseline]
+cpus = 1
+[workload probe]
+type = debug
+mode = ok
+CONF
+
+# 1. SIGINT while the agent has closed its output and still runs
+printf '#!/bin/sh\nexec >/dev/null 2>&1\nexec sleep 30\n' >"$T/mute"
+chmod +x "$T/mute"
+# (a background job of a script starts with SIGINT ignored, and vtbench
+# keeps an inherited SIG_IGN: perl restores the default first)
+VTBENCH_AGENT="$T/mute" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' \
+	"$VTBENCH" run "$T/m.conf" --db "$T/mute.db" --quiet >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 1.5
+t0=$(date +%s)
+kill -INT $pid
+wait $pid; rc=$?
+t1=$(date +%s)
+expect_eq "a stop is honoured while the agent holds no pipe (exit 130)" "$rc" "130"
+if [ $((t1 - t0)) -le 3 ]; then ok "... promptly ($((t1 - t0)) s)"; else notok "... promptly" "took $((t1 - t0)) s"; fi
+expect_eq "... campaign interrupted, no boot stored" \
+	"$(sql "$T/mute.db" "select status || ' ' || (select count(*) from boot) from campaign")" "interrupted 0"
+
+# 2. the workload leaves a process holding the pipes: the agent's exit ends the boot
+printf '#!/bin/sh\nsleep 30 &\nexec "%s" "$@"\n' "$REAL" >"$T/leaky"
+chmod +x "$T/leaky"
+t0=$(date +%s)
+expect_exit "an agent whose leftover child holds the pipes is judged by its exit" 0 \
+	env VTBENCH_AGENT="$T/leaky" "$VTBENCH" run "$T/m.conf" --db "$T/leaky.db" --quiet
+t1=$(date +%s)
+expect_eq "... both boots ok" "$(sql "$T/leaky.db" "select group_concat(status) from boot")" "ok,ok"
+if [ $((t1 - t0)) -lt 10 ]; then ok "... without waiting for the leftover ($((t1 - t0)) s)"; else notok "... without waiting for the leftover" "took $((t1 - t0)) s"; fi
+if pgrep -f "^sleep 30$" >/dev/null; then notok "... the leftover was killed with the group"; else ok "... the leftover was killed with the group"; fi
+
+# 3. confinement is verified from what the agent reports
+if [ "$(nproc)" -ge 2 ]; then
+	first=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | cut -d, -f1 | cut -d- -f1)
+	other=$(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | sed 's/-.*//' | grep -vx "$first" | head -n 1)
+	[ -n "$other" ] || other=$((first + 1))
+	printf '#!/bin/sh\nexec taskset -c %s "%s" "$@"\n' "$other" "$REAL" >"$T/escape"
+	chmod +x "$T/escape"
+	expect_exit "an agent that escapes its CPUs fails the boot" 1 \
+		env VTBENCH_AGENT="$T/escape" "$VTBENCH" run "$T/m.conf" --db "$T/esc.db" --quiet
+	got=$(sql "$T/esc.db" "select error from boot limit 1")
+	case "$got" in
+	"the agent ran on CPUs $other, not on the configuration's CPUs $first") ok "... and says where it ran" ;;
+	*) notok "... and says where it ran" "$got" ;;
+	esac
+else
+	skip "confinement check" "needs 2 CPUs"
+fi
+
+# 4. a closed stdout does not kill the run half-way
+"$VTBENCH" run "$T/m.conf" --db "$T/pipe.db" | head -c 1 >/dev/null
+expect_eq "vtbench run | head: every boot stored, campaign closed" \
+	"$(sql "$T/pipe.db" "select status || ' ' || (select count(*) from boot) from campaign")" "done 2"

@@ -1,0 +1,130 @@
+/* Unit tests of workloads/lib/vtbutil.c: units, cpulists, CRC, ids. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../workloads/lib/vtbutil.h"
+
+Test(util, time_units)
+{
+	uint64_t ns;
+
+	cr_assert_eq(vtb_parse_time_ns("250us", &ns), 0);
+	cr_expect_eq(ns, 250000);
+	cr_assert_eq(vtb_parse_time_ns("10ms", &ns), 0);
+	cr_expect_eq(ns, 10000000);
+	cr_assert_eq(vtb_parse_time_ns("1.5s", &ns), 0);
+	cr_expect_eq(ns, 1500000000);
+	cr_assert_eq(vtb_parse_time_ns("5m", &ns), 0);
+	cr_expect_eq(ns, 300000000000ull);
+	cr_assert_eq(vtb_parse_time_ns("2h", &ns), 0);
+	cr_expect_eq(ns, 7200000000000ull);
+	cr_assert_eq(vtb_parse_time_ns("3", &ns), 0, "a bare number is seconds");
+	cr_expect_eq(ns, 3000000000ull);
+	cr_assert_eq(vtb_parse_time_ns("200000000ns", &ns), 0);
+	cr_expect_eq(ns, 200000000);
+}
+
+Test(util, time_errors)
+{
+	uint64_t ns;
+
+	cr_expect_eq(vtb_parse_time_ns("", &ns), -1);
+	cr_expect_eq(vtb_parse_time_ns("-1s", &ns), -1);
+	cr_expect_eq(vtb_parse_time_ns("10 parsecs", &ns), -1);
+	cr_expect_str_eq(vtb_errmsg(),
+			 "bad time unit in '10 parsecs': expected ns, us, ms, s, m or h");
+	cr_expect_eq(vtb_parse_time_ns("3000000h", &ns), -1, "beyond 2^63 ns");
+	cr_expect_str_eq(vtb_errmsg(), "time '3000000h' is too large");
+}
+
+Test(util, sizes)
+{
+	uint64_t b;
+
+	cr_assert_eq(vtb_parse_size("4096", &b), 0);
+	cr_expect_eq(b, 4096);
+	cr_assert_eq(vtb_parse_size("4K", &b), 0);
+	cr_expect_eq(b, 4096);
+	cr_assert_eq(vtb_parse_size("512M", &b), 0);
+	cr_expect_eq(b, 512ull << 20);
+	cr_assert_eq(vtb_parse_size("4GiB", &b), 0);
+	cr_expect_eq(b, 4ull << 30);
+	cr_expect_eq(vtb_parse_size("4Q", &b), -1);
+	cr_expect_eq(vtb_parse_size("0.3K", &b), -1, "not a whole number of bytes");
+	cr_expect_eq(vtb_parse_size("99999999E", &b), -1);
+}
+
+Test(util, format_time_is_readable)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{ 999, "999ns" }, { 250000, "250us" }, { 1500000000, "1.5s" },
+		{ 120000000000ull, "2m" }, { 90000000000ull, "1m30s" },
+		{ 3600000000000ull, "1h" }, { 5400000000000ull, "1h30m" },
+		{ 2592000000000000ull, "720h" }, { 3605000000000ull, "1h0m5s" },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		char *s = vtb_format_time_ns(cases[i].ns);
+
+		cr_expect_str_eq(s, cases[i].want);
+		free(s);
+	}
+}
+
+Test(util, cpulists_round_trip)
+{
+	struct vtb_cpuset set = { NULL, 0 };
+	char *s;
+
+	cr_assert_eq(vtb_cpuset_parse("8,0-3, 10-11,2", &set), 0);
+	cr_expect_eq(set.n, 7);
+	s = vtb_cpuset_format(&set);
+	cr_expect_str_eq(s, "0-3,8,10-11");
+	free(s);
+	cr_expect(vtb_cpuset_has(&set, 10));
+	cr_expect(!vtb_cpuset_has(&set, 9));
+	cr_assert_eq(vtb_cpuset_parse("0-65535", &set), 0, "a big range parses");
+	cr_expect_eq(set.n, 65536);
+	vtb_cpuset_release(&set);
+	cr_expect_eq(vtb_cpuset_parse("3-1", &set), -1);
+	cr_expect_eq(vtb_cpuset_parse("0,", &set), -1);
+	cr_expect_eq(vtb_cpuset_parse("a", &set), -1);
+	cr_expect_str_eq(vtb_errmsg(), "bad CPU list 'a': expected e.g. 0-3,8,10-11");
+}
+
+Test(util, crc32_matches_zlib)
+{
+	/* the standard check value of CRC-32/ISO-HDLC (zlib's crc32) */
+	cr_expect_eq(vtb_crc32("123456789", 9), 0xcbf43926u);
+	cr_expect_eq(vtb_crc32("", 0), 0);
+}
+
+Test(util, uuid_is_v4)
+{
+	char a[37], b[37];
+
+	cr_assert_eq(vtb_uuid(a), 0);
+	cr_assert_eq(vtb_uuid(b), 0);
+	cr_expect_eq(strlen(a), 36);
+	cr_expect_eq(a[14], '4');
+	cr_expect(strchr("89ab", a[19]) != NULL);
+	cr_expect_str_neq(a, b);
+}
+
+Test(util, strbuf_and_errors_never_truncate)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	char big[5000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	cr_assert_eq(vtb_strbuf_addf(&sb, "%s-%d", big, 7), 0);
+	cr_expect_eq(sb.len, sizeof(big) - 1 + 2);
+	vtb_strbuf_release(&sb);
+	cr_expect_eq(vtb_error("%s", big), -1);
+	cr_expect_eq(strlen(vtb_errmsg()), sizeof(big) - 1);
+}
