@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <libgen.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -445,6 +446,17 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	}
 	/* an existing file that is no vtbench database is the user's input */
 	db_existed = access(res->db, F_OK) == 0;
+	if (!db_existed) {
+		char *dir = strdup(res->db);
+		bool missing = dir && access(dirname(dir), F_OK) < 0;
+
+		if (missing)
+			vtb_error("cannot create database '%s': directory '%s' does not exist",
+				  res->db, dir);
+		free(dir);
+		if (missing)
+			goto out;
+	}
 	res->fail = db_existed ? VTB_RUN_INPUT : VTB_RUN_INFRA;
 	if (vtb_store_open(res->db, &st))
 		goto out;

@@ -53,3 +53,11 @@ expect_exit "agent membw --help exits 0" 0 "$AGENT" membw --help
 expect_grep "agent membw --help names STREAM" "$T/out" "STREAM"
 expect_exit "agent unknown workload exits 2" 2 "$AGENT" nosuch
 expect_exit "agent bad option value exits 2" 2 "$AGENT" membw --iterations 1
+
+# databases that cannot be used are input errors, named, and untouched
+printf '[baseline]\ncpus = 1\n[workload s]\ntype = membw\nsize = 1M\n' >"$T/one.conf"
+expect_exit "run: --db in a missing directory exits 2" 2 "$VTBENCH" run "$T/one.conf" --db "$T/no/such/dir/r.db"
+expect_grep "run: --db in a missing directory says so" "$T/err" "directory '$T/no/such/dir' does not exist"
+expect_exit "run: a non-database --db exits 2" 2 "$VTBENCH" run "$T/one.conf" --db "$T/text.db"
+expect_grep "run: a non-database --db is named" "$T/err" "'$T/text.db'"
+expect_eq "run: the non-database file is untouched" "$(cat "$T/text.db")" "not a database at all, just text"
