@@ -91,10 +91,9 @@ const char *vtb_boot_judge(int wstatus, const struct vtb_boot_records *r, char *
 	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
 		const char *why = r->n_errors ? r->errors[r->n_errors - 1] : NULL;
 
-		*error = why ? vtb_asprintf("agent exited with status %d: %s",
-					    WEXITSTATUS(wstatus), why)
-			     : vtb_asprintf("agent exited with status %d",
-					    WEXITSTATUS(wstatus));
+		*error = why ? vtb_asprintf("agent exited with status %d: %s", WEXITSTATUS(wstatus),
+					    why)
+			     : vtb_asprintf("agent exited with status %d", WEXITSTATUS(wstatus));
 		return "failed";
 	}
 	if (r->n_errors) {
@@ -131,17 +130,17 @@ static int confine_self(const struct vtb_cpuset *cpus, cpu_set_t *saved)
 	CPU_ZERO(&set);
 	for (i = 0; i < cpus->n; i++) {
 		if (cpus->cpus[i] < 0 || cpus->cpus[i] >= CPU_SETSIZE)
-			return vtb_error("CPU %d is beyond what affinity masks hold", cpus->cpus[i]);
+			return vtb_error("CPU %d is beyond what affinity masks hold",
+					 cpus->cpus[i]);
 		CPU_SET(cpus->cpus[i], &set);
 	}
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
-		return vtb_error("cannot confine to CPUs: sched_setaffinity: %s",
-				 strerror(errno));
+		return vtb_error("cannot confine to CPUs: sched_setaffinity: %s", strerror(errno));
 	return 0;
 }
 
-static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd[2],
-		       int errfd[2], pid_t *pid)
+static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd[2], int errfd[2],
+		       pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -193,8 +192,7 @@ static bool agent_exited(pid_t pid)
 	siginfo_t si;
 
 	memset(&si, 0, sizeof(si));
-	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-	       si.si_pid == pid;
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
 }
 
 #define POLL_NS 100000000ull  /* how often a running agent's exit is checked */

@@ -14,8 +14,8 @@
 #include "recparse.h"
 
 struct vtb_baremetal_req {
-	const char *agent;       /* path of vtbench-agent */
-	const char *job_json;    /* the job, as written to the agent */
+	const char *agent;    /* path of vtbench-agent */
+	const char *job_json; /* the job, as written to the agent */
 	const char *nonce;
 	const struct vtb_cpuset *cpus;
 	uint64_t timeout_ns;
@@ -27,10 +27,10 @@ struct vtb_baremetal_req {
 };
 
 struct vtb_boot_outcome {
-	const char *status;  /* "ok" | "failed" | "timeout" | "interrupted" */
-	char *error;         /* NULL when ok */
-	char *stderr_tail;   /* last bytes of the agent's stderr */
-	int64_t started_ns, ended_ns; /* CLOCK_REALTIME */
+	const char *status;	       /* "ok" | "failed" | "timeout" | "interrupted" */
+	char *error;		       /* NULL when ok */
+	char *stderr_tail;	       /* last bytes of the agent's stderr */
+	int64_t started_ns, ended_ns;  /* CLOCK_REALTIME */
 	struct vtb_rec_parser *parser; /* the boot's records */
 };
 

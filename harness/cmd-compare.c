@@ -31,12 +31,24 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4g", v);
 }
 
-enum { COL_CONFIG, COL_CELL, COL_METRIC, COL_UNIT, COL_N, COL_MEAN, COL_MEDIAN,
-       COL_STDDEV, COL_COV, COL_MIN, COL_MAX, NCOLS };
+enum {
+	COL_CONFIG,
+	COL_CELL,
+	COL_METRIC,
+	COL_UNIT,
+	COL_N,
+	COL_MEAN,
+	COL_MEDIAN,
+	COL_STDDEV,
+	COL_COV,
+	COL_MIN,
+	COL_MAX,
+	NCOLS
+};
 
 static const char *const headers[NCOLS] = {
-	"configuration", "cell", "metric", "unit", "n", "mean", "median", "stddev",
-	"cov", "min", "max",
+	"configuration", "cell",   "metric", "unit", "n",   "mean",
+	"median",	 "stddev", "cov",    "min",  "max",
 };
 
 struct campaign_find {

@@ -46,9 +46,9 @@ static int print_run(const struct vtb_run_row *r, void *arg)
 static int print_cell(const struct vtb_cell_row *r, void *arg)
 {
 	(void)arg;
-	printf("%s  %s  %-24s  %-10s  %s  %ld boot%s (%ld ok)  %s\n", r->config_key,
-	       r->cell_key, r->config_label, r->workload, r->cell_name, r->boots,
-	       r->boots == 1 ? "" : "s", r->ok, r->params_json);
+	printf("%s  %s  %-24s  %-10s  %s  %ld boot%s (%ld ok)  %s\n", r->config_key, r->cell_key,
+	       r->config_label, r->workload, r->cell_name, r->boots, r->boots == 1 ? "" : "s",
+	       r->ok, r->params_json);
 	return 0;
 }
 
@@ -98,9 +98,8 @@ int cmd_list(struct vtb_cmd_env *env)
 	}
 	if (strcmp(what, "runs") && strcmp(what, "cells")) {
 		near = vtb_suggest(what_names, what);
-		vtb_cmd_err(env, "unknown list '%s'%s%s%s: expected runs, cells or workloads",
-			    what, near ? " (did you mean '" : "", near ? near : "",
-			    near ? "'?)" : "");
+		vtb_cmd_err(env, "unknown list '%s'%s%s%s: expected runs, cells or workloads", what,
+			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		return VTB_EXIT_USAGE;
 	}
 	env->flags |= VTB_CMD_NEED_DB;

@@ -36,18 +36,16 @@ static json_t *params_json(const struct vtb_params *p)
 	return o;
 }
 
-static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h,
-		     size_t boots)
+static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots)
 {
 	json_t *root, *cfgs;
 	size_t i, j;
 	char *text;
 
-	root = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:i, s:s}, s:I, s:s, s:I, s:I}",
-			 "schema", 1, "matrix", m->path, "digest", m->digest, "host",
-			 "source", h->source, "summary", h->summary, "cpus",
-			 (int)h->n_compact, "digest", h->digest, "reps", (json_int_t)m->reps,
-			 "order", order_names[m->order], "timeout_ns",
+	root = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:i, s:s}, s:I, s:s, s:I, s:I}", "schema", 1,
+			 "matrix", m->path, "digest", m->digest, "host", "source", h->source,
+			 "summary", h->summary, "cpus", (int)h->n_compact, "digest", h->digest,
+			 "reps", (json_int_t)m->reps, "order", order_names[m->order], "timeout_ns",
 			 (json_int_t)m->timeout_ns, "boots", (json_int_t)boots);
 	cfgs = json_array();
 	if (!root || !cfgs)
@@ -61,10 +59,11 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h,
 			const struct vtb_cell *cell = &c->cells[j];
 
 			json_array_append_new(cells,
-				json_pack("{s:s, s:s, s:s, s:o, s:o}", "key", cell->key,
-					  "name", cell->name, "workload", cell->workload,
-					  "params", params_json(&cell->params), "resolved",
-					  params_json(&cell->resolved)));
+					      json_pack("{s:s, s:s, s:s, s:o, s:o}", "key",
+							cell->key, "name", cell->name, "workload",
+							cell->workload, "params",
+							params_json(&cell->params), "resolved",
+							params_json(&cell->resolved)));
 		}
 		jc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:b, s:s?, s:o}", "key", c->key,
 			       "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline", "label",
@@ -89,8 +88,7 @@ oom:
 	return vtb_error("out of memory");
 }
 
-static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h,
-		      size_t boots)
+static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots)
 {
 	size_t i, j, k, runnable = 0, cells = 0;
 	char *timeout = vtb_format_time_ns(m->timeout_ns);
@@ -106,8 +104,8 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h,
 		printf(":%llu", (unsigned long long)m->seed);
 	printf(", reps %lld, timeout %s per boot\n", m->reps, timeout ? timeout : "?");
 	printf("plan     %zu configuration%s (%zu runnable), %zu cell%s, %zu boot%s\n",
-	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells,
-	       cells == 1 ? "" : "s", boots, boots == 1 ? "" : "s");
+	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells, cells == 1 ? "" : "s",
+	       boots, boots == 1 ? "" : "s");
 	free(timeout);
 	for (i = 0; i < m->n_configs; i++) {
 		const struct vtb_config *c = &m->configs[i];
@@ -125,9 +123,11 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h,
 
 			printf("  cell %s  %s (%s)\n   ", cell->key, cell->name, cell->workload);
 			for (k = 0; k < cell->resolved.n; k++) {
-				const char *pv = vtb_params_get(&cell->params, cell->resolved.kv[k].key);
+				const char *pv = vtb_params_get(&cell->params,
+								cell->resolved.kv[k].key);
 
-				printf(" %s=%s", cell->resolved.kv[k].key, cell->resolved.kv[k].value);
+				printf(" %s=%s", cell->resolved.kv[k].key,
+				       cell->resolved.kv[k].value);
 				if (pv && strcmp(pv, cell->resolved.kv[k].value))
 					printf("(%s)", pv);
 			}
@@ -159,7 +159,8 @@ int cmd_plan(struct vtb_cmd_env *env)
 		case 'f':
 			format = optarg;
 			if (strcmp(format, "text") && strcmp(format, "json")) {
-				vtb_cmd_err(env, "unknown format '%s': expected text or json", format);
+				vtb_cmd_err(env, "unknown format '%s': expected text or json",
+					    format);
 				return VTB_EXIT_USAGE;
 			}
 			break;

@@ -76,8 +76,8 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		return;
 	}
 	if (p->status)
-		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total,
-		       p->label, p->rep, p->status, p->boot_seconds, p->error ? ": " : "",
+		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, p->label,
+		       p->rep, p->status, p->boot_seconds, p->error ? ": " : "",
 		       p->error ? p->error : "");
 	fflush(stdout);
 }
@@ -138,7 +138,8 @@ int cmd_run(struct vtb_cmd_env *env)
 		return ret;
 	agent = vtb_agent_path();
 	if (!agent || access(agent, X_OK) < 0) {
-		vtb_cmd_err(env, "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
+		vtb_cmd_err(env,
+			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
 			    agent ? agent : "vtbench-agent");
 		free(agent);
 		return VTB_EXIT_INFRA;
@@ -154,21 +155,23 @@ int cmd_run(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = res.fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		if (res.campaign[0] && res.db)
-			fprintf(stderr, "what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
+			fprintf(stderr,
+				"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
 				o.matrix, res.db);
 		goto out;
 	}
 	if (ps.line_open)
 		fputs("\r\033[K", stderr);
-	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)",
-	       res.campaign, res.resumed ? " (resumed)" : "", res.ran,
-	       res.ran == 1 ? "" : "s", res.ok, res.failed, res.timeout);
+	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res.campaign,
+	       res.resumed ? " (resumed)" : "", res.ran, res.ran == 1 ? "" : "s", res.ok,
+	       res.failed, res.timeout);
 	if (res.skipped)
 		printf(", %zu already stored", res.skipped);
 	printf("\nresults in %s; see: vtbench compare --db %s\n", res.db, res.db);
 	if (res.interrupted) {
 		fflush(stdout);
-		fprintf(stderr, "interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
+		fprintf(stderr,
+			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
 			o.matrix, res.db);
 		ret = VTB_EXIT_INTERRUPTED;
 	} else {

@@ -17,9 +17,9 @@
 
 /* exit codes (README) */
 #define VTB_EXIT_OK 0
-#define VTB_EXIT_FAIL 1   /* compare: regression; run: some boots failed */
-#define VTB_EXIT_USAGE 2  /* usage or input error */
-#define VTB_EXIT_INFRA 3  /* libvirt, disk, network */
+#define VTB_EXIT_FAIL 1	 /* compare: regression; run: some boots failed */
+#define VTB_EXIT_USAGE 2 /* usage or input error */
+#define VTB_EXIT_INFRA 3 /* libvirt, disk, network */
 #define VTB_EXIT_INTERRUPTED 130
 
 /* row flags */
@@ -27,9 +27,9 @@
 #define VTB_CMD_NEED_HOST (1u << 1) /* load --host-topology or the local host */
 
 struct vtb_cmd_env {
-	const char *name;    /* command name */
+	const char *name; /* command name */
 	unsigned flags;
-	int argc;            /* the command's argv, argv[0] = command name */
+	int argc; /* the command's argv, argv[0] = command name */
 	char **argv;
 	const char *cmdline; /* whole command line, for provenance */
 	/* filled by options, used by setup */

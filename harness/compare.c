@@ -84,8 +84,7 @@ int vtb_compare_load(struct vtb_store *st, int64_t campaign, struct vtb_cmp_tabl
 	if (vtb_store_foreach_sample(st, campaign, add_sample, out))
 		goto err;
 	for (i = 0; i < out->n; i++) {
-		if (vtb_stats_compute(out->rows[i].values, out->rows[i].n_values,
-				      &out->rows[i].st))
+		if (vtb_stats_compute(out->rows[i].values, out->rows[i].n_values, &out->rows[i].st))
 			goto err;
 	}
 	return 0;

@@ -55,88 +55,162 @@ static const char *const numa_values[] = { "auto", "off", NULL };
 static const char *const topology_presets[] = { "flat", "cores", "mirror", "lie", NULL };
 
 static const struct vtb_opt global_opts[] = {
-	{ .name = "name", .type = VTB_OPT_STR,
+	{ .name = "name",
+	  .type = VTB_OPT_STR,
 	  .help = "campaign name (default: the file name without .conf)" },
-	{ .name = "reps", .type = VTB_OPT_INT, .def = "3", .min = 1, .max = 100000,
+	{ .name = "reps",
+	  .type = VTB_OPT_INT,
+	  .def = "3",
+	  .min = 1,
+	  .max = 100000,
 	  .help = "boots (VM) or agent processes (baseline) per configuration" },
-	{ .name = "order", .type = VTB_OPT_ENUM, .flags = VTB_OPT_ENUM_PREFIX,
-	  .def = "interleave", .values = order_values,
+	{ .name = "order",
+	  .type = VTB_OPT_ENUM,
+	  .flags = VTB_OPT_ENUM_PREFIX,
+	  .def = "interleave",
+	  .values = order_values,
 	  .help = "boot order (drift control); SEED is an unsigned 64-bit integer" },
-	{ .name = "timeout", .type = VTB_OPT_TIME, .def = "10m", .min = 1000000000LL,
-	  .max = 2592000000000000LL, .help = "per boot (1s to 30 days)" },
+	{ .name = "timeout",
+	  .type = VTB_OPT_TIME,
+	  .def = "10m",
+	  .min = 1000000000LL,
+	  .max = 2592000000000000LL,
+	  .help = "per boot (1s to 30 days)" },
 	{ .name = "db", .type = VTB_OPT_STR, .def = "results.db", .help = "results database" },
 	{ .name = "kernel", .type = VTB_OPT_STR, .help = "guest kernel (direct boot)" },
 	{ .name = "uri", .type = VTB_OPT_STR, .def = "qemu:///system", .help = "libvirt URI" },
-	{ .name = "host_topology", .type = VTB_OPT_STR,
+	{ .name = "host_topology",
+	  .type = VTB_OPT_STR,
 	  .help = "hwloc XML or synthetic host description (reserved)" },
-	{ .name = "only", .type = VTB_OPT_STR,
+	{ .name = "only",
+	  .type = VTB_OPT_STR,
 	  .help = "comma list of globs on labels or LABEL/CELL: keep matches" },
-	{ .name = "exclude", .type = VTB_OPT_STR,
+	{ .name = "exclude",
+	  .type = VTB_OPT_STR,
 	  .help = "comma list of globs on labels or LABEL/CELL: drop matches" },
 	{ .name = NULL },
 };
 
 static const struct vtb_opt baseline_opts[] = {
-	{ .name = "enabled", .type = VTB_OPT_BOOL, .def = "yes",
+	{ .name = "enabled",
+	  .type = VTB_OPT_BOOL,
+	  .def = "yes",
 	  .help = "run the workloads on bare metal too" },
-	{ .name = "cpus", .type = VTB_OPT_INT, .flags = VTB_OPT_AXIS | VTB_OPT_VARS,
-	  .def = "$host_cpus", .min = 1, .max = 65536,
+	{ .name = "cpus",
+	  .type = VTB_OPT_INT,
+	  .flags = VTB_OPT_AXIS | VTB_OPT_VARS,
+	  .def = "$host_cpus",
+	  .min = 1,
+	  .max = 65536,
 	  .help = "CPU counts ($host_cpus, N% of host CPUs); the first N in compact order" },
-	{ .name = "cpuset", .type = VTB_OPT_CPULIST,
-	  .help = "restrict the CPUs baselines may use" },
-	{ .name = "confine", .type = VTB_OPT_ENUM, .def = "affinity", .values = confine_values,
+	{ .name = "cpuset", .type = VTB_OPT_CPULIST, .help = "restrict the CPUs baselines may use" },
+	{ .name = "confine",
+	  .type = VTB_OPT_ENUM,
+	  .def = "affinity",
+	  .values = confine_values,
 	  .help = "how the agent is confined to its CPUs" },
 	{ .name = NULL },
 };
 
 static const struct vtb_opt vm_opts[] = {
 	{ .name = "enabled", .type = VTB_OPT_BOOL, .def = "yes", .help = "boot VMs" },
-	{ .name = "vcpus", .type = VTB_OPT_INT, .flags = VTB_OPT_AXIS | VTB_OPT_VARS,
-	  .def = "2", .min = 1, .max = 1024,
+	{ .name = "vcpus",
+	  .type = VTB_OPT_INT,
+	  .flags = VTB_OPT_AXIS | VTB_OPT_VARS,
+	  .def = "2",
+	  .min = 1,
+	  .max = 1024,
 	  .help = "vCPU counts ($host_cpus, N% of host CPUs)" },
-	{ .name = "topology", .type = VTB_OPT_STR, .flags = VTB_OPT_AXIS, .def = "flat",
+	{ .name = "topology",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_AXIS,
+	  .def = "flat",
 	  .help = "what the guest is told: flat, cores, mirror, lie or a [topology NAME]" },
-	{ .name = "pinning", .type = VTB_OPT_ENUM, .flags = VTB_OPT_AXIS, .def = "none",
-	  .values = pinning_values, .help = "how vCPUs are bound to pCPUs" },
-	{ .name = "memory", .type = VTB_OPT_SIZE, .flags = VTB_OPT_AXIS, .def = "1G",
-	  .min = 16LL << 20, .max = 1LL << 44, .help = "guest memory" },
-	{ .name = "numa", .type = VTB_OPT_ENUM, .def = "auto", .values = numa_values,
+	{ .name = "pinning",
+	  .type = VTB_OPT_ENUM,
+	  .flags = VTB_OPT_AXIS,
+	  .def = "none",
+	  .values = pinning_values,
+	  .help = "how vCPUs are bound to pCPUs" },
+	{ .name = "memory",
+	  .type = VTB_OPT_SIZE,
+	  .flags = VTB_OPT_AXIS,
+	  .def = "1G",
+	  .min = 16LL << 20,
+	  .max = 1LL << 44,
+	  .help = "guest memory" },
+	{ .name = "numa",
+	  .type = VTB_OPT_ENUM,
+	  .def = "auto",
+	  .values = numa_values,
 	  .help = "auto: one guest cell per host node used" },
-	{ .name = "sched", .type = VTB_OPT_STR, .flags = VTB_OPT_AXIS,
+	{ .name = "sched",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_AXIS,
 	  .help = "[sched NAME] profiles (default: every [sched] section, else default)" },
-	{ .name = "vms", .type = VTB_OPT_INT, .def = "1", .min = 1, .max = 64,
+	{ .name = "vms",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 64,
 	  .help = "VMs booted side by side" },
-	{ .name = "overcommit", .type = VTB_OPT_BOOL, .def = "no",
+	{ .name = "overcommit",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
 	  .help = "allow more vCPUs in total than host CPUs" },
 	{ .name = NULL },
 };
 
 static const struct vtb_opt sched_opts[] = {
-	{ .name = "cmdline", .type = VTB_OPT_STR, .help = "appended to the guest kernel command line" },
-	{ .name = "sysctl.", .type = VTB_OPT_STR, .flags = VTB_OPT_PREFIX,
+	{ .name = "cmdline",
+	  .type = VTB_OPT_STR,
+	  .help = "appended to the guest kernel command line" },
+	{ .name = "sysctl.",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_PREFIX,
 	  .help = "sysctl.NAME = VALUE written in the guest" },
-	{ .name = "debugfs.", .type = VTB_OPT_STR, .flags = VTB_OPT_PREFIX,
+	{ .name = "debugfs.",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_PREFIX,
 	  .help = "debugfs.sched/FILE = VALUE written in the guest" },
-	{ .name = "cpuset.partition", .type = VTB_OPT_STR,
+	{ .name = "cpuset.partition",
+	  .type = VTB_OPT_STR,
 	  .help = "cgroup cpuset partition in the guest (reserved)" },
 	{ .name = NULL },
 };
 
 static const struct vtb_opt topology_opts[] = {
-	{ .name = "sockets", .type = VTB_OPT_INT, .def = "1", .min = 1, .max = 1024,
+	{ .name = "sockets",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 1024,
 	  .help = "sockets" },
-	{ .name = "dies", .type = VTB_OPT_INT, .def = "1", .min = 1, .max = 1024,
+	{ .name = "dies",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 1024,
 	  .help = "dies per socket (a die is a virtual LLC)" },
-	{ .name = "cores", .type = VTB_OPT_INT, .def = "1", .min = 1, .max = 1024,
+	{ .name = "cores",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 1024,
 	  .help = "cores per die" },
-	{ .name = "threads", .type = VTB_OPT_INT, .def = "1", .min = 1, .max = 1024,
+	{ .name = "threads",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 1024,
 	  .help = "threads per core" },
 	{ .name = "cells", .type = VTB_OPT_STR, .help = "guest NUMA cells (reserved)" },
 	{ .name = NULL },
 };
 
 static const struct vtb_opt workload_opts[] = {
-	{ .name = "type", .type = VTB_OPT_STR,
+	{ .name = "type",
+	  .type = VTB_OPT_STR,
 	  .help = "registered workload; its options below are keys too (each an axis)" },
 	{ .name = NULL },
 };
@@ -160,8 +234,8 @@ static const struct sectdef sectdefs[] = {
 	[S_WORKLOAD] = { "workload", workload_opts, true, "a workload and its parameters" },
 };
 
-static const char *const sect_names[] = { "global", "baseline", "vm", "sched",
-					   "topology", "workload", NULL };
+static const char *const sect_names[] = { "global",   "baseline", "vm", "sched",
+					  "topology", "workload", NULL };
 
 /* ---------------------------------------------------------------- small containers */
 
@@ -344,7 +418,7 @@ struct ent {
 };
 
 struct sect {
-	int kind; /* S_* */
+	int kind;    /* S_* */
 	char *name;  /* NULL for unnamed sections */
 	char *title; /* "[vm]", "[workload stream]" */
 	int line;
@@ -486,8 +560,7 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 		goto out;
 	}
 	if (close + 1 != e) {
-		ret = perr(p, line, "unexpected text after section header '%.*s'",
-			   (int)(e - s), s);
+		ret = perr(p, line, "unexpected text after section header '%.*s'", (int)(e - s), s);
 		goto out;
 	}
 	for (a = s + 1; a < close && is_ws(*a); a++)
@@ -504,7 +577,8 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 	}
 	for (; d < close; d++)
 		if (!is_ws(*d)) {
-			ret = perr(p, line, "bad section header '%.*s': expected [TYPE] or [TYPE NAME]",
+			ret = perr(p, line,
+				   "bad section header '%.*s': expected [TYPE] or [TYPE NAME]",
 				   (int)(e - s), s);
 			goto out;
 		}
@@ -534,8 +608,8 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 	}
 	if (name && !good_name(name)) {
 		ret = perr(p, line,
-			   "bad name '%s' in [%s %s]: use letters, digits, '-', '_' and '.'",
-			   name, type, name);
+			   "bad name '%s' in [%s %s]: use letters, digits, '-', '_' and '.'", name,
+			   type, name);
 		goto out;
 	}
 	for (i = 0; i < p->n_sects; i++) {
@@ -774,7 +848,8 @@ static int subst(const struct parser *p, int line, const struct varctx *vc, cons
 		} else if (!strcmp(var, "vcpus") && vc->vcpus >= 0) {
 			v = vc->vcpus;
 		} else if (!strcmp(var, "vcpus")) {
-			ret = perr(p, line, "'$vcpus' cannot be used in '%s' of %s", key, vc->where);
+			ret = perr(p, line, "'$vcpus' cannot be used in '%s' of %s", key,
+				   vc->where);
 			goto out;
 		} else {
 			hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(cands, elem));
@@ -813,9 +888,8 @@ out:
  * for axes; variables substituted when @vc is given; normalised and
  * de-duplicated in order.
  */
-static int values_of(const struct parser *p, int line, const struct vtb_opt *o,
-		     const char *key, const char *text, bool axis, const struct varctx *vc,
-		     struct strv *out)
+static int values_of(const struct parser *p, int line, const struct vtb_opt *o, const char *key,
+		     const char *text, bool axis, const struct varctx *vc, struct strv *out)
 {
 	const char *s = text;
 	char *elem = NULL, *sub = NULL, *norm = NULL;
@@ -969,8 +1043,7 @@ static int check_keys(struct parser *p)
 	return 0;
 }
 
-static int split_globs(struct parser *p, const struct sect *g, const char *key,
-		       struct strv *out)
+static int split_globs(struct parser *p, const struct sect *g, const char *key, struct strv *out)
 {
 	const struct ent *e = sect_ent(g, key);
 	const char *s;
@@ -1127,7 +1200,8 @@ static int check_workloads(struct parser *p)
 		}
 		w = vtb_workload_find(t->val.buf);
 		if (!w) {
-			hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(names, t->val.buf));
+			hint = did_you_mean(" (did you mean '%s'?)",
+					    vtb_suggest(names, t->val.buf));
 			ret = perr(p, t->line, "unknown workload type '%s'%s", t->val.buf,
 				   hint ? hint : "");
 			goto out;
@@ -1137,7 +1211,8 @@ static int check_workloads(struct parser *p)
 
 			if (e == t || vtb_opt_find(w->opts, e->key))
 				continue;
-			hint = did_you_mean(" (did you mean '%s'?)", vtb_opt_suggest(w->opts, e->key));
+			hint = did_you_mean(" (did you mean '%s'?)",
+					    vtb_opt_suggest(w->opts, e->key));
 			ret = perr(p, e->line, "unknown key '%s' in %s (%s)%s", e->key, s->title,
 				   w->name, hint ? hint : "");
 			goto out;
@@ -1182,18 +1257,20 @@ static bool next_combo(const struct axis *ax, size_t n, size_t *idx)
 	return false;
 }
 
-static int product(const struct parser *p, int line, const struct axis *ax, size_t n,
-		   size_t limit, size_t *out)
+static int product(const struct parser *p, int line, const struct axis *ax, size_t n, size_t limit,
+		   size_t *out)
 {
 	size_t i, total = 1;
 
 	for (i = 0; i < n; i++) {
 		if (ax[i].vals.n && total > limit / ax[i].vals.n)
-			return perr(p, line, "matrix too large (more than %zu combinations)", limit);
+			return perr(p, line, "matrix too large (more than %zu combinations)",
+				    limit);
 		total *= ax[i].vals.n;
 	}
 	if (total > limit)
-		return perr(p, line, "matrix too large (%zu combinations, limit %zu)", total, limit);
+		return perr(p, line, "matrix too large (%zu combinations, limit %zu)", total,
+			    limit);
 	*out = total;
 	return 0;
 }
@@ -1286,8 +1363,8 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 			vo.flags |= VTB_OPT_VARS;
 		ax[n_ax].key = o->name;
 		aopt[n_ax] = o;
-		if (values_of(p, e ? e->line : s->line, &vo, o->name, e ? e->val.buf : o->def,
-			      true, &vc, &ax[n_ax].vals) < 0) {
+		if (values_of(p, e ? e->line : s->line, &vo, o->name, e ? e->val.buf : o->def, true,
+			      &vc, &ax[n_ax].vals) < 0) {
 			n_ax++;
 			goto out;
 		}
@@ -1349,8 +1426,8 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		json_decref(pj);
 		pj = params_json(&cell.resolved);
 		cell.resolved_json = canonical(pj);
-		obj = json_pack("{s:O, s:s, s:o}", "config", cobj, "workload", w->name,
-				"params", params_json(&cell.params));
+		obj = json_pack("{s:O, s:s, s:o}", "config", cobj, "workload", w->name, "params",
+				params_json(&cell.params));
 		ctext = canonical(obj);
 		if (!cell.params_json || !cell.resolved_json || !ctext)
 			goto oom;
@@ -1479,8 +1556,8 @@ static int expand_baseline(struct parser *p)
 			goto oom;
 		text = dflt;
 	}
-	if (values_of(p, cpus_line, vtb_opt_find(baseline_opts, "cpus"), "cpus", text, true,
-		      &vc, &cpus) < 0)
+	if (values_of(p, cpus_line, vtb_opt_find(baseline_opts, "cpus"), "cpus", text, true, &vc,
+		      &cpus) < 0)
 		goto out;
 	if (!is_yes(enabled)) {
 		ret = 0;
@@ -1491,8 +1568,9 @@ static int expand_baseline(struct parser *p)
 		size_t k;
 
 		if ((size_t)n > pool.n) {
-			ret = perr(p, cpus_line, "cpus = %lld but the host has only %zu CPUs available",
-				   n, pool.n);
+			ret = perr(p, cpus_line,
+				   "cpus = %lld but the host has only %zu CPUs available", n,
+				   pool.n);
 			goto out;
 		}
 		memset(&c, 0, sizeof(c));
@@ -1584,7 +1662,6 @@ static int topology_cpus(struct parser *p, const struct sect *t, long long *out)
 	return 0;
 }
 
-
 /* Every value of an axis must be one of @cands (NULL-terminated here);
  * else "unknown WHAT 'x'EXTRA (did you mean 'y'?)". */
 static int check_known(const struct parser *p, int line, const struct strv *vals,
@@ -1613,8 +1690,8 @@ static int check_known(const struct parser *p, int line, const struct strv *vals
 static int expand_vm(struct parser *p)
 {
 	enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, N_AXES };
-	static const char *const axis_keys[N_AXES] = { "vcpus", "topology", "pinning",
-						       "memory", "sched" };
+	static const char *const axis_keys[N_AXES] = { "vcpus", "topology", "pinning", "memory",
+						       "sched" };
 	const struct sect *s = find_sect(p, S_VM, NULL);
 	struct varctx vc = { "[vm]", -1, p->host->host_cpus };
 	struct axis ax[N_AXES];
@@ -1680,9 +1757,10 @@ static int expand_vm(struct parser *p)
 		long long n = strtoll(ax[A_VCPUS].vals.v[i], NULL, 10) * strtoll(vms, NULL, 10);
 
 		if (!is_yes(over) && n > p->host->host_cpus) {
-			ret = perr(p, lines[A_VCPUS],
-				   "vcpus = %s (x%s VMs) but the host has only %d CPUs (set overcommit = yes)",
-				   ax[A_VCPUS].vals.v[i], vms, p->host->host_cpus);
+			ret = perr(
+				p, lines[A_VCPUS],
+				"vcpus = %s (x%s VMs) but the host has only %d CPUs (set overcommit = yes)",
+				ax[A_VCPUS].vals.v[i], vms, p->host->host_cpus);
 			goto out;
 		}
 	}
@@ -1714,15 +1792,17 @@ static int expand_vm(struct parser *p)
 		    params_add(&c.params, &alloc, "vms", vms) < 0 ||
 		    params_add(&c.params, &alloc, "overcommit", over) < 0 ||
 		    add_section_params(&c.params, &alloc, ts, "topology") < 0 ||
-		    add_section_params(&c.params, &alloc, find_sect(p, S_SCHED, sched), "sched") < 0)
+		    add_section_params(&c.params, &alloc, find_sect(p, S_SCHED, sched), "sched") <
+			    0)
 			goto out;
 		c.runnable = false;
 		if (ts) {
 			if (topology_cpus(p, ts, &tcpus) < 0)
 				goto out;
 			if (tcpus != nv)
-				c.why_not = vtb_asprintf("topology '%s' describes %lld CPUs, not %lld",
-							 topo, tcpus, nv);
+				c.why_not =
+					vtb_asprintf("topology '%s' describes %lld CPUs, not %lld",
+						     topo, tcpus, nv);
 		}
 		if (!c.why_not)
 			c.why_not = strdup("VM boots need the guest boot path (not built yet)");
@@ -1801,7 +1881,8 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 		if (p.only.n || p.exclude.n)
 			ret = perr(&p, p.only_line, "'only' and 'exclude' leave nothing to run");
 		else
-			ret = perr(&p, 1, "nothing to run: [baseline] is disabled and there is no [vm]");
+			ret = perr(&p, 1,
+				   "nothing to run: [baseline] is disabled and there is no [vm]");
 		goto out;
 	}
 	*out = m;
@@ -1815,8 +1896,7 @@ out:
 	return ret;
 }
 
-int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host,
-		    struct vtb_matrix **out)
+int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out)
 {
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	char buf[65536];
@@ -1838,7 +1918,8 @@ int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host,
 		if (n == 0)
 			break;
 		if (sb.len + (size_t)n > FILE_LIMIT) {
-			ret = vtb_error("%s:1: file too large (limit %u MiB)", path, FILE_LIMIT >> 20);
+			ret = vtb_error("%s:1: file too large (limit %u MiB)", path,
+					FILE_LIMIT >> 20);
 			goto out;
 		}
 		if (vtb_strbuf_add(&sb, buf, (size_t)n) < 0)
@@ -1908,10 +1989,11 @@ void vtb_conf_help(FILE *f)
 {
 	size_t i, w;
 
-	fprintf(f, "matrix.conf: INI sections and keys.  A comma list is an axis (marked ', ...');\n"
-		   "INT axes accept $host_cpus, $host_nodes, $host_llcs, $vcpus and N%%.\n"
-		   "Comments start with ';' or '#'; a line indented deeper than its key continues the value.\n"
-		   "only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n");
+	fprintf(f,
+		"matrix.conf: INI sections and keys.  A comma list is an axis (marked ', ...');\n"
+		"INT axes accept $host_cpus, $host_nodes, $host_llcs, $vcpus and N%%.\n"
+		"Comments start with ';' or '#'; a line indented deeper than its key continues the value.\n"
+		"only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n");
 	for (i = 0; i < VTB_ARRAY_SIZE(sectdefs); i++) {
 		fprintf(f, "\n[%s%s]  %s\n", sectdefs[i].type, sectdefs[i].named ? " NAME" : "",
 			sectdefs[i].help);

@@ -18,9 +18,9 @@
 
 /* What matrix resolution needs to know about the host. */
 struct vtb_host_ctx {
-	int host_cpus;  /* CPUs allowed for benchmarking */
+	int host_cpus;	/* CPUs allowed for benchmarking */
 	int host_nodes; /* NUMA nodes */
-	int host_llcs;  /* last-level cache instances */
+	int host_llcs;	/* last-level cache instances */
 	/* Allowed CPUs in compact order (SMT siblings, then cores of one LLC,
 	 * then LLCs of one node...): a baseline of N CPUs takes the first N. */
 	const int *compact;
@@ -58,12 +58,12 @@ const char *vtb_params_get(const struct vtb_params *p, const char *key);
  */
 struct vtb_cell {
 	char key[VTB_KEY_LEN + 1];
-	char *name;     /* [workload NAME], plus its varying axes */
-	char *workload; /* type = */
+	char *name;		    /* [workload NAME], plus its varying axes */
+	char *workload;		    /* type = */
 	struct vtb_params params;   /* as in the key (host "auto" kept) */
 	struct vtb_params resolved; /* what the agent gets (auto resolved) */
-	char *params_json;          /* canonical JSON of params */
-	char *resolved_json;        /* canonical JSON of resolved */
+	char *params_json;	    /* canonical JSON of params */
+	char *resolved_json;	    /* canonical JSON of resolved */
 };
 
 enum vtb_config_kind { VTB_CONFIG_BASELINE, VTB_CONFIG_VM };
@@ -71,13 +71,13 @@ enum vtb_config_kind { VTB_CONFIG_BASELINE, VTB_CONFIG_VM };
 struct vtb_config {
 	char key[VTB_KEY_LEN + 1];
 	enum vtb_config_kind kind;
-	char *label;         /* "baseline cpus=2", "vm vcpus=8 topology=mirror ..." */
+	char *label;		  /* "baseline cpus=2", "vm vcpus=8 topology=mirror ..." */
 	struct vtb_params params; /* axis values and fixed settings (in the key) */
 	char *params_json;
-	struct vtb_cpuset cpus;   /* pCPUs (host-dependent, not in the key) */
-	char *mems;               /* memory nodes, cpulist syntax */
+	struct vtb_cpuset cpus; /* pCPUs (host-dependent, not in the key) */
+	char *mems;		/* memory nodes, cpulist syntax */
 	bool runnable;
-	char *why_not;            /* when !runnable: why, for plan and run */
+	char *why_not; /* when !runnable: why, for plan and run */
 	struct vtb_cell *cells;
 	size_t n_cells;
 };
@@ -86,13 +86,13 @@ enum vtb_order { VTB_ORDER_INTERLEAVE, VTB_ORDER_SEQUENTIAL, VTB_ORDER_RANDOM };
 
 struct vtb_matrix {
 	char *path;
-	char *text;            /* the file as read */
-	char digest[65];       /* SHA-256 of text, hex */
+	char *text;	 /* the file as read */
+	char digest[65]; /* SHA-256 of text, hex */
 	char *name;
 	long long reps;
 	enum vtb_order order;
-	uint64_t seed;         /* random:SEED */
-	uint64_t timeout_ns;   /* per boot */
+	uint64_t seed;	     /* random:SEED */
+	uint64_t timeout_ns; /* per boot */
 	char *db;
 	char *kernel;
 	char *uri;
@@ -105,8 +105,7 @@ struct vtb_matrix {
  * On error returns -1 with vtb_errmsg() = "FILE:LINE: what is wrong
  * (did you mean 'x'?)".  The matrix is owned by the caller.
  */
-int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host,
-		    struct vtb_matrix **out);
+int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out);
 int vtb_matrix_parse(const char *path, const char *text, size_t len,
 		     const struct vtb_host_ctx *host, struct vtb_matrix **out);
 void vtb_matrix_free(struct vtb_matrix *m);
@@ -120,8 +119,7 @@ struct vtb_bootref {
 	size_t config;
 	int rep;
 };
-int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out,
-			  size_t *n);
+int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, size_t *n);
 
 /* Section and key reference (for --help and README). */
 void vtb_conf_help(FILE *f);

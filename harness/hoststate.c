@@ -354,10 +354,12 @@ json_t *vtb_hoststate_snapshot(const char *root)
 	ok |= put(st, "cpuidle", cpuidle(root));
 	/* groups are filled before they are handed to @st (put() steals) */
 	if ((thp = json_object())) {
-		ok |= put(thp, "enabled", choice_value(read_rel(root,
-			"sys/kernel/mm/transparent_hugepage/enabled", SMALL_FILE)));
-		ok |= put(thp, "defrag", choice_value(read_rel(root,
-			"sys/kernel/mm/transparent_hugepage/defrag", SMALL_FILE)));
+		ok |= put(thp, "enabled",
+			  choice_value(read_rel(root, "sys/kernel/mm/transparent_hugepage/enabled",
+						SMALL_FILE)));
+		ok |= put(thp, "defrag",
+			  choice_value(read_rel(root, "sys/kernel/mm/transparent_hugepage/defrag",
+						SMALL_FILE)));
 	}
 	ok |= put(st, "thp", thp);
 	if ((ksm = json_object()))
@@ -421,7 +423,8 @@ static const char **key_union(const json_t *a, const json_t *b, size_t *n)
 	for (int o = 0; o < 2; o++) {
 		if (!objs[o])
 			continue;
-		json_object_foreach((json_t *)objs[o], key, v) {
+		json_object_foreach((json_t *)objs[o], key, v)
+		{
 			bool dup = false;
 
 			for (size_t i = 0; i < k && !dup; i++)
@@ -435,8 +438,7 @@ static const char **key_union(const json_t *a, const json_t *b, size_t *n)
 	return keys;
 }
 
-static int diff_into(struct vtb_strbuf *sb, const char *prefix, const json_t *a,
-		     const json_t *b)
+static int diff_into(struct vtb_strbuf *sb, const char *prefix, const json_t *a, const json_t *b)
 {
 	const char **keys = NULL;
 	char *path = NULL;

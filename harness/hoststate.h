@@ -26,8 +26,8 @@ char *vtb_hoststate_diff(const json_t *before, const json_t *after);
 /* Samples /proc/stat under @root twice @interval_ms apart and reports,
  * for CPUs in @cpus busier than @threshold (0..1), one line each into a
  * malloc'ed string ("cpu1 37% busy"); *out NULL when all idle. */
-int vtb_hoststate_busy(const char *root, const struct vtb_cpuset *cpus,
-		       int interval_ms, double threshold, char **out);
+int vtb_hoststate_busy(const char *root, const struct vtb_cpuset *cpus, int interval_ms,
+		       double threshold, char **out);
 /* The same on two /proc/stat texts (pure, for tests).  @cpus NULL: every
  * CPU.  Lines are joined with '\n' (no final newline); a CPU of @cpus
  * missing from either text reads "cpuN offline".  -1 on a malformed cpuN line or ENOMEM. */

@@ -24,7 +24,9 @@
 static hwloc_obj_type_t llc_type(hwloc_topology_t t)
 {
 	static const hwloc_obj_type_t types[] = {
-		HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE,
+		HWLOC_OBJ_L3CACHE,
+		HWLOC_OBJ_L2CACHE,
+		HWLOC_OBJ_L1CACHE,
 	};
 	size_t i;
 
@@ -126,8 +128,9 @@ static int compute_digest(struct vtb_hosttopo *h)
 	while ((pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu))) {
 		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu);
 		hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, pu);
-		hwloc_obj_t llc = lt == HWLOC_OBJ_TYPE_MAX ? NULL :
-				  hwloc_get_ancestor_obj_by_type(t, lt, pu);
+		hwloc_obj_t llc = lt == HWLOC_OBJ_TYPE_MAX
+					  ? NULL
+					  : hwloc_get_ancestor_obj_by_type(t, lt, pu);
 		hwloc_obj_t node = NULL;
 		int nodeidx = -1;
 
@@ -187,8 +190,9 @@ int vtb_hosttopo_load(const char *spec, struct vtb_hosttopo **out)
 	} else {
 		h->source = vtb_asprintf("synthetic:%s", spec);
 		if (hwloc_topology_set_synthetic(t, spec) < 0) {
-			vtb_error("'%s' is neither a readable hwloc XML file nor a valid hwloc synthetic description (e.g. \"pack:2 l3:2(size=32MiB) core:4 pu:2\")",
-				  spec);
+			vtb_error(
+				"'%s' is neither a readable hwloc XML file nor a valid hwloc synthetic description (e.g. \"pack:2 l3:2(size=32MiB) core:4 pu:2\")",
+				spec);
 			goto out;
 		}
 	}
@@ -202,8 +206,7 @@ int vtb_hosttopo_load(const char *spec, struct vtb_hosttopo **out)
 	h->nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
 	h->cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
 	h->pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-	h->llcs = llc_type(t) == HWLOC_OBJ_TYPE_MAX ? 0 :
-		  hwloc_get_nbobjs_by_type(t, llc_type(t));
+	h->llcs = llc_type(t) == HWLOC_OBJ_TYPE_MAX ? 0 : hwloc_get_nbobjs_by_type(t, llc_type(t));
 	if (h->pus <= 0) {
 		vtb_error("host topology '%s' has no CPUs", h->source);
 		goto out;

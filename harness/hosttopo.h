@@ -15,19 +15,19 @@
 #include "conf.h"
 
 struct vtb_hosttopo {
-	char *source;   /* "local", "xml:FILE" or "synthetic:DESC" */
+	char *source; /* "local", "xml:FILE" or "synthetic:DESC" */
 	bool local;
 	char *hostname; /* local only; else the source */
-	char *kernel;   /* uname -r (local) */
+	char *kernel;	/* uname -r (local) */
 	char *cpu_vendor, *cpu_model_name, *cpu_codename;
 	int cpu_family, cpu_model;
 	int packages, nodes, llcs, cores, pus;
-	int *compact;   /* allowed PUs (OS numbers) in compact order */
+	int *compact; /* allowed PUs (OS numbers) in compact order */
 	size_t n_compact;
 	char digest[65];
-	char *summary;  /* "1 package, 1 node, 1 LLC, 2 cores, 2 PUs" */
+	char *summary;		 /* "1 package, 1 node, 1 LLC, 2 cores, 2 PUs" */
 	struct vtb_host_ctx ctx; /* for matrix resolution; priv = this */
-	void *topo;     /* hwloc_topology_t */
+	void *topo;		 /* hwloc_topology_t */
 };
 
 /*

@@ -23,9 +23,11 @@ struct vtb_cmd {
 
 /* alphabetical */
 static const struct vtb_cmd commands[] = {
-	{ "compare", cmd_compare, VTB_CMD_NEED_DB, "summarise a campaign's results per configuration, cell and metric" },
+	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
+	  "summarise a campaign's results per configuration, cell and metric" },
 	{ "list", cmd_list, 0, "list runs, cells or workloads" },
-	{ "plan", cmd_plan, VTB_CMD_NEED_HOST, "dry run: every configuration and cell, with keys and parameters" },
+	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
+	  "dry run: every configuration and cell, with keys and parameters" },
 	{ "run", cmd_run, 0, "run a matrix and store every boot in SQLite" },
 };
 
@@ -52,8 +54,7 @@ int vtb_cmd_setup(struct vtb_cmd_env *env)
 		if (!env->db)
 			env->db = "results.db";
 		if (access(env->db, F_OK) < 0) {
-			vtb_cmd_err(env, "cannot open database '%s': %s", env->db,
-				    strerror(errno));
+			vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
 			return VTB_EXIT_USAGE;
 		}
 		if (vtb_store_open_ro(env->db, &env->store)) {

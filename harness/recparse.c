@@ -21,8 +21,8 @@
 
 #define MAGIC_PREFIX VTB_REC_MAGIC " "
 #define MAGIC_LEN (sizeof(MAGIC_PREFIX) - 1)
-#define QUOTE_MAX 48          /* bytes of hostile text quoted in an error */
-#define AGENT_MSG_MAX 4096    /* bytes of an agent error message kept */
+#define QUOTE_MAX 48	   /* bytes of hostile text quoted in an error */
+#define AGENT_MSG_MAX 4096 /* bytes of an agent error message kept */
 #define CANON_FLAGS (JSON_SORT_KEYS | JSON_COMPACT)
 
 const struct vtb_rec_limits vtb_rec_default_limits = {
@@ -55,12 +55,12 @@ struct vtb_rec_parser {
 	bool skipping; /* discarding an over-long line up to its newline */
 	size_t lineno; /* 1-based number of the line being read */
 	size_t total;
-	size_t seen;   /* records handled, valid or not (max_records) */
-	bool stopped;  /* a hard limit was hit: input is ignored */
+	size_t seen;  /* records handled, valid or not (max_records) */
+	bool stopped; /* a hard limit was hit: input is ignored */
 	bool finished;
 	struct chunk_seq ch;
 	long long max_chunk_id; /* highest id that started a sequence */
-	long long broken_id;    /* sequence already reported, chunks ignored */
+	long long broken_id;	/* sequence already reported, chunks ignored */
 };
 
 /* ---- errors ---- */
@@ -148,8 +148,7 @@ static long find_cell(const struct vtb_rec_parser *p, const char *key)
 	return -1;
 }
 
-static int cellmap_put(size_t *map, size_t cap, const struct vtb_rs_cell *cells,
-		       size_t idx)
+static int cellmap_put(size_t *map, size_t cap, const struct vtb_rs_cell *cells, size_t idx)
 {
 	size_t i, mask = cap - 1;
 
@@ -223,58 +222,57 @@ static long record_cell(struct vtb_rec_parser *p, json_t *o, const char *type)
 	long idx;
 
 	if (!key) {
-		add_error(p, "line %zu: %s record: field 'cell' missing or not a string",
-			  p->lineno, type);
+		add_error(p, "line %zu: %s record: field 'cell' missing or not a string", p->lineno,
+			  type);
 		return -1;
 	}
 	idx = find_cell(p, key);
 	if (idx < 0) {
 		q = quote(key, strlen(key));
-		add_error(p, "line %zu: %s record for unknown cell '%s'", p->lineno,
-			  type, QUOTED(q));
+		add_error(p, "line %zu: %s record for unknown cell '%s'", p->lineno, type,
+			  QUOTED(q));
 		free(q);
 	}
 	return idx;
 }
 
-static bool need_str(struct vtb_rec_parser *p, json_t *o, const char *type,
-		     const char *key, const char **out)
+static bool need_str(struct vtb_rec_parser *p, json_t *o, const char *type, const char *key,
+		     const char **out)
 {
 	*out = field_str(o, key);
 	if (!*out)
-		add_error(p, "line %zu: %s record: field '%s' missing or not a string",
-			  p->lineno, type, key);
+		add_error(p, "line %zu: %s record: field '%s' missing or not a string", p->lineno,
+			  type, key);
 	return *out != NULL;
 }
 
-static bool need_num(struct vtb_rec_parser *p, json_t *o, const char *type,
-		     const char *key, double *out)
+static bool need_num(struct vtb_rec_parser *p, json_t *o, const char *type, const char *key,
+		     double *out)
 {
 	json_t *v = json_object_get(o, key);
 
 	if (!json_is_number(v)) {
-		add_error(p, "line %zu: %s record: field '%s' missing or not a number",
-			  p->lineno, type, key);
+		add_error(p, "line %zu: %s record: field '%s' missing or not a number", p->lineno,
+			  type, key);
 		return false;
 	}
 	*out = json_number_value(v);
 	if (!isfinite(*out)) {
-		add_error(p, "line %zu: %s record: field '%s' is not finite",
-			  p->lineno, type, key);
+		add_error(p, "line %zu: %s record: field '%s' is not finite", p->lineno, type, key);
 		return false;
 	}
 	return true;
 }
 
-static bool need_obj(struct vtb_rec_parser *p, json_t *o, const char *type,
-		     const char *key, bool optional, json_t **out)
+static bool need_obj(struct vtb_rec_parser *p, json_t *o, const char *type, const char *key,
+		     bool optional, json_t **out)
 {
 	*out = json_object_get(o, key);
 	if (!*out && optional)
 		return true;
 	if (!json_is_object(*out)) {
-		add_error(p, "line %zu: %s record: field '%s' missing or not an object",
-			  p->lineno, type, key);
+		add_error(p, "line %zu: %s record: field '%s' missing or not an object", p->lineno,
+			  type, key);
 		return false;
 	}
 	return true;
@@ -306,9 +304,8 @@ static void rec_header(struct vtb_rec_parser *p, json_t *o)
 		return;
 	}
 	if (json_integer_value(schema) != VTB_REC_SCHEMA) {
-		add_error(p, "line %zu: unsupported record schema %lld (expected %d)",
-			  p->lineno, (long long)json_integer_value(schema),
-			  VTB_REC_SCHEMA);
+		add_error(p, "line %zu: unsupported record schema %lld (expected %d)", p->lineno,
+			  (long long)json_integer_value(schema), VTB_REC_SCHEMA);
 		return;
 	}
 	p->r.header = json_incref(o);
@@ -321,14 +318,12 @@ static void rec_cell(struct vtb_rec_parser *p, json_t *o)
 	json_t *params;
 	char *q;
 
-	if (!need_str(p, o, "cell", "cell", &key) ||
-	    !need_str(p, o, "cell", "workload", &wl) ||
+	if (!need_str(p, o, "cell", "cell", &key) || !need_str(p, o, "cell", "workload", &wl) ||
 	    !need_obj(p, o, "cell", "params", true, &params))
 		return;
 	if (find_cell(p, key) >= 0) {
 		q = quote(key, strlen(key));
-		add_error(p, "line %zu: duplicate cell record for '%s'", p->lineno,
-			  QUOTED(q));
+		add_error(p, "line %zu: duplicate cell record for '%s'", p->lineno, QUOTED(q));
 		free(q);
 		return;
 	}
@@ -367,8 +362,8 @@ static bool cell_open(struct vtb_rec_parser *p, long idx, const char *type)
 	if (!p->cell_ended[idx])
 		return true;
 	q = quote(p->r.cells[idx].cell, strlen(p->r.cells[idx].cell));
-	add_error(p, "line %zu: %s record for cell '%s' after its cell_end",
-		  p->lineno, type, QUOTED(q));
+	add_error(p, "line %zu: %s record for cell '%s' after its cell_end", p->lineno, type,
+		  QUOTED(q));
 	free(q);
 	return false;
 }
@@ -423,12 +418,12 @@ static bool buckets_ok(json_t *b)
 
 	if (!json_is_array(b))
 		return false;
-	json_array_foreach(b, i, pair) {
+	json_array_foreach(b, i, pair)
+	{
 		json_t *x = json_array_get(pair, 0), *y = json_array_get(pair, 1);
 
-		if (json_array_size(pair) != 2 || !json_is_integer(x) ||
-		    !json_is_integer(y) || json_integer_value(x) < 0 ||
-		    json_integer_value(y) < 0)
+		if (json_array_size(pair) != 2 || !json_is_integer(x) || !json_is_integer(y) ||
+		    json_integer_value(x) < 0 || json_integer_value(y) < 0)
 			return false;
 	}
 	return true;
@@ -441,13 +436,14 @@ static void rec_hist(struct vtb_rec_parser *p, json_t *o)
 	struct vtb_rs_hist *h;
 	long idx;
 
-	if (!need_str(p, o, "hist", "metric", &metric) ||
-	    !need_str(p, o, "hist", "unit", &unit) ||
+	if (!need_str(p, o, "hist", "metric", &metric) || !need_str(p, o, "hist", "unit", &unit) ||
 	    !need_obj(p, o, "hist", "params", false, &params))
 		return;
 	if (!buckets_ok(buckets)) {
-		add_error(p, "line %zu: hist record: field 'buckets' missing or not an array of [index, count] pairs",
-			  p->lineno);
+		add_error(
+			p,
+			"line %zu: hist record: field 'buckets' missing or not an array of [index, count] pairs",
+			p->lineno);
 		return;
 	}
 	idx = record_cell(p, o, "hist");
@@ -484,8 +480,7 @@ static void rec_hist(struct vtb_rec_parser *p, json_t *o)
 }
 
 /* Appends @msg to a cell's error text ("; " separated). */
-static void cell_add_error(struct vtb_rec_parser *p, struct vtb_rs_cell *c,
-			   const char *msg)
+static void cell_add_error(struct vtb_rec_parser *p, struct vtb_rs_cell *c, const char *msg)
 {
 	char *e;
 
@@ -512,8 +507,10 @@ static void rec_error(struct vtb_rec_parser *p, json_t *o)
 	if (cellv && !json_is_null(cellv)) {
 		key = json_string_value(cellv);
 		if (!key) {
-			add_error(p, "line %zu: error record: field 'cell' is neither a string nor null",
-				  p->lineno);
+			add_error(
+				p,
+				"line %zu: error record: field 'cell' is neither a string nor null",
+				p->lineno);
 			return;
 		}
 		idx = record_cell(p, o, "error");
@@ -565,8 +562,10 @@ static void rec_cell_end(struct vtb_rec_parser *p, json_t *o)
 	if (errv && !json_is_null(errv)) {
 		err = json_string_value(errv);
 		if (!err) {
-			add_error(p, "line %zu: cell_end record: field 'error' is neither a string nor null",
-				  p->lineno);
+			add_error(
+				p,
+				"line %zu: cell_end record: field 'error' is neither a string nor null",
+				p->lineno);
 			return;
 		}
 	}
@@ -577,8 +576,7 @@ static void rec_cell_end(struct vtb_rec_parser *p, json_t *o)
 	if (p->cell_ended[idx]) {
 		char *q = quote(c->cell, strlen(c->cell));
 
-		add_error(p, "line %zu: duplicate cell_end record for '%s'", p->lineno,
-			  QUOTED(q));
+		add_error(p, "line %zu: duplicate cell_end record for '%s'", p->lineno, QUOTED(q));
 		free(q);
 		return;
 	}
@@ -617,14 +615,16 @@ static void rec_end(struct vtb_rec_parser *p, json_t *o)
 	if (strcmp(status, "ok") != 0 && strcmp(status, "failed") != 0) {
 		char *q = quote(status, strlen(status));
 
-		add_error(p, "line %zu: end record: status '%s', expected ok or failed",
-			  p->lineno, QUOTED(q));
+		add_error(p, "line %zu: end record: status '%s', expected ok or failed", p->lineno,
+			  QUOTED(q));
 		free(q);
 		return;
 	}
 	if (!json_is_integer(cells) || json_integer_value(cells) < 0) {
-		add_error(p, "line %zu: end record: field 'cells' missing or not a non-negative integer",
-			  p->lineno);
+		add_error(
+			p,
+			"line %zu: end record: field 'cells' missing or not a non-negative integer",
+			p->lineno);
 		return;
 	}
 	p->r.end_status = strdup(status);
@@ -657,10 +657,11 @@ static void rec_chunk(struct vtb_rec_parser *p, json_t *o)
 	size_t dlen;
 
 	data = field_str(o, "data");
-	if (!json_is_integer(idv) || !json_is_integer(seqv) ||
-	    !json_is_boolean(lastv) || !data) {
-		add_error(p, "line %zu: chunk record: needs integers 'id' and 'seq', boolean 'last' and string 'data'",
-			  p->lineno);
+	if (!json_is_integer(idv) || !json_is_integer(seqv) || !json_is_boolean(lastv) || !data) {
+		add_error(
+			p,
+			"line %zu: chunk record: needs integers 'id' and 'seq', boolean 'last' and string 'data'",
+			p->lineno);
 		return;
 	}
 	id = json_integer_value(idv);
@@ -684,8 +685,8 @@ static void rec_chunk(struct vtb_rec_parser *p, json_t *o)
 		}
 		p->max_chunk_id = id;
 		if (seq != 0) {
-			add_error(p, "line %zu: chunk sequence %lld starts at seq %lld",
-				  p->lineno, id, seq);
+			add_error(p, "line %zu: chunk sequence %lld starts at seq %lld", p->lineno,
+				  id, seq);
 			p->broken_id = id;
 			return;
 		}
@@ -695,17 +696,18 @@ static void rec_chunk(struct vtb_rec_parser *p, json_t *o)
 	}
 	if (seq != p->ch.next_seq) {
 		if (seq < p->ch.next_seq)
-			add_error(p, "line %zu: chunk sequence %lld: seq %lld repeated",
-				  p->lineno, id, seq);
+			add_error(p, "line %zu: chunk sequence %lld: seq %lld repeated", p->lineno,
+				  id, seq);
 		else
-			add_error(p, "line %zu: chunk sequence %lld: gap, expected seq %lld, got %lld",
+			add_error(p,
+				  "line %zu: chunk sequence %lld: gap, expected seq %lld, got %lld",
 				  p->lineno, id, p->ch.next_seq, seq);
 		chunk_drop(p, true);
 		return;
 	}
 	if (dlen > p->lim.max_payload || p->ch.buf.len > p->lim.max_payload - dlen) {
-		add_error(p, "line %zu: chunk sequence %lld: payload over %zu bytes",
-			  p->lineno, id, p->lim.max_payload);
+		add_error(p, "line %zu: chunk sequence %lld: payload over %zu bytes", p->lineno, id,
+			  p->lim.max_payload);
 		chunk_drop(p, true);
 		return;
 	}
@@ -717,13 +719,13 @@ static void rec_chunk(struct vtb_rec_parser *p, json_t *o)
 	p->ch.next_seq++;
 	if (!json_is_true(lastv))
 		return;
-	rec = json_loadb(p->ch.buf.buf ? p->ch.buf.buf : "", p->ch.buf.len,
-			 JSON_REJECT_DUPLICATES, &jerr);
+	rec = json_loadb(p->ch.buf.buf ? p->ch.buf.buf : "", p->ch.buf.len, JSON_REJECT_DUPLICATES,
+			 &jerr);
 	if (!rec) {
 		char *q = quote(jerr.text, strlen(jerr.text));
 
-		add_error(p, "line %zu: chunk sequence %lld: invalid JSON: %s",
-			  p->lineno, id, QUOTED(q));
+		add_error(p, "line %zu: chunk sequence %lld: invalid JSON: %s", p->lineno, id,
+			  QUOTED(q));
 		free(q);
 	}
 	chunk_drop(p, false);
@@ -737,14 +739,9 @@ static const struct {
 	const char *type;
 	void (*fn)(struct vtb_rec_parser *p, json_t *o);
 } rec_types[] = {
-	{ "cell", rec_cell },
-	{ "cell_end", rec_cell_end },
-	{ "chunk", rec_chunk },
-	{ "end", rec_end },
-	{ "error", rec_error },
-	{ "header", rec_header },
-	{ "hist", rec_hist },
-	{ "sample", rec_sample },
+	{ "cell", rec_cell }, { "cell_end", rec_cell_end }, { "chunk", rec_chunk },
+	{ "end", rec_end },   { "error", rec_error },	    { "header", rec_header },
+	{ "hist", rec_hist }, { "sample", rec_sample },
 };
 
 static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk)
@@ -774,8 +771,7 @@ static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk)
 	}
 	if (p->r.ended) {
 		q = quote(type, strlen(type));
-		add_error(p, "line %zu: %s record after the end record", p->lineno,
-			  QUOTED(q));
+		add_error(p, "line %zu: %s record after the end record", p->lineno, QUOTED(q));
 		free(q);
 		return;
 	}
@@ -820,8 +816,8 @@ static void handle_line(struct vtb_rec_parser *p, const char *line, size_t len)
 	if (len < MAGIC_LEN || memcmp(line, MAGIC_PREFIX, MAGIC_LEN) != 0) {
 		sp = memchr(line, ' ', len);
 		q = quote(line, sp ? (size_t)(sp - line) : len);
-		add_error(p, "line %zu: unsupported record framing '%s' (expected %s)",
-			  p->lineno, QUOTED(q), VTB_REC_MAGIC);
+		add_error(p, "line %zu: unsupported record framing '%s' (expected %s)", p->lineno,
+			  QUOTED(q), VTB_REC_MAGIC);
 		free(q);
 		return;
 	}
@@ -829,8 +825,7 @@ static void handle_line(struct vtb_rec_parser *p, const char *line, size_t len)
 	rlen = len - MAGIC_LEN;
 	sp = memchr(rest, ' ', rlen);
 	/* "<nonce> <json> <crc>": two spaces at least, an 8-digit crc. */
-	if (!sp || rlen < (size_t)(sp - rest) + 1 + 1 + 1 + 8 ||
-	    rest[rlen - 9] != ' ') {
+	if (!sp || rlen < (size_t)(sp - rest) + 1 + 1 + 1 + 8 || rest[rlen - 9] != ' ') {
 		add_error(p, "line %zu: malformed record frame", p->lineno);
 		return;
 	}
@@ -850,8 +845,7 @@ static void handle_line(struct vtb_rec_parser *p, const char *line, size_t len)
 		return;
 	}
 	for (i = 0; i < 8; i++)
-		want = (want << 4) |
-		       (uint32_t)(crc[i] <= '9' ? crc[i] - '0' : crc[i] - 'a' + 10);
+		want = (want << 4) | (uint32_t)(crc[i] <= '9' ? crc[i] - '0' : crc[i] - 'a' + 10);
 	if (jlen > VTB_REC_MAX_JSON) {
 		add_error(p, "line %zu: record of %zu bytes exceeds %d", p->lineno, jlen,
 			  VTB_REC_MAX_JSON);
@@ -893,8 +887,7 @@ static int line_append(struct vtb_rec_parser *p, const char *s, size_t n)
 	return 0;
 }
 
-struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce,
-					  const struct vtb_rec_limits *lim)
+struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce, const struct vtb_rec_limits *lim)
 {
 	struct vtb_rec_parser *p = calloc(1, sizeof(*p));
 	const struct vtb_rec_limits *d = &vtb_rec_default_limits;
@@ -976,8 +969,7 @@ void vtb_rec_parser_finish(struct vtb_rec_parser *p)
 	p->finished = true;
 	if (!p->stopped && !p->skipping && p->line_len > 0) {
 		if (p->line_len >= 4 && memcmp(p->line, "@vtb", 4) == 0)
-			add_error(p, "line %zu: truncated record at end of stream",
-				  p->lineno);
+			add_error(p, "line %zu: truncated record at end of stream", p->lineno);
 		else
 			p->r.noise_lines++;
 	}

@@ -14,11 +14,11 @@
 #include <stddef.h>
 
 struct vtb_rec_limits {
-	size_t max_line;     /* bytes in one line, framing included */
-	size_t max_records;  /* records per boot */
-	size_t max_errors;   /* errors kept (further ones are counted) */
-	size_t max_payload;  /* bytes of one reassembled chunked payload */
-	size_t max_total;    /* bytes fed per boot */
+	size_t max_line;    /* bytes in one line, framing included */
+	size_t max_records; /* records per boot */
+	size_t max_errors;  /* errors kept (further ones are counted) */
+	size_t max_payload; /* bytes of one reassembled chunked payload */
+	size_t max_total;   /* bytes fed per boot */
 };
 /* Defaults: 1 MiB + 128, 200000, 100, 64 MiB, 512 MiB. */
 extern const struct vtb_rec_limits vtb_rec_default_limits;
@@ -36,37 +36,36 @@ struct vtb_rs_hist {
 };
 
 struct vtb_rs_cell {
-	char *cell;     /* key from the "cell" record */
+	char *cell; /* key from the "cell" record */
 	char *workload;
-	char *status;   /* "ok" | "failed"; NULL until cell_end seen */
-	char *error;    /* from cell_end or error records of this cell */
+	char *status; /* "ok" | "failed"; NULL until cell_end seen */
+	char *error;  /* from cell_end or error records of this cell */
 	double seconds;
 	char *info_json; /* canonical JSON object, "{}" when none */
 };
 
 struct vtb_boot_records {
-	json_t *header;         /* the header record, NULL if none */
+	json_t *header; /* the header record, NULL if none */
 	struct vtb_rs_cell *cells;
 	size_t n_cells;
 	struct vtb_rs_sample *samples;
 	size_t n_samples;
 	struct vtb_rs_hist *hists;
 	size_t n_hists;
-	char **errors;          /* protocol and agent errors, in order */
+	char **errors; /* protocol and agent errors, in order */
 	size_t n_errors;
-	size_t errors_dropped;  /* beyond max_errors */
-	size_t noise_lines;     /* lines without the magic (console noise) */
-	size_t records;         /* valid records accepted */
-	bool ended;             /* the "end" record was seen */
-	char *end_status;       /* its status */
+	size_t errors_dropped; /* beyond max_errors */
+	size_t noise_lines;    /* lines without the magic (console noise) */
+	size_t records;	       /* valid records accepted */
+	bool ended;	       /* the "end" record was seen */
+	char *end_status;      /* its status */
 };
 
 struct vtb_rec_parser;
 
 /* @nonce: the boot's nonce; records with another nonce are errors.
  * Returns NULL on ENOMEM. */
-struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce,
-					  const struct vtb_rec_limits *lim);
+struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce, const struct vtb_rec_limits *lim);
 /* Feeds bytes in any chunking.  Returns 0; -1 only on ENOMEM or when a
  * hard limit (max_total, max_records) stops parsing (error recorded). */
 int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len);

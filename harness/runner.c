@@ -46,15 +46,14 @@ static bool stop_requested(void)
 	return false;
 }
 
-char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid,
-		   int rep)
+char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep)
 {
 	json_t *job, *cells;
 	char *text = NULL;
 	size_t i, k;
 
-	job = json_pack("{s:i, s:s, s:s, s:s, s:i}", "schema", 1, "nonce", nonce, "boot",
-			boot_uuid, "config", c->key, "rep", rep);
+	job = json_pack("{s:i, s:s, s:s, s:s, s:i}", "schema", 1, "nonce", nonce, "boot", boot_uuid,
+			"config", c->key, "rep", rep);
 	cells = json_array();
 	if (!job || !cells)
 		goto out;
@@ -171,8 +170,7 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 static void check_confinement(struct vtb_boot_outcome *out, const char *cpus)
 {
 	const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
-	const char *seen = r->header ? json_string_value(json_object_get(r->header, "cpus"))
-				     : NULL;
+	const char *seen = r->header ? json_string_value(json_object_get(r->header, "cpus")) : NULL;
 
 	if (!seen || !strcmp(seen, cpus) || strcmp(out->status, "ok"))
 		return;
@@ -282,7 +280,8 @@ static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
 			res->resumed = true;
 			return vtb_store_campaign_sync(st, *campaign, m);
 		}
-		warn(o, "--resume: no campaign of this matrix on this host in the database; starting a new one");
+		warn(o,
+		     "--resume: no campaign of this matrix on this host in the database; starting a new one");
 	}
 	if (vtb_uuid(res->campaign))
 		return -1;
@@ -374,8 +373,8 @@ static int apply_only(struct vtb_matrix *m, const char *only, struct vtb_run_res
 
 /* The boots of the campaign still to run; counts them into @res. */
 static int plan_todo(struct vtb_store *st, int64_t campaign, const struct vtb_matrix *m,
-		     const struct vtb_bootref *order, size_t n_order, bool *skip,
-		     size_t *todo, struct vtb_run_result *res)
+		     const struct vtb_bootref *order, size_t n_order, bool *skip, size_t *todo,
+		     struct vtb_run_result *res)
 {
 	size_t i;
 

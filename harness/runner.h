@@ -14,21 +14,21 @@
 #include <stdint.h>
 
 struct vtb_progress {
-	size_t index, total;     /* this boot, 1-based, and boots to run */
-	const char *label;       /* configuration */
+	size_t index, total; /* this boot, 1-based, and boots to run */
+	const char *label;   /* configuration */
 	int rep;
-	const char *status;      /* NULL when starting; else its outcome */
+	const char *status; /* NULL when starting; else its outcome */
 	const char *error;
 	double boot_seconds;
 	double elapsed_seconds, eta_seconds; /* eta < 0: unknown */
-	const char *warning;     /* a warning instead of a boot event */
+	const char *warning;		     /* a warning instead of a boot event */
 };
 
 struct vtb_run_opts {
-	const char *matrix;  /* path of matrix.conf */
-	const char *db;      /* NULL: the matrix's db = */
-	const char *only;    /* glob on configuration labels/keys, or NULL */
-	long long reps;      /* 0: the matrix's reps = */
+	const char *matrix; /* path of matrix.conf */
+	const char *db;	    /* NULL: the matrix's db = */
+	const char *only;   /* glob on configuration labels/keys, or NULL */
+	long long reps;	    /* 0: the matrix's reps = */
 	bool resume;
 	const char *agent;   /* vtbench-agent path */
 	const char *cmdline; /* stored for provenance */
@@ -40,11 +40,11 @@ enum vtb_run_fail { VTB_RUN_OK, VTB_RUN_INPUT, VTB_RUN_INFRA };
 
 struct vtb_run_result {
 	size_t planned, skipped, ran, ok, failed, timeout;
-	size_t not_runnable;   /* configurations that cannot run yet */
+	size_t not_runnable; /* configurations that cannot run yet */
 	bool interrupted;
 	bool resumed;
 	char campaign[37];
-	char *db;              /* path used (malloc'ed) */
+	char *db;		/* path used (malloc'ed) */
 	enum vtb_run_fail fail; /* why vtb_run returned -1 */
 };
 
@@ -55,7 +55,6 @@ void vtb_run_result_release(struct vtb_run_result *res);
 
 /* Builds the job a boot runs (JSON text, malloc'ed). */
 struct vtb_config;
-char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid,
-		   int rep);
+char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep);
 
 #endif

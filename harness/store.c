@@ -143,8 +143,7 @@ static const char *const migrations[] = {
 	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
 	"	buckets TEXT NOT NULL CHECK (json_valid(buckets))\n"
 	");\n"
-	"PRAGMA application_id = 1987338801;\n"
-	,
+	"PRAGMA application_id = 1987338801;\n",
 	/* 2: what compare, list and --resume look up, and the event log */
 	"-- event: warnings and errors of a campaign, or of one of its boots\n"
 	"CREATE TABLE event (\n"
@@ -310,8 +309,9 @@ static int check_identity(struct vtb_store *st, bool *fresh)
 	if (app_id != VTB_STORE_APPLICATION_ID)
 		return vtb_error("'%s' is not a vtbench database", st->path);
 	if (version > VTB_STORE_SCHEMA)
-		return vtb_error("'%s' was written by a newer vtbench (schema %d, this one knows %d)",
-				 st->path, version, VTB_STORE_SCHEMA);
+		return vtb_error(
+			"'%s' was written by a newer vtbench (schema %d, this one knows %d)",
+			st->path, version, VTB_STORE_SCHEMA);
 	return 0;
 }
 
@@ -328,8 +328,9 @@ static int migrate(struct vtb_store *st)
 		if (vtb_store_schema_version(st, &version) < 0)
 			goto out;
 		if (version > VTB_STORE_SCHEMA) {
-			vtb_error("'%s' was written by a newer vtbench (schema %d, this one knows %d)",
-				  st->path, version, VTB_STORE_SCHEMA);
+			vtb_error(
+				"'%s' was written by a newer vtbench (schema %d, this one knows %d)",
+				st->path, version, VTB_STORE_SCHEMA);
 			goto out;
 		}
 		if (version == VTB_STORE_SCHEMA)
@@ -395,8 +396,8 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 		    step(st, s, "switch to WAL", &row) < 0)
 			goto out;
 		/* :memory: and temporary databases have no WAL */
-		if (!row || (strcmp(column_text(s, 0), "wal") &&
-			     strcmp(column_text(s, 0), "memory"))) {
+		if (!row ||
+		    (strcmp(column_text(s, 0), "wal") && strcmp(column_text(s, 0), "memory"))) {
 			vtb_error("cannot switch '%s' to WAL (journal mode '%s')", path,
 				  row ? column_text(s, 0) : "?");
 			goto out;
@@ -441,11 +442,10 @@ int vtb_store_host(struct vtb_store *st, const struct vtb_host_info *h, int64_t 
 		"INSERT INTO host (hostname, cpu_vendor, cpu_family, cpu_model,"
 		" cpu_model_name, cpu_codename, topo_digest, topo_summary, kernel)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING";
-	static const char sel[] =
-		"SELECT id FROM host WHERE hostname = ?1 AND cpu_vendor = ?2"
-		" AND cpu_family = ?3 AND cpu_model = ?4 AND cpu_model_name = ?5"
-		" AND cpu_codename = ?6 AND topo_digest = ?7 AND topo_summary = ?8"
-		" AND kernel = ?9";
+	static const char sel[] = "SELECT id FROM host WHERE hostname = ?1 AND cpu_vendor = ?2"
+				  " AND cpu_family = ?3 AND cpu_model = ?4 AND cpu_model_name = ?5"
+				  " AND cpu_codename = ?6 AND topo_digest = ?7 AND topo_summary = ?8"
+				  " AND kernel = ?9";
 	const char *sqls[] = { ins, sel };
 	sqlite3_stmt *s = NULL;
 	bool row = false;
@@ -482,8 +482,8 @@ out:
  * (and their seq); new configurations go after the existing ones, in
  * matrix order.  Without @sync a duplicate key is an error.
  */
-static int insert_configs(struct vtb_store *st, int64_t campaign_id,
-			  const struct vtb_matrix *m, bool sync)
+static int insert_configs(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m,
+			  bool sync)
 {
 	static const char ins_config[] =
 		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
@@ -492,8 +492,7 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id,
 		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
 		" runnable, why_not, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 		" ON CONFLICT (campaign_id, key) DO NOTHING";
-	static const char sel_config[] =
-		"SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
+	static const char sel_config[] = "SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
 	static const char ins_cell[] =
 		"INSERT INTO cell (config_id, key, name, workload, params, resolved)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
@@ -507,10 +506,12 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id,
 	int ret = -1;
 
 	if (prepare(st, sync ? sync_config : ins_config, &ic) < 0 ||
-	    prepare(st, sel_config, &sc) < 0 || prepare(st, sync ? sync_cell : ins_cell, &icell) < 0)
+	    prepare(st, sel_config, &sc) < 0 ||
+	    prepare(st, sync ? sync_cell : ins_cell, &icell) < 0)
 		goto out;
 	if (sync) {
-		if (prepare(st, "SELECT coalesce(max(seq) + 1, 0) FROM config WHERE campaign_id = ?1",
+		if (prepare(st,
+			    "SELECT coalesce(max(seq) + 1, 0) FROM config WHERE campaign_id = ?1",
 			    &smax) < 0)
 			goto out;
 		if (bind_int(smax, 1, campaign_id) ||
@@ -613,8 +614,7 @@ out:
 	return ret;
 }
 
-int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id,
-			    const struct vtb_matrix *m)
+int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m)
 {
 	if (begin(st) < 0)
 		return -1;
@@ -625,9 +625,8 @@ int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id,
 	return 0;
 }
 
-int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest,
-			    int64_t host_id, int64_t *campaign_id, char uuid[37],
-			    bool *found)
+int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest, int64_t host_id,
+			    int64_t *campaign_id, char uuid[37], bool *found)
 {
 	static const char sel[] =
 		"SELECT id, uuid FROM campaign WHERE matrix_digest = ?1 AND host_id = ?2"
@@ -661,8 +660,7 @@ int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char
 
 	if (prepare(st, "UPDATE campaign SET status = ?1, ended_ns = ?2 WHERE id = ?3", &s) < 0)
 		goto out;
-	if (bind_text(s, 1, status) | bind_int(s, 2, realtime_ns()) |
-	    bind_int(s, 3, campaign_id)) {
+	if (bind_text(s, 1, status) | bind_int(s, 2, realtime_ns()) | bind_int(s, 3, campaign_id)) {
 		db_error(st, "bind the campaign");
 		goto out;
 	}
@@ -678,8 +676,8 @@ out:
 	return ret;
 }
 
-int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id,
-			  const char *config_key, int rep, bool *exists)
+int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			  int rep, bool *exists)
 {
 	static const char sel[] =
 		"SELECT 1 FROM boot JOIN config ON config.id = boot.config_id"
@@ -705,17 +703,15 @@ out:
 static int insert_event(struct vtb_store *st, int64_t campaign_id, int64_t boot_id,
 			const char *level, const char *message)
 {
-	static const char ins[] =
-		"INSERT INTO event (campaign_id, boot_id, time_ns, level, message)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)";
+	static const char ins[] = "INSERT INTO event (campaign_id, boot_id, time_ns, level, message)"
+				  " VALUES (?1, ?2, ?3, ?4, ?5)";
 	sqlite3_stmt *s = NULL;
 	int ret = -1;
 
 	if (prepare(st, ins, &s) < 0)
 		goto out;
-	if (bind_int(s, 1, campaign_id) | bind_id(s, 2, boot_id) |
-	    bind_int(s, 3, realtime_ns()) | bind_text(s, 4, level) |
-	    bind_text0(s, 5, message)) {
+	if (bind_int(s, 1, campaign_id) | bind_id(s, 2, boot_id) | bind_int(s, 3, realtime_ns()) |
+	    bind_text(s, 4, level) | bind_text0(s, 5, message)) {
 		db_error(st, "bind the event");
 		goto out;
 	}
@@ -848,8 +844,7 @@ out:
 }
 
 static int insert_result(struct boot_ctx *bc, struct boot_cell *cell, const char *status,
-			 const char *error, double seconds, bool has_seconds,
-			 const char *info)
+			 const char *error, double seconds, bool has_seconds, const char *info)
 {
 	static const char ins[] =
 		"INSERT INTO result (boot_id, cell_id, status, error, seconds, info)"
@@ -889,8 +884,9 @@ static int store_results(struct boot_ctx *bc, const struct vtb_boot_records *rec
 			continue;
 		}
 		if (cell->result_id) {
-			char *msg = vtb_asprintf("cell '%s' was reported twice; the first report is kept",
-						 cell->key);
+			char *msg = vtb_asprintf(
+				"cell '%s' was reported twice; the first report is kept",
+				cell->key);
 			int rc = msg ? insert_event(bc->st, bc->campaign_id, bc->boot_id, "error",
 						    msg)
 				     : vtb_error("out of memory");
@@ -910,8 +906,8 @@ static int store_results(struct boot_ctx *bc, const struct vtb_boot_records *rec
 			if (!error)
 				error = "unknown cell status";
 		}
-		if (insert_result(bc, cell, status, error, rc->seconds, finished,
-				  rc->info_json) < 0)
+		if (insert_result(bc, cell, status, error, rc->seconds, finished, rc->info_json) <
+		    0)
 			return -1;
 	}
 	for (size_t i = 0; i < bc->n_cells; i++) {
@@ -1002,8 +998,8 @@ static int store_boot_events(struct boot_ctx *bc, const struct vtb_boot_info *b,
 	int ret;
 
 	for (size_t i = 0; recs && i < recs->n_errors; i++)
-		if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "error",
-				 recs->errors[i]) < 0)
+		if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "error", recs->errors[i]) <
+		    0)
 			return -1;
 	if (recs && recs->errors_dropped) {
 		msg = vtb_asprintf("%zu further errors were not kept", recs->errors_dropped);
@@ -1015,8 +1011,7 @@ static int store_boot_events(struct boot_ctx *bc, const struct vtb_boot_info *b,
 			return -1;
 	}
 	for (size_t i = 0; i < b->n_warnings; i++)
-		if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "warn",
-				 b->warnings[i]) < 0)
+		if (insert_event(bc->st, bc->campaign_id, bc->boot_id, "warn", b->warnings[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -1043,15 +1038,15 @@ static void test_commit_delay(void)
 int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 		   const struct vtb_boot_records *recs)
 {
-	static const char sel_config[] =
-		"SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
+	static const char sel_config[] = "SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
 	static const char ins[] =
 		"INSERT INTO boot (uuid, campaign_id, config_id, rep, status, error,"
 		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
 		" detail, noise_lines, records)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 	static const struct vtb_boot_records none;
-	struct boot_ctx bc = { .st = st, .campaign_id = b->campaign_id,
+	struct boot_ctx bc = { .st = st,
+			       .campaign_id = b->campaign_id,
 			       .config_key = b->config_key };
 	sqlite3_stmt *s = NULL;
 	char *header = NULL;
@@ -1083,10 +1078,10 @@ int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 	sqlite3_finalize(s);
 	if (prepare(st, ins, &s) < 0)
 		goto out;
-	if (bind_text(s, 1, b->uuid) | bind_int(s, 2, b->campaign_id) |
-	    bind_int(s, 3, config_id) | bind_int(s, 4, b->rep) | bind_text(s, 5, b->status) |
-	    bind_text(s, 6, b->error) | bind_int(s, 7, b->started_ns) |
-	    bind_int(s, 8, b->ended_ns) | bind_text(s, 9, b->nonce) | bind_text(s, 10, b->cpus) |
+	if (bind_text(s, 1, b->uuid) | bind_int(s, 2, b->campaign_id) | bind_int(s, 3, config_id) |
+	    bind_int(s, 4, b->rep) | bind_text(s, 5, b->status) | bind_text(s, 6, b->error) |
+	    bind_int(s, 7, b->started_ns) | bind_int(s, 8, b->ended_ns) |
+	    bind_text(s, 9, b->nonce) | bind_text(s, 10, b->cpus) |
 	    bind_text(s, 11, b->confinement) | bind_text(s, 12, header) |
 	    bind_text(s, 13, b->stderr_tail) | bind_text(s, 14, b->kind_detail) |
 	    bind_int(s, 15, (int64_t)recs->noise_lines) | bind_int(s, 16, (int64_t)recs->records)) {
@@ -1127,8 +1122,8 @@ int vtb_store_latest_campaign(struct vtb_store *st, int64_t *campaign_id, bool *
 	int ret = -1;
 
 	*found = false;
-	if (prepare(st, "SELECT id FROM campaign ORDER BY started_ns DESC, id DESC LIMIT 1",
-		    &s) < 0)
+	if (prepare(st, "SELECT id FROM campaign ORDER BY started_ns DESC, id DESC LIMIT 1", &s) <
+	    0)
 		goto out;
 	if (step(st, s, "find the latest campaign", found) < 0)
 		goto out;
@@ -1199,8 +1194,7 @@ static int emit_sample(sqlite3_stmt *s, void *ctx)
 }
 
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
-			     int (*fn)(const struct vtb_sample_row *row, void *arg),
-			     void *arg)
+			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg)
 {
 	static const char sel[] =
 		"SELECT config.key, config.label, config.kind, cell.key, cell.name,"
@@ -1247,8 +1241,8 @@ static int emit_run(sqlite3_stmt *s, void *ctx)
 	return w->fn(&r, w->arg);
 }
 
-int vtb_store_foreach_run(struct vtb_store *st,
-			  int (*fn)(const struct vtb_run_row *row, void *arg), void *arg)
+int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_row *row, void *arg),
+			  void *arg)
 {
 	static const char sel[] =
 		"SELECT campaign.id, campaign.uuid, host.hostname, campaign.matrix_path,"

@@ -42,7 +42,7 @@ struct vtb_host_info {
 	int cpu_family, cpu_model;
 	const char *topo_digest;
 	const char *topo_summary; /* "1 package, 1 node, 1 LLC, 2 cores, 2 PUs" */
-	const char *kernel;       /* uname -r */
+	const char *kernel;	  /* uname -r */
 };
 int vtb_store_host(struct vtb_store *st, const struct vtb_host_info *h, int64_t *id);
 
@@ -50,9 +50,9 @@ struct vtb_campaign_info {
 	const char *uuid;
 	int64_t host_id;
 	const char *matrix_path, *matrix_text, *matrix_digest;
-	const char *version;      /* vtbench version */
+	const char *version; /* vtbench version */
 	const char *cmdline;
-	const char *state_json;   /* host state snapshot */
+	const char *state_json; /* host state snapshot */
 };
 /* Inserts the campaign and its configurations and cells (one
  * transaction); fills the ids into @ids_config[i] / cell ids. */
@@ -60,20 +60,17 @@ int vtb_store_campaign_begin(struct vtb_store *st, const struct vtb_campaign_inf
 			     const struct vtb_matrix *m, int64_t *campaign_id);
 /* Latest unfinished-or-finished campaign of this matrix digest on this
  * host, for --resume; *found false when none. */
-int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest,
-			    int64_t host_id, int64_t *campaign_id, char uuid[37],
-			    bool *found);
+int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest, int64_t host_id,
+			    int64_t *campaign_id, char uuid[37], bool *found);
 /* Makes sure configurations and cells of @m exist in the campaign (new
  * ones are added when resuming with --reps or --only changes). */
-int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id,
-			    const struct vtb_matrix *m);
-int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id,
-			   const char *status);
+int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m);
+int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char *status);
 
 /* Is (configuration key, rep) stored in the campaign, whatever its
  * status?  A boot is never stored twice. */
-int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id,
-			  const char *config_key, int rep, bool *exists);
+int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			  int rep, bool *exists);
 
 /* Warnings and errors of a campaign or a boot (boot_uuid may be NULL). */
 int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_uuid,
@@ -84,16 +81,16 @@ struct vtb_boot_info {
 	const char *uuid;
 	const char *config_key;
 	int rep;
-	const char *status;      /* ok | failed | timeout */
-	const char *error;       /* NULL when ok */
-	int64_t started_ns;      /* CLOCK_REALTIME ns */
+	const char *status; /* ok | failed | timeout */
+	const char *error;  /* NULL when ok */
+	int64_t started_ns; /* CLOCK_REALTIME ns */
 	int64_t ended_ns;
 	const char *nonce;
-	const char *cpus;        /* where it ran (cpulist) */
+	const char *cpus;	 /* where it ran (cpulist) */
 	const char *confinement; /* "affinity" ... */
 	const char *stderr_tail;
 	const char *kind_detail; /* JSON: accelerator, live XML... (NULL now) */
-	const char **warnings;   /* stored as events of the boot */
+	const char **warnings;	 /* stored as events of the boot */
 	size_t n_warnings;
 };
 /* Stores the boot, its header, every cell result, sample and histogram,
@@ -124,8 +121,7 @@ struct vtb_sample_row {
  * valid during the call.  In all foreach functions a negative return of
  * @fn stops the walk and is returned as -1 (its vtb_error kept). */
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
-			     int (*fn)(const struct vtb_sample_row *row, void *arg),
-			     void *arg);
+			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg);
 
 struct vtb_run_row {
 	int64_t id;
@@ -133,8 +129,8 @@ struct vtb_run_row {
 	int64_t started_ns, ended_ns;
 	long boots, boots_ok, boots_failed;
 };
-int vtb_store_foreach_run(struct vtb_store *st,
-			  int (*fn)(const struct vtb_run_row *row, void *arg), void *arg);
+int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_row *row, void *arg),
+			  void *arg);
 
 /* campaign_id <= 0: the cells of every campaign. */
 struct vtb_cell_row {

@@ -59,8 +59,7 @@ static void list_workloads(FILE *f, bool all)
 
 		if (w->hidden && !all)
 			continue;
-		fprintf(f, "%-10s %s%s\n", w->name, w->summary,
-			w->hidden ? " [hidden]" : "");
+		fprintf(f, "%-10s %s%s\n", w->name, w->summary, w->hidden ? " [hidden]" : "");
 	}
 }
 
@@ -82,8 +81,7 @@ static void workload_help(FILE *f, const struct vtb_workload_ops *w)
 }
 
 /* The header record: who and where, before any cell. */
-static json_t *header_record(const struct agent *a, const char *boot,
-			     const char *config)
+static json_t *header_record(const struct agent *a, const char *boot, const char *config)
 {
 	struct cpu_raw_data_t raw;
 	struct cpu_id_t id;
@@ -95,16 +93,13 @@ static json_t *header_record(const struct agent *a, const char *boot,
 		memset(&u, 0, sizeof(u));
 	cmdline = vtb_read_file("/proc/cmdline", 1 << 20);
 	cpus = vtb_cpuset_format(&a->cpus);
-	if (cpuid_present() && cpuid_get_raw_data(&raw) == 0 &&
-	    cpu_identify(&raw, &id) == 0)
-		cpu = json_pack("{s:s, s:i, s:i, s:s, s:s}", "vendor", id.vendor_str,
-				"family", (int)id.ext_family, "model",
-				(int)id.ext_model, "codename", id.cpu_codename,
-				"brand", id.brand_str);
-	h = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:b, s:s?, s:o?, s:s?, s:s?}",
-		      "type", "header", "schema", VTB_REC_SCHEMA, "agent",
-		      VTB_VERSION, "kernel", u.release, "cmdline", cmdline,
-		      "hostname", u.nodename, "pid1", getpid() == 1, "cpus",
+	if (cpuid_present() && cpuid_get_raw_data(&raw) == 0 && cpu_identify(&raw, &id) == 0)
+		cpu = json_pack("{s:s, s:i, s:i, s:s, s:s}", "vendor", id.vendor_str, "family",
+				(int)id.ext_family, "model", (int)id.ext_model, "codename",
+				id.cpu_codename, "brand", id.brand_str);
+	h = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:b, s:s?, s:o?, s:s?, s:s?}", "type",
+		      "header", "schema", VTB_REC_SCHEMA, "agent", VTB_VERSION, "kernel", u.release,
+		      "cmdline", cmdline, "hostname", u.nodename, "pid1", getpid() == 1, "cpus",
 		      cpus, "cpu", cpu, "boot", boot, "config", config);
 	free(cmdline);
 	free(cpus);
@@ -122,9 +117,8 @@ static int write_rec(struct agent *a, json_t *r)
 	return ret;
 }
 
-static void print_summary(const char *key, const char *wname,
-			  const struct vtb_workload_ctx *ctx, bool ok,
-			  double seconds, const char *err)
+static void print_summary(const char *key, const char *wname, const struct vtb_workload_ctx *ctx,
+			  bool ok, double seconds, const char *err)
 {
 	size_t i, wm = strlen("metric");
 
@@ -140,8 +134,8 @@ static void print_summary(const char *key, const char *wname,
 	for (i = 0; i < ctx->n_samples; i++) {
 		const struct vtb_sample *s = &ctx->samples[i];
 
-		printf("  %-*s  %14.2f  %-8s %s\n", (int)wm, s->metric, s->value,
-		       s->unit, s->better == VTB_BETTER_HIGHER ? "higher" : "lower");
+		printf("  %-*s  %14.2f  %-8s %s\n", (int)wm, s->metric, s->value, s->unit,
+		       s->better == VTB_BETTER_HIGHER ? "higher" : "lower");
 	}
 }
 
@@ -150,8 +144,8 @@ static void print_summary(const char *key, const char *wname,
  * which the caller has written).  A workload failure is recorded and
  * counted, not returned: only a record write failure returns -1.
  */
-static int run_parsed(struct agent *a, const char *key,
-		      const struct vtb_workload_ops *w, void *params)
+static int run_parsed(struct agent *a, const char *key, const struct vtb_workload_ops *w,
+		      void *params)
 {
 	struct vtb_workload_ctx ctx = { 0 };
 	uint64_t t0 = vtb_now_ns();
@@ -177,13 +171,12 @@ static int run_parsed(struct agent *a, const char *key,
 			goto out;
 	}
 	if (a->records) {
-		if (err && write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error",
-						   "cell", key, "message", err)))
+		if (err && write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error", "cell", key,
+						  "message", err)))
 			goto out;
-		json_t *end = json_pack("{s:s, s:s, s:s, s:f, s:o}", "type",
-					"cell_end", "cell", key, "status",
-					err ? "failed" : "ok", "seconds", secs, "info",
-					ctx.info ? json_incref(ctx.info) : json_object());
+		json_t *end = json_pack("{s:s, s:s, s:s, s:f, s:o}", "type", "cell_end", "cell",
+					key, "status", err ? "failed" : "ok", "seconds", secs,
+					"info", ctx.info ? json_incref(ctx.info) : json_object());
 
 		if (end && err && json_object_set_new(end, "error", json_string(err))) {
 			json_decref(end);
@@ -208,20 +201,19 @@ out:
 }
 
 /* Records a cell that could not start (unknown workload, bad parameter). */
-static int cell_rejected(struct agent *a, const char *key, const char *wname,
-			 const char *msg)
+static int cell_rejected(struct agent *a, const char *key, const char *wname, const char *msg)
 {
 	fprintf(stderr, "vtbench-agent: cell %s (%s): %s\n", key, wname, msg);
 	a->cells_run++;
 	a->cells_failed++;
 	if (!a->records)
 		return 0;
-	if (write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error", "cell", key,
-				   "message", msg)))
+	if (write_rec(a,
+		      json_pack("{s:s, s:s, s:s}", "type", "error", "cell", key, "message", msg)))
 		return -1;
-	return write_rec(a, json_pack("{s:s, s:s, s:s, s:f, s:{}, s:s}", "type",
-				      "cell_end", "cell", key, "status", "failed",
-				      "seconds", 0.0, "info", "error", msg));
+	return write_rec(a,
+			 json_pack("{s:s, s:s, s:s, s:f, s:{}, s:s}", "type", "cell_end", "cell",
+				   key, "status", "failed", "seconds", 0.0, "info", "error", msg));
 }
 
 static int write_end(struct agent *a)
@@ -250,13 +242,12 @@ static int unknown_option_msg(const struct vtb_workload_ops *w, const char *name
 	const char *sug = vtb_opt_suggest(w->opts, name);
 
 	return vtb_error("unknown option '%s' for %s%s%s%s", name, w->name,
-			 sug ? " (did you mean '" : "", sug ? sug : "",
-			 sug ? "'?)" : "");
+			 sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
 }
 
 /* Parses @text for option @name into @params and records it in @texts. */
-static int set_param(const struct vtb_workload_ops *w, void *params,
-		     json_t *texts, const char *name, const char *text)
+static int set_param(const struct vtb_workload_ops *w, void *params, json_t *texts,
+		     const char *name, const char *text)
 {
 	const struct vtb_opt *o = vtb_opt_find(w->opts, name);
 	union vtb_optval v;
@@ -298,8 +289,7 @@ static int open_out(const char *path)
 	fflush(stdout);
 	if (dup2(fd, STDOUT_FILENO) < 0) {
 		close(fd);
-		return vtb_error("cannot redirect output to '%s': %s", path,
-				 strerror(errno));
+		return vtb_error("cannot redirect output to '%s': %s", path, strerror(errno));
 	}
 	close(fd);
 	return 0;
@@ -318,8 +308,17 @@ static int agent_start(struct agent *a, const char *boot, const char *config)
 	return 0;
 }
 
-enum { OPT_RECORDS = 1000, OPT_NONCE, OPT_OUT, OPT_HELP, OPT_JOB, OPT_LIST,
-       OPT_ALL, OPT_VERSION, OPT_WL = 2000 };
+enum {
+	OPT_RECORDS = 1000,
+	OPT_NONCE,
+	OPT_OUT,
+	OPT_HELP,
+	OPT_JOB,
+	OPT_LIST,
+	OPT_ALL,
+	OPT_VERSION,
+	OPT_WL = 2000
+};
 
 static int cmd_workload(int argc, char **argv)
 {
@@ -355,8 +354,8 @@ static int cmd_workload(int argc, char **argv)
 	/* A workload option named like an agent flag ("records") is reached
 	 * as --records=N: the bare flag stays the agent's. */
 	lopts[k++] = (struct option){ "records",
-				      vtb_opt_find(w->opts, "records") ?
-					      optional_argument : no_argument,
+				      vtb_opt_find(w->opts, "records") ? optional_argument
+								       : no_argument,
 				      NULL, OPT_RECORDS };
 	lopts[k++] = (struct option){ "nonce", required_argument, NULL, OPT_NONCE };
 	lopts[k++] = (struct option){ "out", required_argument, NULL, OPT_OUT };
@@ -368,10 +367,10 @@ static int cmd_workload(int argc, char **argv)
 		if (!strcmp(o->name, "records"))
 			continue;
 		lopts[k++] = (struct option){ o->name,
-					      isbool ? optional_argument : required_argument,
-					      NULL, OPT_WL + (int)i };
-		if (o->shortopt && vtb_strbuf_addf(&shorts, "%c%s", o->shortopt,
-						   isbool ? "::" : ":")) {
+					      isbool ? optional_argument : required_argument, NULL,
+					      OPT_WL + (int)i };
+		if (o->shortopt &&
+		    vtb_strbuf_addf(&shorts, "%c%s", o->shortopt, isbool ? "::" : ":")) {
 			fprintf(stderr, "vtbench-agent: out of memory\n");
 			goto out;
 		}
@@ -441,7 +440,8 @@ static int cmd_workload(int argc, char **argv)
 		int r;
 
 		if (!eq) {
-			fprintf(stderr, "vtbench-agent: %s: unexpected argument '%s' (options are --NAME VALUE or NAME=VALUE)\n",
+			fprintf(stderr,
+				"vtbench-agent: %s: unexpected argument '%s' (options are --NAME VALUE or NAME=VALUE)\n",
 				w->name, argv[optind]);
 			goto out;
 		}
@@ -468,8 +468,8 @@ static int cmd_workload(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (write_rec(&a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell",
-				    "manual", "workload", w->name, "params", texts)) ||
+	if (write_rec(&a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell", "manual",
+				    "workload", w->name, "params", texts)) ||
 	    run_parsed(&a, "manual", w, params) || write_end(&a)) {
 		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 		goto out;
@@ -493,14 +493,14 @@ static int job_cell(struct agent *a, json_t *cell, size_t idx)
 	void *pstruct = NULL;
 	int ret = -1;
 
-	if (json_unpack(cell, "{s:s, s:s, s?o}", "key", &key, "workload", &wname,
-			"params", &params)) {
+	if (json_unpack(cell, "{s:s, s:s, s?o}", "key", &key, "workload", &wname, "params",
+			&params)) {
 		char *k = vtb_asprintf("cell%zu", idx);
 
 		if (!k)
 			return vtb_error("out of memory");
-		ret = write_rec(a, json_pack("{s:s, s:s, s:s, s:{}}", "type", "cell",
-					     "cell", k, "workload", "?", "params"));
+		ret = write_rec(a, json_pack("{s:s, s:s, s:s, s:{}}", "type", "cell", "cell", k,
+					     "workload", "?", "params"));
 		if (!ret)
 			ret = cell_rejected(a, k, "?",
 					    "job cell lacks a string 'key' or 'workload'");
@@ -511,16 +511,16 @@ static int job_cell(struct agent *a, json_t *cell, size_t idx)
 	if (!texts)
 		return vtb_error("out of memory");
 	if (params && !json_is_object(params)) {
-		ret = write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell",
-					     "cell", key, "workload", wname, "params", texts));
+		ret = write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell", key,
+					     "workload", wname, "params", texts));
 		if (!ret)
 			ret = cell_rejected(a, key, wname, "job cell 'params' is not an object");
 		goto out;
 	}
 	if (params)
 		json_object_update(texts, params);
-	if (write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell",
-				   key, "workload", wname, "params", texts)))
+	if (write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell", key, "workload",
+				   wname, "params", texts)))
 		goto out;
 	w = vtb_workload_find(wname);
 	if (!w) {
@@ -537,7 +537,8 @@ static int job_cell(struct agent *a, json_t *cell, size_t idx)
 		ret = cell_rejected(a, key, wname, vtb_errmsg());
 		goto out;
 	}
-	json_object_foreach(params, name, v) {
+	json_object_foreach(params, name, v)
+	{
 		const char *text = json_string_value(v);
 
 		if (!text) {
@@ -575,13 +576,13 @@ static int cmd_job(const char *path, struct agent *a)
 	job = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (!job) {
-		fprintf(stderr, "vtbench-agent: %s:%d: invalid job JSON: %s\n", path,
-			jerr.line, jerr.text);
+		fprintf(stderr, "vtbench-agent: %s:%d: invalid job JSON: %s\n", path, jerr.line,
+			jerr.text);
 		return EXIT_USAGE;
 	}
-	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o}", "schema",
-			   &schema, "nonce", &nonce, "boot", &boot, "config", &config,
-			   "cells", &cells) || !json_is_array(cells)) {
+	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o}", "schema", &schema, "nonce",
+			   &nonce, "boot", &boot, "config", &config, "cells", &cells) ||
+	    !json_is_array(cells)) {
 		fprintf(stderr, "vtbench-agent: %s: invalid job: %s\n", path,
 			json_is_array(cells) || !cells ? jerr.text : "'cells' is not an array");
 		goto out;
@@ -597,7 +598,8 @@ static int cmd_job(const char *path, struct agent *a)
 		goto out;
 	}
 	ret = EXIT_FAIL;
-	json_array_foreach(cells, i, cell) {
+	json_array_foreach(cells, i, cell)
+	{
 		if (job_cell(a, cell, i)) {
 			fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 			goto out;
@@ -660,14 +662,14 @@ static int cmd_top(int argc, char **argv)
 				argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "vtbench-agent: unknown option '%s'\n",
-				argv[optind - 1]);
+			fprintf(stderr, "vtbench-agent: unknown option '%s'\n", argv[optind - 1]);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "vtbench-agent: unexpected argument '%s' (the workload comes first)\n",
+		fprintf(stderr,
+			"vtbench-agent: unexpected argument '%s' (the workload comes first)\n",
 			argv[optind]);
 		return EXIT_USAGE;
 	}

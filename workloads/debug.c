@@ -23,15 +23,27 @@ static const char *const debug_modes[] = {
 };
 
 static const struct vtb_opt debug_opts[] = {
-	{ .name = "mode", .type = VTB_OPT_ENUM, .def = "ok", .values = debug_modes,
-	  .help = "what to do", .shortopt = 'm',
+	{ .name = "mode",
+	  .type = VTB_OPT_ENUM,
+	  .def = "ok",
+	  .values = debug_modes,
+	  .help = "what to do",
+	  .shortopt = 'm',
 	  .off = offsetof(struct debug_params, mode) },
-	{ .name = "seconds", .type = VTB_OPT_TIME, .def = "1s",
-	  .help = "sleep length for mode=sleep", .shortopt = 's',
+	{ .name = "seconds",
+	  .type = VTB_OPT_TIME,
+	  .def = "1s",
+	  .help = "sleep length for mode=sleep",
+	  .shortopt = 's',
 	  .off = offsetof(struct debug_params, seconds) },
-	{ .name = "records", .type = VTB_OPT_INT, .def = "1000", .min = 0,
-	  .max = 100000000, .help = "sample records for mode=flood",
-	  .shortopt = 'n', .off = offsetof(struct debug_params, records) },
+	{ .name = "records",
+	  .type = VTB_OPT_INT,
+	  .def = "1000",
+	  .min = 0,
+	  .max = 100000000,
+	  .help = "sample records for mode=flood",
+	  .shortopt = 'n',
+	  .off = offsetof(struct debug_params, records) },
 	{ .name = NULL },
 };
 
@@ -50,10 +62,9 @@ static void sleep_ns(uint64_t ns)
  * must count the first, reject the other two, and keep going. */
 static int garbage(struct vtb_workload_ctx *ctx)
 {
-	static const char noise[] =
-		"[    1.234567] random kernel console noise\n"
-		"vtb1 looks like a record but is not\n"
-		"\n";
+	static const char noise[] = "[    1.234567] random kernel console noise\n"
+				    "vtb1 looks like a record but is not\n"
+				    "\n";
 	const char *bad_crc = "{\"type\":\"sample\",\"cell\":\"x\"}";
 	char *line = NULL;
 	int ret = -1;
@@ -62,8 +73,8 @@ static int garbage(struct vtb_workload_ctx *ctx)
 		return 0;
 	if (vtb_rec_write_raw(ctx->rec, noise, strlen(noise)))
 		goto out;
-	line = vtb_asprintf("%s %s %s %08x\n", VTB_REC_MAGIC, ctx->rec->nonce,
-			    bad_crc, (unsigned)(vtb_crc32(bad_crc, strlen(bad_crc)) ^ 1u));
+	line = vtb_asprintf("%s %s %s %08x\n", VTB_REC_MAGIC, ctx->rec->nonce, bad_crc,
+			    (unsigned)(vtb_crc32(bad_crc, strlen(bad_crc)) ^ 1u));
 	if (!line || vtb_rec_write_raw(ctx->rec, line, strlen(line)))
 		goto out;
 	free(line);
@@ -80,9 +91,9 @@ out:
 
 static int flood_one(struct vtb_workload_ctx *ctx, long long i)
 {
-	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample",
-			      "cell", ctx->cell, "metric", "flood", "unit",
-			      "count", "value", (double)i, "better", "higher");
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell", ctx->cell,
+			      "metric", "flood", "unit", "count", "value", (double)i, "better",
+			      "higher");
 	int ret;
 
 	if (!r)

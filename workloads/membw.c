@@ -36,10 +36,10 @@ static const char *const kernel_names[K_N] = { "copy", "scale", "add", "triad" }
 static const unsigned kernel_words[K_N] = { 2, 2, 3, 3 };
 
 struct membw_params {
-	uint64_t size;        /* bytes per array, 0 = auto */
-	uint64_t llc;         /* 0 = auto (sysfs) */
+	uint64_t size; /* bytes per array, 0 = auto */
+	uint64_t llc;  /* 0 = auto (sysfs) */
 	long long iterations;
-	long long threads;    /* 0 = auto */
+	long long threads; /* 0 = auto */
 	bool nt;
 	/* resolved by prepare */
 	bool llc_from_sysfs;
@@ -48,22 +48,44 @@ struct membw_params {
 };
 
 static const struct vtb_opt membw_opts[] = {
-	{ .name = "size", .type = VTB_OPT_SIZE, .flags = VTB_OPT_AUTO,
-	  .def = "auto", .min = (long long)MiB, .max = 1LL << 42,
+	{ .name = "size",
+	  .type = VTB_OPT_SIZE,
+	  .flags = VTB_OPT_AUTO,
+	  .def = "auto",
+	  .min = (long long)MiB,
+	  .max = 1LL << 42,
 	  .help = "bytes per array (3 arrays); auto = 4 x llc rounded up to 1MiB",
-	  .shortopt = 's', .off = offsetof(struct membw_params, size) },
-	{ .name = "llc", .type = VTB_OPT_SIZE, .flags = VTB_OPT_HOST_LLC,
-	  .def = "auto", .min = 1, .max = 1LL << 42,
+	  .shortopt = 's',
+	  .off = offsetof(struct membw_params, size) },
+	{ .name = "llc",
+	  .type = VTB_OPT_SIZE,
+	  .flags = VTB_OPT_HOST_LLC,
+	  .def = "auto",
+	  .min = 1,
+	  .max = 1LL << 42,
 	  .help = "last-level cache bytes of the CPUs used; auto = sum from sysfs",
-	  .shortopt = 'l', .off = offsetof(struct membw_params, llc) },
-	{ .name = "iterations", .type = VTB_OPT_INT, .def = "10", .min = 2,
-	  .max = 200, .help = "runs of each kernel; the best of 2..N counts",
-	  .shortopt = 'n', .off = offsetof(struct membw_params, iterations) },
-	{ .name = "threads", .type = VTB_OPT_INT, .flags = VTB_OPT_AUTO,
-	  .def = "auto", .min = 1, .max = 65536,
+	  .shortopt = 'l',
+	  .off = offsetof(struct membw_params, llc) },
+	{ .name = "iterations",
+	  .type = VTB_OPT_INT,
+	  .def = "10",
+	  .min = 2,
+	  .max = 200,
+	  .help = "runs of each kernel; the best of 2..N counts",
+	  .shortopt = 'n',
+	  .off = offsetof(struct membw_params, iterations) },
+	{ .name = "threads",
+	  .type = VTB_OPT_INT,
+	  .flags = VTB_OPT_AUTO,
+	  .def = "auto",
+	  .min = 1,
+	  .max = 65536,
 	  .help = "threads, one pinned per CPU; auto = one per CPU of the affinity",
-	  .shortopt = 't', .off = offsetof(struct membw_params, threads) },
-	{ .name = "nt", .type = VTB_OPT_BOOL, .def = "no",
+	  .shortopt = 't',
+	  .off = offsetof(struct membw_params, threads) },
+	{ .name = "nt",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
 	  .help = "non-temporal (streaming) stores instead of regular ones",
 	  .off = offsetof(struct membw_params, nt) },
 	{ .name = NULL },
@@ -134,8 +156,8 @@ static int membw_prepare(void *params, struct vtb_workload_ctx *ctx)
 	p->below_rule = p->size < rule;
 	/* Whole cache lines per thread slice; see slice(). */
 	if (p->size / sizeof(double) < (uint64_t)nthreads * ELEM_ALIGN) {
-		vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads",
-			  p->size, nthreads);
+		vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads", p->size,
+			  nthreads);
 		goto out;
 	}
 	if (mem_available(&avail))
@@ -158,7 +180,7 @@ out:
 
 struct membw_shared {
 	double *a, *b, *c;
-	size_t n;          /* elements per array, a multiple of ELEM_ALIGN */
+	size_t n; /* elements per array, a multiple of ELEM_ALIGN */
 	size_t nthreads;
 	long long iterations;
 	bool nt;
@@ -195,12 +217,12 @@ static void slice(const struct membw_shared *sh, size_t id, size_t *lo, size_t *
  * STORE is _mm_store_pd (regular stores, the STREAM model) or
  * _mm_stream_pd (non-temporal, option nt).
  */
-#define LINE_LOOP(STORE, EXPR)                                              \
-	for (size_t j = lo; j < hi; j += ELEM_ALIGN) {                      \
-		for (size_t q = 0; q < ELEM_ALIGN; q += 2) {                \
-			size_t i = j + q;                                   \
-			STORE(&dst[i], EXPR);                               \
-		}                                                           \
+#define LINE_LOOP(STORE, EXPR)                               \
+	for (size_t j = lo; j < hi; j += ELEM_ALIGN) {       \
+		for (size_t q = 0; q < ELEM_ALIGN; q += 2) { \
+			size_t i = j + q;                    \
+			STORE(&dst[i], EXPR);                \
+		}                                            \
 	}
 
 #define LD(p) _mm_load_pd(&(p)[i])
@@ -227,8 +249,7 @@ static void k_scale(double *dst, const double *c, size_t lo, size_t hi, bool nt)
 	}
 }
 
-static void k_add(double *dst, const double *a, const double *b, size_t lo,
-		  size_t hi, bool nt)
+static void k_add(double *dst, const double *a, const double *b, size_t lo, size_t hi, bool nt)
 {
 	if (nt) {
 		LINE_LOOP(_mm_stream_pd, _mm_add_pd(LD(a), LD(b)));
@@ -238,8 +259,7 @@ static void k_add(double *dst, const double *a, const double *b, size_t lo,
 	}
 }
 
-static void k_triad(double *dst, const double *b, const double *c, size_t lo,
-		    size_t hi, bool nt)
+static void k_triad(double *dst, const double *b, const double *c, size_t lo, size_t hi, bool nt)
 {
 	const __m128d s = _mm_set1_pd(SCALAR);
 
@@ -358,9 +378,9 @@ static int validate(const struct membw_shared *sh)
 			for (j = 0; j < sh->n; j++)
 				if (fabs(arr[i][j] - exp[i]) / fabs(exp[i]) > eps)
 					break;
-			return vtb_error("validation failed: array %s mean relative error %g exceeds %g (first bad element %zu: %.17g, expected %.17g)",
-					 names[i], rel, eps, j,
-					 j < sh->n ? arr[i][j] : 0.0, exp[i]);
+			return vtb_error(
+				"validation failed: array %s mean relative error %g exceeds %g (first bad element %zu: %.17g, expected %.17g)",
+				names[i], rel, eps, j, j < sh->n ? arr[i][j] : 0.0, exp[i]);
 		}
 	}
 	return 0;
@@ -368,8 +388,7 @@ static int validate(const struct membw_shared *sh)
 
 static double *map_array(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -379,15 +398,14 @@ static void print_header(const struct membw_params *p, const struct membw_shared
 	char *as = vtb_format_size(p->size), *ls = vtb_format_size(p->llc);
 	char *cl = vtb_cpuset_format(&p->use);
 
-	printf("membw: STREAM rules, %s stores\n",
-	       p->nt ? "non-temporal" : "regular");
-	printf("Array size = %zu elements, %" PRIu64 " bytes (%s) per array, 3 arrays\n",
-	       sh->n, (uint64_t)(sh->n * sizeof(double)), as ? as : "?");
-	printf("LLC sum used = %" PRIu64 " bytes (%s, from %s) for cpus %s%s\n",
-	       p->llc, ls ? ls : "?", p->llc_from_sysfs ? "sysfs" : "the harness",
-	       cl ? cl : "?", p->below_rule ? ": arrays below the STREAM rule (4x LLC)" : "");
-	printf("Threads = %lld, iterations = %lld (best of 2..%lld)\n",
-	       p->threads, p->iterations, p->iterations);
+	printf("membw: STREAM rules, %s stores\n", p->nt ? "non-temporal" : "regular");
+	printf("Array size = %zu elements, %" PRIu64 " bytes (%s) per array, 3 arrays\n", sh->n,
+	       (uint64_t)(sh->n * sizeof(double)), as ? as : "?");
+	printf("LLC sum used = %" PRIu64 " bytes (%s, from %s) for cpus %s%s\n", p->llc,
+	       ls ? ls : "?", p->llc_from_sysfs ? "sysfs" : "the harness", cl ? cl : "?",
+	       p->below_rule ? ": arrays below the STREAM rule (4x LLC)" : "");
+	printf("Threads = %lld, iterations = %lld (best of 2..%lld)\n", p->threads, p->iterations,
+	       p->iterations);
 	free(as);
 	free(ls);
 	free(cl);
@@ -503,8 +521,7 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 	    vtb_report_info(ctx, "threads", json_integer(p->threads)) ||
 	    vtb_report_info(ctx, "cpus", json_string(cl)) ||
 	    vtb_report_info(ctx, "iterations", json_integer(p->iterations)) ||
-	    vtb_report_info(ctx, "stores",
-			    json_string(p->nt ? "non-temporal" : "regular")) ||
+	    vtb_report_info(ctx, "stores", json_string(p->nt ? "non-temporal" : "regular")) ||
 	    vtb_report_info(ctx, "validated", json_true()))
 		goto out;
 	ret = 0;

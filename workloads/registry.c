@@ -38,8 +38,8 @@ static int check_opts(const struct vtb_workload_ops *w)
 	union vtb_optval v;
 
 	/* Agent flags; "records" may double as an option (--records=N). */
-	static const char *const reserved[] = { "help", "nonce", "out", "job",
-						"list", "all", "version" };
+	static const char *const reserved[] = { "help", "nonce", "out",	   "job",
+						"list", "all",	 "version" };
 	size_t i;
 
 	for (o = w->opts; o && o->name; o++) {
@@ -55,15 +55,16 @@ static int check_opts(const struct vtb_workload_ops *w)
 				return vtb_error("workload '%s': option '%s' declared twice",
 						 w->name, o->name);
 			if (o->shortopt && p->shortopt == o->shortopt)
-				return vtb_error("workload '%s': options '%s' and '%s' share the letter '%c'",
-						 w->name, p->name, o->name, o->shortopt);
+				return vtb_error(
+					"workload '%s': options '%s' and '%s' share the letter '%c'",
+					w->name, p->name, o->name, o->shortopt);
 		}
 		if (o->off >= w->params_size && !(o->flags & VTB_OPT_PREFIX))
 			return vtb_error("workload '%s': option '%s' lies outside the params struct",
 					 w->name, o->name);
 		if (o->type == VTB_OPT_ENUM && !o->values)
-			return vtb_error("workload '%s': enum option '%s' has no values",
-					 w->name, o->name);
+			return vtb_error("workload '%s': enum option '%s' has no values", w->name,
+					 o->name);
 		if (o->def && vtb_opt_parse(o, o->def, &v))
 			return vtb_error("workload '%s': default of '%s' does not parse: %s",
 					 w->name, o->name, vtb_errmsg());
@@ -81,8 +82,9 @@ int vtb_workloads_check(void)
 		if (!w->name || !*w->name)
 			return vtb_error("workload %zu has no name", i);
 		if (!w->summary || !w->opts || !w->run)
-			return vtb_error("workload '%s' lacks a summary, an option table or a run hook",
-					 w->name);
+			return vtb_error(
+				"workload '%s' lacks a summary, an option table or a run hook",
+				w->name);
 		for (j = 0; j < i; j++)
 			if (strcmp(vtb_workloads[j]->name, w->name) == 0)
 				return vtb_error("workload '%s' registered twice", w->name);
@@ -97,8 +99,8 @@ static const char *better_str(enum vtb_better b)
 	return b == VTB_BETTER_HIGHER ? "higher" : "lower";
 }
 
-int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric,
-		      const char *unit, double value, enum vtb_better better)
+int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric, const char *unit,
+		      double value, enum vtb_better better)
 {
 	struct vtb_sample *ns, *s;
 	int ret = 0;
@@ -121,10 +123,9 @@ int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric,
 	}
 	ctx->n_samples++;
 	if (ctx->rec) {
-		json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type",
-				      "sample", "cell", ctx->cell, "metric", metric,
-				      "unit", unit, "value", value, "better",
-				      better_str(better));
+		json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell",
+				      ctx->cell, "metric", metric, "unit", unit, "value", value,
+				      "better", better_str(better));
 
 		if (!r)
 			return vtb_error("out of memory");
@@ -134,17 +135,16 @@ int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric,
 	return ret;
 }
 
-int vtb_report_hist(struct vtb_workload_ctx *ctx, const char *metric,
-		    const struct vtb_hist *h)
+int vtb_report_hist(struct vtb_workload_ctx *ctx, const char *metric, const struct vtb_hist *h)
 {
 	json_t *r;
 	int ret;
 
 	if (!ctx->rec)
 		return 0;
-	r = json_pack("{s:s, s:s, s:s, s:s, s:o?, s:o?}", "type", "hist", "cell",
-		      ctx->cell, "metric", metric, "unit", h->unit, "params",
-		      vtb_hist_params_json(h), "buckets", vtb_hist_buckets_json(h));
+	r = json_pack("{s:s, s:s, s:s, s:s, s:o?, s:o?}", "type", "hist", "cell", ctx->cell,
+		      "metric", metric, "unit", h->unit, "params", vtb_hist_params_json(h),
+		      "buckets", vtb_hist_buckets_json(h));
 	if (!r || !json_object_get(r, "params") || !json_object_get(r, "buckets")) {
 		json_decref(r);
 		return vtb_error("out of memory");
@@ -161,8 +161,7 @@ int vtb_report_error(struct vtb_workload_ctx *ctx, const char *message)
 
 	if (!ctx->rec)
 		return 0;
-	r = json_pack("{s:s, s:s?, s:s}", "type", "error", "cell", ctx->cell,
-		      "message", message);
+	r = json_pack("{s:s, s:s?, s:s}", "type", "error", "cell", ctx->cell, "message", message);
 	if (!r)
 		return vtb_error("out of memory");
 	ret = vtb_rec_write(ctx->rec, r);

@@ -27,22 +27,21 @@ struct vtb_sample {
 
 /* What a workload run is given and reports into. */
 struct vtb_workload_ctx {
-	struct vtb_cpuset cpus; /* CPUs it may use (the process's affinity) */
-	struct vtb_rec *rec;    /* record writer; NULL when printing for humans */
-	const char *cell;       /* cell key; "manual" by hand */
-	json_t *info;           /* object: facts the run resolved (array size...) */
+	struct vtb_cpuset cpus;	    /* CPUs it may use (the process's affinity) */
+	struct vtb_rec *rec;	    /* record writer; NULL when printing for humans */
+	const char *cell;	    /* cell key; "manual" by hand */
+	json_t *info;		    /* object: facts the run resolved (array size...) */
 	struct vtb_sample *samples; /* collected for the human summary */
 	size_t n_samples;
 };
 
 /* Reports one value: as a record (with --records) and for the summary. */
-int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric,
-		      const char *unit, double value, enum vtb_better better);
+int vtb_report_sample(struct vtb_workload_ctx *ctx, const char *metric, const char *unit,
+		      double value, enum vtb_better better);
 /* Reports a latency histogram (struct vtb_hist, lib/hist.h) as a hist
  * record; nothing is kept for the summary.  No-op without ctx->rec. */
 struct vtb_hist;
-int vtb_report_hist(struct vtb_workload_ctx *ctx, const char *metric,
-		    const struct vtb_hist *h);
+int vtb_report_hist(struct vtb_workload_ctx *ctx, const char *metric, const struct vtb_hist *h);
 /* Writes an error record for ctx->cell (no-op without ctx->rec). */
 int vtb_report_error(struct vtb_workload_ctx *ctx, const char *message);
 /* Adds a resolved fact to ctx->info (steals @value). */
@@ -51,7 +50,7 @@ void vtb_workload_ctx_release(struct vtb_workload_ctx *ctx);
 
 struct vtb_workload_ops {
 	const char *name;
-	const char *summary;        /* one line, names the reference model */
+	const char *summary;	    /* one line, names the reference model */
 	const struct vtb_opt *opts; /* parsed into a params struct of params_size */
 	size_t params_size;
 	/* Optional: resolve defaults that depend on ctx->cpus, reject bad

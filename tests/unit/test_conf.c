@@ -171,7 +171,8 @@ Test(conf, global_section)
 
 Test(conf, baseline_cpus_axis_and_variables)
 {
-	struct vtb_matrix *m = ok("[baseline]\ncpus = 1, 2, $host_cpus, 50%, $host_nodes, $host_llcs, 1%\n" WL);
+	struct vtb_matrix *m = ok(
+		"[baseline]\ncpus = 1, 2, $host_cpus, 50%, $host_nodes, $host_llcs, 1%\n" WL);
 
 	/* 1, 2, 8, 4 (2 and 2 and 1 are duplicates) */
 	cr_assert_eq(m->n_configs, 4);
@@ -218,7 +219,8 @@ Test(conf, baseline_disabled_with_vm)
 Test(conf, vm_defaults)
 {
 	struct vtb_matrix *m = ok("[vm]\n" WL);
-	const struct vtb_config *c = config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default");
+	const struct vtb_config *c =
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default");
 
 	cr_assert_eq(m->n_configs, 2);
 	cr_assert_not(c->runnable);
@@ -282,7 +284,8 @@ Test(conf, vm_sched_defaults_to_every_section)
 
 Test(conf, vm_percent_of_host)
 {
-	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\nvcpus = 50%, 10%, $host_cpus\n" WL);
+	struct vtb_matrix *m = ok(
+		"[baseline]\nenabled = no\n[vm]\nvcpus = 50%, 10%, $host_cpus\n" WL);
 
 	cr_assert_eq(m->n_configs, 3);
 	config(m, "vm vcpus=4 topology=flat pinning=none memory=1G sched=default");
@@ -345,8 +348,7 @@ Test(conf, comments_continuations_and_whitespace)
 				  "cpus = 1,\n"
 				  "       2, # comment inside a list\n"
 				  "\t4\n"
-				  "  ; indented comment\n"
-				  WL);
+				  "  ; indented comment\n" WL);
 
 	cr_assert_eq(m->reps, 5);
 	cr_assert_str_eq(m->name, "a;b#c");
@@ -511,8 +513,8 @@ Test(conf, keys_differ_when_a_parameter_differs)
 	keys_of("[baseline]\ncpus = 4\n[workload s]\ntype = membw\nsize = 4M\n", c2, x2);
 	cr_assert_str_neq(c1, c2);
 	cr_assert_str_neq(x1, x2);
-	keys_of("[baseline]\ncpus = 2\ncpuset = 0-3\n[workload s]\ntype = membw\nsize = 4M\n",
-		c2, x2);
+	keys_of("[baseline]\ncpus = 2\ncpuset = 0-3\n[workload s]\ntype = membw\nsize = 4M\n", c2,
+		x2);
 	cr_assert_str_neq(c1, c2);
 }
 
@@ -663,20 +665,50 @@ Test(conf, missing_file)
 	struct vtb_matrix *m = NULL;
 
 	cr_assert_eq(vtb_matrix_load("/nonexistent/x.conf", &host, &m), -1);
-	cr_assert_str_eq(vtb_errmsg(), "cannot open '/nonexistent/x.conf': No such file or directory");
+	cr_assert_str_eq(vtb_errmsg(),
+			 "cannot open '/nonexistent/x.conf': No such file or directory");
 	cr_assert_null(m);
 }
 
 Test(conf, help_lists_every_section_and_key)
 {
 	static const char *const want[] = {
-		"[global]", "[baseline]", "[vm]", "[sched NAME]", "[topology NAME]",
-		"[workload NAME]", "reps", "interleave|sequential|random:SEED", "timeout",
-		"host_topology", "only", "exclude", "cpuset", "confine", "vcpus", "topology",
-		"pinning", "none|strict|core|llc|node", "memory", "numa", "sched", "vms",
-		"overcommit", "cmdline", "sysctl.KEY", "debugfs.KEY", "cpuset.partition",
-		"sockets", "dies", "cores", "threads", "cells", "type = membw", "iterations",
-		"llc", NULL,
+		"[global]",
+		"[baseline]",
+		"[vm]",
+		"[sched NAME]",
+		"[topology NAME]",
+		"[workload NAME]",
+		"reps",
+		"interleave|sequential|random:SEED",
+		"timeout",
+		"host_topology",
+		"only",
+		"exclude",
+		"cpuset",
+		"confine",
+		"vcpus",
+		"topology",
+		"pinning",
+		"none|strict|core|llc|node",
+		"memory",
+		"numa",
+		"sched",
+		"vms",
+		"overcommit",
+		"cmdline",
+		"sysctl.KEY",
+		"debugfs.KEY",
+		"cpuset.partition",
+		"sockets",
+		"dies",
+		"cores",
+		"threads",
+		"cells",
+		"type = membw",
+		"iterations",
+		"llc",
+		NULL,
 	};
 	char *buf = NULL;
 	size_t len = 0, i;
@@ -722,7 +754,8 @@ Test(conf_bad, out_of_range)
 	bad("[global]\norder = random:x\n" WL,
 	    "t.conf:2: bad seed 'x' in 'order': expected an unsigned 64-bit integer");
 	/* a zero timeout would time every boot out at once */
-	bad("[global]\ntimeout = 0\n" WL, "t.conf:2: 'timeout' must be between 1s and 720h, got '0'");
+	bad("[global]\ntimeout = 0\n" WL,
+	    "t.conf:2: 'timeout' must be between 1s and 720h, got '0'");
 	bad("[global]\ntimeout = 3000000h\n" WL,
 	    "t.conf:2: bad time '3000000h' for 'timeout': time '3000000h' is too large");
 }
@@ -783,8 +816,7 @@ Test(conf_bad, ten_megabyte_line)
 	strcpy(t, "[global]\nname = ");
 	memset(t + 16, 'x', n);
 	strcpy(t + 16 + n, "\n");
-	snprintf(expect, sizeof(expect), "t.conf:2: line too long (%zu bytes, limit 4096)",
-		 n + 7);
+	snprintf(expect, sizeof(expect), "t.conf:2: line too long (%zu bytes, limit 4096)", n + 7);
 	bad(t, expect);
 	free(t);
 }
@@ -811,7 +843,8 @@ Test(conf_bad, value_too_long)
 Test(conf_bad, key_outside_section)
 {
 	bad("reps = 3\n" WL, "t.conf:1: key 'reps' outside a section");
-	bad("[global]\njust words\n", "t.conf:2: expected 'key = value' or '[section]', got 'just words'");
+	bad("[global]\njust words\n",
+	    "t.conf:2: expected 'key = value' or '[section]', got 'just words'");
 	bad("[global]\n = 3\n", "t.conf:2: missing key before '='");
 }
 
@@ -844,7 +877,8 @@ Test(conf_bad, cpus_beyond_host)
 
 Test(conf_bad, workload_without_type)
 {
-	bad("[workload stream]\nsize = 1G\n", "t.conf:1: [workload stream] has no 'type =' (one of the workloads)");
+	bad("[workload stream]\nsize = 1G\n",
+	    "t.conf:1: [workload stream] has no 'type =' (one of the workloads)");
 }
 
 Test(conf_bad, unknown_workload_type)
@@ -878,7 +912,8 @@ Test(conf_bad, unknown_topology_and_sched)
 
 Test(conf_bad, bad_named_sections)
 {
-	bad("[topology t]\ncores = 0\n" WL, "t.conf:2: 'cores' must be between 1 and 1024, got '0'");
+	bad("[topology t]\ncores = 0\n" WL,
+	    "t.conf:2: 'cores' must be between 1 and 1024, got '0'");
 	bad("[sched s]\nsysctl.a b = 1\n" WL, "t.conf:2: bad key 'sysctl.a b' in [sched s]");
 	bad("[sched s]\ndebugfs.../x = 1\n" WL, "t.conf:2: bad key 'debugfs.../x' in [sched s]");
 	bad("[sched s]\nsysctl = 1\n" WL,

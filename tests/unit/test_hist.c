@@ -35,8 +35,8 @@ Test(hist, bucket_edges_are_contiguous_and_contain_their_values)
 			uint64_t w = vtb_hist_bucket_width(bits, i);
 			uint64_t hi = lo + (w - 1);
 
-			cr_assert_eq(vtb_hist_bucket_lo(bits, i + 1), lo + w,
-				     "bits %u bucket %zu", bits, i);
+			cr_assert_eq(vtb_hist_bucket_lo(bits, i + 1), lo + w, "bits %u bucket %zu",
+				     bits, i);
 			cr_assert_eq(vtb_hist_index(bits, lo), i);
 			cr_assert_eq(vtb_hist_index(bits, hi), i);
 			/* width at most lo / 2^bits: bounded relative error */
@@ -116,8 +116,8 @@ Test(hist, percentiles_match_a_sorted_reference)
 
 		/* same bucket as the exact answer, so within its width */
 		cr_assert_eq(vtb_hist_index(h.bits, got), vtb_hist_index(h.bits, ref),
-			     "p%g: got %llu, reference %llu", ps[j],
-			     (unsigned long long)got, (unsigned long long)ref);
+			     "p%g: got %llu, reference %llu", ps[j], (unsigned long long)got,
+			     (unsigned long long)ref);
 		cr_assert_leq(got > ref ? got - ref : ref - got, ref / 64 + 1);
 	}
 	cr_assert_eq(vtb_hist_percentile(&h, 100), vals[n - 1]);

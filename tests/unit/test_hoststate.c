@@ -46,23 +46,24 @@ Test(hoststate, snapshot_reads_every_setting_of_a_full_tree)
 {
 	json_t *s = snapshot_of("intel");
 
-	expect_json(s, "{"
-		"\"kernel\": \"6.1.0-28-amd64\","
-		"\"cmdline\": \"BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 root=/dev/sda1 ro quiet\","
-		"\"governor\": \"performance,powersave\","
-		"\"boost\": true,"
-		"\"cpuidle\": {\"driver\": \"intel_idle\", \"governor\": \"menu\","
-		"  \"states\": {\"POLL\": \"enabled\", \"C1\": \"enabled\","
-		"               \"C1E\": \"enabled\", \"C6\": \"disabled\"}},"
-		"\"thp\": {\"enabled\": \"madvise\", \"defrag\": \"madvise\"},"
-		"\"ksm\": {\"run\": 0},"
-		"\"numa_balancing\": 1,"
-		"\"smt\": {\"control\": \"on\", \"active\": true},"
-		"\"vulnerabilities\": {\"meltdown\": \"Mitigation: PTI\","
-		"                      \"spectre_v2\": \"Mitigation: IBRS\"},"
-		"\"microcode\": \"0xf0\","
-		"\"isolated\": \"\","
-		"\"nohz_full\": \"(null)\"}");
+	expect_json(s,
+		    "{"
+		    "\"kernel\": \"6.1.0-28-amd64\","
+		    "\"cmdline\": \"BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 root=/dev/sda1 ro quiet\","
+		    "\"governor\": \"performance,powersave\","
+		    "\"boost\": true,"
+		    "\"cpuidle\": {\"driver\": \"intel_idle\", \"governor\": \"menu\","
+		    "  \"states\": {\"POLL\": \"enabled\", \"C1\": \"enabled\","
+		    "               \"C1E\": \"enabled\", \"C6\": \"disabled\"}},"
+		    "\"thp\": {\"enabled\": \"madvise\", \"defrag\": \"madvise\"},"
+		    "\"ksm\": {\"run\": 0},"
+		    "\"numa_balancing\": 1,"
+		    "\"smt\": {\"control\": \"on\", \"active\": true},"
+		    "\"vulnerabilities\": {\"meltdown\": \"Mitigation: PTI\","
+		    "                      \"spectre_v2\": \"Mitigation: IBRS\"},"
+		    "\"microcode\": \"0xf0\","
+		    "\"isolated\": \"\","
+		    "\"nohz_full\": \"(null)\"}");
 	json_decref(s);
 }
 
@@ -74,7 +75,8 @@ Test(hoststate, cpuidle_states_keep_the_kernel_order)
 	json_t *v;
 	size_t i = 0;
 
-	json_object_foreach(states, key, v) {
+	json_object_foreach(states, key, v)
+	{
 		cr_assert_lt(i, 4);
 		cr_expect_str_eq(key, want[i]);
 		i++;
@@ -87,7 +89,9 @@ Test(hoststate, missing_files_are_null_and_boost_comes_from_cpufreq)
 {
 	json_t *s = snapshot_of("amd");
 
-	expect_json(s, "{"
+	expect_json(
+		s,
+		"{"
 		"\"kernel\": \"6.1.0-30-amd64\","
 		"\"cmdline\": \"BOOT_IMAGE=/vmlinuz-6.1.0-30-amd64 root=/dev/sda1 ro isolcpus=1 nohz_full=1\","
 		"\"governor\": \"performance\","
@@ -110,12 +114,12 @@ Test(hoststate, a_missing_root_gives_all_nulls_not_an_error)
 
 	cr_assert(s);
 	expect_json(s, "{\"kernel\": null, \"cmdline\": null, \"governor\": null,"
-		"\"boost\": null,"
-		"\"cpuidle\": {\"driver\": null, \"governor\": null, \"states\": null},"
-		"\"thp\": {\"enabled\": null, \"defrag\": null}, \"ksm\": {\"run\": null},"
-		"\"numa_balancing\": null, \"smt\": {\"control\": null, \"active\": null},"
-		"\"vulnerabilities\": null, \"microcode\": null, \"isolated\": null,"
-		"\"nohz_full\": null}");
+		       "\"boost\": null,"
+		       "\"cpuidle\": {\"driver\": null, \"governor\": null, \"states\": null},"
+		       "\"thp\": {\"enabled\": null, \"defrag\": null}, \"ksm\": {\"run\": null},"
+		       "\"numa_balancing\": null, \"smt\": {\"control\": null, \"active\": null},"
+		       "\"vulnerabilities\": null, \"microcode\": null, \"isolated\": null,"
+		       "\"nohz_full\": null}");
 	json_decref(s);
 }
 
@@ -145,26 +149,26 @@ Test(hoststate, diff_lists_changed_leaves_with_dotted_keys_sorted)
 	char *d = vtb_hoststate_diff(a, b);
 
 	cr_assert(d);
-	cr_expect_str_eq(d,
-		"boost: true -> false\n"
-		"cmdline: BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 root=/dev/sda1 ro quiet -> "
-		"BOOT_IMAGE=/vmlinuz-6.1.0-30-amd64 root=/dev/sda1 ro isolcpus=1 nohz_full=1\n"
-		"cpuidle.driver: intel_idle -> null\n"
-		"cpuidle.governor: menu -> null\n"
-		"cpuidle.states: {\"C1\":\"enabled\",\"C1E\":\"enabled\",\"C6\":\"disabled\","
-		"\"POLL\":\"enabled\"} -> null\n"
-		"governor: performance,powersave -> performance\n"
-		"isolated: \"\" -> 1\n"
-		"kernel: 6.1.0-28-amd64 -> 6.1.0-30-amd64\n"
-		"ksm.run: 0 -> 1\n"
-		"microcode: 0xf0 -> 0x8301055\n"
-		"nohz_full: (null) -> 1\n"
-		"numa_balancing: 1 -> 0\n"
-		"smt.active: true -> false\n"
-		"smt.control: on -> notsupported\n"
-		"thp.enabled: madvise -> never\n"
-		"vulnerabilities: {\"meltdown\":\"Mitigation: PTI\","
-		"\"spectre_v2\":\"Mitigation: IBRS\"} -> null");
+	cr_expect_str_eq(
+		d, "boost: true -> false\n"
+		   "cmdline: BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 root=/dev/sda1 ro quiet -> "
+		   "BOOT_IMAGE=/vmlinuz-6.1.0-30-amd64 root=/dev/sda1 ro isolcpus=1 nohz_full=1\n"
+		   "cpuidle.driver: intel_idle -> null\n"
+		   "cpuidle.governor: menu -> null\n"
+		   "cpuidle.states: {\"C1\":\"enabled\",\"C1E\":\"enabled\",\"C6\":\"disabled\","
+		   "\"POLL\":\"enabled\"} -> null\n"
+		   "governor: performance,powersave -> performance\n"
+		   "isolated: \"\" -> 1\n"
+		   "kernel: 6.1.0-28-amd64 -> 6.1.0-30-amd64\n"
+		   "ksm.run: 0 -> 1\n"
+		   "microcode: 0xf0 -> 0x8301055\n"
+		   "nohz_full: (null) -> 1\n"
+		   "numa_balancing: 1 -> 0\n"
+		   "smt.active: true -> false\n"
+		   "smt.control: on -> notsupported\n"
+		   "thp.enabled: madvise -> never\n"
+		   "vulnerabilities: {\"meltdown\":\"Mitigation: PTI\","
+		   "\"spectre_v2\":\"Mitigation: IBRS\"} -> null");
 	free(d);
 	json_decref(a);
 	json_decref(b);
@@ -186,20 +190,18 @@ Test(hoststate, diff_names_added_and_removed_keys)
 	json_decref(b);
 }
 
-static const char stat0[] =
-	"cpu  300 0 0 2700 0 0 0 0 0 0\n"
-	"cpu0 100 0 0 900 0 0 0 0 0 0\n"
-	"cpu1 100 0 0 900 0 0 0 0 0 0\n"
-	"cpu2 100 0 0 900 0 0 0 0 0 0\n"
-	"intr 1 2 3\n";
+static const char stat0[] = "cpu  300 0 0 2700 0 0 0 0 0 0\n"
+			    "cpu0 100 0 0 900 0 0 0 0 0 0\n"
+			    "cpu1 100 0 0 900 0 0 0 0 0 0\n"
+			    "cpu2 100 0 0 900 0 0 0 0 0 0\n"
+			    "intr 1 2 3\n";
 /* +100 ticks each: cpu0 5% busy, cpu1 37% (user+system+irq), cpu2 50%
  * with half of it iowait (idle), guest time not counted twice */
-static const char stat1[] =
-	"cpu  400 0 0 2800 0 0 0 0 0 0\n"
-	"cpu0 105 0 0 995 0 0 0 0 0 0\n"
-	"cpu1 120 0 10 963 0 7 0 0 0 0\n"
-	"cpu2 125 0 0 925 50 0 0 0 20 0\n"
-	"intr 1 2 3\n";
+static const char stat1[] = "cpu  400 0 0 2800 0 0 0 0 0 0\n"
+			    "cpu0 105 0 0 995 0 0 0 0 0 0\n"
+			    "cpu1 120 0 10 963 0 7 0 0 0 0\n"
+			    "cpu2 125 0 0 925 50 0 0 0 20 0\n"
+			    "intr 1 2 3\n";
 
 static void set_of(const char *list, struct vtb_cpuset *set)
 {

@@ -124,9 +124,11 @@ Test(recparse, well_formed_stream_yields_every_record)
 Test(recparse, one_byte_at_a_time_gives_the_same_result)
 {
 	char *all = NULL;
-	const char *lines[] = { HEADER, CELL,
+	const char *lines[] = {
+		HEADER, CELL,
 		"{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"failed\",\"seconds\":0,\"error\":\"boom\"}",
-		"{\"type\":\"end\",\"status\":\"failed\",\"cells\":1}" };
+		"{\"type\":\"end\",\"status\":\"failed\",\"cells\":1}"
+	};
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	size_t i;
 
@@ -327,8 +329,8 @@ Test(recparse, many_cells_are_found_quickly)
 
 static void chunk(long id, long seq, bool last, const char *data)
 {
-	json_t *c = json_pack("{s:s, s:i, s:i, s:b, s:s}", "type", "chunk", "id",
-			      (int)id, "seq", (int)seq, "last", last, "data", data);
+	json_t *c = json_pack("{s:s, s:i, s:i, s:b, s:s}", "type", "chunk", "id", (int)id, "seq",
+			      (int)seq, "last", last, "data", data);
 	char *t = json_dumps(c, JSON_COMPACT);
 
 	rec(t);
@@ -558,17 +560,16 @@ Test(recparse, writer_round_trip_with_a_chunked_payload)
 	r = json_pack("{s:s, s:i, s:s}", "type", "header", "schema", 1, "agent", "t");
 	cr_assert_eq(vtb_rec_write(&w, r), 0);
 	json_decref(r);
-	r = json_pack("{s:s, s:s, s:s, s:{s:s}}", "type", "cell", "cell", "k\xc3\xa9",
-		      "workload", "membw", "params", "size", "64M");
+	r = json_pack("{s:s, s:s, s:s, s:{s:s}}", "type", "cell", "cell", "k\xc3\xa9", "workload",
+		      "membw", "params", "size", "64M");
 	cr_assert_eq(vtb_rec_write(&w, r), 0);
 	json_decref(r);
-	r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell",
-		      "k\xc3\xa9", "metric", "triad", "unit", "MB/s", "value", 1234.5,
-		      "better", "higher");
+	r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell", "k\xc3\xa9",
+		      "metric", "triad", "unit", "MB/s", "value", 1234.5, "better", "higher");
 	cr_assert_eq(vtb_rec_write(&w, r), 0);
 	json_decref(r);
-	r = json_pack("{s:s, s:s, s:s, s:f, s:O}", "type", "cell_end", "cell",
-		      "k\xc3\xa9", "status", "ok", "seconds", 2.0, "info", info);
+	r = json_pack("{s:s, s:s, s:s, s:f, s:O}", "type", "cell_end", "cell", "k\xc3\xa9",
+		      "status", "ok", "seconds", 2.0, "info", info);
 	cr_assert_eq(vtb_rec_write(&w, r), 0);
 	json_decref(r);
 	r = json_pack("{s:s, s:s, s:i}", "type", "end", "status", "ok", "cells", 1);

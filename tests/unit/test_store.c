@@ -190,18 +190,27 @@ static void matrix_release(struct test_matrix *t)
 }
 
 static const struct vtb_host_info host_a = {
-	.hostname = "box", .cpu_vendor = "GenuineIntel",
-	.cpu_model_name = "Intel(R) Core(TM) i7-8650U", .cpu_codename = "Kaby Lake",
-	.cpu_family = 6, .cpu_model = 142, .topo_digest = "abcd",
-	.topo_summary = "1 package, 1 node, 1 LLC, 2 cores, 2 PUs", .kernel = "6.1.0-28-amd64",
+	.hostname = "box",
+	.cpu_vendor = "GenuineIntel",
+	.cpu_model_name = "Intel(R) Core(TM) i7-8650U",
+	.cpu_codename = "Kaby Lake",
+	.cpu_family = 6,
+	.cpu_model = 142,
+	.topo_digest = "abcd",
+	.topo_summary = "1 package, 1 node, 1 LLC, 2 cores, 2 PUs",
+	.kernel = "6.1.0-28-amd64",
 };
 
 static int64_t begin_campaign(struct vtb_store *st, struct test_matrix *t, const char *uuid,
 			      int64_t *host)
 {
 	struct vtb_campaign_info ci = {
-		.uuid = uuid, .matrix_path = t->m.path, .matrix_text = t->m.text,
-		.matrix_digest = t->m.digest, .version = "v0-test", .cmdline = "vtbench run quick.conf",
+		.uuid = uuid,
+		.matrix_path = t->m.path,
+		.matrix_text = t->m.text,
+		.matrix_digest = t->m.digest,
+		.version = "v0-test",
+		.cmdline = "vtbench run quick.conf",
 		.state_json = "{\"thp\":{\"enabled\":\"madvise\"}}",
 	};
 	int64_t id = 0;
@@ -232,25 +241,34 @@ static void recs_init(struct test_recs *t, char prefix, double base)
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < 3; i++)
 		snprintf(keys[k][i], 17, "%c%015d", prefix, i);
-	t->cells[0] = (struct vtb_rs_cell){ .cell = keys[k][0], .workload = S("wakeup"),
-		.status = S("ok"), .seconds = 1.5, .info_json = S("{\"threads\":2}") };
-	t->cells[1] = (struct vtb_rs_cell){ .cell = keys[k][1], .workload = S("membw"),
-		.info_json = S("{}") };
+	t->cells[0] = (struct vtb_rs_cell){ .cell = keys[k][0],
+					    .workload = S("wakeup"),
+					    .status = S("ok"),
+					    .seconds = 1.5,
+					    .info_json = S("{\"threads\":2}") };
+	t->cells[1] = (struct vtb_rs_cell){ .cell = keys[k][1],
+					    .workload = S("membw"),
+					    .info_json = S("{}") };
 	/* metrics deliberately out of order */
 	t->samples[0] = (struct vtb_rs_sample){ keys[k][0], S("wakeup_p99"), S("us"), base + 9, 0 };
 	t->samples[1] = (struct vtb_rs_sample){ keys[k][0], S("rps"), S("1/s"), base * 100, 1 };
 	t->samples[2] = (struct vtb_rs_sample){ keys[k][0], S("wakeup_p50"), S("us"), base, 0 };
 	t->samples[3] = (struct vtb_rs_sample){ keys[k][1], S("copy"), S("MB/s"), 1000, 1 };
-	t->hists[0] = (struct vtb_rs_hist){ keys[k][0], S("wakeup"), S("us"),
-		S("{\"bits\":4}"), S("[1,2,3]") };
+	t->hists[0] = (struct vtb_rs_hist){ keys[k][0], S("wakeup"), S("us"), S("{\"bits\":4}"),
+					    S("[1,2,3]") };
 	t->errors[0] = S("bad crc on line 7");
 	t->r = (struct vtb_boot_records){
 		.header = json_pack("{s:i, s:s}", "schema", 1, "kernel", "6.1.0"),
-		.cells = t->cells, .n_cells = 2,
-		.samples = t->samples, .n_samples = 4,
-		.hists = t->hists, .n_hists = 1,
-		.errors = t->errors, .n_errors = 1,
-		.noise_lines = 12, .records = 9,
+		.cells = t->cells,
+		.n_cells = 2,
+		.samples = t->samples,
+		.n_samples = 4,
+		.hists = t->hists,
+		.n_hists = 1,
+		.errors = t->errors,
+		.n_errors = 1,
+		.noise_lines = 12,
+		.records = 9,
 	};
 }
 
@@ -259,16 +277,24 @@ static void recs_release(struct test_recs *t)
 	json_decref(t->r.header);
 }
 
-static struct vtb_boot_info boot_info(int64_t campaign, const char *uuid, const char *key,
-				      int rep)
+static struct vtb_boot_info boot_info(int64_t campaign, const char *uuid, const char *key, int rep)
 {
 	static const char *warns[] = { "host state changed: thp.enabled: always -> never" };
 
 	return (struct vtb_boot_info){
-		.campaign_id = campaign, .uuid = uuid, .config_key = key, .rep = rep,
-		.status = "ok", .started_ns = 1000, .ended_ns = 2000, .nonce = "00ff",
-		.cpus = "0-1", .confinement = "affinity", .stderr_tail = "done\n",
-		.warnings = warns, .n_warnings = 1,
+		.campaign_id = campaign,
+		.uuid = uuid,
+		.config_key = key,
+		.rep = rep,
+		.status = "ok",
+		.started_ns = 1000,
+		.ended_ns = 2000,
+		.nonce = "00ff",
+		.cpus = "0-1",
+		.confinement = "affinity",
+		.stderr_tail = "done\n",
+		.warnings = warns,
+		.n_warnings = 1,
 	};
 }
 
@@ -284,7 +310,8 @@ Test(store, a_new_database_has_the_schema_wal_and_version)
 	vtb_store_close(st);
 	db = raw_open();
 	tables = raw_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-	cr_expect_str_eq(tables, "boot\ncampaign\ncell\nconfig\nevent\nhistogram\nhost\nresult\nsample\n");
+	cr_expect_str_eq(tables,
+			 "boot\ncampaign\ncell\nconfig\nevent\nhistogram\nhost\nresult\nsample\n");
 	mode = raw_text(db, "PRAGMA journal_mode");
 	cr_expect_str_eq(mode, "wal");
 	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 2);
@@ -345,17 +372,17 @@ static void make_v1_database(void)
 	raw_exec(db, v1);
 	raw_exec(db, "PRAGMA user_version = 1");
 	raw_exec(db,
-		"INSERT INTO host VALUES (1, 'old', 'AuthenticAMD', 23, 49, 'EPYC', 'Rome',"
-		" 'd', 's', '5.10');"
-		"INSERT INTO campaign VALUES (1, 'u-1', 1, 'm.conf', 'text', 'dg', 'v0', 'cmd',"
-		" 10, 20, 'done', NULL);"
-		"INSERT INTO config VALUES (1, 1, 'k1', 'baseline', 'baseline', '{}', '0-1', '0',"
-		" 1, NULL, 0);"
-		"INSERT INTO cell VALUES (1, 1, 'c1', 'wakeup', 'wakeup', '{}', '{}');"
-		"INSERT INTO boot (id, uuid, campaign_id, config_id, rep, status, started_ns,"
-		" ended_ns) VALUES (1, 'b-1', 1, 1, 0, 'ok', 10, 20);"
-		"INSERT INTO result VALUES (1, 1, 1, 'ok', NULL, 1.0, '{}');"
-		"INSERT INTO sample VALUES (1, 1, 'rps', '1/s', 42.5, 'higher');");
+		 "INSERT INTO host VALUES (1, 'old', 'AuthenticAMD', 23, 49, 'EPYC', 'Rome',"
+		 " 'd', 's', '5.10');"
+		 "INSERT INTO campaign VALUES (1, 'u-1', 1, 'm.conf', 'text', 'dg', 'v0', 'cmd',"
+		 " 10, 20, 'done', NULL);"
+		 "INSERT INTO config VALUES (1, 1, 'k1', 'baseline', 'baseline', '{}', '0-1', '0',"
+		 " 1, NULL, 0);"
+		 "INSERT INTO cell VALUES (1, 1, 'c1', 'wakeup', 'wakeup', '{}', '{}');"
+		 "INSERT INTO boot (id, uuid, campaign_id, config_id, rep, status, started_ns,"
+		 " ended_ns) VALUES (1, 'b-1', 1, 1, 0, 'ok', 10, 20);"
+		 "INSERT INTO result VALUES (1, 1, 1, 'ok', NULL, 1.0, '{}');"
+		 "INSERT INTO sample VALUES (1, 1, 'rps', '1/s', 42.5, 'higher');");
 	sqlite3_close(db);
 	free(v1);
 }
@@ -521,13 +548,13 @@ Test(store, campaign_begin_stores_configurations_in_matrix_order)
 	rows = raw_rows(db, "SELECT seq, key, kind, cpus, runnable, why_not,"
 			    " (SELECT count(*) FROM cell WHERE config_id = config.id)"
 			    " FROM config ORDER BY seq");
-	cr_expect_str_eq(rows,
-		"0|b000000000000000|baseline|0-1|1|NULL|3\n"
-		"1|v000000000000000|vm|0-1|1|NULL|3\n"
-		"2|x000000000000000|vm|0-1|0|needs 64 CPUs, the host has 2|1\n");
+	cr_expect_str_eq(rows, "0|b000000000000000|baseline|0-1|1|NULL|3\n"
+			       "1|v000000000000000|vm|0-1|1|NULL|3\n"
+			       "2|x000000000000000|vm|0-1|0|needs 64 CPUs, the host has 2|1\n");
 	free(rows);
-	rows = raw_rows(db, "SELECT status, ended_ns, host_state, matrix_digest = printf('%064d', 7)"
-			    " FROM campaign");
+	rows = raw_rows(db,
+			"SELECT status, ended_ns, host_state, matrix_digest = printf('%064d', 7)"
+			" FROM campaign");
 	cr_expect_str_eq(rows, "running|NULL|{\"thp\":{\"enabled\":\"madvise\"}}|1\n");
 	free(rows);
 	sqlite3_close(db);
@@ -538,8 +565,11 @@ Test(store, a_campaign_that_fails_to_store_leaves_nothing)
 {
 	struct vtb_store *st = open_store();
 	struct test_matrix t;
-	struct vtb_campaign_info ci = { .uuid = "u", .matrix_digest = "d", .version = "v",
-					.cmdline = "c", .state_json = "{not json" };
+	struct vtb_campaign_info ci = { .uuid = "u",
+					.matrix_digest = "d",
+					.version = "v",
+					.cmdline = "c",
+					.state_json = "{not json" };
 	int64_t id;
 
 	matrix_init(&t);
@@ -578,8 +608,7 @@ Test(store, campaign_find_returns_the_latest_of_the_digest_and_host)
 	cr_expect_str_eq(uuid, "22222222-0000-4000-8000-000000000000");
 	cr_assert_eq(vtb_store_campaign_find(st, "other", host, &found_id, uuid, &found), 0);
 	cr_expect_not(found);
-	cr_assert_eq(vtb_store_campaign_find(st, t.m.digest, host + 1, &found_id, uuid, &found),
-		     0);
+	cr_assert_eq(vtb_store_campaign_find(st, t.m.digest, host + 1, &found_id, uuid, &found), 0);
 	cr_expect_not(found);
 	cr_assert_eq(vtb_store_latest_campaign(st, &other, &found), 0);
 	cr_expect(found);
@@ -616,13 +645,13 @@ Test(store, campaign_sync_adds_only_what_is_missing)
 	cr_assert_eq(vtb_store_campaign_sync(st, id, &t.m), 0, "%s", vtb_errmsg());
 	vtb_store_close(st);
 	db = raw_open();
-	rows = raw_rows(db, "SELECT seq, key, (SELECT count(*) FROM cell WHERE config_id = config.id)"
-			    " FROM config ORDER BY seq");
-	cr_expect_str_eq(rows,
-		"0|b000000000000000|3\n"
-		"1|v000000000000000|4\n"
-		"2|x000000000000000|1\n"
-		"3|n000000000000000|1\n");
+	rows = raw_rows(db,
+			"SELECT seq, key, (SELECT count(*) FROM cell WHERE config_id = config.id)"
+			" FROM config ORDER BY seq");
+	cr_expect_str_eq(rows, "0|b000000000000000|3\n"
+			       "1|v000000000000000|4\n"
+			       "2|x000000000000000|1\n"
+			       "3|n000000000000000|1\n");
 	free(rows);
 	sqlite3_close(db);
 	vtb_cpuset_release(&t.configs[0].cpus);
@@ -644,7 +673,8 @@ Test(store, campaign_end_sets_status_and_time)
 	cr_assert_eq(vtb_store_campaign_end(st, id, "interrupted"), 0, "%s", vtb_errmsg());
 	vtb_store_close(st);
 	cr_expect_eq(count_rows("SELECT count(*) FROM campaign WHERE status = 'interrupted'"
-				" AND ended_ns >= started_ns"), 1);
+				" AND ended_ns >= started_ns"),
+		     1);
 	matrix_release(&t);
 }
 
@@ -684,12 +714,14 @@ Test(store, a_boot_is_stored_whole)
 	db = raw_open();
 	rows = raw_rows(db, "SELECT rep, status, cpus, confinement, header, noise_lines, records,"
 			    " stderr_tail FROM boot");
-	cr_expect_str_eq(rows, "0|ok|0-1|affinity|{\"kernel\":\"6.1.0\",\"schema\":1}|12|9|done\n\n");
+	cr_expect_str_eq(rows,
+			 "0|ok|0-1|affinity|{\"kernel\":\"6.1.0\",\"schema\":1}|12|9|done\n\n");
 	free(rows);
 	rows = raw_rows(db, "SELECT cell.key, result.status, result.error, result.seconds,"
 			    " result.info FROM result JOIN cell ON cell.id = result.cell_id"
 			    " ORDER BY cell.key");
-	cr_expect_str_eq(rows,
+	cr_expect_str_eq(
+		rows,
 		"v000000000000000|ok|NULL|1.5|{\"threads\":2}\n"
 		"v000000000000001|failed|no cell_end record (the record stream ended early)|NULL|{}\n"
 		"v000000000000002|missing|no records for this cell|NULL|NULL\n");
@@ -701,8 +733,10 @@ Test(store, a_boot_is_stored_whole)
 	rows = raw_rows(db, "SELECT metric, unit, params, buckets FROM histogram");
 	cr_expect_str_eq(rows, "wakeup|us|{\"bits\":4}|[1,2,3]\n");
 	free(rows);
-	rows = raw_rows(db, "SELECT level, message FROM event WHERE boot_id IS NOT NULL ORDER BY id");
-	cr_expect_str_eq(rows,
+	rows = raw_rows(db,
+			"SELECT level, message FROM event WHERE boot_id IS NOT NULL ORDER BY id");
+	cr_expect_str_eq(
+		rows,
 		"error|records for cell 'zzzz', which is not in configuration 'v000000000000000'\n"
 		"error|cell 'v000000000000000' was reported twice; the first report is kept\n"
 		"error|bad crc on line 7\n"
@@ -730,7 +764,8 @@ Test(store, a_boot_without_records_gets_missing_results)
 	vtb_store_close(st);
 	cr_expect_eq(count_rows("SELECT count(*) FROM result WHERE status = 'missing'"), 3);
 	cr_expect_eq(count_rows("SELECT count(*) FROM boot WHERE header IS NULL AND records = 0"
-				" AND status = 'timeout'"), 1);
+				" AND status = 'timeout'"),
+		     1);
 	matrix_release(&t);
 }
 
@@ -837,9 +872,15 @@ Test(store, foreach_sample_orders_by_matrix_then_reported_metric_order)
 	struct test_recs r;
 	struct vtb_boot_info b;
 	int64_t id;
-	static const struct { char prefix; const char *key; int rep; } order[] = {
-		{ 'v', "v000000000000000", 1 }, { 'b', "b000000000000000", 1 },
-		{ 'v', "v000000000000000", 0 }, { 'b', "b000000000000000", 0 },
+	static const struct {
+		char prefix;
+		const char *key;
+		int rep;
+	} order[] = {
+		{ 'v', "v000000000000000", 1 },
+		{ 'b', "b000000000000000", 1 },
+		{ 'v', "v000000000000000", 0 },
+		{ 'b', "b000000000000000", 0 },
 	};
 	char uuid[37];
 
@@ -862,21 +903,20 @@ Test(store, foreach_sample_orders_by_matrix_then_reported_metric_order)
 	cr_assert_eq(vtb_store_foreach_sample(st, id, collect, &w), 0, "%s", vtb_errmsg());
 	/* configurations and cells in matrix order, metrics in the order
 	 * the workload reported them, reps ascending */
-	cr_expect_str_eq(vtb_strbuf_str(&w.sb),
-		"baseline wakeup wakeup_p99 0 10 lower\n"
-		"baseline wakeup wakeup_p99 1 11 lower\n"
-		"baseline wakeup rps 0 100 higher\n"
-		"baseline wakeup rps 1 200 higher\n"
-		"baseline wakeup wakeup_p50 0 1 lower\n"
-		"baseline wakeup wakeup_p50 1 2 lower\n"
-		"baseline membw copy 0 1000 higher\n"
-		"baseline membw copy 1 1000 higher\n"
-		"vm wakeup wakeup_p99 0 10 lower\n"
-		"vm wakeup wakeup_p99 1 11 lower\n"
-		"vm wakeup rps 0 100 higher\n"
-		"vm wakeup rps 1 200 higher\n"
-		"vm wakeup wakeup_p50 0 1 lower\n"
-		"vm wakeup wakeup_p50 1 2 lower\n");
+	cr_expect_str_eq(vtb_strbuf_str(&w.sb), "baseline wakeup wakeup_p99 0 10 lower\n"
+						"baseline wakeup wakeup_p99 1 11 lower\n"
+						"baseline wakeup rps 0 100 higher\n"
+						"baseline wakeup rps 1 200 higher\n"
+						"baseline wakeup wakeup_p50 0 1 lower\n"
+						"baseline wakeup wakeup_p50 1 2 lower\n"
+						"baseline membw copy 0 1000 higher\n"
+						"baseline membw copy 1 1000 higher\n"
+						"vm wakeup wakeup_p99 0 10 lower\n"
+						"vm wakeup wakeup_p99 1 11 lower\n"
+						"vm wakeup rps 0 100 higher\n"
+						"vm wakeup rps 1 200 higher\n"
+						"vm wakeup wakeup_p50 0 1 lower\n"
+						"vm wakeup wakeup_p50 1 2 lower\n");
 	vtb_strbuf_release(&w.sb);
 	/* a callback error stops the walk and comes back */
 	w = (struct walk){ VTB_STRBUF_INIT, 3, 0 };
@@ -926,19 +966,19 @@ Test(store, runs_and_cells_are_listed_with_counts)
 	cr_assert_eq(vtb_store_open_ro(dbpath, &ro), 0, "%s", vtb_errmsg());
 	cr_assert_eq(vtb_store_foreach_run(ro, collect_run, &sb), 0, "%s", vtb_errmsg());
 	cr_expect_str_eq(vtb_strbuf_str(&sb),
-		"11111111-0000-4000-8000-000000000000 box quick.conf running 0 0 0\n"
-		"22222222-0000-4000-8000-000000000000 box quick.conf done 2 1 1\n");
+			 "11111111-0000-4000-8000-000000000000 box quick.conf running 0 0 0\n"
+			 "22222222-0000-4000-8000-000000000000 box quick.conf done 2 1 1\n");
 	vtb_strbuf_release(&sb);
 	cr_assert_eq(vtb_store_foreach_cell(ro, id, collect_cell, &sb), 0, "%s", vtb_errmsg());
 	/* configurations and cells in matrix order */
 	cr_expect_str_eq(vtb_strbuf_str(&sb),
-		"22222222 baseline cpus=2 wakeup {\"runtime\":\"1s\"} 2 1\n"
-		"22222222 baseline cpus=2 membw {\"runtime\":\"1s\"} 2 0\n"
-		"22222222 baseline cpus=2 timer {\"runtime\":\"1s\"} 2 0\n"
-		"22222222 vm vcpus=2 wakeup {\"runtime\":\"1s\"} 0 0\n"
-		"22222222 vm vcpus=2 membw {\"runtime\":\"1s\"} 0 0\n"
-		"22222222 vm vcpus=2 timer {\"runtime\":\"1s\"} 0 0\n"
-		"22222222 vm vcpus=64 wakeup {\"runtime\":\"1s\"} 0 0\n");
+			 "22222222 baseline cpus=2 wakeup {\"runtime\":\"1s\"} 2 1\n"
+			 "22222222 baseline cpus=2 membw {\"runtime\":\"1s\"} 2 0\n"
+			 "22222222 baseline cpus=2 timer {\"runtime\":\"1s\"} 2 0\n"
+			 "22222222 vm vcpus=2 wakeup {\"runtime\":\"1s\"} 0 0\n"
+			 "22222222 vm vcpus=2 membw {\"runtime\":\"1s\"} 0 0\n"
+			 "22222222 vm vcpus=2 timer {\"runtime\":\"1s\"} 0 0\n"
+			 "22222222 vm vcpus=64 wakeup {\"runtime\":\"1s\"} 0 0\n");
 	vtb_strbuf_release(&sb);
 	cr_assert_eq(vtb_store_foreach_cell(ro, 0, collect_cell, &sb), 0);
 	cr_expect_eq(strlen(vtb_strbuf_str(&sb)) > 0, 1);
@@ -964,8 +1004,8 @@ Test(store, events_belong_to_a_campaign_or_one_of_its_boots)
 	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
 	cr_assert_eq(vtb_store_event(st, id, NULL, "info", "campaign 'x' started"), 0, "%s",
 		     vtb_errmsg());
-	cr_assert_eq(vtb_store_event(st, id, b.uuid, "error", "agent said: it's broken"), 0,
-		     "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_event(st, id, b.uuid, "error", "agent said: it's broken"), 0, "%s",
+		     vtb_errmsg());
 	cr_expect_eq(vtb_store_event(st, id, "no-such-boot", "warn", "x"), -1);
 	cr_expect(strstr(vtb_errmsg(), "no boot 'no-such-boot'"), "%s", vtb_errmsg());
 	cr_expect_eq(vtb_store_event(st, id, NULL, "shout", "x"), -1);

@@ -49,8 +49,7 @@ int vtb_hist_init(struct vtb_hist *h, unsigned bits, const char *unit)
 {
 	memset(h, 0, sizeof(*h));
 	if (bits < 1 || bits > VTB_HIST_BITS_MAX)
-		return vtb_error("histogram bits %u out of range 1-%d", bits,
-				 VTB_HIST_BITS_MAX);
+		return vtb_error("histogram bits %u out of range 1-%d", bits, VTB_HIST_BITS_MAX);
 	h->bits = bits;
 	h->n_buckets = vtb_hist_n_buckets(bits);
 	h->buckets = calloc(h->n_buckets, sizeof(*h->buckets));
@@ -141,8 +140,8 @@ double vtb_hist_mean(const struct vtb_hist *h)
 
 json_t *vtb_hist_params_json(const struct vtb_hist *h)
 {
-	return json_pack("{s:s, s:i, s:s}", "kind", "loglinear", "bits",
-			 (int)h->bits, "unit", h->unit);
+	return json_pack("{s:s, s:i, s:s}", "kind", "loglinear", "bits", (int)h->bits, "unit",
+			 h->unit);
 }
 
 json_t *vtb_hist_buckets_json(const struct vtb_hist *h)
@@ -174,24 +173,26 @@ int vtb_hist_from_json(struct vtb_hist *h, json_t *params, json_t *buckets)
 	size_t i;
 
 	memset(h, 0, sizeof(*h));
-	if (json_unpack(params, "{s:s, s:I, s:s}", "kind", &kind, "bits", &bits,
-			"unit", &unit) || strcmp(kind, "loglinear") != 0)
+	if (json_unpack(params, "{s:s, s:I, s:s}", "kind", &kind, "bits", &bits, "unit", &unit) ||
+	    strcmp(kind, "loglinear") != 0)
 		return vtb_error("histogram parameters are not a loglinear description");
 	if (bits < 1 || bits > VTB_HIST_BITS_MAX)
-		return vtb_error("histogram bits %lld out of range 1-%d",
-				 (long long)bits, VTB_HIST_BITS_MAX);
+		return vtb_error("histogram bits %lld out of range 1-%d", (long long)bits,
+				 VTB_HIST_BITS_MAX);
 	if (!json_is_array(buckets))
 		return vtb_error("histogram buckets are not an array");
 	if (vtb_hist_init(h, (unsigned)bits, unit))
 		return -1;
-	json_array_foreach(buckets, i, pair) {
+	json_array_foreach(buckets, i, pair)
+	{
 		json_int_t idx, cnt;
 		uint64_t lo, hi;
 
 		if (json_unpack(pair, "[I, I]", &idx, &cnt) || idx < 0 ||
 		    (size_t)idx >= h->n_buckets || cnt < 0) {
 			vtb_hist_release(h);
-			return vtb_error("histogram bucket %zu is not a valid [index, count] pair", i);
+			return vtb_error("histogram bucket %zu is not a valid [index, count] pair",
+					 i);
 		}
 		if (cnt == 0)
 			continue;

@@ -26,12 +26,12 @@
 
 struct vtb_hist {
 	unsigned bits;
-	char *unit;        /* owned */
+	char *unit;	   /* owned */
 	uint64_t *buckets; /* owned, n_buckets counters */
 	size_t n_buckets;
 	uint64_t count;
 	uint64_t min, max; /* valid when count > 0 */
-	double sum;        /* for the mean; double so it cannot overflow */
+	double sum;	   /* for the mean; double so it cannot overflow */
 };
 
 /* @bits in 1..VTB_HIST_BITS_MAX; @unit e.g. "us".  -1 with vtb_error(). */

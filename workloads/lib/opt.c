@@ -101,8 +101,8 @@ static int bad_enum(const struct vtb_opt *o, const char *text)
 	char *list = enum_list(o);
 	int ret;
 
-	ret = vtb_error("invalid value '%s' for '%s': expected one of %s", text,
-			o->name, list ? list : "?");
+	ret = vtb_error("invalid value '%s' for '%s': expected one of %s", text, o->name,
+			list ? list : "?");
 	free(list);
 	return ret;
 }
@@ -119,8 +119,8 @@ static int out_of_range_u(const struct vtb_opt *o, const char *text, bool time)
 		lo = vtb_format_size((uint64_t)o->min);
 		hi = vtb_format_size((uint64_t)o->max);
 	}
-	ret = vtb_error("'%s' must be between %s and %s, got '%s'", o->name,
-			lo ? lo : "?", hi ? hi : "?", text);
+	ret = vtb_error("'%s' must be between %s and %s, got '%s'", o->name, lo ? lo : "?",
+			hi ? hi : "?", text);
 	free(lo);
 	free(hi);
 	return ret;
@@ -143,18 +143,17 @@ int vtb_opt_parse(const struct vtb_opt *o, const char *text, union vtb_optval *o
 	case VTB_OPT_INT:
 		/* Limits 0..0 mean unbounded. */
 		if (vtb_parse_int(text, LLONG_MIN, LLONG_MAX, &ll) < 0)
-			return vtb_error("invalid integer '%s' for '%s'%s", text,
-					 o->name,
+			return vtb_error("invalid integer '%s' for '%s'%s", text, o->name,
 					 (o->flags & VTB_OPT_AUTO) ? " (or auto)" : "");
 		if ((o->min || o->max) && (ll < o->min || ll > o->max))
-			return vtb_error("'%s' must be between %lld and %lld, got '%s'",
-					 o->name, o->min, o->max, text);
+			return vtb_error("'%s' must be between %lld and %lld, got '%s'", o->name,
+					 o->min, o->max, text);
 		out->i = ll;
 		return 0;
 	case VTB_OPT_BOOL:
 		if (vtb_parse_bool(text, &b) < 0)
-			return vtb_error("invalid value '%s' for '%s': expected yes or no",
-					 text, o->name);
+			return vtb_error("invalid value '%s' for '%s': expected yes or no", text,
+					 o->name);
 		out->b = b;
 		return 0;
 	case VTB_OPT_STR:
@@ -167,16 +166,14 @@ int vtb_opt_parse(const struct vtb_opt *o, const char *text, union vtb_optval *o
 		return 0;
 	case VTB_OPT_TIME:
 		if (vtb_parse_time_ns(text, &u) < 0)
-			return vtb_error("bad time '%s' for '%s': %s", text, o->name,
-					 vtb_errmsg());
+			return vtb_error("bad time '%s' for '%s': %s", text, o->name, vtb_errmsg());
 		if (o->max > 0 && (u < (uint64_t)o->min || u > (uint64_t)o->max))
 			return out_of_range_u(o, text, true);
 		out->u = u;
 		return 0;
 	case VTB_OPT_SIZE:
 		if (vtb_parse_size(text, &u) < 0)
-			return vtb_error("bad size '%s' for '%s': %s", text, o->name,
-					 vtb_errmsg());
+			return vtb_error("bad size '%s' for '%s': %s", text, o->name, vtb_errmsg());
 		if (o->max > 0 && (u < (uint64_t)o->min || u > (uint64_t)o->max))
 			return out_of_range_u(o, text, false);
 		out->u = u;
@@ -376,13 +373,13 @@ static char *type_column(const struct vtb_opt *o)
 	case VTB_OPT_SIZE:
 		if (o->max > 0) {
 			bool t = o->type == VTB_OPT_TIME;
-			char *lo = t ? vtb_format_time_ns((uint64_t)o->min) :
-				       vtb_format_size((uint64_t)o->min);
-			char *hi = t ? vtb_format_time_ns((uint64_t)o->max) :
-				       vtb_format_size((uint64_t)o->max);
+			char *lo = t ? vtb_format_time_ns((uint64_t)o->min)
+				     : vtb_format_size((uint64_t)o->min);
+			char *hi = t ? vtb_format_time_ns((uint64_t)o->max)
+				     : vtb_format_size((uint64_t)o->max);
 
-			r = vtb_strbuf_addf(&sb, "%s %s..%s", type_name(o),
-					    lo ? lo : "?", hi ? hi : "?");
+			r = vtb_strbuf_addf(&sb, "%s %s..%s", type_name(o), lo ? lo : "?",
+					    hi ? hi : "?");
 			free(lo);
 			free(hi);
 		} else {
@@ -446,9 +443,8 @@ void vtb_opts_help(FILE *f, const struct vtb_opt *table, bool with_short)
 		name = name_column(o, with_short);
 		type = type_column(o);
 		def = o->def ? vtb_asprintf("default %s", o->def) : NULL;
-		fprintf(f, "  %-*s  %-*s  %-*s  %s\n", (int)wn, name ? name : o->name,
-			(int)wt, type ? type : "", (int)wd, def ? def : "",
-			o->help ? o->help : "");
+		fprintf(f, "  %-*s  %-*s  %-*s  %s\n", (int)wn, name ? name : o->name, (int)wt,
+			type ? type : "", (int)wd, def ? def : "", o->help ? o->help : "");
 		free(name);
 		free(type);
 		free(def);

@@ -14,36 +14,37 @@
 #include <stdio.h>
 
 enum vtb_opt_type {
-	VTB_OPT_INT,     /* long long in [min, max] */
-	VTB_OPT_BOOL,    /* bool: yes/no/true/false/on/off/1/0 */
-	VTB_OPT_STR,     /* const char * */
-	VTB_OPT_ENUM,    /* const char *, one of values[] */
-	VTB_OPT_TIME,    /* uint64_t nanoseconds, in [min, max] when max > 0 */
-	VTB_OPT_SIZE,    /* uint64_t bytes, in [min, max] when max > 0 */
+	VTB_OPT_INT,	 /* long long in [min, max] */
+	VTB_OPT_BOOL,	 /* bool: yes/no/true/false/on/off/1/0 */
+	VTB_OPT_STR,	 /* const char * */
+	VTB_OPT_ENUM,	 /* const char *, one of values[] */
+	VTB_OPT_TIME,	 /* uint64_t nanoseconds, in [min, max] when max > 0 */
+	VTB_OPT_SIZE,	 /* uint64_t bytes, in [min, max] when max > 0 */
 	VTB_OPT_CPULIST, /* const char *, Linux cpulist syntax */
 };
 
 /* flags */
-#define VTB_OPT_AXIS (1u << 0)     /* harness: a comma list is an axis */
-#define VTB_OPT_VARS (1u << 1)     /* harness: $host_cpus, $vcpus, N% allowed */
-#define VTB_OPT_PREFIX (1u << 2)   /* name ends in '.': matches "name*" keys */
-#define VTB_OPT_AUTO (1u << 3)     /* the value "auto" is allowed */
-#define VTB_OPT_HOST_LLC (1u << 4) /* "auto" is resolved by the harness to the
-				    * LLC bytes of the configuration's CPUs;
-				    * stays "auto" in the cell key */
-#define VTB_OPT_HIDDEN (1u << 5)   /* not shown in --help */
+#define VTB_OPT_AXIS (1u << 0)	 /* harness: a comma list is an axis */
+#define VTB_OPT_VARS (1u << 1)	 /* harness: $host_cpus, $vcpus, N% allowed */
+#define VTB_OPT_PREFIX (1u << 2) /* name ends in '.': matches "name*" keys */
+#define VTB_OPT_AUTO (1u << 3)	 /* the value "auto" is allowed */
+#define VTB_OPT_HOST_LLC                                                          \
+	(1u << 4)		      /* "auto" is resolved by the harness to the \
+				       * LLC bytes of the configuration's CPUs;   \
+				       * stays "auto" in the cell key */
+#define VTB_OPT_HIDDEN (1u << 5)      /* not shown in --help */
 #define VTB_OPT_ENUM_PREFIX (1u << 6) /* ENUM value may be "value:ARG" */
 
 struct vtb_opt {
 	const char *name;
 	enum vtb_opt_type type;
 	unsigned flags;
-	const char *def;           /* default as text; NULL: no default */
-	long long min, max;        /* limits (INT; TIME/SIZE when max > 0) */
+	const char *def;	   /* default as text; NULL: no default */
+	long long min, max;	   /* limits (INT; TIME/SIZE when max > 0) */
 	const char *const *values; /* ENUM: NULL-terminated allowed values */
 	const char *help;
-	int shortopt;              /* agent: getopt letter, 0 for none */
-	size_t off;                /* offset of the field in the target struct */
+	int shortopt; /* agent: getopt letter, 0 for none */
+	size_t off;   /* offset of the field in the target struct */
 };
 /* Tables end with an entry whose name is NULL. */
 

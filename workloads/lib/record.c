@@ -25,8 +25,7 @@ static bool nonce_ok(const char *s)
 	for (i = 0; i < n; i++) {
 		char c = s[i];
 
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		      (c >= 'A' && c <= 'F')))
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
 			return false;
 	}
 	return true;
@@ -37,8 +36,8 @@ int vtb_rec_init(struct vtb_rec *r, int fd, const char *nonce)
 	if (!nonce)
 		nonce = "0";
 	if (!nonce_ok(nonce))
-		return vtb_error("invalid record nonce '%s': expected 1 to %d hex digits",
-				 nonce, VTB_REC_MAX_NONCE);
+		return vtb_error("invalid record nonce '%s': expected 1 to %d hex digits", nonce,
+				 VTB_REC_MAX_NONCE);
 	r->fd = fd;
 	strcpy(r->nonce, nonce);
 	r->next_chunk_id = 1;
@@ -49,8 +48,7 @@ char *vtb_rec_frame(const char *nonce, const char *json_text)
 {
 	uint32_t crc = vtb_crc32(json_text, strlen(json_text));
 
-	return vtb_asprintf("%s %s %s %08x\n", VTB_REC_MAGIC, nonce, json_text,
-			    (unsigned)crc);
+	return vtb_asprintf("%s %s %s %08x\n", VTB_REC_MAGIC, nonce, json_text, (unsigned)crc);
 }
 
 int vtb_rec_write_raw(struct vtb_rec *r, const void *buf, size_t len)
@@ -97,9 +95,8 @@ static int write_chunked(struct vtb_rec *r, const char *text, size_t len)
 		json_t *c;
 		char *ctext;
 
-		c = json_pack("{s:s, s:I, s:I, s:b, s:s%}", "type", "chunk",
-			      "id", (json_int_t)id, "seq", (json_int_t)seq,
-			      "last", last, "data", text + off, n);
+		c = json_pack("{s:s, s:I, s:I, s:b, s:s%}", "type", "chunk", "id", (json_int_t)id,
+			      "seq", (json_int_t)seq, "last", last, "data", text + off, n);
 		if (!c)
 			return vtb_error("out of memory building a chunk record");
 		ctext = json_dumps(c, REC_DUMP_FLAGS);

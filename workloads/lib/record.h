@@ -53,8 +53,8 @@
 
 #define VTB_REC_MAGIC "@vtb1"
 #define VTB_REC_SCHEMA 1
-#define VTB_REC_MAX_JSON (1024 * 1024)   /* bytes of <json> in one line */
-#define VTB_REC_CHUNK (256 * 1024)       /* payload bytes per chunk record */
+#define VTB_REC_MAX_JSON (1024 * 1024) /* bytes of <json> in one line */
+#define VTB_REC_CHUNK (256 * 1024)     /* payload bytes per chunk record */
 #define VTB_REC_MAX_NONCE 64
 
 struct vtb_rec {

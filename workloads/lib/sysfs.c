@@ -54,8 +54,7 @@ static int cpu_llc(const char *root, int cpu, struct llc_inst *best)
 		goto out;
 	}
 	while ((de = readdir(d))) {
-		char *idir = NULL, *type = NULL, *level = NULL, *size = NULL,
-		     *shared = NULL;
+		char *idir = NULL, *type = NULL, *level = NULL, *size = NULL, *shared = NULL;
 		struct vtb_cpuset set = { 0 };
 		long long lvl;
 		uint64_t bytes;
@@ -78,8 +77,7 @@ static int cpu_llc(const char *root, int cpu, struct llc_inst *best)
 			bad = 0;
 			goto next;
 		}
-		if (vtb_parse_int(level, 0, 16, &lvl) ||
-		    vtb_parse_size(size, &bytes) ||
+		if (vtb_parse_int(level, 0, 16, &lvl) || vtb_parse_size(size, &bytes) ||
 		    vtb_cpuset_parse(shared, &set)) {
 			vtb_error("malformed cache description in '%s'", idir);
 			goto next;
@@ -98,7 +96,7 @@ static int cpu_llc(const char *root, int cpu, struct llc_inst *best)
 			best->level = lvl;
 			best->bytes = bytes;
 		}
-next:
+	next:
 		vtb_cpuset_release(&set);
 		free(idir);
 		free(type);
@@ -124,8 +122,7 @@ out:
 	return ret;
 }
 
-int vtb_sysfs_llc_bytes(const char *root, const struct vtb_cpuset *cpus,
-			uint64_t *out)
+int vtb_sysfs_llc_bytes(const char *root, const struct vtb_cpuset *cpus, uint64_t *out)
 {
 	struct llc_inst *inst = NULL;
 	size_t n = 0, i, j;
@@ -150,8 +147,7 @@ int vtb_sysfs_llc_bytes(const char *root, const struct vtb_cpuset *cpus,
 		if (cpu_llc(root, cpus->cpus[i], &c))
 			goto out;
 		for (j = 0; j < n; j++) {
-			if (inst[j].level == c.level &&
-			    strcmp(inst[j].shared, c.shared) == 0) {
+			if (inst[j].level == c.level && strcmp(inst[j].shared, c.shared) == 0) {
 				seen = true;
 				break;
 			}

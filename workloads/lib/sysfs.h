@@ -21,8 +21,7 @@
  * means VTB_SYSFS_CPU_ROOT.  -1 with vtb_error() when a CPU has no cache
  * information or a file is malformed.
  */
-int vtb_sysfs_llc_bytes(const char *root, const struct vtb_cpuset *cpus,
-			uint64_t *out);
+int vtb_sysfs_llc_bytes(const char *root, const struct vtb_cpuset *cpus, uint64_t *out);
 
 /* The calling thread's CPU affinity (sched_getaffinity) into @out, which
  * the caller releases with vtb_cpuset_release().  -1 with vtb_error(). */

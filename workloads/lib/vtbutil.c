@@ -152,8 +152,7 @@ char *vtb_asprintf(const char *fmt, ...)
 }
 
 /* Splits "12.5ms" into a non-negative number and its suffix. */
-static int split_number(const char *s, double *num, const char **suffix,
-			const char *what)
+static int split_number(const char *s, double *num, const char **suffix, const char *what)
 {
 	char *end;
 
@@ -189,7 +188,7 @@ int vtb_parse_time_ns(const char *s, uint64_t *out_ns)
 		const char *sfx;
 		double mult;
 	} units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "ns", 1 },   { "us", 1e3 },	{ "ms", 1e6 },	 { "s", 1e9 },
 		{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }, { "", 1e9 },
 	};
 	const char *sfx;
@@ -302,8 +301,8 @@ char *vtb_format_time_ns(uint64_t ns)
 		return s % 60 ? vtb_asprintf("%" PRIu64 "m%" PRIu64 "s", s / 60, s % 60)
 			      : vtb_asprintf("%" PRIu64 "m", s / 60);
 	if (s % 60)
-		return vtb_asprintf("%" PRIu64 "h%" PRIu64 "m%" PRIu64 "s", s / 3600,
-				    s / 60 % 60, s % 60);
+		return vtb_asprintf("%" PRIu64 "h%" PRIu64 "m%" PRIu64 "s", s / 3600, s / 60 % 60,
+				    s % 60);
 	return s % 3600 ? vtb_asprintf("%" PRIu64 "h%" PRIu64 "m", s / 3600, s / 60 % 60)
 			: vtb_asprintf("%" PRIu64 "h", s / 3600);
 }
@@ -531,8 +530,7 @@ int vtb_random_hex(char *out, size_t nbytes)
 	size_t i;
 
 	if (nbytes > sizeof(b))
-		return vtb_error("random_hex: %zu bytes requested, at most %zu", nbytes,
-				 sizeof(b));
+		return vtb_error("random_hex: %zu bytes requested, at most %zu", nbytes, sizeof(b));
 	if (random_bytes(b, nbytes))
 		return -1;
 	for (i = 0; i < nbytes; i++)
@@ -549,9 +547,8 @@ int vtb_uuid(char out[37])
 		return -1;
 	b[6] = (b[6] & 0x0f) | 0x40;
 	b[8] = (b[8] & 0x3f) | 0x80;
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-		 b[12], b[13], b[14], b[15]);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
 	return 0;
 }

@@ -33,7 +33,10 @@ struct vtb_strbuf {
 	size_t len;
 	size_t alloc;
 };
-#define VTB_STRBUF_INIT { NULL, 0, 0 }
+#define VTB_STRBUF_INIT    \
+	{                  \
+		NULL, 0, 0 \
+	}
 int vtb_strbuf_add(struct vtb_strbuf *sb, const char *s, size_t n);
 int vtb_strbuf_addstr(struct vtb_strbuf *sb, const char *s);
 int vtb_strbuf_addf(struct vtb_strbuf *sb, const char *fmt, ...)
