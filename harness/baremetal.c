@@ -203,7 +203,7 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	struct vtb_strbuf tail = VTB_STRBUF_INIT;
 	int outfd[2] = { -1, -1 }, errfd[2] = { -1, -1 }, jobfd = -1;
 	char buf[65536];
-	uint64_t deadline, exited_at = 0;
+	uint64_t deadline, exited_at = 0, last_tick = vtb_now_ns();
 	bool exited = false, timed_out = false, stopped = false;
 	pid_t pid = -1;
 	int wstatus = 0, ret = -1;
@@ -238,6 +238,11 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 		uint64_t now = vtb_now_ns(), wait_ns;
 		struct timespec ts;
 		int n;
+
+		if (req->tick && now - last_tick >= 1000000000u) {
+			req->tick(req->tick_arg);
+			last_tick = now;
+		}
 
 		if (req->stop && *req->stop) {
 			stopped = true;

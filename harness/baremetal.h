@@ -24,6 +24,10 @@ struct vtb_baremetal_req {
 	 * is the mask to wait with (ppoll), which unblocks them. */
 	volatile sig_atomic_t *stop;
 	const sigset_t *waitmask;
+	/* Optional: called about once a second while the agent runs
+	 * (progress displays). */
+	void (*tick)(void *arg);
+	void *tick_arg;
 };
 
 struct vtb_boot_outcome {

@@ -133,7 +133,22 @@ struct boot_ctx {
 	json_t *state; /* last host state snapshot */
 	uint64_t timeout_ns;
 	sigset_t waitmask;
+	struct vtb_progress *cur; /* the running boot's progress line */
+	uint64_t t0;		  /* campaign start, for elapsed */
 };
+
+/* Refreshes the running boot's progress (elapsed time goes on). */
+static void tick(void *arg)
+{
+	struct boot_ctx *b = arg;
+
+	if (!b->cur)
+		return;
+	b->cur->elapsed_seconds = (double)(vtb_now_ns() - b->t0) / 1e9;
+	if (b->cur->eta_seconds >= 0 && b->cur->eta_seconds > 1)
+		b->cur->eta_seconds -= 1;
+	progress(b->o, b->cur);
+}
 
 /* Host checks before a boot: state drift since the last snapshot and
  * other load on the CPUs the boot will use.  Warnings go with the boot. */
@@ -214,6 +229,8 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		.timeout_ns = b->timeout_ns,
 		.stop = &stop_flag,
 		.waitmask = &b->waitmask,
+		.tick = tick,
+		.tick_arg = b,
 	};
 	if (vtb_baremetal_boot(&req, out))
 		goto out;
@@ -427,6 +444,7 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
+	b.t0 = t0;
 	signals_take(&ss, &b.waitmask);
 	res->fail = VTB_RUN_INFRA;
 	if (vtb_hosttopo_load(NULL, &host))
@@ -501,7 +519,9 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 				     : -1;
 		progress(o, &p);
 		bt0 = vtb_now_ns();
+		b.cur = &p;
 		r = run_boot(&b, c, order[i].rep, &out);
+		b.cur = NULL;
 		if (r != 0)
 			vtb_boot_outcome_release(&out);
 		if (r < 0)
