@@ -66,6 +66,11 @@ tests: $(TEST_BIN)
 # on large copies).
 $(BUILD)/obj/workloads/membw.o: ALL_CFLAGS += -fno-tree-loop-distribute-patterns
 
+# Objects that embed the version are rebuilt when `git describe` changes.
+VERSION_STAMP := $(BUILD)/VERSION
+$(shell mkdir -p $(BUILD) && (echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION)' > $(VERSION_STAMP)))
+$(call OBJ,harness/main.c harness/runner.c workloads/agent.c): $(VERSION_STAMP)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
