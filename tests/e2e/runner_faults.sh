@@ -37,6 +37,20 @@ mk fail fail
 expect_exit "fail: run exits 1" 1 "$VTBENCH" run "$T/fail.conf" --db "$T/fail.db" --quiet
 got=$(sql "$T/fail.db" "select group_concat(distinct r.status) from result r")
 expect_eq "fail: the cell result is failed" "$got" "failed"
+got=$(sql "$T/fail.db" "select stderr_tail from boot limit 1")
+expect_eq "fail: the agent's stderr tail is stored" "$got" "vtbench-agent: debug: debug workload failing on request"
+
+# a busy CPU before a boot is a warning stored with that boot
+cpu=$(taskset -cp $$ | sed 's/.*: //; s/[-,].*//')
+mk busy ok
+sed -i "s/^cpus = 1$/cpus = 1\ncpuset = $cpu/" "$T/busy.conf"
+taskset -c "$cpu" sh -c 'while :; do :; done' &
+hog=$!
+expect_exit "busy: the run still runs" 0 "$VTBENCH" run "$T/busy.conf" --db "$T/busy.db" --quiet
+kill $hog; wait $hog 2>/dev/null
+got=$(sql "$T/busy.db" "select count(*) from event where level = 'warn' and boot_id is not null and message like 'machine busy before the boot: cpu$cpu %'")
+expect_eq "busy: each boot carries a 'machine busy' warning naming the CPU" "$got" "2"
+expect_grep "busy: the warning is printed" "$T/err" "warning: machine busy before the boot: cpu$cpu"
 
 mk garbage garbage
 expect_exit "garbage: run exits 1" 1 "$VTBENCH" run "$T/garbage.conf" --db "$T/garbage.db" --quiet
