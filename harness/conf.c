@@ -1437,6 +1437,17 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		json_decref(obj);
 		json_decref(pj);
 		obj = pj = NULL;
+		/* the key leaves the section name out: two sections with the same
+		 * type and parameters are one measurement, said twice */
+		for (i = 0; i < c->n_cells; i++) {
+			if (strcmp(c->cells[i].key, cell.key))
+				continue;
+			ret = perr(
+				p, s->line,
+				"[workload %s] measures the same as '%s' (same type and parameters): remove one",
+				s->name, c->cells[i].name);
+			goto out;
+		}
 		if (grow(&c->cells, alloc, c->n_cells + 1, sizeof(*c->cells)) < 0)
 			goto out;
 		c->cells[c->n_cells++] = cell;

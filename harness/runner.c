@@ -163,8 +163,8 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 		for (char *p = diff; *p; p++)
 			if (*p == '\n')
 				*p = ';';
-		warns[(*n_warns)++] = vtb_asprintf("host state changed since the last check: %s",
-						   diff);
+		warns[*n_warns] = vtb_asprintf("host state changed since the last check: %s", diff);
+		*n_warns += warns[*n_warns] != NULL;
 		free(diff);
 	}
 	if (now) {
@@ -175,7 +175,8 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 		for (char *p = busy; *p; p++)
 			if (*p == '\n')
 				*p = ',';
-		warns[(*n_warns)++] = vtb_asprintf("machine busy before the boot: %s", busy);
+		warns[*n_warns] = vtb_asprintf("machine busy before the boot: %s", busy);
+		*n_warns += warns[*n_warns] != NULL;
 	}
 	free(busy);
 }
@@ -195,8 +196,31 @@ static void check_confinement(struct vtb_boot_outcome *out, const char *cpus)
 				  seen, cpus);
 }
 
-/* Runs one boot and stores it.  Returns 0 (status in *status), 1 when
- * interrupted (nothing stored), -1 on a harness failure. */
+/* Every cell of the configuration must have reported: an agent that
+ * skips one does not make an ok boot. */
+static void check_cells_reported(struct vtb_boot_outcome *out, const struct vtb_config *c)
+{
+	const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
+	size_t i, k;
+
+	if (strcmp(out->status, "ok"))
+		return;
+	for (i = 0; i < c->n_cells; i++) {
+		for (k = 0; k < r->n_cells; k++)
+			if (r->cells[k].cell && !strcmp(r->cells[k].cell, c->cells[i].key))
+				break;
+		if (k < r->n_cells)
+			continue;
+		out->status = "failed";
+		free(out->error);
+		out->error = vtb_asprintf("cell '%s' (%s) reported nothing", c->cells[i].name,
+					  c->cells[i].key);
+		return;
+	}
+}
+
+/* Runs one boot and stores it.  Returns 0 (its fate in out->status), 1
+ * when interrupted (nothing stored), -1 on a harness failure. */
 static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		    struct vtb_boot_outcome *out)
 {
@@ -211,8 +235,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		return -1;
 	preboot_checks(b, c, warns, &n_warns);
 	for (i = 0; i < n_warns; i++)
-		if (warns[i])
-			warn(b->o, warns[i]);
+		warn(b->o, warns[i]);
 	if (stop_requested()) {
 		ret = 1;
 		goto out;
@@ -239,6 +262,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		goto out;
 	}
 	check_confinement(out, cpus);
+	check_cells_reported(out, c);
 	info = (struct vtb_boot_info){
 		.campaign_id = b->campaign,
 		.uuid = uuid,

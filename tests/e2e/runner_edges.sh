@@ -68,3 +68,36 @@ fi
 "$VTBENCH" run "$T/m.conf" --db "$T/pipe.db" | head -c 1 >/dev/null
 expect_eq "vtbench run | head: every boot stored, campaign closed" \
 	"$(sql "$T/pipe.db" "select status || ' ' || (select count(*) from boot) from campaign")" "done 2"
+
+# 5. an agent that skips a cell of its job does not make an ok boot
+cat >"$T/two.conf" <<'CONF'
+[global]
+reps = 1
+[baseline]
+cpus = 1
+[workload first]
+type = debug
+mode = ok
+[workload second]
+type = debug
+mode = sleep
+seconds = 0.01
+CONF
+cat >"$T/skipper" <<PERL
+#!/usr/bin/perl
+# drops the last cell of the job, then runs the real agent on the rest
+use JSON::PP;
+open(my \$in, '<', '/dev/fd/3') or die;
+my \$job = decode_json(do { local \$/; <\$in> });
+pop @{\$job->{cells}};
+open(my \$out, '>', "$T/short.json") or die;
+print \$out encode_json(\$job);
+close \$out;
+exec '$REAL', '--job', "$T/short.json", '--records';
+PERL
+chmod +x "$T/skipper"
+expect_exit "a skipped cell fails the boot" 1 env VTBENCH_AGENT="$T/skipper" "$VTBENCH" run "$T/two.conf" --db "$T/skip.db" --quiet
+got=$(sql "$T/skip.db" "select error from boot")
+case "$got" in "cell 'second' ("*") reported nothing") ok "... naming the cell" ;; *) notok "... naming the cell" "$got" ;; esac
+expect_eq "... its result is stored as missing, the other as ok" \
+	"$(sql "$T/skip.db" "select group_concat(c.name || ':' || r.status) from result r join cell c on c.id = r.cell_id order by c.id")" "first:ok,second:missing"

@@ -760,6 +760,13 @@ Test(conf_bad, out_of_range)
 	    "t.conf:2: bad time '3000000h' for 'timeout': time '3000000h' is too large");
 }
 
+Test(conf_bad, two_sections_one_measurement)
+{
+	bad("[baseline]\ncpus = 1\n[workload a]\ntype = membw\n[workload b]\ntype = membw\n"
+	    "iterations = 10\n",
+	    "t.conf:5: [workload b] measures the same as 'a' (same type and parameters): remove one");
+}
+
 Test(conf_bad, empty_axis_element)
 {
 	bad("[baseline]\ncpus = 8, , 16\n" WL, "t.conf:2: empty element in the list for 'cpus'");
