@@ -549,7 +549,7 @@ static bool good_name(const char *s)
 static int lex_header(struct parser *p, int line, const char *s, const char *e)
 {
 	const char *close = memchr(s, ']', (size_t)(e - s));
-	const char *a, *b, *c, *d;
+	const char *a, *b, *c, *d, *name_end;
 	char *type = NULL, *name = NULL, *hint = NULL;
 	struct sect *sec;
 	size_t i;
@@ -571,6 +571,7 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 		;
 	for (d = c; d < close && !is_ws(*d); d++)
 		;
+	name_end = d;
 	if (a == b) {
 		ret = perr(p, line, "empty section name '%.*s'", (int)(e - s), s);
 		goto out;
@@ -593,8 +594,8 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 		ret = perr(p, line, "unknown section [%s]%s", type, hint ? hint : "");
 		goto out;
 	}
-	if (c < d) {
-		name = strndup(c, (size_t)(d - c));
+	if (c < name_end) {
+		name = strndup(c, (size_t)(name_end - c));
 		if (!name)
 			goto oom;
 	}
@@ -1099,6 +1100,12 @@ static int parse_global(struct parser *p)
 		m->order = VTB_ORDER_INTERLEAVE;
 	} else if (!strcmp(v, "sequential")) {
 		m->order = VTB_ORDER_SEQUENTIAL;
+	} else if (strncmp(v, "random:", strlen("random:"))) {
+		ret = perr(
+			p, line,
+			"invalid value '%s' for 'order': expected one of interleave, sequential, random:SEED",
+			v);
+		goto out;
 	} else {
 		const char *seed = v + strlen("random:");
 		char *end;
@@ -1324,6 +1331,17 @@ static void config_release(struct vtb_config *c)
 	free(c->cells);
 }
 
+/* A copy of an earlier cell's key and name: c->cells moves as it grows. */
+struct seen_cell {
+	char key[VTB_KEY_LEN + 1];
+	const char *name; /* owned by the cell, stable */
+};
+
+static int cmp_seen_cell(const void *a, const void *b)
+{
+	return strcmp(((const struct seen_cell *)a)->key, ((const struct seen_cell *)b)->key);
+}
+
 /* The cells of one workload section for @c, appended to c->cells. */
 static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc,
 			   const struct sect *s, long long vcpus, const char *llc,
@@ -1333,7 +1351,8 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 	struct varctx vc = { s->title, vcpus, vcpus };
 	struct axis *ax = NULL;
 	const struct vtb_opt **aopt = NULL;
-	size_t n_ax = 0, n_opts = 0, i, total = 0, *idx = NULL;
+	size_t n_ax = 0, n_opts = 0, i, total = 0, *idx = NULL, n_earlier;
+	struct seen_cell *earlier = NULL;
 	struct vtb_strbuf name = VTB_STRBUF_INIT;
 	struct vtb_cell cell;
 	json_t *obj = NULL, *pj = NULL;
@@ -1342,6 +1361,17 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 	int ret = -1;
 
 	memset(&cell, 0, sizeof(cell));
+	n_earlier = c->n_cells;
+	if (n_earlier) {
+		earlier = malloc(n_earlier * sizeof(*earlier));
+		if (!earlier)
+			goto oom;
+		for (i = 0; i < n_earlier; i++) {
+			memcpy(earlier[i].key, c->cells[i].key, sizeof(earlier[i].key));
+			earlier[i].name = c->cells[i].name;
+		}
+		qsort(earlier, n_earlier, sizeof(*earlier), cmp_seen_cell);
+	}
 	for (i = 0; w->opts && w->opts[i].name; i++)
 		n_opts++;
 	n_opts += s->n; /* prefix keys, at most one per entry */
@@ -1438,15 +1468,21 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		json_decref(pj);
 		obj = pj = NULL;
 		/* the key leaves the section name out: two sections with the same
-		 * type and parameters are one measurement, said twice */
-		for (i = 0; i < c->n_cells; i++) {
-			if (strcmp(c->cells[i].key, cell.key))
-				continue;
-			ret = perr(
-				p, s->line,
-				"[workload %s] measures the same as '%s' (same type and parameters): remove one",
-				s->name, c->cells[i].name);
-			goto out;
+		 * type and parameters are one measurement, said twice (cells of
+		 * one section differ by construction) */
+		if (n_earlier) {
+			const struct seen_cell *hit;
+			struct seen_cell want;
+
+			memcpy(want.key, cell.key, sizeof(want.key));
+			hit = bsearch(&want, earlier, n_earlier, sizeof(*earlier), cmp_seen_cell);
+			if (hit) {
+				ret = perr(
+					p, s->line,
+					"[workload %s] measures the same as '%s' (same type and parameters): remove one",
+					s->name, hit->name);
+				goto out;
+			}
 		}
 		if (grow(&c->cells, alloc, c->n_cells + 1, sizeof(*c->cells)) < 0)
 			goto out;
@@ -1459,6 +1495,7 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 oom:
 	ret = vtb_error("out of memory");
 out:
+	free(earlier);
 	cell_release(&cell);
 	vtb_strbuf_release(&name);
 	json_decref(obj);
@@ -1543,11 +1580,11 @@ static int expand_baseline(struct parser *p)
 	char *enabled = NULL, *cpuset = NULL, *confine = NULL, *dflt = NULL;
 	const char *text;
 	size_t i, alloc;
-	int line, cpus_line, ret = -1;
+	int line, cpus_line, cpuset_line = 0, ret = -1;
 
 	memset(&c, 0, sizeof(c));
 	if (single(p, s, baseline_opts, "enabled", &enabled, &line) < 0 ||
-	    single(p, s, baseline_opts, "cpuset", &cpuset, &line) < 0 ||
+	    single(p, s, baseline_opts, "cpuset", &cpuset, &cpuset_line) < 0 ||
 	    single(p, s, baseline_opts, "confine", &confine, &line) < 0)
 		goto out;
 	if (cpuset && vtb_cpuset_parse(cpuset, &set) < 0)
@@ -1559,6 +1596,12 @@ static int expand_baseline(struct parser *p)
 	for (i = 0; i < h->n_compact; i++)
 		if (!cpuset || vtb_cpuset_has(&set, h->compact[i]))
 			pool.cpus[pool.n++] = h->compact[i];
+	if (cpuset && !pool.n) {
+		ret = perr(p, cpuset_line,
+			   "cpuset = %s holds none of the %zu CPUs this host allows", cpuset,
+			   h->n_compact);
+		goto out;
+	}
 	text = val_of(s, baseline_opts, "cpus", &cpus_line);
 	if (!sect_ent(s, "cpus")) {
 		/* default: every CPU of the pool */
@@ -1746,7 +1789,13 @@ static int expand_vm(struct parser *p)
 		if (strv_push(&cands, topology_presets[i]) < 0)
 			goto out;
 	for (i = 0; i < p->n_sects; i++)
-		if (p->sects[i].kind == S_TOPOLOGY && strv_push(&cands, p->sects[i].name) < 0)
+		if (p->sects[i].kind == S_TOPOLOGY && strv_has(&cands, p->sects[i].name)) {
+			ret = perr(p, p->sects[i].line,
+				   "[topology %s] would hide the preset '%s': choose another name",
+				   p->sects[i].name, p->sects[i].name);
+			goto out;
+		} else if (p->sects[i].kind == S_TOPOLOGY &&
+			   strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
 	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology",
 			": not a preset (flat, cores, mirror, lie) nor a [topology NAME]") < 0)
@@ -1884,6 +1933,11 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 	m->text[len] = '\0';
 	if (sha256_hex(text, len, m->digest) < 0)
 		goto out;
+	/* a UTF-8 byte-order mark (some editors write one) is not content */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		text += 3;
+		len -= 3;
+	}
 	if (lex(&p, text, len) < 0 || check_keys(&p) < 0 || parse_global(&p) < 0 ||
 	    check_named(&p) < 0 || check_workloads(&p) < 0 || expand_baseline(&p) < 0 ||
 	    expand_vm(&p) < 0)

@@ -55,8 +55,11 @@ struct vtb_rec_parser {
 	bool skipping; /* discarding an over-long line up to its newline */
 	size_t lineno; /* 1-based number of the line being read */
 	size_t total;
-	size_t seen;  /* records handled, valid or not (max_records) */
-	bool stopped; /* a hard limit was hit: input is ignored */
+	size_t seen; /* records handled, valid or not (max_records) */
+	bool stopped;
+	bool headless_seen; /* a record came before any header */
+	bool other_seen; /* a record other than the header was accepted */ /* a hard limit was hit:
+									      input is ignored */
 	bool finished;
 	struct chunk_seq ch;
 	long long max_chunk_id; /* highest id that started a sequence */
@@ -744,6 +747,44 @@ static const struct {
 	{ "hist", rec_hist }, { "sample", rec_sample },
 };
 
+/* Nesting depth of a JSON value, stopping once past @limit.  SQLite's
+ * json_valid() refuses more than 2000 levels, which jansson accepts: a
+ * deep record must be an error of the boot, not a failed commit. */
+static size_t json_depth(json_t *v, size_t limit)
+{
+	size_t d, max = 0, i;
+	const char *k;
+	json_t *c;
+
+	if (!limit)
+		return 1;
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, c)
+		{
+			d = json_depth(c, limit - 1);
+			if (d > max)
+				max = d;
+			if (max >= limit)
+				break;
+		}
+		return max + 1;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, c)
+		{
+			d = json_depth(c, limit - 1);
+			if (d > max)
+				max = d;
+			if (max >= limit)
+				break;
+		}
+		return max + 1;
+	}
+	return 0;
+}
+
+#define MAX_JSON_DEPTH 32
+
 static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk)
 {
 	const char *type;
@@ -752,6 +793,11 @@ static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk)
 
 	if (!json_is_object(o)) {
 		add_error(p, "line %zu: record is not a JSON object", p->lineno);
+		return;
+	}
+	if (json_depth(o, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH) {
+		add_error(p, "line %zu: record nested deeper than %d levels", p->lineno,
+			  MAX_JSON_DEPTH);
 		return;
 	}
 	type = field_str(o, "type");
@@ -774,6 +820,22 @@ static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk)
 		add_error(p, "line %zu: %s record after the end record", p->lineno, QUOTED(q));
 		free(q);
 		return;
+	}
+	/* the header comes first, once: what precedes it, or a header after
+	 * other records, is an error of the boot */
+	if (strcmp(type, "chunk") != 0) {
+		if (strcmp(type, "header") == 0 && p->other_seen && !p->r.header) {
+			add_error(p, "line %zu: header record after other records", p->lineno);
+			return;
+		}
+		if (strcmp(type, "header") != 0) {
+			if (!p->r.header && !p->headless_seen) {
+				add_error(p, "line %zu: record before the header record",
+					  p->lineno);
+				p->headless_seen = true;
+			}
+			p->other_seen = true;
+		}
 	}
 	for (i = 0; i < VTB_ARRAY_SIZE(rec_types); i++) {
 		if (strcmp(rec_types[i].type, type) == 0) {
@@ -868,6 +930,8 @@ static void handle_line(struct vtb_rec_parser *p, const char *line, size_t len)
 
 static int line_append(struct vtb_rec_parser *p, const char *s, size_t n)
 {
+	if (!n)
+		return 0;
 	if (p->line_len + n > p->line_cap) {
 		size_t cap = p->line_cap ? p->line_cap : 4096;
 		char *nl;

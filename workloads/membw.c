@@ -317,20 +317,24 @@ static void *membw_thread(void *arg)
 			uint64_t t0 = 0;
 
 			/*
-			 * What is timed: from the moment every thread has
-			 * reached the start barrier (thread 0 reads the clock
-			 * as it leaves it) to the moment the last thread has
-			 * finished its slice (thread 0 leaves the end barrier
-			 * only then).  So the interval covers the whole array
-			 * moved by all threads, plus one barrier wake-up,
-			 * like STREAM's timer around an OpenMP parallel loop
-			 * with its implicit barrier.  Arrays of >= 4x the LLC
-			 * make that overhead small and keep the data out of
-			 * the caches between kernels.
+			 * What is timed: thread 0 reads the clock while every
+			 * thread waits at the start gate (no slice can begin
+			 * before t0: a thread released first by a barrier
+			 * would otherwise start early and inflate the figure,
+			 * by more where wake-ups are slow, as in guests), and
+			 * again once the last thread has finished its slice
+			 * (it leaves the end barrier only then).  So the
+			 * interval covers the whole array moved by all
+			 * threads plus one barrier wake-up, like STREAM's
+			 * timer around an OpenMP parallel loop with its
+			 * implicit barrier.  Arrays of >= 4x the LLC make
+			 * that overhead small and keep the data out of the
+			 * caches between kernels.
 			 */
 			pthread_barrier_wait(&sh->barrier);
 			if (t->id == 0)
 				t0 = vtb_now_ns();
+			pthread_barrier_wait(&sh->barrier); /* the start gate */
 			run_kernel(sh, k, lo, hi);
 			pthread_barrier_wait(&sh->barrier);
 			if (t->id == 0)

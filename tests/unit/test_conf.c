@@ -933,3 +933,23 @@ Test(conf_bad, bad_bool_and_cpulist)
 	    "t.conf:2: invalid value 'sure' for 'enabled': expected yes or no");
 	cr_assert_eq(strncmp(vtb_errmsg(), "t.conf:2:", 9), 0);
 }
+
+Test(conf, byte_order_mark_and_padded_headers_are_accepted)
+{
+	struct vtb_matrix *m = ok(
+		"\xef\xbb\xbf[baseline]\ncpus = 1\n[workload s ]\ntype = membw\n");
+
+	cr_assert_eq(m->n_configs, 1);
+	cr_expect_str_eq(m->configs[0].cells[0].name, "s");
+	vtb_matrix_free(m);
+}
+
+Test(conf_bad, review_findings)
+{
+	bad("[global]\norder = interleave:5\n" WL,
+	    "t.conf:2: invalid value 'interleave:5' for 'order': expected one of interleave, sequential, random:SEED");
+	bad("[baseline]\ncpuset = 100-200\n" WL,
+	    "t.conf:2: cpuset = 100-200 holds none of the 8 CPUs this host allows");
+	bad("[vm]\ntopology = flat\n[topology flat]\nsockets = 2\n" WL,
+	    "t.conf:3: [topology flat] would hide the preset 'flat': choose another name");
+}

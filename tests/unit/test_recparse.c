@@ -227,6 +227,8 @@ Test(recparse, invalid_json_is_an_error)
 
 Test(recparse, missing_fields_and_wrong_types_are_errors)
 {
+	rec("{\"type\":\"header\",\"schema\":2}");
+	rec("{\"type\":\"header\",\"schema\":\"1\"}");
 	rec(CELL);
 	rec("{\"cell\":\"k1\"}");
 	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m\",\"value\":1,\"better\":\"higher\"}");
@@ -240,15 +242,13 @@ Test(recparse, missing_fields_and_wrong_types_are_errors)
 	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":{},\"buckets\":[[1,-2]]}");
 	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":\"1\"}");
 	rec("{\"type\":\"error\",\"cell\":5,\"message\":\"x\"}");
-	rec("{\"type\":\"header\",\"schema\":2}");
-	rec("{\"type\":\"header\",\"schema\":\"1\"}");
 	dump_errors();
 	cr_assert_eq(res()->n_samples, 0);
 	cr_assert_eq(res()->n_hists, 0);
 	cr_assert_null(res()->cells[0].status);
 	cr_assert_not(res()->ended);
 	cr_assert_null(res()->header);
-	cr_assert_eq(res()->n_errors, 14);
+	cr_assert_eq(res()->n_errors, 15); /* with "record before the header record" */
 	cr_assert(has_error("record without a string 'type'"));
 	cr_assert(has_error("field 'unit' missing or not a string"));
 	cr_assert(has_error("field 'value' missing or not a number"));
@@ -307,6 +307,7 @@ Test(recparse, many_cells_are_found_quickly)
 	char buf[128];
 	int i;
 
+	rec(HEADER);
 	for (i = 0; i < 3000; i++) {
 		snprintf(buf, sizeof(buf),
 			 "{\"type\":\"cell\",\"cell\":\"c%d\",\"workload\":\"w\"}", i);
@@ -470,6 +471,7 @@ Test(recparse, errors_beyond_the_limit_are_counted)
 	vtb_rec_parser_free(P);
 	lim.max_errors = 3;
 	P = vtb_rec_parser_new(NONCE, &lim);
+	rec(HEADER);
 	for (i = 0; i < 10; i++)
 		rec("{\"type\":\"bogus\"}");
 	cr_assert_eq(res()->n_errors, 3);
@@ -612,4 +614,39 @@ Test(recparse, writer_round_trip_with_a_chunked_payload)
 	json_decref(info);
 	cr_assert(res()->ended);
 	cr_assert_eq(res()->records, 5);
+}
+
+Test(recparse, header_comes_first_once)
+{
+	rec(CELL);
+	rec(HEADER);
+	cr_expect(has_error("record before the header record"));
+	cr_expect(has_error("header record after other records"));
+	cr_expect_null(res()->header, "a late header is not accepted");
+}
+
+Test(recparse, deep_nesting_is_an_error_not_a_store_failure)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int i;
+
+	rec(HEADER);
+	rec(CELL);
+	vtb_strbuf_addstr(&sb, "{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\","
+			       "\"seconds\":1,\"info\":{\"x\":");
+	for (i = 0; i < 2040; i++)
+		vtb_strbuf_addstr(&sb, "[");
+	for (i = 0; i < 2040; i++)
+		vtb_strbuf_addstr(&sb, "]");
+	vtb_strbuf_addstr(&sb, "}}");
+	rec(sb.buf);
+	vtb_strbuf_release(&sb);
+	cr_expect(has_error("record nested deeper than 32 levels"));
+}
+
+Test(recparse, an_empty_first_line_is_noise)
+{
+	feed("\n\n");
+	rec(HEADER);
+	cr_expect_eq(res()->n_errors, 0);
 }
