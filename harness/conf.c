@@ -29,7 +29,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 #include "../workloads/lib/opt.h"
 #include "../workloads/workload.h"
 #include "conf.h"
+#include "digest.h"
 
 #define LINE_LIMIT 4096
 #define VALUE_LIMIT 1024
@@ -376,37 +376,12 @@ static char *canonical(const json_t *j)
 
 void vtb_key_of(const char *canonical_json, char out[VTB_KEY_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	size_t i;
+	char full[65];
 
-	if (!EVP_Digest(canonical_json, strlen(canonical_json), md, &mdlen, EVP_sha256(), NULL))
-		mdlen = 0;
-	for (i = 0; i < VTB_KEY_LEN / 2; i++) {
-		unsigned char c = i < mdlen ? md[i] : 0;
-
-		out[2 * i] = hex[c >> 4];
-		out[2 * i + 1] = hex[c & 15];
-	}
+	if (vtb_sha256_hex(canonical_json, strlen(canonical_json), full) < 0)
+		memset(full, '0', VTB_KEY_LEN);
+	memcpy(out, full, VTB_KEY_LEN);
 	out[VTB_KEY_LEN] = '\0';
-}
-
-static int sha256_hex(const char *buf, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	unsigned int i;
-
-	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-		return vtb_error("sha-256 failed");
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
-	return 0;
 }
 
 /* ---------------------------------------------------------------- the INI reader */
@@ -1931,7 +1906,7 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 	}
 	memcpy(m->text, text, len);
 	m->text[len] = '\0';
-	if (sha256_hex(text, len, m->digest) < 0)
+	if (vtb_sha256_hex(text, len, m->digest) < 0)
 		goto out;
 	/* a UTF-8 byte-order mark (some editors write one) is not content */
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-/* Lowercase hex SHA-256 of @len bytes into @out (65 bytes). */
-void vtb_sha256_hex(const void *data, size_t len, char out[65]);
+/* Lowercase hex SHA-256 of @len bytes into @out (65 bytes); 0, or -1 with
+ * vtb_error() when libcrypto fails. */
+int vtb_sha256_hex(const void *data, size_t len, char out[65]);
 
 #endif

@@ -148,7 +148,7 @@ static int compute_digest(struct vtb_hosttopo *h)
 		if (ret)
 			goto out;
 	}
-	vtb_sha256_hex(sb.buf ? sb.buf : "", sb.len, h->digest);
+	ret = vtb_sha256_hex(sb.buf ? sb.buf : "", sb.len, h->digest);
 out:
 	vtb_strbuf_release(&sb);
 	return ret;
