@@ -56,9 +56,12 @@ HARNESS_OBJ := $(call OBJ,$(HARNESS_SRC))
 TEST_BIN    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
+# The guest image needs the static agent: not built in the ASan variant.
+GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 
-.PHONY: all check check-unit check-cli check-asan demo bench install clean format deps tests
-all: $(BINS)
+.PHONY: all check check-unit check-cli check-asan demo bench install clean format deps tests guest
+all: $(BINS) $(GUEST)
+guest: $(GUEST)
 tests: $(TEST_BIN)
 
 # STREAM's kernels must stay plain loops with regular stores: stop gcc from
@@ -96,6 +99,10 @@ $(BUILD)/tests/%: $(call OBJ,tests/unit/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbw
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(HARNESS_LIBS)
+
+$(BUILD)/guest/initramfs.cpio.gz: $(BUILD)/vtbench-agent scripts/mkinitramfs.sh
+	@$(if $(Q),echo "  CPIO    $@")
+	$(Q)sh scripts/mkinitramfs.sh $< $@
 
 deps:
 	$(Q)sh scripts/install-deps.sh

@@ -26,6 +26,14 @@ libcriterion-dev
 libc6-dev
 cpio
 procps
+qemu-system-x86
+libvirt-daemon
+libvirt-daemon-driver-qemu
+libvirt-clients
+rt-tests
+likwid
+mbw
+perl
 "
 
 if [ "${1:-}" = "--list" ]; then

@@ -3,8 +3,9 @@
  * vtbench-agent: runs workloads by hand (`vtbench-agent membw --size 64M`)
  * or from a job file written by the harness (`--job FILE`), and reports
  * either a summary for humans or framed records (--records) for the
- * harness.  The same binary is /init in guests; PID-1 duties (mounts,
- * poweroff) live elsewhere.
+ * harness.  The same binary is /init in guests (pid1_main: the job is
+ * /job.json, records go to the record port, the guest powers off at the
+ * end); the PID-1 chores (mounts, poweroff) live in lib/pid1.c.
  *
  * Exit codes: 0 ok, 1 a workload failed, 2 usage or input error.
  */
@@ -20,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/pid1.h"
 #include "lib/sysfs.h"
 #include "workload.h"
 
@@ -32,6 +34,8 @@ struct agent {
 	const char *nonce;
 	const char *out;
 	struct vtb_rec rec;
+	bool started;		/* the header is written */
+	char nonce_buf[VTB_REC_MAX_NONCE + 1];
 	struct vtb_cpuset cpus; /* affinity at start */
 	size_t cells_run;
 	size_t cells_failed;
@@ -303,6 +307,7 @@ static int agent_start(struct agent *a, const char *boot, const char *config)
 		return -1;
 	if (open_out(a->out))
 		return -1;
+	a->started = true;
 	if (a->records)
 		return write_rec(a, header_record(a, boot, config));
 	return 0;
@@ -569,50 +574,103 @@ static int cmd_job(const char *path, struct agent *a)
 	int ret = EXIT_USAGE;
 
 	text = vtb_read_file(path, JOB_MAX_BYTES);
-	if (!text) {
-		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
-		return EXIT_USAGE;
-	}
+	if (!text)
+		goto fail;
 	job = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (!job) {
-		fprintf(stderr, "vtbench-agent: %s:%d: invalid job JSON: %s\n", path, jerr.line,
-			jerr.text);
-		return EXIT_USAGE;
+		vtb_error("%s:%d: invalid job JSON: %s", path, jerr.line, jerr.text);
+		goto fail;
 	}
 	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o}", "schema", &schema, "nonce",
 			   &nonce, "boot", &boot, "config", &config, "cells", &cells) ||
 	    !json_is_array(cells)) {
-		fprintf(stderr, "vtbench-agent: %s: invalid job: %s\n", path,
-			json_is_array(cells) || !cells ? jerr.text : "'cells' is not an array");
-		goto out;
+		vtb_error("%s: invalid job: %s", path,
+			  json_is_array(cells) || !cells ? jerr.text : "'cells' is not an array");
+		goto fail;
 	}
 	if (schema != VTB_REC_SCHEMA) {
-		fprintf(stderr, "vtbench-agent: %s: job schema %lld not supported (expected %d)\n",
-			path, (long long)schema, VTB_REC_SCHEMA);
-		goto out;
+		vtb_error("%s: job schema %lld not supported (expected %d)", path,
+			  (long long)schema, VTB_REC_SCHEMA);
+		goto fail;
 	}
 	a->nonce = nonce;
-	if (agent_start(a, boot, config)) {
-		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
-		goto out;
-	}
+	if (agent_start(a, boot, config))
+		goto fail;
 	ret = EXIT_FAIL;
 	json_array_foreach(cells, i, cell)
 	{
-		if (job_cell(a, cell, i)) {
-			fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
-			goto out;
-		}
+		if (job_cell(a, cell, i))
+			goto fail;
 	}
-	if (write_end(a)) {
-		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
-		goto out;
-	}
+	if (write_end(a))
+		goto fail;
 	ret = a->cells_failed ? EXIT_FAIL : 0;
+	goto out;
+fail:
+	fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 out:
+	/* a->nonce may point into the job: keep a copy for late records. */
+	if (a->nonce != a->nonce_buf) {
+		snprintf(a->nonce_buf, sizeof(a->nonce_buf), "%s", a->nonce);
+		a->nonce = a->nonce_buf;
+	}
 	json_decref(job);
 	return ret;
+}
+
+/* The boot nonce from the kernel command line (vtbench.nonce=HEX), for
+ * records written when the job itself could not be read. */
+static void nonce_from_cmdline(struct agent *a)
+{
+	char *cmdline = vtb_read_file("/proc/cmdline", 1 << 20), *p, *e;
+
+	if (!cmdline)
+		return;
+	p = strstr(cmdline, "vtbench.nonce=");
+	if (p) {
+		p += strlen("vtbench.nonce=");
+		e = p + strspn(p, "0123456789abcdef");
+		if (e > p && (size_t)(e - p) < sizeof(a->nonce_buf)) {
+			memcpy(a->nonce_buf, p, (size_t)(e - p));
+			a->nonce_buf[e - p] = '\0';
+			a->nonce = a->nonce_buf;
+		}
+	}
+	free(cmdline);
+}
+
+/*
+ * /init of a guest: run /job.json with records on the record port, then
+ * power off whatever happened.  Every failure the harness can be told
+ * about becomes an error record; PID 1 never returns.
+ */
+static void pid1_main(void)
+{
+	struct agent a = { .nonce = "0", .records = true };
+	char *msg = NULL;
+
+	if (vtb_pid1_setup(VTB_PID1_RECORD_TTY)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		vtb_pid1_poweroff();
+	}
+	if (cmd_job(VTB_PID1_JOB, &a) == EXIT_USAGE) {
+		msg = vtb_strdup(vtb_errmsg());
+		if (!a.started) {
+			nonce_from_cmdline(&a);
+			if (agent_start(&a, NULL, NULL))
+				goto off;
+		}
+		if (write_rec(&a, json_pack("{s:s, s:n, s:s}", "type", "error", "cell", "message",
+					    msg ? msg : "out of memory")) == 0) {
+			a.cells_failed++;
+			write_end(&a);
+		}
+	}
+off:
+	free(msg);
+	vtb_cpuset_release(&a.cpus);
+	vtb_pid1_poweroff();
 }
 
 static int cmd_top(int argc, char **argv)
@@ -708,6 +766,8 @@ int main(int argc, char **argv)
 {
 	int ret;
 
+	if (getpid() == 1)
+		pid1_main();
 	if (vtb_workloads_check()) {
 		fprintf(stderr, "vtbench-agent: internal error: %s\n", vtb_errmsg());
 		return EXIT_FAIL;

@@ -5,6 +5,9 @@
  * (or a guest) can fail: errors, hangs, crashes, early exits, console
  * noise mixed with forged frames, record floods.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +22,7 @@ struct debug_params {
 };
 
 static const char *const debug_modes[] = {
-	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", NULL,
+	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", NULL,
 };
 
 static const struct vtb_opt debug_opts[] = {
@@ -103,6 +106,26 @@ static int flood_one(struct vtb_workload_ctx *ctx, long long i)
 	return ret;
 }
 
+/* Crashes the kernel through sysrq, so the harness's panic handling can
+ * be tested.  Only as a guest's /init: never on a host. */
+static int panic_guest(void)
+{
+	int fd;
+
+	if (getpid() != 1)
+		return vtb_error("mode=panic crashes the kernel: it runs only as a guest's /init");
+	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return vtb_error("cannot open /proc/sysrq-trigger: %s", strerror(errno));
+	fflush(stdout);
+	if (write(fd, "c", 1) != 1) {
+		close(fd);
+		return vtb_error("cannot trigger a panic: %s", strerror(errno));
+	}
+	close(fd);
+	return vtb_error("the kernel did not panic");
+}
+
 static int debug_run(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct debug_params *p = params;
@@ -116,6 +139,8 @@ static int debug_run(void *params, struct vtb_workload_ctx *ctx)
 	}
 	if (strcmp(p->mode, "crash") == 0)
 		abort();
+	if (strcmp(p->mode, "panic") == 0)
+		return panic_guest();
 	if (strcmp(p->mode, "exit") == 0)
 		_exit(3);
 	if (strcmp(p->mode, "garbage") == 0 && garbage(ctx))
