@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Provisioning: the only libvirt caller.  A connection runs libvirt's
+ * default event loop in the calling thread; a boot creates a transient
+ * domain paused with VIR_DOMAIN_START_AUTODESTROY (a killed harness
+ * leaves no VM), opens serial0 (kernel console) and serial1 (records)
+ * as streams before resuming (no byte is lost), and reads until the
+ * guest powers off, panics or times out.
+ */
+#ifndef VTB_PROVISION_H
+#define VTB_PROVISION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "baremetal.h" /* struct vtb_boot_outcome */
+
+struct vtb_hv;
+
+/* Connects to @uri (NULL: qemu:///system).  libvirt's own stderr error
+ * printer is silenced; its messages come back through vtb_errmsg().
+ * -1 with vtb_error() saying whether the daemon is missing. */
+int vtb_hv_open(const char *uri, struct vtb_hv **out);
+void vtb_hv_close(struct vtb_hv *hv);
+const char *vtb_hv_uri(const struct vtb_hv *hv);
+/* "9.0.0" of the library and "7.2.0"-style hypervisor (QEMU) version. */
+const char *vtb_hv_libvirt_version(const struct vtb_hv *hv);
+const char *vtb_hv_qemu_version(const struct vtb_hv *hv);
+/* True when the daemon is local and the QEMU it starts runs as another
+ * user than us, as far as we can tell (qemu:///system). */
+bool vtb_hv_system(const struct vtb_hv *hv);
+/* Whether libvirt reports a kvm domain type for x86_64 (capabilities;
+ * proves nothing about whether guests boot). */
+bool vtb_hv_kvm_listed(struct vtb_hv *hv);
+
+struct vtb_vm_req {
+	const char *xml; /* domain XML (vtb_domxml) */
+	const char *name;
+	const char *nonce;
+	uint64_t timeout_ns;
+	/* As in struct vtb_baremetal_req: set by SIGINT/SIGTERM handlers;
+	 * the signals are unblocked with @waitmask while waiting. */
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+	void (*tick)(void *arg);
+	void *tick_arg;
+};
+
+/*
+ * Boots one guest and reads its records.  Returns 0 with @out filled
+ * (status ok | failed | timeout | interrupted; out->stderr_tail holds the
+ * console tail) and *live_xml (virDomainGetXMLDesc after start, NULL if
+ * the domain never started); -1 with vtb_error() only when the libvirt
+ * connection itself is gone (an infrastructure failure).  The domain is
+ * always destroyed before returning.
+ */
+int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot_outcome *out,
+		char **live_xml);
+
+/* What a boot's end looked like, for vtb_vm_judge(). */
+struct vtb_vm_facts {
+	bool interrupted;
+	bool timed_out;
+	bool panicked;		  /* libvirt said so (pvpanic, or stopped "crashed") */
+	bool qemu_failed;	  /* stopped "failed": the emulator died */
+	const char *start_error;  /* the domain could not be started */
+	const char *stream_error; /* the record stream broke */
+	uint64_t timeout_ns;
+	const char *console_tail; /* a "Kernel panic" line there is a panic */
+};
+/* A VM boot's status (ok | failed | timeout | interrupted) and its
+ * error (malloc'ed, NULL when ok): the first of interrupted, could not
+ * start, timeout, panic, QEMU failure, no records at all; otherwise the
+ * records decide, as for bare metal (vtb_boot_judge). */
+const char *vtb_vm_judge(const struct vtb_vm_facts *f, const struct vtb_boot_records *r,
+			 char **error);
+
+/* Domains of ours (name prefix "vtbench-") that exist now; for tests and
+ * the sweep at start.  -1 with vtb_error(). */
+int vtb_hv_count_ours(struct vtb_hv *hv, int *n);
+
+#endif

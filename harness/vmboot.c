@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Campaign-level VM setup and per-boot assembly.  The KVM probe exists
+ * because /dev/kvm and libvirt's capabilities prove nothing: on some
+ * machines (nested, or a host kernel without working KVM) QEMU aborts
+ * or the guest hangs under KVM.  A probe boot with a no-op job decides,
+ * and its answer is cached so a campaign pays for it once per host.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "domxml.h"
+#include "guest.h"
+#include "provision.h"
+#include "vmboot.h"
+
+#define PROBE_TIMEOUT_NS (30ull * 1000000000ull)
+#define PROBE_MEMORY (256ull << 20)
+
+char *vtb_vm_cmdline(const char *nonce)
+{
+	/* panic=-1: reboot at once on a panic, which on_reboot=destroy
+	 * turns into the end of the domain. */
+	return vtb_asprintf("console=ttyS0 panic=-1 vtbench.nonce=%s", nonce);
+}
+
+static int topology_of(const struct vtb_config *c, struct vtb_domspec *d)
+{
+	const char *topo = vtb_params_get(&c->params, "topology");
+	static const char *const keys[] = { "topology.sockets", "topology.dies", "topology.cores",
+					    "topology.threads" };
+	int *dst[] = { &d->sockets, &d->dies, &d->cores, &d->threads };
+	size_t i;
+
+	d->vcpus = atoi(vtb_params_get(&c->params, "vcpus"));
+	if (!strcmp(topo, "flat")) {
+		/* libvirt's default: one single-core socket per vCPU */
+		d->sockets = d->vcpus;
+		d->dies = d->cores = d->threads = 1;
+		return 0;
+	}
+	if (!strcmp(topo, "cores")) {
+		d->sockets = d->dies = d->threads = 1;
+		d->cores = d->vcpus;
+		return 0;
+	}
+	for (i = 0; i < VTB_ARRAY_SIZE(keys); i++) {
+		const char *v = vtb_params_get(&c->params, keys[i]);
+
+		*dst[i] = v ? atoi(v) : 1;
+	}
+	return 0;
+}
+
+static char *cache_key(const struct vtb_vmhost *vh)
+{
+	struct utsname u;
+
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	return vtb_asprintf("%s %s qemu-%s libvirt-%s %s", u.nodename, u.release,
+			    vtb_hv_qemu_version(vh->hv), vtb_hv_libvirt_version(vh->hv),
+			    vtb_hv_uri(vh->hv));
+}
+
+static bool cache_read(const struct vtb_vmhost *vh, const char *path, const char *key,
+		       struct vtb_vmhost *out)
+{
+	json_t *j = json_load_file(path, 0, NULL);
+	const char *k = NULL, *a = NULL, *why = NULL;
+	bool hit = false;
+
+	if (j && !json_unpack(j, "{s:s, s:s, s:s}", "key", &k, "accel", &a, "why", &why) &&
+	    !strcmp(k, key) && (!strcmp(a, "kvm") || !strcmp(a, "tcg"))) {
+		out->accel = vtb_strdup(a);
+		out->accel_why = vtb_asprintf("%s (cached in %s)", why, path);
+		hit = out->accel && out->accel_why;
+	}
+	(void)vh;
+	json_decref(j);
+	return hit;
+}
+
+static void cache_write(const char *path, const char *key, const char *accel, const char *why)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s}", "key", key, "accel", accel, "why", why);
+	char *tmp = vtb_asprintf("%s.tmp", path);
+
+	if (j && tmp && json_dump_file(j, tmp, JSON_INDENT(2)) == 0)
+		rename(tmp, path);
+	free(tmp);
+	json_decref(j);
+}
+
+/* Boots a no-op job under KVM: "kvm" when its records end well. */
+static int probe_kvm(struct vtb_vmhost *vh, char **why)
+{
+	struct vtb_boot_outcome out = { 0 };
+	struct vtb_domspec d = { 0 };
+	char nonce[33], uuid[37], name[64];
+	char *job = NULL, *img = NULL, *cmdline = NULL, *xml = NULL, *live = NULL;
+	int ret = -1;
+
+	*why = NULL;
+	if (vtb_random_hex(nonce, 16) || vtb_uuid(uuid))
+		return -1;
+	snprintf(name, sizeof(name), "vtbench-probe-%.8s", uuid);
+	job = vtb_asprintf("{\"schema\":1,\"nonce\":\"%s\",\"cells\":[]}", nonce);
+	img = job ? vtb_guest_boot_image(vh->stage, uuid, job) : NULL;
+	cmdline = vtb_vm_cmdline(nonce);
+	if (!img || !cmdline)
+		goto out;
+	d = (struct vtb_domspec){ .name = name,
+				  .kvm = true,
+				  .cpu_model = "host-passthrough",
+				  .vcpus = 1,
+				  .memory_bytes = PROBE_MEMORY,
+				  .kernel = vh->stage->kernel,
+				  .initrd = img,
+				  .cmdline = cmdline };
+	xml = vtb_domxml(&d);
+	if (!xml)
+		goto out;
+	{
+		struct vtb_vm_req req = {
+			.xml = xml, .name = name, .nonce = nonce, .timeout_ns = PROBE_TIMEOUT_NS
+		};
+
+		if (vtb_hv_boot(vh->hv, &req, &out, &live))
+			goto out;
+	}
+	for (char *c = out.error; c && *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	if (!strcmp(out.status, "ok"))
+		*why = vtb_strdup("a KVM probe boot powered off cleanly");
+	else
+		*why = vtb_asprintf("a KVM probe boot %s: %s",
+				    !strcmp(out.status, "timeout") ? "hung" : "failed",
+				    out.error ? out.error : "?");
+	ret = *why ? (strcmp(out.status, "ok") ? 0 : 1) : -1;
+out:
+	if (img)
+		unlink(img);
+	vtb_boot_outcome_release(&out);
+	free(live);
+	free(xml);
+	free(cmdline);
+	free(img);
+	free(job);
+	return ret;
+}
+
+static int decide_accel(struct vtb_vmhost *vh, const char *setting, vtb_note_fn note, void *arg)
+{
+	char *key = NULL, *cache = NULL, *why = NULL;
+	int r, ret = -1;
+
+	if (setting && !strcmp(setting, "tcg")) {
+		vh->accel = vtb_strdup("tcg");
+		vh->accel_why = vtb_strdup("accel = tcg in the matrix");
+		return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
+	}
+	if (setting && !strcmp(setting, "kvm")) {
+		vh->accel = vtb_strdup("kvm");
+		vh->accel_why = vtb_strdup("accel = kvm in the matrix");
+		return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
+	}
+	if (access("/dev/kvm", R_OK | W_OK) != 0 || !vtb_hv_kvm_listed(vh->hv)) {
+		vh->accel = vtb_strdup("tcg");
+		vh->accel_why = vtb_strdup(access("/dev/kvm", F_OK) != 0
+						   ? "no /dev/kvm"
+						   : "libvirt offers no KVM domains here");
+		return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
+	}
+	key = cache_key(vh);
+	cache = vtb_asprintf("%s/accel.json", vh->stage->dir);
+	if (!key || !cache) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (cache_read(vh, cache, key, vh)) {
+		ret = 0;
+		goto out;
+	}
+	if (note)
+		note("probing KVM with a short guest boot (/dev/kvm exists, which proves nothing)",
+		     arg);
+	r = probe_kvm(vh, &why);
+	if (r < 0)
+		goto out;
+	vh->accel = vtb_strdup(r ? "kvm" : "tcg");
+	vh->accel_why = vtb_strdup(why);
+	if (!vh->accel || !vh->accel_why) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	cache_write(cache, key, vh->accel, why);
+	ret = 0;
+out:
+	free(why);
+	free(key);
+	free(cache);
+	return ret;
+}
+
+int vtb_vmhost_open(const struct vtb_matrix *m, vtb_note_fn note, void *arg,
+		    struct vtb_vmhost **out, bool *input)
+{
+	struct vtb_vmhost *vh;
+	char *initramfs = NULL, *fetched = NULL;
+	const char *dir = getenv("VTBENCH_GUEST_DIR");
+	int ret = -1;
+
+	*out = NULL;
+	*input = false;
+	vh = calloc(1, sizeof(*vh));
+	if (!vh)
+		return vtb_error("out of memory");
+	if (vtb_hv_open(m->uri, &vh->hv))
+		goto out;
+	vh->stage = calloc(1, sizeof(*vh->stage));
+	initramfs = getenv("VTBENCH_GUEST_IMAGE") ? vtb_strdup(getenv("VTBENCH_GUEST_IMAGE"))
+						  : vtb_guest_default_initramfs();
+	fetched = vtb_guest_default_fetched_dir();
+	if (!vh->stage || !initramfs || !fetched) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (vtb_guest_stage(dir && *dir ? dir : NULL, m->kernel, "/boot", fetched, initramfs,
+			    vtb_hv_system(vh->hv), vh->stage)) {
+		*input = true;
+		goto out;
+	}
+	vtb_guest_sweep(vh->stage, 24 * 3600);
+	if (decide_accel(vh, m->accel, note, arg))
+		goto out;
+	vh->cpu_model = vtb_strdup(!strcmp(vh->accel, "kvm") ? "host-passthrough" : "kvm64");
+	if (!vh->cpu_model) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	*out = vh;
+	vh = NULL;
+	ret = 0;
+out:
+	vtb_vmhost_free(vh);
+	free(initramfs);
+	free(fetched);
+	return ret;
+}
+
+void vtb_vmhost_free(struct vtb_vmhost *vh)
+{
+	if (!vh)
+		return;
+	vtb_hv_close(vh->hv);
+	if (vh->stage) {
+		vtb_guest_stage_release(vh->stage);
+		free(vh->stage);
+	}
+	free(vh->accel);
+	free(vh->accel_why);
+	free(vh->cpu_model);
+	free(vh);
+}
+
+int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vtb_boot_outcome *out,
+		char **live_xml)
+{
+	struct vtb_domspec d = { 0 };
+	char name[64], *img = NULL, *cmdline = NULL, *xml = NULL;
+	const char *mem = vtb_params_get(&r->config->params, "memory");
+	int ret = -1;
+
+	*live_xml = NULL;
+	snprintf(name, sizeof(name), "vtbench-%s", r->uuid);
+	img = vtb_guest_boot_image(vh->stage, r->uuid, r->job_json);
+	cmdline = vtb_vm_cmdline(r->nonce);
+	if (!img || !cmdline)
+		goto out;
+	d.name = name;
+	d.uuid = r->uuid;
+	d.kvm = !strcmp(vh->accel, "kvm");
+	d.cpu_model = vh->cpu_model;
+	d.memory_bytes = mem ? strtoull(mem, NULL, 10) : (1ull << 30);
+	d.kernel = vh->stage->kernel;
+	d.initrd = img;
+	d.cmdline = cmdline;
+	if (topology_of(r->config, &d))
+		goto out;
+	xml = vtb_domxml(&d);
+	if (!xml)
+		goto out;
+	{
+		struct vtb_vm_req req = { .xml = xml,
+					  .name = name,
+					  .nonce = r->nonce,
+					  .timeout_ns = r->timeout_ns,
+					  .stop = r->stop,
+					  .waitmask = r->waitmask,
+					  .tick = r->tick,
+					  .tick_arg = r->tick_arg };
+
+		ret = vtb_hv_boot(vh->hv, &req, out, live_xml);
+	}
+out:
+	if (img)
+		unlink(img);
+	free(img);
+	free(cmdline);
+	free(xml);
+	return ret;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * VM boots for the runner: one libvirt connection, the staged guest
+ * files and the accelerator decision per campaign; per boot the image
+ * with its job, the domain XML and the boot itself (provision.c).
+ */
+#ifndef VTB_VMBOOT_H
+#define VTB_VMBOOT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "baremetal.h"
+#include "conf.h"
+
+struct vtb_vmhost {
+	struct vtb_hv *hv;
+	struct vtb_guest_stage *stage;
+	char *accel;	 /* "kvm" | "tcg" */
+	char *accel_why; /* how it was decided */
+	char *cpu_model; /* "host-passthrough" | "kvm64" */
+};
+
+/* Notes for the user while setting up (accelerator choice...). */
+typedef void (*vtb_note_fn)(const char *msg, void *arg);
+
+/*
+ * Connects to m->uri, stages the guest kernel and initramfs, decides the
+ * accelerator (m->accel; auto probes KVM with a short boot, the answer
+ * cached in the staging directory per host kernel and QEMU version).
+ * -1 with vtb_error(); *input is set when the cause is the user's input
+ * (kernel =, a missing guest image) rather than the infrastructure.
+ */
+int vtb_vmhost_open(const struct vtb_matrix *m, vtb_note_fn note, void *arg,
+		    struct vtb_vmhost **out, bool *input);
+void vtb_vmhost_free(struct vtb_vmhost *vh);
+
+struct vtb_vmboot_req {
+	const struct vtb_config *config;
+	const char *uuid, *nonce, *job_json;
+	uint64_t timeout_ns;
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+	void (*tick)(void *arg);
+	void *tick_arg;
+};
+
+/* The guest kernel command line of a boot (malloc'ed). */
+char *vtb_vm_cmdline(const char *nonce);
+
+/* Boots @req->config once.  As vtb_hv_boot(): 0 with @out filled, -1
+ * only on infrastructure failure.  *live_xml is malloc'ed or NULL. */
+int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *req,
+		struct vtb_boot_outcome *out, char **live_xml);
+
+#endif

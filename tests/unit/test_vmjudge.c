@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a VM boot is judged from what libvirt and the record stream said:
+ * each failure path gives its own status and a message that says what
+ * happened; a record stream reassembled from arbitrary chunks (as a
+ * console stream delivers it, with console noise and CRLF) judges ok.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/provision.h"
+#include "../../harness/recparse.h"
+#include "../../workloads/lib/record.h"
+#include "../../workloads/lib/vtbutil.h"
+
+#define NONCE "5eed"
+
+/* A complete, valid stream of one ok membw-like cell. */
+static char *good_stream(void)
+{
+	static const char *const rec[] = {
+		"{\"type\":\"header\",\"schema\":1,\"agent\":\"t\",\"kernel\":\"6.1.0\",\"cmdline\":\"x\",\"hostname\":\"g\",\"pid1\":true,\"cpus\":\"0-1\",\"cpu\":null,\"boot\":null,\"config\":null}",
+		"{\"type\":\"cell\",\"cell\":\"k\",\"workload\":\"membw\",\"params\":{}}",
+		"{\"type\":\"sample\",\"cell\":\"k\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":1234.5,\"better\":\"higher\"}",
+		"{\"type\":\"cell_end\",\"cell\":\"k\",\"status\":\"ok\",\"seconds\":1.0,\"info\":{}}",
+		"{\"type\":\"end\",\"status\":\"ok\",\"cells\":1}",
+	};
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t i;
+
+	vtb_strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0\r\nnoise\r\n");
+	for (i = 0; i < VTB_ARRAY_SIZE(rec); i++) {
+		char *f = vtb_rec_frame(NONCE, rec[i]);
+
+		cr_assert_not_null(f);
+		/* a tty in cooked mode would add \r: tolerated */
+		f[strlen(f) - 1] = '\0';
+		vtb_strbuf_addf(&sb, "%s\r\n", f);
+		free(f);
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+static struct vtb_rec_parser *parse_chunked(const char *s, unsigned seed)
+{
+	struct vtb_rec_parser *p = vtb_rec_parser_new(NONCE, NULL);
+	size_t len = strlen(s), off = 0;
+
+	srand(seed);
+	while (off < len) {
+		size_t n = 1 + (size_t)rand() % 97;
+
+		if (n > len - off)
+			n = len - off;
+		vtb_rec_parser_feed(p, s + off, n);
+		off += n;
+	}
+	vtb_rec_parser_finish(p);
+	return p;
+}
+
+Test(vmjudge, records_in_any_chunking_judge_ok)
+{
+	char *s = good_stream();
+	struct vtb_vm_facts f = { .timeout_ns = 60000000000ull };
+
+	for (unsigned seed = 1; seed <= 50; seed++) {
+		struct vtb_rec_parser *p = parse_chunked(s, seed);
+		const struct vtb_boot_records *r = vtb_rec_parser_result(p);
+		char *err = NULL;
+		const char *st = vtb_vm_judge(&f, r, &err);
+
+		cr_expect_str_eq(st, "ok", "seed %u: %s", seed, err ? err : "");
+		cr_expect_eq(r->n_samples, 1);
+		cr_expect_eq(r->noise_lines, 2);
+		free(err);
+		vtb_rec_parser_free(p);
+	}
+	free(s);
+}
+
+static const char *judge_with(struct vtb_vm_facts *f, const char *stream, char **err)
+{
+	struct vtb_rec_parser *p = parse_chunked(stream ? stream : "", 7);
+	const char *st = vtb_vm_judge(f, vtb_rec_parser_result(p), err);
+
+	vtb_rec_parser_free(p);
+	return st;
+}
+
+Test(vmjudge, timeout_says_how_long_and_how_far)
+{
+	struct vtb_vm_facts f = { .timed_out = true, .timeout_ns = 20000000000ull };
+	char *s = good_stream(), *err = NULL;
+
+	s[strlen(s) / 2] = '\0'; /* the guest stopped writing half way */
+	cr_expect_str_eq(judge_with(&f, s, &err), "timeout");
+	cr_expect(strstr(err, "did not power off within 20 s"), "%s", err);
+	cr_expect(strstr(err, "records read"), "%s", err);
+	free(err);
+	free(s);
+}
+
+Test(vmjudge, a_panic_from_libvirt_or_the_console_fails_the_boot)
+{
+	struct vtb_vm_facts f = { .panicked = true };
+	char *s = good_stream(), *err = NULL;
+
+	cr_expect_str_eq(judge_with(&f, s, &err), "failed");
+	cr_expect(!strncmp(err, "the guest kernel panicked", 25), "%s", err);
+	free(err);
+	f = (struct vtb_vm_facts){
+		.console_tail = "[ 3.1] sysrq: Trigger a crash\n"
+				"[ 3.2] Kernel panic - not syncing: sysrq triggered crash\n"
+				"[ 3.3] CPU: 0 PID: 1\n"
+	};
+	cr_expect_str_eq(judge_with(&f, s, &err), "failed");
+	cr_expect_str_eq(
+		err,
+		"the guest kernel panicked: Kernel panic - not syncing: sysrq triggered crash");
+	free(err);
+	free(s);
+}
+
+Test(vmjudge, start_failures_qemu_failures_and_silence)
+{
+	struct vtb_vm_facts f = { .start_error = "cannot start the guest: no such file" };
+	char *err = NULL;
+
+	cr_expect_str_eq(judge_with(&f, NULL, &err), "failed");
+	cr_expect_str_eq(err, "cannot start the guest: no such file");
+	free(err);
+	f = (struct vtb_vm_facts){ .qemu_failed = true };
+	cr_expect_str_eq(judge_with(&f, NULL, &err), "failed");
+	cr_expect(strstr(err, "QEMU failed"), "%s", err);
+	free(err);
+	f = (struct vtb_vm_facts){ .stream_error = "stream aborted" };
+	cr_expect_str_eq(judge_with(&f, "just console noise\n", &err), "failed");
+	cr_expect_str_eq(
+		err,
+		"the guest wrote no records: stream aborted (its console tail is kept with the boot)");
+	free(err);
+	f = (struct vtb_vm_facts){ .interrupted = true, .timed_out = true };
+	cr_expect_str_eq(judge_with(&f, NULL, &err), "interrupted");
+	cr_expect_null(err);
+}
+
+Test(vmjudge, a_stream_cut_before_its_end_fails)
+{
+	struct vtb_vm_facts f = { 0 };
+	char *s = good_stream(), *err = NULL, *end = strstr(s, "{\"type\":\"end\"");
+
+	/* drop the end record's whole line */
+	end = strrchr(s, '@');
+	*end = '\0';
+	cr_expect_str_eq(judge_with(&f, s, &err), "failed");
+	cr_expect(strstr(err, "without its end record"), "%s", err);
+	free(err);
+	free(s);
+}
