@@ -119,6 +119,67 @@ static void print_table(const struct vtb_cmp_table *t)
 	free(cells);
 }
 
+/*
+ * Guest vs host: each VM row against the baseline row of the same cell
+ * name and metric whose CPU count equals the VM's vCPUs.  Means only;
+ * tests and confidence intervals come with the statistics of compare.
+ */
+static void print_guest_vs_host(const struct vtb_cmp_table *t)
+{
+	size_t i, j, wl = strlen("guest"), wb = strlen("host"), wc = strlen("cell"),
+		     wm = strlen("metric"), shown = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct vtb_cmp_row *v = &t->rows[i];
+
+		if (strcmp(v->kind, "vm"))
+			continue;
+		for (j = 0; j < t->n; j++) {
+			const struct vtb_cmp_row *h = &t->rows[j];
+
+			if (strcmp(h->kind, "baseline") || h->cpus != v->cpus ||
+			    strcmp(h->cell_name, v->cell_name) || strcmp(h->metric, v->metric))
+				continue;
+			wl = strlen(v->config_label) > wl ? strlen(v->config_label) : wl;
+			wb = strlen(h->config_label) > wb ? strlen(h->config_label) : wb;
+			wc = strlen(v->cell_name) > wc ? strlen(v->cell_name) : wc;
+			wm = strlen(v->metric) + 4 > wm ? strlen(v->metric) + 4 : wm;
+			shown++;
+		}
+	}
+	if (!shown)
+		return;
+	printf("\nguest vs host (means; guest/host as a percentage of the host)\n\n");
+	printf("%-*s  %-*s  %-*s  %-*s  %12s  %12s  %8s\n", (int)wl, "guest", (int)wb, "host",
+	       (int)wc, "cell", (int)wm, "metric", "guest", "host", "guest/host");
+	for (i = 0; i < t->n; i++) {
+		const struct vtb_cmp_row *v = &t->rows[i];
+
+		if (strcmp(v->kind, "vm"))
+			continue;
+		for (j = 0; j < t->n; j++) {
+			const struct vtb_cmp_row *h = &t->rows[j];
+			char gm[64], hm[64], ratio[32], *metric;
+
+			if (strcmp(h->kind, "baseline") || h->cpus != v->cpus ||
+			    strcmp(h->cell_name, v->cell_name) || strcmp(h->metric, v->metric))
+				continue;
+			fmt_num(gm, sizeof(gm), v->st.mean);
+			fmt_num(hm, sizeof(hm), h->st.mean);
+			if (h->st.mean != 0)
+				snprintf(ratio, sizeof(ratio), "%.1f%%",
+					 v->st.mean / h->st.mean * 100);
+			else
+				snprintf(ratio, sizeof(ratio), "-");
+			metric = vtb_asprintf("%s %s", v->metric, v->better ? "(+)" : "(-)");
+			printf("%-*s  %-*s  %-*s  %-*s  %12s  %12s  %8s\n", (int)wl,
+			       v->config_label, (int)wb, h->config_label, (int)wc, v->cell_name,
+			       (int)wm, metric ? metric : v->metric, gm, hm, ratio);
+			free(metric);
+		}
+	}
+}
+
 int cmd_compare(struct vtb_cmd_env *env)
 {
 	static const struct option longopts[] = {
@@ -173,6 +234,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 		printf("no results with status ok in this campaign\n");
 	else
 		print_table(&t);
+	print_guest_vs_host(&t);
 	ret = 0;
 out:
 	vtb_cmp_table_release(&t);

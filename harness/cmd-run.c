@@ -55,6 +55,14 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		fprintf(stderr, "warning: %s\n", p->warning);
 		return;
 	}
+	if (p->note) {
+		if (ps->line_open)
+			fputs("\r\033[K", stderr);
+		ps->line_open = false;
+		if (!ps->quiet)
+			fprintf(stderr, "%s\n", p->note);
+		return;
+	}
 	if (ps->quiet)
 		return;
 	fmt_dur(el, sizeof(el), p->elapsed_seconds);

@@ -64,6 +64,7 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 		r->metric = strdup(s->metric);
 		r->unit = strdup(s->unit ? s->unit : "");
 		r->better = s->better;
+		r->cpus = s->cpus;
 		if (!r->config_key || !r->config_label || !r->kind || !r->cell_key ||
 		    !r->cell_name || !r->workload || !r->metric || !r->unit)
 			return vtb_error("out of memory");

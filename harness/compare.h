@@ -25,6 +25,7 @@ struct vtb_cmp_row {
 	char *cell_key, *cell_name, *workload;
 	char *metric, *unit;
 	int better; /* 1: higher is better */
+	int cpus;   /* vcpus (VM) or cpus (baseline) */
 	double *values;
 	size_t n_values;
 	struct vtb_stats st;

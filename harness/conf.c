@@ -49,6 +49,7 @@
 /* ---------------------------------------------------------------- tables */
 
 static const char *const order_values[] = { "interleave", "sequential", "random:SEED", NULL };
+static const char *const accel_values[] = { "auto", "kvm", "tcg", NULL };
 static const char *const confine_values[] = { "affinity", NULL };
 static const char *const pinning_values[] = { "none", "strict", "core", "llc", "node", NULL };
 static const char *const numa_values[] = { "auto", "off", NULL };
@@ -79,6 +80,11 @@ static const struct vtb_opt global_opts[] = {
 	{ .name = "db", .type = VTB_OPT_STR, .def = "results.db", .help = "results database" },
 	{ .name = "kernel", .type = VTB_OPT_STR, .help = "guest kernel (direct boot)" },
 	{ .name = "uri", .type = VTB_OPT_STR, .def = "qemu:///system", .help = "libvirt URI" },
+	{ .name = "accel",
+	  .type = VTB_OPT_ENUM,
+	  .def = "auto",
+	  .values = accel_values,
+	  .help = "guest accelerator; auto: KVM when a probe boot proves it works, else TCG" },
 	{ .name = "host_topology",
 	  .type = VTB_OPT_STR,
 	  .help = "hwloc XML or synthetic host description (reserved)" },
@@ -1101,6 +1107,7 @@ static int parse_global(struct parser *p)
 	    single(p, g, global_opts, "db", &m->db, &line) < 0 ||
 	    single(p, g, global_opts, "kernel", &m->kernel, &line) < 0 ||
 	    single(p, g, global_opts, "uri", &m->uri, &line) < 0 ||
+	    single(p, g, global_opts, "accel", &m->accel, &line) < 0 ||
 	    single(p, g, global_opts, "host_topology", &v, &line) < 0)
 		goto out;
 	if (!m->name) {
@@ -1716,6 +1723,41 @@ static int check_known(const struct parser *p, int line, const struct strv *vals
 	return 0;
 }
 
+/*
+ * What the guest boot path runs so far: a virtual topology the guest is
+ * simply told (flat, cores, or an explicit [topology NAME] without
+ * cells), unpinned, one VM, no scheduler settings.  Everything else
+ * waits for the placement planner and the sched profiles, and says so.
+ * Returns -1 on ENOMEM only; sets c->why_not when not runnable.
+ */
+static int vm_why_not(struct vtb_config *c, const char *topo, const struct sect *ts,
+		      const char *sched, const struct sect *ss)
+{
+	const char *pin = vtb_params_get(&c->params, "pinning");
+	const char *vms = vtb_params_get(&c->params, "vms");
+
+	if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores"))
+		c->why_not = vtb_asprintf(
+			"topology '%s' needs the placement planner (not built yet; flat, cores and [topology NAME] run)",
+			topo);
+	else if (ts && vtb_params_get(&c->params, "topology.cells"))
+		c->why_not = vtb_asprintf("[topology %s]: guest NUMA cells are not built yet",
+					  topo);
+	else if (pin && strcmp(pin, "none"))
+		c->why_not = vtb_asprintf(
+			"pinning '%s' needs the placement planner (not built yet; pinning = none runs)",
+			pin);
+	else if (vms && strcmp(vms, "1"))
+		c->why_not = vtb_asprintf("vms = %s: side-by-side VMs are not built yet", vms);
+	else if (ss && ss->n)
+		c->why_not = vtb_asprintf(
+			"[sched %s]: guest scheduler settings are not built yet (an empty profile runs)",
+			sched);
+	else
+		return 0;
+	return c->why_not ? 0 : -1;
+}
+
 static int expand_vm(struct parser *p)
 {
 	enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, N_AXES };
@@ -1839,10 +1881,10 @@ static int expand_vm(struct parser *p)
 					vtb_asprintf("topology '%s' describes %lld CPUs, not %lld",
 						     topo, tcpus, nv);
 		}
-		if (!c.why_not)
-			c.why_not = strdup("VM boots need the guest boot path (not built yet)");
-		if (!c.why_not)
+		params_sort(&c.params); /* vtb_params_get() searches a sorted array */
+		if (!c.why_not && vm_why_not(&c, topo, ts, sched, find_sect(p, S_SCHED, sched)) < 0)
 			goto oom;
+		c.runnable = !c.why_not;
 		if (add_config(p, &c, nv) < 0)
 			goto out;
 	} while (next_combo(ax, N_AXES, idx));
@@ -1880,6 +1922,7 @@ void vtb_matrix_free(struct vtb_matrix *m)
 	free(m->db);
 	free(m->kernel);
 	free(m->uri);
+	free(m->accel);
 	free(m);
 }
 

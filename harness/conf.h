@@ -96,6 +96,7 @@ struct vtb_matrix {
 	char *db;
 	char *kernel;
 	char *uri;
+	char *accel; /* auto | kvm | tcg */
 	struct vtb_config *configs;
 	size_t n_configs;
 };

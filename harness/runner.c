@@ -23,6 +23,9 @@
 #include "hoststate.h"
 #include "hosttopo.h"
 #include "store.h"
+#include "vmboot.h"
+#include "guest.h"
+#include "provision.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -126,6 +129,14 @@ static void warn(const struct vtb_run_opts *o, const char *msg)
 	progress(o, &p);
 }
 
+static void note(const char *msg, void *arg)
+{
+	const struct vtb_run_opts *o = arg;
+	struct vtb_progress p = { .note = msg, .eta_seconds = -1 };
+
+	progress(o, &p);
+}
+
 struct boot_ctx {
 	const struct vtb_run_opts *o;
 	struct vtb_store *st;
@@ -134,6 +145,7 @@ struct boot_ctx {
 	uint64_t timeout_ns;
 	sigset_t waitmask;
 	struct vtb_progress *cur; /* the running boot's progress line */
+	struct vtb_vmhost *vh;	  /* NULL when the campaign boots no VM */
 	uint64_t t0;		  /* campaign start, for elapsed */
 };
 
@@ -224,8 +236,9 @@ static void check_cells_reported(struct vtb_boot_outcome *out, const struct vtb_
 static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		    struct vtb_boot_outcome *out)
 {
-	char nonce[33], uuid[37], *job = NULL, *cpus = NULL;
+	char nonce[33], uuid[37], *job = NULL, *cpus = NULL, *live_xml = NULL;
 	char *warns[2] = { NULL, NULL };
+	struct vtb_vm_boot_info vmi;
 	size_t n_warns = 0, i;
 	struct vtb_baremetal_req req;
 	struct vtb_boot_info info;
@@ -244,24 +257,42 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	cpus = vtb_cpuset_format(&c->cpus);
 	if (!job || !cpus)
 		goto out;
-	req = (struct vtb_baremetal_req){
-		.agent = b->o->agent,
-		.job_json = job,
-		.nonce = nonce,
-		.cpus = &c->cpus,
-		.timeout_ns = b->timeout_ns,
-		.stop = &stop_flag,
-		.waitmask = &b->waitmask,
-		.tick = tick,
-		.tick_arg = b,
-	};
-	if (vtb_baremetal_boot(&req, out))
-		goto out;
+	if (c->kind == VTB_CONFIG_VM) {
+		struct vtb_vmboot_req vr = {
+			.config = c,
+			.uuid = uuid,
+			.nonce = nonce,
+			.job_json = job,
+			.timeout_ns = b->timeout_ns,
+			.stop = &stop_flag,
+			.waitmask = &b->waitmask,
+			.tick = tick,
+			.tick_arg = b,
+		};
+
+		if (vtb_vm_boot(b->vh, &vr, out, &live_xml))
+			goto out;
+	} else {
+		req = (struct vtb_baremetal_req){
+			.agent = b->o->agent,
+			.job_json = job,
+			.nonce = nonce,
+			.cpus = &c->cpus,
+			.timeout_ns = b->timeout_ns,
+			.stop = &stop_flag,
+			.waitmask = &b->waitmask,
+			.tick = tick,
+			.tick_arg = b,
+		};
+		if (vtb_baremetal_boot(&req, out))
+			goto out;
+	}
 	if (!strcmp(out->status, "interrupted")) {
 		ret = 1;
 		goto out;
 	}
-	check_confinement(out, cpus);
+	if (c->kind == VTB_CONFIG_BASELINE)
+		check_confinement(out, cpus);
 	check_cells_reported(out, c);
 	info = (struct vtb_boot_info){
 		.campaign_id = b->campaign,
@@ -274,11 +305,27 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		.ended_ns = out->ended_ns,
 		.nonce = nonce,
 		.cpus = cpus,
-		.confinement = "affinity",
-		.stderr_tail = out->stderr_tail,
+		.confinement = c->kind == VTB_CONFIG_VM ? "none" : "affinity",
+		.stderr_tail = c->kind == VTB_CONFIG_VM ? NULL : out->stderr_tail,
 		.warnings = (const char **)warns,
 		.n_warnings = n_warns,
 	};
+	if (c->kind == VTB_CONFIG_VM) {
+		const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
+		const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel"))
+					   : NULL;
+
+		vmi = (struct vtb_vm_boot_info){
+			.accelerator = b->vh->accel,
+			.cpu_model = b->vh->cpu_model,
+			.guest_kernel = gk ? gk : b->vh->stage->release,
+			.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
+			.qemu_version = vtb_hv_qemu_version(b->vh->hv),
+			.live_xml = live_xml,
+			.console_tail = out->stderr_tail,
+		};
+		info.vm = &vmi;
+	}
 	if (vtb_store_boot(b->st, &info, vtb_rec_parser_result(out->parser)))
 		goto out;
 	ret = 0;
@@ -287,6 +334,7 @@ out:
 		free(warns[i]);
 	free(job);
 	free(cpus);
+	free(live_xml);
 	return ret;
 }
 
@@ -454,6 +502,34 @@ static void report_not_runnable(const struct vtb_run_opts *o, struct vtb_store *
 	}
 }
 
+/* Connects to libvirt and stages the guest files when the campaign has
+ * VM configurations to run; says what guests will run on. */
+static int open_guests(const struct vtb_run_opts *o, const struct vtb_matrix *m, struct boot_ctx *b,
+		       struct vtb_run_result *res)
+{
+	bool input = false;
+	char *msg;
+	size_t i;
+
+	for (i = 0; i < m->n_configs; i++)
+		if (m->configs[i].runnable && m->configs[i].kind == VTB_CONFIG_VM)
+			break;
+	if (i == m->n_configs)
+		return 0;
+	if (vtb_vmhost_open(m, note, (void *)o, &b->vh, &input)) {
+		res->fail = input ? VTB_RUN_INPUT : VTB_RUN_INFRA;
+		return -1;
+	}
+	msg = vtb_asprintf("guests: %s (%s), CPU model %s, kernel %s (%s), libvirt %s, QEMU %s",
+			   b->vh->accel, b->vh->accel_why, b->vh->cpu_model, b->vh->stage->release,
+			   b->vh->stage->kernel, vtb_hv_libvirt_version(b->vh->hv),
+			   vtb_hv_qemu_version(b->vh->hv));
+	if (msg)
+		note(msg, (void *)o);
+	free(msg);
+	return 0;
+}
+
 int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 {
 	struct vtb_hosttopo *host = NULL;
@@ -509,6 +585,8 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		vtb_error("cannot take the host state snapshot");
 		goto out;
 	}
+	if (open_guests(o, m, &b, res))
+		goto out;
 	if (start_campaign(o, st, host, m, b.state, &b.campaign, res))
 		goto out;
 	campaign_open = true;
@@ -592,6 +670,7 @@ out:
 	free(skip);
 	free(order);
 	vtb_store_close(st);
+	vtb_vmhost_free(b.vh);
 	vtb_matrix_free(m);
 	vtb_hosttopo_free(host);
 	return ret;

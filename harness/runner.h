@@ -22,6 +22,7 @@ struct vtb_progress {
 	double boot_seconds;
 	double elapsed_seconds, eta_seconds; /* eta < 0: unknown */
 	const char *warning;		     /* a warning instead of a boot event */
+	const char *note;		     /* information instead of a boot event */
 };
 
 struct vtb_run_opts {

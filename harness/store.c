@@ -164,6 +164,17 @@ static const char *const migrations[] = {
 	"CREATE INDEX histogram_result ON histogram (result_id);\n"
 	"-- list: boots of a configuration\n"
 	"CREATE INDEX boot_config ON boot (config_id);\n",
+	/* 3: VM boots: what ran the guest, and what it printed */
+	"-- boot: kind of boot and, for VMs, the guest's provenance\n"
+	"ALTER TABLE boot ADD COLUMN kind TEXT NOT NULL DEFAULT 'baseline'"
+	" CHECK (kind IN ('baseline', 'vm'));\n"
+	"ALTER TABLE boot ADD COLUMN accelerator TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN cpu_model TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN guest_kernel TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN libvirt_version TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN qemu_version TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN live_xml TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN console_tail TEXT;\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
@@ -1042,8 +1053,10 @@ int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 	static const char ins[] =
 		"INSERT INTO boot (uuid, campaign_id, config_id, rep, status, error,"
 		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
-		" detail, noise_lines, records)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+		" detail, noise_lines, records, kind, accelerator, cpu_model, guest_kernel,"
+		" libvirt_version, qemu_version, live_xml, console_tail)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
 	static const struct vtb_boot_records none;
 	struct boot_ctx bc = { .st = st,
 			       .campaign_id = b->campaign_id,
@@ -1084,7 +1097,15 @@ int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 	    bind_text(s, 9, b->nonce) | bind_text(s, 10, b->cpus) |
 	    bind_text(s, 11, b->confinement) | bind_text(s, 12, header) |
 	    bind_text(s, 13, b->stderr_tail) | bind_text(s, 14, b->kind_detail) |
-	    bind_int(s, 15, (int64_t)recs->noise_lines) | bind_int(s, 16, (int64_t)recs->records)) {
+	    bind_int(s, 15, (int64_t)recs->noise_lines) | bind_int(s, 16, (int64_t)recs->records) |
+	    bind_text(s, 17, b->vm ? "vm" : "baseline") |
+	    bind_text(s, 18, b->vm ? b->vm->accelerator : NULL) |
+	    bind_text(s, 19, b->vm ? b->vm->cpu_model : NULL) |
+	    bind_text(s, 20, b->vm ? b->vm->guest_kernel : NULL) |
+	    bind_text(s, 21, b->vm ? b->vm->libvirt_version : NULL) |
+	    bind_text(s, 22, b->vm ? b->vm->qemu_version : NULL) |
+	    bind_text(s, 23, b->vm ? b->vm->live_xml : NULL) |
+	    bind_text(s, 24, b->vm ? b->vm->console_tail : NULL)) {
 		db_error(st, "bind the boot");
 		goto out;
 	}
@@ -1188,6 +1209,7 @@ static int emit_sample(sqlite3_stmt *s, void *ctx)
 		.rep = sqlite3_column_int(s, 9),
 		.boot_uuid = column_text(s, 10),
 		.value = sqlite3_column_double(s, 11),
+		.cpus = sqlite3_column_int(s, 13),
 	};
 
 	return w->fn(&r, w->arg);
@@ -1200,7 +1222,9 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		"SELECT config.key, config.label, config.kind, cell.key, cell.name,"
 		" cell.workload, sample.metric, sample.unit, sample.better, boot.rep,"
 		" boot.uuid, sample.value,"
-		" min(sample.id) OVER (PARTITION BY cell.id, sample.metric) AS metric_order"
+		" min(sample.id) OVER (PARTITION BY cell.id, sample.metric) AS metric_order,"
+		" CAST(coalesce(json_extract(config.params, '$.vcpus'),"
+		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER)"
 		" FROM sample"
 		" JOIN result ON result.id = sample.result_id"
 		" JOIN boot ON boot.id = result.boot_id"

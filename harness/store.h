@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "recparse.h"
 
-#define VTB_STORE_SCHEMA 2 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 3 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -76,6 +76,16 @@ int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id, const char 
 int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_uuid,
 		    const char *level, const char *message);
 
+/* What a VM boot adds (NULL members are stored as NULL). */
+struct vtb_vm_boot_info {
+	const char *accelerator; /* kvm | tcg */
+	const char *cpu_model;	 /* host-passthrough | kvm64 ... */
+	const char *guest_kernel;
+	const char *libvirt_version, *qemu_version;
+	const char *live_xml;	  /* virDomainGetXMLDesc after start */
+	const char *console_tail; /* the kernel console's last bytes */
+};
+
 struct vtb_boot_info {
 	int64_t campaign_id;
 	const char *uuid;
@@ -89,8 +99,9 @@ struct vtb_boot_info {
 	const char *cpus;	 /* where it ran (cpulist) */
 	const char *confinement; /* "affinity" ... */
 	const char *stderr_tail;
-	const char *kind_detail; /* JSON: accelerator, live XML... (NULL now) */
-	const char **warnings;	 /* stored as events of the boot */
+	const char *kind_detail;	   /* JSON: accelerator, live XML... (NULL now) */
+	const struct vtb_vm_boot_info *vm; /* NULL for a baseline boot */
+	const char **warnings;		   /* stored as events of the boot */
 	size_t n_warnings;
 };
 /* Stores the boot, its header, every cell result, sample and histogram,
@@ -114,6 +125,7 @@ struct vtb_sample_row {
 	int rep;
 	const char *boot_uuid;
 	double value;
+	int cpus; /* the configuration's vcpus (VM) or cpus (baseline) */
 };
 /* Calls @fn for every sample of ok results of @campaign_id, ordered by
  * configuration (campaign order), cell (matrix order), metric (the order

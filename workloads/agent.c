@@ -34,7 +34,7 @@ struct agent {
 	const char *nonce;
 	const char *out;
 	struct vtb_rec rec;
-	bool started;		/* the header is written */
+	bool started; /* the header is written */
 	char nonce_buf[VTB_REC_MAX_NONCE + 1];
 	struct vtb_cpuset cpus; /* affinity at start */
 	size_t cells_run;

@@ -223,8 +223,8 @@ Test(conf, vm_defaults)
 		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default");
 
 	cr_assert_eq(m->n_configs, 2);
-	cr_assert_not(c->runnable);
-	cr_assert_str_eq(c->why_not, "VM boots need the guest boot path (not built yet)");
+	cr_assert(c->runnable, "%s", c->why_not);
+	cr_assert_null(c->why_not);
 	cr_assert_str_eq(vtb_params_get(&c->params, "memory"), "1073741824");
 	cr_assert_str_eq(vtb_params_get(&c->params, "numa"), "auto");
 	cr_assert_str_eq(vtb_params_get(&c->params, "vms"), "1");
@@ -266,9 +266,42 @@ Test(conf, vm_cross_product)
 	cr_assert_str_eq(vtb_params_get(&c->params, "sched.sysctl.kernel.numa_balancing"), "0");
 	cr_assert_str_eq(vtb_params_get(&c->params, "numa"), "off");
 	cr_assert_str_eq(vtb_params_get(&c->params, "vms"), "2");
-	cr_assert_str_eq(c->why_not, "VM boots need the guest boot path (not built yet)");
+	cr_assert_str_eq(
+		c->why_not,
+		"pinning 'strict' needs the placement planner (not built yet; pinning = none runs)");
+	c = config(m, "vm vcpus=2 topology=mirror pinning=none memory=1G sched=default");
+	cr_assert_not(c->runnable);
+	cr_assert(strstr(c->why_not, "topology 'mirror' needs the placement planner"), "%s",
+		  c->why_not);
+	c = config(m, "vm vcpus=4 topology=big pinning=none memory=1G sched=default");
+	cr_assert_str_eq(c->why_not, "vms = 2: side-by-side VMs are not built yet");
 	c = config(m, "vm vcpus=2 topology=big pinning=none memory=1G sched=default");
 	cr_assert_str_eq(c->why_not, "topology 'big' describes 4 CPUs, not 2");
+	vtb_matrix_free(m);
+}
+
+/* What the guest boot path runs: flat, cores or an explicit topology,
+ * unpinned, one VM, an empty (default) sched profile. */
+Test(conf, vm_runnable_configurations)
+{
+	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n"
+				  "[vm]\nvcpus = 4\ntopology = flat, cores, big\n"
+				  "[topology big]\nsockets = 2\ncores = 2\n"
+				  "[sched default]\n"
+				  "[sched relax]\ncmdline = relax_domain_level=1\n" WL);
+	size_t i, runnable = 0;
+
+	for (i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		bool relax = strstr(c->label, "sched=relax") != NULL;
+
+		cr_expect_eq(c->runnable, !relax, "%s: %s", c->label, c->why_not ? c->why_not : "");
+		if (relax)
+			cr_expect(strstr(c->why_not, "[sched relax]: guest scheduler settings"),
+				  "%s", c->why_not);
+		runnable += c->runnable;
+	}
+	cr_expect_eq(runnable, 3);
 	vtb_matrix_free(m);
 }
 
@@ -548,7 +581,9 @@ Test(conf, digest_is_sha256_of_text)
 
 /* ------------------------------------------------------------ boot order */
 
-static const char order_base[] = "[baseline]\ncpus = 1, 2, 4\n[vm]\n" WL;
+/* The VM configuration is not runnable (strict pinning needs the
+ * placement planner): boot orders hold only runnable ones. */
+static const char order_base[] = "[baseline]\ncpus = 1, 2, 4\n[vm]\npinning = strict\n" WL;
 
 static struct vtb_matrix *with_order(const char *order)
 {
@@ -633,7 +668,7 @@ Test(conf, boot_order_random_is_a_deterministic_permutation)
 
 Test(conf, boot_order_with_nothing_runnable)
 {
-	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\n" WL);
+	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\npinning = strict\n" WL);
 	struct vtb_bootref *b = (struct vtb_bootref *)1;
 	size_t n = 9;
 

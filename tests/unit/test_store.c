@@ -314,7 +314,7 @@ Test(store, a_new_database_has_the_schema_wal_and_version)
 			 "boot\ncampaign\ncell\nconfig\nevent\nhistogram\nhost\nresult\nsample\n");
 	mode = raw_text(db, "PRAGMA journal_mode");
 	cr_expect_str_eq(mode, "wal");
-	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 2);
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
 	cr_expect_eq(raw_int(db, "PRAGMA application_id"), VTB_STORE_APPLICATION_ID);
 	free(tables);
 	free(mode);
@@ -404,7 +404,7 @@ Test(store, a_version_1_database_is_migrated_with_its_rows)
 	make_v1_database();
 	st = open_store();
 	cr_assert_eq(vtb_store_schema_version(st, &version), 0);
-	cr_expect_eq(version, 2);
+	cr_expect_eq(version, VTB_STORE_SCHEMA);
 	cr_assert_eq(vtb_store_foreach_sample(st, 1, count_sample, &n), 0, "%s", vtb_errmsg());
 	cr_expect_eq(n, 1);
 	/* the event table of version 2 works on the old rows */
@@ -415,7 +415,12 @@ Test(store, a_version_1_database_is_migrated_with_its_rows)
 	cr_expect_eq(raw_int(db, "SELECT count(*) FROM host WHERE hostname = 'old'"), 1);
 	cr_expect_eq(raw_int(db, "SELECT count(*) FROM boot"), 1);
 	cr_expect_eq(raw_int(db, "SELECT count(*) FROM event WHERE boot_id = 1"), 1);
-	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 2);
+	/* version 3: old boots are baselines without VM provenance */
+	cr_expect_eq(
+		raw_int(db,
+			"SELECT count(*) FROM boot WHERE kind = 'baseline' AND accelerator IS NULL"),
+		1);
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
 	sqlite3_close(db);
 }
 
