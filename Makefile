@@ -59,7 +59,7 @@ BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
 # The guest image needs the static agent: not built in the ASan variant.
 GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 
-.PHONY: all check check-unit check-cli check-asan demo bench install clean format deps tests guest
+.PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest
 all: $(BINS) $(GUEST)
 guest: $(GUEST)
 tests: $(TEST_BIN)
@@ -121,11 +121,21 @@ demo: deps
 
 bench: all
 	$(Q)sh scripts/bench.sh $(BUILD)
+	$(Q)sh scripts/bench-vm.sh $(BUILD)
+	$(Q)sh scripts/bench-workloads.sh $(BUILD)
+
+# Each workload beside its reference tool (REPS=10 by default).
+bench-workloads: all
+	$(Q)sh scripts/bench-workloads.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vtbench/examples
 	install -m 0755 $(BUILD)/vtbench $(BUILD)/vtbench-agent $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 examples/*.conf $(DESTDIR)$(PREFIX)/share/vtbench/examples/
+	install -d $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot
+	install -m 0644 $(BUILD)/guest/initramfs.cpio.gz $(DESTDIR)$(PREFIX)/share/vtbench/guest/
+	for k in $(wildcard $(BUILD)/guest/kernel/boot/vmlinuz-*); do \
+		install -m 0644 $$k $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot/; done
 
 format:
 	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch])

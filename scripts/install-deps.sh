@@ -36,6 +36,12 @@ mbw
 perl
 "
 
+# Where systemd runs the machine, the distribution's libvirt service is
+# used as it is; elsewhere scripts/libvirtd.sh starts the daemon by hand.
+if [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ]; then
+	PACKAGES="$PACKAGES libvirt-daemon-system"
+fi
+
 if [ "${1:-}" = "--list" ]; then
 	printf '%s\n' $PACKAGES
 	exit 0
@@ -47,7 +53,12 @@ for p in $PACKAGES; do
 		missing="$missing $p"
 	fi
 done
-[ -z "$missing" ] && exit 0
+# The guest kernel of last resort (used when /boot has none QEMU can
+# read and matrix.conf names none): Debian's, unpacked into build/guest.
+fetch_kernel() {
+	sh "$(dirname "$0")/fetch-kernel.sh" "$(dirname "$0")/../build/guest/kernel"
+}
+[ -z "$missing" ] && { fetch_kernel; exit 0; }
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: missing Debian packages:$missing" >&2
@@ -59,4 +70,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null
+fetch_kernel
 echo "install-deps: done"

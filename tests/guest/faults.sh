@@ -1,0 +1,124 @@
+# Guests that go wrong: a job that hangs is destroyed at its timeout and
+# the next boot runs; a panicking guest is recorded as failed once, not
+# rebooted; SIGTERM mid-boot destroys the guest and stores nothing of it;
+# kill -9 of `vtbench run` mid-boot leaves no domain (autodestroy) and
+# --resume completes the campaign.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+need virsh || exit 0
+kernel=$(ls "$SRCDIR"/build/guest/kernel/boot/vmlinuz-* 2>/dev/null | head -n 1)
+ours() { virsh -c qemu:///system list --all --name 2>/dev/null | grep -c '^vtbench-'; }
+
+# -- hang: destroyed at the timeout, then the next boot runs
+cat >"$T/hang.conf" <<CONF
+[global]
+reps = 1
+order = sequential
+timeout = 20s
+kernel = $kernel
+exclude = vm*memory=256M*/ok, vm*memory=320M*/hang
+[vm]
+vcpus = 1
+memory = 256M, 320M
+[baseline]
+enabled = no
+[workload hang]
+type = debug
+mode = hang
+[workload ok]
+type = debug
+CONF
+expect_exit "a campaign with a hanging guest exits 1" 1 "$VTBENCH" run "$T/hang.conf" --db "$T/h.db"
+got=$(sql "$T/h.db" "select c.label || ':' || b.status from boot b join config c on c.id = b.config_id order by b.started_ns")
+expect_eq "the hanging guest timed out and the next boot ran" "$(echo $got | sed 's/ topology=[^:]*memory=/ memory=/g; s/ sched=default//g')" "vm vcpus=1 memory=256M:timeout vm vcpus=1 memory=320M:ok"
+got=$(sql "$T/h.db" "select error like '%did not power off within 20 s%' from boot where status = 'timeout'")
+expect_eq "the timeout says so" "$got" "1"
+got=$(sql "$T/h.db" "select console_tail like '%Run /init%' from boot where status = 'timeout'")
+expect_eq "the timed-out boot keeps the console tail" "$got" "1"
+got=$(sql "$T/h.db" "select (ended_ns - started_ns) / 1000000000 between 20 and 45 from boot where status = 'timeout'")
+expect_eq "destroyed at its timeout (20 s), not later" "$got" "1"
+expect_eq "no domain left after the timeout" "$(ours)" "0"
+
+# -- panic: failed once, never rebooted into a second run of the job
+cat >"$T/panic.conf" <<CONF
+[global]
+reps = 1
+timeout = 90s
+kernel = $kernel
+[baseline]
+enabled = no
+[vm]
+vcpus = 1
+memory = 256M
+[workload boom]
+type = debug
+mode = panic
+CONF
+expect_exit "a panicking guest makes the run exit 1" 1 "$VTBENCH" run "$T/panic.conf" --db "$T/p.db"
+got=$(sql "$T/p.db" "select count(*) || ' ' || status from boot")
+expect_eq "one boot, failed" "$got" "1 failed"
+got=$(sql "$T/p.db" "select error like 'the guest kernel panicked%' from boot")
+expect_eq "the error says the kernel panicked" "$got" "1"
+got=$(sql "$T/p.db" "select (console_tail like '%Kernel panic%') + (console_tail like '%Run /init%') from boot")
+expect_eq "the console tail shows the panic" "$got" "2"
+got=$(sql "$T/p.db" "select records from boot")
+expect_eq "the job ran once (header and cell record, no second boot)" "$got" "2"
+got=$(sql "$T/p.db" "select (ended_ns - started_ns) < 90000000000 from boot")
+expect_eq "the panic ended the boot (no reboot loop until the timeout)" "$got" "1"
+expect_eq "no domain left after the panic" "$(ours)" "0"
+
+# -- kill -9 mid-boot: autodestroy removes the domain; --resume completes
+cat >"$T/kill.conf" <<CONF
+[global]
+reps = 2
+timeout = 2m
+kernel = $kernel
+[baseline]
+enabled = no
+[vm]
+vcpus = 1
+memory = 256M
+[workload nap]
+type = debug
+mode = sleep
+seconds = 3s
+CONF
+# wait_domain: until a domain of ours exists (60 s at most)
+wait_domain() {
+	i=0
+	while [ "$(ours)" = 0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(ours)" != 0 ]
+}
+wait_no_domain() {
+	i=0
+	while [ "$(ours)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+# SIGTERM mid-boot: the guest is destroyed, nothing half-stored, exit 130
+"$VTBENCH" run "$T/kill.conf" --db "$T/k.db" --quiet >"$T/kout" 2>&1 &
+pid=$!
+wait_domain || notok "a domain was started" "$(cat "$T/kout")"
+sleep 2
+kill -TERM $pid
+wait $pid
+rc=$?
+expect_eq "SIGTERM mid-boot exits 130" "$rc" "130"
+wait_no_domain
+expect_eq "SIGTERM mid-boot leaves no domain" "$(ours)" "0"
+got=$(sql "$T/k.db" "select count(*) || ' ' || (select status from campaign) from boot")
+expect_eq "no boot stored, campaign interrupted" "$got" "0 interrupted"
+
+# kill -9 mid-boot: autodestroy removes the domain; --resume completes
+"$VTBENCH" run "$T/kill.conf" --db "$T/k.db" --resume --quiet >"$T/kout" 2>&1 &
+pid=$!
+wait_domain || notok "a domain was started" "$(cat "$T/kout")"
+sleep 2
+kill -9 $pid
+wait $pid 2>/dev/null
+wait_no_domain
+expect_eq "kill -9 mid-boot leaves no domain" "$(ours)" "0"
+expect_exit "--resume completes the campaign" 0 "$VTBENCH" run "$T/kill.conf" --db "$T/k.db" --resume --quiet
+got=$(sql "$T/k.db" "select count(*) || ' ' || sum(status = 'ok') from boot")
+expect_eq "both boots stored, both ok" "$got" "2 2"
+got=$(sql "$T/k.db" "select count(*) || ' ' || group_concat(status) from campaign")
+expect_eq "one campaign, done" "$got" "1 done"
