@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timer (cyclictest model): option validation through its option table,
+ * what prepare resolves (threads, the CPU of each thread, intervals, the
+ * time limit), the deadline arithmetic, and tiny real runs through the
+ * ops hooks that must report the four metrics, the histogram and the
+ * per-thread facts.  Nothing here asserts a timing.
+ *
+ * The workload's source is included so its static helpers (deadline
+ * arithmetic, per-thread CPU and interval) can be tested directly; the
+ * linker then takes vtb_workload_timer from this object, not from
+ * libvtbwl.a, so the registry still finds it.
+ */
+#include <criterion/criterion.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../../workloads/lib/sysfs.h"
+#include "../../workloads/timer.c"
+
+static const struct vtb_workload_ops *W;
+
+static void setup(void)
+{
+	W = vtb_workload_find("timer");
+	cr_assert_not_null(W);
+}
+
+TestSuite(timer, .init = setup);
+
+static int set(void *params, const char *name, const char *text)
+{
+	const struct vtb_opt *o = vtb_opt_find(W->opts, name);
+	union vtb_optval v;
+
+	cr_assert_not_null(o, "no option '%s'", name);
+	if (vtb_opt_parse(o, text, &v))
+		return -1;
+	vtb_opt_store(o, params, &v);
+	return 0;
+}
+
+static struct timer_params *new_params(void)
+{
+	struct timer_params *p = calloc(1, W->params_size);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(W->params_size, sizeof(*p));
+	cr_assert_eq(vtb_opts_defaults(W->opts, p), 0, "%s", vtb_errmsg());
+	return p;
+}
+
+Test(timer, registered_and_names_cyclictest)
+{
+	cr_assert_eq(vtb_workloads_check(), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W, &vtb_workload_timer);
+	cr_assert_not(W->hidden);
+	cr_assert(strstr(W->summary, "cyclictest"), "%s", W->summary);
+}
+
+Test(timer, defaults_are_cyclictests)
+{
+	struct timer_params *p = new_params();
+
+	cr_assert_eq(p->threads, 0); /* auto */
+	cr_assert_eq(p->interval, 1000 * US);
+	cr_assert_eq(p->distance, 500 * US);
+	cr_assert_eq(p->priority, 0);
+	cr_assert_str_eq(p->affinity, "auto");
+	cr_assert_not(p->mlockall);
+	cr_assert_eq(p->duration, 0); /* auto */
+	cr_assert_eq(p->loops, 0);
+	cr_assert_eq(p->dma_latency, 0);
+	free(p);
+}
+
+Test(timer, bad_values_are_rejected_naming_the_option)
+{
+	struct timer_params *p = new_params();
+
+	cr_assert_eq(set(p, "threads", "0"), -1);
+	cr_assert(strstr(vtb_errmsg(), "threads"), "%s", vtb_errmsg());
+	cr_assert_eq(set(p, "threads", "two"), -1);
+	cr_assert_eq(set(p, "priority", "100"), -1);
+	cr_assert(strstr(vtb_errmsg(), "priority"), "%s", vtb_errmsg());
+	cr_assert_eq(set(p, "priority", "-1"), -1);
+	/* a bare number is seconds: cyclictest's "-i 1000" must not pass */
+	cr_assert_eq(set(p, "interval", "1000"), -1);
+	cr_assert(strstr(vtb_errmsg(), "interval"), "%s", vtb_errmsg());
+	cr_assert_eq(set(p, "interval", "5us"), -1);
+	cr_assert_eq(set(p, "distance", "-1us"), -1);
+	cr_assert_eq(set(p, "affinity", "a-b"), -1);
+	cr_assert(strstr(vtb_errmsg(), "affinity"), "%s", vtb_errmsg());
+	cr_assert_eq(set(p, "duration", "0"), -1);
+	cr_assert(strstr(vtb_errmsg(), "duration"), "%s", vtb_errmsg());
+	cr_assert_eq(set(p, "loops", "-1"), -1);
+	cr_assert_eq(set(p, "dma_latency", "-2"), -1);
+	cr_assert_eq(set(p, "mlockall", "maybe"), -1);
+	free(p);
+}
+
+Test(timer, good_values_are_accepted)
+{
+	struct timer_params *p = new_params();
+
+	cr_assert_eq(set(p, "threads", "3"), 0);
+	cr_assert_eq(p->threads, 3);
+	cr_assert_eq(set(p, "interval", "250us"), 0);
+	cr_assert_eq(p->interval, 250 * US);
+	cr_assert_eq(set(p, "interval", "1ms"), 0);
+	cr_assert_eq(set(p, "distance", "0"), 0);
+	cr_assert_eq(p->distance, 0);
+	cr_assert_eq(set(p, "priority", "99"), 0);
+	cr_assert_eq(set(p, "affinity", "0-3,8"), 0);
+	cr_assert_eq(set(p, "mlockall", "yes"), 0);
+	cr_assert(p->mlockall);
+	cr_assert_eq(set(p, "duration", "2m"), 0);
+	cr_assert_eq(p->duration, 120 * SEC);
+	cr_assert_eq(set(p, "loops", "1000"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(p->dma_latency, -1);
+	free(p);
+}
+
+static void cpus(struct vtb_workload_ctx *ctx, const char *list)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cell = "t";
+	cr_assert_eq(vtb_cpuset_parse(list, &ctx->cpus), 0);
+}
+
+Test(timer, auto_threads_are_one_per_cpu_given_pinned_in_order)
+{
+	struct vtb_workload_ctx ctx;
+	struct timer_params *p = new_params();
+
+	cpus(&ctx, "2,4-6");
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->threads, 4);
+	cr_assert_eq(thread_cpu(p, 0), 2);
+	cr_assert_eq(thread_cpu(p, 1), 4);
+	cr_assert_eq(thread_cpu(p, 3), 6);
+	/* cyclictest: interval + k * distance */
+	cr_assert_eq(thread_interval(p, 0), 1000 * US);
+	cr_assert_eq(thread_interval(p, 1), 1500 * US);
+	cr_assert_eq(thread_interval(p, 3), 2500 * US);
+	vtb_cpuset_release(&p->pool);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, affinity_is_round_robin_over_the_list_like_cyclictest)
+{
+	struct vtb_workload_ctx ctx;
+	struct timer_params *p = new_params();
+
+	cpus(&ctx, "0-3");
+	/* cyclictest takes the set bits in increasing order: "3,1" is 1, 3 */
+	cr_assert_eq(set(p, "affinity", "3,1"), 0);
+	cr_assert_eq(set(p, "threads", "3"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(thread_cpu(p, 0), 1);
+	cr_assert_eq(thread_cpu(p, 1), 3);
+	cr_assert_eq(thread_cpu(p, 2), 1);
+	vtb_cpuset_release(&p->pool);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, affinity_outside_the_cpus_given_is_an_error)
+{
+	struct vtb_workload_ctx ctx;
+	struct timer_params *p = new_params();
+
+	cpus(&ctx, "0-1");
+	cr_assert_eq(set(p, "affinity", "1-2"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "cpu 2"), "%s", vtb_errmsg());
+	cr_assert(strstr(vtb_errmsg(), "0-1"), "%s", vtb_errmsg());
+	cr_assert_eq(p->pool.n, 0);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, more_threads_than_cpus_is_an_error)
+{
+	struct vtb_workload_ctx ctx;
+	struct timer_params *p = new_params();
+
+	cpus(&ctx, "0");
+	cr_assert_eq(set(p, "threads", "2"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "'threads' is 2"), "%s", vtb_errmsg());
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, duration_auto_is_ten_seconds_unless_loops_are_given)
+{
+	struct vtb_workload_ctx ctx;
+	struct timer_params *p = new_params();
+
+	cpus(&ctx, "0");
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->run_ns, 10 * SEC);
+	cr_assert_eq(set(p, "loops", "100"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->run_ns, 0);
+	cr_assert_eq(set(p, "duration", "3s"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->run_ns, 3 * SEC);
+	vtb_cpuset_release(&p->pool);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+static struct timespec ts(time_t s, long ns)
+{
+	struct timespec t = { .tv_sec = s, .tv_nsec = ns };
+
+	return t;
+}
+
+Test(timer, latency_is_now_minus_deadline_across_seconds)
+{
+	struct timespec a = ts(6, 1000), b = ts(5, 999999000);
+
+	cr_assert_eq(ts_diff_ns(&a, &b), 2000);
+	cr_assert_eq(ts_diff_ns(&b, &a), -2000);
+	cr_assert_eq(ts_diff_ns(&a, &a), 0);
+}
+
+Test(timer, next_deadline_advances_one_interval_when_on_time)
+{
+	struct timespec next = ts(1, 0), now = ts(1, 10000), iv = ts_of_ns(1000 * US);
+
+	cr_assert_eq(next_deadline(&next, &now, &iv), 0);
+	cr_assert_eq(next.tv_sec, 1);
+	cr_assert_eq(next.tv_nsec, 1000000);
+	/* a wake-up exactly on the following deadline does not skip it */
+	now = ts(1, 2000000);
+	cr_assert_eq(next_deadline(&next, &now, &iv), 0);
+	cr_assert_eq(next.tv_nsec, 2000000);
+}
+
+Test(timer, next_deadline_skips_deadlines_already_past_keeping_the_grid)
+{
+	struct timespec next = ts(1, 0), now = ts(1, 3500000), iv = ts_of_ns(1000 * US);
+
+	cr_assert_eq(next_deadline(&next, &now, &iv), 3);
+	cr_assert_eq(next.tv_sec, 1);
+	cr_assert_eq(next.tv_nsec, 4000000);
+}
+
+Test(timer, next_deadline_carries_into_seconds)
+{
+	struct timespec next = ts(5, 999999500), now = ts(5, 999999600), iv = ts_of_ns(1000);
+
+	cr_assert_eq(next_deadline(&next, &now, &iv), 0);
+	cr_assert_eq(next.tv_sec, 6);
+	cr_assert_eq(next.tv_nsec, 500);
+	iv = ts_of_ns(2500 * MS);
+	cr_assert_eq(iv.tv_sec, 2);
+	cr_assert_eq(iv.tv_nsec, 500000000);
+	next = ts(1, 600000000);
+	now = next;
+	cr_assert_eq(next_deadline(&next, &now, &iv), 0);
+	cr_assert_eq(next.tv_sec, 4);
+	cr_assert_eq(next.tv_nsec, 100000000);
+}
+
+static const char *const metric_names[] = { "timer_min", "timer_avg", "timer_p99", "timer_max" };
+
+static double metric(const struct vtb_workload_ctx *ctx, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->n_samples; i++)
+		if (strcmp(ctx->samples[i].metric, name) == 0)
+			return ctx->samples[i].value;
+	cr_assert_fail("no metric %s", name);
+	return 0;
+}
+
+static void check_metrics(const struct vtb_workload_ctx *ctx)
+{
+	size_t i;
+
+	cr_assert_eq(ctx->n_samples, 4);
+	for (i = 0; i < 4; i++) {
+		cr_assert_str_eq(ctx->samples[i].metric, metric_names[i]);
+		cr_assert_str_eq(ctx->samples[i].unit, "us");
+		cr_assert_eq(ctx->samples[i].better, VTB_BETTER_LOWER);
+		cr_assert_geq(ctx->samples[i].value, 0);
+	}
+	/* order statistics of the same samples, whatever the timings */
+	cr_assert_leq(metric(ctx, "timer_min"), metric(ctx, "timer_avg"));
+	cr_assert_leq(metric(ctx, "timer_avg"), metric(ctx, "timer_max"));
+	cr_assert_leq(metric(ctx, "timer_min"), metric(ctx, "timer_p99"));
+	cr_assert_leq(metric(ctx, "timer_p99"), metric(ctx, "timer_max"));
+}
+
+static json_int_t info_int(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	cr_assert(json_is_integer(v), "info '%s' is not an integer", key);
+	return json_integer_value(v);
+}
+
+Test(timer, loops_run_reports_metrics_and_per_thread_counts)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p = new_params();
+	json_t *per, *t0;
+
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "interval", "100us"), 0);
+	cr_assert_eq(set(p, "loops", "50"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	check_metrics(&ctx);
+	cr_assert_eq(info_int(ctx.info, "cycles"), 50);
+	cr_assert_eq(info_int(ctx.info, "threads"), 1);
+	cr_assert(json_is_null(json_object_get(ctx.info, "duration_s")));
+	cr_assert_str_eq(json_string_value(json_object_get(ctx.info, "dma_latency")), "left alone");
+	cr_assert_str_eq(json_string_value(json_object_get(ctx.info, "policy")), "other");
+	per = json_object_get(ctx.info, "per_thread");
+	cr_assert_eq(json_array_size(per), 1);
+	t0 = json_array_get(per, 0);
+	cr_assert_eq(info_int(t0, "cycles"), 50);
+	cr_assert_eq(info_int(t0, "cpu"), ctx.cpus.cpus[0]);
+	cr_assert_eq(p->pool.n, 0, "run releases the pool");
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, every_thread_gets_its_cpu_and_interval)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p = new_params();
+	json_t *per;
+	size_t k, n;
+
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "interval", "200us"), 0);
+	cr_assert_eq(set(p, "distance", "100us"), 0);
+	cr_assert_eq(set(p, "loops", "5"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	n = ctx.cpus.n;
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	check_metrics(&ctx);
+	cr_assert_eq(info_int(ctx.info, "cycles"), (json_int_t)(5 * n));
+	per = json_object_get(ctx.info, "per_thread");
+	cr_assert_eq(json_array_size(per), n);
+	for (k = 0; k < n; k++) {
+		json_t *t = json_array_get(per, k);
+
+		cr_assert_eq(info_int(t, "thread"), (json_int_t)k);
+		cr_assert_eq(info_int(t, "cpu"), ctx.cpus.cpus[k]);
+		cr_assert_eq(info_int(t, "cycles"), 5);
+		cr_assert_float_eq(json_real_value(json_object_get(t, "interval_us")),
+				   200.0 + 100.0 * (double)k, 1e-9);
+	}
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, duration_run_stops_by_itself)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p = new_params();
+
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "interval", "1ms"), 0);
+	cr_assert_eq(set(p, "duration", "20ms"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	check_metrics(&ctx);
+	cr_assert_geq(info_int(ctx.info, "cycles"), 1);
+	cr_assert_float_eq(json_real_value(json_object_get(ctx.info, "duration_s")), 0.02, 1e-12);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* Loses the privilege to use SCHED_FIFO and to lock memory: no
+ * RLIMIT_RTPRIO or RLIMIT_MEMLOCK, and no root (Criterion runs each test
+ * in its own process, so this stays here). */
+static void drop_privileges(void)
+{
+	struct rlimit zero = { 0, 0 };
+
+	cr_assert_eq(setrlimit(RLIMIT_RTPRIO, &zero), 0);
+	cr_assert_eq(setrlimit(RLIMIT_MEMLOCK, &zero), 0);
+	if (geteuid() == 0) {
+		cr_assert_eq(setgid(65534), 0);
+		cr_assert_eq(setuid(65534), 0);
+		/* setuid clears it; LeakSanitizer needs it to inspect us */
+		prctl(PR_SET_DUMPABLE, 1);
+	}
+}
+
+Test(timer, fifo_priority_without_permission_is_a_clear_error)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p = new_params();
+
+	drop_privileges();
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "priority", "50"), 0);
+	cr_assert_eq(set(p, "loops", "3"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "SCHED_FIFO priority 50"), "%s", vtb_errmsg());
+	cr_assert(strstr(vtb_errmsg(), "not permitted"), "%s", vtb_errmsg());
+	cr_assert_eq(ctx.n_samples, 0);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, mlockall_failure_is_a_clear_error)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p;
+
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan's mlockall interceptor ignores the call and returns 0 */
+	cr_skip_test("mlockall is a no-op under AddressSanitizer");
+#endif
+	p = new_params();
+	drop_privileges();
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "mlockall", "yes"), 0);
+	cr_assert_eq(set(p, "loops", "3"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "mlockall"), "%s", vtb_errmsg());
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(timer, unavailable_dma_latency_is_reported_not_fatal)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p = new_params();
+	const char *dma;
+
+	drop_privileges(); /* /dev/cpu_dma_latency is root's */
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "loops", "3"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	dma = json_string_value(json_object_get(ctx.info, "dma_latency"));
+	cr_assert_not_null(dma);
+	cr_assert(strncmp(dma, "not set: ", 9) == 0, "%s", dma);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
