@@ -900,8 +900,9 @@ static int msg_run(void *params, struct vtb_workload_ctx *ctx)
 	struct rlimit old_nofile = { 0 }, rl;
 	struct sched_param old_sp = { 0 }, sp = { .sched_priority = 1 };
 	int old_policy = -1, ret = -1, err;
+	struct sigaction old_chld, dfl = { .sa_handler = SIG_DFL };
 	sigset_t pipeset, old_mask;
-	bool nofile_set = false, mask_set = false, timed = false;
+	bool nofile_set = false, mask_set = false, chld_set = false, timed = false;
 	uint64_t stride, t0 = 0, t1 = 0;
 	size_t i, g, f;
 
@@ -961,7 +962,15 @@ static int msg_run(void *params, struct vtb_workload_ctx *ctx)
 		}
 		nofile_set = true;
 	}
-	if (p->threads) {
+	if (!p->threads) {
+		/* An inherited SIG_IGN would reap the children behind waitpid()'s back. */
+		sigemptyset(&dfl.sa_mask);
+		if (sigaction(SIGCHLD, &dfl, &old_chld)) {
+			vtb_error("cannot reset SIGCHLD: %s", strerror(errno));
+			goto out;
+		}
+		chld_set = true;
+	} else {
 		/* A write to a shut-down socket must fail, not kill the agent. */
 		sigemptyset(&pipeset);
 		sigaddset(&pipeset, SIGPIPE);
@@ -1025,6 +1034,8 @@ out:
 	close_fd(&r.ready[1]);
 	close_fd(&r.wake[0]);
 	close_fd(&r.wake[1]);
+	if (chld_set)
+		sigaction(SIGCHLD, &old_chld, NULL);
 	if (mask_set)
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (nofile_set)

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,20 @@ Test(messaging, a_message_larger_than_the_pipe_buffer_arrives_whole)
 	cr_assert_eq(set(p, "pipe", "yes"), 0);
 	cr_assert_eq(run(p, &ctx), 0, "%s", vtb_errmsg());
 	cr_assert_eq(ctx.n_samples, 1);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(messaging, an_inherited_ignored_sigchld_does_not_lose_the_children)
+{
+	struct vtb_workload_ctx ctx;
+	void *p = new_params();
+
+	signal(SIGCHLD, SIG_IGN);
+	cr_assert_eq(set(p, "groups", "1"), 0);
+	cr_assert_eq(set(p, "fds", "2"), 0);
+	cr_assert_eq(run(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(signal(SIGCHLD, SIG_DFL), SIG_IGN, "the disposition is restored");
 	vtb_workload_ctx_release(&ctx);
 	free(p);
 }
