@@ -36,7 +36,7 @@
 #include "lib/c2cclust.h"
 #include "workload.h"
 
-#define LINE_STRIDE 4096  /* bytes: one page per pinging CPU, see run */
+#define LINE_STRIDE 4096  /* bytes: one page per pinging CPU, see measure_all */
 #define MIN_BATCHES 3	  /* measured batches per pair, whatever the time */
 #define PRINT_MAX_CPUS 64 /* larger matrices are only stored */
 
@@ -64,7 +64,7 @@ static const struct vtb_opt c2c_opts[] = {
 	  .type = VTB_OPT_ENUM,
 	  .def = "auto",
 	  .values = c2c_modes,
-	  .help = "full: every pair; sampled: one cpu per core against the other cores' and its siblings; auto: sampled above sample_above cpus",
+	  .help = "full: every pair; sampled: the first cpu of each core against those of the other cores and its own siblings; auto: sampled above sample_above cpus",
 	  .shortopt = 'm',
 	  .off = offsetof(struct c2c_params, mode) },
 	{ .name = "sample_above",
