@@ -1,0 +1,61 @@
+# c2c end to end: --help names the reference model, a by-hand run prints
+# the matrix, bad cells fail with clear errors, and a tiny bare-metal
+# campaign stores the samples and the matrix.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+
+ncpu=$(nproc)
+if [ "$ncpu" -lt 2 ]; then
+	skip "c2c end to end" "needs 2 cpus, this machine has $ncpu"
+	exit 0
+fi
+
+expect_exit "c2c --help exits 0" 0 "$AGENT" c2c --help
+expect_grep "c2c --help names the reference model" "$T/out" "core-to-core-latency"
+expect_grep "c2c --help shows the time default" "$T/out" "default 10ms"
+
+expect_exit "c2c by hand on 2 cpus exits 0" 0 taskset -c 0,1 "$AGENT" c2c --time 1ms --rounds 100
+expect_grep "by hand: the matrix is printed" "$T/out" "round-trip latency, ns"
+expect_grep "by hand: the clusters are printed" "$T/out" "level 0:"
+expect_grep "by hand: the expected duration goes to stderr" "$T/err" "expected duration about"
+expect_grep "by hand: c2c_median is in the summary" "$T/out" "c2c_median"
+
+expect_exit "c2c on one cpu fails (exit 1)" 1 taskset -c 0 "$AGENT" c2c --time 1ms
+expect_grep "one cpu: the error says why" "$T/err" "at least 2 cpus"
+expect_exit "c2c with an unknown option is a usage error" 2 "$AGENT" c2c --tiem 1ms
+expect_grep "unknown option: a suggestion" "$T/err" "did you mean 'time'"
+expect_exit "c2c with a bad mode is a usage error" 2 "$AGENT" c2c --mode most
+
+cat >"$T/m.conf" <<'CONF'
+[global]
+reps = 1
+[baseline]
+cpus = $host_cpus
+[workload pingpong]
+type = c2c
+time = 2ms
+rounds = 200
+mode = full, sampled
+CONF
+expect_exit "run of a c2c matrix exits 0" 0 "$VTBENCH" run "$T/m.conf" --db "$T/r.db" --quiet
+got=$(sql "$T/r.db" "select count(*) from result where status = 'ok'")
+expect_eq "both cells ok" "$got" "2"
+pairs=$((ncpu * (ncpu - 1) / 2))
+for metric in c2c_min c2c_median c2c_max c2c_level0_ns; do
+	got=$(sql "$T/r.db" "select count(*) from sample where metric = '$metric' and unit = 'ns' and better = 'lower' and value > 0 and value < 1000000")
+	expect_eq "$metric stored for both cells, plausible ns" "$got" "2"
+done
+got=$(sql "$T/r.db" "select count(*) from sample a join sample b on a.result_id = b.result_id where a.metric = 'c2c_min' and b.metric = 'c2c_max' and a.value <= b.value")
+expect_eq "c2c_min is at most c2c_max" "$got" "2"
+got=$(sql "$T/r.db" "select count(*) from sample where metric = 'c2c_levels' and unit = 'count' and value >= 1")
+expect_eq "at least one cluster level" "$got" "2"
+got=$(sql "$T/r.db" "select json_extract(r.info, '\$.pairs') from result r join cell c on c.id = r.cell_id where json_extract(r.info, '\$.mode') = 'full'")
+expect_eq "full mode measured every pair" "$got" "$pairs"
+got=$(sql "$T/r.db" "select json_array_length(json_extract(info, '\$.matrix.cpus')) from result limit 1")
+expect_eq "the matrix has a column per cpu" "$got" "$ncpu"
+got=$(sql "$T/r.db" "select json_type(info, '\$.matrix.ns[0][0]') || ' ' || (json_extract(info, '\$.matrix.ns[0][1]') > 0) || ' ' || (json_extract(info, '\$.matrix.ns[0][1]') = json_extract(info, '\$.matrix.ns[1][0]')) from result limit 1")
+expect_eq "diagonal null, pairs positive and symmetric" "$got" "null 1 1"
+got=$(sql "$T/r.db" "select count(*) from result where json_extract(info, '\$.clusters[0].n_clusters') >= 1 and json_extract(info, '\$.expected_seconds') > 0 and json_extract(info, '\$.measured_seconds') > 0")
+expect_eq "clusters and the expected and measured durations are stored" "$got" "2"
+got=$(sql "$T/r.db" "select json_extract(r.info, '\$.mode') from result r join cell c on c.id = r.cell_id where json_extract(c.params, '\$.mode') = 'sampled'")
+expect_eq "the sampled cell ran in sampled mode" "$got" "sampled"
