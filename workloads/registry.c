@@ -13,18 +13,14 @@
 
 extern const struct vtb_workload_ops vtb_workload_membw;
 extern const struct vtb_workload_ops vtb_workload_timer;
-
 extern const struct vtb_workload_ops vtb_workload_messaging;
-
 extern const struct vtb_workload_ops vtb_workload_c2c;
 extern const struct vtb_workload_ops vtb_workload_debug;
 
 const struct vtb_workload_ops *const vtb_workloads[] = {
 	&vtb_workload_membw,
 	&vtb_workload_timer,
-
 	&vtb_workload_messaging,
-
 	&vtb_workload_c2c,
 	&vtb_workload_debug,
 	NULL,
