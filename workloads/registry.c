@@ -12,10 +12,12 @@
 #include "workload.h"
 
 extern const struct vtb_workload_ops vtb_workload_membw;
+extern const struct vtb_workload_ops vtb_workload_wakeup;
 extern const struct vtb_workload_ops vtb_workload_debug;
 
 const struct vtb_workload_ops *const vtb_workloads[] = {
 	&vtb_workload_membw,
+	&vtb_workload_wakeup,
 	&vtb_workload_debug,
 	NULL,
 };
