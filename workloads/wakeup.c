@@ -267,7 +267,9 @@ static int wakeup_prepare(void *params, struct vtb_workload_ctx *ctx)
 	p->threads = t;
 	p->matrix_size = matrix_size_for(p->footprint);
 	p->nlocks = (size_t)ctx->cpus.cpus[ctx->cpus.n - 1] + 1;
-	need = (uint64_t)(m * t) * 3 * p->matrix_size * p->matrix_size * sizeof(unsigned long);
+	/* the matrices and the two histograms of every worker */
+	need = (uint64_t)(m * t) * (3 * p->matrix_size * p->matrix_size * sizeof(unsigned long) +
+				    2 * vtb_hist_n_buckets(HIST_BITS) * sizeof(uint64_t));
 	if (mem_available(&avail))
 		goto out;
 	if (need >= avail / 10 * 8) {
