@@ -353,6 +353,27 @@ Test(wakeup, rps_mode_serves_requests)
 	vtb_workload_ctx_release(&ctx);
 }
 
+Test(wakeup, saturated_rps_reports_requests_and_no_invented_wakeups)
+{
+	/* 1000 requests of 10ms for one worker: after the warm-up it always
+	 * has a backlog (up to 128 plus those taken), so it never waits */
+	const char *kv[] = { "runtime", "300ms", "warmup", "100ms",	 "threads", "1", "rps",
+			     "1000",	"sleep", "10ms",   "operations", "0",	    NULL };
+	struct vtb_workload_ctx ctx;
+	size_t i;
+
+	tiny_run(kv, &ctx);
+	cr_assert_eq(ctx.n_samples, 6);
+	for (i = 0; i < ctx.n_samples; i++)
+		cr_assert_null(strstr(ctx.samples[i].metric, "wakeup"), "%s",
+			       ctx.samples[i].metric);
+	cr_assert_geq(metric(&ctx, "request_p50"), 10000.0);
+	cr_assert_gt(metric(&ctx, "rps"), 0);
+	cr_assert_eq(info_int(&ctx, "wakeup_samples"), 0);
+	cr_assert(strstr(json_string_value(json_object_get(ctx.info, "wakeup_note")), "saturated"));
+	vtb_workload_ctx_release(&ctx);
+}
+
 Test(wakeup, injected_delay_is_in_every_sample_of_the_batch)
 {
 	/* The message thread spins 2ms between its batch stamp and the
