@@ -15,6 +15,7 @@ extern const struct vtb_workload_ops vtb_workload_membw;
 extern const struct vtb_workload_ops vtb_workload_timer;
 extern const struct vtb_workload_ops vtb_workload_messaging;
 extern const struct vtb_workload_ops vtb_workload_c2c;
+extern const struct vtb_workload_ops vtb_workload_wakeup;
 extern const struct vtb_workload_ops vtb_workload_debug;
 
 const struct vtb_workload_ops *const vtb_workloads[] = {
@@ -22,6 +23,7 @@ const struct vtb_workload_ops *const vtb_workloads[] = {
 	&vtb_workload_timer,
 	&vtb_workload_messaging,
 	&vtb_workload_c2c,
+	&vtb_workload_wakeup,
 	&vtb_workload_debug,
 	NULL,
 };
