@@ -124,7 +124,7 @@ static void print_table(const struct vtb_cmp_table *t)
  * name and metric whose CPU count equals the VM's vCPUs.  Means only;
  * tests and confidence intervals come with the statistics of compare.
  */
-static void print_guest_vs_host(const struct vtb_cmp_table *t)
+static void print_guest_vs_host(const struct vtb_cmp_table *t, const char *accels)
 {
 	size_t i, j, wl = strlen("guest"), wb = strlen("host"), wc = strlen("cell"),
 		     wm = strlen("metric"), shown = 0;
@@ -149,7 +149,11 @@ static void print_guest_vs_host(const struct vtb_cmp_table *t)
 	}
 	if (!shown)
 		return;
-	printf("\nguest vs host (means; guest/host as a percentage of the host)\n\n");
+	printf("\nguest vs host (means; guest/host as a percentage of the host)\n");
+	if (accels && strstr(accels, "tcg"))
+		printf("note: guests ran under TCG (software emulation): these ratios "
+		       "measure QEMU's emulator, not virtualization overhead\n");
+	printf("\n");
 	printf("%-*s  %-*s  %-*s  %-*s  %12s  %12s  %8s\n", (int)wl, "guest", (int)wb, "host",
 	       (int)wc, "cell", (int)wm, "metric", "guest", "host", "guest/host");
 	for (i = 0; i < t->n; i++) {
@@ -189,6 +193,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 	};
 	struct vtb_cmp_table t = { 0 };
 	struct campaign_find f = { 0 };
+	char *accels = NULL;
 	bool found = false;
 	int c, ret;
 
@@ -234,10 +239,16 @@ int cmd_compare(struct vtb_cmd_env *env)
 		printf("no results with status ok in this campaign\n");
 	else
 		print_table(&t);
-	print_guest_vs_host(&t);
+	if (vtb_store_accelerators(env->store, f.id, &accels)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
+	print_guest_vs_host(&t, accels);
 	ret = 0;
 out:
 	vtb_cmp_table_release(&t);
+	free(accels);
 	free(f.uuid);
 	free(f.matrix);
 	free(f.host);

@@ -126,6 +126,9 @@ static const char *cpio_name_problem(const char *name)
 		return "name too long";
 	if (!strcmp(name, CPIO_TRAILER))
 		return "reserved for the archive's end";
+	/* the kernel does not create parent directories for a member */
+	if (strchr(name, '/'))
+		return "directories are not supported (no '/' in names)";
 	while (*p) {
 		size_t n = strcspn(p, "/");
 
@@ -838,6 +841,28 @@ static char *resolve(const char *path)
 	return real;
 }
 
+/* Boot images, copied kernels and the accelerator cache are written
+ * there: a directory someone else owns or may write to could have them
+ * replaced under us. */
+static int check_private(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return vtb_error("cannot stat '%s': %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return vtb_error("guest staging '%s' is not a directory", dir);
+	if (st.st_uid != geteuid())
+		return vtb_error(
+			"guest staging directory '%s' belongs to uid %u, not to us: use a directory of ours (VTBENCH_GUEST_DIR)",
+			dir, (unsigned)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return vtb_error(
+			"guest staging directory '%s' is writable by others (mode %04o): chmod go-w it or use another (VTBENCH_GUEST_DIR)",
+			dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
 int vtb_guest_stage(const char *dir, const char *configured_kernel, const char *boot_dir,
 		    const char *fetched_dir, const char *initramfs, bool others_must_read,
 		    struct vtb_guest_stage *out)
@@ -858,7 +883,7 @@ int vtb_guest_stage(const char *dir, const char *configured_kernel, const char *
 	if (mkdir_p(want, 0755))
 		goto out;
 	s.dir = resolve(want);
-	if (!s.dir)
+	if (!s.dir || check_private(s.dir))
 		goto out;
 
 	fd = open(initramfs, O_RDONLY | O_CLOEXEC);

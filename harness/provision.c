@@ -103,6 +103,34 @@ int vtb_hv_open(const char *uri, struct vtb_hv **out)
 	return 0;
 }
 
+/*
+ * A registered event loop makes the client promise keepalive answers,
+ * but the loop only runs during a VM boot: between them (a long
+ * baseline boot) the daemon drops the silent connection after about
+ * 30 s.  A fresh connection per boot is cheap next to a boot and needs
+ * no second thread.
+ */
+int vtb_hv_reconnect(struct vtb_hv *hv)
+{
+	virConnectPtr conn;
+
+	if (hv->conn) {
+		virConnectUnregisterCloseCallback(hv->conn, close_cb);
+		virConnectClose(hv->conn);
+		hv->conn = NULL;
+	}
+	hv->closed = false;
+	conn = virConnectOpen(hv->uri);
+	if (!conn) {
+		lv_error("cannot reconnect to libvirt");
+		return vtb_error("%s at '%s'", vtb_errmsg(), hv->uri);
+	}
+	virConnSetErrorFunc(conn, NULL, quiet);
+	virConnectRegisterCloseCallback(conn, close_cb, hv, NULL);
+	hv->conn = conn;
+	return 0;
+}
+
 void vtb_hv_close(struct vtb_hv *hv)
 {
 	if (!hv)
@@ -143,31 +171,12 @@ bool vtb_hv_kvm_listed(struct vtb_hv *hv)
 	return caps != NULL;
 }
 
-int vtb_hv_count_ours(struct vtb_hv *hv, int *n)
-{
-	virDomainPtr *doms = NULL;
-	int i, k;
-
-	*n = 0;
-	k = virConnectListAllDomains(hv->conn, &doms, 0);
-	if (k < 0)
-		return lv_error("cannot list domains");
-	for (i = 0; i < k; i++) {
-		const char *name = virDomainGetName(doms[i]);
-
-		if (name && !strncmp(name, "vtbench-", 8))
-			(*n)++;
-		virDomainFree(doms[i]);
-	}
-	free(doms);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ boot */
 
 struct console {
 	virStreamPtr st;
-	bool watching;
+	bool registered; /* a callback is added: remove it before freeing */
+	bool watching;	 /* events are enabled */
 	bool eof;
 	char *error; /* a stream error, if any */
 	struct boot *b;
@@ -294,7 +303,7 @@ static int open_console(struct boot *b, int idx, const char *dev)
 					      VIR_STREAM_EVENT_ERROR,
 				      stream_cb, c, NULL) < 0)
 		return lv_error("cannot watch a console stream");
-	c->watching = true;
+	c->registered = c->watching = true;
 	return 0;
 }
 
@@ -302,7 +311,9 @@ static void close_console(struct console *c)
 {
 	if (!c->st)
 		return;
-	if (c->watching)
+	/* Always remove: the callback's timer holds references on the
+	 * stream and the connection even when events are disabled. */
+	if (c->registered)
 		virStreamEventRemoveCallback(c->st);
 	virStreamAbort(c->st);
 	virStreamFree(c->st);
@@ -421,6 +432,10 @@ int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot
 	}
 	*live_xml = virDomainGetXMLDesc(b->dom, 0);
 	timer = virEventAddTimeout(TICK_MS, timer_cb, NULL, NULL);
+	if (timer < 0) {
+		vtb_error("cannot add a timer to libvirt's event loop");
+		goto out;
+	}
 	if (virDomainResume(b->dom) < 0) {
 		lv_error("cannot resume the guest");
 		start_error = vtb_strdup(vtb_errmsg());
@@ -477,8 +492,9 @@ out:
 		virEventRemoveTimeout(timer);
 	/* What is still buffered, then judge, then streams and the
 	 * callback go before the domain. */
-	if (ret == 0 && b->con[1].st && !b->con[1].eof)
-		stream_cb(b->con[1].st, 0, &b->con[1]);
+	for (int i = 0; i < 2 && ret == 0; i++)
+		if (b->con[i].st && !b->con[i].eof)
+			stream_cb(b->con[i].st, 0, &b->con[i]);
 	out->ended_ns = realtime_ns();
 	vtb_rec_parser_finish(b->parser);
 	out->stderr_tail = tail_str(b);

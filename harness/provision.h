@@ -23,6 +23,10 @@ struct vtb_hv;
  * -1 with vtb_error() saying whether the daemon is missing. */
 int vtb_hv_open(const char *uri, struct vtb_hv **out);
 void vtb_hv_close(struct vtb_hv *hv);
+/* Replaces the connection with a fresh one (called before each boot:
+ * libvirt's event loop does not run between boots, so the daemon's
+ * keepalive may have dropped the old one).  -1 with vtb_error(). */
+int vtb_hv_reconnect(struct vtb_hv *hv);
 const char *vtb_hv_uri(const struct vtb_hv *hv);
 /* "9.0.0" of the library and "7.2.0"-style hypervisor (QEMU) version. */
 const char *vtb_hv_libvirt_version(const struct vtb_hv *hv);
@@ -75,9 +79,5 @@ struct vtb_vm_facts {
  * records decide, as for bare metal (vtb_boot_judge). */
 const char *vtb_vm_judge(const struct vtb_vm_facts *f, const struct vtb_boot_records *r,
 			 char **error);
-
-/* Domains of ours (name prefix "vtbench-") that exist now; for tests and
- * the sweep at start.  -1 with vtb_error(). */
-int vtb_hv_count_ours(struct vtb_hv *hv, int *n);
 
 #endif

@@ -237,7 +237,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		    struct vtb_boot_outcome *out)
 {
 	char nonce[33], uuid[37], *job = NULL, *cpus = NULL, *live_xml = NULL;
-	char *warns[2] = { NULL, NULL };
+	char *warns[3] = { NULL, NULL, NULL };
 	struct vtb_vm_boot_info vmi;
 	size_t n_warns = 0, i;
 	struct vtb_baremetal_req req;
@@ -315,10 +315,19 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel"))
 					   : NULL;
 
+		/* the kernel we booted, read from its image: the guest's
+		 * uname -r is its word only, kept in the header */
+		if (gk && strcmp(gk, b->vh->stage->release) && n_warns < VTB_ARRAY_SIZE(warns)) {
+			warns[n_warns] = vtb_asprintf(
+				"the guest reports kernel '%s' but '%s' (%s) was booted", gk,
+				b->vh->stage->release, b->vh->stage->kernel);
+			if (warns[n_warns])
+				warn(b->o, warns[n_warns++]);
+		}
 		vmi = (struct vtb_vm_boot_info){
 			.accelerator = b->vh->accel,
 			.cpu_model = b->vh->cpu_model,
-			.guest_kernel = gk ? gk : b->vh->stage->release,
+			.guest_kernel = b->vh->stage->release,
 			.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
 			.qemu_version = vtb_hv_qemu_version(b->vh->hv),
 			.live_xml = live_xml,
@@ -516,7 +525,11 @@ static int open_guests(const struct vtb_run_opts *o, const struct vtb_matrix *m,
 			break;
 	if (i == m->n_configs)
 		return 0;
-	if (vtb_vmhost_open(m, note, (void *)o, &b->vh, &input)) {
+	struct vtb_probe_ctl ctl = {
+		.note = note, .arg = (void *)o, .stop = &stop_flag, .waitmask = &b->waitmask
+	};
+
+	if (vtb_vmhost_open(m, &ctl, &b->vh, &input)) {
 		res->fail = input ? VTB_RUN_INPUT : VTB_RUN_INFRA;
 		return -1;
 	}

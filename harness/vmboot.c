@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -86,64 +87,83 @@ static bool cache_read(const struct vtb_vmhost *vh, const char *path, const char
 	return hit;
 }
 
+/* Written to a private temporary file and renamed: never through a
+ * name someone else could have planted a symlink at. */
 static void cache_write(const char *path, const char *key, const char *accel, const char *why)
 {
 	json_t *j = json_pack("{s:s, s:s, s:s}", "key", key, "accel", accel, "why", why);
-	char *tmp = vtb_asprintf("%s.tmp", path);
+	char *tmp = vtb_asprintf("%s.XXXXXX", path);
+	int fd = tmp ? mkstemp(tmp) : -1;
 
-	if (j && tmp && json_dump_file(j, tmp, JSON_INDENT(2)) == 0)
-		rename(tmp, path);
+	if (j && fd >= 0 && json_dumpfd(j, fd, JSON_INDENT(2)) == 0 && fchmod(fd, 0644) == 0 &&
+	    close(fd) == 0) {
+		fd = -1;
+		if (rename(tmp, path) != 0)
+			unlink(tmp);
+	} else if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
 	free(tmp);
 	json_decref(j);
 }
 
-/* Boots a no-op job under KVM: "kvm" when its records end well. */
-static int probe_kvm(struct vtb_vmhost *vh, char **why)
+/* Boots a no-op job with @kvm or TCG: 1 when its records end well, 0
+ * when not (*why says how), -1 on a harness failure. */
+static int probe_boot(struct vtb_vmhost *vh, bool kvm, const struct vtb_probe_ctl *ctl, char **why)
 {
 	struct vtb_boot_outcome out = { 0 };
 	struct vtb_domspec d = { 0 };
 	char nonce[33], uuid[37], name[64];
 	char *job = NULL, *img = NULL, *cmdline = NULL, *xml = NULL, *live = NULL;
+	const char *what = kvm ? "a KVM probe boot" : "a TCG control boot";
 	int ret = -1;
 
 	*why = NULL;
 	if (vtb_random_hex(nonce, 16) || vtb_uuid(uuid))
 		return -1;
-	snprintf(name, sizeof(name), "vtbench-probe-%.8s", uuid);
+	snprintf(name, sizeof(name), "vtbench-probe-%s", uuid);
 	job = vtb_asprintf("{\"schema\":1,\"nonce\":\"%s\",\"cells\":[]}", nonce);
 	img = job ? vtb_guest_boot_image(vh->stage, uuid, job) : NULL;
 	cmdline = vtb_vm_cmdline(nonce);
 	if (!img || !cmdline)
 		goto out;
 	d = (struct vtb_domspec){ .name = name,
-				  .kvm = true,
-				  .cpu_model = "host-passthrough",
+				  .kvm = kvm,
+				  .cpu_model = kvm ? "host-passthrough" : "kvm64",
 				  .vcpus = 1,
 				  .memory_bytes = PROBE_MEMORY,
 				  .kernel = vh->stage->kernel,
 				  .initrd = img,
 				  .cmdline = cmdline };
 	xml = vtb_domxml(&d);
-	if (!xml)
+	if (!xml || vtb_hv_reconnect(vh->hv))
 		goto out;
 	{
-		struct vtb_vm_req req = {
-			.xml = xml, .name = name, .nonce = nonce, .timeout_ns = PROBE_TIMEOUT_NS
-		};
+		struct vtb_vm_req req = { .xml = xml,
+					  .name = name,
+					  .nonce = nonce,
+					  .timeout_ns = PROBE_TIMEOUT_NS,
+					  .stop = ctl ? ctl->stop : NULL,
+					  .waitmask = ctl ? ctl->waitmask : NULL };
 
 		if (vtb_hv_boot(vh->hv, &req, &out, &live))
 			goto out;
+	}
+	if (!strcmp(out.status, "interrupted")) {
+		vtb_error("interrupted during %s", what);
+		goto out;
 	}
 	for (char *c = out.error; c && *c; c++)
 		if (*c == '\n')
 			*c = ' ';
 	if (!strcmp(out.status, "ok"))
-		*why = vtb_strdup("a KVM probe boot powered off cleanly");
+		*why = vtb_asprintf("%s powered off cleanly", what);
 	else
-		*why = vtb_asprintf("a KVM probe boot %s: %s",
+		*why = vtb_asprintf("%s %s: %s", what,
 				    !strcmp(out.status, "timeout") ? "hung" : "failed",
 				    out.error ? out.error : "?");
-	ret = *why ? (strcmp(out.status, "ok") ? 0 : 1) : -1;
+	ret = *why ? !strcmp(out.status, "ok") : vtb_error("out of memory");
 out:
 	if (img)
 		unlink(img);
@@ -156,28 +176,33 @@ out:
 	return ret;
 }
 
-static int decide_accel(struct vtb_vmhost *vh, const char *setting, vtb_note_fn note, void *arg)
+static int set_accel(struct vtb_vmhost *vh, const char *accel, const char *why)
 {
-	char *key = NULL, *cache = NULL, *why = NULL;
+	vh->accel = vtb_strdup(accel);
+	vh->accel_why = vtb_strdup(why);
+	return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
+}
+
+/*
+ * KVM only when a KVM boot powers off cleanly.  A failed KVM probe is
+ * trusted (and cached as "tcg") only when a TCG control boot of the same
+ * image works: otherwise the cause is not KVM (a broken kernel, image
+ * or daemon), and caching it would hide KVM forever after the fix.
+ */
+static int decide_accel(struct vtb_vmhost *vh, const char *setting, const struct vtb_probe_ctl *ctl)
+{
+	char *key = NULL, *cache = NULL, *why = NULL, *why2 = NULL, *both = NULL;
 	int r, ret = -1;
 
-	if (setting && !strcmp(setting, "tcg")) {
-		vh->accel = vtb_strdup("tcg");
-		vh->accel_why = vtb_strdup("accel = tcg in the matrix");
-		return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
-	}
-	if (setting && !strcmp(setting, "kvm")) {
-		vh->accel = vtb_strdup("kvm");
-		vh->accel_why = vtb_strdup("accel = kvm in the matrix");
-		return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
-	}
-	if (access("/dev/kvm", R_OK | W_OK) != 0 || !vtb_hv_kvm_listed(vh->hv)) {
-		vh->accel = vtb_strdup("tcg");
-		vh->accel_why = vtb_strdup(access("/dev/kvm", F_OK) != 0
-						   ? "no /dev/kvm"
-						   : "libvirt offers no KVM domains here");
-		return vh->accel && vh->accel_why ? 0 : vtb_error("out of memory");
-	}
+	if (setting && !strcmp(setting, "tcg"))
+		return set_accel(vh, "tcg", "accel = tcg in the matrix");
+	if (setting && !strcmp(setting, "kvm"))
+		return set_accel(vh, "kvm", "accel = kvm in the matrix");
+	/* existence only: QEMU, not this process, opens it */
+	if (access("/dev/kvm", F_OK) != 0)
+		return set_accel(vh, "tcg", "no /dev/kvm");
+	if (!vtb_hv_kvm_listed(vh->hv))
+		return set_accel(vh, "tcg", "libvirt offers no KVM domains here");
 	key = cache_key(vh);
 	cache = vtb_asprintf("%s/accel.json", vh->stage->dir);
 	if (!key || !cache) {
@@ -188,28 +213,42 @@ static int decide_accel(struct vtb_vmhost *vh, const char *setting, vtb_note_fn 
 		ret = 0;
 		goto out;
 	}
-	if (note)
-		note("probing KVM with a short guest boot (/dev/kvm exists, which proves nothing)",
-		     arg);
-	r = probe_kvm(vh, &why);
+	if (ctl && ctl->note)
+		ctl->note(
+			"probing KVM with a short guest boot (/dev/kvm exists, which proves nothing)",
+			ctl->arg);
+	r = probe_boot(vh, true, ctl, &why);
 	if (r < 0)
 		goto out;
-	vh->accel = vtb_strdup(r ? "kvm" : "tcg");
-	vh->accel_why = vtb_strdup(why);
-	if (!vh->accel || !vh->accel_why) {
-		vtb_error("out of memory");
+	if (r == 1) {
+		if (set_accel(vh, "kvm", why))
+			goto out;
+		cache_write(cache, key, "kvm", why);
+		ret = 0;
 		goto out;
 	}
-	cache_write(cache, key, vh->accel, why);
+	r = probe_boot(vh, false, ctl, &why2);
+	if (r < 0)
+		goto out;
+	if (r == 0) {
+		vtb_error("guests do not boot here: %s; and %s", why, why2);
+		goto out;
+	}
+	both = vtb_asprintf("%s, while a TCG control boot worked", why);
+	if (!both || set_accel(vh, "tcg", both))
+		goto out;
+	cache_write(cache, key, "tcg", both);
 	ret = 0;
 out:
+	free(both);
+	free(why2);
 	free(why);
 	free(key);
 	free(cache);
 	return ret;
 }
 
-int vtb_vmhost_open(const struct vtb_matrix *m, vtb_note_fn note, void *arg,
+int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
 		    struct vtb_vmhost **out, bool *input)
 {
 	struct vtb_vmhost *vh;
@@ -238,7 +277,7 @@ int vtb_vmhost_open(const struct vtb_matrix *m, vtb_note_fn note, void *arg,
 		goto out;
 	}
 	vtb_guest_sweep(vh->stage, 24 * 3600);
-	if (decide_accel(vh, m->accel, note, arg))
+	if (decide_accel(vh, m->accel, ctl))
 		goto out;
 	vh->cpu_model = vtb_strdup(!strcmp(vh->accel, "kvm") ? "host-passthrough" : "kvm64");
 	if (!vh->cpu_model) {
@@ -295,7 +334,7 @@ int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vt
 	if (topology_of(r->config, &d))
 		goto out;
 	xml = vtb_domxml(&d);
-	if (!xml)
+	if (!xml || vtb_hv_reconnect(vh->hv))
 		goto out;
 	{
 		struct vtb_vm_req req = { .xml = xml,

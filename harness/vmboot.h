@@ -24,14 +24,24 @@ struct vtb_vmhost {
 /* Notes for the user while setting up (accelerator choice...). */
 typedef void (*vtb_note_fn)(const char *msg, void *arg);
 
+/* What setting up may need: notes, and a stop request during the KVM
+ * probe (as in struct vtb_vm_req). */
+struct vtb_probe_ctl {
+	vtb_note_fn note;
+	void *arg;
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+};
+
 /*
  * Connects to m->uri, stages the guest kernel and initramfs, decides the
- * accelerator (m->accel; auto probes KVM with a short boot, the answer
- * cached in the staging directory per host kernel and QEMU version).
+ * accelerator (m->accel; auto probes KVM with a short boot, and after a
+ * failure a TCG control boot, the answer cached in the staging
+ * directory per host, kernel, QEMU and libvirt version).
  * -1 with vtb_error(); *input is set when the cause is the user's input
  * (kernel =, a missing guest image) rather than the infrastructure.
  */
-int vtb_vmhost_open(const struct vtb_matrix *m, vtb_note_fn note, void *arg,
+int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
 		    struct vtb_vmhost **out, bool *input);
 void vtb_vmhost_free(struct vtb_vmhost *vh);
 

@@ -54,7 +54,9 @@ runvm() { "$BUILD/vtbench" run "$T/vm.conf" --db "$T/$1.db" --quiet >/dev/null 2
 
 # Warm-up (excluded), and the command line libvirt gave QEMU.
 runvm warm
-log=$(ls -t /var/log/libvirt/qemu/vtbench-*.log | head -n 1)
+uuid=$(sqlite3 "$T/warm.db" "select uuid from boot")
+log=/var/log/libvirt/qemu/vtbench-$uuid.log
+[ -r "$log" ] || { echo "bench-vm: libvirt's QEMU log '$log' is missing" >&2; exit 1; }
 # From the binary to the last continued line; shell quoting undone;
 # what only libvirt can use dropped: -S (start paused), the monitor
 # socket passed as an fd, the master key file, -no-shutdown (libvirt
@@ -96,7 +98,7 @@ printf '%s\n' '{"schema":1,"nonce":"0","cells":[{"key":"k","name":"noop","worklo
 
 direct() {
 	# one argument per line: no shell word splitting of data
-	tail -n +2 "$T/args" | tr '\n' '\0' | xargs -0 "$qemu" >/dev/null 2>"$T/qerr" || {
+	tail -n +2 "$T/args" | tr '\n' '\0' | timeout 300 xargs -0 "$qemu" >/dev/null 2>"$T/qerr" || {
 		cat "$T/qerr" >&2
 		exit 1
 	}

@@ -9,7 +9,8 @@
 # Where systemd is PID 1 the distribution's service is used as it is and
 # this script refuses to start anything.  It writes /etc/libvirt/qemu.conf
 # only when that file does not exist (QEMU as root, no relabelling): a
-# configuration someone wrote is never touched.
+# configuration someone wrote is never touched.  `stop` leaves that file
+# and the system user libvirt-qemu in place (the next start reuses them).
 set -eu
 
 RUNDIR=${VTBENCH_LIBVIRT_RUNDIR:-/run/vtbench}
@@ -19,7 +20,13 @@ VIRTLOGD_PID=$RUNDIR/virtlogd.pid
 
 say() { echo "libvirtd.sh: $*" >&2; }
 
-alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# alive PIDFILE NAME: the pid in PIDFILE runs and is NAME (a stale pid
+# file whose pid was reused by another program must not get it killed)
+alive() {
+	[ -s "$1" ] || return 1
+	_pid=$(cat "$1")
+	kill -0 "$_pid" 2>/dev/null && [ "$(cat "/proc/$_pid/comm" 2>/dev/null)" = "$2" ]
+}
 
 answers() { [ -S "$SOCK" ] && virsh -c qemu:///system version >/dev/null 2>&1; }
 
@@ -57,10 +64,10 @@ remember_owner = 0
 security_driver = "none"
 CONF
 	fi
-	if ! alive "$VIRTLOGD_PID"; then
+	if ! alive "$VIRTLOGD_PID" virtlogd; then
 		virtlogd --daemon --pid-file "$VIRTLOGD_PID"
 	fi
-	if ! alive "$LIBVIRTD_PID"; then
+	if ! alive "$LIBVIRTD_PID" libvirtd; then
 		libvirtd --daemon --pid-file "$LIBVIRTD_PID"
 	fi
 	i=0
@@ -80,7 +87,7 @@ CONF
 }
 
 stop_one() {
-	if alive "$1"; then
+	if alive "$1" "$2"; then
 		pid=$(cat "$1")
 		kill "$pid"
 		i=0
@@ -96,8 +103,8 @@ stop_one() {
 case "${1:-}" in
 start) start ;;
 stop)
-	stop_one "$LIBVIRTD_PID"
-	stop_one "$VIRTLOGD_PID"
+	stop_one "$LIBVIRTD_PID" libvirtd
+	stop_one "$VIRTLOGD_PID" virtlogd
 	;;
 status)
 	if answers; then echo "libvirtd answers on qemu:///system"; else

@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <libcpuid/libcpuid.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,8 @@ struct agent {
 	const char *out;
 	struct vtb_rec rec;
 	bool started; /* the header is written */
+	bool ended;   /* the end record is written */
+	bool guest;   /* the job runner of a guest's /init */
 	char nonce_buf[VTB_REC_MAX_NONCE + 1];
 	struct vtb_cpuset cpus; /* affinity at start */
 	size_t cells_run;
@@ -103,8 +107,8 @@ static json_t *header_record(const struct agent *a, const char *boot, const char
 				id.cpu_codename, "brand", id.brand_str);
 	h = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:b, s:s?, s:o?, s:s?, s:s?}", "type",
 		      "header", "schema", VTB_REC_SCHEMA, "agent", VTB_VERSION, "kernel", u.release,
-		      "cmdline", cmdline, "hostname", u.nodename, "pid1", getpid() == 1, "cpus",
-		      cpus, "cpu", cpu, "boot", boot, "config", config);
+		      "cmdline", cmdline, "hostname", u.nodename, "pid1", a->guest || getpid() == 1,
+		      "cpus", cpus, "cpu", cpu, "boot", boot, "config", config);
 	free(cmdline);
 	free(cpus);
 	return h;
@@ -222,9 +226,12 @@ static int cell_rejected(struct agent *a, const char *key, const char *wname, co
 
 static int write_end(struct agent *a)
 {
-	return write_rec(a, json_pack("{s:s, s:s, s:I}", "type", "end", "status",
-				      a->cells_failed ? "failed" : "ok", "cells",
-				      (json_int_t)a->cells_run));
+	int ret = write_rec(a, json_pack("{s:s, s:s, s:I}", "type", "end", "status",
+					 a->cells_failed ? "failed" : "ok", "cells",
+					 (json_int_t)a->cells_run));
+
+	a->ended = ret == 0;
+	return ret;
 }
 
 static void unknown_workload_msg(const char *name)
@@ -594,7 +601,10 @@ static int cmd_job(const char *path, struct agent *a)
 			  (long long)schema, VTB_REC_SCHEMA);
 		goto fail;
 	}
-	a->nonce = nonce;
+	/* keep our own copy: the job's text is freed at the end, and PID 1
+	 * needs the nonce if this process dies mid-job */
+	snprintf(a->nonce_buf, sizeof(a->nonce_buf), "%s", nonce);
+	a->nonce = a->nonce_buf;
 	if (agent_start(a, boot, config))
 		goto fail;
 	ret = EXIT_FAIL;
@@ -640,36 +650,84 @@ static void nonce_from_cmdline(struct agent *a)
 	free(cmdline);
 }
 
+/* Reports a job that could not run at all: header (when the job did not
+ * get that far), error, end. */
+static void job_failed(struct agent *a, const char *msg)
+{
+	if (!a->started) {
+		nonce_from_cmdline(a);
+		if (agent_start(a, NULL, NULL))
+			return;
+	}
+	if (write_rec(a, json_pack("{s:s, s:n, s:s}", "type", "error", "cell", "message",
+				   msg ? msg : "out of memory")) == 0) {
+		a->cells_failed++;
+		write_end(a);
+	}
+}
+
 /*
- * /init of a guest: run /job.json with records on the record port, then
- * power off whatever happened.  Every failure the harness can be told
- * about becomes an error record; PID 1 never returns.
+ * /init of a guest.  The job runs in a child: a workload that crashes
+ * or exits must not take PID 1 with it (the kernel panics when init
+ * dies), so the parent turns the child's abnormal end into an error
+ * record, then powers off whatever happened.  The child's struct agent
+ * lives in shared memory, so the parent knows whether the header and
+ * the end record went out.  PID 1 never returns.
  */
 static void pid1_main(void)
 {
-	struct agent a = { .nonce = "0", .records = true };
+	struct agent *a;
 	char *msg = NULL;
+	int st = 0;
+	pid_t pid;
 
 	if (vtb_pid1_setup(VTB_PID1_RECORD_TTY)) {
 		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 		vtb_pid1_poweroff();
 	}
-	if (cmd_job(VTB_PID1_JOB, &a) == EXIT_USAGE) {
-		msg = vtb_strdup(vtb_errmsg());
-		if (!a.started) {
-			nonce_from_cmdline(&a);
-			if (agent_start(&a, NULL, NULL))
-				goto off;
-		}
-		if (write_rec(&a, json_pack("{s:s, s:n, s:s}", "type", "error", "cell", "message",
-					    msg ? msg : "out of memory")) == 0) {
-			a.cells_failed++;
-			write_end(&a);
-		}
+	a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED) {
+		fprintf(stderr, "vtbench-agent: cannot map shared memory: %s\n", strerror(errno));
+		vtb_pid1_poweroff();
 	}
-off:
+	memset(a, 0, sizeof(*a));
+	a->nonce = "0";
+	a->records = true;
+	a->guest = true;
+	pid = fork();
+	if (pid == 0) {
+		if (cmd_job(VTB_PID1_JOB, a) == EXIT_USAGE) {
+			msg = vtb_strdup(vtb_errmsg());
+			job_failed(a, msg);
+		}
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid < 0) {
+		msg = vtb_asprintf("cannot fork the job runner: %s", strerror(errno));
+		job_failed(a, msg);
+		vtb_pid1_poweroff();
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0) || !a->ended) {
+		struct agent p = { .nonce = "0", .records = true, .guest = true };
+
+		p.started = a->started;
+		p.nonce = a->nonce_buf[0] ? a->nonce_buf : "0";
+		if (p.started && vtb_rec_init(&p.rec, STDOUT_FILENO, p.nonce) != 0)
+			vtb_pid1_poweroff();
+		if (WIFSIGNALED(st))
+			msg = vtb_asprintf("the job runner was killed by signal %d (%s)",
+					   WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+			msg = vtb_asprintf("the job runner exited with status %d", WEXITSTATUS(st));
+		else
+			msg = vtb_strdup("the job runner ended without its end record");
+		job_failed(&p, msg);
+		vtb_cpuset_release(&p.cpus);
+	}
 	free(msg);
-	vtb_cpuset_release(&a.cpus);
 	vtb_pid1_poweroff();
 }
 

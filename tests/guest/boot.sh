@@ -5,10 +5,8 @@
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need virsh || exit 0
-
-kernel=$(ls "$SRCDIR"/build/guest/kernel/boot/vmlinuz-* 2>/dev/null | head -n 1)
+. "$SRCDIR/tests/guest/lib.sh"
 if [ -z "$kernel" ]; then notok "fetched guest kernel" "run scripts/fetch-kernel.sh"; exit 0; fi
-release=${kernel##*/vmlinuz-}
 
 cat >"$T/m.conf" <<CONF
 [global]
@@ -60,7 +58,6 @@ expect_grep "compare has a guest vs host table" "$T/out" "guest vs host"
 n=$(grep -c '^vm vcpus=2 .*baseline cpus=2 .*stream' "$T/out")
 expect_eq "one guest vs host row per STREAM metric" "$n" "4"
 
-left=$(virsh -c qemu:///system list --all --name 2>/dev/null | grep -c '^vtbench-')
-expect_eq "no domain of ours remains" "$left" "0"
+expect_eq "no domain of ours remains" "$(ours)" "0"
 left=$(ls "$VTBENCH_GUEST_DIR" | grep -c '^boot-')
 expect_eq "no per-boot image remains" "$left" "0"

@@ -6,8 +6,7 @@
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need virsh || exit 0
-kernel=$(ls "$SRCDIR"/build/guest/kernel/boot/vmlinuz-* 2>/dev/null | head -n 1)
-ours() { virsh -c qemu:///system list --all --name 2>/dev/null | grep -c '^vtbench-'; }
+. "$SRCDIR/tests/guest/lib.sh"
 
 # -- hang: destroyed at the timeout, then the next boot runs
 cat >"$T/hang.conf" <<CONF
@@ -83,6 +82,36 @@ type = debug
 mode = sleep
 seconds = 3s
 CONF
+# -- a workload that crashes or exits in the guest: an error record from
+# /init, which survives it, and a clean poweroff, not a kernel panic
+cat >"$T/crash.conf" <<CONF
+[global]
+reps = 1
+timeout = 90s
+kernel = $kernel
+exclude = vm*memory=256M*/exit, vm*memory=272M*/crash
+[baseline]
+enabled = no
+[vm]
+vcpus = 1
+memory = 256M, 272M
+[workload crash]
+type = debug
+mode = crash
+[workload exit]
+type = debug
+mode = exit
+CONF
+expect_exit "guests whose workload crashes make the run exit 1" 1 "$VTBENCH" run "$T/crash.conf" --db "$T/c.db"
+got=$(sql "$T/c.db" "select group_concat(error, ' | ') from (select b.error from boot b join config c on c.id = b.config_id order by c.seq)")
+case "$got" in
+*"killed by signal 6"*"exited with status 3"*) ok "the crash and the exit are reported by /init as errors" ;;
+*) notok "the crash and the exit are reported by /init as errors" "got '$got'" ;;
+esac
+got=$(sql "$T/c.db" "select count(*) from boot where console_tail like '%Kernel panic%' or console_tail not like '%reboot: Power down%'")
+expect_eq "no panic: both guests powered off cleanly" "$got" "0"
+expect_eq "no domain left after the crashes" "$(ours)" "0"
+
 # wait_domain: until a domain of ours exists (60 s at most)
 wait_domain() {
 	i=0
@@ -122,3 +151,28 @@ got=$(sql "$T/k.db" "select count(*) || ' ' || sum(status = 'ok') from boot")
 expect_eq "both boots stored, both ok" "$got" "2 2"
 got=$(sql "$T/k.db" "select count(*) || ' ' || group_concat(status) from campaign")
 expect_eq "one campaign, done" "$got" "1 done"
+
+# -- a long baseline between VM boots: libvirt's keepalive must not drop
+# the connection while its event loop does not run (about 30 s here)
+cat >"$T/long.conf" <<CONF
+[global]
+reps = 1
+order = sequential
+timeout = 2m
+kernel = $kernel
+exclude = vm*/nap, baseline*/ok
+[baseline]
+cpus = 1
+[vm]
+vcpus = 1
+memory = 256M
+[workload nap]
+type = debug
+mode = sleep
+seconds = 40s
+[workload ok]
+type = debug
+CONF
+expect_exit "a VM boot after a 40 s baseline works" 0 "$VTBENCH" run "$T/long.conf" --db "$T/l.db" --quiet
+got=$(sql "$T/l.db" "select group_concat(kind || ':' || status, ' ') from (select * from boot order by started_ns)")
+expect_eq "baseline then VM, both ok" "$got" "baseline:ok vm:ok"
