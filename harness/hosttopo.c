@@ -952,11 +952,7 @@ struct xobj {
 struct xtree {
 	struct xobj *o;
 	size_t n;
-	int *owner; /* per level (5 + node group) per PU OS number: object index */
-	int max_os;
 };
-
-enum { XL_NODEGROUP = VTB_TOPO_NLEVELS, XL_N };
 
 static int xobj_add(struct xtree *x, const char *type, int rank, int os,
 		    const struct vtb_cpuset *pus)
@@ -1163,7 +1159,6 @@ static void xtree_release(struct xtree *x)
 	for (i = 0; i < x->n; i++)
 		hwloc_bitmap_free(x->o[i].set);
 	free(x->o);
-	free(x->owner);
 }
 
 static char *model_hwloc_xml(const struct vtb_hosttopo *h)
