@@ -18,8 +18,10 @@ static const char plan_usage[] =
 	"\n"
 	"options:\n"
 	"  --format text|json     output format (default: text)\n"
-	"  --host-topology SPEC   plan for another host: an hwloc XML file or an hwloc\n"
-	"                         synthetic description (default: this machine)\n"
+	"  --host-topology SPEC   plan for another host (default: this machine): an\n"
+	"                         hwloc XML file, an hwloc synthetic description,\n"
+	"                         caps:FILE (virsh capabilities) or libvirt:URI;\n"
+	"                         see 'vtbench topo --help'\n"
 	"  --reps N               override the matrix's reps =\n"
 	"  --help-matrix          the matrix.conf reference (sections, keys, defaults)\n"
 	"  -h, --help             this help\n";

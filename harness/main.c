@@ -13,6 +13,7 @@
 
 #include "../workloads/workload.h"
 #include "cmd.h"
+#include "provision.h"
 
 struct vtb_cmd {
 	const char *name;
@@ -29,6 +30,8 @@ static const struct vtb_cmd commands[] = {
 	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
 	  "dry run: every configuration and cell, with keys and parameters" },
 	{ "run", cmd_run, 0, "run a matrix and store every boot in SQLite" },
+	{ "topo", cmd_topo, VTB_CMD_NEED_HOST,
+	  "show the host topology (packages, nodes, LLCs, cores, PUs) or export it" },
 };
 
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
@@ -42,12 +45,41 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* "libvirt:URI": the capabilities of that libvirt host.  A connection
+ * that fails is infrastructure (3); XML that does not parse is input (2). */
+static int load_libvirt_host(struct vtb_cmd_env *env, const char *uri)
+{
+	struct vtb_hv *hv = NULL;
+	char *xml = NULL;
+	int ret = VTB_EXIT_INFRA;
+
+	if (vtb_hv_open(*uri ? uri : NULL, &hv) || vtb_hv_capabilities(hv, &xml))
+		goto out;
+	ret = VTB_EXIT_USAGE;
+	if (vtb_hosttopo_load_caps(xml, strlen(xml), env->host_topology, &env->host))
+		goto out;
+	ret = 0;
+out:
+	if (ret)
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+	free(xml);
+	vtb_hv_close(hv);
+	return ret;
+}
+
 int vtb_cmd_setup(struct vtb_cmd_env *env)
 {
-	if (env->flags & VTB_CMD_NEED_HOST) {
-		if (vtb_hosttopo_load(env->host_topology, &env->host)) {
+	const char *spec = env->host_topology;
+
+	if ((env->flags & VTB_CMD_NEED_HOST) && spec && !strncmp(spec, "libvirt:", 8)) {
+		int r = load_libvirt_host(env, spec + 8);
+
+		if (r)
+			return r;
+	} else if (env->flags & VTB_CMD_NEED_HOST) {
+		if (vtb_hosttopo_load(spec, &env->host)) {
 			vtb_cmd_err(env, "%s", vtb_errmsg());
-			return env->host_topology ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+			return spec ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		}
 	}
 	if (env->flags & VTB_CMD_NEED_DB) {

@@ -171,6 +171,14 @@ bool vtb_hv_kvm_listed(struct vtb_hv *hv)
 	return caps != NULL;
 }
 
+int vtb_hv_capabilities(struct vtb_hv *hv, char **xml)
+{
+	*xml = virConnectGetCapabilities(hv->conn);
+	if (!*xml)
+		return lv_error("cannot get the host capabilities");
+	return 0;
+}
+
 /* ------------------------------------------------------------------ boot */
 
 struct console {

@@ -38,6 +38,11 @@ bool vtb_hv_system(const struct vtb_hv *hv);
  * proves nothing about whether guests boot). */
 bool vtb_hv_kvm_listed(struct vtb_hv *hv);
 
+/* The host's capabilities XML (virConnectGetCapabilities: CPU, NUMA
+ * cells with their CPUs, cache banks), malloc'ed into *xml for
+ * vtb_hosttopo_load_caps().  -1 with vtb_error(). */
+int vtb_hv_capabilities(struct vtb_hv *hv, char **xml);
+
 struct vtb_vm_req {
 	const char *xml; /* domain XML (vtb_domxml) */
 	const char *name;
