@@ -21,6 +21,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../workloads/lib/vtbutil.h"
+
+/* A guest NUMA cell: its vCPUs, memory and distances to every cell. */
+struct vtb_domcell {
+	const struct vtb_cpuset *vcpus; /* vCPU numbers */
+	uint64_t memory_bytes;		/* the cells' sum is the domain's memory */
+	const unsigned *distances;	/* n_cells values, NULL: libvirt's default */
+	int host_node;			/* memnode binding target, -1: none */
+};
+
 struct vtb_domspec {
 	const char *name;
 	const char *uuid; /* NULL: libvirt picks one */
@@ -32,6 +42,18 @@ struct vtb_domspec {
 	int sockets, dies, cores, threads; /* all 0: no <topology> */
 	uint64_t memory_bytes;
 	const char *kernel, *initrd, *cmdline;
+
+	/* Placement (issue 5; all optional: zero means "not set") */
+	const char *machine;		      /* "pc" (default) or "q35" */
+	const struct vtb_cpuset *vcpupin;     /* n = vcpus entries, or NULL: none */
+	const struct vtb_cpuset *emulatorpin; /* NULL: none */
+	const struct vtb_domcell *cells;      /* <numa><cell>, NULL: none */
+	int n_cells;
+	const struct vtb_cpuset *numatune_nodes; /* <numatune><memory nodeset=>, NULL: none */
+	const char *numatune_mode;		 /* "strict" (default), "preferred"... */
+	bool hugepages;				 /* <memoryBacking><hugepages/> */
+	bool locked;				 /* <memoryBacking><locked/> */
+	bool hint_dedicated;			 /* KVM only: <kvm><hint-dedicated/> */
 };
 
 /* The domain XML (malloc'ed), or NULL with vtb_error() when the spec is
