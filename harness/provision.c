@@ -350,6 +350,21 @@ static char *panic_line(const char *tail)
 	return e ? strndup(p, (size_t)(e - p)) : vtb_strdup(p);
 }
 
+enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
+{
+	if (w->stop)
+		return VTB_VM_STOP;
+	if (w->records_eof && w->stopped)
+		return VTB_VM_DONE;
+	if (w->now >= w->deadline)
+		return VTB_VM_TIMEOUT;
+	if (!w->grace_until && (w->records_eof || w->stopped))
+		w->grace_until = w->now + w->grace_ns;
+	if (w->grace_until && w->now >= w->grace_until)
+		return VTB_VM_DONE;
+	return VTB_VM_WAIT;
+}
+
 const char *vtb_vm_judge(const struct vtb_vm_facts *f, const struct vtb_boot_records *r,
 			 char **error)
 {
@@ -453,6 +468,8 @@ int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot
 	deadline = now + req->timeout_ns;
 	next_tick = now + 1000000000ull;
 	for (;;) {
+		struct vtb_vm_wait w;
+		enum vtb_vm_step step;
 		int rc;
 
 		if (req->waitmask)
@@ -470,19 +487,20 @@ int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot
 			goto out;
 		}
 		now = vtb_now_ns();
-		if (req->stop && *req->stop) {
+		w = (struct vtb_vm_wait){ .stop = req->stop && *req->stop,
+					  .records_eof = b->con[1].eof,
+					  .stopped = b->stopped,
+					  .now = now,
+					  .deadline = deadline,
+					  .grace_ns = GRACE_NS,
+					  .grace_until = grace };
+		step = vtb_vm_wait_step(&w);
+		grace = w.grace_until;
+		if (step == VTB_VM_STOP)
 			interrupted = true;
-			break;
-		}
-		if (b->con[1].eof && b->stopped)
-			break;
-		if (now >= deadline) {
+		if (step == VTB_VM_TIMEOUT)
 			timed_out = true;
-			break;
-		}
-		if (!grace && (b->con[1].eof || b->stopped))
-			grace = now + GRACE_NS;
-		if (grace && now >= grace)
+		if (step != VTB_VM_WAIT)
 			break;
 		if (req->tick && now >= next_tick) {
 			req->tick(req->tick_arg);

@@ -67,6 +67,20 @@ struct vtb_vm_req {
 int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot_outcome *out,
 		char **live_xml);
 
+/* One turn of a boot's wait loop, for vtb_vm_wait_step(). */
+struct vtb_vm_wait {
+	bool stop;	  /* SIGINT/SIGTERM asked to stop */
+	bool records_eof; /* the record stream ended */
+	bool stopped;	  /* libvirt said the domain stopped */
+	uint64_t now, deadline, grace_ns;
+	uint64_t grace_until; /* in/out: 0 until one of the two ends came */
+};
+enum vtb_vm_step { VTB_VM_WAIT, VTB_VM_DONE, VTB_VM_TIMEOUT, VTB_VM_STOP };
+/* A stop request wins; both ends (records EOF and domain stop) finish
+ * the boot; the deadline times it out; when only one end came, the
+ * other gets grace_ns before the boot is finished anyway. */
+enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w);
+
 /* What a boot's end looked like, for vtb_vm_judge(). */
 struct vtb_vm_facts {
 	bool interrupted;

@@ -59,5 +59,8 @@ n=$(grep -c '^vm vcpus=2 .*baseline cpus=2 .*stream' "$T/out")
 expect_eq "one guest vs host row per STREAM metric" "$n" "4"
 
 expect_eq "no domain of ours remains" "$(ours)" "0"
-left=$(ls "$VTBENCH_GUEST_DIR" | grep -c '^boot-')
+left=0
+for u in $(sql "$T/r.db" "select uuid from boot"); do
+	[ -e "$VTBENCH_GUEST_DIR/boot-$u.img" ] && left=$((left + 1))
+done
 expect_eq "no per-boot image remains" "$left" "0"

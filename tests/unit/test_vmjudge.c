@@ -159,3 +159,41 @@ Test(vmjudge, a_stream_cut_before_its_end_fails)
 	free(err);
 	free(s);
 }
+
+/* The wait loop's decisions, turn by turn, as a fake stream and domain
+ * would drive them. */
+Test(vmjudge, wait_step_ends_on_both_ends_grace_timeout_or_stop)
+{
+	struct vtb_vm_wait w = { .now = 100, .deadline = 1000, .grace_ns = 50 };
+
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "nothing happened yet");
+	w.records_eof = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "EOF alone waits for the stop");
+	cr_expect_eq(w.grace_until, 150);
+	w.now = 140;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT);
+	cr_expect_eq(w.grace_until, 150, "the grace is not restarted");
+	w.stopped = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_DONE, "both ends: done");
+
+	w = (struct vtb_vm_wait){ .now = 100, .deadline = 1000, .grace_ns = 50, .stopped = true };
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "stopped, records may still drain");
+	w.now = 150;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_DONE, "the grace ran out");
+
+	w = (struct vtb_vm_wait){ .now = 1000, .deadline = 1000, .grace_ns = 50 };
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_TIMEOUT, "a silent guest times out");
+	w.stop = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_STOP, "a stop request wins over everything");
+	w = (struct vtb_vm_wait){
+		.now = 10, .deadline = 1000, .records_eof = true, .stopped = true, .stop = true
+	};
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_STOP);
+	/* a guest that keeps writing past its deadline is still timed out */
+	w = (struct vtb_vm_wait){ .now = 2000,
+				  .deadline = 1000,
+				  .grace_ns = 50,
+				  .records_eof = true,
+				  .grace_until = 2100 };
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_TIMEOUT);
+}
