@@ -61,6 +61,6 @@ expect_eq "one guest vs host row per STREAM metric" "$n" "4"
 expect_eq "no domain of ours remains" "$(ours)" "0"
 left=0
 for u in $(sql "$T/r.db" "select uuid from boot"); do
-	[ -e "$VTBENCH_GUEST_DIR/boot-$u.img" ] && left=$((left + 1))
+	[ -e "${VTBENCH_GUEST_DIR:-/var/lib/vtbench/guest}/boot-$u.img" ] && left=$((left + 1))
 done
 expect_eq "no per-boot image remains" "$left" "0"
