@@ -37,11 +37,12 @@ bad die-over-two-l3 's/vcpu="2" cpuset="2"/vcpu="2" cpuset="4"/; s/vcpu="3" cpus
 bad cell-off-its-node 's/memnode cellid="1" mode="strict" nodeset="1"/memnode cellid="1" mode="strict" nodeset="0"/' \
 	mirror-strict "$S16" node
 bad pin-outside-host 's/vcpu="7" cpuset="11"/vcpu="7" cpuset="99"/' mirror-strict "$S16" pins
+bad emulator-outside-host 's/emulatorpin cpuset="15"/emulatorpin cpuset="15-16"/' mirror-strict "$S16" pins
 bad siblings-assumed-adjacent 's/vcpu="1" cpuset="64"/vcpu="1" cpuset="1"/; s/vcpu="2" cpuset="1"/vcpu="2" cpuset="64"/' \
 	epyc-interleaved "$EPYC" smt
 bad numatune-off-the-pins 's/<memory mode="preferred" nodeset="0"/<memory mode="preferred" nodeset="1"/' \
 	core-hugepages "$S16" node
-expect_grep "  the failure names the vCPUs and host objects" "$T/out" "# the domain: pCPUs 0,1,2,3 are on host node(s) 0, memory on 1"
+expect_grep "  the failure names the vCPUs and host objects" "$T/out" "# the domain: pCPUs 0-3 are on host node(s) 0, memory on 1"
 sed 's/vcpu="1" cpuset="1"/vcpu="1" cpuset="2"/' "$F/mirror-strict.xml" >"$T/one.xml"
 sh "$C" "$T/one.xml" "$S16" >"$T/out"
 expect_grep "an SMT failure names the virtual core, its pCPUs and host cores" "$T/out" "# virtual core 0 (vCPUs 0-1) on pCPUs 0,2: host core 0,1"

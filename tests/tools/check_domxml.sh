@@ -10,7 +10,8 @@
 # HOST is an hwloc XML file or an hwloc synthetic string ("pack:2 core:4
 # pu:2").  Properties, one "ok - " / "not ok - " / "n/a - " line each, with
 # the first failures on "# " lines:
-#   pins  every <vcpupin> vCPU exists and its cpuset is within the host's PUs
+#   pins  every <vcpupin> vCPU exists and its cpuset is within the host's
+#         PUs (and so is <emulatorpin>'s)
 #   smt   the vCPUs of one virtual core run on one host core
 #   llc   the vCPUs of one virtual die (QEMU's L3 domain) share one host L3
 #   node  a guest cell's vCPUs run on the host node(s) of its <memnode>
@@ -49,6 +50,7 @@ trap 'rm -rf "$W"' EXIT
 # One line per PU OS number the host has (offline CPUs are not PUs).
 hc --po -I pu all | tr ',' '\n' | grep . | sort -n >"$W/hostpus"
 [ -s "$W/hostpus" ] || die "hwloc-calc cannot read the host topology '$host'"
+sort "$W/hostpus" >"$W/hostpus.lex"
 
 xs() { xmllint --xpath "string($1)" "$xml" 2>/dev/null; }
 # Values of the attribute nodes matching $1, one per line, in document order.
@@ -104,11 +106,16 @@ npinned=$(sort -u "$W/pinv" | grep -c .)
 if [ "$npinned" -eq 0 ]; then
 	na "pins: no <vcpupin>, the vCPUs float"
 else
-	sort "$W/hostpus" >"$W/hostpus.lex"
 	cut -d ' ' -f 2 "$W/pins" | sort -u >"$W/used.lex"
 	comm -23 "$W/used.lex" "$W/hostpus.lex" | sort -n | while read -r p; do
 		echo "pCPU $p is not a PU of the host" >>"$W/why"
 	done
+	emu=$(xs /domain/cputune/emulatorpin/@cpuset)
+	if [ -n "$emu" ]; then
+		if expand "$emu" | sort -u | comm -23 - "$W/hostpus.lex" | grep -q .; then
+			echo "the emulator pin $emu is not within the host's PUs" >>"$W/why"
+		fi
+	fi
 	dup=$(sort "$W/pinv" | uniq -d | head -n 1)
 	[ -z "$dup" ] || echo "vCPU $dup has two <vcpupin>" >>"$W/why"
 	[ "$npinned" -eq "$vcpus" ] || echo "$npinned of $vcpus vCPUs are pinned" >>"$W/why"
@@ -119,26 +126,41 @@ else
 	fi
 fi
 
+# "0\n1\n2\n5" on stdin -> "0-2,5"
+compress() {
+	sort -n -u | awk 'NR == 1 { a = b = $1; next } $1 == b + 1 { b = $1; next }
+		{ printf "%s%s", sep, (a == b ? a : a "-" b); sep = ","; a = b = $1 }
+		END { if (NR) printf "%s%s", sep, (a == b ? a : a "-" b); print "" }'
+}
+
 # group_check PROP DIVISOR HWTYPE WHAT: the vCPUs with the same v / DIVISOR
-# must have all their pCPUs in one host object of HWTYPE.
+# must have all their pCPUs in one host object of HWTYPE.  One hwloc-calc
+# process answers every group (a line of locations per group on stdin);
+# pCPUs the host lacks are left out of the query (pins reports them).
 group_check() {
 	prop=$1 div=$2 type=$3 what=$4
 	: >"$W/why"
-	awk -v d="$div" '{ print int($1 / d), $2 }' "$W/pins" | sort -n -k1,1 -k2,2 -u >"$W/groups"
-	ngroups=0 nbad=0
-	for g in $(cut -d ' ' -f 1 "$W/groups" | uniq); do
-		ngroups=$((ngroups + 1))
-		args=$(awk -v g="$g" '$1 == g { printf "pu:%s ", $2 }' "$W/groups")
-		# shellcheck disable=SC2086
-		objs=$(hc --pi -I "$type" $args)
+	awk -v d="$div" 'NR == FNR { host[$1] = 1; next }
+		host[$2] { print int($1 / d), $2 }' "$W/hostpus" "$W/pins" |
+		sort -n -k1,1 -k2,2 -u >"$W/groups"
+	awk 'NR == 1 || $1 != g { if (NR > 1) print ""; g = $1; printf "%s", g } { printf " pu:%s", $2 }
+		END { if (NR) print "" }' "$W/groups" >"$W/queries"
+	# hwloc-calc announces stdin mode on stdout: drop that line
+	cut -d ' ' -f 2- "$W/queries" | hc --pi -I "$type" | grep -v '^Waiting for' >"$W/answers"
+	if [ "$(grep -c . "$W/queries")" -ne "$(grep -c '' "$W/answers")" ]; then
+		die "hwloc-calc answered $(grep -c '' "$W/answers") of $(grep -c . "$W/queries") $type queries"
+	fi
+	ngroups=$(grep -c . "$W/queries")
+	paste -d ' ' "$W/answers" "$W/queries" | while read -r objs g locs; do
 		case $objs in
 		'' | *,*)
-			nbad=$((nbad + 1))
 			first=$((g * div))
-			echo "$what $g (vCPUs $first-$((first + div - 1))) on pCPUs $(echo "$args" | sed 's/ *$//' | sed 's/pu://g; s/ /,/g'): host $type ${objs:-none}" >>"$W/why"
+			cpus=$(echo "$locs" | tr ' ' '\n' | sed 's/pu://' | compress)
+			echo "$what $g (vCPUs $first-$((first + div - 1))) on pCPUs $cpus: host $type ${objs:-none}" >>"$W/why"
 			;;
 		esac
 	done
+	nbad=$(grep -c . "$W/why")
 	if [ "$nbad" -gt 0 ]; then
 		fail "$prop: $nbad of $ngroups ${what}s span more than one host $type"
 	else
@@ -168,7 +190,8 @@ ncells=$(grep -c . "$W/cellid")
 whole=$(xs /domain/numatune/memory/@nodeset)
 # node_check LABEL VCPU-FILE NODESET
 node_check() {
-	awk 'NR == FNR { want[$1] = 1; next } want[$1] { print $2 }' "$2" "$W/pins" | sort -n -u >"$W/cellp"
+	awk 'NR == FNR { want[$1] = 1; next } want[$1] { print $2 }' "$2" "$W/pins" | sort -u |
+		comm -12 - "$W/hostpus.lex" | sort -n >"$W/cellp"
 	[ -s "$W/cellp" ] || return 0
 	nchecked=$((nchecked + 1))
 	expand "$3" | sort -u >"$W/want" || { echo "$1: bad nodeset '$3'" >>"$W/why"; return 0; }
@@ -176,7 +199,7 @@ node_check() {
 	hc --pi --po -I numa $(sed 's/^/pu:/' "$W/cellp") | tr ',' '\n' | grep . | sort -u >"$W/got"
 	extra=$(comm -23 "$W/got" "$W/want" | tr '\n' ',' | sed 's/,$//')
 	if [ -n "$extra" ] || [ ! -s "$W/got" ]; then
-		echo "$1: pCPUs $(tr '\n' ',' <"$W/cellp" | sed 's/,$//') are on host node(s) $(tr '\n' ',' <"$W/got" | sed 's/,$//'), memory on $3" >>"$W/why"
+		echo "$1: pCPUs $(compress <"$W/cellp") are on host node(s) $(tr '\n' ',' <"$W/got" | sed 's/,$//'), memory on $3" >>"$W/why"
 	fi
 }
 nchecked=0
