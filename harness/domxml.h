@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libvirt domain XML for one guest boot (the only place that writes
- * it).  Minimal until the topology planner lands: a virtual topology of
- * sockets x dies x cores x threads, no pinning, no guest NUMA.  What
- * every domain has, and why:
+ * it): a virtual topology of sockets x dies x cores x threads and the
+ * placement a plan decides (pins, guest cells, numatune, memory backing,
+ * machine type).  What every domain has, and why:
  *   <features><acpi/><apic/>   without ACPI the guest halts instead of
  *                               powering off and the domain never ends
  *   on_poweroff/on_reboot/on_crash = destroy
@@ -56,8 +56,20 @@ struct vtb_domspec {
 	bool hint_dedicated;			 /* KVM only: <kvm><hint-dedicated/> */
 };
 
-/* The domain XML (malloc'ed), or NULL with vtb_error() when the spec is
- * inconsistent (topology product != vcpus, missing kernel...). */
+/*
+ * The domain XML (malloc'ed, caller frees), or NULL with vtb_error() when
+ * the spec is inconsistent: topology product != vcpus, missing kernel;
+ * a vcpupin or emulatorpin set that is empty; cells whose vCPU sets do
+ * not partition 0..vcpus-1, whose memory (whole KiB each) does not add up
+ * to memory_bytes, with distances on some cells only, or distances other
+ * than 10 on the diagonal and 11-255 elsewhere; a cell's host_node
+ * outside numatune_nodes; an unknown machine type (pc, q35, pc-i440fx-*,
+ * pc-q35-*) or numatune mode (strict, preferred, interleave,
+ * restrictive); hugepages with memory not in 2 MiB pages;
+ * hint_dedicated on KVM without host-passthrough (libvirt refuses it).
+ * hint_dedicated is dropped under TCG, where it means nothing.  Each
+ * cell with host_node >= 0 gets a <memnode> with numatune_mode.
+ */
 char *vtb_domxml(const struct vtb_domspec *s);
 
 #endif
