@@ -198,6 +198,7 @@ Test(timer, more_threads_than_cpus_share_them_round_robin)
 	cr_assert_eq(thread_cpu(p, 1), 0);
 	vtb_cpuset_release(&p->pool);
 	vtb_workload_ctx_release(&ctx);
+	free(p);
 	p = new_params();
 	cpus(&ctx, "0-3");
 	cr_assert_eq(set(p, "affinity", "0"), 0);
