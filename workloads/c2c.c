@@ -8,8 +8,11 @@
  * round trip of the line between the two cores.  Ping times batches of
  * `rounds` round trips; the first batch (threads waking, line moving to
  * its home) is discarded.  A pair runs batches for `time` (at least 3,
- * at most `batches`) and its value is the median batch, in nanoseconds
- * per round trip.
+ * at most `batches`; a batch is cut once 2 x time has passed) and its
+ * value is the median batch, in nanoseconds per round trip.  A partner
+ * that does not answer within max(1 s, 100 x time) fails the run: the
+ * spinning loops read the clock every CHECK_EVERY attempts, so a stalled
+ * CPU cannot hang it.
  *
  * Median, not mean (core-to-core-latency) or min (c2clat): a batch hit
  * by an interrupt or, in a guest, by a preempted vCPU is an outlier that
@@ -36,9 +39,13 @@
 #include "lib/c2cclust.h"
 #include "workload.h"
 
-#define LINE_STRIDE 4096  /* bytes: one page per pinging CPU, see measure_all */
-#define MIN_BATCHES 3	  /* measured batches per pair, whatever the time */
-#define PRINT_MAX_CPUS 64 /* larger matrices are only stored */
+#define LINE_STRIDE 4096		/* bytes: one page per pinging CPU, see measure_all */
+#define MIN_BATCHES VTB_C2C_MIN_BATCHES /* measured batches per pair, whatever the time */
+#define PRINT_MAX_CPUS 64		/* larger matrices are only stored */
+#define CHECK_EVERY 1024		/* CAS attempts between two clock reads */
+#define DEADLINE_MIN_NS 1000000000ULL	/* a pair fails past max(this, */
+#define DEADLINE_TIMES 100		/* ... this x time) */
+#define BUDGET_SECONDS 600.0		/* prepare warns above this estimate */
 
 enum { ST_PING = 0, ST_PONG = 1, ST_STOP = 2 };
 
@@ -51,12 +58,15 @@ struct c2c_params {
 	long long rounds;
 	long long batches;
 	long long gap; /* percent */
+	bool silent;   /* debug: pong never answers, as a CPU that does not run */
 	/* resolved by prepare, released by run */
 	bool sampled;
+	int sampled_by; /* sampled: the VTB_C2C_* kind grouped by, -1 none */
 	struct vtb_cpuset use;
-	size_t *rep_of; /* sampled: the smt partition */
+	size_t *rep_of; /* sampled: its partition; NULL when every pair is measured */
 	struct vtb_c2c_pair *pairs;
 	size_t n_pairs;
+	double expect; /* seconds */
 };
 
 static const struct vtb_opt c2c_opts[] = {
@@ -64,7 +74,7 @@ static const struct vtb_opt c2c_opts[] = {
 	  .type = VTB_OPT_ENUM,
 	  .def = "auto",
 	  .values = c2c_modes,
-	  .help = "full: every pair; sampled: the first cpu of each core against those of the other cores and its own siblings; auto: sampled above sample_above cpus",
+	  .help = "full: every pair; sampled: the first cpu of each core against those of the other cores and its own siblings (no smt: the first cpu of each llc, else node, against all); auto: sampled above sample_above cpus",
 	  .shortopt = 'm',
 	  .off = offsetof(struct c2c_params, mode) },
 	{ .name = "sample_above",
@@ -107,6 +117,11 @@ static const struct vtb_opt c2c_opts[] = {
 	  .help = "clustering: a jump of more than this percent between merge latencies starts a new level",
 	  .shortopt = 'g',
 	  .off = offsetof(struct c2c_params, gap) },
+	{ .name = "silent",
+	  .type = VTB_OPT_BOOL,
+	  .flags = VTB_OPT_HIDDEN,
+	  .help = "debug: the pong side never answers (a cpu that does not run), so every pair fails at its deadline",
+	  .off = offsetof(struct c2c_params, silent) },
 	{ .name = NULL },
 };
 
@@ -120,11 +135,12 @@ static void release_resolved(struct c2c_params *p)
 	p->n_pairs = 0;
 }
 
-/* Expected duration: the time bound of every pair (batches are short,
- * so time, not the batch cap, ends a pair at the defaults). */
-static double expected_seconds(const struct c2c_params *p)
+/* How long a pair may take before it fails: max(1 s, 100 x time). */
+static uint64_t pair_deadline_ns(const struct c2c_params *p)
 {
-	return (double)p->n_pairs * (double)p->time * 1e-9;
+	uint64_t d = p->time * DEADLINE_TIMES;
+
+	return d > DEADLINE_MIN_NS ? d : DEADLINE_MIN_NS;
 }
 
 /*
@@ -153,21 +169,27 @@ static int c2c_prepare(void *params, struct vtb_workload_ctx *ctx)
 		p->sampled = n > (size_t)p->sample_above;
 	else
 		p->sampled = strcmp(p->mode, "sampled") == 0;
+	p->sampled_by = -1;
 	if (p->sampled) {
 		p->rep_of = calloc(n, sizeof(*p->rep_of));
 		if (!p->rep_of) {
 			vtb_error("out of memory");
 			goto out;
 		}
-		if (vtb_c2c_sysfs_partition(NULL, &p->use, VTB_C2C_SMT, p->rep_of)) {
-			vtb_error(
-				"sampled mode needs the smt siblings from sysfs (use mode=full): %s",
-				vtb_errmsg());
-			goto out;
+		/* SMT cores; without SMT, LLCs or nodes; else every pair */
+		p->sampled_by = vtb_c2c_sample_kind(NULL, &p->use, p->rep_of);
+		if (p->sampled_by < 0) {
+			free(p->rep_of);
+			p->rep_of = NULL;
 		}
 	}
-	if (vtb_c2c_plan(n, p->rep_of, &p->pairs, &p->n_pairs))
+	if (vtb_c2c_plan(n, p->rep_of, p->sampled_by != VTB_C2C_SMT, &p->pairs, &p->n_pairs))
 		goto out;
+	p->expect = vtb_c2c_expected_seconds(p->n_pairs, p->time, p->rounds);
+	if (p->expect > BUDGET_SECONDS)
+		fprintf(stderr,
+			"c2c: warning: %zu pairs will take about %.0f s, over %.0f minutes (use fewer cpus, mode=sampled or a shorter time)\n",
+			p->n_pairs, p->expect, BUDGET_SECONDS / 60);
 	ret = 0;
 out:
 	if (ret)
@@ -188,12 +210,14 @@ struct c2c_shared {
 	int ping_cpu, pong_cpu;
 	uint64_t *line;
 	/* results, read by main after done */
-	int ping_err, pong_err; /* errno of pinning */
-	double *batch_rt;	/* ns per round trip of each measured batch */
-	size_t n_batches;
+	int ping_err, pong_err;	   /* errno of pinning */
+	bool ping_late, pong_late; /* the other side did not answer in time */
+	double *batch_rt;	   /* ns per round trip of each measured batch */
+	size_t n_batches, n_cut;
 	/* parameters */
-	uint64_t time_ns;
+	uint64_t time_ns, deadline_ns;
 	long long rounds, max_batches;
+	bool silent;
 };
 
 static int pin_self(int cpu)
@@ -234,15 +258,24 @@ static bool gate_wait(struct c2c_shared *sh)
 	return g > 0;
 }
 
-/* Ping's side of one pair: the timed batches, then STOP for pong. */
+/*
+ * Ping's side of one pair: the timed batches, then STOP for pong.  The
+ * pair is bounded: a batch ends early once 2 x time has passed since the
+ * pair started (its value is then its own round trips over its own
+ * time), and past the deadline, max(1 s, 100 x time), ping gives up,
+ * writes STOP (pong sees it whenever it runs again) and sets ping_late.
+ */
 static void ping_measure(struct c2c_shared *sh)
 {
-	uint64_t *line = sh->line, seen, start, t0, t1;
+	uint64_t *line = sh->line, seen, start, t0, t1, now, cut, deadline;
 	long long r, rounds = sh->rounds;
+	unsigned spins = 0;
 	size_t nb = 0;
-	bool warm = true;
+	bool warm = true, short_batch;
 
 	start = vtb_now_ns();
+	cut = start + 2 * sh->time_ns;
+	deadline = start + sh->deadline_ns;
 	for (;;) {
 		/*
 		 * What is timed: `rounds` successful CASes of PONG -> PING.
@@ -250,24 +283,46 @@ static void ping_measure(struct c2c_shared *sh)
 		 * in pong's cache, and then the line back in ours: one
 		 * round trip of the cache line per iteration, nothing else
 		 * (no allocation, no system call, one clock read per batch
-		 * on each side, amortised over the batch).
+		 * on each side, amortised over the batch).  The bound costs
+		 * a counter per CAS attempt and a clock read every
+		 * CHECK_EVERY attempts (some hundred round trips), well
+		 * under a nanosecond per round trip.
 		 */
+		short_batch = false;
 		t0 = vtb_now_ns();
-		for (r = 0; r < rounds; r++)
-			while (!cas(line, ST_PONG, ST_PING, &seen))
-				;
+		for (r = 0; r < rounds;) {
+			if (cas(line, ST_PONG, ST_PING, &seen))
+				r++;
+			if (++spins % CHECK_EVERY)
+				continue;
+			now = vtb_now_ns();
+			if (now >= deadline)
+				goto late;
+			if (now >= cut && r > 0) {
+				short_batch = true;
+				break;
+			}
+		}
 		t1 = vtb_now_ns();
-		if (warm)
+		if (warm) {
 			warm = false; /* discarded: wake-up and first transfer */
-		else
-			sh->batch_rt[nb++] = (double)(t1 - t0) / (double)rounds;
+		} else {
+			sh->batch_rt[nb++] = (double)(t1 - t0) / (double)r;
+			sh->n_cut += short_batch;
+		}
 		if (nb >= (size_t)sh->max_batches ||
 		    (nb >= MIN_BATCHES && t1 - start >= sh->time_ns))
 			break;
 	}
 	/* pong's last PING -> PONG, then STOP, which its CAS sees and ends */
 	while (!cas(line, ST_PONG, ST_STOP, &seen))
-		;
+		if (++spins % CHECK_EVERY == 0 && vtb_now_ns() >= deadline)
+			goto late;
+	sh->n_batches = nb;
+	return;
+late:
+	__atomic_store_n(line, ST_STOP, __ATOMIC_RELAXED);
+	sh->ping_late = true;
 	sh->n_batches = nb;
 }
 
@@ -281,7 +336,8 @@ static void *ping_thread(void *arg)
 		pthread_barrier_wait(&sh->go);
 		if (sh->quit)
 			break;
-		sh->n_batches = 0;
+		sh->n_batches = sh->n_cut = 0;
+		sh->ping_late = false;
 		sh->ping_err = pin_self(sh->ping_cpu);
 		/* First touch from the pinging CPU: the line's page lives
 		 * on its node, as in core-to-core-latency. */
@@ -306,18 +362,28 @@ static void *pong_thread(void *arg)
 		pthread_barrier_wait(&sh->go);
 		if (sh->quit)
 			break;
+		sh->pong_late = false;
 		sh->pong_err = pin_self(sh->pong_cpu);
 		pthread_barrier_wait(&sh->ready);
 		if (!sh->ping_err && !sh->pong_err) {
-			uint64_t *line = sh->line;
+			uint64_t *line = sh->line, deadline = vtb_now_ns() + 2 * sh->deadline_ns;
+			unsigned spins = 0;
 
 			/* The other half of the round trip (see ping_measure):
-			 * PING -> PONG until ping writes STOP. */
+			 * PING -> PONG until ping writes STOP.  Ping ends the
+			 * pair by its deadline; this one, twice as far, only
+			 * ends a pair whose ping never runs. */
 			for (;;) {
-				if (cas(line, ST_PING, ST_PONG, &seen))
-					continue;
+				if (sh->silent)
+					seen = __atomic_load_n(line, __ATOMIC_RELAXED);
+				else
+					cas(line, ST_PING, ST_PONG, &seen);
 				if (seen == ST_STOP)
 					break;
+				if (++spins % CHECK_EVERY == 0 && vtb_now_ns() >= deadline) {
+					sh->pong_late = true;
+					break;
+				}
 			}
 		}
 		pthread_barrier_wait(&sh->done);
@@ -326,7 +392,8 @@ static void *pong_thread(void *arg)
 }
 
 /* Measures every planned pair into @m (n x n, NaN elsewhere). */
-static int measure_all(const struct c2c_params *p, double *m, size_t *min_batches)
+static int measure_all(const struct c2c_params *p, double *m, double *one_way, size_t *min_batches,
+		       size_t *cut)
 {
 	struct c2c_shared *sh = NULL;
 	pthread_t tid[2];
@@ -335,6 +402,7 @@ static int measure_all(const struct c2c_params *p, double *m, size_t *min_batche
 	int ret = -1, err, nbar = 0;
 
 	*min_batches = SIZE_MAX;
+	*cut = 0;
 	sh = calloc(1, sizeof(*sh));
 	if (!sh) {
 		vtb_error("out of memory");
@@ -350,7 +418,13 @@ static int measure_all(const struct c2c_params *p, double *m, size_t *min_batche
 		vtb_error("out of memory");
 		goto out;
 	}
+	/* Small pages: a transparent huge page would hold 512 lines and be
+	 * homed on the node of whichever CPU touched it first.  Advice
+	 * only: a kernel without THP refuses it, which is fine. */
+	(void)madvise(lines, bytes, MADV_NOHUGEPAGE);
 	sh->time_ns = p->time;
+	sh->deadline_ns = pair_deadline_ns(p);
+	sh->silent = p->silent;
 	sh->rounds = p->rounds;
 	sh->max_batches = p->batches;
 	err = pthread_barrier_init(&sh->go, NULL, 3);
@@ -383,8 +457,8 @@ static int measure_all(const struct c2c_params *p, double *m, size_t *min_batche
 		goto join;
 	}
 	for (i = 0; i < p->n_pairs; i++) {
-		size_t a = p->pairs[i].a, b = p->pairs[i].b;
-		double med;
+		size_t a = p->pairs[i].a, b = p->pairs[i].b, k;
+		double med, sum = 0;
 
 		sh->ping_cpu = p->use.cpus[a];
 		sh->pong_cpu = p->use.cpus[b];
@@ -397,8 +471,23 @@ static int measure_all(const struct c2c_params *p, double *m, size_t *min_batche
 				  strerror(sh->ping_err ? sh->ping_err : sh->pong_err));
 			break;
 		}
+		if (sh->ping_late || sh->pong_late) {
+			char *d = vtb_format_time_ns(pair_deadline_ns(p));
+
+			vtb_error(
+				"cpu %d did not answer cpu %d within %s (max(1s, 100 x time) per pair): is it running? (a stalled vcpu, a real-time task)",
+				sh->ping_late ? sh->pong_cpu : sh->ping_cpu,
+				sh->ping_late ? sh->ping_cpu : sh->pong_cpu,
+				d ? d : "the deadline");
+			free(d);
+			break;
+		}
 		if (sh->n_batches < *min_batches)
 			*min_batches = sh->n_batches;
+		*cut += sh->n_cut;
+		for (k = 0; k < sh->n_batches; k++)
+			sum += sh->batch_rt[k];
+		one_way[i] = sh->n_batches ? sum / (double)sh->n_batches / 2 : NAN;
 		med = vtb_c2c_median(sh->batch_rt, sh->n_batches);
 		if (!(med > 0) || !isfinite(med)) {
 			vtb_error("cpus %d and %d: no measurable round trip", sh->ping_cpu,
@@ -485,17 +574,26 @@ static json_t *levels_json(const struct c2c_params *p, const struct vtb_c2c_clus
 
 	for (k = 0; arr && k < cl->n_levels; k++) {
 		const struct vtb_c2c_level *lv = &cl->levels[k];
-		json_t *o = json_pack("{s:I, s:f, s:f, s:f, s:I, s:I, s:o?, s:o?}", "level",
+		json_t *groups = groups_json(&p->use, lv->cluster_of),
+		       *sysfs = matches_json(t, lv->cluster_of),
+		       *names = vtb_c2c_level_names(t, lv, k), *o = NULL;
+
+		/* "o" steals the three, also when packing fails; a NULL
+		 * (ENOMEM) makes it fail, which is why it is not "o?" */
+		if (groups && sysfs && names)
+			o = json_pack("{s:I, s:f, s:f, s:f, s:I, s:I, s:o, s:o, s:o}", "level",
 				      (json_int_t)k, "lo_ns", vtb_c2c_round_quarter(lv->lo_ns),
 				      "hi_ns", vtb_c2c_round_quarter(lv->hi_ns), "mean_ns",
 				      vtb_c2c_round_quarter(lv->mean_ns), "pairs",
 				      (json_int_t)lv->n_pairs, "n_clusters",
-				      (json_int_t)lv->n_clusters, "clusters",
-				      groups_json(&p->use, lv->cluster_of), "sysfs",
-				      matches_json(t, lv->cluster_of));
-
-		if (!o || !json_object_get(o, "clusters") || !json_object_get(o, "sysfs") ||
-		    json_array_append_new(arr, o)) {
+				      (json_int_t)lv->n_clusters, "clusters", groups, "sysfs",
+				      sysfs, "names", names);
+		else {
+			json_decref(groups);
+			json_decref(sysfs);
+			json_decref(names);
+		}
+		if (!o || json_array_append_new(arr, o)) {
 			json_decref(arr);
 			return NULL;
 		}
@@ -562,7 +660,7 @@ static void print_levels(const struct vtb_c2c_clusters *cl, const json_t *levels
  * Counts have no better direction; they are stored as "lower".
  */
 static int report_samples(struct vtb_workload_ctx *ctx, const double *m, size_t n,
-			  const struct vtb_c2c_clusters *cl)
+			  const struct vtb_c2c_clusters *cl, const json_t *levels)
 {
 	double *v = malloc(n * (n - 1) / 2 * sizeof(*v)), med;
 	size_t i, j, k = 0;
@@ -585,16 +683,24 @@ static int report_samples(struct vtb_workload_ctx *ctx, const double *m, size_t 
 	    vtb_report_sample(ctx, "c2c_max", "ns", v[k - 1], VTB_BETTER_LOWER) ||
 	    vtb_report_sample(ctx, "c2c_levels", "count", (double)cl->n_levels, VTB_BETTER_LOWER))
 		goto out;
+	/* A level is named by what it is (c2c_llc_ns), not by its rank,
+	 * which differs between machines: one metric per name it has. */
 	for (i = 0; i < cl->n_levels; i++) {
 		const struct vtb_c2c_level *lv = &cl->levels[i];
+		json_t *names = json_object_get(json_array_get(levels, i), "names"), *nm;
+		size_t j;
 
-		snprintf(name, sizeof(name), "c2c_level%zu_ns", i);
-		if (isfinite(lv->mean_ns) &&
-		    vtb_report_sample(ctx, name, "ns", lv->mean_ns, VTB_BETTER_LOWER))
-			goto out;
-		snprintf(name, sizeof(name), "c2c_level%zu_clusters", i);
-		if (vtb_report_sample(ctx, name, "count", (double)lv->n_clusters, VTB_BETTER_LOWER))
-			goto out;
+		json_array_foreach(names, j, nm)
+		{
+			snprintf(name, sizeof(name), "c2c_%s_ns", json_string_value(nm));
+			if (isfinite(lv->mean_ns) &&
+			    vtb_report_sample(ctx, name, "ns", lv->mean_ns, VTB_BETTER_LOWER))
+				goto out;
+			snprintf(name, sizeof(name), "c2c_%s_clusters", json_string_value(nm));
+			if (vtb_report_sample(ctx, name, "count", (double)lv->n_clusters,
+					      VTB_BETTER_LOWER))
+				goto out;
+		}
 	}
 	ret = 0;
 out:
@@ -602,13 +708,32 @@ out:
 	return ret;
 }
 
+/*
+ * The one-way figure of core-to-core-latency: per pair the mean of its
+ * batches over two; stored as min, median and max over the pairs (a
+ * second matrix would double the info), for comparison with its output.
+ */
+static int report_one_way(struct vtb_workload_ctx *ctx, double *one_way, size_t n)
+{
+	double med = vtb_c2c_median(one_way, n); /* sorts */
+
+	if (n == 0)
+		return 0;
+	return vtb_report_info(ctx, "one_way_mean_ns",
+			       json_pack("{s:f, s:f, s:f, s:s}", "min",
+					 vtb_c2c_round_quarter(one_way[0]), "median",
+					 vtb_c2c_round_quarter(med), "max",
+					 vtb_c2c_round_quarter(one_way[n - 1]), "value",
+					 "per pair the mean of batches / 2 (core-to-core-latency)"));
+}
+
 static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct c2c_params *p = params;
 	struct vtb_c2c_clusters cl = { 0 };
 	struct vtb_c2c_topo topo = { 0 };
-	double *m = NULL, secs, expect;
-	size_t i, n, min_batches = 0;
+	double *m = NULL, *one_way = NULL, secs, expect;
+	size_t i, n, min_batches = 0, cut = 0;
 	json_t *matrix = NULL, *levels = NULL;
 	char *cpul = NULL, *reps = NULL, *ts = NULL;
 	uint64_t t0;
@@ -617,11 +742,12 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 	if (p->use.n == 0 && c2c_prepare(p, ctx))
 		return -1;
 	n = p->use.n;
-	expect = expected_seconds(p);
+	expect = p->expect;
 	cpul = vtb_cpuset_format(&p->use);
 	ts = vtb_format_time_ns(p->time);
 	m = malloc(n * n * sizeof(*m));
-	if (!cpul || !ts || !m) {
+	one_way = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*one_way));
+	if (!cpul || !ts || !m || !one_way) {
 		vtb_error("out of memory");
 		goto out;
 	}
@@ -630,16 +756,24 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 	if (!ctx->rec) {
 		printf("c2c: core-to-core round trips, CAS ping-pong on one cache line "
 		       "(core-to-core-latency model)\n"
-		       "cpus %s, %s mode: %zu pairs, batches of %lld round trips, "
+		       "cpus %s, %s mode%s%s: %zu pairs, batches of %lld round trips, "
 		       "median of 3..%lld batches within %s per pair\n",
-		       cpul, p->sampled ? "sampled" : "full", p->n_pairs, p->rounds, p->batches,
-		       ts);
+		       cpul, p->sampled ? "sampled" : "full",
+		       p->sampled
+			       ? (p->sampled_by >= 0 ? " by "
+						     : " (no smt, llc or node groups: every pair)")
+			       : "",
+		       p->sampled && p->sampled_by >= 0 ? vtb_c2c_kind_names[p->sampled_by] : "",
+		       p->n_pairs, p->rounds, p->batches, ts);
 		fflush(stdout);
-		fprintf(stderr, "c2c: %zu pairs x %s: expected duration about %.3f s\n", p->n_pairs,
-			ts, expect);
 	}
+	/* Always, records mode included: in a guest stderr is the console,
+	 * where whoever waits for a long run looks. */
+	fprintf(stderr, "c2c: %zu pairs x %s: expected duration about %.3f s\n", p->n_pairs, ts,
+		expect);
+	fflush(stderr);
 	t0 = vtb_now_ns();
-	if (measure_all(p, m, &min_batches))
+	if (measure_all(p, m, one_way, &min_batches, &cut))
 		goto out;
 	secs = (double)(vtb_now_ns() - t0) * 1e-9;
 	if (vtb_c2c_cluster(m, n, (double)p->gap / 100.0, &cl) ||
@@ -656,9 +790,9 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 		print_levels(&cl, levels);
 		printf("measured in %.3f s (expected about %.3f s)\n", secs, expect);
 	}
-	if (report_samples(ctx, m, n, &cl))
+	if (report_samples(ctx, m, n, &cl, levels))
 		goto out;
-	if (p->sampled) {
+	if (p->rep_of) {
 		struct vtb_cpuset r = { 0 };
 
 		for (i = 0; i < n; i++)
@@ -675,6 +809,12 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 	    vtb_report_info(ctx, "matrix", json_incref(matrix)) ||
 	    vtb_report_info(ctx, "clusters", json_incref(levels)) ||
 	    vtb_report_info(ctx, "mode", json_string(p->sampled ? "sampled" : "full")) ||
+	    (p->sampled &&
+	     vtb_report_info(
+		     ctx, "sampled_by",
+		     json_string(p->sampled_by >= 0
+					 ? vtb_c2c_kind_names[p->sampled_by]
+					 : "nothing: no smt, llc or node groups, every pair"))) ||
 	    (reps && vtb_report_info(ctx, "representatives", json_string(reps))) ||
 	    vtb_report_info(ctx, "cpus", json_string(cpul)) ||
 	    vtb_report_info(ctx, "pairs", json_integer((json_int_t)p->n_pairs)) ||
@@ -682,6 +822,8 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 	    vtb_report_info(ctx, "rounds", json_integer(p->rounds)) ||
 	    vtb_report_info(ctx, "batches_max", json_integer(p->batches)) ||
 	    vtb_report_info(ctx, "batches_min_measured", json_integer((json_int_t)min_batches)) ||
+	    vtb_report_info(ctx, "batches_cut", json_integer((json_int_t)cut)) ||
+	    report_one_way(ctx, one_way, p->n_pairs) ||
 	    vtb_report_info(ctx, "stat", json_string("median")) ||
 	    vtb_report_info(ctx, "gap_percent", json_integer(p->gap)) ||
 	    vtb_report_info(ctx, "expected_seconds", json_real(expect)) ||
@@ -694,6 +836,7 @@ out:
 	vtb_c2c_clusters_release(&cl);
 	vtb_c2c_topo_release(&topo);
 	free(m);
+	free(one_way);
 	free(cpul);
 	free(reps);
 	free(ts);

@@ -24,6 +24,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -56,6 +57,7 @@ struct msg_params {
 	bool threads;
 	bool fifo;
 	long long fail_after; /* hidden test hook; 0 = off */
+	bool fail_mid_run;    /* hidden test hook */
 	/* resolved by prepare */
 	bool prepared;
 	uint64_t tasks;
@@ -123,6 +125,13 @@ static const struct vtb_opt msg_opts[] = {
 	  .max = 1000000000,
 	  .help = "test hook: fail the start after N tasks",
 	  .off = offsetof(struct msg_params, fail_after) },
+	/* Test hook, no default either: a task fails after the start, so
+	 * tests can prove that the others end (no hang) with its error. */
+	{ .name = "fail_mid_run",
+	  .type = VTB_OPT_BOOL,
+	  .flags = VTB_OPT_HIDDEN,
+	  .help = "test hook: receiver 0 of group 0 fails right after the start",
+	  .off = offsetof(struct msg_params, fail_mid_run) },
 	{ .name = NULL },
 };
 
@@ -284,7 +293,7 @@ static uint64_t open_files(void)
 static int check_files(struct msg_params *p)
 {
 	uint64_t pairs = (uint64_t)p->groups * (uint64_t)p->fds;
-	uint64_t base = open_files() + 4, need, max;
+	uint64_t base = open_files() + 5, need, max; /* ready, wake, /dev/null */
 	unsigned long long alloc, unused, fmax;
 	struct rlimit rl;
 	char *text;
@@ -302,12 +311,12 @@ static int check_files(struct msg_params *p)
 	p->nofile = need;
 	text = vtb_read_file("/proc/sys/fs/file-nr", 4096);
 	if (text && sscanf(text, "%llu %llu %llu", &alloc, &unused, &fmax) == 3 &&
-	    alloc + 2 * pairs + 4 > fmax) {
+	    alloc + 2 * pairs + 5 > fmax) {
 		free(text);
 		return vtb_error(
 			"%" PRIu64
 			" open files with %llu in use would exceed fs.file-max (%llu): use fewer groups or fds",
-			2 * pairs + 4, alloc, fmax);
+			2 * pairs + 5, alloc, fmax);
 	}
 	free(text);
 	return 0;
@@ -399,6 +408,7 @@ enum msg_fail {
 	T_READ,	   /* a receiver's read failed */
 	T_EOF,	   /* a receiver saw EOF: a sender died */
 	T_ABORTED, /* told to stop because the run failed elsewhere */
+	T_HOOK,	   /* the fail_mid_run test hook */
 };
 
 static const char *fail_str(int f)
@@ -416,6 +426,8 @@ static const char *fail_str(int f)
 		return "end of file before every message arrived (a sender died)";
 	case T_ABORTED:
 		return "stopped";
+	case T_HOOK:
+		return "failed on purpose (test hook fail_mid_run)";
 	}
 	return "exited with an unknown status";
 }
@@ -448,6 +460,7 @@ struct msg_run {
 	char *bufs;
 	size_t bufs_len;
 	pid_t parent;
+	int devnull; /* threads over pipes: dup2'ed over the ends on abort */
 	atomic_int abort;
 };
 
@@ -494,9 +507,12 @@ static int sender(struct msg_task *t)
 	 * sender loop, loops rounds of one whole message to every receiver
 	 * of the group, each a blocking write() repeated until the message
 	 * is out.  Nothing else happens here: the buffer was touched before
-	 * the barrier, errors leave the loop.
+	 * the barrier, errors leave the loop, and a relaxed load per round
+	 * (a failed run, threads only) is nothing beside fds write()s.
 	 */
 	for (l = 0; l < r->loops; l++) {
+		if (atomic_load_explicit(&t->run->abort, memory_order_relaxed))
+			return T_ABORTED; /* our ends may be /dev/null now */
 		for (j = 0; j < r->fds; j++) {
 			size_t done = 0;
 
@@ -529,6 +545,8 @@ static int receiver(struct msg_task *t)
 		return T_READY;
 	if (atomic_load(&t->run->abort))
 		return T_ABORTED;
+	if (r->p->fail_mid_run && t->group == 0 && t->index == 0)
+		return T_HOOK;
 	/*
 	 * Measured: hackbench's receiver loop, fds x loops messages, each
 	 * read() repeated until the whole message is in (a stream may split
@@ -559,16 +577,27 @@ static int receiver(struct msg_task *t)
  * Thread mode: a failed task stops the others.  Shutting the data
  * sockets down turns every blocked read into EOF and every write into
  * EPIPE (SIGPIPE is blocked in thread mode), so all threads return.
- * Pipes cannot be woken that way: a stuck pipe run ends at the harness
- * timeout.  Before the start, the abort flag alone is enough.
+ * Pipes have no shutdown: /dev/null is dup2'ed over both ends of each,
+ * which closes the pipe ends (a blocked read sees EOF once no write end
+ * is left, a blocked write EPIPE once no read end is) while the numbers
+ * stay taken, so no file opened meanwhile can land under a running
+ * thread's fd.  Senders then stop at their next round (abort flag).
+ * Before the start, the abort flag alone is enough.
  */
 static void abort_threads(struct msg_run *r)
 {
 	size_t i;
 
 	atomic_store(&r->abort, 1);
-	if (r->p->pipe)
+	if (r->p->pipe) {
+		for (i = 0; i < r->npairs; i++) {
+			if (r->in_fds[i] >= 0)
+				dup2(r->devnull, r->in_fds[i]);
+			if (r->out_fds[i] >= 0)
+				dup2(r->devnull, r->out_fds[i]);
+		}
 		return;
+	}
 	for (i = 0; i < r->npairs; i++) {
 		if (r->in_fds[i] >= 0)
 			shutdown(r->in_fds[i], SHUT_RDWR);
@@ -896,7 +925,7 @@ static int report(struct vtb_workload_ctx *ctx, const struct msg_params *p, doub
 static int msg_run(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct msg_params *p = params;
-	struct msg_run r = { .p = p, .ready = { -1, -1 }, .wake = { -1, -1 } };
+	struct msg_run r = { .p = p, .ready = { -1, -1 }, .wake = { -1, -1 }, .devnull = -1 };
 	struct rlimit old_nofile = { 0 }, rl;
 	struct sched_param old_sp = { 0 }, sp = { .sched_priority = 1 };
 	int old_policy = -1, ret = -1, err;
@@ -983,6 +1012,13 @@ static int msg_run(void *params, struct vtb_workload_ctx *ctx)
 	}
 	if (fdpair(&r, r.ready) || fdpair(&r, r.wake))
 		goto out;
+	if (p->threads && p->pipe) {
+		r.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (r.devnull < 0) {
+			vtb_error("cannot open '/dev/null': %s", strerror(errno));
+			goto out;
+		}
+	}
 	if (!ctx->rec)
 		print_header(p);
 	else
@@ -1034,6 +1070,7 @@ out:
 	close_fd(&r.ready[1]);
 	close_fd(&r.wake[0]);
 	close_fd(&r.wake[1]);
+	close_fd(&r.devnull);
 	if (chld_set)
 		sigaction(SIGCHLD, &old_chld, NULL);
 	if (mask_set)

@@ -53,7 +53,7 @@
 #define CACHE_LINE 64
 
 struct timer_params {
-	long long threads;    /* 0 = auto: one per CPU given */
+	long long threads;    /* 0 = auto: one per CPU of the pool */
 	uint64_t interval;    /* ns, thread 0 */
 	uint64_t distance;    /* ns added per further thread */
 	long long priority;   /* SCHED_FIFO priority; 0 = SCHED_OTHER */
@@ -74,7 +74,7 @@ static const struct vtb_opt timer_opts[] = {
 	  .def = "auto",
 	  .min = 1,
 	  .max = 65536,
-	  .help = "measuring threads; auto = one per CPU given (at most one per CPU given)",
+	  .help = "measuring threads; auto = one per cpu of the affinity list (more share those cpus round robin)",
 	  .shortopt = 't',
 	  .off = offsetof(struct timer_params, threads) },
 	{ .name = "interval",
@@ -172,14 +172,6 @@ static int timer_prepare(void *params, struct vtb_workload_ctx *ctx)
 		vtb_error("no cpus to run on");
 		goto out;
 	}
-	nthreads = p->threads ? (size_t)p->threads : ctx->cpus.n;
-	if (nthreads > ctx->cpus.n) {
-		vtb_error(
-			"'threads' is %zu but only %zu cpus are given (at most one thread per cpu)",
-			nthreads, ctx->cpus.n);
-		goto out;
-	}
-	p->threads = (long long)nthreads;
 	if (!p->affinity || strcmp(p->affinity, "auto") == 0) {
 		for (i = 0; i < ctx->cpus.n; i++)
 			if (vtb_cpuset_add(&p->pool, ctx->cpus.cpus[i]))
@@ -205,6 +197,11 @@ static int timer_prepare(void *params, struct vtb_workload_ctx *ctx)
 				goto out;
 		}
 	}
+	/* One thread per CPU of the pool by default; more share the pool
+	 * round robin, as cyclictest's -t with -a allows, whatever the
+	 * pool: the limit is the same for -a 0 as for the CPUs given. */
+	nthreads = p->threads ? (size_t)p->threads : p->pool.n;
+	p->threads = (long long)nthreads;
 	if (p->duration)
 		p->run_ns = p->duration;
 	else
@@ -371,18 +368,22 @@ static int hold_dma_latency(long long us, char **note)
 }
 
 /* cyclictest raises a soft RLIMIT_RTPRIO below the priority up to the
- * hard limit; without it an unprivileged user gets EPERM. */
-static void raise_rtprio_limit(long long prio)
+ * hard limit; without it an unprivileged user gets EPERM.  True when it
+ * raised it, @old then holding the limit to restore after the run (the
+ * agent runs further cells, which must not inherit it). */
+static bool raise_rtprio_limit(long long prio, struct rlimit *old)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_RTPRIO, &rl) != 0)
-		return;
+		return false;
+	*old = rl;
 	if (rl.rlim_cur != RLIM_INFINITY && (long long)rl.rlim_cur < prio &&
 	    (rl.rlim_max == RLIM_INFINITY || (long long)rl.rlim_max >= prio)) {
 		rl.rlim_cur = (rlim_t)prio;
-		setrlimit(RLIMIT_RTPRIO, &rl);
+		return setrlimit(RLIMIT_RTPRIO, &rl) == 0;
 	}
+	return false;
 }
 
 static int start_thread(const struct timer_params *p, struct timer_thread *t, size_t k)
@@ -542,7 +543,8 @@ static int timer_run(void *params, struct vtb_workload_ctx *ctx)
 	struct timer_thread *th = NULL;
 	size_t i, n, started = 0;
 	char *dma = NULL;
-	bool locked = false, sync = false;
+	bool locked = false, sync = false, rtprio_raised = false;
+	struct rlimit rtprio_old;
 	int dma_fd = -1, ret = -1;
 
 	if (p->pool.n == 0 && timer_prepare(p, ctx))
@@ -585,7 +587,7 @@ static int timer_run(void *params, struct vtb_workload_ctx *ctx)
 	if (!ctx->rec)
 		print_header(p, dma);
 	if (p->priority > 0)
-		raise_rtprio_limit(p->priority);
+		rtprio_raised = raise_rtprio_limit(p->priority, &rtprio_old);
 	for (i = 0; i < n; i++) {
 		if (start_thread(p, &th[i], i))
 			break;
@@ -615,6 +617,8 @@ static int timer_run(void *params, struct vtb_workload_ctx *ctx)
 	}
 	ret = report(p, th, n, dma, ctx);
 out:
+	if (rtprio_raised)
+		setrlimit(RLIMIT_RTPRIO, &rtprio_old);
 	if (dma_fd >= 0)
 		close(dma_fd);
 	if (locked)

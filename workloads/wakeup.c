@@ -23,7 +23,8 @@
  * are kept, not dropped), histograms in a fixed window [warm-up, runtime)
  * decided by each sample's own end time rather than a reset by another
  * thread, requests-per-second as requests completed in that window, and a
- * per-worker request counter in -R mode instead of malloc'ed requests.
+ * per-worker request counter in -R mode instead of malloc'ed requests,
+ * and the warm-up applied in -R mode too (schbench ignores -w there).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,6 +52,9 @@
 #define THREAD_STACK (256u << 10)
 #define HIST_BITS VTB_HIST_BITS_DEFAULT
 #define CACHELINE 64
+/* Most multiply-adds per request (operations x n^3): about 10 s of naive
+ * multiplies, far beyond any useful request; more only outlives runs. */
+#define MAX_REQUEST_WORK 1e10
 
 struct wakeup_params {
 	long long message_threads; /* -m */
@@ -221,7 +225,8 @@ static size_t matrix_size_for(long long footprint_kib)
  * the matrix size and the lock count, and rejects what cannot run:
  * no cpus, too many threads, a warm-up not shorter than the runtime,
  * fewer requests per second than message threads, pins outside the
- * allowed cpus, matrices that do not fit in memory.  Keeps nothing
+ * allowed cpus, requests of more than MAX_REQUEST_WORK multiply-adds,
+ * matrices that do not fit in memory.  Keeps nothing
  * allocated.
  */
 static int wakeup_prepare(void *params, struct vtb_workload_ctx *ctx)
@@ -229,6 +234,7 @@ static int wakeup_prepare(void *params, struct vtb_workload_ctx *ctx)
 	struct wakeup_params *p = params;
 	struct vtb_cpuset pin;
 	uint64_t avail = 0, need;
+	double work;
 	char *need_s = NULL, *have_s = NULL;
 	long long m = p->message_threads, t;
 	int ret = -1;
@@ -266,6 +272,13 @@ static int wakeup_prepare(void *params, struct vtb_workload_ctx *ctx)
 	vtb_cpuset_release(&pin);
 	p->threads = t;
 	p->matrix_size = matrix_size_for(p->footprint);
+	work = (double)p->operations * (double)p->matrix_size * (double)p->matrix_size *
+	       (double)p->matrix_size;
+	if (work > MAX_REQUEST_WORK)
+		return vtb_error(
+			"'operations' x 'footprint' is %.3g multiply-adds per request (%lld x %zux%zu matrices, %lld KiB), more than the limit of %.0e: lower either",
+			work, p->operations, p->matrix_size, p->matrix_size, p->footprint,
+			MAX_REQUEST_WORK);
 	p->nlocks = (size_t)ctx->cpus.cpus[ctx->cpus.n - 1] + 1;
 	/* the matrices and the two histograms of every worker */
 	need = (uint64_t)(m * t) * (3 * p->matrix_size * p->matrix_size * sizeof(unsigned long) +
@@ -583,13 +596,15 @@ static uint64_t msg_and_wait(struct wk_worker *w)
 	return 0;
 }
 
-/* naive n^3 multiply of two of the matrices into the third (schbench) */
+/* naive n^3 multiply of two of the matrices into the third (schbench);
+ * stops between rows once the run is stopping, so a request of big
+ * matrices ends within a row (n^2 multiply-adds) of the runtime */
 static void do_some_math(const struct wakeup_shared *sh, unsigned long *data)
 {
 	size_t n = sh->msize, i, j, k;
 	unsigned long *m1 = data, *m2 = data + n * n, *m3 = data + 2 * n * n;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !stopping(sh); i++) {
 		for (j = 0; j < n; j++) {
 			m3[i * n + j] = 0;
 			for (k = 0; k < n; k++)
@@ -620,7 +635,7 @@ static void do_work(struct wk_worker *w)
 	pthread_mutex_t *lock = lock_this_cpu(w->sh);
 	long long i;
 
-	for (i = 0; i < w->sh->operations; i++)
+	for (i = 0; i < w->sh->operations && !stopping(w->sh); i++)
 		do_some_math(w->sh, w->matrix);
 	pthread_mutex_unlock(lock);
 }
@@ -631,9 +646,12 @@ static void *worker_thread(void *arg)
 	struct wakeup_shared *sh = w->sh;
 	size_t i, nn = 3 * sh->msize * sh->msize;
 
-	/* First touch by the worker, as schbench's malloc'ed matrices. */
+	/* First touch by the worker, as schbench's malloc'ed matrices; its
+	 * histograms too, so no page fault lands in a measured sample. */
 	for (i = 0; i < nn; i++)
 		w->matrix[i] = (unsigned long)(i & 7) + 1;
+	memset(w->wakeup.buckets, 0, w->wakeup.n_buckets * sizeof(*w->wakeup.buckets));
+	memset(w->request.buckets, 0, w->request.n_buckets * sizeof(*w->request.buckets));
 	if (!gate(sh))
 		return NULL;
 	while (!stopping(sh)) {
@@ -763,6 +781,21 @@ static int report_latency(struct vtb_workload_ctx *ctx, const char *what, const 
 	return vtb_report_hist(ctx, what, h);
 }
 
+/* Samples under 1 us (exact: a bucket boundary falls on 1000 ns with
+ * the default bits; a bucket straddling it would not be counted).
+ * schbench records whole microseconds and drops 0 us samples. */
+static uint64_t count_under_us(const struct vtb_hist *h)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < h->n_buckets; i++)
+		if (vtb_hist_bucket_lo(h->bits, i) + vtb_hist_bucket_width(h->bits, i) <=
+		    NSEC_PER_USEC)
+			n += h->buckets[i];
+	return n;
+}
+
 static int report(const struct wakeup_params *p, struct wk_run *r, struct vtb_workload_ctx *ctx)
 {
 	struct vtb_hist hw = { 0 }, hr = { 0 };
@@ -809,6 +842,8 @@ static int report(const struct wakeup_params *p, struct wk_run *r, struct vtb_wo
 						      sizeof(unsigned long)))) ||
 	    vtb_report_info(ctx, "window_seconds", json_real(window)) ||
 	    vtb_report_info(ctx, "wakeup_samples", json_integer((json_int_t)hw.count)) ||
+	    vtb_report_info(ctx, "wakeup_samples_under_1us",
+			    json_integer((json_int_t)count_under_us(&hw))) ||
 	    vtb_report_info(ctx, "requests", json_integer((json_int_t)done)) ||
 	    vtb_report_info(ctx, "batches", json_integer((json_int_t)batches)) ||
 	    vtb_report_info(ctx, "rps_target", json_integer(p->rps)) ||

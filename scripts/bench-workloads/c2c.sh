@@ -2,7 +2,7 @@
 # c2c validation figures: runs `vtbench-agent c2c` REPS times and prints
 # the matrix and clusters of the first run, then per run the round-trip
 # min/median/max and the measured duration against the predicted one
-# (pairs x time per pair), and their medians.  Figures, never
+# (the estimate the workload prints before it starts), and their medians.  Figures, never
 # assertions: exits non-zero only when the agent is missing or fails.
 #
 # There is no packaged reference: core-to-core-latency (the model) is a

@@ -19,6 +19,10 @@ expect_grep "by hand: the matrix is printed" "$T/out" "round-trip latency, ns"
 expect_grep "by hand: the clusters are printed" "$T/out" "level 0:"
 expect_grep "by hand: the expected duration goes to stderr" "$T/err" "expected duration about"
 expect_grep "by hand: c2c_median is in the summary" "$T/out" "c2c_median"
+expect_exit "c2c with records on 2 cpus exits 0" 0 taskset -c 0,1 "$AGENT" c2c --time 1ms --rounds 100 --records
+expect_grep "records: the expected duration still goes to stderr" "$T/err" "expected duration about"
+expect_exit "a cpu that never answers fails the pair (exit 1, no hang)" 1 taskset -c 0,1 "$AGENT" c2c --time 1ms silent=yes
+expect_grep "never answers: the error names the cpu and the deadline" "$T/err" "cpu 1 did not answer cpu 0 within 1s"
 
 expect_exit "c2c on one cpu fails (exit 1)" 1 taskset -c 0 "$AGENT" c2c --time 1ms
 expect_grep "one cpu: the error says why" "$T/err" "at least 2 cpus"
@@ -41,12 +45,16 @@ expect_exit "run of a c2c matrix exits 0" 0 "$VTBENCH" run "$T/m.conf" --db "$T/
 got=$(sql "$T/r.db" "select count(*) from result where status = 'ok'")
 expect_eq "both cells ok" "$got" "2"
 pairs=$((ncpu * (ncpu - 1) / 2))
-for metric in c2c_min c2c_median c2c_max c2c_level0_ns; do
+for metric in c2c_min c2c_median c2c_max; do
 	got=$(sql "$T/r.db" "select count(*) from sample where metric = '$metric' and unit = 'ns' and better = 'lower' and value > 0 and value < 1000000")
 	expect_eq "$metric stored for both cells, plausible ns" "$got" "2"
 done
 got=$(sql "$T/r.db" "select count(*) from sample a join sample b on a.result_id = b.result_id where a.metric = 'c2c_min' and b.metric = 'c2c_max' and a.value <= b.value")
 expect_eq "c2c_min is at most c2c_max" "$got" "2"
+got=$(sql "$T/r.db" "select count(distinct s.result_id) from sample s join result r on r.id = s.result_id, json_each(json_extract(r.info, '\$.clusters[0].names')) j where s.metric = 'c2c_' || j.value || '_ns' and s.unit = 'ns' and s.value > 0")
+expect_eq "the first level's metric is named by its kind (c2c_<kind>_ns)" "$got" "2"
+got=$(sql "$T/r.db" "select count(*) from sample where metric glob 'c2c_level[0-9]*'")
+expect_eq "no level metric is named by its rank" "$got" "0"
 got=$(sql "$T/r.db" "select count(*) from sample where metric = 'c2c_levels' and unit = 'count' and value >= 1")
 expect_eq "at least one cluster level" "$got" "2"
 got=$(sql "$T/r.db" "select json_extract(r.info, '\$.pairs') from result r join cell c on c.id = r.cell_id where json_extract(r.info, '\$.mode') = 'full'")

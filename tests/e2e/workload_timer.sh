@@ -82,8 +82,10 @@ expect_grep "--help shows the interval default" "$T/out" "1000us"
 expect_exit "a bare-number interval (cyclictest's us) is a usage error" 2 "$AGENT" timer -i 1000
 expect_grep "... naming the option and its range" "$T/err" "'interval' must be between 10us and 10s"
 expect_exit "zero threads is a usage error" 2 "$AGENT" timer -t 0
-expect_exit "more threads than CPUs fails" 1 "$AGENT" timer -t $((ncpu + 1)) -l 1
-expect_grep "... saying so" "$T/err" "'threads' is $((ncpu + 1))"
+expect_exit "more threads than CPUs share them round robin (cyclictest)" 0 "$AGENT" timer -t $((ncpu + 1)) -l 1 --dma_latency -1
+expect_grep "... all of them" "$T/out" "Threads = $((ncpu + 1)),"
+expect_exit "-a with one cpu and no -t runs one thread" 0 "$AGENT" timer -a 0 -l 1 --dma_latency -1
+expect_grep "... saying so" "$T/out" "Threads = 1,"
 expect_exit "by hand, 20 loops" 0 "$AGENT" timer -t 1 -l 20 -i 500us --dma_latency -1
 expect_grep "... prints cyclictest-like thread lines" "$T/out" "C:       20"
 expect_grep "... and the summary" "$T/out" "timer_p99"

@@ -8,6 +8,7 @@
  * reassembled), and a real ping-pong on two CPUs.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,14 +137,14 @@ Test(c2c, full_plan_is_every_pair_row_major)
 	struct vtb_c2c_pair *p;
 	size_t n, k = 0, a, b;
 
-	cr_assert_eq(vtb_c2c_plan(5, NULL, &p, &n), 0);
+	cr_assert_eq(vtb_c2c_plan(5, NULL, false, &p, &n), 0);
 	cr_assert_eq(n, 10);
 	for (a = 0; a < 5; a++)
 		for (b = a + 1; b < 5; b++, k++)
 			cr_assert(p[k].a == a && p[k].b == b, "pair %zu is %u-%u", k, p[k].a,
 				  p[k].b);
 	free(p);
-	cr_assert_eq(vtb_c2c_plan(1, NULL, &p, &n), 0);
+	cr_assert_eq(vtb_c2c_plan(1, NULL, false, &p, &n), 0);
 	cr_assert_eq(n, 0);
 	cr_assert_null(p);
 }
@@ -155,7 +156,7 @@ Test(c2c, sampled_plan_is_representatives_and_own_siblings)
 	struct vtb_c2c_pair *p;
 	size_t n, k, reps = 0, sib = 0;
 
-	cr_assert_eq(vtb_c2c_plan(8, rep_of, &p, &n), 0);
+	cr_assert_eq(vtb_c2c_plan(8, rep_of, false, &p, &n), 0);
 	cr_assert_eq(n, 6 + 4, "C(4,2) representative pairs + 4 sibling pairs, got %zu", n);
 	for (k = 0; k < n; k++) {
 		cr_assert_lt(p[k].a, p[k].b);
@@ -172,6 +173,39 @@ Test(c2c, sampled_plan_is_representatives_and_own_siblings)
 	cr_assert_eq(reps, 6);
 	cr_assert_eq(sib, 4);
 	free(p);
+}
+
+Test(c2c, llc_plan_is_each_representative_against_all)
+{
+	/* no SMT, 4 LLCs of 2 CPUs: positions 0-1, 2-3, 4-5, 6-7 */
+	size_t rep_of[8] = { 0, 0, 2, 2, 4, 4, 6, 6 };
+	struct vtb_c2c_pair *p;
+	size_t n, k, a, b, row[8] = { 0 };
+
+	cr_assert_eq(vtb_c2c_plan(8, rep_of, true, &p, &n), 0);
+	cr_assert_eq(n, 28 - 6, "every pair but the C(4,2) of two non-representatives, got %zu", n);
+	for (k = 0; k < n; k++) {
+		cr_assert(rep_of[p[k].a] == p[k].a || rep_of[p[k].b] == p[k].b,
+			  "pair %u-%u has no representative", p[k].a, p[k].b);
+		row[p[k].a]++;
+		row[p[k].b]++;
+	}
+	for (a = 0; a < 8; a += 2)
+		cr_assert_eq(row[a], 7, "representative %zu is measured against all", a);
+	for (b = 1; b < 8; b += 2)
+		cr_assert_eq(row[b], 4, "cpu %zu only against the 4 representatives", b);
+	free(p);
+}
+
+Test(c2c, expected_duration_counts_the_batches_and_their_cut)
+{
+	/* time dominates short batches */
+	cr_assert_float_eq(vtb_c2c_expected_seconds(10, 1000000, 100), 0.010, 1e-12);
+	/* 4 batches x 2000 x 200 ns = 1.6 ms over a 1 ms time */
+	cr_assert_float_eq(vtb_c2c_expected_seconds(10, 1000000, 2000), 0.016, 1e-12);
+	/* huge batches are cut at 2 x time */
+	cr_assert_float_eq(vtb_c2c_expected_seconds(10, 1000000, 10000000), 0.020, 1e-12);
+	cr_assert_float_eq(vtb_c2c_expected_seconds(0, 1000000, 100), 0, 1e-12);
 }
 
 /* ---- machines ---- */
@@ -465,7 +499,7 @@ Test(c2c, sampled_matrix_gives_the_same_clusters)
 	rep_of = calloc(mc.n, sizeof(size_t));
 	partition_by(&mc, 0, rep_of);
 	m = matrix_of(&mc, 0.08, 11, rep_of);
-	cr_assert_eq(vtb_c2c_plan(mc.n, rep_of, &pairs, &npairs), 0);
+	cr_assert_eq(vtb_c2c_plan(mc.n, rep_of, false, &pairs, &npairs), 0);
 	for (i = 0; i < mc.n * mc.n; i++)
 		measured += isfinite(m[i]);
 	cr_assert_eq(measured, 2 * npairs, "the plan measures what the matrix holds");
@@ -642,6 +676,125 @@ Test(c2c, measured_levels_match_the_sysfs_levels_of_the_same_machine)
 	free(m);
 }
 
+Test(c2c, sampling_groups_by_smt_else_llc_else_node)
+{
+	static const size_t llc[8] = { 0, 0, 2, 2, 4, 4, 6, 6 };
+	static const size_t node[4] = { 0, 0, 2, 2 };
+	struct vtb_cpuset cpus = { 0 };
+	size_t of[16];
+	char *root = fixture("c2c-16");
+
+	/* c2c-16: core c has threads c and c+8, LLCs of 2 cores, 2 nodes */
+	cr_assert_eq(vtb_cpuset_parse("0-15", &cpus), 0);
+	cr_assert_eq(vtb_c2c_sample_kind(root, &cpus, of), VTB_C2C_SMT);
+	vtb_cpuset_release(&cpus);
+	/* no sibling in the cell: by LLC */
+	cr_assert_eq(vtb_cpuset_parse("0-7", &cpus), 0);
+	cr_assert_eq(vtb_c2c_sample_kind(root, &cpus, of), VTB_C2C_LLC);
+	partition_is(of, 8, llc, "llc");
+	vtb_cpuset_release(&cpus);
+	/* one CPU per LLC: by node */
+	cr_assert_eq(vtb_cpuset_parse("0,2,4,6", &cpus), 0);
+	cr_assert_eq(vtb_c2c_sample_kind(root, &cpus, of), VTB_C2C_NODE);
+	partition_is(of, 4, node, "node");
+	vtb_cpuset_release(&cpus);
+	/* two LLCs of one node: nothing groups them, every pair */
+	cr_assert_eq(vtb_cpuset_parse("0,2", &cpus), 0);
+	cr_assert_eq(vtb_c2c_sample_kind(root, &cpus, of), -1);
+	vtb_cpuset_release(&cpus);
+	free(root);
+}
+
+/* A machine without SMT (EPYC-like CCXs of 4 cores), measured by LLC
+ * representatives against all: the same llc, node, machine levels. */
+Test(c2c, llc_sampled_matrix_gives_the_same_clusters)
+{
+	static const int lv[] = { 1, 2, 3 };
+	struct vtb_c2c_clusters cl;
+	struct vtb_c2c_pair *pairs;
+	struct machine mc;
+	size_t i, j, k, npairs, *rep_of;
+	double *m, *full;
+
+	epyc(&mc, 2, 4);
+	mc.n /= 2; /* the first thread of every core: no SMT */
+	rep_of = calloc(mc.n, sizeof(size_t));
+	partition_by(&mc, 1, rep_of);
+	full = matrix_of(&mc, 0.08, 5, NULL);
+	m = malloc(mc.n * mc.n * sizeof(*m));
+	cr_assert(rep_of && m);
+	for (i = 0; i < mc.n * mc.n; i++)
+		m[i] = NAN;
+	cr_assert_eq(vtb_c2c_plan(mc.n, rep_of, true, &pairs, &npairs), 0);
+	cr_assert_lt(npairs, mc.n * (mc.n - 1) / 2);
+	for (k = 0; k < npairs; k++) {
+		i = pairs[k].a;
+		j = pairs[k].b;
+		m[i * mc.n + j] = m[j * mc.n + i] = full[i * mc.n + j];
+	}
+	cr_assert_eq(vtb_c2c_cluster(m, mc.n, 0.25, &cl), 0);
+	expect_levels(&mc, &cl, lv, 3, "llc-sampled epyc without smt");
+	vtb_c2c_clusters_release(&cl);
+	free(pairs);
+	free(rep_of);
+	free(full);
+	free(m);
+}
+
+static void names_are(json_t *names, const char *want, const char *what)
+{
+	char *got = json_dumps(names, JSON_COMPACT);
+
+	cr_assert_not_null(got);
+	cr_assert_str_eq(got, want, "%s: names %s, want %s", what, got, want);
+	free(got);
+	json_decref(names);
+}
+
+Test(c2c, levels_are_named_by_the_sysfs_kind_they_match)
+{
+	struct vtb_cpuset cpus = { 0 };
+	struct vtb_c2c_level odd = { 0 };
+	struct vtb_c2c_clusters cl;
+	struct vtb_c2c_topo t;
+	struct machine mc;
+	char *root = fixture("c2c-16");
+	size_t i, of[16];
+	double *m;
+
+	memset(&mc, 0, sizeof(mc));
+	mc.n = 16;
+	for (i = 0; i < 16; i++) {
+		mc.pl[i].core = (int)i % 8;
+		mc.pl[i].llc = (int)i % 8 / 2;
+		mc.pl[i].node = (int)i % 8 / 4;
+	}
+	mc.smt = 15;
+	mc.llc = 45;
+	mc.node = 100;
+	mc.remote = 240;
+	m = matrix_of(&mc, 0.05, 3, NULL);
+	cr_assert_eq(vtb_cpuset_parse("0-15", &cpus), 0);
+	cr_assert_eq(vtb_c2c_topo_read(root, &cpus, &t), 0);
+	cr_assert_eq(vtb_c2c_cluster(m, 16, 0.25, &cl), 0);
+	cr_assert_eq(cl.n_levels, 4);
+	names_are(vtb_c2c_level_names(&t, &cl.levels[0], 0), "[\"smt\"]", "level 0");
+	names_are(vtb_c2c_level_names(&t, &cl.levels[1], 1), "[\"llc\"]", "level 1");
+	names_are(vtb_c2c_level_names(&t, &cl.levels[2], 2), "[\"package\",\"node\"]", "level 2");
+	names_are(vtb_c2c_level_names(&t, &cl.levels[3], 3), "[\"machine\"]", "level 3");
+	/* adjacent cpus: finer than an LLC, not cores: nothing in sysfs */
+	for (i = 0; i < 16; i++)
+		of[i] = i % 2 ? i - 1 : i;
+	odd.cluster_of = of;
+	odd.n_clusters = 8;
+	names_are(vtb_c2c_level_names(&t, &odd, 1), "[\"unmatched1\"]", "odd level");
+	vtb_c2c_clusters_release(&cl);
+	vtb_c2c_topo_release(&t);
+	vtb_cpuset_release(&cpus);
+	free(root);
+	free(m);
+}
+
 /* ---- JSON and records ---- */
 
 Test(c2c, matrix_json_rounds_to_quarters_and_nulls_the_unmeasured)
@@ -753,29 +906,37 @@ static const struct vtb_sample *sample(const struct vtb_workload_ctx *ctx, const
 	return NULL;
 }
 
+/* The cell: the first two CPUs of the affinity, or NULL (skip). */
+static bool two_cpus(struct vtb_workload_ctx *ctx)
+{
+	cr_assert_eq(vtb_affinity_cpuset(&ctx->cpus), 0);
+	if (ctx->cpus.n < 2)
+		return false;
+	while (ctx->cpus.n > 2)
+		ctx->cpus.n--;
+	return true;
+}
+
 static void tiny_run(const char *mode)
 {
 	struct vtb_workload_ctx ctx = { .cell = "t" };
-	const char *names[] = { "c2c_min", "c2c_median", "c2c_max", "c2c_level0_ns" };
-	json_t *mx, *ns;
+	const char *names[] = { "c2c_min", "c2c_median", "c2c_max" };
+	json_t *mx, *ns, *lv0, *nm, *ow;
 	void *p = new_params();
+	char metric[64];
 	size_t i;
 
-	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
-	if (ctx.cpus.n < 2) {
+	if (!two_cpus(&ctx)) {
 		vtb_workload_ctx_release(&ctx);
 		free(p);
 		cr_skip_test("needs 2 cpus");
 	}
-	/* two CPUs are enough: the first two of the affinity */
-	while (ctx.cpus.n > 2)
-		ctx.cpus.n--;
 	cr_assert_eq(set(p, "time", "100us"), 0);
 	cr_assert_eq(set(p, "rounds", "50"), 0);
 	cr_assert_eq(set(p, "mode", mode), 0);
 	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
 	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 3; i++) {
 		const struct vtb_sample *s = sample(&ctx, names[i]);
 
 		cr_assert_not_null(s, "no %s", names[i]);
@@ -784,7 +945,19 @@ static void tiny_run(const char *mode)
 		cr_assert_eq(s->better, VTB_BETTER_LOWER);
 	}
 	cr_assert_eq(sample(&ctx, "c2c_levels")->value, 1);
-	cr_assert_eq(sample(&ctx, "c2c_level0_clusters")->value, 1);
+	/* the one level is named by what it matches, never by its rank */
+	lv0 = json_array_get(json_object_get(ctx.info, "clusters"), 0);
+	cr_assert_geq(json_array_size(json_object_get(lv0, "names")), 1);
+	json_array_foreach(json_object_get(lv0, "names"), i, nm)
+	{
+		snprintf(metric, sizeof(metric), "c2c_%s_ns", json_string_value(nm));
+		cr_assert_not_null(sample(&ctx, metric), "no %s", metric);
+		cr_assert_gt(sample(&ctx, metric)->value, 0);
+		snprintf(metric, sizeof(metric), "c2c_%s_clusters", json_string_value(nm));
+		cr_assert_not_null(sample(&ctx, metric), "no %s", metric);
+		cr_assert_eq(sample(&ctx, metric)->value, 1);
+	}
+	cr_assert_null(sample(&ctx, "c2c_level0_ns"));
 	mx = json_object_get(ctx.info, "matrix");
 	ns = json_object_get(mx, "ns");
 	cr_assert_eq(json_array_size(json_object_get(mx, "cpus")), 2);
@@ -793,6 +966,13 @@ static void tiny_run(const char *mode)
 	cr_assert_eq(json_integer_value(json_object_get(ctx.info, "pairs")), 1);
 	cr_assert_str_eq(json_string_value(json_object_get(ctx.info, "mode")), mode);
 	cr_assert_geq(json_integer_value(json_object_get(ctx.info, "batches_min_measured")), 3);
+	ow = json_object_get(ctx.info, "one_way_mean_ns");
+	cr_assert_gt(json_number_value(json_object_get(ow, "median")), 0);
+	cr_assert_leq(json_number_value(json_object_get(ow, "min")),
+		      json_number_value(json_object_get(ow, "max")));
+	cr_assert_gt(json_number_value(json_object_get(ctx.info, "expected_seconds")), 0);
+	if (strcmp(mode, "sampled") == 0)
+		cr_assert_not_null(json_object_get(ctx.info, "sampled_by"));
 	vtb_workload_ctx_release(&ctx);
 	free(p);
 }
@@ -805,4 +985,84 @@ Test(c2c, ping_pong_on_two_cpus_reports_positive_round_trips)
 Test(c2c, sampled_ping_pong_on_two_cpus_runs)
 {
 	tiny_run("sampled");
+}
+
+/* A partner that never answers (the hidden "silent" hook: pong only
+ * watches for STOP) fails the pair at its deadline, max(1s, 100 x time),
+ * naming the cpu, instead of spinning forever. */
+Test(c2c, a_cpu_that_never_answers_fails_the_pair)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	void *p = new_params();
+
+	alarm(60); /* a hang becomes a crash (criterion's timeout leaks under LSan) */
+
+	if (!two_cpus(&ctx)) {
+		vtb_workload_ctx_release(&ctx);
+		free(p);
+		cr_skip_test("needs 2 cpus");
+	}
+	cr_assert_eq(set(p, "time", "100us"), 0);
+	cr_assert_eq(set(p, "silent", "yes"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "did not answer"), "%s", vtb_errmsg());
+	cr_assert(strstr(vtb_errmsg(), "within 1s"), "%s", vtb_errmsg());
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* Batches of 10^7 round trips (seconds each) are cut once 2 x time has
+ * passed, so the pair keeps to its time instead of running 4 of them. */
+Test(c2c, long_batches_are_cut_at_twice_the_time)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	void *p = new_params();
+
+	alarm(60); /* a hang becomes a crash */
+
+	if (!two_cpus(&ctx)) {
+		vtb_workload_ctx_release(&ctx);
+		free(p);
+		cr_skip_test("needs 2 cpus");
+	}
+	cr_assert_eq(set(p, "time", "100us"), 0);
+	cr_assert_eq(set(p, "rounds", "10000000"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_geq(json_integer_value(json_object_get(ctx.info, "batches_min_measured")), 3);
+	cr_assert_geq(json_integer_value(json_object_get(ctx.info, "batches_cut")), 3);
+	cr_assert_float_eq(json_number_value(json_object_get(ctx.info, "expected_seconds")), 200e-6,
+			   1e-12);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+static void setup_stderr(void)
+{
+	setup();
+	cr_redirect_stderr();
+}
+
+/* Prepare warns on stderr, before anything runs, when the estimate is
+ * over 10 minutes (full mode on 100 cpus, 1s per pair: 4950 s). */
+Test(c2c, prepare_warns_when_the_estimate_is_over_the_budget, .init = setup_stderr)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	void *p = new_params();
+	char buf[4096];
+	size_t len;
+	FILE *f;
+
+	cr_assert_eq(vtb_cpuset_parse("0-99", &ctx.cpus), 0);
+	cr_assert_eq(set(p, "mode", "full"), 0);
+	cr_assert_eq(set(p, "time", "1s"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	fflush(stderr);
+	f = cr_get_redirected_stderr();
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = 0;
+	cr_assert(strstr(buf, "warning: 4950 pairs will take about"), "stderr: %s", buf);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../workloads/lib/sysfs.h"
 #include "../../workloads/workload.h"
@@ -284,6 +285,54 @@ static void failed_start(const char *threads)
 	cr_assert_eq(count_tasks(), threads0, "a thread is left");
 	vtb_workload_ctx_release(&ctx);
 	free(p);
+}
+
+/*
+ * A task failing after the start (the fail_mid_run hook: receiver 0 of
+ * group 0) ends the run with its error, not a hang: its senders block
+ * on its full pipe or socket (20 x 10000 bytes, more than a pipe holds)
+ * until the abort wakes them.  Threads over pipes used to hang here.
+ * The alarm only turns a hang into a crash of the test (criterion's own
+ * .timeout leaks an allocation of its runner under LeakSanitizer).
+ */
+static void fails_mid_run(const char *threads, const char *pipe)
+{
+	struct vtb_workload_ctx ctx;
+	void *p = new_params();
+	size_t threads0 = count_tasks();
+
+	alarm(30);
+	cr_assert_eq(set(p, "groups", "2"), 0);
+	cr_assert_eq(set(p, "fds", "2"), 0);
+	cr_assert_eq(set(p, "loops", "20"), 0);
+	cr_assert_eq(set(p, "datasize", "10000"), 0);
+	cr_assert_eq(set(p, "threads", threads), 0);
+	cr_assert_eq(set(p, "pipe", pipe), 0);
+	cr_assert_eq(set(p, "fail_mid_run", "yes"), 0);
+	cr_assert_eq(run(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "receiver 0 of group 0"), "%s", vtb_errmsg());
+	cr_assert(strstr(vtb_errmsg(), "test hook fail_mid_run"), "%s", vtb_errmsg());
+	cr_assert_eq(ctx.n_samples, 0);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child is left");
+	cr_assert_eq(count_tasks(), threads0, "a thread is left");
+	alarm(0);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(messaging, a_thread_failing_mid_run_over_pipes_ends_the_run)
+{
+	fails_mid_run("yes", "yes");
+}
+
+Test(messaging, a_thread_failing_mid_run_over_sockets_ends_the_run)
+{
+	fails_mid_run("yes", "no");
+}
+
+Test(messaging, a_process_failing_mid_run_over_pipes_ends_the_run)
+{
+	fails_mid_run("no", "yes");
 }
 
 Test(messaging, a_failed_start_kills_and_reaps_every_process)

@@ -183,15 +183,45 @@ Test(timer, affinity_outside_the_cpus_given_is_an_error)
 	free(p);
 }
 
-Test(timer, more_threads_than_cpus_is_an_error)
+/* One limit whatever the pool: more threads than CPUs share them round
+ * robin (cyclictest), with -a as without (-a 0 -t 2 and -t 2 on cpu 0
+ * used to differ, one accepted, one refused). */
+Test(timer, more_threads_than_cpus_share_them_round_robin)
 {
 	struct vtb_workload_ctx ctx;
 	struct timer_params *p = new_params();
 
 	cpus(&ctx, "0");
 	cr_assert_eq(set(p, "threads", "2"), 0);
-	cr_assert_eq(W->prepare(p, &ctx), -1);
-	cr_assert(strstr(vtb_errmsg(), "'threads' is 2"), "%s", vtb_errmsg());
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->threads, 2);
+	cr_assert_eq(thread_cpu(p, 1), 0);
+	vtb_cpuset_release(&p->pool);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+	p = new_params();
+	cpus(&ctx, "0-3");
+	cr_assert_eq(set(p, "affinity", "0"), 0);
+	cr_assert_eq(set(p, "threads", "2"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->threads, 2);
+	cr_assert_eq(thread_cpu(p, 1), 0);
+	vtb_cpuset_release(&p->pool);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* -a 0 with no -t: one thread, not one per cpu given stacked on cpu 0 */
+Test(timer, auto_threads_are_one_per_affinity_cpu)
+{
+	struct vtb_workload_ctx ctx;
+	struct timer_params *p = new_params();
+
+	cpus(&ctx, "0-3");
+	cr_assert_eq(set(p, "affinity", "1,3"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->threads, 2);
+	vtb_cpuset_release(&p->pool);
 	vtb_workload_ctx_release(&ctx);
 	free(p);
 }
@@ -422,6 +452,32 @@ Test(timer, fifo_priority_without_permission_is_a_clear_error)
 	cr_assert(strstr(vtb_errmsg(), "SCHED_FIFO priority 50"), "%s", vtb_errmsg());
 	cr_assert(strstr(vtb_errmsg(), "not permitted"), "%s", vtb_errmsg());
 	cr_assert_eq(ctx.n_samples, 0);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* The soft RLIMIT_RTPRIO raised for the run (cyclictest does) is put
+ * back after it: later cells of the same agent must not inherit it. */
+Test(timer, raised_rtprio_limit_is_restored_after_the_run)
+{
+	struct vtb_workload_ctx ctx = { .cell = "t" };
+	struct timer_params *p = new_params();
+	struct rlimit rl = { .rlim_cur = 0, .rlim_max = 99 };
+
+	if (setrlimit(RLIMIT_RTPRIO, &rl) != 0)
+		cr_skip_test("cannot set RLIMIT_RTPRIO 0/99 (needs CAP_SYS_RESOURCE): %s",
+			     strerror(errno));
+	cr_assert_eq(vtb_affinity_cpuset(&ctx.cpus), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "priority", "10"), 0);
+	cr_assert_eq(set(p, "loops", "3"), 0);
+	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
+	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
+	(void)W->run(p, &ctx); /* FIFO may be refused (RT runtime): the limit still returns */
+	cr_assert_eq(getrlimit(RLIMIT_RTPRIO, &rl), 0);
+	cr_assert_eq(rl.rlim_cur, 0, "soft RLIMIT_RTPRIO left at %llu",
+		     (unsigned long long)rl.rlim_cur);
+	cr_assert_eq(rl.rlim_max, 99);
 	vtb_workload_ctx_release(&ctx);
 	free(p);
 }

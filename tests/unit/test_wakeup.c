@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../workloads/lib/sysfs.h"
 #include "../../workloads/workload.h"
@@ -212,7 +213,9 @@ Test(wakeup, prepare_rejects_what_cannot_run)
 	const char *rps[] = { "message_threads", "4", "rps", "3", NULL };
 	const char *mpin[] = { "message_cpus", "0,7", NULL };
 	const char *wpin[] = { "worker_cpus", "2-9", NULL };
-	const char *mem[] = { "threads", "4096", "footprint", "1048576", NULL };
+	const char *mem[] = { "threads", "4096", "footprint", "1048576", "operations", "0", NULL };
+	const char *big[] = { "footprint", "1048576", "operations", "1", NULL };
+	const char *ops[] = { "operations", "100000", NULL };
 	const char *none[] = { NULL };
 
 	expect_prepare_error("0-3", warm, "'warmup' (2s) must be shorter than 'runtime' (2s)");
@@ -221,6 +224,11 @@ Test(wakeup, prepare_rejects_what_cannot_run)
 	expect_prepare_error("0-3", mpin, "'message_cpus' names cpu 7");
 	expect_prepare_error("0-3", wpin, "'worker_cpus' names cpu 4");
 	expect_prepare_error("0-3", mem, "80% of the available memory");
+	/* a request of hours: 1 GiB matrices, or 10^5 multiplies of 104^2 */
+	expect_prepare_error("0-3", big, "(1 x 6688x6688 matrices, 1048576 KiB)");
+	expect_prepare_error(
+		"0-3", ops,
+		"multiply-adds per request (100000 x 104x104 matrices, 256 KiB), more than the limit");
 	expect_prepare_error("", none, "no cpus");
 }
 
@@ -289,6 +297,8 @@ static void check_metrics(const struct vtb_workload_ctx *ctx)
 	cr_assert_gt(metric(ctx, "rps"), 0);
 	cr_assert_gt(info_int(ctx, "requests"), 0);
 	cr_assert_gt(info_int(ctx, "wakeup_samples"), 0);
+	/* schbench drops them; we keep and count them */
+	cr_assert_leq(info_int(ctx, "wakeup_samples_under_1us"), info_int(ctx, "wakeup_samples"));
 }
 
 Test(wakeup, short_run_reports_eleven_consistent_metrics)
@@ -309,6 +319,39 @@ Test(wakeup, short_run_reports_eleven_consistent_metrics)
 	cr_assert_geq(metric(&ctx, "request_p50"), 50);
 	cr_assert_null(json_object_get(ctx.info, "delayed_batches"));
 	vtb_workload_ctx_release(&ctx);
+}
+
+/* Runs @kv on cpu 0 for 100ms: every request outlives it, so the run
+ * fails with no completed request, once the worker has stopped. */
+static void outliving_requests(const char *const *kv)
+{
+	struct vtb_workload_ctx ctx;
+	void *p = new_params();
+
+	for (; *kv; kv += 2)
+		cr_assert_eq(set(p, kv[0], kv[1]), 0, "%s=%s: %s", kv[0], kv[1], vtb_errmsg());
+	cr_assert_eq(set(p, "runtime", "100ms"), 0);
+	cr_assert_eq(set(p, "threads", "1"), 0);
+	cr_assert_eq(set(p, "sleep", "0s"), 0);
+	cr_assert_eq(prepare_on(p, "0", &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "no request completed"), "%s", vtb_errmsg());
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/*
+ * A request that outlives the runtime stops with it: one multiply of
+ * 2154x2154 matrices (just under the cap) takes tens of seconds, the
+ * run 100ms; the worker checks stopping between rows.  The alarm only
+ * catches the overrun.
+ */
+Test(wakeup, one_huge_multiply_stops_at_the_runtime)
+{
+	alarm(10); /* a hang becomes a crash (criterion's timeout leaks under LSan) */
+	const char *kv[] = { "operations", "1", "footprint", "108741", NULL };
+
+	outliving_requests(kv);
 }
 
 Test(wakeup, default_footprint_gives_schbench_matrix_size)

@@ -40,12 +40,15 @@ double vtb_c2c_median(double *v, size_t n)
 	return (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static bool sampled_pair(const size_t *rep_of, size_t a, size_t b)
+static bool sampled_pair(const size_t *rep_of, bool against_all, size_t a, size_t b)
 {
+	if (against_all)
+		return rep_of[a] == a || rep_of[b] == b;
 	return (rep_of[a] == a && rep_of[b] == b) || rep_of[b] == a;
 }
 
-int vtb_c2c_plan(size_t n, const size_t *rep_of, struct vtb_c2c_pair **out, size_t *n_out)
+int vtb_c2c_plan(size_t n, const size_t *rep_of, bool against_all, struct vtb_c2c_pair **out,
+		 size_t *n_out)
 {
 	struct vtb_c2c_pair *p = NULL;
 	size_t a, b, k = 0, count = 0;
@@ -56,7 +59,7 @@ int vtb_c2c_plan(size_t n, const size_t *rep_of, struct vtb_c2c_pair **out, size
 		return vtb_error("too many cpus for c2c: %zu", n);
 	for (a = 0; a < n; a++)
 		for (b = a + 1; b < n; b++)
-			if (!rep_of || sampled_pair(rep_of, a, b))
+			if (!rep_of || sampled_pair(rep_of, against_all, a, b))
 				count++;
 	if (count == 0)
 		return 0;
@@ -65,7 +68,7 @@ int vtb_c2c_plan(size_t n, const size_t *rep_of, struct vtb_c2c_pair **out, size
 		return vtb_error("out of memory");
 	for (a = 0; a < n; a++) {
 		for (b = a + 1; b < n; b++) {
-			if (rep_of && !sampled_pair(rep_of, a, b))
+			if (rep_of && !sampled_pair(rep_of, against_all, a, b))
 				continue;
 			p[k].a = (uint32_t)a;
 			p[k].b = (uint32_t)b;
@@ -75,6 +78,16 @@ int vtb_c2c_plan(size_t n, const size_t *rep_of, struct vtb_c2c_pair **out, size
 	*out = p;
 	*n_out = count;
 	return 0;
+}
+
+double vtb_c2c_expected_seconds(size_t pairs, uint64_t time_ns, long long rounds)
+{
+	double t = (double)time_ns,
+	       batches = (VTB_C2C_MIN_BATCHES + 1) * (double)rounds * VTB_C2C_RT_ESTIMATE_NS;
+
+	if (batches > 2 * t)
+		batches = 2 * t; /* the batch is cut there */
+	return (double)pairs * (batches > t ? batches : t) * 1e-9;
 }
 
 /* The pair's value: the mean of both directions when both are finite. */
@@ -519,6 +532,55 @@ int vtb_c2c_topo_read(const char *root, const struct vtb_cpuset *cpus, struct vt
 	}
 	vtb_error_clear();
 	return 0;
+}
+
+int vtb_c2c_sample_kind(const char *root, const struct vtb_cpuset *cpus, size_t *rep_of)
+{
+	static const int order[] = { VTB_C2C_SMT, VTB_C2C_LLC, VTB_C2C_NODE };
+	size_t i, n = cpus->n;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		size_t groups;
+
+		if (vtb_c2c_sysfs_partition(root, cpus, order[i], rep_of))
+			continue; /* sysfs lacks it: try the next kind */
+		groups = vtb_c2c_count_groups(rep_of, n);
+		/* SMT: one core is still a gain (its siblings pair only with
+		 * their representative); an LLC or a node of every CPU would
+		 * leave one representative's row, too little to cluster. */
+		if (groups < n && (order[i] == VTB_C2C_SMT || groups > 1)) {
+			vtb_error_clear();
+			return order[i];
+		}
+	}
+	vtb_error_clear();
+	return -1;
+}
+
+json_t *vtb_c2c_level_names(const struct vtb_c2c_topo *t, const struct vtb_c2c_level *lv, size_t k)
+{
+	json_t *a = json_array();
+	char name[32];
+	int kind;
+
+	for (kind = 0; a && kind < VTB_C2C_N_KINDS; kind++) {
+		if (!t->of[kind] || memcmp(t->of[kind], lv->cluster_of, t->n * sizeof(size_t)) != 0)
+			continue;
+		if (json_array_append_new(a, json_string(vtb_c2c_kind_names[kind])))
+			goto fail;
+	}
+	if (a && json_array_size(a) == 0) {
+		if (lv->n_clusters == 1)
+			snprintf(name, sizeof(name), "machine");
+		else
+			snprintf(name, sizeof(name), "unmatched%zu", k);
+		if (json_array_append_new(a, json_string(name)))
+			goto fail;
+	}
+	return a;
+fail:
+	json_decref(a);
+	return NULL;
 }
 
 void vtb_c2c_topo_release(struct vtb_c2c_topo *t)

@@ -41,14 +41,31 @@ struct vtb_c2c_pair {
 
 /*
  * The pairs to measure, row-major (by a, then b).  @rep_of NULL: every
- * unordered pair (full mode).  Otherwise sampled mode, @rep_of being the
- * SMT partition (rep_of[i] = the first CPU of i's core): every pair of
- * two representatives, and each CPU with its own representative.  The
- * other CPUs of a core reach the other cores only through their
- * representative, which shares their L1 and L2.  *out is malloc'ed
- * (NULL when there is no pair); -1 with vtb_error() on ENOMEM.
+ * unordered pair (full mode).  Otherwise sampled mode over the partition
+ * @rep_of (rep_of[i] = the first CPU of i's group, its representative):
+ *  - @against_all false (groups are SMT cores): every pair of two
+ *    representatives, and each CPU with its own representative.  The
+ *    other CPUs of a core reach the other cores only through their
+ *    representative, which shares their L1 and L2.
+ *  - @against_all true (groups are LLCs or nodes, used when there is no
+ *    SMT): every pair with a representative in it, so each group's
+ *    representative is measured against every CPU.
+ * *out is malloc'ed (NULL when there is no pair); -1 with vtb_error() on
+ * ENOMEM.
  */
-int vtb_c2c_plan(size_t n, const size_t *rep_of, struct vtb_c2c_pair **out, size_t *n_out);
+int vtb_c2c_plan(size_t n, const size_t *rep_of, bool against_all, struct vtb_c2c_pair **out,
+		 size_t *n_out);
+
+/*
+ * Expected seconds of a run of @pairs pairs: a pair runs batches until
+ * @time_ns is spent, but at least MIN_BATCHES + 1 of @rounds round trips
+ * (the first is discarded), and a batch is cut once 2 x @time_ns has
+ * passed.  So per pair: max(time, min(2 x time, (MIN_BATCHES + 1) x
+ * rounds x VTB_C2C_RT_ESTIMATE_NS)).
+ */
+#define VTB_C2C_MIN_BATCHES 3	     /* measured batches per pair, whatever the time */
+#define VTB_C2C_RT_ESTIMATE_NS 200.0 /* a cross-socket round trip, roughly */
+double vtb_c2c_expected_seconds(size_t pairs, uint64_t time_ns, long long rounds);
 
 struct vtb_c2c_level {
 	double lo_ns, hi_ns; /* merge heights (average linkage) of this level */
@@ -106,6 +123,25 @@ void vtb_c2c_topo_release(struct vtb_c2c_topo *t);
 
 /* Number of groups of a canonical partition. */
 size_t vtb_c2c_count_groups(const size_t *of, size_t n);
+
+/*
+ * What sampled mode groups by, from sysfs under @root (NULL: the real
+ * one): the SMT cores when some CPU of @cpus has a sibling among them;
+ * else the LLCs, else the NUMA nodes, when they make more than one group
+ * and fewer than the CPUs.  Returns the kind (VTB_C2C_SMT, _LLC or
+ * _NODE) with its partition in @rep_of (cpus->n entries), or -1 when no
+ * kind groups the CPUs (or sysfs lacks them, or memory ran out): then
+ * every pair is measured.  Never an error.
+ */
+int vtb_c2c_sample_kind(const char *root, const struct vtb_cpuset *cpus, size_t *rep_of);
+
+/*
+ * The names of level @k of @cl (@lv) for metrics: the sysfs kinds whose
+ * partition it equals ("smt", "llc", "package", "node"), else "machine"
+ * when it is one cluster, else "unmatched<k>".  A new JSON array of
+ * strings, NULL on ENOMEM.
+ */
+json_t *vtb_c2c_level_names(const struct vtb_c2c_topo *t, const struct vtb_c2c_level *lv, size_t k);
 
 /*
  * {"cpus":[CPU,...],"ns":[[v|null,...],...]}: the matrix by CPU
