@@ -20,8 +20,7 @@
 
 #include "../../workloads/lib/sysfs.h"
 #include "../../workloads/workload.h"
-
-static const struct vtb_workload_ops *W;
+#include "wltest.h"
 
 static void setup(void)
 {
@@ -31,25 +30,9 @@ static void setup(void)
 
 TestSuite(messaging, .init = setup, .timeout = 60);
 
-static int set(void *params, const char *name, const char *text)
-{
-	const struct vtb_opt *o = vtb_opt_find(W->opts, name);
-	union vtb_optval v;
-
-	cr_assert_not_null(o, "no option '%s'", name);
-	if (vtb_opt_parse(o, text, &v))
-		return -1;
-	vtb_opt_store(o, params, &v);
-	return 0;
-}
-
 static void *new_params(void)
 {
-	void *p = calloc(1, W->params_size);
-
-	cr_assert_not_null(p);
-	cr_assert_eq(vtb_opts_defaults(W->opts, p), 0, "%s", vtb_errmsg());
-	return p;
+	return wl_new_params();
 }
 
 static void new_ctx(struct vtb_workload_ctx *ctx)
