@@ -39,6 +39,7 @@
 #include "../workloads/workload.h"
 #include "conf.h"
 #include "digest.h"
+#include "plan.h"
 
 #define LINE_LIMIT 4096
 #define VALUE_LIMIT 1024
@@ -88,6 +89,9 @@ static const struct vtb_opt global_opts[] = {
 	{ .name = "host_topology",
 	  .type = VTB_OPT_STR,
 	  .help = "hwloc XML or synthetic host description (reserved)" },
+	{ .name = "housekeeping",
+	  .type = VTB_OPT_STR,
+	  .help = "pCPUs kept out of plans for the harness, libvirt and emulator threads: auto (one core, none where the host has no spare CPU), none, or a CPU list" },
 	{ .name = "only",
 	  .type = VTB_OPT_STR,
 	  .help = "comma list of globs on labels or LABEL/CELL: keep matches" },
@@ -164,6 +168,9 @@ static const struct vtb_opt vm_opts[] = {
 	  .type = VTB_OPT_BOOL,
 	  .def = "no",
 	  .help = "allow more vCPUs in total than host CPUs" },
+	{ .name = "housekeeping",
+	  .type = VTB_OPT_STR,
+	  .help = "pCPUs kept out of plans for the harness, libvirt and emulator threads: overrides [global]; auto (one core, none where the host has no spare CPU), none, or a CPU list" },
 	{ .name = NULL },
 };
 
@@ -210,7 +217,17 @@ static const struct vtb_opt topology_opts[] = {
 	  .min = 1,
 	  .max = 1024,
 	  .help = "threads per core" },
-	{ .name = "cells", .type = VTB_OPT_STR, .help = "guest NUMA cells (reserved)" },
+	{ .name = "clusters",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 1024,
+	  .help = "clusters per die: only 1 (libvirt 9.0 / QEMU 7.2 cannot express more)" },
+	{ .name = "cells",
+	  .type = VTB_OPT_INT,
+	  .min = 1,
+	  .max = 1024,
+	  .help = "guest NUMA cells: the vCPUs split evenly in order (default: by numa)" },
 	{ .name = NULL },
 };
 
@@ -1307,6 +1324,7 @@ static void config_release(struct vtb_config *c)
 	free(c->params_json);
 	vtb_cpuset_release(&c->cpus);
 	free(c->mems);
+	free(c->plan_json);
 	free(c->why_not);
 	for (i = 0; i < c->n_cells; i++)
 		cell_release(&c->cells[i]);
@@ -1724,38 +1742,58 @@ static int check_known(const struct parser *p, int line, const struct strv *vals
 }
 
 /*
- * What the guest boot path runs so far: a virtual topology the guest is
- * simply told (flat, cores, or an explicit [topology NAME] without
- * cells), unpinned, one VM, no scheduler settings.  Everything else
- * waits for the placement planner and the sched profiles, and says so.
- * Returns -1 on ENOMEM only; sets c->why_not when not runnable.
+ * A VM configuration is runnable when the placement planner accepts it
+ * (its refusals are input errors: the whole matrix is refused, exit 2),
+ * except side-by-side VMs (planned, booted by a later issue) and sched
+ * profiles with settings.  Without a host model, only what needs no
+ * planner runs.  Returns -1 on errors; sets c->why_not when not runnable.
  */
-static int vm_why_not(struct vtb_config *c, const char *topo, const struct sect *ts,
-		      const char *sched, const struct sect *ss)
+static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
+		   const char *sched, const struct sect *ss, int line)
 {
 	const char *pin = vtb_params_get(&c->params, "pinning");
 	const char *vms = vtb_params_get(&c->params, "vms");
+	struct vtb_plan *plan = NULL;
+	int v;
 
-	if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores"))
-		c->why_not = vtb_asprintf(
-			"topology '%s' needs the placement planner (not built yet; flat, cores and [topology NAME] run)",
-			topo);
-	else if (ts && vtb_params_get(&c->params, "topology.cells"))
-		c->why_not = vtb_asprintf("[topology %s]: guest NUMA cells are not built yet",
+	if (p->host->model) {
+		if (vtb_plan_config(p->host->model, c, &plan) < 0)
+			return perr(p, line, "%s: %s", c->label, vtb_errmsg());
+		c->plan_json = vtb_plan_json(plan);
+		for (v = 0; c->plan_json && v < plan->req.vms; v++)
+			for (size_t i = 0; i < plan->vm[v].cpus.n; i++)
+				if (vtb_cpuset_add(&c->cpus, plan->vm[v].cpus.cpus[i]) < 0)
+					goto fail;
+		if (!c->plan_json)
+			goto fail;
+		if (p->host->mems_of && !(c->mems = p->host->mems_of(p->host, &c->cpus)))
+			goto fail;
+		vtb_plan_free(plan);
+		plan = NULL;
+	} else if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores")) {
+		c->why_not = vtb_asprintf("topology '%s' needs a host model to plan on", topo);
+	} else if (ts && vtb_params_get(&c->params, "topology.cells")) {
+		c->why_not = vtb_asprintf("[topology %s]: guest cells need a host model to plan on",
 					  topo);
-	else if (pin && strcmp(pin, "none"))
-		c->why_not = vtb_asprintf(
-			"pinning '%s' needs the placement planner (not built yet; pinning = none runs)",
-			pin);
-	else if (vms && strcmp(vms, "1"))
-		c->why_not = vtb_asprintf("vms = %s: side-by-side VMs are not built yet", vms);
+	} else if (pin && strcmp(pin, "none")) {
+		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on", pin);
+	}
+	if (c->why_not)
+		return 0;
+	if (vms && strcmp(vms, "1"))
+		c->why_not =
+			vtb_asprintf("vms = %s: side-by-side VMs are planned but not booted yet",
+				     vms);
 	else if (ss && ss->n)
 		c->why_not = vtb_asprintf(
 			"[sched %s]: guest scheduler settings are not built yet (an empty profile runs)",
 			sched);
 	else
 		return 0;
-	return c->why_not ? 0 : -1;
+	return c->why_not ? 0 : vtb_error("out of memory");
+fail:
+	vtb_plan_free(plan);
+	return vtb_error("out of memory");
 }
 
 static int expand_vm(struct parser *p)
@@ -1769,7 +1807,7 @@ static int expand_vm(struct parser *p)
 	struct vtb_config c;
 	struct strv cands = { 0 };
 	char *enabled = NULL, *numa = NULL, *vms = NULL, *over = NULL, *mem = NULL;
-	char *hint = NULL;
+	char *hint = NULL, *hk = NULL;
 	size_t idx[N_AXES] = { 0 }, i, total, alloc;
 	int line, lines[N_AXES], ret = -1;
 
@@ -1780,8 +1818,25 @@ static int expand_vm(struct parser *p)
 	if (single(p, s, vm_opts, "enabled", &enabled, &line) < 0 ||
 	    single(p, s, vm_opts, "numa", &numa, &line) < 0 ||
 	    single(p, s, vm_opts, "vms", &vms, &line) < 0 ||
-	    single(p, s, vm_opts, "overcommit", &over, &line) < 0)
+	    single(p, s, vm_opts, "overcommit", &over, &line) < 0 ||
+	    single(p, s, vm_opts, "housekeeping", &hk, &line) < 0)
 		goto out;
+	if (!hk &&
+	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &line) < 0)
+		goto out;
+	if (hk && !strcmp(hk, "auto")) { /* the default: not in the key */
+		free(hk);
+		hk = NULL;
+	}
+	if (hk && strcmp(hk, "none")) {
+		struct vtb_cpuset set = { NULL, 0 };
+
+		if (vtb_cpuset_parse(hk, &set) < 0) {
+			ret = perr(p, line, "housekeeping = %s: not auto, none or a CPU list", hk);
+			goto out;
+		}
+		vtb_cpuset_release(&set);
+	}
 	for (i = 0; i < N_AXES; i++) {
 		const char *text = val_of(s, vm_opts, axis_keys[i], &lines[i]);
 		size_t j;
@@ -1814,6 +1869,12 @@ static int expand_vm(struct parser *p)
 		} else if (p->sects[i].kind == S_TOPOLOGY &&
 			   strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
+	if (strv_has(&ax[A_TOPOLOGY].vals, "clusters") && !strv_has(&cands, "clusters")) {
+		ret = perr(
+			p, lines[A_TOPOLOGY],
+			"topology 'clusters' cannot be expressed with Debian 12's libvirt 9.0 / QEMU 7.2 (no <topology clusters=> before libvirt 10.1)");
+		goto out;
+	}
 	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology",
 			": not a preset (flat, cores, mirror, lie) nor a [topology NAME]") < 0)
 		goto out;
@@ -1865,7 +1926,8 @@ static int expand_vm(struct parser *p)
 		for (i = 0; i < N_AXES; i++)
 			if (params_add(&c.params, &alloc, axis_keys[i], ax[i].vals.v[idx[i]]) < 0)
 				goto out;
-		if (params_add(&c.params, &alloc, "numa", numa) < 0 ||
+		if ((hk && params_add(&c.params, &alloc, "housekeeping", hk) < 0) ||
+		    params_add(&c.params, &alloc, "numa", numa) < 0 ||
 		    params_add(&c.params, &alloc, "vms", vms) < 0 ||
 		    params_add(&c.params, &alloc, "overcommit", over) < 0 ||
 		    add_section_params(&c.params, &alloc, ts, "topology") < 0 ||
@@ -1882,8 +1944,9 @@ static int expand_vm(struct parser *p)
 						     topo, tcpus, nv);
 		}
 		params_sort(&c.params); /* vtb_params_get() searches a sorted array */
-		if (!c.why_not && vm_why_not(&c, topo, ts, sched, find_sect(p, S_SCHED, sched)) < 0)
-			goto oom;
+		if (!c.why_not &&
+		    vm_plan(p, &c, topo, ts, sched, find_sect(p, S_SCHED, sched), s->line) < 0)
+			goto out;
 		c.runnable = !c.why_not;
 		if (add_config(p, &c, nv) < 0)
 			goto out;
@@ -1902,6 +1965,7 @@ out:
 	free(over);
 	free(mem);
 	free(hint);
+	free(hk);
 	return ret;
 }
 

@@ -1069,17 +1069,6 @@ int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *r)
 	for (i = 0; i < VTB_ARRAY_SIZE(presets); i++)
 		if (!strcmp(topo, presets[i]))
 			r->topology = (enum vtb_vtopo)i;
-	if (r->topology == VTB_VTOPO_EXPLICIT && !vtb_params_get(&c->params, "topology.sockets") &&
-	    !vtb_params_get(&c->params, "topology.cores") &&
-	    !vtb_params_get(&c->params, "topology.threads") &&
-	    !vtb_params_get(&c->params, "topology.dies")) {
-		if (!strcmp(topo, "clusters"))
-			return vtb_error(
-				"topology 'clusters' cannot be expressed with Debian 12's libvirt 9.0 / QEMU 7.2 (no <topology clusters=> before libvirt 10.1)");
-		return vtb_error(
-			"unknown topology '%s': not a preset (flat, cores, mirror, lie) nor a [topology NAME]",
-			topo);
-	}
 	if (mem && vtb_parse_int(mem, 0, 1LL << 50, &bytes) < 0)
 		return vtb_error("memory = %s: not a size in bytes", mem);
 	r->memory_bytes = mem ? (uint64_t)bytes : 1ull << 30;

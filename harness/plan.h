@@ -110,7 +110,8 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 /*
  * The request of a VM configuration (its params: vcpus, topology,
  * topology.*, pinning, memory, numa, vms, overcommit, housekeeping).
- * -1 with vtb_error() for an unknown preset or a malformed value.
+ * A topology that is not a preset is explicit (the [topology NAME] keys).
+ * -1 with vtb_error() for a malformed value.
  * Strings in @out point into @c.
  */
 int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *out);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../harness/conf.h"
+#include "../../harness/hosttopo.h"
 
 static const int compact8[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
@@ -266,15 +267,12 @@ Test(conf, vm_cross_product)
 	cr_assert_str_eq(vtb_params_get(&c->params, "sched.sysctl.kernel.numa_balancing"), "0");
 	cr_assert_str_eq(vtb_params_get(&c->params, "numa"), "off");
 	cr_assert_str_eq(vtb_params_get(&c->params, "vms"), "2");
-	cr_assert_str_eq(
-		c->why_not,
-		"pinning 'strict' needs the placement planner (not built yet; pinning = none runs)");
+	cr_assert_str_eq(c->why_not, "pinning 'strict' needs a host model to plan on");
 	c = config(m, "vm vcpus=2 topology=mirror pinning=none memory=1G sched=default");
 	cr_assert_not(c->runnable);
-	cr_assert(strstr(c->why_not, "topology 'mirror' needs the placement planner"), "%s",
-		  c->why_not);
+	cr_assert(strstr(c->why_not, "topology 'mirror' needs a host model"), "%s", c->why_not);
 	c = config(m, "vm vcpus=4 topology=big pinning=none memory=1G sched=default");
-	cr_assert_str_eq(c->why_not, "vms = 2: side-by-side VMs are not built yet");
+	cr_assert_str_eq(c->why_not, "vms = 2: side-by-side VMs are planned but not booted yet");
 	c = config(m, "vm vcpus=2 topology=big pinning=none memory=1G sched=default");
 	cr_assert_str_eq(c->why_not, "topology 'big' describes 4 CPUs, not 2");
 	vtb_matrix_free(m);
@@ -581,8 +579,9 @@ Test(conf, digest_is_sha256_of_text)
 
 /* ------------------------------------------------------------ boot order */
 
-/* The VM configuration is not runnable (strict pinning needs the
- * placement planner): boot orders hold only runnable ones. */
+/* The VM configuration is not runnable (strict pinning needs a host
+ * model, which this made-up host lacks): boot orders hold only runnable
+ * ones. */
 static const char order_base[] = "[baseline]\ncpus = 1, 2, 4\n[vm]\npinning = strict\n" WL;
 
 static struct vtb_matrix *with_order(const char *order)
@@ -987,4 +986,74 @@ Test(conf_bad, review_findings)
 	    "t.conf:2: cpuset = 100-200 holds none of the 8 CPUs this host allows");
 	bad("[vm]\ntopology = flat\n[topology flat]\nsockets = 2\n" WL,
 	    "t.conf:3: [topology flat] would hide the preset 'flat': choose another name");
+}
+
+/* ------------------------------------------------------------ with the planner */
+
+static struct vtb_matrix *planned(struct vtb_hosttopo *h, const char *text)
+{
+	struct vtb_matrix *m = NULL;
+
+	cr_assert_eq(vtb_matrix_parse("t.conf", text, strlen(text), &h->ctx, &m), 0, "%s",
+		     vtb_errmsg());
+	return m;
+}
+
+static const char *planner_err(struct vtb_hosttopo *h, const char *text)
+{
+	struct vtb_matrix *m = NULL;
+
+	cr_assert_eq(vtb_matrix_parse("t.conf", text, strlen(text), &h->ctx, &m), -1, "%s", text);
+	return vtb_errmsg();
+}
+
+Test(conf, planner_makes_pinned_and_mirrored_configurations_runnable)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	const struct vtb_config *c;
+	size_t i;
+
+	cr_assert_eq(vtb_hosttopo_load("pack:2 numa:4 l3:16 core:4 pu:2", &h), 0);
+	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 8, 16\n"
+		       "topology = flat, cores, mirror, lie, t\npinning = none, strict, core\n"
+		       "[topology t]\nsockets = 2\ncores = 4\ncells = 2\n" WL);
+	cr_assert_eq(m->n_configs, 2 * 5 * 3);
+	for (i = 0; i < m->n_configs; i++) {
+		c = &m->configs[i];
+		if (strstr(c->label, "vcpus=16 topology=t"))
+			continue; /* t describes 8 CPUs */
+		cr_assert(c->runnable, "%s: %s", c->label, c->why_not);
+		cr_assert_not_null(c->plan_json, "%s", c->label);
+		cr_assert(strstr(c->plan_json, "\"claims\""));
+		cr_assert(c->cpus.n == 8 || c->cpus.n == 16, "%s", c->label);
+		cr_assert_not_null(c->mems);
+	}
+	c = config(m, "vm vcpus=8 topology=mirror pinning=strict memory=1G sched=default");
+	cr_assert_null(strstr(c->plan_json, "\"false\""), "%s", c->plan_json);
+	cr_assert_null(strstr(c->plan_json, "\"unbacked\""), "%s", c->plan_json);
+	vtb_matrix_free(m);
+
+	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 4\nvms = 2\n"
+		       "pinning = strict\nhousekeeping = none\n" WL);
+	cr_assert_str_eq(m->configs[0].why_not,
+			 "vms = 2: side-by-side VMs are planned but not booted yet");
+	cr_assert_eq(m->configs[0].cpus.n, 8);
+	cr_assert_str_eq(vtb_params_get(&m->configs[0].params, "housekeeping"), "none");
+	vtb_matrix_free(m);
+
+	cr_assert(
+		strstr(planner_err(h, "[vm]\ntopology = clusters\n" WL), "libvirt 9.0 / QEMU 7.2"));
+	cr_assert(strstr(planner_err(h, "[vm]\ntopology = t\nvcpus = 4\n"
+					"[topology t]\ncores = 2\nthreads = 2\nclusters = 2\n" WL),
+			 "libvirt 9.0 / QEMU 7.2"));
+	cr_assert(strstr(planner_err(h, "[vm]\ntopology = t\nvcpus = 4\n"
+					"[topology t]\ncores = 4\ncells = 3\n" WL),
+			 "cells do not divide"));
+	cr_assert(strstr(planner_err(h, "[vm]\ntopology = mirror\nvcpus = 1022\n" WL),
+			 "regular shape"));
+	cr_assert(strstr(planner_err(h, "[global]\nhousekeeping = 0-1023\n[vm]\nvcpus = 4\n" WL),
+			 "no CPU for guests"));
+	cr_assert(strstr(planner_err(h, "[vm]\nhousekeeping = zz\n" WL), "housekeeping = zz"));
+	vtb_hosttopo_free(h);
 }
