@@ -32,6 +32,8 @@ static const char plan_usage[] =
 	"  --xml-dir DIR          write each VM configuration's libvirt domain XML\n"
 	"                         to DIR/KEY.xml (KEY-vmN.xml for vms > 1)\n"
 	"  --accel kvm|tcg        domain type of those files (default: tcg)\n"
+	"  --timing               time planning and domain XML per VM configuration\n"
+	"                         (stderr; what 'make bench' prints)\n"
 	"  --help-matrix          the matrix.conf reference (sections, keys, defaults)\n"
 	"  -h, --help             this help\n";
 
@@ -241,9 +243,11 @@ static int write_file(const char *path, const char *text)
 	return ret;
 }
 
-/* One domain XML per VM (of each VM configuration) into @dir. */
+/* One domain XML per VM (of each VM configuration) into @dir (NULL:
+ * build them only); with @timing, the time of planning and XML per
+ * configuration on stderr (the figure `make bench` prints). */
 static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, const char *dir,
-		     bool kvm)
+		     bool kvm, bool timing)
 {
 	size_t i;
 	int v, ret = 0;
@@ -252,8 +256,11 @@ static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, c
 		const struct vtb_config *c = &m->configs[i];
 		struct vtb_plan *p = NULL;
 
+		uint64_t t0, t1 = 0;
+
 		if (!c->plan_json)
 			continue;
+		t0 = vtb_now_ns();
 		if (vtb_plan_config(&h->model, c, &p) < 0)
 			return -1;
 		for (v = 0; v < p->req.vms && !ret; v++) {
@@ -272,14 +279,24 @@ static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, c
 				ret = -1;
 			} else {
 				xml = vtb_domxml(&d);
-				path = vtb_asprintf("%s/%s.xml", dir, name + strlen("vtbench-"));
-				ret = xml && path ? write_file(path, xml) : -1;
+				if (!xml)
+					ret = -1;
+				t1 = vtb_now_ns();
+				if (xml && dir) {
+					path = vtb_asprintf("%s/%s.xml", dir,
+							    name + strlen("vtbench-"));
+					ret = path ? write_file(path, xml) : -1;
+				}
 			}
 			vtb_plan_domstore_release(&st);
 			free(xml);
 			free(path);
 			free(name);
 		}
+		if (timing && !ret)
+			fprintf(stderr, "timing: %s: plan and domain XML of %d VM%s in %.2f ms\n",
+				c->label, p->req.vms, p->req.vms == 1 ? "" : "s",
+				(double)(t1 - t0) / 1e6);
 		vtb_plan_free(p);
 	}
 	return ret;
@@ -293,6 +310,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 		{ "reps", required_argument, NULL, 'n' },
 		{ "xml-dir", required_argument, NULL, 'x' },
 		{ "accel", required_argument, NULL, 'a' },
+		{ "timing", no_argument, NULL, 'T' },
 		{ "help-matrix", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -300,7 +318,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 	struct vtb_matrix *m = NULL;
 	struct vtb_bootref *order = NULL;
 	const char *format = "text", *xml_dir = NULL;
-	bool kvm = false;
+	bool kvm = false, timing = false;
 	long long reps = 0;
 	size_t n_order = 0;
 	int c, ret;
@@ -327,6 +345,9 @@ int cmd_plan(struct vtb_cmd_env *env)
 			break;
 		case 'x':
 			xml_dir = optarg;
+			break;
+		case 'T':
+			timing = true;
 			break;
 		case 'a':
 			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
@@ -374,7 +395,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 	} else {
 		plan_text(m, env->host, n_order);
 	}
-	if (xml_dir && write_xml(m, env->host, xml_dir, kvm) < 0) {
+	if ((xml_dir || timing) && write_xml(m, env->host, xml_dir, kvm, timing) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		goto out;
 	}
