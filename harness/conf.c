@@ -114,6 +114,10 @@ static const struct vtb_opt baseline_opts[] = {
 	  .max = 65536,
 	  .help = "CPU counts ($host_cpus, N% of host CPUs); the first N in compact order" },
 	{ .name = "cpuset", .type = VTB_OPT_CPULIST, .help = "restrict the CPUs baselines may use" },
+	{ .name = "vm",
+	  .type = VTB_OPT_BOOL,
+	  .def = "yes",
+	  .help = "also a baseline for each planned VM configuration, on exactly its pCPUs and memory nodes (pinning none: as many CPUs, compact)" },
 	{ .name = "confine",
 	  .type = VTB_OPT_ENUM,
 	  .def = "affinity",
@@ -434,6 +438,7 @@ struct parser {
 	struct strv only, exclude;
 	int only_line;
 	size_t n_cells;
+	bool vm_baselines; /* [baseline] enabled and vm = yes */
 };
 
 static int perr(const struct parser *p, int line, const char *fmt, ...)
@@ -1577,12 +1582,15 @@ static int expand_baseline(struct parser *p)
 	struct vtb_cpuset pool = { NULL, 0 }, set = { NULL, 0 };
 	struct strv cpus = { 0 };
 	struct vtb_config c;
-	char *enabled = NULL, *cpuset = NULL, *confine = NULL, *dflt = NULL;
+	char *enabled = NULL, *cpuset = NULL, *confine = NULL, *dflt = NULL, *vm = NULL;
 	const char *text;
 	size_t i, alloc;
 	int line, cpus_line, cpuset_line = 0, ret = -1;
 
 	memset(&c, 0, sizeof(c));
+	if (single(p, s, baseline_opts, "vm", &vm, &line) < 0)
+		goto out;
+	p->vm_baselines = s && is_yes(vm);
 	if (single(p, s, baseline_opts, "enabled", &enabled, &line) < 0 ||
 	    single(p, s, baseline_opts, "cpuset", &cpuset, &cpuset_line) < 0 ||
 	    single(p, s, baseline_opts, "confine", &confine, &line) < 0)
@@ -1614,6 +1622,7 @@ static int expand_baseline(struct parser *p)
 		      &cpus) < 0)
 		goto out;
 	if (!is_yes(enabled)) {
+		p->vm_baselines = false;
 		ret = 0;
 		goto out;
 	}
@@ -1656,9 +1665,75 @@ out:
 	free(cpuset);
 	free(confine);
 	free(dflt);
+	free(vm);
 	strv_release(&cpus);
 	vtb_cpuset_release(&pool);
 	vtb_cpuset_release(&set);
+	return ret;
+}
+
+static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
+}
+
+/*
+ * The baseline of each planned VM configuration: the agent on exactly
+ * the VM's pCPUs and memory nodes, so the comparison is like for like.
+ * One per distinct pCPU set; none where a baseline of the cpus axis
+ * already has that set.
+ */
+static int expand_vm_baselines(struct parser *p)
+{
+	struct vtb_matrix *m = p->m;
+	size_t n = m->n_configs, i, j, alloc;
+	struct vtb_config c;
+	char *cpus = NULL, *count = NULL;
+	int ret = -1;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; p->vm_baselines && i < n; i++) {
+		const struct vtb_config *v = &m->configs[i];
+		bool dup = false;
+
+		if (v->kind != VTB_CONFIG_VM || !v->plan_json || !v->cpus.n)
+			continue;
+		for (j = 0; j < m->n_configs && !dup; j++)
+			dup = m->configs[j].kind == VTB_CONFIG_BASELINE &&
+			      same_set(&m->configs[j].cpus, &v->cpus);
+		if (dup)
+			continue;
+		memset(&c, 0, sizeof(c));
+		alloc = 0;
+		free(cpus);
+		free(count);
+		cpus = vtb_cpuset_format(&v->cpus);
+		count = vtb_asprintf("%zu", v->cpus.n);
+		if (!cpus || !count)
+			goto oom;
+		c.kind = VTB_CONFIG_BASELINE;
+		c.runnable = true;
+		c.label = vtb_asprintf("baseline cpus=%zu cpuset=%s", v->cpus.n, cpus);
+		if (!c.label || params_add(&c.params, &alloc, "cpus", count) < 0 ||
+		    params_add(&c.params, &alloc, "confine", "affinity") < 0 ||
+		    params_add(&c.params, &alloc, "cpuset", cpus) < 0)
+			goto out;
+		for (j = 0; j < v->cpus.n; j++)
+			if (vtb_cpuset_add(&c.cpus, v->cpus.cpus[j]) < 0)
+				goto out;
+		if (v->mems && !(c.mems = vtb_strdup(v->mems)))
+			goto oom;
+		if (add_config(p, &c, (long long)v->cpus.n) < 0)
+			goto out;
+	}
+	ret = 0;
+	goto out;
+oom:
+	ret = vtb_error("out of memory");
+out:
+	config_release(&c);
+	free(cpus);
+	free(count);
 	return ret;
 }
 
@@ -2023,7 +2098,7 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 	}
 	if (lex(&p, text, len) < 0 || check_keys(&p) < 0 || parse_global(&p) < 0 ||
 	    check_named(&p) < 0 || check_workloads(&p) < 0 || expand_baseline(&p) < 0 ||
-	    expand_vm(&p) < 0)
+	    expand_vm(&p) < 0 || expand_vm_baselines(&p) < 0)
 		goto out;
 	if (!m->n_configs) {
 		if (p.only.n || p.exclude.n)

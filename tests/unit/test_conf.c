@@ -1057,3 +1057,31 @@ Test(conf, planner_makes_pinned_and_mirrored_configurations_runnable)
 	cr_assert(strstr(planner_err(h, "[vm]\nhousekeeping = zz\n" WL), "housekeeping = zz"));
 	vtb_hosttopo_free(h);
 }
+
+/* Each planned VM configuration gets a baseline on exactly its pCPUs and
+ * memory nodes, one per distinct set, none where the cpus axis has it. */
+Test(conf, vm_configurations_get_their_baselines)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	const struct vtb_config *b;
+	size_t i, nb = 0;
+
+	cr_assert_eq(vtb_hosttopo_load("pack:2 numa:2 l3:2 core:4 pu:2", &h), 0);
+	m = planned(h, "[baseline]\ncpus = 6\n[vm]\nvcpus = 6, 8\n"
+		       "topology = flat, mirror\npinning = strict\n" WL);
+	for (i = 0; i < m->n_configs; i++)
+		nb += m->configs[i].kind == VTB_CONFIG_BASELINE;
+	/* cpus=6 is 0-5; flat 6 and mirror 6 are 2-7 (one baseline), flat
+	 * 8 is 2-9, mirror 8 is 8-15 (a whole LLC) */
+	cr_assert_eq(nb, 4, "%zu baselines", nb);
+	b = config(m, "baseline cpus=8 cpuset=8-15");
+	cr_assert_str_eq(b->mems, "0");
+	cr_assert_str_eq(vtb_params_get(&b->params, "cpuset"), "8-15");
+	cr_assert(b->runnable);
+	vtb_matrix_free(m);
+	m = planned(h, "[baseline]\ncpus = 6\nvm = no\n[vm]\nvcpus = 6\n" WL);
+	cr_assert_eq(m->n_configs, 2);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(h);
+}
