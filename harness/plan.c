@@ -741,9 +741,13 @@ static int cells_of(struct ctx *x, struct vtb_plan_vm *m)
 			vtb_error("a guest cell has no vCPUs");
 			goto fail;
 		}
-	/* distances when every cell sits on one host node */
+	/* distances when every cell sits on its own host node (two cells on
+	 * one node would be 10 apart, which libvirt refuses for remote cells:
+	 * then libvirt's defaults) */
 	for (i = 0; i < nc && m->cells[i].host_node >= 0; i++)
-		;
+		for (j = 0; j < i; j++)
+			if (m->cells[j].host_node == m->cells[i].host_node)
+				goto no_distances;
 	if (i == nc && t->distances) {
 		m->distances = malloc((size_t)nc * (size_t)nc * sizeof(unsigned));
 		if (!m->distances)
@@ -754,6 +758,7 @@ static int cells_of(struct ctx *x, struct vtb_plan_vm *m)
 					t, (size_t)node_index(t, m->cells[i].host_node),
 					(size_t)node_index(t, m->cells[j].host_node));
 	}
+no_distances:
 	free(cell_of);
 	free(node_cell);
 	return 0;
