@@ -55,6 +55,7 @@ static const char *const confine_values[] = { "affinity", NULL };
 static const char *const pinning_values[] = { "none", "strict", "core", "llc", "node", NULL };
 static const char *const numa_values[] = { "auto", "off", NULL };
 static const char *const topology_presets[] = { "flat", "cores", "mirror", "lie", NULL };
+static const char *const machine_values[] = { "pc", "q35", NULL };
 
 static const struct vtb_opt global_opts[] = {
 	{ .name = "name",
@@ -175,6 +176,19 @@ static const struct vtb_opt vm_opts[] = {
 	{ .name = "housekeeping",
 	  .type = VTB_OPT_STR,
 	  .help = "pCPUs kept out of plans for the harness, libvirt and emulator threads: overrides [global]; auto (one core, none where the host has no spare CPU), none, or a CPU list" },
+	{ .name = "hugepages",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
+	  .help = "guest memory from the host's huge pages (<memoryBacking><hugepages/>)" },
+	{ .name = "locked",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
+	  .help = "guest memory locked in host RAM (<memoryBacking><locked/>)" },
+	{ .name = "machine",
+	  .type = VTB_OPT_ENUM,
+	  .def = "pc",
+	  .values = machine_values,
+	  .help = "QEMU machine type" },
 	{ .name = NULL },
 };
 
@@ -1882,7 +1896,7 @@ static int expand_vm(struct parser *p)
 	struct vtb_config c;
 	struct strv cands = { 0 };
 	char *enabled = NULL, *numa = NULL, *vms = NULL, *over = NULL, *mem = NULL;
-	char *hint = NULL, *hk = NULL;
+	char *hint = NULL, *hk = NULL, *huge = NULL, *locked = NULL, *machine = NULL;
 	size_t idx[N_AXES] = { 0 }, i, total, alloc;
 	int line, lines[N_AXES], ret = -1;
 
@@ -1894,7 +1908,10 @@ static int expand_vm(struct parser *p)
 	    single(p, s, vm_opts, "numa", &numa, &line) < 0 ||
 	    single(p, s, vm_opts, "vms", &vms, &line) < 0 ||
 	    single(p, s, vm_opts, "overcommit", &over, &line) < 0 ||
-	    single(p, s, vm_opts, "housekeeping", &hk, &line) < 0)
+	    single(p, s, vm_opts, "housekeeping", &hk, &line) < 0 ||
+	    single(p, s, vm_opts, "hugepages", &huge, &line) < 0 ||
+	    single(p, s, vm_opts, "locked", &locked, &line) < 0 ||
+	    single(p, s, vm_opts, "machine", &machine, &line) < 0)
 		goto out;
 	if (!hk &&
 	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &line) < 0)
@@ -2002,7 +2019,13 @@ static int expand_vm(struct parser *p)
 		for (i = 0; i < N_AXES; i++)
 			if (params_add(&c.params, &alloc, axis_keys[i], ax[i].vals.v[idx[i]]) < 0)
 				goto out;
+		/* settings added after the first release enter the key only when
+		 * not at their default, so existing keys stay */
 		if ((hk && params_add(&c.params, &alloc, "housekeeping", hk) < 0) ||
+		    (is_yes(huge) && params_add(&c.params, &alloc, "hugepages", huge) < 0) ||
+		    (is_yes(locked) && params_add(&c.params, &alloc, "locked", locked) < 0) ||
+		    (machine && strcmp(machine, "pc") &&
+		     params_add(&c.params, &alloc, "machine", machine) < 0) ||
 		    params_add(&c.params, &alloc, "numa", numa) < 0 ||
 		    params_add(&c.params, &alloc, "vms", vms) < 0 ||
 		    params_add(&c.params, &alloc, "overcommit", over) < 0 ||
@@ -2042,6 +2065,9 @@ out:
 	free(mem);
 	free(hint);
 	free(hk);
+	free(huge);
+	free(locked);
+	free(machine);
 	return ret;
 }
 

@@ -926,6 +926,9 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 		return vtb_error("out of memory");
 	p->req = *req;
 	p->req.housekeeping = NULL; /* not owned */
+	p->req.machine = NULL;
+	if (req->machine && !strcmp(req->machine, "q35"))
+		p->machine = "q35";
 	x = (struct ctx){ t, req, p, { 0, 0, 0 } };
 	if (pool_of(&x, &pool, &n_pool) < 0)
 		goto out;
@@ -1080,6 +1083,11 @@ int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *r)
 	r->overcommit = over && !strcmp(over, "yes");
 	r->numa = !numa || !strcmp(numa, "auto");
 	r->housekeeping = vtb_params_get(&c->params, "housekeeping");
+	r->hugepages = vtb_params_get(&c->params, "hugepages") &&
+		       !strcmp(vtb_params_get(&c->params, "hugepages"), "yes");
+	r->locked = vtb_params_get(&c->params, "locked") &&
+		    !strcmp(vtb_params_get(&c->params, "locked"), "yes");
+	r->machine = vtb_params_get(&c->params, "machine");
 	return 0;
 }
 
@@ -1169,6 +1177,9 @@ int vtb_plan_domspec(const struct vtb_plan *p, int vm, struct vtb_domspec *d,
 	d->emulatorpin = p->req.pinning != VTB_PIN_NONE && p->housekeeping.n ? &p->housekeeping
 									     : NULL;
 	d->hint_dedicated = p->req.pinning == VTB_PIN_STRICT && !p->req.overcommit;
+	d->hugepages = p->req.hugepages;
+	d->locked = p->req.locked;
+	d->machine = p->machine;
 	d->cells = NULL;
 	d->n_cells = 0;
 	if (m->n_cells) {

@@ -57,6 +57,9 @@ struct vtb_plan_req {
 	bool numa; /* numa = auto: one guest cell per host node used */
 	uint64_t memory_bytes;
 	const char *housekeeping; /* NULL or "auto", "none", or a cpulist */
+	/* passed through to the domain */
+	bool hugepages, locked;
+	const char *machine; /* NULL: pc */
 };
 
 struct vtb_plan_cell {
@@ -89,7 +92,8 @@ struct vtb_plan {
 	struct vtb_plan_vm *vm;		   /* req.vms entries */
 	struct vtb_claim *claims;
 	size_t n_claims;
-	char **notes; /* labels the reader must see (SNC, spanning dies, ...) */
+	const char *machine; /* "q35" or NULL (static strings) */
+	char **notes;	     /* labels the reader must see (SNC, spanning dies, ...) */
 	size_t n_notes;
 };
 
@@ -125,7 +129,8 @@ char *vtb_plan_json(const struct vtb_plan *p);
 
 /*
  * The placement fields of @d for VM @vm: vcpus and topology, vcpupin,
- * emulatorpin, cells, numatune.  Pointers into @p and @store (which the
+ * emulatorpin, cells, numatune, memory backing, machine type and the
+ * dedicated hint (strict pinning without overcommit).  Pointers into @p and @store (which the
  * caller keeps until @d is used and then releases with
  * vtb_plan_domstore_release()).  Other fields of @d are left alone.
  */

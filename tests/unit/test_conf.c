@@ -11,6 +11,7 @@
 
 #include "../../harness/conf.h"
 #include "../../harness/hosttopo.h"
+#include "../../harness/plan.h"
 
 static const int compact8[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
@@ -1082,6 +1083,35 @@ Test(conf, vm_configurations_get_their_baselines)
 	vtb_matrix_free(m);
 	m = planned(h, "[baseline]\ncpus = 6\nvm = no\n[vm]\nvcpus = 6\n" WL);
 	cr_assert_eq(m->n_configs, 2);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(h);
+}
+
+/* Memory backing and machine type reach the domain through the plan;
+ * at their defaults they stay out of the key. */
+Test(conf, memory_backing_and_machine_reach_the_domain)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	struct vtb_plan *p = NULL;
+	struct vtb_plan_domstore st;
+	struct vtb_domspec d = { 0 };
+
+	cr_assert_eq(vtb_hosttopo_load("pack:1 l3:1 core:4 pu:2", &h), 0);
+	m = planned(h, "[vm]\nvcpus = 2\n" WL);
+	cr_assert_null(vtb_params_get(&m->configs[1].params, "hugepages"));
+	cr_assert_null(vtb_params_get(&m->configs[1].params, "machine"));
+	vtb_matrix_free(m);
+	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 2\nhugepages = yes\nlocked = yes\n"
+		       "machine = q35\npinning = strict\n" WL);
+	cr_assert_str_eq(vtb_params_get(&m->configs[0].params, "machine"), "q35");
+	cr_assert_eq(vtb_plan_config(&h->model, &m->configs[0], &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_plan_domspec(p, 0, &d, &st), 0);
+	cr_assert(d.hugepages && d.locked && d.hint_dedicated);
+	cr_assert_str_eq(d.machine, "q35");
+	cr_assert_not_null(d.emulatorpin);
+	vtb_plan_domstore_release(&st);
+	vtb_plan_free(p);
 	vtb_matrix_free(m);
 	vtb_hosttopo_free(h);
 }
