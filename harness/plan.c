@@ -986,6 +986,19 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 		    check_spans(&x, m) < 0)
 			goto out;
 	}
+	if (req->topology == VTB_VTOPO_LIE) {
+		size_t held = 0;
+
+		for (i = 0; i < p->n_claims; i++)
+			held += p->claims[i].kind != VTB_CLAIM_NODE &&
+				p->claims[i].state == VTB_CLAIM_TRUE;
+		if (held &&
+		    note(p,
+			 vtb_asprintf(
+				 "lie: %zu SMT or LLC claim%s still true (the free pCPUs hold no second core or LLC to lie with)",
+				 held, held == 1 ? "" : "s")) < 0)
+			goto out;
+	}
 	*out = p;
 	p = NULL;
 	ret = 0;
