@@ -120,6 +120,7 @@ demo: deps
 	$(Q)sh scripts/demo.sh $(BUILD)
 
 bench: all
+	$(Q)sh scripts/bench-plan.sh $(BUILD)
 	$(Q)sh scripts/bench.sh $(BUILD)
 	$(Q)sh scripts/bench-vm.sh $(BUILD)
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)

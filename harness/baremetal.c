@@ -5,7 +5,11 @@
  * process a workload forked.  Confinement: the harness sets its own
  * affinity to the configuration's CPUs just around posix_spawn and
  * restores it, so the agent starts confined (no window in which it runs
- * elsewhere) and every thread it creates inherits the mask.  The job is
+ * elsewhere) and every thread it creates inherits the mask.  Memory is
+ * bound the same way: set_mempolicy(MPOL_BIND) to the configuration's
+ * nodes around the spawn (the policy is inherited across fork and exec;
+ * raw syscalls, no libnuma).  Where the kernel or a seccomp profile
+ * refuses it, the agent runs unbound and the boot says so.  The job is
  * handed over in a memfd, so a killed harness leaves no file behind.
  */
 #include "baremetal.h"
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,9 +144,58 @@ static int confine_self(const struct vtb_cpuset *cpus, cpu_set_t *saved)
 	return 0;
 }
 
-static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd[2], int errfd[2],
-		       pid_t *pid)
+#define VTB_MPOL_BIND 2 /* <linux/mempolicy.h> */
+#define VTB_MAX_NODES 1024
+#define NODE_WORDS (VTB_MAX_NODES / (8 * sizeof(unsigned long)))
+
+struct mempol {
+	int mode;
+	unsigned long mask[NODE_WORDS];
+	bool set; /* ours is in force: restore @mode/@mask */
+};
+
+/* Binds the calling thread's memory to @mems, saving the old policy.
+ * -1 with vtb_error() on a bad list; 0 with !saved->set when the kernel
+ * refuses (the agent then runs unbound). */
+static int membind_self(const char *mems, struct mempol *saved)
 {
+	unsigned long mask[NODE_WORDS] = { 0 };
+	struct vtb_cpuset nodes = { NULL, 0 };
+	size_t i;
+
+	saved->set = false;
+	if (!mems || !*mems)
+		return 0;
+	if (vtb_cpuset_parse(mems, &nodes) < 0)
+		return -1;
+	for (i = 0; i < nodes.n; i++) {
+		if (nodes.cpus[i] < 0 || nodes.cpus[i] >= VTB_MAX_NODES) {
+			vtb_cpuset_release(&nodes);
+			return vtb_error("memory node %d is beyond what node masks hold",
+					 nodes.cpus[i]);
+		}
+		mask[nodes.cpus[i] / (8 * sizeof(long))] |= 1UL
+							    << (nodes.cpus[i] % (8 * sizeof(long)));
+	}
+	vtb_cpuset_release(&nodes);
+	if (syscall(SYS_get_mempolicy, &saved->mode, saved->mask, VTB_MAX_NODES + 1, NULL, 0) < 0)
+		return 0;
+	if (syscall(SYS_set_mempolicy, VTB_MPOL_BIND, mask, VTB_MAX_NODES + 1) < 0)
+		return 0;
+	saved->set = true;
+	return 0;
+}
+
+static void membind_restore(const struct mempol *saved)
+{
+	if (saved->set)
+		syscall(SYS_set_mempolicy, saved->mode, saved->mask, VTB_MAX_NODES + 1);
+}
+
+static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd[2], int errfd[2],
+		       pid_t *pid, bool *membind)
+{
+	struct mempol pol = { 0 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t empty, dfl;
@@ -169,7 +223,14 @@ static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd
 	ret = confine_self(req->cpus, &saved);
 	if (ret)
 		goto out;
+	ret = membind_self(req->mems, &pol);
+	if (ret) {
+		sched_setaffinity(0, sizeof(saved), &saved);
+		goto out;
+	}
+	*membind = pol.set;
 	err = posix_spawn(pid, req->agent, &fa, &attr, argv, environ);
+	membind_restore(&pol);
 	if (err) {
 		sched_setaffinity(0, sizeof(saved), &saved);
 		ret = vtb_error("cannot start agent '%s': %s", req->agent, strerror(err));
@@ -222,7 +283,7 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	}
 	out->started_ns = realtime_ns();
 	deadline = vtb_now_ns() + req->timeout_ns;
-	if (spawn_agent(req, jobfd, outfd, errfd, &pid))
+	if (spawn_agent(req, jobfd, outfd, errfd, &pid, &out->membind))
 		goto out;
 	close(outfd[1]);
 	close(errfd[1]);

@@ -8,6 +8,7 @@
 #define VTB_BAREMETAL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../workloads/lib/vtbutil.h"
@@ -18,6 +19,9 @@ struct vtb_baremetal_req {
 	const char *job_json; /* the job, as written to the agent */
 	const char *nonce;
 	const struct vtb_cpuset *cpus;
+	/* memory nodes (cpulist syntax) the agent's memory is bound to with
+	 * MPOL_BIND; NULL: not bound */
+	const char *mems;
 	uint64_t timeout_ns;
 	/* Set asynchronously (SIGINT/SIGTERM): the boot is killed and
 	 * reported "interrupted".  The caller blocks those signals; @waitmask
@@ -36,6 +40,7 @@ struct vtb_boot_outcome {
 	char *stderr_tail;	       /* last bytes of the agent's stderr */
 	int64_t started_ns, ended_ns;  /* CLOCK_REALTIME */
 	struct vtb_rec_parser *parser; /* the boot's records */
+	bool membind;		       /* bare metal: memory bound to req->mems */
 };
 
 /* Returns 0 with @out filled (whatever the boot's fate); -1 with

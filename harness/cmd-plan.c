@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* vtbench plan: the dry run.  Every configuration and cell, with keys. */
+/* vtbench plan: the dry run.  Every configuration and cell, with keys;
+ * for VM configurations the placement plan (vCPU -> pCPU map, virtual
+ * topology, node binding, claims) and, with --xml-dir, their domain XML. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -8,6 +11,9 @@
 
 #include "cmd.h"
 #include "conf.h"
+#include "domxml.h"
+#include "hosttopo.h"
+#include "plan.h"
 
 static const char plan_usage[] =
 	"usage: vtbench plan MATRIX.conf [options]\n"
@@ -23,6 +29,11 @@ static const char plan_usage[] =
 	"                         caps:FILE (virsh capabilities) or libvirt:URI;\n"
 	"                         see 'vtbench topo --help'\n"
 	"  --reps N               override the matrix's reps =\n"
+	"  --xml-dir DIR          write each VM configuration's libvirt domain XML\n"
+	"                         to DIR/KEY.xml (KEY-vmN.xml for vms > 1)\n"
+	"  --accel kvm|tcg        domain type of those files (default: tcg)\n"
+	"  --timing               time planning and domain XML per VM configuration\n"
+	"                         (stderr; what 'make bench' prints)\n"
 	"  --help-matrix          the matrix.conf reference (sections, keys, defaults)\n"
 	"  -h, --help             this help\n";
 
@@ -67,11 +78,12 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 							params_json(&cell->params), "resolved",
 							params_json(&cell->resolved)));
 		}
-		jc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:b, s:s?, s:o}", "key", c->key,
-			       "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline", "label",
-			       c->label, "params", params_json(&c->params), "cpus",
+		jc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:b, s:s?, s:o, s:o?}", "key",
+			       c->key, "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline",
+			       "label", c->label, "params", params_json(&c->params), "cpus",
 			       cpus ? cpus : "", "mems", c->mems, "runnable", c->runnable,
-			       "why_not", c->why_not, "cells", cells);
+			       "why_not", c->why_not, "cells", cells, "plan",
+			       c->plan_json ? json_loads(c->plan_json, 0, NULL) : NULL);
 		free(cpus);
 		if (!jc || json_array_append_new(cfgs, jc))
 			goto oom;
@@ -88,6 +100,76 @@ oom:
 	json_decref(root);
 	json_decref(cfgs);
 	return vtb_error("out of memory");
+}
+
+static void print_set(const char *pfx, const struct vtb_cpuset *s)
+{
+	char *f = vtb_cpuset_format(s);
+
+	printf("%s%s", pfx, f ? (*f ? f : "none") : "?");
+	free(f);
+}
+
+/* The placement plan of a VM configuration, under its header line. */
+static void print_plan(const struct vtb_plan *p)
+{
+	size_t i, k;
+	int v, j;
+
+	printf("  topology %d socket%s x %d die%s x %d core%s x %d thread%s, pinning %s",
+	       p->sockets, p->sockets == 1 ? "" : "s", p->dies, p->dies == 1 ? "" : "s", p->cores,
+	       p->cores == 1 ? "" : "s", p->threads, p->threads == 1 ? "" : "s",
+	       vtb_pinning_name(p->req.pinning));
+	print_set(", housekeeping ", &p->housekeeping);
+	putchar('\n');
+	for (v = 0; v < p->req.vms; v++) {
+		const struct vtb_plan_vm *m = &p->vm[v];
+
+		printf("  vm %d", v);
+		print_set(": pcpus ", &m->cpus);
+		print_set(", host nodes ", &m->nodes);
+		printf("\n    vcpu->pcpu");
+		for (j = 0; j < p->req.vcpus; j++) {
+			printf(" %d>", j);
+			if (m->pins)
+				print_set("", &m->pins[j]);
+			else
+				printf("%d(float)", m->pcpu[j]);
+		}
+		putchar('\n');
+		for (i = 0; i < m->n_cells; i++) {
+			char *mem = vtb_format_size(m->cells[i].memory_bytes);
+
+			printf("    cell %zu", i);
+			print_set(": vcpus ", &m->cells[i].vcpus);
+			printf(", memory %s, ", mem ? mem : "?");
+			if (m->cells[i].host_node >= 0)
+				printf("host node %d\n", m->cells[i].host_node);
+			else
+				printf("no single host node\n");
+			free(mem);
+		}
+	}
+	for (k = 0; k < 3; k++) {
+		bool any = false;
+
+		for (i = 0; i < p->n_claims; i++) {
+			const struct vtb_claim *c = &p->claims[i];
+
+			if (c->kind != (enum vtb_claim_kind)k)
+				continue;
+			printf(any ? "," : "  claims %s:", vtb_claim_kind_name(c->kind));
+			any = true;
+			if (p->req.vms > 1)
+				printf(" vm%d", c->vm);
+			print_set(" ", &c->vcpus);
+			printf("=%s", vtb_claim_state_name(c->state));
+		}
+		if (any)
+			putchar('\n');
+	}
+	for (i = 0; i < p->n_notes; i++)
+		printf("  note: %s\n", p->notes[i]);
 }
 
 static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots)
@@ -120,6 +202,15 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 		free(cpus);
 		if (!c->runnable)
 			printf("  not runnable: %s\n", c->why_not ? c->why_not : "?");
+		if (c->plan_json) {
+			struct vtb_plan *p = NULL;
+
+			if (vtb_plan_config(&h->model, c, &p) == 0)
+				print_plan(p);
+			else
+				printf("  plan: %s\n", vtb_errmsg());
+			vtb_plan_free(p);
+		}
 		for (j = 0; j < c->n_cells; j++) {
 			const struct vtb_cell *cell = &c->cells[j];
 
@@ -138,19 +229,96 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 	}
 }
 
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return vtb_error("cannot write '%s': %s", path, strerror(errno));
+	if (fputs(text, f) == EOF)
+		ret = vtb_error("cannot write '%s': %s", path, strerror(errno));
+	if (fclose(f) != 0 && !ret)
+		ret = vtb_error("cannot write '%s': %s", path, strerror(errno));
+	return ret;
+}
+
+/* One domain XML per VM (of each VM configuration) into @dir (NULL:
+ * build them only); with @timing, the time of planning and XML per
+ * configuration on stderr (the figure `make bench` prints). */
+static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, const char *dir,
+		     bool kvm, bool timing)
+{
+	size_t i;
+	int v, ret = 0;
+
+	for (i = 0; i < m->n_configs && !ret; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		struct vtb_plan *p = NULL;
+
+		uint64_t t0, t1 = 0;
+
+		if (!c->plan_json)
+			continue;
+		t0 = vtb_now_ns();
+		if (vtb_plan_config(&h->model, c, &p) < 0)
+			return -1;
+		for (v = 0; v < p->req.vms && !ret; v++) {
+			struct vtb_plan_domstore st;
+			char *name = p->req.vms > 1 ? vtb_asprintf("vtbench-%s-vm%d", c->key, v)
+						    : vtb_asprintf("vtbench-%s", c->key);
+			struct vtb_domspec d = { .name = name,
+						 .kvm = kvm,
+						 .cpu_model = kvm ? "host-passthrough" : "kvm64",
+						 .kernel = m->kernel ? m->kernel : "/boot/vmlinuz",
+						 .initrd = "/var/lib/vtbench/initramfs.cpio",
+						 .cmdline = "console=ttyS0 panic=-1" };
+			char *xml = NULL, *path = NULL;
+
+			if (!name || vtb_plan_domspec(p, v, &d, &st) < 0) {
+				ret = -1;
+			} else {
+				xml = vtb_domxml(&d);
+				if (!xml)
+					ret = -1;
+				t1 = vtb_now_ns();
+				if (xml && dir) {
+					path = vtb_asprintf("%s/%s.xml", dir,
+							    name + strlen("vtbench-"));
+					ret = path ? write_file(path, xml) : -1;
+				}
+			}
+			vtb_plan_domstore_release(&st);
+			free(xml);
+			free(path);
+			free(name);
+		}
+		if (timing && !ret)
+			fprintf(stderr, "timing: %s: plan and domain XML of %d VM%s in %.2f ms\n",
+				c->label, p->req.vms, p->req.vms == 1 ? "" : "s",
+				(double)(t1 - t0) / 1e6);
+		vtb_plan_free(p);
+	}
+	return ret;
+}
+
 int cmd_plan(struct vtb_cmd_env *env)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "host-topology", required_argument, NULL, 't' },
 		{ "reps", required_argument, NULL, 'n' },
+		{ "xml-dir", required_argument, NULL, 'x' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "timing", no_argument, NULL, 'T' },
 		{ "help-matrix", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vtb_matrix *m = NULL;
 	struct vtb_bootref *order = NULL;
-	const char *format = "text";
+	const char *format = "text", *xml_dir = NULL;
+	bool kvm = false, timing = false;
 	long long reps = 0;
 	size_t n_order = 0;
 	int c, ret;
@@ -174,6 +342,20 @@ int cmd_plan(struct vtb_cmd_env *env)
 				vtb_cmd_err(env, "--reps: %s", vtb_errmsg());
 				return VTB_EXIT_USAGE;
 			}
+			break;
+		case 'x':
+			xml_dir = optarg;
+			break;
+		case 'T':
+			timing = true;
+			break;
+		case 'a':
+			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
+				vtb_cmd_err(env, "unknown accelerator '%s': expected kvm or tcg",
+					    optarg);
+				return VTB_EXIT_USAGE;
+			}
+			kvm = !strcmp(optarg, "kvm");
 			break;
 		case 'm':
 			vtb_conf_help(stdout);
@@ -212,6 +394,10 @@ int cmd_plan(struct vtb_cmd_env *env)
 		}
 	} else {
 		plan_text(m, env->host, n_order);
+	}
+	if ((xml_dir || timing) && write_xml(m, env->host, xml_dir, kvm, timing) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		goto out;
 	}
 	ret = 0;
 out:

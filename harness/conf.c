@@ -39,6 +39,7 @@
 #include "../workloads/workload.h"
 #include "conf.h"
 #include "digest.h"
+#include "plan.h"
 
 #define LINE_LIMIT 4096
 #define VALUE_LIMIT 1024
@@ -54,6 +55,7 @@ static const char *const confine_values[] = { "affinity", NULL };
 static const char *const pinning_values[] = { "none", "strict", "core", "llc", "node", NULL };
 static const char *const numa_values[] = { "auto", "off", NULL };
 static const char *const topology_presets[] = { "flat", "cores", "mirror", "lie", NULL };
+static const char *const machine_values[] = { "pc", "q35", NULL };
 
 static const struct vtb_opt global_opts[] = {
 	{ .name = "name",
@@ -88,6 +90,9 @@ static const struct vtb_opt global_opts[] = {
 	{ .name = "host_topology",
 	  .type = VTB_OPT_STR,
 	  .help = "hwloc XML or synthetic host description (reserved)" },
+	{ .name = "housekeeping",
+	  .type = VTB_OPT_STR,
+	  .help = "pCPUs kept out of plans for the harness, libvirt and emulator threads: auto (one core, none where the host has no spare CPU), none, or a CPU list" },
 	{ .name = "only",
 	  .type = VTB_OPT_STR,
 	  .help = "comma list of globs on labels or LABEL/CELL: keep matches" },
@@ -110,6 +115,10 @@ static const struct vtb_opt baseline_opts[] = {
 	  .max = 65536,
 	  .help = "CPU counts ($host_cpus, N% of host CPUs); the first N in compact order" },
 	{ .name = "cpuset", .type = VTB_OPT_CPULIST, .help = "restrict the CPUs baselines may use" },
+	{ .name = "vm",
+	  .type = VTB_OPT_BOOL,
+	  .def = "yes",
+	  .help = "also a baseline for each planned VM configuration, on exactly its pCPUs and memory nodes (pinning none: as many CPUs, compact)" },
 	{ .name = "confine",
 	  .type = VTB_OPT_ENUM,
 	  .def = "affinity",
@@ -164,6 +173,22 @@ static const struct vtb_opt vm_opts[] = {
 	  .type = VTB_OPT_BOOL,
 	  .def = "no",
 	  .help = "allow more vCPUs in total than host CPUs" },
+	{ .name = "housekeeping",
+	  .type = VTB_OPT_STR,
+	  .help = "pCPUs kept out of plans for the harness, libvirt and emulator threads: overrides [global]; auto (one core, none where the host has no spare CPU), none, or a CPU list" },
+	{ .name = "hugepages",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
+	  .help = "guest memory from the host's huge pages (<memoryBacking><hugepages/>)" },
+	{ .name = "locked",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
+	  .help = "guest memory locked in host RAM (<memoryBacking><locked/>)" },
+	{ .name = "machine",
+	  .type = VTB_OPT_ENUM,
+	  .def = "pc",
+	  .values = machine_values,
+	  .help = "QEMU machine type" },
 	{ .name = NULL },
 };
 
@@ -210,7 +235,17 @@ static const struct vtb_opt topology_opts[] = {
 	  .min = 1,
 	  .max = 1024,
 	  .help = "threads per core" },
-	{ .name = "cells", .type = VTB_OPT_STR, .help = "guest NUMA cells (reserved)" },
+	{ .name = "clusters",
+	  .type = VTB_OPT_INT,
+	  .def = "1",
+	  .min = 1,
+	  .max = 1024,
+	  .help = "clusters per die: only 1 (libvirt 9.0 / QEMU 7.2 cannot express more)" },
+	{ .name = "cells",
+	  .type = VTB_OPT_INT,
+	  .min = 1,
+	  .max = 1024,
+	  .help = "guest NUMA cells: the vCPUs split evenly in order (default: by numa)" },
 	{ .name = NULL },
 };
 
@@ -417,6 +452,7 @@ struct parser {
 	struct strv only, exclude;
 	int only_line;
 	size_t n_cells;
+	bool vm_baselines; /* [baseline] enabled and vm = yes */
 };
 
 static int perr(const struct parser *p, int line, const char *fmt, ...)
@@ -1307,6 +1343,7 @@ static void config_release(struct vtb_config *c)
 	free(c->params_json);
 	vtb_cpuset_release(&c->cpus);
 	free(c->mems);
+	free(c->plan_json);
 	free(c->why_not);
 	for (i = 0; i < c->n_cells; i++)
 		cell_release(&c->cells[i]);
@@ -1559,12 +1596,15 @@ static int expand_baseline(struct parser *p)
 	struct vtb_cpuset pool = { NULL, 0 }, set = { NULL, 0 };
 	struct strv cpus = { 0 };
 	struct vtb_config c;
-	char *enabled = NULL, *cpuset = NULL, *confine = NULL, *dflt = NULL;
+	char *enabled = NULL, *cpuset = NULL, *confine = NULL, *dflt = NULL, *vm = NULL;
 	const char *text;
 	size_t i, alloc;
 	int line, cpus_line, cpuset_line = 0, ret = -1;
 
 	memset(&c, 0, sizeof(c));
+	if (single(p, s, baseline_opts, "vm", &vm, &line) < 0)
+		goto out;
+	p->vm_baselines = s && is_yes(vm);
 	if (single(p, s, baseline_opts, "enabled", &enabled, &line) < 0 ||
 	    single(p, s, baseline_opts, "cpuset", &cpuset, &cpuset_line) < 0 ||
 	    single(p, s, baseline_opts, "confine", &confine, &line) < 0)
@@ -1596,6 +1636,7 @@ static int expand_baseline(struct parser *p)
 		      &cpus) < 0)
 		goto out;
 	if (!is_yes(enabled)) {
+		p->vm_baselines = false;
 		ret = 0;
 		goto out;
 	}
@@ -1638,9 +1679,75 @@ out:
 	free(cpuset);
 	free(confine);
 	free(dflt);
+	free(vm);
 	strv_release(&cpus);
 	vtb_cpuset_release(&pool);
 	vtb_cpuset_release(&set);
+	return ret;
+}
+
+static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
+}
+
+/*
+ * The baseline of each planned VM configuration: the agent on exactly
+ * the VM's pCPUs and memory nodes, so the comparison is like for like.
+ * One per distinct pCPU set; none where a baseline of the cpus axis
+ * already has that set.
+ */
+static int expand_vm_baselines(struct parser *p)
+{
+	struct vtb_matrix *m = p->m;
+	size_t n = m->n_configs, i, j, alloc;
+	struct vtb_config c;
+	char *cpus = NULL, *count = NULL;
+	int ret = -1;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; p->vm_baselines && i < n; i++) {
+		const struct vtb_config *v = &m->configs[i];
+		bool dup = false;
+
+		if (v->kind != VTB_CONFIG_VM || !v->plan_json || !v->cpus.n)
+			continue;
+		for (j = 0; j < m->n_configs && !dup; j++)
+			dup = m->configs[j].kind == VTB_CONFIG_BASELINE &&
+			      same_set(&m->configs[j].cpus, &v->cpus);
+		if (dup)
+			continue;
+		memset(&c, 0, sizeof(c));
+		alloc = 0;
+		free(cpus);
+		free(count);
+		cpus = vtb_cpuset_format(&v->cpus);
+		count = vtb_asprintf("%zu", v->cpus.n);
+		if (!cpus || !count)
+			goto oom;
+		c.kind = VTB_CONFIG_BASELINE;
+		c.runnable = true;
+		c.label = vtb_asprintf("baseline cpus=%zu cpuset=%s", v->cpus.n, cpus);
+		if (!c.label || params_add(&c.params, &alloc, "cpus", count) < 0 ||
+		    params_add(&c.params, &alloc, "confine", "affinity") < 0 ||
+		    params_add(&c.params, &alloc, "cpuset", cpus) < 0)
+			goto out;
+		for (j = 0; j < v->cpus.n; j++)
+			if (vtb_cpuset_add(&c.cpus, v->cpus.cpus[j]) < 0)
+				goto out;
+		if (v->mems && !(c.mems = vtb_strdup(v->mems)))
+			goto oom;
+		if (add_config(p, &c, (long long)v->cpus.n) < 0)
+			goto out;
+	}
+	ret = 0;
+	goto out;
+oom:
+	ret = vtb_error("out of memory");
+out:
+	config_release(&c);
+	free(cpus);
+	free(count);
 	return ret;
 }
 
@@ -1724,38 +1831,58 @@ static int check_known(const struct parser *p, int line, const struct strv *vals
 }
 
 /*
- * What the guest boot path runs so far: a virtual topology the guest is
- * simply told (flat, cores, or an explicit [topology NAME] without
- * cells), unpinned, one VM, no scheduler settings.  Everything else
- * waits for the placement planner and the sched profiles, and says so.
- * Returns -1 on ENOMEM only; sets c->why_not when not runnable.
+ * A VM configuration is runnable when the placement planner accepts it
+ * (its refusals are input errors: the whole matrix is refused, exit 2),
+ * except side-by-side VMs (planned, booted by a later issue) and sched
+ * profiles with settings.  Without a host model, only what needs no
+ * planner runs.  Returns -1 on errors; sets c->why_not when not runnable.
  */
-static int vm_why_not(struct vtb_config *c, const char *topo, const struct sect *ts,
-		      const char *sched, const struct sect *ss)
+static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
+		   const char *sched, const struct sect *ss, int line)
 {
 	const char *pin = vtb_params_get(&c->params, "pinning");
 	const char *vms = vtb_params_get(&c->params, "vms");
+	struct vtb_plan *plan = NULL;
+	int v;
 
-	if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores"))
-		c->why_not = vtb_asprintf(
-			"topology '%s' needs the placement planner (not built yet; flat, cores and [topology NAME] run)",
-			topo);
-	else if (ts && vtb_params_get(&c->params, "topology.cells"))
-		c->why_not = vtb_asprintf("[topology %s]: guest NUMA cells are not built yet",
+	if (p->host->model) {
+		if (vtb_plan_config(p->host->model, c, &plan) < 0)
+			return perr(p, line, "%s: %s", c->label, vtb_errmsg());
+		c->plan_json = vtb_plan_json(plan);
+		for (v = 0; c->plan_json && v < plan->req.vms; v++)
+			for (size_t i = 0; i < plan->vm[v].cpus.n; i++)
+				if (vtb_cpuset_add(&c->cpus, plan->vm[v].cpus.cpus[i]) < 0)
+					goto fail;
+		if (!c->plan_json)
+			goto fail;
+		if (p->host->mems_of && !(c->mems = p->host->mems_of(p->host, &c->cpus)))
+			goto fail;
+		vtb_plan_free(plan);
+		plan = NULL;
+	} else if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores")) {
+		c->why_not = vtb_asprintf("topology '%s' needs a host model to plan on", topo);
+	} else if (ts && vtb_params_get(&c->params, "topology.cells")) {
+		c->why_not = vtb_asprintf("[topology %s]: guest cells need a host model to plan on",
 					  topo);
-	else if (pin && strcmp(pin, "none"))
-		c->why_not = vtb_asprintf(
-			"pinning '%s' needs the placement planner (not built yet; pinning = none runs)",
-			pin);
-	else if (vms && strcmp(vms, "1"))
-		c->why_not = vtb_asprintf("vms = %s: side-by-side VMs are not built yet", vms);
+	} else if (pin && strcmp(pin, "none")) {
+		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on", pin);
+	}
+	if (c->why_not)
+		return 0;
+	if (vms && strcmp(vms, "1"))
+		c->why_not =
+			vtb_asprintf("vms = %s: side-by-side VMs are planned but not booted yet",
+				     vms);
 	else if (ss && ss->n)
 		c->why_not = vtb_asprintf(
 			"[sched %s]: guest scheduler settings are not built yet (an empty profile runs)",
 			sched);
 	else
 		return 0;
-	return c->why_not ? 0 : -1;
+	return c->why_not ? 0 : vtb_error("out of memory");
+fail:
+	vtb_plan_free(plan);
+	return vtb_error("out of memory");
 }
 
 static int expand_vm(struct parser *p)
@@ -1769,7 +1896,7 @@ static int expand_vm(struct parser *p)
 	struct vtb_config c;
 	struct strv cands = { 0 };
 	char *enabled = NULL, *numa = NULL, *vms = NULL, *over = NULL, *mem = NULL;
-	char *hint = NULL;
+	char *hint = NULL, *hk = NULL, *huge = NULL, *locked = NULL, *machine = NULL;
 	size_t idx[N_AXES] = { 0 }, i, total, alloc;
 	int line, lines[N_AXES], ret = -1;
 
@@ -1780,8 +1907,28 @@ static int expand_vm(struct parser *p)
 	if (single(p, s, vm_opts, "enabled", &enabled, &line) < 0 ||
 	    single(p, s, vm_opts, "numa", &numa, &line) < 0 ||
 	    single(p, s, vm_opts, "vms", &vms, &line) < 0 ||
-	    single(p, s, vm_opts, "overcommit", &over, &line) < 0)
+	    single(p, s, vm_opts, "overcommit", &over, &line) < 0 ||
+	    single(p, s, vm_opts, "housekeeping", &hk, &line) < 0 ||
+	    single(p, s, vm_opts, "hugepages", &huge, &line) < 0 ||
+	    single(p, s, vm_opts, "locked", &locked, &line) < 0 ||
+	    single(p, s, vm_opts, "machine", &machine, &line) < 0)
 		goto out;
+	if (!hk &&
+	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &line) < 0)
+		goto out;
+	if (hk && !strcmp(hk, "auto")) { /* the default: not in the key */
+		free(hk);
+		hk = NULL;
+	}
+	if (hk && strcmp(hk, "none")) {
+		struct vtb_cpuset set = { NULL, 0 };
+
+		if (vtb_cpuset_parse(hk, &set) < 0) {
+			ret = perr(p, line, "housekeeping = %s: not auto, none or a CPU list", hk);
+			goto out;
+		}
+		vtb_cpuset_release(&set);
+	}
 	for (i = 0; i < N_AXES; i++) {
 		const char *text = val_of(s, vm_opts, axis_keys[i], &lines[i]);
 		size_t j;
@@ -1814,6 +1961,12 @@ static int expand_vm(struct parser *p)
 		} else if (p->sects[i].kind == S_TOPOLOGY &&
 			   strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
+	if (strv_has(&ax[A_TOPOLOGY].vals, "clusters") && !strv_has(&cands, "clusters")) {
+		ret = perr(
+			p, lines[A_TOPOLOGY],
+			"topology 'clusters' cannot be expressed with Debian 12's libvirt 9.0 / QEMU 7.2 (no <topology clusters=> before libvirt 10.1)");
+		goto out;
+	}
 	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology",
 			": not a preset (flat, cores, mirror, lie) nor a [topology NAME]") < 0)
 		goto out;
@@ -1833,7 +1986,8 @@ static int expand_vm(struct parser *p)
 	for (i = 0; i < ax[A_VCPUS].vals.n; i++) {
 		long long n = strtoll(ax[A_VCPUS].vals.v[i], NULL, 10) * strtoll(vms, NULL, 10);
 
-		if (!is_yes(over) && n > p->host->host_cpus) {
+		/* with a host model the planner says it, with housekeeping */
+		if (!p->host->model && !is_yes(over) && n > p->host->host_cpus) {
 			ret = perr(
 				p, lines[A_VCPUS],
 				"vcpus = %s (x%s VMs) but the host has only %d CPUs (set overcommit = yes)",
@@ -1865,7 +2019,14 @@ static int expand_vm(struct parser *p)
 		for (i = 0; i < N_AXES; i++)
 			if (params_add(&c.params, &alloc, axis_keys[i], ax[i].vals.v[idx[i]]) < 0)
 				goto out;
-		if (params_add(&c.params, &alloc, "numa", numa) < 0 ||
+		/* settings added after the first release enter the key only when
+		 * not at their default, so existing keys stay */
+		if ((hk && params_add(&c.params, &alloc, "housekeeping", hk) < 0) ||
+		    (is_yes(huge) && params_add(&c.params, &alloc, "hugepages", huge) < 0) ||
+		    (is_yes(locked) && params_add(&c.params, &alloc, "locked", locked) < 0) ||
+		    (machine && strcmp(machine, "pc") &&
+		     params_add(&c.params, &alloc, "machine", machine) < 0) ||
+		    params_add(&c.params, &alloc, "numa", numa) < 0 ||
 		    params_add(&c.params, &alloc, "vms", vms) < 0 ||
 		    params_add(&c.params, &alloc, "overcommit", over) < 0 ||
 		    add_section_params(&c.params, &alloc, ts, "topology") < 0 ||
@@ -1882,8 +2043,9 @@ static int expand_vm(struct parser *p)
 						     topo, tcpus, nv);
 		}
 		params_sort(&c.params); /* vtb_params_get() searches a sorted array */
-		if (!c.why_not && vm_why_not(&c, topo, ts, sched, find_sect(p, S_SCHED, sched)) < 0)
-			goto oom;
+		if (!c.why_not &&
+		    vm_plan(p, &c, topo, ts, sched, find_sect(p, S_SCHED, sched), s->line) < 0)
+			goto out;
 		c.runnable = !c.why_not;
 		if (add_config(p, &c, nv) < 0)
 			goto out;
@@ -1902,6 +2064,10 @@ out:
 	free(over);
 	free(mem);
 	free(hint);
+	free(hk);
+	free(huge);
+	free(locked);
+	free(machine);
 	return ret;
 }
 
@@ -1958,7 +2124,7 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 	}
 	if (lex(&p, text, len) < 0 || check_keys(&p) < 0 || parse_global(&p) < 0 ||
 	    check_named(&p) < 0 || check_workloads(&p) < 0 || expand_baseline(&p) < 0 ||
-	    expand_vm(&p) < 0)
+	    expand_vm(&p) < 0 || expand_vm_baselines(&p) < 0)
 		goto out;
 	if (!m->n_configs) {
 		if (p.only.n || p.exclude.n)

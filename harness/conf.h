@@ -16,6 +16,8 @@
 
 #define VTB_KEY_LEN 16 /* hex digits of a configuration or cell key */
 
+struct vtb_topo;
+
 /* What matrix resolution needs to know about the host. */
 struct vtb_host_ctx {
 	int host_cpus;	/* CPUs allowed for benchmarking */
@@ -31,6 +33,10 @@ struct vtb_host_ctx {
 			 uint64_t *out);
 	/* NUMA nodes holding @cpus as a cpulist-formatted set, malloc'ed. */
 	char *(*mems_of)(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus);
+	/* The host model VM configurations are planned on (plan.h); NULL:
+	 * none, and VM configurations that need the planner (pinning,
+	 * mirror, lie, cells) are not runnable. */
+	const struct vtb_topo *model;
 	void *priv;
 };
 
@@ -74,8 +80,10 @@ struct vtb_config {
 	char *label;		  /* "baseline cpus=2", "vm vcpus=8 topology=mirror ..." */
 	struct vtb_params params; /* axis values and fixed settings (in the key) */
 	char *params_json;
-	struct vtb_cpuset cpus; /* pCPUs (host-dependent, not in the key) */
+	struct vtb_cpuset cpus; /* pCPUs (host-dependent, not in the key); VM: every
+				   VM's, from the plan */
 	char *mems;		/* memory nodes, cpulist syntax */
+	char *plan_json;	/* VM: the placement plan and its claims (vtb_plan_json()) */
 	bool runnable;
 	char *why_not; /* when !runnable: why, for plan and run */
 	struct vtb_cell *cells;

@@ -665,6 +665,7 @@ static int host_finish(struct vtb_hosttopo *h)
 	h->ctx.n_compact = h->n_compact;
 	h->ctx.llc_bytes = host_llc_bytes;
 	h->ctx.mems_of = host_mems_of;
+	h->ctx.model = &h->model;
 	h->ctx.priv = h;
 	return 0;
 }

@@ -144,9 +144,10 @@ struct boot_ctx {
 	json_t *state; /* last host state snapshot */
 	uint64_t timeout_ns;
 	sigset_t waitmask;
-	struct vtb_progress *cur; /* the running boot's progress line */
-	struct vtb_vmhost *vh;	  /* NULL when the campaign boots no VM */
-	uint64_t t0;		  /* campaign start, for elapsed */
+	struct vtb_progress *cur;     /* the running boot's progress line */
+	struct vtb_vmhost *vh;	      /* NULL when the campaign boots no VM */
+	const struct vtb_topo *model; /* the host model VM configurations were planned on */
+	uint64_t t0;		      /* campaign start, for elapsed */
 };
 
 /* Refreshes the running boot's progress (elapsed time goes on). */
@@ -260,6 +261,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	if (c->kind == VTB_CONFIG_VM) {
 		struct vtb_vmboot_req vr = {
 			.config = c,
+			.model = b->model,
 			.uuid = uuid,
 			.nonce = nonce,
 			.job_json = job,
@@ -278,6 +280,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			.job_json = job,
 			.nonce = nonce,
 			.cpus = &c->cpus,
+			.mems = c->mems,
 			.timeout_ns = b->timeout_ns,
 			.stop = &stop_flag,
 			.waitmask = &b->waitmask,
@@ -305,7 +308,9 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		.ended_ns = out->ended_ns,
 		.nonce = nonce,
 		.cpus = cpus,
-		.confinement = c->kind == VTB_CONFIG_VM ? "none" : "affinity",
+		.confinement = c->kind == VTB_CONFIG_VM ? "none"
+			       : out->membind		? "affinity+membind"
+							: "affinity",
 		.stderr_tail = c->kind == VTB_CONFIG_VM ? NULL : out->stderr_tail,
 		.warnings = (const char **)warns,
 		.n_warnings = n_warns,
@@ -563,6 +568,7 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	if (vtb_hosttopo_load(NULL, &host))
 		goto out;
 	res->fail = VTB_RUN_INPUT;
+	b.model = &host->model;
 	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
 		goto out;
 	if (o->reps > 0)

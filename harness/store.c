@@ -175,6 +175,9 @@ static const char *const migrations[] = {
 	"ALTER TABLE boot ADD COLUMN qemu_version TEXT;\n"
 	"ALTER TABLE boot ADD COLUMN live_xml TEXT;\n"
 	"ALTER TABLE boot ADD COLUMN console_tail TEXT;\n",
+	/* 4: the placement plan of a VM configuration, with its claims */
+	"-- config: the plan (JSON: virtual topology, vCPU pins, cells, claims)\n"
+	"ALTER TABLE config ADD COLUMN plan TEXT;\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
@@ -498,10 +501,12 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id, const struc
 {
 	static const char ins_config[] =
 		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
-		" runnable, why_not, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+		" runnable, why_not, seq, plan)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 	static const char sync_config[] =
 		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
-		" runnable, why_not, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		" runnable, why_not, seq, plan)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
 		" ON CONFLICT (campaign_id, key) DO NOTHING";
 	static const char sel_config[] = "SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
 	static const char ins_cell[] =
@@ -546,7 +551,7 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id, const struc
 		    bind_text(ic, 5, cf->params_json ? cf->params_json : "{}") |
 		    bind_text(ic, 6, cpus) | bind_text(ic, 7, cf->mems) |
 		    bind_int(ic, 8, cf->runnable) | bind_text(ic, 9, cf->why_not) |
-		    bind_int(ic, 10, base + (int64_t)i)) {
+		    bind_int(ic, 10, base + (int64_t)i) | bind_text(ic, 11, cf->plan_json)) {
 			db_error(st, "bind a configuration");
 			goto out;
 		}

@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "recparse.h"
 
-#define VTB_STORE_SCHEMA 3 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 4 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 

@@ -17,6 +17,7 @@
 
 #include "domxml.h"
 #include "guest.h"
+#include "plan.h"
 #include "provision.h"
 #include "vmboot.h"
 
@@ -313,6 +314,8 @@ int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vt
 		char **live_xml)
 {
 	struct vtb_domspec d = { 0 };
+	struct vtb_plan_domstore st = { 0 };
+	struct vtb_plan *plan = NULL;
 	char name[64], *img = NULL, *cmdline = NULL, *xml = NULL;
 	const char *mem = vtb_params_get(&r->config->params, "memory");
 	int ret = -1;
@@ -331,8 +334,15 @@ int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vt
 	d.kernel = vh->stage->kernel;
 	d.initrd = img;
 	d.cmdline = cmdline;
-	if (topology_of(r->config, &d))
+	/* the plan is pure and cheap: made again rather than carried (one
+	 * VM per boot until side-by-side VMs land) */
+	if (r->model && r->config->plan_json) {
+		if (vtb_plan_config(r->model, r->config, &plan) < 0 ||
+		    vtb_plan_domspec(plan, 0, &d, &st) < 0)
+			goto out;
+	} else if (topology_of(r->config, &d)) {
 		goto out;
+	}
 	xml = vtb_domxml(&d);
 	if (!xml || vtb_hv_reconnect(vh->hv))
 		goto out;
@@ -351,6 +361,8 @@ int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vt
 out:
 	if (img)
 		unlink(img);
+	vtb_plan_domstore_release(&st);
+	vtb_plan_free(plan);
 	free(img);
 	free(cmdline);
 	free(xml);

@@ -47,6 +47,9 @@ void vtb_vmhost_free(struct vtb_vmhost *vh);
 
 struct vtb_vmboot_req {
 	const struct vtb_config *config;
+	/* the host model the configuration was planned on: its placement
+	 * (pins, cells, numatune) comes from the plan; NULL: no placement */
+	const struct vtb_topo *model;
 	const char *uuid, *nonce, *job_json;
 	uint64_t timeout_ns;
 	volatile sig_atomic_t *stop;

@@ -163,6 +163,7 @@ kernel = $kernel
 exclude = vm*/nap, baseline*/ok
 [baseline]
 cpus = 1
+vm = no
 [vm]
 vcpus = 1
 memory = 256M

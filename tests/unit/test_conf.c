@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "../../harness/conf.h"
+#include "../../harness/hosttopo.h"
+#include "../../harness/plan.h"
 
 static const int compact8[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
@@ -266,15 +268,12 @@ Test(conf, vm_cross_product)
 	cr_assert_str_eq(vtb_params_get(&c->params, "sched.sysctl.kernel.numa_balancing"), "0");
 	cr_assert_str_eq(vtb_params_get(&c->params, "numa"), "off");
 	cr_assert_str_eq(vtb_params_get(&c->params, "vms"), "2");
-	cr_assert_str_eq(
-		c->why_not,
-		"pinning 'strict' needs the placement planner (not built yet; pinning = none runs)");
+	cr_assert_str_eq(c->why_not, "pinning 'strict' needs a host model to plan on");
 	c = config(m, "vm vcpus=2 topology=mirror pinning=none memory=1G sched=default");
 	cr_assert_not(c->runnable);
-	cr_assert(strstr(c->why_not, "topology 'mirror' needs the placement planner"), "%s",
-		  c->why_not);
+	cr_assert(strstr(c->why_not, "topology 'mirror' needs a host model"), "%s", c->why_not);
 	c = config(m, "vm vcpus=4 topology=big pinning=none memory=1G sched=default");
-	cr_assert_str_eq(c->why_not, "vms = 2: side-by-side VMs are not built yet");
+	cr_assert_str_eq(c->why_not, "vms = 2: side-by-side VMs are planned but not booted yet");
 	c = config(m, "vm vcpus=2 topology=big pinning=none memory=1G sched=default");
 	cr_assert_str_eq(c->why_not, "topology 'big' describes 4 CPUs, not 2");
 	vtb_matrix_free(m);
@@ -581,8 +580,9 @@ Test(conf, digest_is_sha256_of_text)
 
 /* ------------------------------------------------------------ boot order */
 
-/* The VM configuration is not runnable (strict pinning needs the
- * placement planner): boot orders hold only runnable ones. */
+/* The VM configuration is not runnable (strict pinning needs a host
+ * model, which this made-up host lacks): boot orders hold only runnable
+ * ones. */
 static const char order_base[] = "[baseline]\ncpus = 1, 2, 4\n[vm]\npinning = strict\n" WL;
 
 static struct vtb_matrix *with_order(const char *order)
@@ -987,4 +987,131 @@ Test(conf_bad, review_findings)
 	    "t.conf:2: cpuset = 100-200 holds none of the 8 CPUs this host allows");
 	bad("[vm]\ntopology = flat\n[topology flat]\nsockets = 2\n" WL,
 	    "t.conf:3: [topology flat] would hide the preset 'flat': choose another name");
+}
+
+/* ------------------------------------------------------------ with the planner */
+
+static struct vtb_matrix *planned(struct vtb_hosttopo *h, const char *text)
+{
+	struct vtb_matrix *m = NULL;
+
+	cr_assert_eq(vtb_matrix_parse("t.conf", text, strlen(text), &h->ctx, &m), 0, "%s",
+		     vtb_errmsg());
+	return m;
+}
+
+static const char *planner_err(struct vtb_hosttopo *h, const char *text)
+{
+	struct vtb_matrix *m = NULL;
+
+	cr_assert_eq(vtb_matrix_parse("t.conf", text, strlen(text), &h->ctx, &m), -1, "%s", text);
+	return vtb_errmsg();
+}
+
+Test(conf, planner_makes_pinned_and_mirrored_configurations_runnable)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	const struct vtb_config *c;
+	size_t i;
+
+	cr_assert_eq(vtb_hosttopo_load("pack:2 numa:4 l3:16 core:4 pu:2", &h), 0);
+	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 8, 16\n"
+		       "topology = flat, cores, mirror, lie, t\npinning = none, strict, core\n"
+		       "[topology t]\nsockets = 2\ncores = 4\ncells = 2\n" WL);
+	cr_assert_eq(m->n_configs, 2 * 5 * 3);
+	for (i = 0; i < m->n_configs; i++) {
+		c = &m->configs[i];
+		if (strstr(c->label, "vcpus=16 topology=t"))
+			continue; /* t describes 8 CPUs */
+		cr_assert(c->runnable, "%s: %s", c->label, c->why_not);
+		cr_assert_not_null(c->plan_json, "%s", c->label);
+		cr_assert(strstr(c->plan_json, "\"claims\""));
+		cr_assert(c->cpus.n == 8 || c->cpus.n == 16, "%s", c->label);
+		cr_assert_not_null(c->mems);
+	}
+	c = config(m, "vm vcpus=8 topology=mirror pinning=strict memory=1G sched=default");
+	cr_assert_null(strstr(c->plan_json, "\"false\""), "%s", c->plan_json);
+	cr_assert_null(strstr(c->plan_json, "\"unbacked\""), "%s", c->plan_json);
+	vtb_matrix_free(m);
+
+	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 4\nvms = 2\n"
+		       "pinning = strict\nhousekeeping = none\n" WL);
+	cr_assert_str_eq(m->configs[0].why_not,
+			 "vms = 2: side-by-side VMs are planned but not booted yet");
+	cr_assert_eq(m->configs[0].cpus.n, 8);
+	cr_assert_str_eq(vtb_params_get(&m->configs[0].params, "housekeeping"), "none");
+	vtb_matrix_free(m);
+
+	cr_assert(
+		strstr(planner_err(h, "[vm]\ntopology = clusters\n" WL), "libvirt 9.0 / QEMU 7.2"));
+	cr_assert(strstr(planner_err(h, "[vm]\ntopology = t\nvcpus = 4\n"
+					"[topology t]\ncores = 2\nthreads = 2\nclusters = 2\n" WL),
+			 "libvirt 9.0 / QEMU 7.2"));
+	cr_assert(strstr(planner_err(h, "[vm]\ntopology = t\nvcpus = 4\n"
+					"[topology t]\ncores = 4\ncells = 3\n" WL),
+			 "cells do not divide"));
+	cr_assert(strstr(planner_err(h, "[vm]\ntopology = mirror\nvcpus = 1022\n" WL),
+			 "regular shape"));
+	cr_assert(strstr(planner_err(h, "[global]\nhousekeeping = 0-1023\n[vm]\nvcpus = 4\n" WL),
+			 "no CPU for guests"));
+	cr_assert(strstr(planner_err(h, "[vm]\nhousekeeping = zz\n" WL), "housekeeping = zz"));
+	vtb_hosttopo_free(h);
+}
+
+/* Each planned VM configuration gets a baseline on exactly its pCPUs and
+ * memory nodes, one per distinct set, none where the cpus axis has it. */
+Test(conf, vm_configurations_get_their_baselines)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	const struct vtb_config *b;
+	size_t i, nb = 0;
+
+	cr_assert_eq(vtb_hosttopo_load("pack:2 numa:2 l3:2 core:4 pu:2", &h), 0);
+	m = planned(h, "[baseline]\ncpus = 6\n[vm]\nvcpus = 6, 8\n"
+		       "topology = flat, mirror\npinning = strict\n" WL);
+	for (i = 0; i < m->n_configs; i++)
+		nb += m->configs[i].kind == VTB_CONFIG_BASELINE;
+	/* cpus=6 is 0-5; flat 6 and mirror 6 are 2-7 (one baseline), flat
+	 * 8 is 2-9, mirror 8 is 8-15 (a whole LLC) */
+	cr_assert_eq(nb, 4, "%zu baselines", nb);
+	b = config(m, "baseline cpus=8 cpuset=8-15");
+	cr_assert_str_eq(b->mems, "0");
+	cr_assert_str_eq(vtb_params_get(&b->params, "cpuset"), "8-15");
+	cr_assert(b->runnable);
+	vtb_matrix_free(m);
+	m = planned(h, "[baseline]\ncpus = 6\nvm = no\n[vm]\nvcpus = 6\n" WL);
+	cr_assert_eq(m->n_configs, 2);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(h);
+}
+
+/* Memory backing and machine type reach the domain through the plan;
+ * at their defaults they stay out of the key. */
+Test(conf, memory_backing_and_machine_reach_the_domain)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	struct vtb_plan *p = NULL;
+	struct vtb_plan_domstore st;
+	struct vtb_domspec d = { 0 };
+
+	cr_assert_eq(vtb_hosttopo_load("pack:1 l3:1 core:4 pu:2", &h), 0);
+	m = planned(h, "[vm]\nvcpus = 2\n" WL);
+	cr_assert_null(vtb_params_get(&m->configs[1].params, "hugepages"));
+	cr_assert_null(vtb_params_get(&m->configs[1].params, "machine"));
+	vtb_matrix_free(m);
+	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 2\nhugepages = yes\nlocked = yes\n"
+		       "machine = q35\npinning = strict\n" WL);
+	cr_assert_str_eq(vtb_params_get(&m->configs[0].params, "machine"), "q35");
+	cr_assert_eq(vtb_plan_config(&h->model, &m->configs[0], &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_plan_domspec(p, 0, &d, &st), 0);
+	cr_assert(d.hugepages && d.locked && d.hint_dedicated);
+	cr_assert_str_eq(d.machine, "q35");
+	cr_assert_not_null(d.emulatorpin);
+	vtb_plan_domstore_release(&st);
+	vtb_plan_free(p);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(h);
 }

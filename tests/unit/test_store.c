@@ -151,6 +151,9 @@ static void add_config(struct test_matrix *t, const char *key, enum vtb_config_k
 		.mems = S("0"),
 		.runnable = runnable,
 		.why_not = runnable ? NULL : S("needs 64 CPUs, the host has 2"),
+		.plan_json = kind == VTB_CONFIG_VM
+				     ? S("{\"claims\":[{\"kind\":\"smt\",\"state\":\"true\"}]}")
+				     : NULL,
 		.cells = t->cells[ci],
 		.n_cells = n_cells,
 	};
@@ -1085,5 +1088,28 @@ Test(store, a_boot_killed_before_commit_leaves_nothing, .timeout = 60)
 	vtb_store_close(st);
 	cr_expect_eq(count_rows("SELECT count(*) FROM boot"), 1);
 	recs_release(&r);
+	matrix_release(&t);
+}
+
+/* The plan of a VM configuration (its claims) is stored with it, for the
+ * experiments to check guests against and for compare to show. */
+Test(store, config_plan_is_stored)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	sqlite3 *db;
+	char *plan, *none;
+
+	matrix_init(&t);
+	begin_campaign(st, &t, "11111111-1111-4111-8111-111111111111", NULL);
+	vtb_store_close(st);
+	db = raw_open();
+	plan = raw_text(db, "SELECT plan FROM config WHERE key = 'v000000000000000'");
+	none = raw_text(db, "SELECT coalesce(plan, 'null') FROM config WHERE kind = 'baseline'");
+	cr_assert_str_eq(plan, "{\"claims\":[{\"kind\":\"smt\",\"state\":\"true\"}]}");
+	cr_assert_str_eq(none, "null");
+	free(plan);
+	free(none);
+	sqlite3_close(db);
 	matrix_release(&t);
 }

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The placement planner: a pure function of (host model, VM request) to
+ * a placement plan: which pCPUs each VM of a configuration uses, where
+ * each vCPU may run (pinning), what the guest is told (virtual sockets,
+ * dies, cores, threads, NUMA cells), and the claims that follow: every
+ * relationship the guest will see (SMT pairs, LLC groups, nodes) and
+ * whether the placement makes it true.  No hwloc, no libvirt: tests give
+ * it synthetic hosts.
+ *
+ * Definitions the rest of vtbench relies on:
+ * - vCPU numbering is QEMU's x86 one: threads fastest, then cores, dies,
+ *   sockets.  A virtual die is a virtual LLC (QEMU shares L3 per die).
+ * - The pool: the host's allowed PUs in compact order minus the
+ *   housekeeping set.  Housekeeping "auto" is the first core in compact
+ *   order, unless the request would then not fit (a host with no spare
+ *   CPU): then it is empty and the plan says so in a note.
+ * - A claim over a set of vCPUs at a level (core, LLC, node) is TRUE when
+ *   every vCPU's allowed set lies inside one and the same host group of
+ *   that level, FALSE when each lies inside one group but not the same,
+ *   UNBACKED when some allowed set spans groups (coarser pinning, or
+ *   none).  So strict pinning backs every claim, core pinning backs SMT
+ *   pairs, llc pinning LLC groups, node pinning nodes.
+ */
+#ifndef VTB_PLAN_H
+#define VTB_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../workloads/lib/vtbutil.h"
+#include "conf.h"
+#include "domxml.h"
+#include "topo.h"
+
+enum vtb_pinning { VTB_PIN_NONE, VTB_PIN_STRICT, VTB_PIN_CORE, VTB_PIN_LLC, VTB_PIN_NODE };
+enum vtb_vtopo {
+	VTB_VTOPO_FLAT,
+	VTB_VTOPO_CORES,
+	VTB_VTOPO_MIRROR,
+	VTB_VTOPO_LIE,
+	VTB_VTOPO_EXPLICIT
+};
+enum vtb_claim_kind { VTB_CLAIM_SMT, VTB_CLAIM_LLC, VTB_CLAIM_NODE };
+enum vtb_claim_state { VTB_CLAIM_TRUE, VTB_CLAIM_FALSE, VTB_CLAIM_UNBACKED };
+
+struct vtb_plan_req {
+	int vcpus; /* per VM */
+	int vms;   /* side by side, disjoint pCPUs unless overcommit */
+	bool overcommit;
+	enum vtb_pinning pinning;
+	enum vtb_vtopo topology;
+	/* VTB_VTOPO_EXPLICIT: the shape; clusters > 1 is rejected (not
+	 * expressible with libvirt 9.0 / QEMU 7.2); cells 0: by numa */
+	int sockets, dies, cores, threads, clusters, cells;
+	bool numa; /* numa = auto: one guest cell per host node used */
+	uint64_t memory_bytes;
+	const char *housekeeping; /* NULL or "auto", "none", or a cpulist */
+	/* passed through to the domain */
+	bool hugepages, locked;
+	const char *machine; /* NULL: pc */
+};
+
+struct vtb_plan_cell {
+	struct vtb_cpuset vcpus;
+	uint64_t memory_bytes;
+	int host_node; /* OS number of the node its vCPUs' pCPUs are on, -1: several */
+};
+
+struct vtb_plan_vm {
+	int *pcpu;		 /* per vCPU: its pCPU (OS number) in the assignment */
+	struct vtb_cpuset *pins; /* per vCPU: where it may run; NULL for pinning none */
+	struct vtb_cpuset cpus;	 /* the pCPUs this VM uses (none: as many, compact) */
+	struct vtb_cpuset nodes; /* their host nodes (OS numbers) */
+	struct vtb_plan_cell *cells;
+	size_t n_cells;
+	unsigned *distances; /* n_cells^2 from the host, NULL when unknown */
+};
+
+struct vtb_claim {
+	enum vtb_claim_kind kind;
+	int vm;
+	struct vtb_cpuset vcpus;
+	enum vtb_claim_state state;
+};
+
+struct vtb_plan {
+	struct vtb_plan_req req;
+	int sockets, dies, cores, threads; /* what the guest is told */
+	struct vtb_cpuset housekeeping;	   /* emulator threads go here; may be empty */
+	struct vtb_plan_vm *vm;		   /* req.vms entries */
+	struct vtb_claim *claims;
+	size_t n_claims;
+	const char *machine; /* "q35" or NULL (static strings) */
+	char **notes;	     /* labels the reader must see (SNC, spanning dies, ...) */
+	size_t n_notes;
+};
+
+/* "none", "strict"...; "flat", ...; "smt", "llc", "node"; "true", "false",
+ * "unbacked". */
+const char *vtb_pinning_name(enum vtb_pinning p);
+const char *vtb_claim_kind_name(enum vtb_claim_kind k);
+const char *vtb_claim_state_name(enum vtb_claim_state s);
+int vtb_pinning_parse(const char *s, enum vtb_pinning *out);
+
+/*
+ * Plans @req on @t.  0, or -1 with vtb_error() saying what is wrong
+ * (too many vCPUs and how many are available, an impossible explicit
+ * topology, clusters).  *out owned by the caller (vtb_plan_free()).
+ */
+int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out);
+
+/*
+ * The request of a VM configuration (its params: vcpus, topology,
+ * topology.*, pinning, memory, numa, vms, overcommit, housekeeping).
+ * A topology that is not a preset is explicit (the [topology NAME] keys).
+ * -1 with vtb_error() for a malformed value.
+ * Strings in @out point into @c.
+ */
+int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *out);
+
+/* vtb_plan_req_of() + vtb_plan_make(). */
+int vtb_plan_config(const struct vtb_topo *t, const struct vtb_config *c, struct vtb_plan **out);
+
+/* Claims (and the plan's shape) as a JSON text (compact, sorted keys),
+ * malloc'ed; NULL with vtb_error(). */
+char *vtb_plan_json(const struct vtb_plan *p);
+
+/*
+ * The placement fields of @d for VM @vm: vcpus and topology, vcpupin,
+ * emulatorpin, cells, numatune, memory backing, machine type and the
+ * dedicated hint (strict pinning without overcommit).  Pointers into @p and @store (which the
+ * caller keeps until @d is used and then releases with
+ * vtb_plan_domstore_release()).  Other fields of @d are left alone.
+ */
+struct vtb_plan_domstore {
+	struct vtb_domcell *cells;
+};
+int vtb_plan_domspec(const struct vtb_plan *p, int vm, struct vtb_domspec *d,
+		     struct vtb_plan_domstore *store);
+void vtb_plan_domstore_release(struct vtb_plan_domstore *s);
+
+void vtb_plan_free(struct vtb_plan *p);
+
+#endif
