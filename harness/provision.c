@@ -22,6 +22,7 @@
 #define TICK_MS 200
 #define CONSOLE_TAIL (16 * 1024)
 #define GRACE_NS (5ull * 1000000000ull) /* after EOF or stop, for the other */
+#define KEEPALIVE_SAFE_NS (10ull * 1000000000ull)
 
 struct vtb_hv {
 	virConnectPtr conn;
@@ -29,7 +30,8 @@ struct vtb_hv {
 	char libvirt_version[32];
 	char qemu_version[32];
 	bool system;
-	bool closed; /* the connection went away */
+	bool closed;	    /* the connection went away */
+	uint64_t last_used; /* CLOCK_MONOTONIC ns: opened, or the end of a boot */
 };
 
 static void quiet(void *opaque, virErrorPtr err)
@@ -92,6 +94,7 @@ int vtb_hv_open(const char *uri, struct vtb_hv **out)
 	}
 	virConnSetErrorFunc(hv->conn, NULL, quiet);
 	virConnectRegisterCloseCallback(hv->conn, close_cb, hv, NULL);
+	hv->last_used = vtb_now_ns();
 	if (virConnectGetLibVersion(hv->conn, &v) == 0)
 		version_str(v, hv->libvirt_version, sizeof(hv->libvirt_version));
 	v = 0;
@@ -114,6 +117,12 @@ int vtb_hv_reconnect(struct vtb_hv *hv)
 {
 	virConnectPtr conn;
 
+	/* fresh enough: the keepalive cannot have dropped it yet (libvirtd's
+	 * default: 5 unanswered pings 5 s apart) */
+	if (hv->conn && !hv->closed && vtb_now_ns() - hv->last_used < KEEPALIVE_SAFE_NS &&
+	    virConnectIsAlive(hv->conn) == 1)
+		return 0;
+
 	if (hv->conn) {
 		virConnectUnregisterCloseCallback(hv->conn, close_cb);
 		virConnectClose(hv->conn);
@@ -128,6 +137,7 @@ int vtb_hv_reconnect(struct vtb_hv *hv)
 	virConnSetErrorFunc(conn, NULL, quiet);
 	virConnectRegisterCloseCallback(conn, close_cb, hv, NULL);
 	hv->conn = conn;
+	hv->last_used = vtb_now_ns();
 	return 0;
 }
 
@@ -522,6 +532,7 @@ out:
 		if (b->con[i].st && !b->con[i].eof)
 			stream_cb(b->con[i].st, 0, &b->con[i]);
 	out->ended_ns = realtime_ns();
+	hv->last_used = vtb_now_ns();
 	vtb_rec_parser_finish(b->parser);
 	out->stderr_tail = tail_str(b);
 	if (ret == 0)

@@ -23,9 +23,10 @@ struct vtb_hv;
  * -1 with vtb_error() saying whether the daemon is missing. */
 int vtb_hv_open(const char *uri, struct vtb_hv **out);
 void vtb_hv_close(struct vtb_hv *hv);
-/* Replaces the connection with a fresh one (called before each boot:
- * libvirt's event loop does not run between boots, so the daemon's
- * keepalive may have dropped the old one).  -1 with vtb_error(). */
+/* Replaces the connection with a fresh one unless it was used in the
+ * last 10 s (called before each boot: libvirt's event loop does not run
+ * between boots, so the daemon's keepalive may have dropped an idle
+ * one).  -1 with vtb_error(). */
 int vtb_hv_reconnect(struct vtb_hv *hv);
 const char *vtb_hv_uri(const struct vtb_hv *hv);
 /* "9.0.0" of the library and "7.2.0"-style hypervisor (QEMU) version. */
