@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "conf.h"
@@ -302,6 +303,28 @@ static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, c
 	return ret;
 }
 
+/*
+ * A host_topology = naming a file is taken relative to the matrix's
+ * directory when it is not found as given (a matrix and its topologies
+ * travel together); synthetic strings and found paths pass unchanged.
+ * Takes @value; returns it or the new path, NULL on ENOMEM.
+ */
+static char *relative_to(const char *matrix, char *value)
+{
+	const char *slash = strrchr(matrix, '/');
+	char *alt;
+
+	if (value[0] == '/' || !slash || access(value, F_OK) == 0)
+		return value;
+	alt = vtb_asprintf("%.*s/%s", (int)(slash - matrix), matrix, value);
+	if (alt && access(alt, F_OK) == 0) {
+		free(value);
+		return alt;
+	}
+	free(alt);
+	return value;
+}
+
 int cmd_plan(struct vtb_cmd_env *env)
 {
 	static const struct option longopts[] = {
@@ -316,6 +339,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vtb_matrix *m = NULL;
+	char *matrix_host = NULL;
 	struct vtb_bootref *order = NULL;
 	const char *format = "text", *xml_dir = NULL;
 	bool kvm = false, timing = false;
@@ -373,12 +397,25 @@ int cmd_plan(struct vtb_cmd_env *env)
 		fputs(plan_usage, stderr);
 		return VTB_EXIT_USAGE;
 	}
+	/* --host-topology wins over the matrix's host_topology = */
+	if (!env->host_topology) {
+		if (vtb_matrix_host_topology(env->argv[optind], &matrix_host) < 0) {
+			vtb_cmd_err(env, "%s", vtb_errmsg());
+			return VTB_EXIT_INFRA;
+		}
+		if (matrix_host && !(matrix_host = relative_to(env->argv[optind], matrix_host))) {
+			vtb_cmd_err(env, "out of memory");
+			return VTB_EXIT_INFRA;
+		}
+		env->host_topology = matrix_host;
+	}
 	ret = vtb_cmd_setup(env);
 	if (ret)
-		return ret;
+		goto out;
+	ret = VTB_EXIT_USAGE;
 	if (vtb_matrix_load(env->argv[optind], &env->host->ctx, &m)) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
-		return VTB_EXIT_USAGE;
+		goto out;
 	}
 	if (reps)
 		m->reps = reps;
@@ -403,5 +440,8 @@ int cmd_plan(struct vtb_cmd_env *env)
 out:
 	free(order);
 	vtb_matrix_free(m);
+	if (matrix_host)
+		env->host_topology = NULL;
+	free(matrix_host);
 	return ret;
 }

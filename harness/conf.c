@@ -89,7 +89,7 @@ static const struct vtb_opt global_opts[] = {
 	  .help = "guest accelerator; auto: KVM when a probe boot proves it works, else TCG" },
 	{ .name = "host_topology",
 	  .type = VTB_OPT_STR,
-	  .help = "hwloc XML or synthetic host description (reserved)" },
+	  .help = "host that plan plans for (hwloc XML, caps:FILE, synthetic); run warns" },
 	{ .name = "housekeeping",
 	  .type = VTB_OPT_STR,
 	  .help = "pCPUs kept out of plans for the harness, libvirt and emulator threads: auto (one core, none where the host has no spare CPU), none, or a CPU list" },
@@ -2145,14 +2145,13 @@ out:
 	return ret;
 }
 
-int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out)
+/* Reads a matrix file whole (bounded), into @sb. */
+static int read_matrix(const char *path, struct vtb_strbuf *sb)
 {
-	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	char buf[65536];
 	ssize_t n;
 	int fd, ret = -1;
 
-	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return vtb_error("cannot open '%s': %s", path, strerror(errno));
@@ -2166,17 +2165,53 @@ int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vt
 		}
 		if (n == 0)
 			break;
-		if (sb.len + (size_t)n > FILE_LIMIT) {
+		if (sb->len + (size_t)n > FILE_LIMIT) {
 			ret = vtb_error("%s:1: file too large (limit %u MiB)", path,
 					FILE_LIMIT >> 20);
 			goto out;
 		}
-		if (vtb_strbuf_add(&sb, buf, (size_t)n) < 0)
+		if (vtb_strbuf_add(sb, buf, (size_t)n) < 0)
 			goto out;
 	}
-	ret = vtb_matrix_parse(path, vtb_strbuf_str(&sb), sb.len, host, out);
+	ret = 0;
 out:
 	close(fd);
+	return ret;
+}
+
+int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int ret;
+
+	*out = NULL;
+	ret = read_matrix(path, &sb);
+	if (!ret)
+		ret = vtb_matrix_parse(path, vtb_strbuf_str(&sb), sb.len, host, out);
+	vtb_strbuf_release(&sb);
+	return ret;
+}
+
+int vtb_matrix_host_topology(const char *path, char **out)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	struct parser p;
+	const char *v;
+	int line, ret = 0;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.path = path;
+	/* the lexer needs no host; a file that cannot be read or lexed is
+	 * "not set" here: loading the matrix for real reports it */
+	if (read_matrix(path, &sb) == 0 && lex(&p, vtb_strbuf_str(&sb), sb.len) == 0) {
+		v = val_of(find_sect(&p, S_GLOBAL, NULL), global_opts, "host_topology", &line);
+		if (v && *v && !(*out = vtb_strdup(v)))
+			ret = vtb_error("out of memory");
+	}
+	if (!ret)
+		vtb_error_clear();
+	sects_release(&p);
 	vtb_strbuf_release(&sb);
 	return ret;
 }

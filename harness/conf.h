@@ -119,6 +119,12 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 		     const struct vtb_host_ctx *host, struct vtb_matrix **out);
 void vtb_matrix_free(struct vtb_matrix *m);
 
+/* The host_topology = of @path's [global] (malloc'ed), or NULL when the
+ * key is absent or the file cannot be read or lexed (loading the matrix
+ * reports those).  Read before the host is known, since the host decides
+ * how the matrix resolves.  -1 only on ENOMEM. */
+int vtb_matrix_host_topology(const char *path, char **out);
+
 /* Stable 16-hex-digit key of a canonical JSON text (SHA-256 prefix). */
 void vtb_key_of(const char *canonical_json, char out[VTB_KEY_LEN + 1]);
 

@@ -573,6 +573,19 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		goto out;
 	if (o->reps > 0)
 		m->reps = o->reps;
+	{
+		char *ht = NULL, *msg;
+
+		if (vtb_matrix_host_topology(o->matrix, &ht) == 0 && ht) {
+			msg = vtb_asprintf(
+				"host_topology = '%s' is for vtbench plan: run measures this machine",
+				ht);
+			if (msg)
+				warn(o, msg);
+			free(msg);
+		}
+		free(ht);
+	}
 	if (apply_only(m, o->only, res) || vtb_matrix_boot_order(m, &order, &n_order))
 		goto out;
 	res->db = strdup(o->db ? o->db : m->db);
