@@ -556,6 +556,17 @@ static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
 	} else if (vtb_cpuset_parse(spec, &hk) < 0) {
 		vtb_error("housekeeping = %s: not auto, none or a CPU list", spec);
 		goto fail;
+	} else {
+		for (i = 0; i < hk.n; i++) {
+			const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, hk.cpus[i]);
+
+			if (!pu || !pu->online || !pu->allowed) {
+				vtb_error(
+					"housekeeping = %s: CPU %d is not an online CPU this host allows",
+					spec, hk.cpus[i]);
+				goto fail;
+			}
+		}
 	}
 	p->housekeeping = hk;
 	for (i = 0; i < n_allowed; i++)
@@ -906,6 +917,9 @@ static int check_req(const struct vtb_plan_req *r)
 			r->cells);
 	if (r->memory_bytes < (uint64_t)(r->cells ? r->cells : 1) * 1024)
 		return vtb_error("memory too small for the guest cells");
+	if (r->memory_bytes % 1024)
+		return vtb_error("memory = %llu bytes: not a whole number of KiB (libvirt's unit)",
+				 (unsigned long long)r->memory_bytes);
 	return 0;
 }
 

@@ -717,6 +717,10 @@ static void pid1_main(void)
 		p.nonce = a->nonce_buf[0] ? a->nonce_buf : "0";
 		if (p.started && vtb_rec_init(&p.rec, STDOUT_FILENO, p.nonce) != 0)
 			vtb_pid1_poweroff();
+		/* the runner may have died in the middle of a line: ours start on
+		 * a fresh one (an empty line is only noise to the reader) */
+		if (p.started)
+			vtb_rec_write_raw(&p.rec, "\n", 1);
 		if (WIFSIGNALED(st))
 			msg = vtb_asprintf("the job runner was killed by signal %d (%s)",
 					   WTERMSIG(st), strsignal(WTERMSIG(st)));

@@ -23,7 +23,9 @@ cpus = 1
 [workload s]
 type = debug
 CONF
-cd "$T"
+# relative matrix paths below: run from $T with an absolute binary
+case "$VTBENCH" in /*) ;; *) VTBENCH=$(pwd)/$VTBENCH ;; esac
+cd "$T" || exit 1
 expect_exit "plan with host_topology = FILE next to the matrix" 0 "$VTBENCH" plan m/file.conf
 expect_grep "the plan is for the file's host" "$T/out" "host     xml:m/host.xml: 1 package, 4 nodes, 16 LLCs, 64 cores, 128 PUs"
 expect_exit "plan with a synthetic host_topology" 0 "$VTBENCH" plan m/synth.conf
