@@ -25,6 +25,8 @@ type = debug
 CONF
 # relative matrix paths below: run from $T with an absolute binary
 case "$VTBENCH" in /*) ;; *) VTBENCH=$(pwd)/$VTBENCH ;; esac
+case "${VTBENCH_AGENT:=$AGENT}" in /*) ;; *) VTBENCH_AGENT=$(pwd)/$VTBENCH_AGENT ;; esac
+export VTBENCH_AGENT
 cd "$T" || exit 1
 expect_exit "plan with host_topology = FILE next to the matrix" 0 "$VTBENCH" plan m/file.conf
 expect_grep "the plan is for the file's host" "$T/out" "host     xml:m/host.xml: 1 package, 4 nodes, 16 LLCs, 64 cores, 128 PUs"
