@@ -429,11 +429,8 @@ int cmd_topo(struct vtb_cmd_env *env)
 		switch (c) {
 		case 'f':
 			format = optarg;
-			if (strcmp(format, "text") && strcmp(format, "json")) {
-				vtb_cmd_err(env, "unknown format '%s': expected text or json",
-					    format);
+			if (vtb_cmd_text_or_json(env, format))
 				return VTB_EXIT_USAGE;
-			}
 			break;
 		case 't':
 			env->host_topology = optarg;
