@@ -620,11 +620,6 @@ static int cmd_job(const char *path, struct agent *a)
 fail:
 	fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 out:
-	/* a->nonce may point into the job: keep a copy for late records. */
-	if (a->nonce != a->nonce_buf) {
-		snprintf(a->nonce_buf, sizeof(a->nonce_buf), "%s", a->nonce);
-		a->nonce = a->nonce_buf;
-	}
 	json_decref(job);
 	return ret;
 }
