@@ -178,6 +178,75 @@ static const char *const migrations[] = {
 	/* 4: the placement plan of a VM configuration, with its claims */
 	"-- config: the plan (JSON: virtual topology, vCPU pins, cells, claims)\n"
 	"ALTER TABLE config ADD COLUMN plan TEXT;\n",
+	/* 5: guest experiments: side-by-side VMs, the guest's view, where vCPUs
+	 * ran.  boot is rebuilt (SQLite cannot change a CHECK or UNIQUE
+	 * constraint in place); migrate() runs this with foreign keys off and
+	 * checks them before committing. */
+	"-- boot: vm_index and group_uuid for VMs booted side by side (vms = N),\n"
+	"-- claims of that VM, the host-side placement summary, the guest kernel\n"
+	"-- probe and the sched profile as applied; status unexpected-topology\n"
+	"-- when the guest's view differs from the plan (topology_diff says how)\n"
+	"CREATE TABLE boot_v5 (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	uuid TEXT NOT NULL UNIQUE,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	config_id INTEGER NOT NULL REFERENCES config (id) ON DELETE CASCADE,\n"
+	"	rep INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL\n"
+	"		CHECK (status IN ('ok', 'failed', 'timeout', 'unexpected-topology')),\n"
+	"	error TEXT,\n"
+	"	started_ns INTEGER NOT NULL,\n"
+	"	ended_ns INTEGER NOT NULL,\n"
+	"	nonce TEXT,\n"
+	"	cpus TEXT,\n"
+	"	confinement TEXT,\n"
+	"	header TEXT CHECK (header IS NULL OR json_valid(header)),\n"
+	"	stderr_tail TEXT,\n"
+	"	detail TEXT CHECK (detail IS NULL OR json_valid(detail)),\n"
+	"	noise_lines INTEGER NOT NULL DEFAULT 0,\n"
+	"	records INTEGER NOT NULL DEFAULT 0,\n"
+	"	kind TEXT NOT NULL DEFAULT 'baseline' CHECK (kind IN ('baseline', 'vm')),\n"
+	"	accelerator TEXT,\n"
+	"	cpu_model TEXT,\n"
+	"	guest_kernel TEXT,\n"
+	"	libvirt_version TEXT,\n"
+	"	qemu_version TEXT,\n"
+	"	live_xml TEXT,\n"
+	"	console_tail TEXT,\n"
+	"	vm_index INTEGER NOT NULL DEFAULT 0,\n"
+	"	vms INTEGER NOT NULL DEFAULT 1,\n"
+	"	group_uuid TEXT,\n"
+	"	claims TEXT CHECK (claims IS NULL OR json_valid(claims)),\n"
+	"	placement TEXT CHECK (placement IS NULL OR json_valid(placement)),\n"
+	"	probe TEXT CHECK (probe IS NULL OR json_valid(probe)),\n"
+	"	sched TEXT CHECK (sched IS NULL OR json_valid(sched)),\n"
+	"	topology_diff TEXT,\n"
+	"	UNIQUE (campaign_id, config_id, rep, vm_index)\n"
+	");\n"
+	"INSERT INTO boot_v5 (id, uuid, campaign_id, config_id, rep, status, error, started_ns,\n"
+	"	ended_ns, nonce, cpus, confinement, header, stderr_tail, detail, noise_lines,\n"
+	"	records, kind, accelerator, cpu_model, guest_kernel, libvirt_version,\n"
+	"	qemu_version, live_xml, console_tail)\n"
+	"	SELECT id, uuid, campaign_id, config_id, rep, status, error, started_ns,\n"
+	"	ended_ns, nonce, cpus, confinement, header, stderr_tail, detail, noise_lines,\n"
+	"	records, kind, accelerator, cpu_model, guest_kernel, libvirt_version,\n"
+	"	qemu_version, live_xml, console_tail FROM boot;\n"
+	"DROP TABLE boot;\n"
+	"ALTER TABLE boot_v5 RENAME TO boot;\n"
+	"CREATE INDEX boot_config ON boot (config_id);\n"
+	"-- guest_view: what the guest saw (verbatim record), its normalised\n"
+	"-- sched-domain tree (DIE = PKG) with a digest, the level names, the\n"
+	"-- CPUID view and steal time before and after the cells\n"
+	"CREATE TABLE guest_view (\n"
+	"	boot_id INTEGER PRIMARY KEY REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	view TEXT NOT NULL CHECK (json_valid(view)),\n"
+	"	tree TEXT CHECK (tree IS NULL OR json_valid(tree)),\n"
+	"	digest TEXT,\n"
+	"	levels TEXT,\n"
+	"	cpuid TEXT CHECK (cpuid IS NULL OR json_valid(cpuid)),\n"
+	"	steal_before TEXT CHECK (steal_before IS NULL OR json_valid(steal_before)),\n"
+	"	steal_after TEXT CHECK (steal_after IS NULL OR json_valid(steal_after))\n"
+	");\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
@@ -329,11 +398,38 @@ static int check_identity(struct vtb_store *st, bool *fresh)
 	return 0;
 }
 
+/* A migration step must leave every reference intact. */
+static int fk_check(struct vtb_store *st)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, "PRAGMA foreign_key_check", &s) < 0 ||
+	    step(st, s, "check foreign keys after migrating", &row) < 0)
+		goto out;
+	if (row) {
+		vtb_error("migrating '%s' broke a reference in table '%s'", st->path,
+			  column_text(s, 0));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
 static int migrate(struct vtb_store *st)
 {
 	int version, ret = -1;
 	char *set_version = NULL;
 
+	/* Steps that rebuild a table must not cascade its deletion into
+	 * the tables that refer to it: foreign keys are off while migrating
+	 * (the pragma is a no-op inside a transaction) and checked before
+	 * each step commits. */
+	if (exec_sql(st, "PRAGMA foreign_keys = OFF", "migrate the schema") < 0)
+		return -1;
 	for (;;) {
 		if (begin(st) < 0)
 			goto out;
@@ -358,7 +454,8 @@ static int migrate(struct vtb_store *st)
 			vtb_error("out of memory");
 			goto out;
 		}
-		if (exec_sql(st, set_version, "migrate the schema") < 0 || commit(st) < 0)
+		if (exec_sql(st, set_version, "migrate the schema") < 0 || fk_check(st) < 0 ||
+		    commit(st) < 0)
 			goto out;
 	}
 	if (commit(st) < 0)
@@ -367,6 +464,8 @@ static int migrate(struct vtb_store *st)
 out:
 	if (ret < 0)
 		rollback(st);
+	if (exec_sql(st, "PRAGMA foreign_keys = ON", "enable foreign keys") < 0)
+		ret = -1;
 	free(set_version);
 	return ret;
 }
@@ -1051,18 +1150,25 @@ static void test_commit_delay(void)
 		;
 }
 
-int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
-		   const struct vtb_boot_records *recs)
+/* One boot inside the caller's transaction. */
+static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
+			 const struct vtb_boot_records *recs)
 {
 	static const char sel_config[] = "SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
 	static const char ins[] =
 		"INSERT INTO boot (uuid, campaign_id, config_id, rep, status, error,"
 		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
 		" detail, noise_lines, records, kind, accelerator, cpu_model, guest_kernel,"
-		" libvirt_version, qemu_version, live_xml, console_tail)"
+		" libvirt_version, qemu_version, live_xml, console_tail, vm_index, vms,"
+		" group_uuid, claims, placement, probe, sched, topology_diff)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
+		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)";
+	static const char ins_view[] =
+		"INSERT INTO guest_view (boot_id, view, tree, digest, levels, cpuid, steal_before,"
+		" steal_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	static const struct vtb_vm_boot_info novm;
 	static const struct vtb_boot_records none;
+	const struct vtb_vm_boot_info *vm = b->vm ? b->vm : &novm;
 	struct boot_ctx bc = { .st = st,
 			       .campaign_id = b->campaign_id,
 			       .config_key = b->config_key };
@@ -1077,8 +1183,6 @@ int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 	if (recs->header &&
 	    !(header = json_dumps(recs->header, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)))
 		return vtb_error("out of memory");
-	if (begin(st) < 0)
-		goto out;
 	if (prepare(st, sel_config, &s) < 0)
 		goto out;
 	if (bind_int(s, 1, b->campaign_id) | bind_text(s, 2, b->config_key)) {
@@ -1103,14 +1207,14 @@ int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 	    bind_text(s, 11, b->confinement) | bind_text(s, 12, header) |
 	    bind_text(s, 13, b->stderr_tail) | bind_text(s, 14, b->kind_detail) |
 	    bind_int(s, 15, (int64_t)recs->noise_lines) | bind_int(s, 16, (int64_t)recs->records) |
-	    bind_text(s, 17, b->vm ? "vm" : "baseline") |
-	    bind_text(s, 18, b->vm ? b->vm->accelerator : NULL) |
-	    bind_text(s, 19, b->vm ? b->vm->cpu_model : NULL) |
-	    bind_text(s, 20, b->vm ? b->vm->guest_kernel : NULL) |
-	    bind_text(s, 21, b->vm ? b->vm->libvirt_version : NULL) |
-	    bind_text(s, 22, b->vm ? b->vm->qemu_version : NULL) |
-	    bind_text(s, 23, b->vm ? b->vm->live_xml : NULL) |
-	    bind_text(s, 24, b->vm ? b->vm->console_tail : NULL)) {
+	    bind_text(s, 17, b->vm ? "vm" : "baseline") | bind_text(s, 18, vm->accelerator) |
+	    bind_text(s, 19, vm->cpu_model) | bind_text(s, 20, vm->guest_kernel) |
+	    bind_text(s, 21, vm->libvirt_version) | bind_text(s, 22, vm->qemu_version) |
+	    bind_text(s, 23, vm->live_xml) | bind_text(s, 24, vm->console_tail) |
+	    bind_int(s, 25, vm->vm_index) | bind_int(s, 26, vm->vms > 0 ? vm->vms : 1) |
+	    bind_text(s, 27, vm->group_uuid) | bind_text(s, 28, vm->claims) |
+	    bind_text(s, 29, vm->placement) | bind_text(s, 30, vm->probe) |
+	    bind_text(s, 31, vm->sched) | bind_text(s, 32, vm->topology_diff)) {
 		db_error(st, "bind the boot");
 		goto out;
 	}
@@ -1123,16 +1227,28 @@ int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 		goto out;
 	}
 	bc.boot_id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (vm->view) {
+		if (prepare(st, ins_view, &s) < 0)
+			goto out;
+		if (bind_int(s, 1, bc.boot_id) | bind_text(s, 2, vm->view) |
+		    bind_text(s, 3, vm->tree) | bind_text(s, 4, vm->digest) |
+		    bind_text(s, 5, vm->levels) | bind_text(s, 6, vm->cpuid) |
+		    bind_text(s, 7, vm->steal_before) | bind_text(s, 8, vm->steal_after)) {
+			db_error(st, "bind the guest view");
+			goto out;
+		}
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			db_error(st, "store the guest view");
+			goto out;
+		}
+	}
 	if (load_cells(&bc, config_id) < 0 || store_results(&bc, recs) < 0 ||
 	    store_samples(&bc, recs) < 0 || store_boot_events(&bc, b, recs) < 0)
 		goto out;
-	test_commit_delay();
-	if (commit(st) < 0)
-		goto out;
 	ret = 0;
 out:
-	if (ret < 0)
-		rollback(st);
 	sqlite3_finalize(s);
 	free(header);
 	for (size_t i = 0; i < bc.n_cells; i++)
@@ -1140,6 +1256,30 @@ out:
 	free(bc.cells);
 	free(bc.unknown);
 	return ret;
+}
+
+int vtb_store_boots(struct vtb_store *st, const struct vtb_boot_info *b,
+		    const struct vtb_boot_records *const *recs, size_t n)
+{
+	if (begin(st) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (store_boot_in(st, &b[i], recs ? recs[i] : NULL) < 0) {
+			rollback(st);
+			return -1;
+		}
+	test_commit_delay();
+	if (commit(st) < 0) {
+		rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
+		   const struct vtb_boot_records *recs)
+{
+	return vtb_store_boots(st, b, &recs, 1);
 }
 
 int vtb_store_latest_campaign(struct vtb_store *st, int64_t *campaign_id, bool *found)

@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "recparse.h"
 
-#define VTB_STORE_SCHEMA 4 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 5 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -84,6 +84,17 @@ struct vtb_vm_boot_info {
 	const char *libvirt_version, *qemu_version;
 	const char *live_xml;	  /* virDomainGetXMLDesc after start */
 	const char *console_tail; /* the kernel console's last bytes */
+	/* side by side (vms = N): this VM's index and the group's uuid */
+	int vm_index, vms;
+	const char *group_uuid;
+	/* JSON texts (NULL: none): this VM's claims from the plan, where its
+	 * vCPUs ran (host-side summary), the guest kernel probe and the
+	 * sched profile as applied */
+	const char *claims, *placement, *probe, *sched;
+	const char *topology_diff; /* status unexpected-topology: how */
+	/* the guest view (NULL view: none stored): the verbatim record, the
+	 * normalised tree, its digest and level names, CPUID, steal */
+	const char *view, *tree, *digest, *levels, *cpuid, *steal_before, *steal_after;
 };
 
 struct vtb_boot_info {
@@ -91,7 +102,7 @@ struct vtb_boot_info {
 	const char *uuid;
 	const char *config_key;
 	int rep;
-	const char *status; /* ok | failed | timeout */
+	const char *status; /* ok | failed | timeout | unexpected-topology */
 	const char *error;  /* NULL when ok */
 	int64_t started_ns; /* CLOCK_REALTIME ns */
 	int64_t ended_ns;
@@ -113,6 +124,10 @@ struct vtb_boot_info {
  * configuration 'K' is already stored in 'F'"), storing nothing. */
 int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 		   const struct vtb_boot_records *recs);
+/* Several boots in one transaction (VMs booted side by side): all or
+ * none.  @recs[i] may be NULL. */
+int vtb_store_boots(struct vtb_store *st, const struct vtb_boot_info *b,
+		    const struct vtb_boot_records *const *recs, size_t n);
 
 /* Queries for compare and list. */
 /* The accelerators VM boots of @campaign_id ran under, "kvm,tcg"-style

@@ -313,8 +313,9 @@ Test(store, a_new_database_has_the_schema_wal_and_version)
 	vtb_store_close(st);
 	db = raw_open();
 	tables = raw_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-	cr_expect_str_eq(tables,
-			 "boot\ncampaign\ncell\nconfig\nevent\nhistogram\nhost\nresult\nsample\n");
+	cr_expect_str_eq(
+		tables,
+		"boot\ncampaign\ncell\nconfig\nevent\nguest_view\nhistogram\nhost\nresult\nsample\n");
 	mode = raw_text(db, "PRAGMA journal_mode");
 	cr_expect_str_eq(mode, "wal");
 	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
@@ -1111,5 +1112,59 @@ Test(store, config_plan_is_stored)
 	free(plan);
 	free(none);
 	sqlite3_close(db);
+	matrix_release(&t);
+}
+
+Test(store, side_by_side_boots_and_guest_views_are_stored_together_or_not_at_all)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_vm_boot_info vm[2] = {
+		{ .accelerator = "tcg",
+		  .vm_index = 0,
+		  .vms = 2,
+		  .group_uuid = "99999999-0000-4000-8000-000000000000",
+		  .claims = "[]",
+		  .placement = "{\"samples\":3}",
+		  .view = "{\"cpus\":[]}",
+		  .tree = "{}",
+		  .digest = "d1",
+		  .levels = "MC" },
+		{ .accelerator = "tcg",
+		  .vm_index = 1,
+		  .vms = 2,
+		  .group_uuid = "99999999-0000-4000-8000-000000000000",
+		  .topology_diff = "cpu0: levels SMT, plan MC" },
+	};
+	const struct vtb_boot_records *recs[2] = { NULL, NULL };
+	struct vtb_boot_info b[2];
+	struct test_matrix t;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	b[0] = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	b[1] = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000001", "v000000000000000", 0);
+	b[0].vm = &vm[0];
+	b[1].vm = &vm[1];
+	b[1].status = "unexpected-topology";
+	/* a malformed JSON text fails the whole group: nothing is stored */
+	vm[1].placement = "{";
+	cr_expect_eq(vtb_store_boots(st, b, recs, 2), -1);
+	vm[1].placement = NULL;
+	cr_assert_eq(vtb_store_boots(st, b, recs, 2), 0, "%s", vtb_errmsg());
+	/* the same rep of the same VM cannot be stored twice */
+	b[0].uuid = "aaaaaaaa-0000-4000-8000-000000000002";
+	cr_expect_eq(vtb_store_boots(st, b, recs, 1), -1);
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM boot WHERE group_uuid IS NOT NULL"
+				" AND vms = 2 AND kind = 'vm'"),
+		     2);
+	cr_expect_eq(count_rows(
+			     "SELECT count(*) FROM boot WHERE vm_index = 1"
+			     " AND status = 'unexpected-topology' AND topology_diff LIKE 'cpu0:%'"),
+		     1);
+	cr_expect_eq(count_rows("SELECT count(*) FROM guest_view JOIN boot ON boot.id = boot_id"
+				" WHERE vm_index = 0 AND levels = 'MC' AND digest = 'd1'"),
+		     1);
 	matrix_release(&t);
 }
