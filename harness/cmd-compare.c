@@ -4,6 +4,7 @@
  * latest campaign: n (boots), mean, median, stddev, CoV, min, max.
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,32 +121,50 @@ static void print_table(const struct vtb_cmp_table *t)
 }
 
 /*
- * Guest vs host: each VM row against the baseline row of the same cell
- * name and metric whose CPU count equals the VM's vCPUs.  Means only;
- * tests and confidence intervals come with the statistics of compare.
+ * The baseline row a VM row is compared with: same cell name and metric,
+ * on exactly the VM configuration's pCPUs when such a baseline ran
+ * ([baseline] vm = yes), else on as many CPUs as the VM has vCPUs.
+ */
+static const struct vtb_cmp_row *host_row(const struct vtb_cmp_table *t,
+					  const struct vtb_cmp_row *v)
+{
+	const struct vtb_cmp_row *count = NULL;
+
+	for (size_t j = 0; j < t->n; j++) {
+		const struct vtb_cmp_row *h = &t->rows[j];
+
+		if (strcmp(h->kind, "baseline") || strcmp(h->cell_name, v->cell_name) ||
+		    strcmp(h->metric, v->metric))
+			continue;
+		if (v->pcpus[0] && !strcmp(h->pcpus, v->pcpus))
+			return h;
+		if (!count && h->cpus == v->cpus)
+			count = h;
+	}
+	return count;
+}
+
+/*
+ * Guest vs host: each VM row against its baseline row (host_row()).
+ * Means only; tests and confidence intervals come with the statistics
+ * of compare.
  */
 static void print_guest_vs_host(const struct vtb_cmp_table *t, const char *accels)
 {
-	size_t i, j, wl = strlen("guest"), wb = strlen("host"), wc = strlen("cell"),
-		     wm = strlen("metric"), shown = 0;
+	size_t i, wl = strlen("guest"), wb = strlen("host"), wc = strlen("cell"),
+		  wm = strlen("metric"), shown = 0;
 
 	for (i = 0; i < t->n; i++) {
 		const struct vtb_cmp_row *v = &t->rows[i];
+		const struct vtb_cmp_row *h;
 
-		if (strcmp(v->kind, "vm"))
+		if (strcmp(v->kind, "vm") || !(h = host_row(t, v)))
 			continue;
-		for (j = 0; j < t->n; j++) {
-			const struct vtb_cmp_row *h = &t->rows[j];
-
-			if (strcmp(h->kind, "baseline") || h->cpus != v->cpus ||
-			    strcmp(h->cell_name, v->cell_name) || strcmp(h->metric, v->metric))
-				continue;
-			wl = strlen(v->config_label) > wl ? strlen(v->config_label) : wl;
-			wb = strlen(h->config_label) > wb ? strlen(h->config_label) : wb;
-			wc = strlen(v->cell_name) > wc ? strlen(v->cell_name) : wc;
-			wm = strlen(v->metric) + 4 > wm ? strlen(v->metric) + 4 : wm;
-			shown++;
-		}
+		wl = strlen(v->config_label) > wl ? strlen(v->config_label) : wl;
+		wb = strlen(h->config_label) > wb ? strlen(h->config_label) : wb;
+		wc = strlen(v->cell_name) > wc ? strlen(v->cell_name) : wc;
+		wm = strlen(v->metric) + 4 > wm ? strlen(v->metric) + 4 : wm;
+		shown++;
 	}
 	if (!shown)
 		return;
@@ -158,30 +177,197 @@ static void print_guest_vs_host(const struct vtb_cmp_table *t, const char *accel
 	       (int)wc, "cell", (int)wm, "metric", "guest", "host", "guest/host");
 	for (i = 0; i < t->n; i++) {
 		const struct vtb_cmp_row *v = &t->rows[i];
+		const struct vtb_cmp_row *h;
+		char gm[64], hm[64], ratio[32], *metric;
 
-		if (strcmp(v->kind, "vm"))
+		if (strcmp(v->kind, "vm") || !(h = host_row(t, v)))
 			continue;
-		for (j = 0; j < t->n; j++) {
-			const struct vtb_cmp_row *h = &t->rows[j];
-			char gm[64], hm[64], ratio[32], *metric;
+		fmt_num(gm, sizeof(gm), v->st.mean);
+		fmt_num(hm, sizeof(hm), h->st.mean);
+		if (h->st.mean != 0)
+			snprintf(ratio, sizeof(ratio), "%.1f%%", v->st.mean / h->st.mean * 100);
+		else
+			snprintf(ratio, sizeof(ratio), "-");
+		metric = vtb_asprintf("%s %s", v->metric, v->better ? "(+)" : "(-)");
+		printf("%-*s  %-*s  %-*s  %-*s  %12s  %12s  %8s\n", (int)wl, v->config_label,
+		       (int)wb, h->config_label, (int)wc, v->cell_name, (int)wm,
+		       metric ? metric : v->metric, gm, hm, ratio);
+		free(metric);
+	}
+}
 
-			if (strcmp(h->kind, "baseline") || h->cpus != v->cpus ||
-			    strcmp(h->cell_name, v->cell_name) || strcmp(h->metric, v->metric))
-				continue;
-			fmt_num(gm, sizeof(gm), v->st.mean);
-			fmt_num(hm, sizeof(hm), h->st.mean);
-			if (h->st.mean != 0)
-				snprintf(ratio, sizeof(ratio), "%.1f%%",
-					 v->st.mean / h->st.mean * 100);
-			else
-				snprintf(ratio, sizeof(ratio), "-");
-			metric = vtb_asprintf("%s %s", v->metric, v->better ? "(+)" : "(-)");
-			printf("%-*s  %-*s  %-*s  %-*s  %12s  %12s  %8s\n", (int)wl,
-			       v->config_label, (int)wb, h->config_label, (int)wc, v->cell_name,
-			       (int)wm, metric ? metric : v->metric, gm, hm, ratio);
-			free(metric);
+/* Per VM configuration, what backs its rows: the plan, what the guests
+ * built and where their vCPUs ran. */
+struct evidence {
+	char *key, *label, *plan;
+	size_t boots, unexpected, viewed;
+	char *levels[8]; /* distinct level strings seen, with counts */
+	size_t level_n[8], n_levels;
+	char *kernel;
+	double off_sum, off_max, smt_core_sum, llc_split_sum;
+	size_t placed, smt_n, llc_n;
+	char *diff; /* the first topology difference */
+};
+
+struct evidence_list {
+	struct evidence *v;
+	size_t n;
+};
+
+static double jnum(json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+static int add_evidence(const struct vtb_vm_boot_row *r, void *arg)
+{
+	struct evidence_list *l = arg;
+	struct evidence *e = l->n ? &l->v[l->n - 1] : NULL;
+
+	if (!e || strcmp(e->key, r->config_key)) {
+		struct evidence *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+		if (!v)
+			return vtb_error("out of memory");
+		l->v = v;
+		e = &v[l->n++];
+		memset(e, 0, sizeof(*e));
+		e->key = strdup(r->config_key);
+		e->label = strdup(r->config_label);
+		e->plan = r->plan_json ? strdup(r->plan_json) : NULL;
+		if (!e->key || !e->label)
+			return vtb_error("out of memory");
+	}
+	e->boots++;
+	if (!strcmp(r->status, "unexpected-topology")) {
+		e->unexpected++;
+		if (!e->diff && r->topology_diff)
+			e->diff = strdup(r->topology_diff);
+	}
+	if (r->guest_kernel && !e->kernel)
+		e->kernel = strdup(r->guest_kernel);
+	if (r->levels) {
+		size_t i;
+
+		e->viewed++;
+		for (i = 0; i < e->n_levels && strcmp(e->levels[i], r->levels); i++)
+			;
+		if (i == e->n_levels && i < VTB_ARRAY_SIZE(e->levels) &&
+		    (e->levels[i] = strdup(r->levels)))
+			e->n_levels++;
+		if (i < e->n_levels)
+			e->level_n[i]++;
+	}
+	if (r->placement_json) {
+		json_t *p = json_loads(r->placement_json, 0, NULL);
+		json_t *smt = json_object_get(p, "smt_pairs"),
+		       *llc = json_object_get(p, "llc_groups");
+
+		if (p && json_integer_value(json_object_get(p, "samples")) > 0) {
+			double max = jnum(p, "off_planned_max");
+
+			e->placed++;
+			e->off_sum += jnum(p, "off_planned_mean");
+			e->off_max = max > e->off_max ? max : e->off_max;
+			if (json_is_object(smt)) {
+				e->smt_core_sum += jnum(smt, "split_core");
+				e->smt_n++;
+			}
+			if (json_is_object(llc)) {
+				e->llc_split_sum += jnum(llc, "split_llc");
+				e->llc_n++;
+			}
+		}
+		json_decref(p);
+	}
+	return 0;
+}
+
+static void print_plan_summary(const char *plan_json)
+{
+	json_t *p = plan_json ? json_loads(plan_json, 0, NULL) : NULL;
+	json_t *t = json_object_get(p, "topology"), *c;
+	size_t i;
+
+	if (!p) {
+		printf("  told     (no plan stored)\n");
+		return;
+	}
+	printf("  told     %lld socket(s) x %lld die(s) x %lld core(s) x %lld thread(s), pinning %s\n",
+	       json_integer_value(json_object_get(t, "sockets")),
+	       json_integer_value(json_object_get(t, "dies")),
+	       json_integer_value(json_object_get(t, "cores")),
+	       json_integer_value(json_object_get(t, "threads")),
+	       json_string_value(json_object_get(p, "pinning"))
+		       ? json_string_value(json_object_get(p, "pinning"))
+		       : "?");
+	printf("  claims  ");
+	json_array_foreach(json_object_get(p, "claims"), i, c)
+	{
+		if (i == 8) {
+			printf(" ... (%zu in all)", json_array_size(json_object_get(p, "claims")));
+			break;
+		}
+		printf("%s %s vcpus %s %s", i ? ";" : "",
+		       json_string_value(json_object_get(c, "kind")),
+		       json_string_value(json_object_get(c, "vcpus")),
+		       json_string_value(json_object_get(c, "state")));
+	}
+	printf("%s\n", json_array_size(json_object_get(p, "claims")) ? "" : " none");
+	json_decref(p);
+}
+
+static void print_evidence(struct evidence_list *l)
+{
+	if (!l->n)
+		return;
+	printf("\nguest evidence (per VM configuration: what the guest was told, what it built,\n"
+	       "where its vCPUs ran on the host)\n");
+	for (size_t i = 0; i < l->n; i++) {
+		struct evidence *e = &l->v[i];
+
+		printf("\n%s\n", e->label);
+		print_plan_summary(e->plan);
+		printf("  guest    ");
+		if (!e->n_levels)
+			printf("no sched-domain view recorded");
+		for (size_t k = 0; k < e->n_levels; k++)
+			printf("%slevels %s (%zu of %zu boots)", k ? "; " : "",
+			       e->levels[k][0] ? e->levels[k] : "none", e->level_n[k], e->boots);
+		printf("%s%s\n", e->kernel ? ", kernel " : "", e->kernel ? e->kernel : "");
+		printf("  checked  %zu of %zu boots as planned, %zu unexpected-topology%s%s\n",
+		       e->viewed - (e->unexpected < e->viewed ? e->unexpected : e->viewed),
+		       e->boots, e->unexpected, e->diff ? ": " : "", e->diff ? e->diff : "");
+		if (e->placed) {
+			printf("  ran      off the planned pCPU %.1f%% mean, %.1f%% max",
+			       e->off_sum / (double)e->placed * 100, e->off_max * 100);
+			if (e->smt_n)
+				printf("; SMT pairs on different cores %.1f%%",
+				       e->smt_core_sum / (double)e->smt_n * 100);
+			if (e->llc_n)
+				printf("; LLC groups across LLCs %.1f%%",
+				       e->llc_split_sum / (double)e->llc_n * 100);
+			printf(" (%zu boots sampled)\n", e->placed);
+		} else {
+			printf("  ran      no host-side placement samples\n");
 		}
 	}
+}
+
+static void evidence_release(struct evidence_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct evidence *e = &l->v[i];
+
+		free(e->key);
+		free(e->label);
+		free(e->plan);
+		free(e->kernel);
+		free(e->diff);
+		for (size_t k = 0; k < e->n_levels; k++)
+			free(e->levels[k]);
+	}
+	free(l->v);
 }
 
 int cmd_compare(struct vtb_cmd_env *env)
@@ -192,6 +378,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vtb_cmp_table t = { 0 };
+	struct evidence_list ev = { 0 };
 	struct campaign_find f = { 0 };
 	char *accels = NULL;
 	bool found = false;
@@ -245,8 +432,15 @@ int cmd_compare(struct vtb_cmd_env *env)
 		goto out;
 	}
 	print_guest_vs_host(&t, accels);
+	if (vtb_store_foreach_vm_boot(env->store, f.id, add_evidence, &ev)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
+	print_evidence(&ev);
 	ret = 0;
 out:
+	evidence_release(&ev);
 	vtb_cmp_table_release(&t);
 	free(accels);
 	free(f.uuid);

@@ -65,8 +65,9 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 		r->unit = strdup(s->unit ? s->unit : "");
 		r->better = s->better;
 		r->cpus = s->cpus;
+		r->pcpus = strdup(s->pcpus ? s->pcpus : "");
 		if (!r->config_key || !r->config_label || !r->kind || !r->cell_key ||
-		    !r->cell_name || !r->workload || !r->metric || !r->unit)
+		    !r->cell_name || !r->workload || !r->metric || !r->unit || !r->pcpus)
 			return vtb_error("out of memory");
 	}
 	v = realloc(r->values, (r->n_values + 1) * sizeof(*v));
@@ -111,6 +112,7 @@ void vtb_cmp_table_release(struct vtb_cmp_table *t)
 		free(r->workload);
 		free(r->metric);
 		free(r->unit);
+		free(r->pcpus);
 		free(r->values);
 	}
 	free(t->rows);

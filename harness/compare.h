@@ -24,8 +24,9 @@ struct vtb_cmp_row {
 	char *config_key, *config_label, *kind;
 	char *cell_key, *cell_name, *workload;
 	char *metric, *unit;
-	int better; /* 1: higher is better */
-	int cpus;   /* vcpus (VM) or cpus (baseline) */
+	int better;  /* 1: higher is better */
+	int cpus;    /* vcpus (VM) or cpus (baseline) */
+	char *pcpus; /* host CPUs of the configuration (cpulist) */
 	double *values;
 	size_t n_values;
 	struct vtb_stats st;

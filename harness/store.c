@@ -537,7 +537,25 @@ int vtb_store_open(const char *path, struct vtb_store **out)
 
 int vtb_store_open_ro(const char *path, struct vtb_store **out)
 {
-	return store_open(path, true, out);
+	int version;
+
+	if (store_open(path, true, out) < 0)
+		return -1;
+	if (vtb_store_schema_version(*out, &version) < 0) {
+		vtb_store_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	if (version == VTB_STORE_SCHEMA)
+		return 0;
+	/* An older database is migrated first (every step keeps its rows):
+	 * the queries of this vtbench need the current schema. */
+	vtb_store_close(*out);
+	*out = NULL;
+	if (store_open(path, false, out) < 0)
+		return vtb_error("'%s' has schema %d and could not be migrated to %d: %s", path,
+				 version, VTB_STORE_SCHEMA, vtb_errmsg());
+	return 0;
 }
 
 void vtb_store_close(struct vtb_store *st)
@@ -1376,6 +1394,7 @@ static int emit_sample(sqlite3_stmt *s, void *ctx)
 		.boot_uuid = column_text(s, 10),
 		.value = sqlite3_column_double(s, 11),
 		.cpus = sqlite3_column_int(s, 13),
+		.pcpus = column_text(s, 14),
 	};
 
 	return w->fn(&r, w->arg);
@@ -1390,7 +1409,7 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		" boot.uuid, sample.value,"
 		" min(sample.id) OVER (PARTITION BY cell.id, sample.metric) AS metric_order,"
 		" CAST(coalesce(json_extract(config.params, '$.vcpus'),"
-		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER)"
+		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER), config.cpus"
 		" FROM sample"
 		" JOIN result ON result.id = sample.result_id"
 		" JOIN boot ON boot.id = result.boot_id"
@@ -1404,6 +1423,48 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 	struct sample_walk w = { fn, arg };
 
 	return query_each(st, sel, campaign_id, "read samples", emit_sample, &w);
+}
+
+struct vm_boot_walk {
+	int (*fn)(const struct vtb_vm_boot_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_vm_boot(sqlite3_stmt *s, void *ctx)
+{
+	struct vm_boot_walk *w = ctx;
+	struct vtb_vm_boot_row r = {
+		.config_key = column_text(s, 0),
+		.config_label = column_text(s, 1),
+		.plan_json = (const char *)sqlite3_column_text(s, 2),
+		.status = column_text(s, 3),
+		.guest_kernel = (const char *)sqlite3_column_text(s, 4),
+		.levels = (const char *)sqlite3_column_text(s, 5),
+		.digest = (const char *)sqlite3_column_text(s, 6),
+		.placement_json = (const char *)sqlite3_column_text(s, 7),
+		.topology_diff = (const char *)sqlite3_column_text(s, 8),
+		.rep = sqlite3_column_int(s, 9),
+		.vm_index = sqlite3_column_int(s, 10),
+		.vms = sqlite3_column_int(s, 11),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
+			      int (*fn)(const struct vtb_vm_boot_row *row, void *arg), void *arg)
+{
+	static const char sel[] =
+		"SELECT config.key, config.label, config.plan, boot.status, boot.guest_kernel,"
+		" guest_view.levels, guest_view.digest, boot.placement, boot.topology_diff,"
+		" boot.rep, boot.vm_index, boot.vms"
+		" FROM boot JOIN config ON config.id = boot.config_id"
+		" LEFT JOIN guest_view ON guest_view.boot_id = boot.id"
+		" WHERE boot.campaign_id = ?1 AND boot.kind = 'vm'"
+		" ORDER BY config.seq, boot.rep, boot.vm_index";
+	struct vm_boot_walk w = { fn, arg };
+
+	return query_each(st, sel, campaign_id, "read VM boots", emit_vm_boot, &w);
 }
 
 struct run_walk {

@@ -25,8 +25,10 @@ struct vtb_store;
  * knows M)") and a non-empty SQLite file that is not a vtbench database
  * ("'F' is not a vtbench database"), before writing anything to it. */
 int vtb_store_open(const char *path, struct vtb_store **out);
-/* Opens without migrating (read-only commands).  Refuses a newer schema
- * and a database that is not a vtbench one. */
+/* Opens for reading (read-only commands).  Refuses a newer schema and a
+ * database that is not a vtbench one; an older schema is migrated first
+ * (read-write: the queries need the current schema, and every step keeps
+ * the rows). */
 int vtb_store_open_ro(const char *path, struct vtb_store **out);
 /* Accepts NULL. */
 void vtb_store_close(struct vtb_store *st);
@@ -143,7 +145,8 @@ struct vtb_sample_row {
 	int rep;
 	const char *boot_uuid;
 	double value;
-	int cpus; /* the configuration's vcpus (VM) or cpus (baseline) */
+	int cpus;	   /* the configuration's vcpus (VM) or cpus (baseline) */
+	const char *pcpus; /* its host CPUs (cpulist) */
 };
 /* Calls @fn for every sample of ok results of @campaign_id, ordered by
  * configuration (campaign order), cell (matrix order), metric (the order
@@ -161,6 +164,19 @@ struct vtb_run_row {
 };
 int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_row *row, void *arg),
 			  void *arg);
+
+/* The evidence of each VM boot of @campaign_id, in configuration order,
+ * then rep and VM index: the plan of its configuration, what the guest
+ * built (level names, tree digest) and where its vCPUs ran (placement
+ * summary).  NULL members: not recorded. */
+struct vtb_vm_boot_row {
+	const char *config_key, *config_label, *plan_json;
+	const char *status, *guest_kernel, *levels, *digest, *placement_json;
+	const char *topology_diff;
+	int rep, vm_index, vms;
+};
+int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
+			      int (*fn)(const struct vtb_vm_boot_row *row, void *arg), void *arg);
 
 /* campaign_id <= 0: the cells of every campaign. */
 struct vtb_cell_row {
