@@ -1096,6 +1096,28 @@ static int split_globs(struct parser *p, const struct sect *g, const char *key, 
 	return 0;
 }
 
+/* housekeeping = auto | none | a CPU list, checked where it is written
+ * (a [global] one too when there is no [vm] to use it). */
+static int check_housekeeping(const struct parser *p, const char *v, int line)
+{
+	static const char *const words[] = { "auto", "none", NULL };
+	struct vtb_cpuset set = { NULL, 0 };
+	char *hint;
+	int ret;
+
+	if (!v || !strcmp(v, "auto") || !strcmp(v, "none"))
+		return 0;
+	if (vtb_cpuset_parse(v, &set) == 0) {
+		vtb_cpuset_release(&set);
+		return 0;
+	}
+	hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(words, v));
+	ret = perr(p, line, "housekeeping = %s: not auto, none or a CPU list%s", v,
+		   hint ? hint : "");
+	free(hint);
+	return ret;
+}
+
 static int parse_global(struct parser *p)
 {
 	struct sect *g = find_sect(p, S_GLOBAL, NULL);
@@ -1162,6 +1184,11 @@ static int parse_global(struct parser *p)
 	}
 	if (split_globs(p, g, "only", &p->only) < 0 ||
 	    split_globs(p, g, "exclude", &p->exclude) < 0)
+		goto out;
+	free(v);
+	v = NULL;
+	if (single(p, g, global_opts, "housekeeping", &v, &line) < 0 ||
+	    check_housekeeping(p, v, line) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -1898,7 +1925,7 @@ static int expand_vm(struct parser *p)
 	char *enabled = NULL, *numa = NULL, *vms = NULL, *over = NULL, *mem = NULL;
 	char *hint = NULL, *hk = NULL, *huge = NULL, *locked = NULL, *machine = NULL;
 	size_t idx[N_AXES] = { 0 }, i, total, alloc;
-	int line, lines[N_AXES], ret = -1;
+	int line, hk_line = 1, lines[N_AXES], ret = -1;
 
 	memset(&c, 0, sizeof(c));
 	memset(ax, 0, sizeof(ax));
@@ -1908,27 +1935,20 @@ static int expand_vm(struct parser *p)
 	    single(p, s, vm_opts, "numa", &numa, &line) < 0 ||
 	    single(p, s, vm_opts, "vms", &vms, &line) < 0 ||
 	    single(p, s, vm_opts, "overcommit", &over, &line) < 0 ||
-	    single(p, s, vm_opts, "housekeeping", &hk, &line) < 0 ||
+	    single(p, s, vm_opts, "housekeeping", &hk, &hk_line) < 0 ||
 	    single(p, s, vm_opts, "hugepages", &huge, &line) < 0 ||
 	    single(p, s, vm_opts, "locked", &locked, &line) < 0 ||
 	    single(p, s, vm_opts, "machine", &machine, &line) < 0)
 		goto out;
 	if (!hk &&
-	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &line) < 0)
+	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &hk_line) < 0)
 		goto out;
 	if (hk && !strcmp(hk, "auto")) { /* the default: not in the key */
 		free(hk);
 		hk = NULL;
 	}
-	if (hk && strcmp(hk, "none")) {
-		struct vtb_cpuset set = { NULL, 0 };
-
-		if (vtb_cpuset_parse(hk, &set) < 0) {
-			ret = perr(p, line, "housekeeping = %s: not auto, none or a CPU list", hk);
-			goto out;
-		}
-		vtb_cpuset_release(&set);
-	}
+	if (check_housekeeping(p, hk, hk_line) < 0)
+		goto out;
 	for (i = 0; i < N_AXES; i++) {
 		const char *text = val_of(s, vm_opts, axis_keys[i], &lines[i]);
 		size_t j;
