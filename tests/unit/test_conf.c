@@ -952,6 +952,16 @@ Test(conf_bad, unknown_topology_and_sched)
 	    "t.conf:2: invalid value 'tight' for 'pinning': expected one of none, strict, core, llc, node");
 }
 
+/* [baseline] confinement: affinity or partition; the former name
+ * confine still read, never both. */
+Test(conf_bad, baseline_confinement)
+{
+	bad("[baseline]\nconfinement = partitoin\n" WL,
+	    "t.conf:2: invalid value 'partitoin' for 'confinement': expected one of affinity, partition (did you mean 'partition'?)");
+	bad("[baseline]\nconfine = affinity\nconfinement = partition\n" WL,
+	    "t.conf:2: both confine and confinement in [baseline]: keep confinement");
+}
+
 /* Typos in enum values, axes included, are file:line errors with the
  * nearest allowed value; so is a [global] housekeeping that no [vm] uses. */
 Test(conf_bad, enum_typos_name_the_nearest_value)
