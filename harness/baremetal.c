@@ -11,6 +11,16 @@
  * raw syscalls, no libnuma).  Where the kernel or a seccomp profile
  * refuses it, the agent runs unbound and the boot says so.  The job is
  * handed over in a memfd, so a killed harness leaves no file behind.
+ *
+ * confinement = partition: a cgroup-v2 child vtbench-<uuid> of the
+ * cgroup2 root becomes a cpuset root partition on the configuration's
+ * CPUs (so the host's sched domains span only those, like a guest's);
+ * the agent is then forked, not spawned, and writes its own pid to the
+ * partition's cgroup.procs before exec, so it never runs outside.  The
+ * cgroup is removed after.  Where cgroup2 has no cpuset controller (v1
+ * owns it on hybrid hosts) or the kernel refuses the partition, the boot
+ * runs confined by affinity and says why.  Host scheduler settings are
+ * never touched.
  */
 #include "baremetal.h"
 
@@ -24,13 +34,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define STDERR_TAIL 8192
+#define CGROUP_FILE_MAX 65536
 
 extern char **environ;
 
@@ -124,6 +137,205 @@ const char *vtb_boot_judge(int wstatus, const struct vtb_boot_records *r, char *
 	return "ok";
 }
 
+/* ---------------------------------------------------------------- partitions */
+
+char *vtb_cgroup2_mount(const char *mountinfo)
+{
+	const char *line = mountinfo;
+	char *first = NULL;
+
+	/* "36 25 0:30 / /sys/fs/cgroup rw,... shared:9 - cgroup2 cgroup2 rw" */
+	while (line && *line) {
+		const char *end = strchr(line, '\n'), *dash;
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		char *l = strndup(line, n), *save = NULL, *tok, *mnt = NULL;
+		int field = 0;
+
+		if (!l)
+			break;
+		dash = strstr(l, " - ");
+		if (dash && !strncmp(dash + 3, "cgroup2 ", 8)) {
+			for (tok = strtok_r(l, " ", &save); tok && field < 4;
+			     tok = strtok_r(NULL, " ", &save))
+				field++;
+			mnt = tok;
+		}
+		if (mnt && !strcmp(mnt, "/sys/fs/cgroup")) {
+			free(first);
+			first = strdup(mnt);
+			free(l);
+			return first;
+		}
+		if (mnt && !first)
+			first = strdup(mnt);
+		free(l);
+		line = end ? end + 1 : NULL;
+	}
+	return first;
+}
+
+/* Whether @word is a space-separated word of @list. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word))) {
+		if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+char *vtb_partition_unavailable(const char *root)
+{
+	char *path = vtb_asprintf("%s/cgroup.controllers", root), *text, *why;
+
+	if (!path)
+		return NULL;
+	text = vtb_read_file(path, CGROUP_FILE_MAX);
+	if (!text) {
+		why = vtb_asprintf("cannot read %s: %s", path, vtb_errmsg());
+	} else {
+		trim(text);
+		why = has_word(text, "cpuset")
+			      ? NULL
+			      : vtb_asprintf(
+					"cpuset controller not in cgroup2 (%s: %s; cgroup v1 may hold it)",
+					path, *text ? text : "empty");
+	}
+	free(text);
+	free(path);
+	return why;
+}
+
+static int write_text(const char *path, const char *text, char **why)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		*why = vtb_asprintf("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, text, strlen(text));
+	if (n < 0 || (size_t)n != strlen(text)) {
+		*why = vtb_asprintf("cannot write '%s' to %s: %s", text, path,
+				    n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+struct partition {
+	char *dir;    /* NULL: none made */
+	int procs_fd; /* its cgroup.procs, for the child to join */
+};
+
+static void partition_remove(struct partition *pt)
+{
+	int i;
+
+	if (pt->procs_fd >= 0)
+		close(pt->procs_fd);
+	pt->procs_fd = -1;
+	if (!pt->dir)
+		return;
+	/* processes the agent left may take a moment to be released */
+	for (i = 0; i < 50 && rmdir(pt->dir) < 0 && errno == EBUSY; i++)
+		usleep(10000);
+	free(pt->dir);
+	pt->dir = NULL;
+}
+
+/*
+ * Makes the partition for @req: 0 with @pt ready, or 1 with *why set
+ * (unavailable or refused: the caller falls back to affinity); nothing
+ * is left behind on 1.
+ */
+static int partition_make(const struct vtb_baremetal_req *req, struct partition *pt, char **why)
+{
+	char *root = NULL, *mi = NULL, *path = NULL, *cpus = NULL, *got = NULL;
+	int ret = 1;
+
+	pt->dir = NULL;
+	pt->procs_fd = -1;
+	*why = NULL;
+	if (req->cgroup_root) {
+		root = strdup(req->cgroup_root);
+	} else {
+		mi = vtb_read_file("/proc/self/mountinfo", 1u << 20);
+		root = mi ? vtb_cgroup2_mount(mi) : NULL;
+		if (!root) {
+			*why = strdup("no cgroup2 hierarchy mounted");
+			goto out;
+		}
+	}
+	if (!root || (*why = vtb_partition_unavailable(root)))
+		goto out;
+	pt->dir = vtb_asprintf("%s/vtbench-%s", root, req->uuid ? req->uuid : "baseline");
+	cpus = vtb_cpuset_format(req->cpus);
+	path = vtb_asprintf("%s/cgroup.subtree_control", root);
+	if (!pt->dir || !cpus || !path)
+		goto out;
+	if (write_text(path, "+cpuset", why) < 0)
+		goto fail_nodir;
+	if (mkdir(pt->dir, 0755) < 0) {
+		*why = vtb_asprintf("cannot create %s: %s", pt->dir, strerror(errno));
+		goto fail_nodir;
+	}
+#define SUB(name) (free(path), path = vtb_asprintf("%s/" name, pt->dir))
+	if (!SUB("cpuset.cpus") || write_text(path, cpus, why) < 0)
+		goto fail;
+	if (req->mems && *req->mems &&
+	    (!SUB("cpuset.mems") || write_text(path, req->mems, why) < 0))
+		goto fail;
+	if (!SUB("cpuset.cpus.partition") || write_text(path, "root", why) < 0)
+		goto fail;
+	got = vtb_read_file(path, CGROUP_FILE_MAX);
+	if (got)
+		trim(got);
+	if (!got || strcmp(got, "root")) {
+		*why = vtb_asprintf("partition refused: %s reads '%s'", path, got ? got : "?");
+		goto fail;
+	}
+	if (!SUB("cgroup.procs"))
+		goto fail;
+#undef SUB
+	pt->procs_fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (pt->procs_fd < 0) {
+		*why = vtb_asprintf("cannot open %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	partition_remove(pt);
+fail_nodir:
+	free(pt->dir);
+	pt->dir = NULL;
+out:
+	if (ret && !*why)
+		*why = strdup("out of memory");
+	free(root);
+	free(mi);
+	free(path);
+	free(cpus);
+	free(got);
+	return ret;
+}
+
 /* Sets the calling thread's affinity to @cpus, saving the old mask. */
 static int confine_self(const struct vtb_cpuset *cpus, cpu_set_t *saved)
 {
@@ -192,8 +404,49 @@ static void membind_restore(const struct mempol *saved)
 		syscall(SYS_set_mempolicy, saved->mode, saved->mask, VTB_MAX_NODES + 1);
 }
 
+/*
+ * The agent into partition @procs_fd: fork, and the child joins the
+ * partition (writing "0" to cgroup.procs moves the writer) before it
+ * does anything else, then sets up what posix_spawn would and execs.
+ * Only async-signal-safe calls in the child.
+ */
+static int fork_into(const struct vtb_baremetal_req *req, int procs_fd, int jobfd, int outfd,
+		     int errfd, char *const argv[], pid_t *pid)
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		return vtb_error("cannot start agent '%s': fork: %s", req->agent, strerror(errno));
+	if (p == 0) {
+		struct sigaction dfl;
+		sigset_t empty;
+		int devnull;
+
+		setpgid(0, 0);
+		if (write(procs_fd, "0", 1) != 1)
+			_exit(126);
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(SIGINT, &dfl, NULL);
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGPIPE, &dfl, NULL);
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errfd, 2) < 0)
+			_exit(126);
+		if (jobfd == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(jobfd, 3) < 0)
+			_exit(126);
+		execve(req->agent, argv, environ);
+		_exit(127);
+	}
+	setpgid(p, p); /* as the child does: no window for kill(-pid) */
+	*pid = p;
+	return 0;
+}
+
 static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd[2], int errfd[2],
-		       pid_t *pid, bool *membind)
+		       pid_t *pid, bool *membind, int procs_fd)
 {
 	struct mempol pol = { 0 };
 	posix_spawn_file_actions_t fa;
@@ -229,9 +482,15 @@ static int spawn_agent(const struct vtb_baremetal_req *req, int jobfd, int outfd
 		goto out;
 	}
 	*membind = pol.set;
-	err = posix_spawn(pid, req->agent, &fa, &attr, argv, environ);
+	if (procs_fd >= 0)
+		err = fork_into(req, procs_fd, jobfd, outfd[1], errfd[1], argv, pid) < 0 ? -1 : 0;
+	else
+		err = posix_spawn(pid, req->agent, &fa, &attr, argv, environ);
 	membind_restore(&pol);
-	if (err) {
+	if (err < 0) {
+		sched_setaffinity(0, sizeof(saved), &saved);
+		ret = -1;
+	} else if (err) {
 		sched_setaffinity(0, sizeof(saved), &saved);
 		ret = vtb_error("cannot start agent '%s': %s", req->agent, strerror(err));
 	} else if (sched_setaffinity(0, sizeof(saved), &saved) < 0) {
@@ -266,6 +525,8 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	char buf[65536];
 	uint64_t deadline, exited_at = 0, last_tick = vtb_now_ns();
 	bool exited = false, timed_out = false, stopped = false;
+	struct partition pt = { NULL, -1 };
+	char *why = NULL;
 	pid_t pid = -1;
 	int wstatus = 0, ret = -1;
 
@@ -283,8 +544,19 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	}
 	out->started_ns = realtime_ns();
 	deadline = vtb_now_ns() + req->timeout_ns;
-	if (spawn_agent(req, jobfd, outfd, errfd, &pid, &out->membind))
+	if (req->partition && partition_make(req, &pt, &why) != 0) {
+		out->warning = vtb_asprintf(
+			"confinement = partition: no partition (%s), the baseline is confined by affinity",
+			why ? why : "?");
+	}
+	if (spawn_agent(req, jobfd, outfd, errfd, &pid, &out->membind, pt.procs_fd))
 		goto out;
+	out->confinement = vtb_asprintf("%s%s%s%s%s", pt.dir ? "partition" : "affinity",
+					out->membind ? "+membind" : "",
+					req->partition && !pt.dir ? " (partition unavailable: "
+								  : "",
+					req->partition && !pt.dir ? (why ? why : "?") : "",
+					req->partition && !pt.dir ? ")" : "");
 	close(outfd[1]);
 	close(errfd[1]);
 	outfd[1] = errfd[1] = -1;
@@ -386,6 +658,8 @@ out:
 	}
 	if (jobfd >= 0)
 		close(jobfd);
+	partition_remove(&pt);
+	free(why);
 	out->stderr_tail = vtb_strbuf_detach(&tail);
 	return ret;
 }
@@ -396,6 +670,8 @@ void vtb_boot_outcome_release(struct vtb_boot_outcome *o)
 		return;
 	free(o->error);
 	free(o->stderr_tail);
+	free(o->confinement);
+	free(o->warning);
 	vtb_rec_parser_free(o->parser);
 	memset(o, 0, sizeof(*o));
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One bare-metal boot: the agent process runs a configuration's job,
- * confined to its CPUs by affinity, under a timeout.  The agent's output
+ * confined to its CPUs by affinity (or, with confinement = partition, in
+ * a cgroup-v2 cpuset root partition where the host offers one), under a
+ * timeout.  The agent's output
  * goes through the record parser like a guest's.
  */
 #ifndef VTB_BAREMETAL_H
@@ -23,6 +25,13 @@ struct vtb_baremetal_req {
 	 * MPOL_BIND; NULL: not bound */
 	const char *mems;
 	uint64_t timeout_ns;
+	/* confinement = partition: a cgroup-v2 cpuset root partition named
+	 * vtbench-@uuid under @cgroup_root (NULL: the cgroup2 mount of
+	 * /proc/self/mountinfo); affinity, with a warning, where there is
+	 * none.  Affinity and membind apply either way. */
+	bool partition;
+	const char *uuid;
+	const char *cgroup_root;
 	/* Set asynchronously (SIGINT/SIGTERM): the boot is killed and
 	 * reported "interrupted".  The caller blocks those signals; @waitmask
 	 * is the mask to wait with (ppoll), which unblocks them. */
@@ -41,7 +50,25 @@ struct vtb_boot_outcome {
 	int64_t started_ns, ended_ns;  /* CLOCK_REALTIME */
 	struct vtb_rec_parser *parser; /* the boot's records */
 	bool membind;		       /* bare metal: memory bound to req->mems */
+	/* bare metal: what confined the agent, e.g. "partition+membind" or
+	 * "affinity+membind (partition unavailable: ...)"; the warning when
+	 * a partition was asked for and not used (else NULL) */
+	char *confinement;
+	char *warning;
 };
+
+/*
+ * cgroup-v2 cpuset partitions, the pure parts.  vtb_cgroup2_mount(): the
+ * mount point of the cgroup2 hierarchy in @mountinfo (the text of
+ * /proc/self/mountinfo): /sys/fs/cgroup when it is one, else the first
+ * (hybrid hosts: /sys/fs/cgroup/unified); NULL when none or out of
+ * memory.  vtb_partition_unavailable(): NULL when a partition can be
+ * tried under @root (cpuset in its cgroup.controllers), else why not,
+ * e.g. "cpuset controller not in cgroup2 (/sys/fs/cgroup/unified/
+ * cgroup.controllers: hugetlb; cgroup v1 may hold it)".  Both malloc'ed.
+ */
+char *vtb_cgroup2_mount(const char *mountinfo);
+char *vtb_partition_unavailable(const char *root);
 
 /* Returns 0 with @out filled (whatever the boot's fate); -1 with
  * vtb_errmsg() only when the harness itself failed (no pipe, no spawn). */

@@ -150,6 +150,8 @@ static void print_plan(const struct vtb_plan *p)
 				printf("no single host node\n");
 			free(mem);
 		}
+		for (i = 0; i < m->n_notes; i++)
+			printf("    note: %s\n", m->notes[i]);
 	}
 	for (k = 0; k < 3; k++) {
 		bool any = false;

@@ -51,7 +51,7 @@
 
 static const char *const order_values[] = { "interleave", "sequential", "random:SEED", NULL };
 static const char *const accel_values[] = { "auto", "kvm", "tcg", NULL };
-static const char *const confine_values[] = { "affinity", NULL };
+static const char *const confine_values[] = { "affinity", "partition", NULL };
 static const char *const pinning_values[] = { "none", "strict", "core", "llc", "node", NULL };
 static const char *const numa_values[] = { "auto", "off", NULL };
 static const char *const topology_presets[] = { "flat", "cores", "mirror", "lie", NULL };
@@ -119,11 +119,16 @@ static const struct vtb_opt baseline_opts[] = {
 	  .type = VTB_OPT_BOOL,
 	  .def = "yes",
 	  .help = "also a baseline for each planned VM configuration, on exactly its pCPUs and memory nodes (pinning none: as many CPUs, compact)" },
-	{ .name = "confine",
+	{ .name = "confinement",
 	  .type = VTB_OPT_ENUM,
 	  .def = "affinity",
 	  .values = confine_values,
-	  .help = "how the agent is confined to its CPUs" },
+	  .help = "how the agent is confined to its CPUs: affinity, or partition (a cgroup-v2 cpuset root partition; affinity with a warning where unavailable)" },
+	{ .name = "confine",
+	  .type = VTB_OPT_ENUM,
+	  .flags = VTB_OPT_HIDDEN,
+	  .values = confine_values,
+	  .help = "the former name of confinement" },
 	{ .name = NULL },
 };
 
@@ -1096,6 +1101,28 @@ static int split_globs(struct parser *p, const struct sect *g, const char *key, 
 	return 0;
 }
 
+/* housekeeping = auto | none | a CPU list, checked where it is written
+ * (a [global] one too when there is no [vm] to use it). */
+static int check_housekeeping(const struct parser *p, const char *v, int line)
+{
+	static const char *const words[] = { "auto", "none", NULL };
+	struct vtb_cpuset set = { NULL, 0 };
+	char *hint;
+	int ret;
+
+	if (!v || !strcmp(v, "auto") || !strcmp(v, "none"))
+		return 0;
+	if (vtb_cpuset_parse(v, &set) == 0) {
+		vtb_cpuset_release(&set);
+		return 0;
+	}
+	hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(words, v));
+	ret = perr(p, line, "housekeeping = %s: not auto, none or a CPU list%s", v,
+		   hint ? hint : "");
+	free(hint);
+	return ret;
+}
+
 static int parse_global(struct parser *p)
 {
 	struct sect *g = find_sect(p, S_GLOBAL, NULL);
@@ -1162,6 +1189,11 @@ static int parse_global(struct parser *p)
 	}
 	if (split_globs(p, g, "only", &p->only) < 0 ||
 	    split_globs(p, g, "exclude", &p->exclude) < 0)
+		goto out;
+	free(v);
+	v = NULL;
+	if (single(p, g, global_opts, "housekeeping", &v, &line) < 0 ||
+	    check_housekeeping(p, v, line) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -1588,6 +1620,21 @@ out:
 	return ret;
 }
 
+/* [baseline] confinement (or its former name confine); in the key as
+ * "confine", so keys made before the rename stay. */
+static int baseline_confinement(struct parser *p, char **out)
+{
+	const struct sect *s = find_sect(p, S_BASELINE, NULL);
+	int line;
+
+	if (sect_ent(s, "confine") && sect_ent(s, "confinement"))
+		return perr(p, sect_ent(s, "confine")->line,
+			    "both confine and confinement in [baseline]: keep confinement");
+	if (sect_ent(s, "confine"))
+		return single(p, s, baseline_opts, "confine", out, &line);
+	return single(p, s, baseline_opts, "confinement", out, &line);
+}
+
 static int expand_baseline(struct parser *p)
 {
 	const struct sect *s = find_sect(p, S_BASELINE, NULL);
@@ -1607,7 +1654,7 @@ static int expand_baseline(struct parser *p)
 	p->vm_baselines = s && is_yes(vm);
 	if (single(p, s, baseline_opts, "enabled", &enabled, &line) < 0 ||
 	    single(p, s, baseline_opts, "cpuset", &cpuset, &cpuset_line) < 0 ||
-	    single(p, s, baseline_opts, "confine", &confine, &line) < 0)
+	    baseline_confinement(p, &confine) < 0)
 		goto out;
 	if (cpuset && vtb_cpuset_parse(cpuset, &set) < 0)
 		goto out;
@@ -1702,10 +1749,12 @@ static int expand_vm_baselines(struct parser *p)
 	struct vtb_matrix *m = p->m;
 	size_t n = m->n_configs, i, j, alloc;
 	struct vtb_config c;
-	char *cpus = NULL, *count = NULL;
+	char *cpus = NULL, *count = NULL, *confine = NULL;
 	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
+	if (p->vm_baselines && baseline_confinement(p, &confine) < 0)
+		return -1;
 	for (i = 0; p->vm_baselines && i < n; i++) {
 		const struct vtb_config *v = &m->configs[i];
 		bool dup = false;
@@ -1729,7 +1778,7 @@ static int expand_vm_baselines(struct parser *p)
 		c.runnable = true;
 		c.label = vtb_asprintf("baseline cpus=%zu cpuset=%s", v->cpus.n, cpus);
 		if (!c.label || params_add(&c.params, &alloc, "cpus", count) < 0 ||
-		    params_add(&c.params, &alloc, "confine", "affinity") < 0 ||
+		    params_add(&c.params, &alloc, "confine", confine) < 0 ||
 		    params_add(&c.params, &alloc, "cpuset", cpus) < 0)
 			goto out;
 		for (j = 0; j < v->cpus.n; j++)
@@ -1748,6 +1797,7 @@ out:
 	config_release(&c);
 	free(cpus);
 	free(count);
+	free(confine);
 	return ret;
 }
 
@@ -1898,7 +1948,7 @@ static int expand_vm(struct parser *p)
 	char *enabled = NULL, *numa = NULL, *vms = NULL, *over = NULL, *mem = NULL;
 	char *hint = NULL, *hk = NULL, *huge = NULL, *locked = NULL, *machine = NULL;
 	size_t idx[N_AXES] = { 0 }, i, total, alloc;
-	int line, lines[N_AXES], ret = -1;
+	int line, hk_line = 1, lines[N_AXES], ret = -1;
 
 	memset(&c, 0, sizeof(c));
 	memset(ax, 0, sizeof(ax));
@@ -1908,27 +1958,20 @@ static int expand_vm(struct parser *p)
 	    single(p, s, vm_opts, "numa", &numa, &line) < 0 ||
 	    single(p, s, vm_opts, "vms", &vms, &line) < 0 ||
 	    single(p, s, vm_opts, "overcommit", &over, &line) < 0 ||
-	    single(p, s, vm_opts, "housekeeping", &hk, &line) < 0 ||
+	    single(p, s, vm_opts, "housekeeping", &hk, &hk_line) < 0 ||
 	    single(p, s, vm_opts, "hugepages", &huge, &line) < 0 ||
 	    single(p, s, vm_opts, "locked", &locked, &line) < 0 ||
 	    single(p, s, vm_opts, "machine", &machine, &line) < 0)
 		goto out;
 	if (!hk &&
-	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &line) < 0)
+	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &hk_line) < 0)
 		goto out;
 	if (hk && !strcmp(hk, "auto")) { /* the default: not in the key */
 		free(hk);
 		hk = NULL;
 	}
-	if (hk && strcmp(hk, "none")) {
-		struct vtb_cpuset set = { NULL, 0 };
-
-		if (vtb_cpuset_parse(hk, &set) < 0) {
-			ret = perr(p, line, "housekeeping = %s: not auto, none or a CPU list", hk);
-			goto out;
-		}
-		vtb_cpuset_release(&set);
-	}
+	if (check_housekeeping(p, hk, hk_line) < 0)
+		goto out;
 	for (i = 0; i < N_AXES; i++) {
 		const char *text = val_of(s, vm_opts, axis_keys[i], &lines[i]);
 		size_t j;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/lib/opt.h"
 #include "plan.h"
 
 static const char *const pin_names[] = { "none", "strict", "core", "llc", "node" };
@@ -220,53 +221,119 @@ static int eligible_cores(const struct hunit *u, int t)
 
 /* ---------------------------------------------------------------- plan building */
 
+/* mirror's shape (lie repeats it): t threads per core, c cores per die,
+ * l dies, s sockets (0: the packages used hold different numbers of the
+ * dies, told one socket). */
+struct shape {
+	int t, c, l, s;
+};
+
 struct ctx {
 	const struct vtb_topo *t;
 	const struct vtb_plan_req *r;
 	struct vtb_plan *p;
-	int shape[3]; /* mirror/lie: VM 0's t, c, l, which later VMs repeat */
+	struct shape shape; /* VM 0's, which later VMs repeat; t == 0 until set */
 };
 
-static int note(struct vtb_plan *p, char *text)
+/* A note for the reader: on VM @vm, or on the whole plan (@vm < 0).
+ * Takes @text; duplicates are dropped. */
+static int note(struct vtb_plan *p, int vm, char *text)
 {
+	char ***notes = vm < 0 ? &p->notes : &p->vm[vm].notes;
+	size_t *n_notes = vm < 0 ? &p->n_notes : &p->vm[vm].n_notes;
 	char **n;
 
 	if (!text)
 		return vtb_error("out of memory");
-	for (size_t i = 0; i < p->n_notes; i++)
-		if (!strcmp(p->notes[i], text)) {
+	for (size_t i = 0; i < *n_notes; i++)
+		if (!strcmp((*notes)[i], text)) {
 			free(text);
 			return 0;
 		}
-	n = realloc(p->notes, (p->n_notes + 1) * sizeof(*n));
+	n = realloc(*notes, (*n_notes + 1) * sizeof(*n));
 	if (!n) {
 		free(text);
 		return vtb_error("out of memory");
 	}
-	p->notes = n;
-	p->notes[p->n_notes++] = text;
+	*notes = n;
+	n[(*n_notes)++] = text;
 	return 0;
 }
 
-/* mirror's shape on @v for @nv vCPUs: 0 with *t, *c, *l, or -1 (no error
- * set) when none fits. */
-static int mirror_shape(const struct hview *v, int nv, const int *fixed, int *pt, int *pc, int *pl)
+static bool unit_fits(const struct hunit *u, int t, int c)
 {
-	int smt = 1, t, c, l, i, k;
+	return eligible_cores(u, t) >= c;
+}
 
-	if (fixed[0]) {
-		int have = 0;
+/*
+ * A regular choice of @l units that fit (t, c): s packages with l/s units
+ * each, the fewest packages, each package the first ones in compact order
+ * that have enough; @s_fixed > 0: exactly that many.  Unit indexes into
+ * @sel, package-major.  Returns s, or 0 when there is none.
+ */
+static int pick_regular(const struct hview *v, int t, int c, int l, int s_fixed, int *sel)
+{
+	int s, d, u, w, got, k;
 
-		for (i = 0; i < v->n; i++)
-			have += eligible_cores(&v->units[i], fixed[0]) >= fixed[1];
-		if (have < fixed[2])
-			return -1;
-		*pt = fixed[0];
-		*pc = fixed[1];
-		*pl = fixed[2];
-		return 0;
+	for (s = s_fixed > 0 ? s_fixed : 1; s <= l && (s_fixed <= 0 || s == s_fixed); s++) {
+		if (l % s)
+			continue;
+		d = l / s;
+		for (u = 0, got = 0; u < v->n && got < s; u++) {
+			int pkg = v->units[u].pkg;
+			bool seen = false;
+
+			for (w = 0; w < u && !seen; w++)
+				seen = v->units[w].pkg == pkg;
+			if (seen)
+				continue;
+			for (w = u, k = 0; w < v->n; w++)
+				k += v->units[w].pkg == pkg && unit_fits(&v->units[w], t, c);
+			if (k < d)
+				continue;
+			for (w = u, k = 0; w < v->n && k < d; w++)
+				if (v->units[w].pkg == pkg && unit_fits(&v->units[w], t, c))
+					sel[got * d + k++] = w;
+			got++;
+		}
+		if (got == s)
+			return s;
 	}
+	return 0;
+}
 
+/* The first @l units that fit (t, c), in compact order; 0 or -1. */
+static int pick_first(const struct hview *v, int t, int c, int l, int *sel)
+{
+	int u, k = 0;
+
+	for (u = 0; u < v->n && k < l; u++)
+		if (unit_fits(&v->units[u], t, c))
+			sel[k++] = u;
+	return k == l ? 0 : -1;
+}
+
+/*
+ * mirror's shape on @v for @nv vCPUs and its units (@sel, l entries):
+ * t the host's SMT width when it divides the vCPUs (else smaller), then c
+ * as large as possible among the shapes whose units fill whole packages
+ * alike (s packages x l/s units); only when no shape does, the first
+ * that fits, told one socket (s = 0).  @fixed (t > 0): that shape only.
+ * 0, or -1 (no error set) when nothing fits.
+ */
+static int mirror_shape(const struct hview *v, int nv, const struct shape *fixed, struct shape *out,
+			int *sel)
+{
+	struct shape first = { 0, 0, 0, 0 };
+	int smt = 1, t, c, l, i, k, s;
+
+	if (fixed->t) {
+		*out = *fixed;
+		if (fixed->s > 0)
+			return pick_regular(v, fixed->t, fixed->c, fixed->l, fixed->s, sel) ? 0
+											    : -1;
+		return pick_first(v, fixed->t, fixed->c, fixed->l, sel);
+	}
 	for (i = 0; i < v->n; i++)
 		for (k = 0; k < v->units[i].n; k++)
 			if (v->units[i].cores[k].n > smt)
@@ -288,93 +355,265 @@ static int mirror_shape(const struct hview *v, int nv, const int *fixed, int *pt
 				continue;
 			l = nv / t / c;
 			for (i = 0; i < v->n; i++)
-				have += eligible_cores(&v->units[i], t) >= c;
-			if (have >= l) {
-				*pt = t;
-				*pc = c;
-				*pl = l;
+				have += unit_fits(&v->units[i], t, c);
+			if (have < l)
+				continue;
+			if (!first.t)
+				first = (struct shape){ t, c, l, 0 };
+			s = pick_regular(v, t, c, l, 0, sel);
+			if (s) {
+				*out = (struct shape){ t, c, l, s };
 				return 0;
 			}
 		}
 	}
-	return -1;
+	if (!first.t)
+		return -1;
+	*out = first;
+	return pick_first(v, first.t, first.c, first.l, sel);
 }
 
-/* The first @c cores with >= @t PUs of each of the first @l units that
- * have that many, unit-major, into @q (l*c pointers); *units: their
- * units (l). */
-static void mirror_cores(const struct hview *v, int t, int c, int l, const struct hcore **q,
-			 const struct hunit **units)
+/* The first @c cores with >= @t PUs of each unit of @sel (l), unit-major,
+ * into @q (l*c pointers). */
+static void mirror_cores(const struct hview *v, const struct shape *sh, const int *sel,
+			 const struct hcore **q)
 {
-	int i, k, d = 0, got;
+	int d, k, got;
 
-	for (i = 0; i < v->n && d < l; i++) {
-		if (eligible_cores(&v->units[i], t) < c)
-			continue;
-		units[d] = &v->units[i];
-		for (k = 0, got = 0; k < v->units[i].n && got < c; k++)
-			if (v->units[i].cores[k].n >= t)
-				q[d * c + got++] = &v->units[i].cores[k];
-		d++;
+	for (d = 0; d < sh->l; d++) {
+		const struct hunit *u = &v->units[sel[d]];
+
+		for (k = 0, got = 0; k < u->n && got < sh->c; k++)
+			if (u->cores[k].n >= sh->t)
+				q[d * sh->c + got++] = &u->cores[k];
 	}
 }
 
-/* Sockets x dies for @l units: one socket per package when every package
- * used holds the same number of consecutive units. */
-static void sockets_of(struct vtb_plan *p, const struct hunit *const *units, int l)
+/* Notes of the units mirror chose (@vm's): sub-NUMA-clustered LLCs,
+ * and units that would fit but were skipped before the last one chosen
+ * (to keep sockets whole packages alike), which the reader would
+ * otherwise wonder about. */
+static int units_notes(struct ctx *x, int vm, const struct hview *v, const int *sel,
+		       const struct shape *sh)
 {
-	int s = 1, i, per = 0, run = 1;
-	bool regular = true;
+	const struct vtb_topo *t = x->t;
+	int d, u, skipped = 0, last = -1, pkg = -1, ret;
+	char *where;
 
-	for (i = 1; i <= l; i++) {
-		if (i < l && units[i]->pkg == units[i - 1]->pkg) {
-			run++;
+	for (d = 0; d < sh->l; d++) {
+		const struct hunit *h = &v->units[sel[d]];
+
+		if (sel[d] > last)
+			last = sel[d];
+		if (h->node >= 0 && t->groups[VTB_TOPO_LLC] && h->llc >= 0 &&
+		    !vtb_cpuset_has(&t->nodes[h->node].pus,
+				    t->groups[VTB_TOPO_LLC][h->llc].pus.cpus[0]) &&
+		    note(x->p, -1,
+			 vtb_strdup(
+				 "a host LLC spans several NUMA nodes (sub-NUMA clustering): one virtual die per node")) <
+			    0)
+			return -1;
+	}
+	for (u = 0; u < last; u++) {
+		bool in = false;
+
+		for (d = 0; d < sh->l && !in; d++)
+			in = sel[d] == u;
+		if (in || !unit_fits(&v->units[u], sh->t, sh->c))
 			continue;
-		}
-		if (per && run != per)
-			regular = false;
-		per = run;
-		run = 1;
-		if (i < l)
-			s++;
+		if (!skipped++)
+			pkg = v->units[u].pkg;
+		else if (pkg != v->units[u].pkg)
+			pkg = -2;
 	}
-	for (i = 0; regular && i < l; i++) /* a package must not come back */
-		for (int j = i + 1; j < l; j++)
-			if (units[j]->pkg == units[i]->pkg && units[j - 1]->pkg != units[i]->pkg)
-				regular = false;
-	if (!regular) {
-		p->sockets = 1;
-		p->dies = l;
-		note(p,
-		     vtb_asprintf(
-			     "packages hold different numbers of the LLCs used: told 1 socket of %d dies",
-			     l));
-		return;
+	if (!skipped || sh->s <= 0)
+		return 0;
+	if (pkg >= 0 && t->groups[VTB_TOPO_PKG] && t->groups[VTB_TOPO_PKG][pkg].os >= 0)
+		pkg = t->groups[VTB_TOPO_PKG][pkg].os;
+	where = pkg >= 0 ? vtb_asprintf(" (package %d)", pkg)
+			 : vtb_strdup(pkg == -1 ? "" : " (several packages)");
+	ret = note(
+		x->p, vm,
+		vtb_asprintf(
+			"mirror skips %d free LLC group%s%s so that each virtual socket is one real package with %d LLC groups of %d cores: the housekeeping CPUs or another VM leave too few free cores or groups there",
+			skipped, skipped == 1 ? "" : "s", where ? where : "", sh->l / sh->s,
+			sh->c));
+	free(where);
+	return ret;
+}
+
+/* The smallest die shift that moves every die to one on another LLC;
+ * 0 when none does. */
+static int llc_shift(const struct hunit *const *units, int l)
+{
+	int s, d;
+
+	for (s = 1; s < l; s++) {
+		for (d = 0; d < l && units[d]->llc != units[(d + s) % l]->llc; d++)
+			;
+		if (d == l)
+			return s;
 	}
-	p->sockets = s;
-	p->dies = l / s;
+	return 0;
 }
 
 /*
- * Assigns VM @vm's vCPUs: pcpu[v] for every vCPU, and the shape (first
- * VM only; every VM of a configuration has the same shape).  @pool: the
- * free PUs in compact order.
+ * lie's own units when mirror's leave no shift onto another LLC (mirror
+ * took the node halves of one sub-NUMA-clustered LLC): the units that
+ * fit (t, c), taken round robin over their LLCs, into @sel (l).  0, or
+ * -1 when that does not give a shift either.
  */
-static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, int *pcpu)
+static int lie_units(const struct hview *v, const struct shape *sh, int *sel,
+		     const struct hunit **units)
+{
+	bool *taken = calloc((size_t)v->n + 1, sizeof(*taken));
+	int *alt = calloc((size_t)sh->l + 1, sizeof(*alt));
+	const struct hunit **au = calloc((size_t)sh->l + 1, sizeof(*au));
+	int got = 0, u, w, last_llc = -2, ret = -1;
+	bool progress = true;
+
+	if (!taken || !alt || !au)
+		goto out;
+	while (got < sh->l && progress) {
+		progress = false;
+		for (u = 0; u < v->n && got < sh->l; u++) {
+			bool first_of_llc = true;
+
+			if (taken[u] || !unit_fits(&v->units[u], sh->t, sh->c) ||
+			    v->units[u].llc == last_llc)
+				continue;
+			/* one unit per LLC per round: the first not taken */
+			for (w = 0; w < u && first_of_llc; w++)
+				first_of_llc = taken[w] || v->units[w].llc != v->units[u].llc ||
+					       !unit_fits(&v->units[w], sh->t, sh->c);
+			if (!first_of_llc)
+				continue;
+			taken[u] = true;
+			alt[got++] = u;
+			last_llc = v->units[u].llc;
+			progress = true;
+		}
+		last_llc = -2;
+	}
+	if (got < sh->l)
+		goto out;
+	for (u = 0; u < sh->l; u++)
+		au[u] = &v->units[alt[u]];
+	if (!llc_shift(au, sh->l))
+		goto out;
+	memcpy(sel, alt, (size_t)sh->l * sizeof(*sel));
+	memcpy(units, au, (size_t)sh->l * sizeof(*units));
+	ret = 0;
+out:
+	free(taken);
+	free(alt);
+	free(au);
+	return ret;
+}
+
+/*
+ * lie on mirror's cores @q (K = c*l, units @units): virtual core G's
+ * thread th runs on core (G + th) mod K, and the upper half of each
+ * die's cores on the die @shift further (another LLC).  One virtual core:
+ * its threads on cores of other LLCs.  One die: half its cores from a
+ * unit on another LLC.  @v: every free unit, for the cores taken beyond
+ * mirror's.
+ */
+static int lie_assign(const struct hview *v, const struct shape *sh, const struct hunit **units,
+		      const struct hcore **q, int nv, int *pcpu)
+{
+	int t = sh->t, c = sh->c, l = sh->l, K = c * l, shift = llc_shift(units, l), i;
+
+	if (!shift)
+		shift = 1; /* the dies share an LLC whatever the shift */
+
+	if (K == 1 && t >= 2) {
+		/* its threads on t different cores, other LLCs first */
+		const struct hunit *home = units[0];
+		int got = 1, pass, u, k;
+
+		for (pass = 0; pass < 3 && got < t; pass++)
+			for (u = 0; u < v->n && got < t; u++) {
+				const struct hunit *h = &v->units[u];
+				bool other = h->llc != home->llc;
+
+				if ((pass == 0 && !other) || (pass > 0 && other) ||
+				    (pass == 1 && h == home) || (pass == 2 && h != home))
+					continue;
+				for (k = 0; k < h->n && got < t; k++)
+					if (&h->cores[k] != q[0]) {
+						q[got++] = &h->cores[k];
+						if (pass == 0)
+							break; /* one per other LLC first */
+					}
+			}
+		if (got < t)
+			return vtb_error(
+				"topology lie: no room for %d vCPUs on %d distinct cores: %d free (whole cores go to one VM)",
+				nv, t, got);
+		for (i = 0; i < nv; i++)
+			pcpu[i] = q[i]->pu[0];
+		return 0;
+	}
+	if (l == 1 && K >= 2) {
+		/* half the cores from another unit, on another LLC when there is one */
+		int a = (K + 1) / 2, b = K / 2, u, ub = -1, k, got;
+
+		for (u = 0; u < v->n && ub < 0; u++)
+			if (&v->units[u] != units[0] && v->units[u].llc != units[0]->llc &&
+			    eligible_cores(&v->units[u], t) >= b)
+				ub = u;
+		for (u = 0; u < v->n && ub < 0; u++)
+			if (&v->units[u] != units[0] && eligible_cores(&v->units[u], t) >= b)
+				ub = u;
+		if (ub >= 0)
+			for (k = 0, got = a; got < K; k++)
+				if (v->units[ub].cores[k].n >= t)
+					q[got++] = &v->units[ub].cores[k];
+	}
+	for (i = 0; i < nv; i++) {
+		int G = i / t, th = i % t, idx;
+
+		if (c == 1 && l >= 2) {
+			/* one core per die: the sibling on the die @shift on */
+			idx = (G + th * shift) % K;
+		} else {
+			idx = (G + th) % K;
+			if (l >= 2 && c >= 2) {
+				int d = idx / c, k = idx % c;
+
+				if (k >= (c + 1) / 2)
+					d = (d + shift) % l;
+				idx = d * c + k;
+			}
+		}
+		pcpu[i] = q[idx]->pu[th];
+	}
+	return 0;
+}
+
+/*
+ * Assigns VM @vm's vCPUs: pcpu[v] for every vCPU, cellof[v] the pCPU
+ * whose node decides the vCPU's guest cell (mirror's pCPU under lie, so
+ * lie has mirror's cells), and the shape (first VM only; every VM of a
+ * configuration has the same shape).  @pool: the free PUs in compact
+ * order.
+ */
+static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, int *pcpu, int *cellof)
 {
 	const struct vtb_plan_req *r = x->r;
 	struct vtb_plan *p = x->p;
 	struct hview v = { 0 };
 	const struct hcore **q = NULL;
 	const struct hunit **units = NULL;
-	int nv = r->vcpus, t, c, l, K, i, ret = -1;
-	/* lie's dies must span two LLCs: its units are whole LLCs even where
-	 * mirror splits them per node */
-	bool numa = r->numa && r->topology == VTB_VTOPO_MIRROR;
+	struct shape sh;
+	int *sel = NULL;
+	int nv = r->vcpus, K, i, ret = -1;
+	const char *name = r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie";
 
 	if (r->topology != VTB_VTOPO_MIRROR && r->topology != VTB_VTOPO_LIE) {
 		for (i = 0; i < nv; i++)
-			pcpu[i] = pool[(size_t)i % n_pool];
+			pcpu[i] = cellof[i] = pool[(size_t)i % n_pool];
 		if (vm == 0) {
 			switch (r->topology) {
 			case VTB_VTOPO_FLAT:
@@ -394,116 +633,66 @@ static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, int *pc
 		}
 		return 0;
 	}
-	if (hview_build(x->t, pool, n_pool, numa, &v) < 0)
+	/* lie has mirror's units (split per node with numa = auto) and so
+	 * mirror's counts: sockets, dies, cores, threads and cells */
+	if (hview_build(x->t, pool, n_pool, r->numa, &v) < 0)
 		return -1;
-	if (mirror_shape(&v, nv, x->shape, &t, &c, &l) < 0) {
+	sel = calloc((size_t)v.n + 1, sizeof(*sel));
+	if (!sel) {
+		ret = vtb_error("out of memory");
+		goto out;
+	}
+	if (mirror_shape(&v, nv, &x->shape, &sh, sel) < 0) {
 		if (vm > 0) {
 			ret = vtb_error(
-				"topology %s: VM %d finds no room for the shape of VM 0 (%d LLC groups of %d cores of %d threads) on the %zu free pCPUs",
-				r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie", vm, x->shape[2],
-				x->shape[1], x->shape[0], n_pool);
+				"topology %s: VM %d finds no room for the shape of VM 0 (%d LLC groups of %d cores of %d threads%s) on the %zu free pCPUs (whole cores go to one VM)",
+				name, vm, x->shape.l, x->shape.c, x->shape.t,
+				x->shape.s > 0 ? ", a package per socket" : "", n_pool);
 			goto out;
 		}
 		ret = vtb_error(
 			"topology %s: %d vCPUs do not form a regular shape (LLC groups of equal cores of equal threads) on the %zu free pCPUs",
-			r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie", nv, n_pool);
+			name, nv, n_pool);
 		goto out;
 	}
-	K = c * l;
-	q = calloc((size_t)K + (size_t)t + 2, sizeof(*q));
-	units = calloc((size_t)l + 2, sizeof(*units));
+	K = sh.c * sh.l;
+	q = calloc((size_t)K + (size_t)sh.t + 2, sizeof(*q));
+	units = calloc((size_t)sh.l + 2, sizeof(*units));
 	if (!q || !units) {
 		ret = vtb_error("out of memory");
 		goto out;
 	}
-	mirror_cores(&v, t, c, l, q, units);
-	for (i = 0; i < l; i++)
-		if (units[i]->node >= 0 && x->t->groups[VTB_TOPO_LLC] && units[i]->llc >= 0 &&
-		    !vtb_cpuset_has(&x->t->nodes[units[i]->node].pus,
-				    x->t->groups[VTB_TOPO_LLC][units[i]->llc].pus.cpus[0]) &&
-		    note(p,
-			 vtb_strdup(
-				 "a host LLC spans several NUMA nodes (sub-NUMA clustering): mirrored as one virtual die per node")) <
-			    0)
-			goto out;
+	for (i = 0; i < sh.l; i++)
+		units[i] = &v.units[sel[i]];
+	mirror_cores(&v, &sh, sel, q);
+	if (units_notes(x, vm, &v, sel, &sh) < 0)
+		goto out;
 	if (vm == 0) {
-		x->shape[0] = t;
-		x->shape[1] = c;
-		x->shape[2] = l;
-		p->threads = t;
-		p->cores = c;
-		sockets_of(p, units, l);
-	}
-	if (r->topology == VTB_VTOPO_MIRROR) {
-		for (i = 0; i < nv; i++)
-			pcpu[i] = q[i / t]->pu[i % t];
-		ret = 0;
-		goto out;
-	}
-	/* lie */
-	if (K == 1 && t >= 2) {
-		/* one virtual core: its threads on t different real cores,
-		 * alternating between the first two units when there are two */
-		const struct hcore **alt = q;
-		int u, k, got = 0;
-
-		for (k = 0; got < t; k++) {
-			int before = got;
-
-			for (u = 0; u < v.n && u < 2 && got < t; u++)
-				if (k < v.units[u].n)
-					alt[got++] = &v.units[u].cores[k];
-			for (u = 2; before == got && u < v.n && got < t; u++)
-				if (k < v.units[u].n)
-					alt[got++] = &v.units[u].cores[k];
-			if (before == got)
-				break;
-		}
-		if (got < t) {
-			ret = vtb_error("topology lie: %d vCPUs need %d distinct cores, %d free",
-					nv, t, got);
+		x->shape = sh;
+		p->threads = sh.t;
+		p->cores = sh.c;
+		p->sockets = sh.s > 0 ? sh.s : 1;
+		p->dies = sh.s > 0 ? sh.l / sh.s : sh.l;
+		if (sh.s == 0 &&
+		    note(p, -1,
+			 vtb_asprintf(
+				 "the packages used hold different numbers of the %d LLC groups used (no regular choice fits): told 1 socket of %d dies, the real package boundary is not shown",
+				 sh.l, sh.l)) < 0)
 			goto out;
-		}
-		for (i = 0; i < nv; i++)
-			pcpu[i] = alt[i]->pu[0];
-		ret = 0;
-		goto out;
 	}
-	if (l == 1 && K >= 2) {
-		/* take the cores from two units when two fit */
-		int a = (K + 1) / 2, b = K / 2, u, ua = -1, ub = -1, k, got;
-
-		for (u = 0; u < v.n; u++) {
-			if (ua < 0 && eligible_cores(&v.units[u], t) >= a)
-				ua = u;
-			else if (ub < 0 && eligible_cores(&v.units[u], t) >= b)
-				ub = u;
-		}
-		if (ua >= 0 && ub >= 0) {
-			for (k = 0, got = 0; got < a; k++)
-				if (v.units[ua].cores[k].n >= t)
-					q[got++] = &v.units[ua].cores[k];
-			for (k = 0; got < K; k++)
-				if (v.units[ub].cores[k].n >= t)
-					q[got++] = &v.units[ub].cores[k];
-		}
-	}
-	for (i = 0; i < nv; i++) {
-		int G = i / t, th = i % t, idx = (G + th) % K;
-
-		if (l >= 2 && c >= 2) {
-			int d = idx / c, k = idx % c;
-
-			if (k >= (c + 1) / 2)
-				d = (d + 1) % l;
-			idx = d * c + k;
-		}
-		pcpu[i] = q[idx]->pu[th];
+	for (i = 0; i < nv; i++)
+		pcpu[i] = cellof[i] = q[i / sh.t]->pu[i % sh.t];
+	if (r->topology == VTB_VTOPO_LIE) {
+		if (sh.l >= 2 && !llc_shift(units, sh.l) && lie_units(&v, &sh, sel, units) == 0)
+			mirror_cores(&v, &sh, sel, q);
+		if (lie_assign(&v, &sh, units, q, nv, pcpu) < 0)
+			goto out;
 	}
 	ret = 0;
 out:
 	free(q);
 	free(units);
+	free(sel);
 	hview_release(&v);
 	return ret;
 }
@@ -547,7 +736,7 @@ static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
 				    vtb_cpuset_add(&hk, core->cpus[i]) < 0)
 					goto fail;
 		} else if (
-			note(p,
+			note(p, -1,
 			     vtb_strdup(
 				     "no housekeeping CPUs: the host has no spare CPU, so the harness, libvirt and emulator threads share the vCPUs' pCPUs")) <
 			0) {
@@ -585,61 +774,39 @@ fail:
 	return -1;
 }
 
-/* Where vCPU @v of @vm may run, as a set (pins, or every online PU). */
-static int allowed_of(const struct vtb_topo *t, const struct vtb_plan_vm *m, int v,
-		      struct vtb_cpuset *tmp, const struct vtb_cpuset **out)
-{
-	size_t i;
-
-	if (m->pins) {
-		*out = &m->pins[v];
-		return 0;
-	}
-	if (!tmp->cpus) {
-		int *a = malloc((t->n_online + 1) * sizeof(int));
-
-		if (!a)
-			return vtb_error("out of memory");
-		for (i = 0; i < t->n_online; i++)
-			a[i] = t->pus[i].os;
-		if (set_of(a, t->n_online, tmp) < 0) {
-			free(a);
-			return -1;
-		}
-		free(a);
-	}
-	*out = tmp;
-	return 0;
-}
-
 static int group_at(const struct vtb_topo_pu *pu, enum vtb_claim_kind k)
 {
 	return k == VTB_CLAIM_SMT ? pu->core : k == VTB_CLAIM_LLC ? pu->llc : pu->node;
 }
 
+/* Whether @pin fixes the pCPUs for a claim of kind @k (plan.h): strict
+ * for every claim, core for SMT pairs; nothing else. */
+static bool pin_backs(enum vtb_pinning pin, enum vtb_claim_kind k)
+{
+	return pin == VTB_PIN_STRICT || (pin == VTB_PIN_CORE && k == VTB_CLAIM_SMT);
+}
+
 /* The claim's state (plan.h); a node claim also needs the cell's memory
  * on that node (@host_node, -2: no binding to check). */
-static int claim_state(const struct vtb_topo *t, const struct vtb_plan_vm *m, enum vtb_claim_kind k,
-		       const struct vtb_cpuset *vcpus, int host_node, struct vtb_cpuset *tmp,
-		       enum vtb_claim_state *out)
+static enum vtb_claim_state claim_state(const struct vtb_topo *t, enum vtb_pinning pin,
+					const struct vtb_plan_vm *m, enum vtb_claim_kind k,
+					const struct vtb_cpuset *vcpus, int host_node)
 {
 	int common = -2;
 	bool same = true;
 	size_t i, j;
 
+	if (!pin_backs(pin, k) || !m->pins)
+		return VTB_CLAIM_UNBACKED;
 	for (i = 0; i < vcpus->n; i++) {
-		const struct vtb_cpuset *a = NULL;
+		const struct vtb_cpuset *a = &m->pins[vcpus->cpus[i]];
 		int g = -2;
 
-		if (allowed_of(t, m, vcpus->cpus[i], tmp, &a) < 0)
-			return -1;
 		for (j = 0; j < a->n; j++) {
 			int h = group_at(vtb_topo_pu_by_os(t, a->cpus[j]), k);
 
-			if (h < 0 || (g != -2 && h != g)) {
-				*out = VTB_CLAIM_UNBACKED;
-				return 0;
-			}
+			if (h < 0 || (g != -2 && h != g))
+				return VTB_CLAIM_UNBACKED;
 			g = h;
 		}
 		if (common != -2 && g != common)
@@ -649,12 +816,11 @@ static int claim_state(const struct vtb_topo *t, const struct vtb_plan_vm *m, en
 	if (same && k == VTB_CLAIM_NODE && host_node != -2 &&
 	    (common < 0 || t->nodes[common].os != host_node))
 		same = false;
-	*out = same ? VTB_CLAIM_TRUE : VTB_CLAIM_FALSE;
-	return 0;
+	return same ? VTB_CLAIM_TRUE : VTB_CLAIM_FALSE;
 }
 
 static int add_claim(struct ctx *x, int vm, enum vtb_claim_kind k, int first, int n,
-		     const struct vtb_cpuset *set, int host_node, struct vtb_cpuset *tmp)
+		     const struct vtb_cpuset *set, int host_node)
 {
 	struct vtb_plan *p = x->p;
 	struct vtb_claim *c, *nc;
@@ -687,7 +853,8 @@ static int add_claim(struct ctx *x, int vm, enum vtb_claim_kind k, int first, in
 		c->vcpus.n = (size_t)n;
 	}
 	p->n_claims++;
-	return claim_state(x->t, &p->vm[vm], k, &c->vcpus, host_node, tmp, &c->state);
+	c->state = claim_state(x->t, x->r->pinning, &p->vm[vm], k, &c->vcpus, host_node);
+	return 0;
 }
 
 static int node_index(const struct vtb_topo *t, int os)
@@ -700,9 +867,10 @@ static int node_index(const struct vtb_topo *t, int os)
 	return -1;
 }
 
-/* Guest cells of VM @vm: by host node of the assignment (numa = auto) or
- * r->cells equal slices. */
-static int cells_of(struct ctx *x, struct vtb_plan_vm *m)
+/* Guest cells of VM @m: by host node of @cellof (numa = auto: the
+ * assignment, mirror's under lie) or r->cells equal slices.  A cell's
+ * host node is that of its vCPUs' pCPUs when they share one. */
+static int cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 {
 	const struct vtb_topo *t = x->t;
 	const struct vtb_plan_req *r = x->r;
@@ -724,7 +892,7 @@ static int cells_of(struct ctx *x, struct vtb_plan_vm *m)
 			nc = r->cells;
 			continue;
 		}
-		j = vtb_topo_pu_by_os(t, m->pcpu[i])->node + 1;
+		j = vtb_topo_pu_by_os(t, cellof[i])->node + 1;
 		if (node_cell[j] < 0)
 			node_cell[j] = nc++;
 		cell_of[i] = node_cell[j];
@@ -820,8 +988,9 @@ static int pins_of(struct ctx *x, struct vtb_plan_vm *m)
 }
 
 /* Spanning dies and sockets: labelled, never silent. */
-static int check_spans(struct ctx *x, const struct vtb_plan_vm *m)
+static int check_spans(struct ctx *x, int vm)
 {
+	const struct vtb_plan_vm *m = &x->p->vm[vm];
 	struct vtb_plan *p = x->p;
 	int per_die = p->cores * p->threads, per_sock = per_die * p->dies, i, v;
 	int *cell = NULL;
@@ -840,7 +1009,7 @@ static int check_spans(struct ctx *x, const struct vtb_plan_vm *m)
 		for (v = i * per_die + 1; v < (i + 1) * per_die; v++)
 			if (cell[v] != cell[i * per_die]) {
 				ret = note(
-					p,
+					p, vm,
 					vtb_asprintf(
 						"virtual die %d spans guest cells %d and %d: its LLC crosses NUMA nodes, which the guest kernel rewrites (sched: llc-sibling not on the same node)",
 						i, cell[i * per_die], cell[v]));
@@ -850,7 +1019,7 @@ static int check_spans(struct ctx *x, const struct vtb_plan_vm *m)
 		for (v = i * per_sock + 1; v < (i + 1) * per_sock; v++)
 			if (cell[v] != cell[i * per_sock]) {
 				ret = note(
-					p,
+					p, vm,
 					vtb_asprintf(
 						"virtual socket %d spans guest cells %d and %d: the guest kernel drops its package level (NUMA in package)",
 						i, cell[i * per_sock], cell[v]));
@@ -864,29 +1033,24 @@ static int claims_of(struct ctx *x, int vm)
 {
 	struct vtb_plan *p = x->p;
 	struct vtb_plan_vm *m = &p->vm[vm];
-	struct vtb_cpuset tmp = { NULL, 0 }, all = { NULL, 0 };
-	int per_die = p->cores * p->threads, n = x->r->vcpus, i, ret = -1;
+	int per_die = p->cores * p->threads, n = x->r->vcpus, i;
 	size_t c;
 
 	if (p->threads > 1)
 		for (i = 0; i < n; i += p->threads)
-			if (add_claim(x, vm, VTB_CLAIM_SMT, i, p->threads, NULL, -2, &tmp) < 0)
-				goto out;
+			if (add_claim(x, vm, VTB_CLAIM_SMT, i, p->threads, NULL, -2) < 0)
+				return -1;
 	if (per_die > 1)
 		for (i = 0; i < n; i += per_die)
-			if (add_claim(x, vm, VTB_CLAIM_LLC, i, per_die, NULL, -2, &tmp) < 0)
-				goto out;
+			if (add_claim(x, vm, VTB_CLAIM_LLC, i, per_die, NULL, -2) < 0)
+				return -1;
 	for (c = 0; c < m->n_cells; c++)
 		if (add_claim(x, vm, VTB_CLAIM_NODE, 0, 0, &m->cells[c].vcpus,
-			      m->cells[c].host_node, &tmp) < 0)
-			goto out;
-	if (!m->n_cells && add_claim(x, vm, VTB_CLAIM_NODE, 0, n, NULL, -2, &tmp) < 0)
-		goto out;
-	ret = 0;
-out:
-	vtb_cpuset_release(&tmp);
-	vtb_cpuset_release(&all);
-	return ret;
+			      m->cells[c].host_node) < 0)
+			return -1;
+	if (!m->n_cells && add_claim(x, vm, VTB_CLAIM_NODE, 0, n, NULL, -2) < 0)
+		return -1;
+	return 0;
 }
 
 static int check_req(const struct vtb_plan_req *r)
@@ -927,7 +1091,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 {
 	struct vtb_plan *p;
 	struct ctx x;
-	int *pool = NULL, *free_pool = NULL;
+	int *pool = NULL, *free_pool = NULL, *cellof = NULL;
 	bool *used = NULL;
 	size_t n_pool = 0, n_free, i;
 	int vm, ret = -1;
@@ -943,7 +1107,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	p->req.machine = NULL;
 	if (req->machine && !strcmp(req->machine, "q35"))
 		p->machine = "q35";
-	x = (struct ctx){ t, req, p, { 0, 0, 0 } };
+	x = (struct ctx){ t, req, p, { 0, 0, 0, 0 } };
 	if (pool_of(&x, &pool, &n_pool) < 0)
 		goto out;
 	if (!req->overcommit && (size_t)req->vcpus * (size_t)req->vms > n_pool) {
@@ -968,7 +1132,8 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	p->vm = calloc((size_t)req->vms, sizeof(*p->vm));
 	used = calloc(t->max_os + 2, sizeof(*used));
 	free_pool = malloc((n_pool + 1) * sizeof(int));
-	if (!p->vm || !used || !free_pool) {
+	cellof = malloc((size_t)req->vcpus * sizeof(int));
+	if (!p->vm || !used || !free_pool || !cellof) {
 		vtb_error("out of memory");
 		goto out;
 	}
@@ -983,12 +1148,25 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 			vtb_error("out of memory");
 			goto out;
 		}
-		if (assign(&x, vm, free_pool, n_free, m->pcpu) < 0)
+		if (!req->overcommit && n_free < (size_t)req->vcpus) {
+			vtb_error(
+				"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %d vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
+				vm, req->vms, n_free, req->vcpus);
+			goto out;
+		}
+		if (assign(&x, vm, free_pool, n_free, m->pcpu, cellof) < 0)
 			goto out;
 		if (set_of(m->pcpu, (size_t)req->vcpus, &m->cpus) < 0)
 			goto out;
 		for (i = 0; i < m->cpus.n; i++) {
+			/* the whole core: a sibling given to another VM would
+			 * make the VMs each other's noise */
+			const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE,
+									m->cpus.cpus[i]);
+
 			used[m->cpus.cpus[i]] = true;
+			for (size_t k = 0; core && k < core->n; k++)
+				used[core->cpus[k]] = true;
 			if (vtb_cpuset_add(&m->nodes,
 					   node_os(t, vtb_topo_pu_by_os(t, m->cpus.cpus[i]))) < 0)
 				goto out;
@@ -996,22 +1174,23 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 		if (m->nodes.n && m->nodes.cpus[0] < 0) { /* unknown nodes */
 			vtb_cpuset_release(&m->nodes);
 		}
-		if (pins_of(&x, m) < 0 || cells_of(&x, m) < 0 || claims_of(&x, vm) < 0 ||
-		    check_spans(&x, m) < 0)
+		if (pins_of(&x, m) < 0 || cells_of(&x, m, cellof) < 0 || claims_of(&x, vm) < 0 ||
+		    check_spans(&x, vm) < 0)
 			goto out;
-	}
-	if (req->topology == VTB_VTOPO_LIE) {
-		size_t held = 0;
+		if (req->topology == VTB_VTOPO_LIE) {
+			size_t held = 0;
 
-		for (i = 0; i < p->n_claims; i++)
-			held += p->claims[i].kind != VTB_CLAIM_NODE &&
-				p->claims[i].state == VTB_CLAIM_TRUE;
-		if (held &&
-		    note(p,
-			 vtb_asprintf(
-				 "lie: %zu SMT or LLC claim%s still true (the free pCPUs hold no second core or LLC to lie with)",
-				 held, held == 1 ? "" : "s")) < 0)
-			goto out;
+			for (i = 0; i < p->n_claims; i++)
+				held += p->claims[i].vm == vm &&
+					p->claims[i].kind != VTB_CLAIM_NODE &&
+					p->claims[i].state == VTB_CLAIM_TRUE;
+			if (held &&
+			    note(p, vm,
+				 vtb_asprintf(
+					 "lie: %zu SMT or LLC claim%s still true (the free pCPUs hold no second core or LLC to lie with)",
+					 held, held == 1 ? "" : "s")) < 0)
+				goto out;
+		}
 	}
 	*out = p;
 	p = NULL;
@@ -1019,6 +1198,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 out:
 	free(pool);
 	free(free_pool);
+	free(cellof);
 	free(used);
 	vtb_plan_free(p);
 	return ret;
@@ -1045,6 +1225,9 @@ void vtb_plan_free(struct vtb_plan *p)
 			vtb_cpuset_release(&m->cells[i].vcpus);
 		free(m->cells);
 		free(m->distances);
+		for (i = 0; i < m->n_notes; i++)
+			free(m->notes[i]);
+		free(m->notes);
 	}
 	free(p->vm);
 	for (i = 0; i < p->n_claims; i++)
@@ -1074,15 +1257,47 @@ static int int_param(const struct vtb_config *c, const char *key, int dflt, int 
 	return 0;
 }
 
+/* A yes/no param (absent: no); anything else is an error, never "no". */
+static int bool_param(const struct vtb_config *c, const char *key, bool *out)
+{
+	const char *v = vtb_params_get(&c->params, key);
+
+	*out = v && !strcmp(v, "yes");
+	if (v && strcmp(v, "yes") && strcmp(v, "no"))
+		return vtb_error("%s = %s: expected yes or no", key, v);
+	return 0;
+}
+
+/* @v (NULL: @dflt) must be one of @names; its index into *out. */
+static int word_param(const char *key, const char *v, const char *dflt, const char *const *names,
+		      int *out)
+{
+	const char *near;
+	int i;
+
+	if (!v)
+		v = dflt;
+	for (i = 0; names[i]; i++)
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return 0;
+		}
+	near = vtb_suggest(names, v);
+	return vtb_error("unknown %s '%s'%s%s%s", key, v, near ? " (did you mean '" : "",
+			 near ? near : "", near ? "'?)" : "");
+}
+
 int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *r)
 {
-	static const char *const presets[] = { "flat", "cores", "mirror", "lie" };
+	static const char *const presets[] = { "flat", "cores", "mirror", "lie", NULL };
+	static const char *const numa_words[] = { "auto", "off", NULL };
+	static const char *const machines[] = { "pc", "q35", NULL };
 	const char *topo = vtb_params_get(&c->params, "topology");
 	const char *mem = vtb_params_get(&c->params, "memory");
-	const char *over = vtb_params_get(&c->params, "overcommit");
-	const char *numa = vtb_params_get(&c->params, "numa");
 	long long bytes = 0;
+	int k;
 	size_t i;
+	bool shape = false;
 
 	memset(r, 0, sizeof(*r));
 	if (int_param(c, "vcpus", 1, &r->vcpus) < 0 || int_param(c, "vms", 1, &r->vms) < 0 ||
@@ -1098,23 +1313,39 @@ int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *r)
 				      : "none",
 			      &r->pinning) < 0)
 		return -1;
-	r->topology = VTB_VTOPO_EXPLICIT;
+	/* a name that is not a preset is an explicit [topology NAME]: it
+	 * comes with its shape keys; a bare unknown name is a typo, never
+	 * silently a 1x1x1x1 shape */
 	if (!topo)
 		topo = "flat";
-	for (i = 0; i < VTB_ARRAY_SIZE(presets); i++)
-		if (!strcmp(topo, presets[i]))
-			r->topology = (enum vtb_vtopo)i;
+	for (i = 0; i < c->params.n && !shape; i++)
+		shape = !strncmp(c->params.kv[i].key, "topology.", strlen("topology."));
+	if (word_param("topology", topo, "flat", presets, &k) == 0) {
+		r->topology = (enum vtb_vtopo)k;
+	} else if (shape) {
+		r->topology = VTB_VTOPO_EXPLICIT;
+	} else {
+		const char *near = vtb_suggest(presets, topo);
+
+		return vtb_error(
+			"unknown topology '%s': not a preset (flat, cores, mirror, lie) nor a [topology %s] with a shape%s%s%s",
+			topo, topo, near ? " (did you mean '" : "", near ? near : "",
+			near ? "'?)" : "");
+	}
 	if (mem && vtb_parse_int(mem, 0, 1LL << 50, &bytes) < 0)
 		return vtb_error("memory = %s: not a size in bytes", mem);
 	r->memory_bytes = mem ? (uint64_t)bytes : 1ull << 30;
-	r->overcommit = over && !strcmp(over, "yes");
-	r->numa = !numa || !strcmp(numa, "auto");
+	if (word_param("numa", vtb_params_get(&c->params, "numa"), "auto", numa_words, &k) < 0)
+		return -1;
+	r->numa = k == 0;
+	if (bool_param(c, "overcommit", &r->overcommit) < 0 ||
+	    bool_param(c, "hugepages", &r->hugepages) < 0 ||
+	    bool_param(c, "locked", &r->locked) < 0)
+		return -1;
 	r->housekeeping = vtb_params_get(&c->params, "housekeeping");
-	r->hugepages = vtb_params_get(&c->params, "hugepages") &&
-		       !strcmp(vtb_params_get(&c->params, "hugepages"), "yes");
-	r->locked = vtb_params_get(&c->params, "locked") &&
-		    !strcmp(vtb_params_get(&c->params, "locked"), "yes");
 	r->machine = vtb_params_get(&c->params, "machine");
+	if (r->machine && word_param("machine", r->machine, "pc", machines, &k) < 0)
+		return -1;
 	return 0;
 }
 
@@ -1154,7 +1385,7 @@ char *vtb_plan_json(const struct vtb_plan *p)
 							vtb_claim_state_name(p->claims[i].state)));
 	for (v = 0; vms && v < p->req.vms; v++) {
 		const struct vtb_plan_vm *m = &p->vm[v];
-		json_t *pins = json_array(), *cells = json_array();
+		json_t *pins = json_array(), *cells = json_array(), *vnotes = json_array();
 
 		for (i = 0; pins && i < (size_t)p->req.vcpus; i++)
 			json_array_append_new(pins, m->pins ? set_json(&m->pins[i]) : json_null());
@@ -1164,10 +1395,12 @@ char *vtb_plan_json(const struct vtb_plan *p)
 							set_json(&m->cells[j].vcpus), "memory",
 							(json_int_t)m->cells[j].memory_bytes,
 							"host_node", m->cells[j].host_node));
+		for (j = 0; vnotes && j < m->n_notes; j++)
+			json_array_append_new(vnotes, json_string(m->notes[j]));
 		json_array_append_new(vms,
-				      json_pack("{s:o, s:o, s:o, s:o}", "cpus", set_json(&m->cpus),
-						"nodes", set_json(&m->nodes), "vcpupin", pins,
-						"cells", cells));
+				      json_pack("{s:o, s:o, s:o, s:o, s:o}", "cpus",
+						set_json(&m->cpus), "nodes", set_json(&m->nodes),
+						"vcpupin", pins, "cells", cells, "notes", vnotes));
 	}
 	for (i = 0; notes && i < p->n_notes; i++)
 		json_array_append_new(notes, json_string(p->notes[i]));
@@ -1201,8 +1434,7 @@ int vtb_plan_domspec(const struct vtb_plan *p, int vm, struct vtb_domspec *d,
 	d->threads = p->threads;
 	d->memory_bytes = p->req.memory_bytes;
 	d->vcpupin = m->pins;
-	d->emulatorpin = p->req.pinning != VTB_PIN_NONE && p->housekeeping.n ? &p->housekeeping
-									     : NULL;
+	d->emulatorpin = p->housekeeping.n ? &p->housekeeping : NULL;
 	d->hint_dedicated = p->req.pinning == VTB_PIN_STRICT && !p->req.overcommit;
 	d->hugepages = p->req.hugepages;
 	d->locked = p->req.locked;

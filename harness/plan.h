@@ -15,12 +15,28 @@
  *   housekeeping set.  Housekeeping "auto" is the first core in compact
  *   order, unless the request would then not fit (a host with no spare
  *   CPU): then it is empty and the plan says so in a note.
- * - A claim over a set of vCPUs at a level (core, LLC, node) is TRUE when
+ * - A claim can only be backed where pinning fixes the pCPUs: strict
+ *   pinning backs every claim, core pinning backs SMT pairs; every other
+ *   claim (llc or node pinning, none) is UNBACKED, even where its pCPUs
+ *   happen to share the group: the host scheduler may move a vCPU within
+ *   its set, and what the guest sees then changes with time.  A backed
+ *   claim over a set of vCPUs at a level (core, LLC, node) is TRUE when
  *   every vCPU's allowed set lies inside one and the same host group of
- *   that level, FALSE when each lies inside one group but not the same,
- *   UNBACKED when some allowed set spans groups (coarser pinning, or
- *   none).  So strict pinning backs every claim, core pinning backs SMT
- *   pairs, llc pinning LLC groups, node pinning nodes.
+ *   that level (a node claim also needs its cell's memory there), FALSE
+ *   when each lies inside one group but not the same.
+ * - mirror: each real LLC group used (split per node with numa = auto) is
+ *   a virtual die; the packages used are the virtual sockets, each with
+ *   the same number of dies: where the free pCPUs leave packages uneven
+ *   (the housekeeping core takes a core from one LLC group), mirror skips
+ *   LLC groups to keep whole packages alike and says so in a VM note;
+ *   only when no such choice fits is the guest told one socket (a plan
+ *   note).  lie has exactly mirror's counts (sockets, dies, cores,
+ *   threads and cells: lie's cells group the vCPUs as mirror's do, on
+ *   the nodes lie's pCPUs really are, which may be none single).
+ * - Side-by-side VMs get whole cores: a core one VM uses is used up for
+ *   the others (unless overcommit), so they never share SMT siblings.
+ * - The emulator threads go to the housekeeping CPUs whenever there are
+ *   any, whatever the pinning.
  */
 #ifndef VTB_PLAN_H
 #define VTB_PLAN_H
@@ -76,6 +92,8 @@ struct vtb_plan_vm {
 	struct vtb_plan_cell *cells;
 	size_t n_cells;
 	unsigned *distances; /* n_cells^2 from the host, NULL when unknown */
+	char **notes;	     /* labels that concern this VM only (spanning dies, ...) */
+	size_t n_notes;
 };
 
 struct vtb_claim {
@@ -93,7 +111,7 @@ struct vtb_plan {
 	struct vtb_claim *claims;
 	size_t n_claims;
 	const char *machine; /* "q35" or NULL (static strings) */
-	char **notes;	     /* labels the reader must see (SNC, spanning dies, ...) */
+	char **notes;	     /* plan-wide labels (housekeeping, SNC, one socket...) */
 	size_t n_notes;
 };
 
@@ -124,14 +142,15 @@ int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *out);
 int vtb_plan_config(const struct vtb_topo *t, const struct vtb_config *c, struct vtb_plan **out);
 
 /* Claims (and the plan's shape) as a JSON text (compact, sorted keys),
- * malloc'ed; NULL with vtb_error(). */
+ * malloc'ed; NULL with vtb_error().  Plan-wide notes in "notes", each
+ * VM's own in "vms"[i]."notes". */
 char *vtb_plan_json(const struct vtb_plan *p);
 
 /*
  * The placement fields of @d for VM @vm: vcpus and topology, vcpupin,
- * emulatorpin, cells, numatune, memory backing, machine type and the
- * dedicated hint (strict pinning without overcommit).  Pointers into @p and @store (which the
- * caller keeps until @d is used and then releases with
+ * emulatorpin (the housekeeping CPUs, when any), cells, numatune, memory
+ * backing, machine type and the dedicated hint (strict pinning without overcommit).  Pointers into
+ * @p and @store (which the caller keeps until @d is used and then releases with
  * vtb_plan_domstore_release()).  Other fields of @d are left alone.
  */
 struct vtb_plan_domstore {

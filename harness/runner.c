@@ -282,6 +282,9 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			.cpus = &c->cpus,
 			.mems = c->mems,
 			.timeout_ns = b->timeout_ns,
+			.partition = vtb_params_get(&c->params, "confine") &&
+				     !strcmp(vtb_params_get(&c->params, "confine"), "partition"),
+			.uuid = uuid,
 			.stop = &stop_flag,
 			.waitmask = &b->waitmask,
 			.tick = tick,
@@ -296,6 +299,9 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	}
 	if (c->kind == VTB_CONFIG_BASELINE)
 		check_confinement(out, cpus);
+	if (out->warning && n_warns < VTB_ARRAY_SIZE(warns) &&
+	    (warns[n_warns] = vtb_strdup(out->warning)))
+		warn(b->o, warns[n_warns++]);
 	check_cells_reported(out, c);
 	info = (struct vtb_boot_info){
 		.campaign_id = b->campaign,
@@ -309,6 +315,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		.nonce = nonce,
 		.cpus = cpus,
 		.confinement = c->kind == VTB_CONFIG_VM ? "none"
+			       : out->confinement	? out->confinement
 			       : out->membind		? "affinity+membind"
 							: "affinity",
 		.stderr_tail = c->kind == VTB_CONFIG_VM ? NULL : out->stderr_tail,

@@ -92,3 +92,11 @@ bad "unknown preset" "unknown topology 'mirrored'" "[vm]
 topology = mirrored"
 bad "bad housekeeping" "housekeeping = x" "[vm]
 housekeeping = x"
+# typos never become defaults: enum values (axes too) and housekeeping are
+# file:line errors naming the nearest value
+bad "numa = atuo" "bad.conf:2: invalid value 'atuo' for 'numa': expected one of auto, off (did you mean 'auto'?)" "[vm]
+numa = atuo"
+bad "a typo in a pinning axis" "(did you mean 'strict'?)" "[vm]
+pinning = none, strcit"
+bad "a [global] housekeeping typo without [vm]" "bad.conf:2: housekeeping = atuo: not auto, none or a CPU list (did you mean 'auto'?)" "[global]
+housekeeping = atuo"

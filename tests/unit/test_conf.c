@@ -952,6 +952,34 @@ Test(conf_bad, unknown_topology_and_sched)
 	    "t.conf:2: invalid value 'tight' for 'pinning': expected one of none, strict, core, llc, node");
 }
 
+/* [baseline] confinement: affinity or partition; the former name
+ * confine still read, never both. */
+Test(conf_bad, baseline_confinement)
+{
+	bad("[baseline]\nconfinement = partitoin\n" WL,
+	    "t.conf:2: invalid value 'partitoin' for 'confinement': expected one of affinity, partition (did you mean 'partition'?)");
+	bad("[baseline]\nconfine = affinity\nconfinement = partition\n" WL,
+	    "t.conf:2: both confine and confinement in [baseline]: keep confinement");
+}
+
+/* Typos in enum values, axes included, are file:line errors with the
+ * nearest allowed value; so is a [global] housekeeping that no [vm] uses. */
+Test(conf_bad, enum_typos_name_the_nearest_value)
+{
+	bad("[vm]\nnuma = atuo\n" WL,
+	    "t.conf:2: invalid value 'atuo' for 'numa': expected one of auto, off (did you mean 'auto'?)");
+	bad("[vm]\npinning = strict, strcit\n" WL,
+	    "t.conf:2: invalid value 'strcit' for 'pinning': expected one of none, strict, core, llc, node (did you mean 'strict'?)");
+	bad("[vm]\nmachine = q53\n" WL,
+	    "t.conf:2: invalid value 'q53' for 'machine': expected one of pc, q35 (did you mean 'q35'?)");
+	bad("[vm]\ntopology = flat, mirorr\n" WL,
+	    "t.conf:2: unknown topology 'mirorr': not a preset (flat, cores, mirror, lie) nor a [topology NAME] (did you mean 'mirror'?)");
+	bad("[global]\nhousekeeping = atuo\n" WL,
+	    "t.conf:2: housekeeping = atuo: not auto, none or a CPU list (did you mean 'auto'?)");
+	bad("[vm]\nhousekeeping = nnoe\n" WL,
+	    "t.conf:2: housekeeping = nnoe: not auto, none or a CPU list (did you mean 'none'?)");
+}
+
 Test(conf_bad, bad_named_sections)
 {
 	bad("[topology t]\ncores = 0\n" WL,

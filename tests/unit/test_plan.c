@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "../../harness/conf.h"
 #include "../../harness/domxml.h"
 #include "../../harness/hosttopo.h"
 #include "../../harness/plan.h"
@@ -27,6 +30,8 @@ static const char *const hosts[] = {
 	"pack:4 numa:1 l3:2 core:6 pu:1",
 	"pack:8 numa:1 l3:1 core:16 pu:2",
 	"pack:2 numa:2 l3:4 core:8 pu:1",
+	"pack:2 l3:1 numa:2 core:4 pu:2",  /* sub-NUMA clustering */
+	"pack:8 numa:2 l3:4 core:16 pu:2", /* 2048 PUs */
 	"xml:epyc-rome-nps4.xml",
 	"xml:xeon-2s-snc2.xml",
 };
@@ -127,6 +132,24 @@ static void check_invariants(const struct vtb_topo *t, const struct vtb_plan *p,
 	free(owner);
 }
 
+/* The issue's claim rule: strict backs every claim, core SMT pairs;
+ * every other claim is unbacked. */
+static void check_claim_rule(const struct vtb_topo *t, const struct vtb_plan *p, const char *what)
+{
+	for (size_t c = 0; c < p->n_claims; c++) {
+		enum vtb_pinning pin = p->req.pinning;
+		bool backed = pin == VTB_PIN_STRICT ||
+			      (pin == VTB_PIN_CORE && p->claims[c].kind == VTB_CLAIM_SMT);
+
+		if (backed && p->claims[c].kind == VTB_CLAIM_LLC && !t->llc_level)
+			continue; /* the host says nothing of its LLCs */
+		cr_assert_eq(p->claims[c].state == VTB_CLAIM_UNBACKED, !backed,
+			     "%s: %s claim %zu is %s under pinning %s", what,
+			     vtb_claim_kind_name(p->claims[c].kind), c,
+			     vtb_claim_state_name(p->claims[c].state), vtb_pinning_name(pin));
+	}
+}
+
 Test(plan, properties_over_many_hosts)
 {
 	static const int vcpus[] = { 1, 2, 4, 6, 8, 16, 32 };
@@ -196,14 +219,7 @@ Test(plan, properties_over_many_hosts)
 									     "%s: a true LLC claim",
 									     what);
 						}
-						if (pin == VTB_PIN_NONE)
-							cr_assert_eq(count(p, VTB_CLAIM_SMT,
-									   VTB_CLAIM_TRUE) +
-									     count(p, VTB_CLAIM_SMT,
-										   VTB_CLAIM_FALSE),
-								     0,
-								     "%s: unpinned SMT claim backed",
-								     what);
+						check_claim_rule(t, p, what);
 						vtb_plan_free(p);
 					}
 		vtb_hosttopo_free(h);
@@ -304,9 +320,297 @@ Test(plan, spanning_dies_are_labelled)
 
 	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
 	cr_assert_eq(p->vm[0].n_cells, 2);
-	for (i = 0; i < p->n_notes; i++)
-		found |= strstr(p->notes[i], "spans guest cells") != NULL;
+	for (i = 0; i < p->vm[0].n_notes; i++)
+		found |= strstr(p->vm[0].notes[i], "spans guest cells") != NULL;
 	cr_assert(found);
 	vtb_plan_free(p);
 	vtb_hosttopo_free(h);
+}
+
+/* 0 when @a and @b hold the same CPUs (both sorted). */
+static int set_cmp(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
+{
+	if (a->n != b->n)
+		return 1;
+	return a->n ? memcmp(a->cpus, b->cpus, a->n * sizeof(int)) : 0;
+}
+
+static bool has_note(char *const *notes, size_t n, const char *text)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(notes[i], text))
+			return true;
+	return false;
+}
+
+/* Real package of VM @v's vCPU @i. */
+static int pkg_of(const struct vtb_topo *t, const struct vtb_plan *p, int v, int i)
+{
+	return vtb_topo_pu_by_os(t, p->vm[v].pcpu[i])->pkg;
+}
+
+/* mirror maps the real packages used to virtual sockets: each socket's
+ * vCPUs on one package, no package under two sockets; unless the plan
+ * says it told one socket. */
+static void check_sockets_are_packages(const struct vtb_topo *t, const struct vtb_plan *p,
+				       const char *what)
+{
+	int per_sock = p->dies * p->cores * p->threads, v, i, j;
+
+	if (has_note(p->notes, p->n_notes, "told 1 socket"))
+		return;
+	for (v = 0; v < p->req.vms; v++)
+		for (i = 0; i < p->req.vcpus; i++) {
+			cr_assert_eq(pkg_of(t, p, v, i), pkg_of(t, p, v, i / per_sock * per_sock),
+				     "%s: vm %d socket %d spans packages", what, v, i / per_sock);
+			for (j = 0; j < i / per_sock * per_sock; j += per_sock)
+				cr_assert_neq(pkg_of(t, p, v, i), pkg_of(t, p, v, j),
+					      "%s: vm %d sockets %d and %d on one package", what, v,
+					      j / per_sock, i / per_sock);
+		}
+}
+
+/* Side-by-side VMs never share a core (unless overcommit). */
+static void check_whole_cores(const struct vtb_topo *t, const struct vtb_plan *p, const char *what)
+{
+	int a, b;
+	size_t i, j;
+
+	if (p->req.overcommit)
+		return;
+	for (a = 0; a < p->req.vms; a++)
+		for (b = a + 1; b < p->req.vms; b++)
+			for (i = 0; i < p->vm[a].cpus.n; i++)
+				for (j = 0; j < p->vm[b].cpus.n; j++)
+					cr_assert_neq(
+						vtb_topo_pu_by_os(t, p->vm[a].cpus.cpus[i])->core,
+						vtb_topo_pu_by_os(t, p->vm[b].cpus.cpus[j])->core,
+						"%s: VMs %d and %d share the core of pCPUs %d and %d",
+						what, a, b, p->vm[a].cpus.cpus[i],
+						p->vm[b].cpus.cpus[j]);
+}
+
+/* Review findings 1-3 over every host: lie has exactly mirror's counts
+ * (sockets, dies, cores, threads, cells and their vCPUs), mirror's
+ * sockets are real packages, side-by-side VMs get whole cores. */
+Test(plan, lie_counts_sockets_and_whole_cores_over_many_hosts)
+{
+	static const int vcpus[] = { 2, 4, 6, 8, 12, 16, 32, 64 };
+	size_t hi, vi, c;
+	int numa, vms, v, topo;
+
+	for (hi = 0; hi < VTB_ARRAY_SIZE(hosts); hi++) {
+		struct vtb_hosttopo *h = load(hosts[hi]);
+		const struct vtb_topo *t = &h->model;
+
+		for (vi = 0; vi < VTB_ARRAY_SIZE(vcpus); vi++)
+			for (numa = 0; numa <= 1; numa++)
+				for (vms = 1; vms <= 3; vms++) {
+					struct vtb_plan_req r = req(vcpus[vi], VTB_VTOPO_MIRROR,
+								    VTB_PIN_STRICT);
+					struct vtb_plan *pm = NULL, *pl = NULL, *pf = NULL;
+					char what[200];
+
+					r.vms = vms;
+					r.numa = numa;
+					snprintf(what, sizeof(what), "%s vcpus=%d numa=%d vms=%d",
+						 hosts[hi], vcpus[vi], numa, vms);
+					if (vtb_plan_make(t, &r, &pm) < 0)
+						continue;
+					check_sockets_are_packages(t, pm, what);
+					check_whole_cores(t, pm, what);
+					r.topology = VTB_VTOPO_LIE;
+					if (vtb_plan_make(t, &r, &pl) < 0) {
+						/* one virtual core's threads take a core each */
+						cr_assert(vms > 1 &&
+								  strstr(vtb_errmsg(), "no room"),
+							  "%s: lie fails where mirror plans: %s",
+							  what, vtb_errmsg());
+						vtb_plan_free(pm);
+						continue;
+					}
+					check_whole_cores(t, pl, what);
+					cr_assert(pl->sockets == pm->sockets &&
+							  pl->dies == pm->dies &&
+							  pl->cores == pm->cores &&
+							  pl->threads == pm->threads,
+						  "%s: lie %dx%dx%dx%d, mirror %dx%dx%dx%d", what,
+						  pl->sockets, pl->dies, pl->cores, pl->threads,
+						  pm->sockets, pm->dies, pm->cores, pm->threads);
+					for (v = 0; v < vms; v++) {
+						cr_assert_eq(pl->vm[v].n_cells, pm->vm[v].n_cells,
+							     "%s: vm %d: lie %zu cells, mirror %zu",
+							     what, v, pl->vm[v].n_cells,
+							     pm->vm[v].n_cells);
+						for (c = 0; c < pm->vm[v].n_cells; c++)
+							cr_assert_eq(
+								set_cmp(&pl->vm[v].cells[c].vcpus,
+									&pm->vm[v].cells[c].vcpus),
+								0, "%s: vm %d cell %zu differs",
+								what, v, c);
+					}
+					/* lie's SMT claims are false; its LLC claims too
+					 * where the host has a second LLC to use */
+					cr_assert_eq(count(pl, VTB_CLAIM_SMT, VTB_CLAIM_TRUE), 0,
+						     "%s: a true lie SMT claim", what);
+					vtb_plan_free(pm);
+					vtb_plan_free(pl);
+					for (topo = VTB_VTOPO_FLAT; topo <= VTB_VTOPO_CORES;
+					     topo++) {
+						r.topology = (enum vtb_vtopo)topo;
+						if (vtb_plan_make(t, &r, &pf) == 0)
+							check_whole_cores(t, pf, what);
+						vtb_plan_free(pf);
+						pf = NULL;
+					}
+				}
+		vtb_hosttopo_free(h);
+	}
+}
+
+/* The reproduction of review finding 2: 256 vCPUs mirror/strict on an
+ * 8-package host whose first LLC group lost a core to housekeeping. */
+Test(plan, mirror_on_a_big_host_tells_real_packages)
+{
+	struct vtb_hosttopo *h = load("pack:8 numa:2 l3:4 core:16 pu:2");
+	struct vtb_plan_req r = req(256, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+	int i;
+
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->housekeeping.n, 2);
+	cr_assert_eq(p->sockets * p->dies * p->cores * p->threads, 256);
+	check_sockets_are_packages(&h->model, p, "256 vCPUs");
+	for (i = 1; i < 256; i++) /* one socket: one package */
+		cr_assert_eq(pkg_of(&h->model, p, 0, i), pkg_of(&h->model, p, 0, 0));
+	cr_assert_eq(p->sockets, 1);
+	cr_assert(has_note(p->vm[0].notes, p->vm[0].n_notes, "mirror skips"),
+		  "the skipped LLC groups are not said");
+	vtb_plan_free(p);
+	/* two packages' worth: two sockets of two real packages */
+	r = req(512, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(p->sockets, 2);
+	check_sockets_are_packages(&h->model, p, "512 vCPUs");
+	vtb_plan_free(p);
+	vtb_hosttopo_free(h);
+}
+
+/* lie on a sub-NUMA-clustered host: mirror's two dies are the node
+ * halves of one LLC, so lie takes its dies from two LLCs. */
+Test(plan, lie_on_sub_numa_clustering_spans_two_llcs)
+{
+	struct vtb_hosttopo *h = load("xml:xeon-2s-snc2.xml");
+	struct vtb_plan_req r = req(8, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+	struct vtb_plan *pm = NULL, *pl = NULL;
+
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &pm), 0, "%s", vtb_errmsg());
+	r.topology = VTB_VTOPO_LIE;
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &pl), 0, "%s", vtb_errmsg());
+	cr_assert_eq(pm->vm[0].n_cells, 2);
+	cr_assert_eq(pl->vm[0].n_cells, 2);
+	cr_assert_eq(pl->dies, pm->dies);
+	cr_assert_eq(count(pl, VTB_CLAIM_LLC, VTB_CLAIM_TRUE), 0);
+	cr_assert_eq(count(pl, VTB_CLAIM_SMT, VTB_CLAIM_TRUE), 0);
+	cr_assert_eq(count(pm, VTB_CLAIM_LLC, VTB_CLAIM_TRUE), 2);
+	vtb_plan_free(pm);
+	vtb_plan_free(pl);
+	vtb_hosttopo_free(h);
+}
+
+/* The emulator goes to the housekeeping CPUs whatever the pinning. */
+Test(plan, emulatorpin_whenever_there_is_housekeeping)
+{
+	struct vtb_hosttopo *h = load("pack:1 l3:1 core:4 pu:2");
+	struct vtb_plan_req r = req(2, VTB_VTOPO_FLAT, VTB_PIN_NONE);
+	struct vtb_plan *p = NULL;
+	struct vtb_domspec d = { 0 };
+	struct vtb_plan_domstore st;
+
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_plan_domspec(p, 0, &d, &st), 0);
+	cr_assert_null(d.vcpupin);
+	cr_assert_not_null(d.emulatorpin);
+	cr_assert_eq(set_cmp(d.emulatorpin, &p->housekeeping), 0);
+	vtb_plan_domstore_release(&st);
+	vtb_plan_free(p);
+	r.vcpus = 8; /* no spare CPU: no housekeeping, no emulatorpin */
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_plan_domspec(p, 0, &d, &st), 0);
+	cr_assert_null(d.emulatorpin);
+	vtb_plan_domstore_release(&st);
+	vtb_plan_free(p);
+	vtb_hosttopo_free(h);
+}
+
+/* Notes that concern one VM are that VM's, in the text and the JSON;
+ * plan-wide ones stay plan-wide. */
+Test(plan, notes_are_per_vm)
+{
+	struct vtb_hosttopo *h = load("pack:1 numa:2 l3:1 core:3 pu:1");
+	struct vtb_plan_req r = req(2, VTB_VTOPO_CORES, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+	json_t *j, *vms;
+	char *text;
+
+	r.vms = 3;
+	r.housekeeping = "none";
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	/* VM 0: pCPUs 0-1 on node 0; VM 1: 2-3 across both nodes; VM 2: 4-5 */
+	cr_assert_eq(p->vm[0].n_notes, 0);
+	cr_assert(has_note(p->vm[1].notes, p->vm[1].n_notes, "spans guest cells"));
+	cr_assert_not(has_note(p->notes, p->n_notes, "spans guest cells"));
+	text = vtb_plan_json(p);
+	cr_assert_not_null(text);
+	j = json_loads(text, 0, NULL);
+	cr_assert_not_null(j);
+	vms = json_object_get(j, "vms");
+	cr_assert_eq(json_array_size(json_object_get(json_array_get(vms, 0), "notes")), 0);
+	cr_assert(
+		strstr(json_string_value(
+			       json_array_get(json_object_get(json_array_get(vms, 1), "notes"), 0)),
+		       "spans guest cells"));
+	json_decref(j);
+	free(text);
+	vtb_plan_free(p);
+	vtb_hosttopo_free(h);
+}
+
+static struct vtb_config config_of(struct vtb_kv *kv, size_t n)
+{
+	struct vtb_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.params.kv = kv;
+	c.params.n = n; /* sorted by key, as vtb_params_get() needs */
+	return c;
+}
+
+/* A request from params never turns a typo into a default. */
+Test(plan, request_typos_are_errors)
+{
+	char k_numa[] = "numa", k_topo[] = "topology", k_cores[] = "topology.cores",
+	     k_over[] = "overcommit", v_atuo[] = "atuo", v_mirror[] = "mirror",
+	     v_mirorr[] = "mirorr", v_t[] = "t", v_2[] = "2", v_yse[] = "yse";
+	struct vtb_kv numa[] = { { k_numa, v_atuo }, { k_topo, v_mirror } };
+	struct vtb_kv topo[] = { { k_topo, v_mirorr } };
+	struct vtb_kv expl[] = { { k_topo, v_t }, { k_cores, v_2 } };
+	struct vtb_kv over[] = { { k_over, v_yse } };
+	struct vtb_config c;
+	struct vtb_plan_req r;
+
+	c = config_of(numa, 2);
+	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
+	cr_assert_str_eq(vtb_errmsg(), "unknown numa 'atuo' (did you mean 'auto'?)");
+	c = config_of(topo, 1);
+	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
+	cr_assert(strstr(vtb_errmsg(), "unknown topology 'mirorr'") &&
+			  strstr(vtb_errmsg(), "did you mean 'mirror'"),
+		  "%s", vtb_errmsg());
+	c = config_of(expl, 2);
+	cr_assert_eq(vtb_plan_req_of(&c, &r), 0, "%s", vtb_errmsg());
+	cr_assert_eq(r.topology, VTB_VTOPO_EXPLICIT);
+	c = config_of(over, 1);
+	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
+	cr_assert(strstr(vtb_errmsg(), "expected yes or no"), "%s", vtb_errmsg());
 }

@@ -96,13 +96,17 @@ static bool enum_match(const struct vtb_opt *o, const char *text)
 	return false;
 }
 
+/* "invalid value 'atuo' for 'numa': expected one of auto, off (did you
+ * mean 'auto'?)": the nearest allowed value, as for key names. */
 static int bad_enum(const struct vtb_opt *o, const char *text)
 {
 	char *list = enum_list(o);
+	const char *near = vtb_suggest(o->values, text);
 	int ret;
 
-	ret = vtb_error("invalid value '%s' for '%s': expected one of %s", text, o->name,
-			list ? list : "?");
+	ret = vtb_error("invalid value '%s' for '%s': expected one of %s%s%s%s", text, o->name,
+			list ? list : "?", near ? " (did you mean '" : "", near ? near : "",
+			near ? "'?)" : "");
 	free(list);
 	return ret;
 }
