@@ -2012,8 +2012,9 @@ static int partition_why_not(struct vtb_config *c, const char *sched, long long 
 /*
  * A VM configuration is runnable when the placement planner accepts it
  * (its refusals are input errors: the whole matrix is refused, exit 2),
- * except side-by-side VMs (planned, booted by a later issue).  Without a host model, only what
- * needs no planner runs.  Returns -1 on errors; sets c->why_not when not runnable.
+ * except side-by-side VMs (planned, booted by a later issue).  Without a
+ * host model, only what needs no planner runs.  Returns -1 on errors;
+ * sets c->why_not when not runnable.
  */
 static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
 		   int line)

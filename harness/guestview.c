@@ -461,22 +461,19 @@ static json_t *levels_of(const struct view *v, long long cpu)
 			vtb_error("guest view: cpu %lld domain %lld: %s", cpu, d, vtb_errmsg());
 			goto fail;
 		}
-		fj = flags_json(flags);
 		sp = span_of(v, cpu, d);
-		o = json_object();
-		if (!fj || !sp || !o ||
-		    json_object_set_new(o, "name",
-					name ? json_string(norm_name(name)) : json_null()) < 0 ||
-		    json_object_set_new(o, "flags", fj) < 0 ||
-		    json_object_set_new(o, "span", sp) < 0 || json_array_append_new(out, o) < 0) {
-			if (!o) {
-				json_decref(fj);
-				json_decref(sp);
-			}
+		if (!sp) {
+			vtb_error("guest view: cpu %lld domain %lld: %s", cpu, d, vtb_errmsg());
+			goto fail;
+		}
+		fj = flags_json(flags);
+		/* "o" steals each value, also when packing fails */
+		o = json_pack("{s:o, s:o*, s:o}", "name",
+			      name ? json_string(norm_name(name)) : json_null(), "flags", fj,
+			      "span", sp);
+		if (!fj || !o || json_array_append_new(out, o) < 0) {
 			json_decref(o);
-			if (!sp)
-				vtb_error("guest view: cpu %lld domain %lld: %s", cpu, d,
-					  vtb_errmsg());
+			vtb_error("out of memory");
 			goto fail;
 		}
 	}
@@ -545,13 +542,17 @@ json_t *vtb_gv_normalise(const json_t *view, char digest[65])
 			goto out;
 		}
 		lv = levels_of(v, c);
-		o = json_pack("{s:I, s:o, s:o, s:o, s:o*}", "cpu", c, "thread_siblings", ts, "llc",
+		if (!lv) {
+			json_decref(ts);
+			json_decref(llc);
+			goto out;
+		}
+		o = json_pack("{s:I, s:o, s:o, s:o, s:o}", "cpu", c, "thread_siblings", ts, "llc",
 			      llc, "node",
 			      v->node_of[c] >= 0 ? json_integer(v->node_of[c]) : json_null(),
 			      "levels", lv);
-		if (!lv || !o || json_array_append_new(cpus, o) < 0) {
-			if (lv)
-				vtb_error("out of memory");
+		if (!o || json_array_append_new(cpus, o) < 0) {
+			vtb_error("out of memory");
 			goto out;
 		}
 	}

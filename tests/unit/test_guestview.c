@@ -464,6 +464,9 @@ Test(guestview, malformed_views_are_errors)
 		"0000000000000000000000000000000000000000000\"}]}}",
 		"{\"cpus\":[{\"cpu\":0}],\"domains\":[{\"cpu\":0,\"levels\":[{\"domain\":0},{\"domain\":0}]}]}",
 		"{\"cpus\":[{\"cpu\":0}],\"domains\":[{\"cpu\":0,\"levels\":[{\"name\":\"MC\"}]}]}",
+		"{\"cpus\":[{\"cpu\":0}],\"domains\":[{\"cpu\":0,\"levels\":[{\"domain\":0,"
+		"\"name\":\"MC\",\"flags\":\"SD_A SD_B\"}]}],\"schedstat\":{\"domains\":[{"
+		"\"cpu\":0,\"domain\":0,\"mask\":\"xyz\"}]}}",
 		NULL,
 	};
 
