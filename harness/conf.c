@@ -204,14 +204,14 @@ static const struct vtb_opt sched_opts[] = {
 	{ .name = "sysctl.",
 	  .type = VTB_OPT_STR,
 	  .flags = VTB_OPT_PREFIX,
-	  .help = "sysctl.NAME = VALUE written in the guest" },
+	  .help = "sysctl.NAME = VALUE written in the guest (kernel.numa_balancing: /proc/sys/kernel/numa_balancing)" },
 	{ .name = "debugfs.",
 	  .type = VTB_OPT_STR,
 	  .flags = VTB_OPT_PREFIX,
-	  .help = "debugfs.sched/FILE = VALUE written in the guest" },
+	  .help = "debugfs.PATH = VALUE under the guest's /sys/kernel/debug/sched/: KNOB, domains/LEVEL/KNOB (every CPU's LEVEL domain; SMT, CLS, MC, DIE = PKG, NUMA) or domains/cpuN/domainM/KNOB; per-domain KNOB: min_interval, max_interval, busy_factor, imbalance_pct, cache_nice_tries" },
 	{ .name = "cpuset.partition",
-	  .type = VTB_OPT_STR,
-	  .help = "cgroup cpuset partition in the guest (reserved)" },
+	  .type = VTB_OPT_CPULIST,
+	  .help = "guest CPUs of a cgroup v2 cpuset root partition in the guest (the agent stays outside it)" },
 	{ .name = NULL },
 };
 
@@ -1024,6 +1024,159 @@ static struct sect *find_sect(struct parser *p, int kind, const char *name)
 	return NULL;
 }
 
+/*
+ * A key of [sched NAME] (spec: README "Sched profiles").  What the guest
+ * kernel really offers is only known in the guest (the agent's probe);
+ * here the shape: path components the agent can join safely, levels and
+ * per-domain knobs that exist in some kernel, read-only files refused.
+ */
+static const char *const sched_levels[] = { "SMT", "CLS", "MC", "DIE", "PKG", "NUMA", NULL };
+static const char *const domain_knobs[] = { "min_interval",  "max_interval",	 "busy_factor",
+					    "imbalance_pct", "cache_nice_tries", NULL };
+
+static bool good_component(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
+		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '_')
+			return false;
+	return true;
+}
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return true;
+	return false;
+}
+
+/* "cpu12" / "domain3": @pfx then a decimal number without leading zeros */
+static bool numbered(const char *s, const char *pfx)
+{
+	size_t n = strlen(pfx);
+
+	if (strncmp(s, pfx, n) || !s[n] || (s[n] == '0' && s[n + 1]))
+		return false;
+	return strspn(s + n, "0123456789") == strlen(s + n) && strlen(s + n) <= 5;
+}
+
+static int check_sched_key(struct parser *p, const struct sect *s, const struct ent *e)
+{
+	const char *key = e->key, *val = e->val.buf, *rest, *c;
+	char *comp[5] = { NULL }, *hint = NULL;
+	size_t n = 0, i;
+	char sep;
+	int ret = -1;
+
+	if (!strcmp(key, "cpuset.partition")) {
+		struct vtb_cpuset set = { NULL, 0 };
+
+		if (vtb_cpuset_parse(val, &set) < 0 || !set.n) {
+			vtb_cpuset_release(&set);
+			return perr(
+				p, e->line,
+				"bad CPU list '%s' for 'cpuset.partition' in %s: expected guest CPUs, e.g. 1 or 2-3",
+				val, s->title);
+		}
+		vtb_cpuset_release(&set);
+		return 0;
+	}
+	if (!strncmp(key, "sysctl.", 7)) {
+		rest = key + 7;
+		sep = '.';
+	} else if (!strncmp(key, "debugfs.", 8)) {
+		rest = key + 8;
+		sep = '/';
+	} else {
+		/* cmdline: the harness's own parameters are not the profile's */
+		for (c = val; (c = strstr(c, "vtbench.")); c++)
+			if (c == val || is_ws(c[-1]))
+				return perr(
+					p, e->line,
+					"'cmdline' in %s: vtbench.* parameters belong to the harness",
+					s->title);
+		return 0;
+	}
+	for (c = rest;; c++) {
+		const char *e2 = strchr(c, sep);
+		size_t len = e2 ? (size_t)(e2 - c) : strlen(c);
+
+		if (!good_component(c, len)) {
+			ret = perr(
+				p, e->line,
+				"bad key '%s' in %s: path component '%.*s' must be letters, digits and '_'",
+				key, s->title, (int)len, c);
+			goto out;
+		}
+		if (n == VTB_ARRAY_SIZE(comp)) {
+			ret = perr(p, e->line, "bad key '%s' in %s: too many path components", key,
+				   s->title);
+			goto out;
+		}
+		comp[n] = strndup(c, len);
+		if (!comp[n++]) {
+			ret = vtb_error("out of memory");
+			goto out;
+		}
+		if (!e2)
+			break;
+		c = e2;
+	}
+	if (sep == '.' || (n == 1 && strcmp(comp[0], "domains"))) {
+		ret = 0;
+		goto out;
+	}
+	if (strcmp(comp[0], "domains") || (n != 3 && n != 4)) {
+		ret = perr(
+			p, e->line,
+			"bad key '%s' in %s: expected debugfs.KNOB, debugfs.domains/LEVEL/KNOB or debugfs.domains/cpuN/domainM/KNOB",
+			key, s->title);
+		goto out;
+	}
+	if (n == 3 && !in_list(sched_levels, comp[1])) {
+		hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(sched_levels, comp[1]));
+		ret = perr(
+			p, e->line,
+			"unknown sched-domain level '%s' in '%s'%s: one of SMT, CLS, MC, DIE, PKG, NUMA",
+			comp[1], key, hint ? hint : "");
+		goto out;
+	}
+	if (n == 4 && (!numbered(comp[1], "cpu") || !numbered(comp[2], "domain"))) {
+		ret = perr(p, e->line, "bad key '%s' in %s: expected domains/cpuN/domainM/KNOB",
+			   key, s->title);
+		goto out;
+	}
+	if (!strcmp(comp[n - 1], "flags") || !strcmp(comp[n - 1], "name")) {
+		ret = perr(p, e->line, "'%s' in %s: '%s' is read-only", key, s->title, comp[n - 1]);
+		goto out;
+	}
+	if (!in_list(domain_knobs, comp[n - 1])) {
+		hint = did_you_mean(" (did you mean '%s'?)",
+				    vtb_suggest(domain_knobs, comp[n - 1]));
+		ret = perr(
+			p, e->line,
+			"unknown per-domain knob '%s' in '%s'%s: one of min_interval, max_interval, busy_factor, imbalance_pct, cache_nice_tries",
+			comp[n - 1], key, hint ? hint : "");
+		goto out;
+	}
+	if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 10) {
+		ret = perr(p, e->line, "'%s' in %s must be a non-negative integer, got '%s'", key,
+			   s->title, val);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(comp[i]);
+	free(hint);
+	return ret;
+}
+
 static int check_keys(struct parser *p)
 {
 	size_t i, j;
@@ -1051,7 +1204,10 @@ static int check_keys(struct parser *p)
 				free(hint);
 				return ret;
 			}
-			if (o->flags & VTB_OPT_PREFIX) {
+			if (s->kind == S_SCHED) {
+				if (check_sched_key(p, s, e) < 0)
+					return -1;
+			} else if (o->flags & VTB_OPT_PREFIX) {
 				const char *rest = e->key + strlen(o->name);
 
 				if (strstr(rest, "..") || rest[0] == '/' ||
@@ -1880,15 +2036,38 @@ static int check_known(const struct parser *p, int line, const struct strv *vals
 	return 0;
 }
 
+/* A cpuset partition must name CPUs the guest has and leave the agent
+ * (in the root cgroup) at least one. */
+static int partition_why_not(struct vtb_config *c, const char *sched, long long vcpus)
+{
+	const char *part = vtb_params_get(&c->params, "sched.cpuset.partition");
+	struct vtb_cpuset set = { NULL, 0 };
+	bool why;
+
+	if (!part || vtb_cpuset_parse(part, &set) < 0 || !set.n)
+		return 0; /* checked when the section was read */
+	why = set.cpus[set.n - 1] >= vcpus || (long long)set.n == vcpus;
+	if (set.cpus[set.n - 1] >= vcpus)
+		c->why_not = vtb_asprintf(
+			"[sched %s]: cpuset.partition = %s names CPUs a guest of %lld vCPUs does not have",
+			sched, part, vcpus);
+	else if ((long long)set.n == vcpus)
+		c->why_not = vtb_asprintf(
+			"[sched %s]: cpuset.partition = %s takes every vCPU: the agent's root cgroup must keep one",
+			sched, part);
+	vtb_cpuset_release(&set);
+	return why && !c->why_not ? vtb_error("out of memory") : 0;
+}
+
 /*
  * A VM configuration is runnable when the placement planner accepts it
  * (its refusals are input errors: the whole matrix is refused, exit 2),
- * except side-by-side VMs (planned, booted by a later issue) and sched
- * profiles with settings.  Without a host model, only what needs no
- * planner runs.  Returns -1 on errors; sets c->why_not when not runnable.
+ * except side-by-side VMs (planned, booted by a later issue).  Without a
+ * host model, only what needs no planner runs.  Returns -1 on errors;
+ * sets c->why_not when not runnable.
  */
 static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
-		   const char *sched, const struct sect *ss, int line)
+		   int line)
 {
 	const char *pin = vtb_params_get(&c->params, "pinning");
 	const char *vms = vtb_params_get(&c->params, "vms");
@@ -1923,10 +2102,6 @@ static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, con
 		c->why_not =
 			vtb_asprintf("vms = %s: side-by-side VMs are planned but not booted yet",
 				     vms);
-	else if (ss && ss->n)
-		c->why_not = vtb_asprintf(
-			"[sched %s]: guest scheduler settings are not built yet (an empty profile runs)",
-			sched);
 	else
 		return 0;
 	return c->why_not ? 0 : vtb_error("out of memory");
@@ -2086,8 +2261,9 @@ static int expand_vm(struct parser *p)
 						     topo, tcpus, nv);
 		}
 		params_sort(&c.params); /* vtb_params_get() searches a sorted array */
-		if (!c.why_not &&
-		    vm_plan(p, &c, topo, ts, sched, find_sect(p, S_SCHED, sched), s->line) < 0)
+		if (!c.why_not && partition_why_not(&c, sched, nv) < 0)
+			goto out;
+		if (!c.why_not && vm_plan(p, &c, topo, ts, s->line) < 0)
 			goto out;
 		c.runnable = !c.why_not;
 		if (add_config(p, &c, nv) < 0)

@@ -26,6 +26,7 @@
 #include "vmboot.h"
 #include "guest.h"
 #include "provision.h"
+#include "sched.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -82,6 +83,16 @@ char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *bo
 			goto out;
 	}
 	json_object_set(job, "cells", cells);
+	if (c->kind == VTB_CONFIG_VM) {
+		/* a guest reports its kernel's view; a profile applies there */
+		json_t *sched = vtb_sched_job(c);
+
+		if (!sched && vtb_sched_has_settings(c))
+			goto fail;
+		if (json_object_set_new(job, "view", json_true()) < 0 ||
+		    (sched && json_object_set_new(job, "sched", sched) < 0))
+			goto out;
+	}
 	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 out:
 	if (!text)

@@ -19,16 +19,21 @@
 #include "guest.h"
 #include "plan.h"
 #include "provision.h"
+#include "sched.h"
 #include "vmboot.h"
 
 #define PROBE_TIMEOUT_NS (30ull * 1000000000ull)
 #define PROBE_MEMORY (256ull << 20)
 
-char *vtb_vm_cmdline(const char *nonce)
+char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c)
 {
+	const char *extra = c ? vtb_sched_cmdline(c) : NULL;
+
 	/* panic=-1: reboot at once on a panic, which on_reboot=destroy
-	 * turns into the end of the domain. */
-	return vtb_asprintf("console=ttyS0 panic=-1 vtbench.nonce=%s", nonce);
+	 * turns into the end of the domain.  The profile's parameters come
+	 * last, after ours. */
+	return vtb_asprintf("console=ttyS0 panic=-1 vtbench.nonce=%s%s%s", nonce, extra ? " " : "",
+			    extra ? extra : "");
 }
 
 static int topology_of(const struct vtb_config *c, struct vtb_domspec *d)
@@ -126,7 +131,7 @@ static int probe_boot(struct vtb_vmhost *vh, bool kvm, const struct vtb_probe_ct
 	snprintf(name, sizeof(name), "vtbench-probe-%s", uuid);
 	job = vtb_asprintf("{\"schema\":1,\"nonce\":\"%s\",\"cells\":[]}", nonce);
 	img = job ? vtb_guest_boot_image(vh->stage, uuid, job) : NULL;
-	cmdline = vtb_vm_cmdline(nonce);
+	cmdline = vtb_vm_cmdline(nonce, NULL);
 	if (!img || !cmdline)
 		goto out;
 	d = (struct vtb_domspec){ .name = name,
@@ -323,7 +328,7 @@ int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vt
 	*live_xml = NULL;
 	snprintf(name, sizeof(name), "vtbench-%s", r->uuid);
 	img = vtb_guest_boot_image(vh->stage, r->uuid, r->job_json);
-	cmdline = vtb_vm_cmdline(r->nonce);
+	cmdline = vtb_vm_cmdline(r->nonce, r->config);
 	if (!img || !cmdline)
 		goto out;
 	d.name = name;

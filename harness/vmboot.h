@@ -58,8 +58,9 @@ struct vtb_vmboot_req {
 	void *tick_arg;
 };
 
-/* The guest kernel command line of a boot (malloc'ed). */
-char *vtb_vm_cmdline(const char *nonce);
+/* The guest kernel command line of a boot (malloc'ed): the harness's
+ * parameters, then those of @c's sched profile (@c may be NULL). */
+char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c);
 
 /* Boots @req->config once.  As vtb_hv_boot(): 0 with @out filled, -1
  * only on infrastructure failure.  *live_xml is malloc'ed or NULL. */
