@@ -688,8 +688,9 @@ static json_t *view_schedstat(const char *root)
 				name = t1;
 				mask = t2;
 			}
-			o = json_pack("{s:I, s:I, s:s?, s:s}", "cpu", (json_int_t)cpu, "domain",
-				      (json_int_t)v, "name", name, "mask", mask);
+			o = json_pack("{s:I, s:I, s:o, s:s}", "cpu", (json_int_t)cpu, "domain",
+				      (json_int_t)v, "name", name ? json_string(name) : json_null(),
+				      "mask", mask);
 			if (append(doms, o))
 				goto out;
 			n++;
