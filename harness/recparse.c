@@ -639,6 +639,343 @@ static void rec_end(struct vtb_rec_parser *p, json_t *o)
 	p->r.records++;
 }
 
+/* ---- guest records: structure validated against a small schema ---- */
+
+enum vkind { VK_STR, VK_BOOL, VK_INT, VK_ARRAY, VK_OBJECT, VK_STRMAP };
+#define VF_NULL 1u /* null allowed */
+#define VF_OPT 2u  /* member may be absent */
+
+struct vmember;
+
+struct vspec {
+	enum vkind kind;
+	unsigned flags;
+	size_t max;		       /* VK_ARRAY elements, VK_STRMAP members */
+	const struct vspec *elem;      /* VK_ARRAY */
+	const struct vmember *members; /* VK_OBJECT, NULL-name terminated */
+	const char *const *values;     /* VK_STR: the allowed values, NULL-terminated */
+};
+
+struct vmember {
+	const char *name;
+	struct vspec s;
+};
+
+#define GV_CPUS 8192
+#define GV_LEVELS 64
+#define GV_CACHES 64
+#define GV_NODES 1024
+#define GV_NAMES 1024
+
+static const struct vspec v_str = { VK_STR, 0, 0, NULL, NULL, NULL };
+static const struct vspec v_int = { VK_INT, 0, 0, NULL, NULL, NULL };
+#define STR                                    \
+	{                                      \
+		VK_STR, 0, 0, NULL, NULL, NULL \
+	}
+#define STRN                                         \
+	{                                            \
+		VK_STR, VF_NULL, 0, NULL, NULL, NULL \
+	}
+#define BOOL                                    \
+	{                                       \
+		VK_BOOL, 0, 0, NULL, NULL, NULL \
+	}
+#define INT                                    \
+	{                                      \
+		VK_INT, 0, 0, NULL, NULL, NULL \
+	}
+#define INTN                                         \
+	{                                            \
+		VK_INT, VF_NULL, 0, NULL, NULL, NULL \
+	}
+#define ARR(max, e)                             \
+	{                                       \
+		VK_ARRAY, 0, max, e, NULL, NULL \
+	}
+#define OBJ(m)                                 \
+	{                                      \
+		VK_OBJECT, 0, 0, NULL, m, NULL \
+	}
+#define OBJN(m)                                      \
+	{                                            \
+		VK_OBJECT, VF_NULL, 0, NULL, m, NULL \
+	}
+#define END               \
+	{                 \
+		NULL, STR \
+	}
+
+static const struct vmember m_probe[] = {
+	{ "debugfs", BOOL },
+	{ "knobs", ARR(GV_NAMES, &v_str) },
+	{ "domains_dir", BOOL },
+	{ "verbose", STRN },
+	{ "verbose_set", BOOL },
+	{ "domain_knobs", ARR(GV_NAMES, &v_str) },
+	{ "levels", ARR(GV_LEVELS, &v_str) },
+	{ "schedstats", STRN },
+	{ "schedstat_version", INTN },
+	{ "cgroup2", BOOL },
+	{ "cpuset_partition", BOOL },
+	END,
+};
+
+static const struct vmember m_setting[] = {
+	{ "key", STR }, { "path", STR }, { "want", STR }, { "read", STRN }, { "ok", BOOL }, END,
+};
+static const struct vspec v_setting = OBJ(m_setting);
+static const struct vmember m_token[] = { { "token", STR }, { "present", BOOL }, END };
+static const struct vspec v_token = OBJ(m_token);
+static const struct vmember m_sched[] = {
+	{ "name", STR },
+	{ "ok", BOOL },
+	{ "settings", ARR((size_t)GV_CPUS *GV_LEVELS, &v_setting) },
+	{ "cmdline", ARR(GV_NAMES, &v_token) },
+	END,
+};
+
+static const struct vmember m_cache[] = {
+	{ "index", INT }, { "level", STRN },  { "type", STRN },
+	{ "size", STRN }, { "shared", STRN }, END,
+};
+static const struct vspec v_cache = OBJ(m_cache);
+static const struct vmember m_cpu[] = {
+	{ "cpu", INT },
+	{ "online", BOOL },
+	{ "core_id", STRN },
+	{ "die_id", STRN },
+	{ "package_id", STRN },
+	{ "thread_siblings", STRN },
+	{ "core_siblings", STRN },
+	{ "die_cpus", STRN },
+	{ "package_cpus", STRN },
+	{ "cluster_cpus", STRN },
+	{ "caches", ARR(GV_CACHES, &v_cache) },
+	END,
+};
+static const struct vspec v_cpu = OBJ(m_cpu);
+static const struct vmember m_node[] = {
+	{ "node", INT },
+	{ "cpus", STRN },
+	{ "distance", STRN },
+	END,
+};
+static const struct vspec v_node = OBJ(m_node);
+static const struct vmember m_level[] = {
+	{ "domain", INT },
+	{ "name", STRN },
+	{ "flags", STRN },
+	{ "knobs", { VK_STRMAP, 0, GV_LEVELS, NULL, NULL, NULL } },
+	END,
+};
+static const struct vspec v_level = OBJ(m_level);
+static const struct vmember m_domcpu[] = {
+	{ "cpu", INT },
+	{ "levels", ARR(GV_LEVELS, &v_level) },
+	END,
+};
+static const struct vspec v_domcpu = OBJ(m_domcpu);
+static const struct vmember m_ssdom[] = {
+	{ "cpu", INT },
+	{ "domain", INT },
+	{ "name", { VK_STR, VF_NULL | VF_OPT, 0, NULL, NULL, NULL } },
+	{ "mask", STR },
+	END,
+};
+static const struct vspec v_ssdom = OBJ(m_ssdom);
+static const struct vmember m_schedstat[] = {
+	{ "version", INTN },
+	{ "domains", ARR((size_t)GV_CPUS *GV_LEVELS, &v_ssdom) },
+	END,
+};
+static const struct vmember m_cpuid[] = {
+	{ "vendor", STR },
+	{ "family", INT },
+	{ "model", INT },
+	{ "codename", STR },
+	{ "brand", STR },
+	{ "num_cores", INT },
+	{ "num_logical_cpus", INT },
+	{ "total_logical_cpus", INT },
+	{ "l3_kb", INTN },
+	END,
+};
+static const struct vmember m_view[] = {
+	{ "cpus", ARR(GV_CPUS, &v_cpu) },
+	{ "nodes", ARR(GV_NODES, &v_node) },
+	{ "domains", ARR(GV_CPUS, &v_domcpu) },
+	{ "schedstat", OBJN(m_schedstat) },
+	{ "cpuid", OBJN(m_cpuid) },
+	END,
+};
+
+static const char *const steal_phases[] = { "before", "after", NULL };
+static const struct vmember m_steal[] = {
+	{ "phase", { VK_STR, 0, 0, NULL, NULL, steal_phases } },
+	{ "user_hz", INT },
+	{ "ticks", INTN },
+	{ "per_cpu", ARR(GV_CPUS, &v_int) },
+	END,
+};
+
+static const char *kind_name(const struct vspec *s)
+{
+	static const char *const names[] = { "a string", "a boolean", "a non-negative integer",
+					     "an array", "an object", "an object of strings" };
+
+	return names[s->kind];
+}
+
+/*
+ * Checks @v against @s; on the first problem adds an error naming the
+ * member's path (kept in @path, restored on return) and returns false.
+ */
+static bool vcheck(struct vtb_rec_parser *p, const char *type, const struct vspec *s, json_t *v,
+		   struct vtb_strbuf *path)
+{
+	size_t len = path->len, i;
+	const char *k;
+	json_t *c;
+	bool ok = true;
+
+	if (json_is_null(v) && (s->flags & VF_NULL))
+		return true;
+	switch (s->kind) {
+	case VK_STR:
+		ok = json_is_string(v);
+		if (ok && s->values) {
+			for (i = 0; s->values[i] && strcmp(s->values[i], json_string_value(v)); i++)
+				;
+			if (!s->values[i]) {
+				char *q = quote(json_string_value(v), json_string_length(v));
+
+				add_error(p, "line %zu: %s record: %s is '%s'", p->lineno, type,
+					  vtb_strbuf_str(path), QUOTED(q));
+				free(q);
+				return false;
+			}
+		}
+		break;
+	case VK_BOOL:
+		ok = json_is_boolean(v);
+		break;
+	case VK_INT:
+		ok = json_is_integer(v) && json_integer_value(v) >= 0;
+		break;
+	case VK_ARRAY:
+		ok = json_is_array(v);
+		if (ok && json_array_size(v) > s->max) {
+			add_error(p, "line %zu: %s record: %s has %zu elements, at most %zu",
+				  p->lineno, type, vtb_strbuf_str(path), json_array_size(v),
+				  s->max);
+			return false;
+		}
+		for (i = 0; ok && i < json_array_size(v); i++) {
+			if (vtb_strbuf_addf(path, "[%zu]", i)) {
+				oom(p);
+				return false;
+			}
+			ok = vcheck(p, type, s->elem, json_array_get(v, i), path);
+			path->len = len;
+			path->buf[len] = '\0';
+			if (!ok)
+				return false;
+		}
+		break;
+	case VK_STRMAP:
+		ok = json_is_object(v);
+		if (ok && json_object_size(v) > s->max) {
+			add_error(p, "line %zu: %s record: %s has %zu members, at most %zu",
+				  p->lineno, type, vtb_strbuf_str(path), json_object_size(v),
+				  s->max);
+			return false;
+		}
+		if (ok)
+			json_object_foreach(v, k, c) if (!json_is_string(c) && !json_is_null(c))
+				ok = false;
+		break;
+	case VK_OBJECT:
+		ok = json_is_object(v);
+		for (i = 0; ok && s->members[i].name; i++) {
+			const struct vmember *m = &s->members[i];
+
+			c = json_object_get(v, m->name);
+			if (!c && (m->s.flags & VF_OPT))
+				continue;
+			if (vtb_strbuf_addf(path, "%s%s", len ? "." : "", m->name)) {
+				oom(p);
+				return false;
+			}
+			if (!c) {
+				add_error(p, "line %zu: %s record: %s missing", p->lineno, type,
+					  vtb_strbuf_str(path));
+				return false;
+			}
+			ok = vcheck(p, type, &m->s, c, path);
+			path->len = len;
+			path->buf[len] = '\0';
+			if (!ok)
+				return false;
+		}
+		if (!ok && !json_is_object(v))
+			break;
+		return ok;
+	}
+	if (!ok)
+		add_error(p, "line %zu: %s record: %s is not %s%s", p->lineno, type,
+			  vtb_strbuf_str(path), kind_name(s), s->flags & VF_NULL ? " or null" : "");
+	return ok;
+}
+
+/* Validates a guest record and keeps it in *@slot (the first one). */
+static void rec_guest(struct vtb_rec_parser *p, json_t *o, const char *type,
+		      const struct vmember *members, json_t **slot)
+{
+	struct vspec s = { VK_OBJECT, 0, 0, NULL, members, NULL };
+	struct vtb_strbuf path = VTB_STRBUF_INIT;
+	bool ok;
+
+	if (vtb_strbuf_addstr(&path, "")) {
+		oom(p);
+		return;
+	}
+	ok = vcheck(p, type, &s, o, &path);
+	vtb_strbuf_release(&path);
+	if (!ok)
+		return;
+	if (*slot) {
+		add_error(p, "line %zu: duplicate %s record", p->lineno, type);
+		return;
+	}
+	*slot = json_incref(o);
+	p->r.records++;
+}
+
+static void rec_probe(struct vtb_rec_parser *p, json_t *o)
+{
+	rec_guest(p, o, "probe", m_probe, &p->r.probe);
+}
+
+static void rec_sched(struct vtb_rec_parser *p, json_t *o)
+{
+	rec_guest(p, o, "sched", m_sched, &p->r.sched);
+}
+
+static void rec_view(struct vtb_rec_parser *p, json_t *o)
+{
+	rec_guest(p, o, "guest_view", m_view, &p->r.view);
+}
+
+static void rec_steal(struct vtb_rec_parser *p, json_t *o)
+{
+	const char *phase = field_str(o, "phase");
+	bool after = phase && !strcmp(phase, "after");
+
+	rec_guest(p, o, after ? "steal (after)" : "steal", m_steal,
+		  after ? &p->r.steal_after : &p->r.steal_before);
+}
+
 static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk);
 
 static void chunk_drop(struct vtb_rec_parser *p, bool broken)
@@ -742,9 +1079,10 @@ static const struct {
 	const char *type;
 	void (*fn)(struct vtb_rec_parser *p, json_t *o);
 } rec_types[] = {
-	{ "cell", rec_cell }, { "cell_end", rec_cell_end }, { "chunk", rec_chunk },
-	{ "end", rec_end },   { "error", rec_error },	    { "header", rec_header },
-	{ "hist", rec_hist }, { "sample", rec_sample },
+	{ "cell", rec_cell },	  { "cell_end", rec_cell_end }, { "chunk", rec_chunk },
+	{ "end", rec_end },	  { "error", rec_error },	{ "guest_view", rec_view },
+	{ "header", rec_header }, { "hist", rec_hist },		{ "probe", rec_probe },
+	{ "sample", rec_sample }, { "sched", rec_sched },	{ "steal", rec_steal },
 };
 
 /* Nesting depth of a JSON value, stopping once past @limit.  SQLite's
@@ -1055,6 +1393,11 @@ void vtb_rec_parser_free(struct vtb_rec_parser *p)
 	if (!p)
 		return;
 	json_decref(p->r.header);
+	json_decref(p->r.probe);
+	json_decref(p->r.sched);
+	json_decref(p->r.view);
+	json_decref(p->r.steal_before);
+	json_decref(p->r.steal_after);
 	for (i = 0; i < p->r.n_cells; i++) {
 		struct vtb_rs_cell *c = &p->r.cells[i];
 

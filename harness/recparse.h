@@ -46,6 +46,14 @@ struct vtb_rs_cell {
 
 struct vtb_boot_records {
 	json_t *header; /* the header record, NULL if none */
+	/* A VM job's guest records (issue 6 spec B), each validated, owned
+	 * by the parser, NULL when absent, malformed or a duplicate (both
+	 * are errors of the boot; the first valid one is kept). */
+	json_t *probe;
+	json_t *sched;
+	json_t *view; /* the guest_view record */
+	json_t *steal_before;
+	json_t *steal_after;
 	struct vtb_rs_cell *cells;
 	size_t n_cells;
 	struct vtb_rs_sample *samples;

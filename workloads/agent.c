@@ -23,7 +23,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/guestview.h"
 #include "lib/pid1.h"
+#include "lib/schedprof.h"
 #include "lib/sysfs.h"
 #include "workload.h"
 
@@ -43,6 +45,8 @@ struct agent {
 	struct vtb_cpuset cpus; /* affinity at start */
 	size_t cells_run;
 	size_t cells_failed;
+	bool sched_failed; /* the job's sched profile did not apply */
+	char *reject;	   /* when set, every cell is rejected with it */
 };
 
 static void usage(FILE *f)
@@ -227,8 +231,8 @@ static int cell_rejected(struct agent *a, const char *key, const char *wname, co
 static int write_end(struct agent *a)
 {
 	int ret = write_rec(a, json_pack("{s:s, s:s, s:I}", "type", "end", "status",
-					 a->cells_failed ? "failed" : "ok", "cells",
-					 (json_int_t)a->cells_run));
+					 a->cells_failed || a->sched_failed ? "failed" : "ok",
+					 "cells", (json_int_t)a->cells_run));
 
 	a->ended = ret == 0;
 	return ret;
@@ -534,6 +538,10 @@ static int job_cell(struct agent *a, json_t *cell, size_t idx)
 	if (write_rec(a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell", key, "workload",
 				   wname, "params", texts)))
 		goto out;
+	if (a->reject) {
+		ret = cell_rejected(a, key, wname, a->reject);
+		goto out;
+	}
 	w = vtb_workload_find(wname);
 	if (!w) {
 		unknown_workload_msg(wname);
@@ -570,12 +578,88 @@ out:
 	return ret;
 }
 
+/* Writes an error record naming no cell. */
+static int job_error(struct agent *a, const char *msg)
+{
+	fprintf(stderr, "vtbench-agent: %s\n", msg);
+	return write_rec(a, json_pack("{s:s, s:n, s:s}", "type", "error", "cell", "message", msg));
+}
+
+/*
+ * Applies the job's sched profile (guests only: a host's scheduler
+ * settings are never changed) and writes its record and errors.  On
+ * failure every cell of the job is rejected.  -1 on a record write
+ * failure or ENOMEM.
+ */
+static int job_sched(struct agent *a, json_t *sched)
+{
+	const char *name = json_string_value(json_object_get(sched, "name"));
+	struct vtb_sched_result sr = { 0 };
+	struct utsname u;
+	size_t i;
+	int ret = -1;
+
+	if (!name)
+		name = "?";
+	if (uname(&u) != 0)
+		snprintf(u.release, sizeof(u.release), "?");
+	if (!a->guest) {
+		char *msg = vtb_asprintf(
+			"sched profile '%s': not applied outside a guest's /init (the host's scheduler settings are never changed)",
+			name);
+
+		a->sched_failed = true;
+		ret = msg ? job_error(a, msg) : vtb_error("out of memory");
+		free(msg);
+		if (ret)
+			return ret;
+		ret = -1;
+	} else {
+		if (vtb_sched_apply("", sched, u.release, &sr))
+			return -1;
+		if (write_rec(a, json_incref(sr.record)))
+			goto out;
+		for (i = 0; i < sr.n_errors; i++)
+			if (job_error(a, sr.errors[i]))
+				goto out;
+		a->sched_failed = !sr.ok;
+	}
+	if (a->sched_failed) {
+		a->reject = vtb_asprintf("not run: sched profile '%s' did not apply", name);
+		if (!a->reject) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	vtb_sched_result_release(&sr);
+	return ret;
+}
+
+/*
+ * The records of a VM job before its cells (issue 6 spec B): probe,
+ * sched, guest_view, steal before.  The probe sets sched/verbose to Y
+ * when it is N, so that the domains exist for the profile and the view.
+ */
+static int job_view_begin(struct agent *a, json_t *sched)
+{
+	if (write_rec(a, vtb_gv_probe("", a->guest)))
+		return -1;
+	if (sched && job_sched(a, sched))
+		return -1;
+	if (write_rec(a, vtb_gv_view("", true)))
+		return -1;
+	return write_rec(a, vtb_gv_steal("", "before"));
+}
+
 static int cmd_job(const char *path, struct agent *a)
 {
 	json_error_t jerr;
-	json_t *job = NULL, *cells = NULL, *cell;
+	json_t *job = NULL, *cells = NULL, *cell, *sched = NULL;
 	const char *nonce = "0", *boot = NULL, *config = NULL;
 	json_int_t schema = 0;
+	int view = 0;
 	char *text;
 	size_t i;
 	int ret = EXIT_USAGE;
@@ -589,8 +673,9 @@ static int cmd_job(const char *path, struct agent *a)
 		vtb_error("%s:%d: invalid job JSON: %s", path, jerr.line, jerr.text);
 		goto fail;
 	}
-	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o}", "schema", &schema, "nonce",
-			   &nonce, "boot", &boot, "config", &config, "cells", &cells) ||
+	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o, s?b, s?o}", "schema", &schema,
+			   "nonce", &nonce, "boot", &boot, "config", &config, "cells", &cells,
+			   "view", &view, "sched", &sched) ||
 	    !json_is_array(cells)) {
 		vtb_error("%s: invalid job: %s", path,
 			  json_is_array(cells) || !cells ? jerr.text : "'cells' is not an array");
@@ -601,6 +686,10 @@ static int cmd_job(const char *path, struct agent *a)
 			  (long long)schema, VTB_REC_SCHEMA);
 		goto fail;
 	}
+	if (sched && !view) {
+		vtb_error("%s: invalid job: 'sched' without \"view\": true", path);
+		goto fail;
+	}
 	/* keep our own copy: the job's text is freed at the end, and PID 1
 	 * needs the nonce if this process dies mid-job */
 	snprintf(a->nonce_buf, sizeof(a->nonce_buf), "%s", nonce);
@@ -608,18 +697,24 @@ static int cmd_job(const char *path, struct agent *a)
 	if (agent_start(a, boot, config))
 		goto fail;
 	ret = EXIT_FAIL;
+	if (view && job_view_begin(a, sched))
+		goto fail;
 	json_array_foreach(cells, i, cell)
 	{
 		if (job_cell(a, cell, i))
 			goto fail;
 	}
+	if (view && write_rec(a, vtb_gv_steal("", "after")))
+		goto fail;
 	if (write_end(a))
 		goto fail;
-	ret = a->cells_failed ? EXIT_FAIL : 0;
+	ret = a->cells_failed || a->sched_failed ? EXIT_FAIL : 0;
 	goto out;
 fail:
 	fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 out:
+	free(a->reject);
+	a->reject = NULL;
 	json_decref(job);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../harness/recparse.h"
@@ -649,4 +650,294 @@ Test(recparse, an_empty_first_line_is_noise)
 	feed("\n\n");
 	rec(HEADER);
 	cr_expect_eq(res()->n_errors, 0);
+}
+
+/* ---- guest records (issue 6): probe, sched, guest_view, steal ---- */
+
+/* Feeds a record stream a real Debian 6.1 guest wrote (nonce ab12). */
+static struct vtb_rec_parser *parse_fixture(const char *name)
+{
+	const char *src = getenv("SRCDIR");
+	char *path = vtb_asprintf("%s/tests/fixtures/guestview/records/%s", src ? src : ".", name);
+	char *text = path ? vtb_read_file(path, 1 << 20) : NULL;
+	struct vtb_rec_parser *p = vtb_rec_parser_new("ab12", NULL);
+
+	cr_assert_not_null(text, "%s", vtb_errmsg());
+	cr_assert_not_null(p);
+	vtb_rec_parser_feed(p, text, strlen(text));
+	vtb_rec_parser_feed(p, "\n", 1);
+	vtb_rec_parser_finish(p);
+	free(text);
+	free(path);
+	return p;
+}
+
+Test(recparse, a_real_guests_records_are_kept)
+{
+	struct vtb_rec_parser *p = parse_fixture("deb61-smt2-relax.rec");
+	const struct vtb_boot_records *r = vtb_rec_parser_result(p);
+
+	for (size_t i = 0; i < r->n_errors; i++)
+		cr_log_error("%s", r->errors[i]);
+	cr_expect_eq(r->n_errors, 0);
+	cr_assert_not_null(r->probe);
+	cr_assert_not_null(r->sched);
+	cr_assert_not_null(r->view);
+	cr_assert_not_null(r->steal_before);
+	cr_assert_not_null(r->steal_after);
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(r->probe, "levels"), 0)),
+			 "SMT");
+	cr_expect(json_is_true(json_object_get(r->sched, "ok")));
+	cr_expect_eq(json_array_size(json_object_get(r->view, "cpus")), 2);
+	cr_expect_str_eq(json_string_value(json_object_get(r->steal_after, "phase")), "after");
+	cr_expect(r->ended);
+	cr_expect_str_eq(r->end_status, "ok");
+	vtb_rec_parser_free(p);
+}
+
+Test(recparse, a_sched_failure_is_an_agent_error_and_the_cell_failed)
+{
+	struct vtb_rec_parser *p = parse_fixture("deb61-smt2-badknob.rec");
+	const struct vtb_boot_records *r = vtb_rec_parser_result(p);
+	bool named = false;
+
+	for (size_t i = 0; i < r->n_errors; i++)
+		if (strstr(r->errors[i],
+			   "agent: sched profile 'bad': debugfs.foo_ns: no such knob"))
+			named = true;
+	cr_expect(named);
+	cr_assert_not_null(r->sched);
+	cr_expect(json_is_false(json_object_get(r->sched, "ok")));
+	cr_assert_eq(r->n_cells, 1);
+	cr_expect_str_eq(r->cells[0].status, "failed");
+	cr_expect_str_eq(r->cells[0].error, "not run: sched profile 'bad' did not apply");
+	cr_expect_str_eq(r->end_status, "failed");
+	vtb_rec_parser_free(p);
+}
+
+#define PROBE                                                                                      \
+	"{\"type\":\"probe\",\"debugfs\":true,\"knobs\":[\"latency_ns\"],\"domains_dir\":true,"    \
+	"\"verbose\":null,\"verbose_set\":false,\"domain_knobs\":[],\"levels\":[\"SMT\",\"DIE\"]," \
+	"\"schedstats\":\"0\",\"schedstat_version\":15,\"cgroup2\":true,\"cpuset_partition\":true}"
+#define STEAL(phase) \
+	"{\"type\":\"steal\",\"phase\":\"" phase "\",\"user_hz\":100,\"ticks\":3,\"per_cpu\":[1,2]}"
+#define CPU0                                                                                         \
+	"{\"cpu\":0,\"online\":true,\"core_id\":\"0\",\"die_id\":null,\"package_id\":\"0\","         \
+	"\"thread_siblings\":\"0\",\"core_siblings\":\"0\",\"die_cpus\":null,\"package_cpus\":null," \
+	"\"cluster_cpus\":null,\"caches\":[{\"index\":0,\"level\":\"1\",\"type\":\"Data\","          \
+	"\"size\":\"32K\",\"shared\":\"0\"}]}"
+#define VIEW(cpus, domains)                                                                   \
+	"{\"type\":\"guest_view\",\"cpus\":[" cpus "],\"nodes\":[{\"node\":0,\"cpus\":\"0\"," \
+	"\"distance\":\"10\"}],\"domains\":[" domains "],\"schedstat\":{\"version\":17,"      \
+	"\"domains\":[{\"cpu\":0,\"domain\":0,\"name\":\"PKG\",\"mask\":\"1\"}]},\"cpuid\":null}"
+#define DOM0                                                                        \
+	"{\"cpu\":0,\"levels\":[{\"domain\":0,\"name\":\"PKG\",\"flags\":\"SD_X\"," \
+	"\"knobs\":{\"busy_factor\":\"16\",\"min_interval\":null}}]}"
+#define SCHED(setting)                                                                   \
+	"{\"type\":\"sched\",\"name\":\"relax\",\"ok\":true,\"settings\":[" setting "]," \
+	"\"cmdline\":[{\"token\":\"a=1\",\"present\":true}]}"
+#define SETTING \
+	"{\"key\":\"sysctl.a\",\"path\":\"/proc/sys/a\",\"want\":\"1\",\"read\":\"1\",\"ok\":true}"
+
+Test(recparse, valid_guest_records_are_exposed)
+{
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(PROBE);
+	rec(SCHED(SETTING));
+	rec(VIEW(CPU0, DOM0));
+	rec(STEAL("before"));
+	rec(STEAL("after"));
+	r = res();
+	dump_errors();
+	cr_expect_eq(r->n_errors, 0);
+	cr_expect_not_null(r->probe);
+	cr_expect_not_null(r->sched);
+	cr_expect_not_null(r->view);
+	cr_expect_not_null(r->steal_before);
+	cr_expect_not_null(r->steal_after);
+	cr_expect_eq(r->records, 6);
+}
+
+/* One malformed record: the error names its member, nothing is kept. */
+static void malformed(const char *json, const char *err)
+{
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(json);
+	r = res();
+	dump_errors();
+	cr_expect(has_error(err), "no error containing \"%s\"", err);
+	cr_expect_null(r->probe);
+	cr_expect_null(r->sched);
+	cr_expect_null(r->view);
+	cr_expect_null(r->steal_before);
+	cr_expect_null(r->steal_after);
+	cr_expect_eq(r->records, 1);
+}
+
+Test(recparse, probe_member_of_the_wrong_type)
+{
+	malformed("{\"type\":\"probe\",\"debugfs\":true,\"knobs\":\"latency_ns\"}",
+		  "probe record: knobs is not an array");
+}
+
+Test(recparse, probe_member_missing)
+{
+	malformed("{\"type\":\"probe\",\"debugfs\":true,\"knobs\":[]}",
+		  "probe record: domains_dir missing");
+}
+
+Test(recparse, view_nested_member_of_the_wrong_type)
+{
+	malformed(VIEW("{\"cpu\":0,\"online\":true,\"core_id\":\"0\",\"die_id\":null,"
+		       "\"package_id\":\"0\",\"thread_siblings\":\"0\",\"core_siblings\":\"0\","
+		       "\"die_cpus\":null,\"package_cpus\":null,\"cluster_cpus\":null,"
+		       "\"caches\":[{\"index\":0,\"level\":\"1\",\"type\":\"Data\",\"size\":32,"
+		       "\"shared\":\"0\"}]}",
+		       DOM0),
+		  "guest_view record: cpus[0].caches[0].size is not a string or null");
+}
+
+Test(recparse, view_negative_cpu_number)
+{
+	malformed(VIEW(CPU0, "{\"cpu\":-1,\"levels\":[]}"),
+		  "guest_view record: domains[0].cpu is not a non-negative integer");
+}
+
+Test(recparse, view_knob_that_is_not_a_string)
+{
+	malformed(VIEW(CPU0, "{\"cpu\":0,\"levels\":[{\"domain\":0,\"name\":null,\"flags\":null,"
+			     "\"knobs\":{\"busy_factor\":[1]}}]}"),
+		  "guest_view record: domains[0].levels[0].knobs is not an object of strings");
+}
+
+Test(recparse, sched_setting_without_ok)
+{
+	malformed(SCHED("{\"key\":\"k\",\"path\":\"p\",\"want\":\"1\",\"read\":null}"),
+		  "sched record: settings[0].ok missing");
+}
+
+Test(recparse, steal_of_an_unknown_phase)
+{
+	malformed(STEAL("during"), "steal record: phase is 'during'");
+}
+
+Test(recparse, steal_with_a_negative_count)
+{
+	malformed("{\"type\":\"steal\",\"phase\":\"after\",\"user_hz\":100,\"ticks\":null,"
+		  "\"per_cpu\":[1,-2]}",
+		  "per_cpu[1] is not a non-negative integer");
+}
+
+Test(recparse, a_second_guest_record_of_a_kind_is_an_error_and_the_first_stays)
+{
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(PROBE);
+	rec("{\"type\":\"probe\",\"debugfs\":false,\"knobs\":[],\"domains_dir\":false,"
+	    "\"verbose\":null,\"verbose_set\":false,\"domain_knobs\":[],\"levels\":[],"
+	    "\"schedstats\":null,\"schedstat_version\":null,\"cgroup2\":false,"
+	    "\"cpuset_partition\":false}");
+	rec(STEAL("before"));
+	rec(STEAL("before"));
+	rec(VIEW(CPU0, DOM0));
+	rec(VIEW(CPU0, DOM0));
+	rec(SCHED(SETTING));
+	rec(SCHED(SETTING));
+	r = res();
+	cr_expect(has_error("duplicate probe record"));
+	cr_expect(has_error("duplicate steal record"));
+	cr_expect(has_error("duplicate guest_view record"));
+	cr_expect(has_error("duplicate sched record"));
+	cr_expect(json_is_true(json_object_get(r->probe, "debugfs")), "the first probe stays");
+	cr_expect_null(r->steal_after);
+}
+
+Test(recparse, more_cpus_than_the_bound_is_an_error)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int i;
+
+	vtb_strbuf_addstr(&sb, "{\"type\":\"guest_view\",\"cpus\":[");
+	for (i = 0; i <= 8192; i++)
+		vtb_strbuf_addstr(&sb, i ? ",0" : "0");
+	vtb_strbuf_addstr(&sb, "],\"nodes\":[],\"domains\":[],\"schedstat\":null,\"cpuid\":null}");
+	malformed(sb.buf, "guest_view record: cpus has 8193 elements, at most 8192");
+	vtb_strbuf_release(&sb);
+}
+
+Test(recparse, more_levels_than_the_bound_is_an_error)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int i;
+
+	vtb_strbuf_addstr(&sb, "{\"cpu\":0,\"levels\":[");
+	for (i = 0; i < 65; i++)
+		vtb_strbuf_addstr(&sb, i ? ",{}" : "{}");
+	vtb_strbuf_addstr(&sb, "]}");
+	{
+		char *v = vtb_asprintf("{\"type\":\"guest_view\",\"cpus\":[],\"nodes\":[],"
+				       "\"domains\":[%s],\"schedstat\":null,\"cpuid\":null}",
+				       sb.buf);
+
+		malformed(v, "domains[0].levels has 65 elements, at most 64");
+		free(v);
+	}
+	vtb_strbuf_release(&sb);
+}
+
+Test(recparse, a_deeply_nested_guest_view_is_an_error)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int i;
+
+	vtb_strbuf_addstr(&sb, "{\"type\":\"guest_view\",\"cpus\":[],\"nodes\":[],\"domains\":[],"
+			       "\"schedstat\":null,\"cpuid\":{\"vendor\":");
+	for (i = 0; i < 100; i++)
+		vtb_strbuf_addstr(&sb, "[");
+	for (i = 0; i < 100; i++)
+		vtb_strbuf_addstr(&sb, "]");
+	vtb_strbuf_addstr(&sb, "}}");
+	malformed(sb.buf, "record nested deeper than 32 levels");
+	vtb_strbuf_release(&sb);
+}
+
+Test(recparse, a_chunked_guest_view_is_reassembled_and_kept)
+{
+	struct vtb_rec w;
+	json_t *v = json_loads(VIEW(CPU0, DOM0), 0, NULL), *big = json_array();
+	int fds[2];
+	char buf[65536];
+	ssize_t n;
+
+	cr_assert_not_null(v);
+	/* 1.2 MiB of flags text: over one line, so the writer chunks it */
+	for (int i = 0; i < 1200; i++)
+		json_array_append_new(
+			big,
+			json_string(
+				"SD_BALANCE_NEWIDLE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_SHARE_CPUCAPACITY SD_SHARE_PKG_RESOURCES SD_PREFER_SIBLING SD_NUMA SD_ASYM_PACKING SD_SERIALIZE SD_OVERLAP SD_ASYM_CPUCAPACITY_FULL SD_CLUSTER_X SD_SHARE_LLC SD_BALANCE_WAKE SD_X SD_Y SD_Z SD_EXTRA_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING_PADDING"));
+	json_object_set_new(v, "extra", big);
+	cr_assert_eq(pipe(fds), 0);
+	rec(HEADER);
+	cr_assert_eq(vtb_rec_init(&w, fds[1], NONCE), 0);
+	if (fork() == 0) {
+		close(fds[0]);
+		_exit(vtb_rec_write(&w, v) ? 1 : 0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+		vtb_rec_parser_feed(P, buf, (size_t)n);
+	close(fds[0]);
+	wait(NULL);
+	vtb_rec_parser_finish(P);
+	dump_errors();
+	cr_expect_eq(res()->n_errors, 0);
+	cr_assert_not_null(res()->view);
+	cr_expect_eq(json_array_size(json_object_get(res()->view, "extra")), 1200);
+	json_decref(v);
 }

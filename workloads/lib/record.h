@@ -34,6 +34,10 @@
  *             "seconds":NUMBER,"info":{...},"error":STR (optional, failed)}
  *   end      {"type":"end","status":"ok"|"failed","cells":INT}
  *            Last record of a stream.
+ *   probe, sched, guest_view, steal
+ *            A VM job's guest records (README "Record format"; issue 6
+ *            spec B): after the header, before the first cell; the
+ *            second steal (phase "after") after the last cell_end.
  *   chunk    {"type":"chunk","id":N,"seq":I,"last":BOOL,"data":STR}
  *            Carries slice I (from 0) of the JSON text of one record longer
  *            than VTB_REC_MAX_JSON; slices are VTB_REC_CHUNK bytes (the
