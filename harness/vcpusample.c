@@ -136,6 +136,60 @@ int vtb_vcpu_schedstat_delay(const char *text, uint64_t *out)
 	return parse_u64(p, out);
 }
 
+int vtb_vcpu_qemu_pid(const char *proc_root, const char *pidfile, const char *name)
+{
+	char *text = vtb_read_file(pidfile, 64), *path = NULL, *want = NULL, *end;
+	struct vtb_strbuf cmd = VTB_STRBUF_INIT;
+	long pid = -1;
+	ssize_t n;
+	char buf[4096];
+	int fd = -1, ret = -1;
+
+	if (!text)
+		return -1;
+	errno = 0;
+	pid = strtol(text, &end, 10);
+	if (errno || end == text || *end || pid < 1 || pid > INT32_MAX) {
+		vtb_error("'%s' holds no pid", pidfile);
+		goto out;
+	}
+	/* the command line is NUL-separated and may be long: read it whole */
+	path = vtb_asprintf("%s/%ld/cmdline", proc_root, pid);
+	want = vtb_asprintf("guest=%s", name);
+	if (!path || !want) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		vtb_error("cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (cmd.len + (size_t)n > (1u << 20) || vtb_strbuf_add(&cmd, buf, (size_t)n)) {
+			vtb_error("cannot read '%s'", path);
+			goto out;
+		}
+	for (size_t i = 0; i < cmd.len; i += strlen(cmd.buf + i) + 1) {
+		const char *arg = cmd.buf + i;
+		size_t w = strlen(want);
+
+		if (!strncmp(arg, want, w) && (arg[w] == ',' || !arg[w])) {
+			ret = (int)pid;
+			goto out;
+		}
+	}
+	vtb_error("process %ld (from '%s') is not guest '%s'", pid, pidfile, name);
+out:
+	if (fd >= 0)
+		close(fd);
+	vtb_strbuf_release(&cmd);
+	free(text);
+	free(path);
+	free(want);
+	return ret;
+}
+
 static char *task_path(const struct vtb_vcpu_sampler *s, int v, const char *file)
 {
 	return vtb_asprintf("%s/%d/%s", s->task_dir, s->tid[v], file);

@@ -22,6 +22,15 @@
 struct vtb_vcpu_sampler;
 
 /*
+ * The QEMU process of guest @name: the pid in @pidfile (libvirt's
+ * /run/libvirt/qemu/NAME.pid for the system driver), accepted only when
+ * that process's command line under @proc_root says -name guest=@name
+ * (a stale pid file may name another process).  The pid, or -1 with
+ * vtb_error().
+ */
+int vtb_vcpu_qemu_pid(const char *proc_root, const char *pidfile, const char *name);
+
+/*
  * Finds the @n_vcpus vCPU threads of process @pid under @proc_root
  * ("/proc", or a fake tree) and opens their stat files.  -1 with
  * vtb_error() when the task directory cannot be read or a vCPU thread

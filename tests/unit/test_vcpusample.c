@@ -210,3 +210,26 @@ Test(vcpusample, sched_and_schedstat)
 		free(t);
 	}
 }
+
+Test(vcpusample, qemu_pid_from_a_pid_file_checked_against_the_cmdline)
+{
+	char *root = proc_root();
+	char *good = vtb_asprintf("%s/vtbench-a.pid", root);
+	char *stale = vtb_asprintf("%s/stale.pid", root);
+	char *garbage = vtb_asprintf("%s/garbage.pid", root);
+	char *missing = vtb_asprintf("%s/nothing.pid", root);
+
+	cr_assert_eq(vtb_vcpu_qemu_pid(root, good, "vtbench-a"), 4242, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_vcpu_qemu_pid(root, good, "vtbench"), -1, "a prefix is not the name");
+	cr_assert_eq(vtb_vcpu_qemu_pid(root, stale, "vtbench-a"), -1);
+	cr_assert(strstr(vtb_errmsg(), "is not guest 'vtbench-a'"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_vcpu_qemu_pid(root, stale, "vtbench-ab"), 5000, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_vcpu_qemu_pid(root, garbage, "vtbench-a"), -1);
+	cr_assert(strstr(vtb_errmsg(), "holds no pid"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_vcpu_qemu_pid(root, missing, "vtbench-a"), -1);
+	free(good);
+	free(stale);
+	free(garbage);
+	free(missing);
+	free(root);
+}
