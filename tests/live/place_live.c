@@ -7,6 +7,10 @@
  * host-side samples must show each vCPU on its planned pCPU, with the
  * live pinning read back equal to the plan.  While the guests run, the
  * cost of one /proc sample of one vCPU is measured (10000 reads).
+ * Then the failure paths: a group whose second guest cannot be created
+ * (its name is taken by the first) fails both before anything runs; a
+ * stop request during a group boot interrupts both.  `virsh list --all`
+ * afterwards shows that no domain is left.
  *
  * Not part of `make check` (it needs root, a daemon and 2 free CPUs):
  *   make build/tests/live/place_live && sudo build/tests/live/place_live [KERNEL]
@@ -18,9 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../harness/domxml.h"
+#include "../../harness/guest.h"
 #include "../../harness/hosttopo.h"
 #include "../../harness/placement.h"
 #include "../../harness/plan.h"
+#include "../../harness/provision.h"
 #include "../../harness/runner.h"
 #include "../../harness/vcpusample.h"
 #include "../../harness/vmboot.h"
@@ -67,6 +74,52 @@ static void tick(void *arg)
 	c->us_per_read = (double)(vtb_now_ns() - t0) / reads / 1000.0;
 	c->cpu = cpus[0];
 	vtb_vcpu_sampler_free(s);
+}
+
+/* Stops the boot at its second tick. */
+static void stop_tick(void *arg)
+{
+	volatile sig_atomic_t *stop = arg;
+	static int ticks;
+
+	if (++ticks == 2)
+		*stop = 1;
+}
+
+/* Two guests of one name: the second cannot be created. */
+static void name_clash(struct vtb_vmhost *vh)
+{
+	char *cmdline = vtb_vm_cmdline("00");
+	struct vtb_domspec d = { .name = "vtbench-live-clash",
+				 .cpu_model = vh->cpu_model,
+				 .vcpus = 1,
+				 .memory_bytes = 128ull << 20,
+				 .kernel = vh->stage->kernel,
+				 .initrd = vh->stage->initramfs,
+				 .cmdline = cmdline };
+	char *xml = vtb_domxml(&d);
+	struct vtb_vm_spec specs[2] = { { .xml = xml, .name = d.name, .nonce = "00" },
+					{ .xml = xml, .name = d.name, .nonce = "00" } };
+	struct vtb_vm_group_req g = { .vms = specs, .n = 2, .timeout_ns = 60000000000ull };
+	struct vtb_vm_result r[2];
+
+	if (!xml || vtb_hv_reconnect(vh->hv) || vtb_hv_boot_group(vh->hv, &g, r)) {
+		check(false, "a group with a name clash returns");
+		return;
+	}
+	for (int k = 0; k < 2; k++)
+		printf("clash vm%d: %s: %s\n", k, r[k].out.status, r[k].out.error);
+	check(!strcmp(r[0].out.status, "failed") && !strcmp(r[1].out.status, "failed"),
+	      "a guest that cannot be created fails the whole group");
+	check(r[0].out.error && strstr(r[0].out.error, "not run: side-by-side guest 1"),
+	      "the guest already created says which one could not start");
+	check(r[0].live_xml != NULL, "the first guest had been created (and was destroyed)");
+	for (int k = 0; k < 2; k++) {
+		vtb_boot_outcome_release(&r[k].out);
+		free(r[k].live_xml);
+	}
+	free(xml);
+	free(cmdline);
 }
 
 static void note(const char *msg, void *arg)
@@ -208,6 +261,36 @@ int main(int argc, char **argv)
 			      json_is_integer(json_object_get(v0, "run_delay_ns")),
 		      what);
 		json_decref(p);
+	}
+	name_clash(vh);
+	{
+		static volatile sig_atomic_t stop2;
+		struct vtb_vmboot_result r2[2];
+		struct vtb_vmboot_group_req r = { .config = c,
+						  .model = &h->model,
+						  .vms = vms,
+						  .n = 2,
+						  .timeout_ns = m->timeout_ns,
+						  .placement_interval_ns = m->placement_interval_ns,
+						  .stop = &stop2,
+						  .waitmask = &waitmask,
+						  .tick = stop_tick,
+						  .tick_arg = (void *)&stop2 };
+
+		/* new boot uuids: the first group's images are gone */
+		for (i = 0; i < 2; i++)
+			if (vtb_uuid(uuid[i]))
+				return 2;
+		if (vtb_vm_boot_group(vh, &r, r2)) {
+			check(false, "a stopped group returns");
+		} else {
+			printf("stopped: vm0 %s, vm1 %s\n", r2[0].out.status, r2[1].out.status);
+			check(!strcmp(r2[0].out.status, "interrupted") &&
+				      !strcmp(r2[1].out.status, "interrupted"),
+			      "a stop request interrupts every guest of the group");
+		}
+		for (i = 0; i < 2; i++)
+			vtb_vmboot_result_release(&r2[i]);
 	}
 	if (cost.done && cost.us_per_read > 0)
 		printf("cost: one /proc sample of one vCPU = %.2f us (10000 reads while the guest ran; it was on CPU %d)\n",
