@@ -100,6 +100,13 @@ $(BUILD)/tests/%: $(call OBJ,tests/unit/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbw
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(HARNESS_LIBS)
 
+# Live drivers against a real libvirt daemon (tests/live/NAME.c): built on
+# demand, not part of `make check`.
+$(BUILD)/tests/live/%: $(call OBJ,tests/live/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
+
 $(BUILD)/guest/initramfs.cpio.gz: $(BUILD)/vtbench-agent scripts/mkinitramfs.sh
 	@$(if $(Q),echo "  CPIO    $@")
 	$(Q)sh scripts/mkinitramfs.sh $< $@
@@ -139,7 +146,7 @@ install: all
 		install -m 0644 $$k $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot/; done
 
 format:
-	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch])
+	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c)
 
 clean:
 	rm -rf $(BUILD)

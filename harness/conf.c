@@ -79,6 +79,12 @@ static const struct vtb_opt global_opts[] = {
 	  .min = 1000000000LL,
 	  .max = 2592000000000000LL,
 	  .help = "per boot (1s to 30 days)" },
+	{ .name = "placement_interval",
+	  .type = VTB_OPT_TIME,
+	  .def = "50ms",
+	  .min = 0,
+	  .max = 60000000000LL,
+	  .help = "how often a running guest's vCPU threads are sampled for where they ran (0: off; up to 1m)" },
 	{ .name = "db", .type = VTB_OPT_STR, .def = "results.db", .help = "results database" },
 	{ .name = "kernel", .type = VTB_OPT_STR, .help = "guest kernel (direct boot)" },
 	{ .name = "uri", .type = VTB_OPT_STR, .def = "qemu:///system", .help = "libvirt URI" },
@@ -1294,6 +1300,15 @@ static int parse_global(struct parser *p)
 		goto out;
 	m->timeout_ns = strtoull(v, NULL, 10);
 	free(v);
+	if (single(p, g, global_opts, "placement_interval", &v, &line) < 0)
+		goto out;
+	m->placement_interval_ns = strtoull(v, NULL, 10);
+	free(v);
+	v = NULL;
+	if (m->placement_interval_ns && m->placement_interval_ns < 1000000) {
+		ret = perr(p, line, "placement_interval below 1ms (0 turns sampling off)");
+		goto out;
+	}
 	if (single(p, g, global_opts, "order", &v, &line) < 0)
 		goto out;
 	if (!strcmp(v, "interleave")) {

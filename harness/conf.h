@@ -101,6 +101,8 @@ struct vtb_matrix {
 	enum vtb_order order;
 	uint64_t seed;	     /* random:SEED */
 	uint64_t timeout_ns; /* per boot */
+	/* how often running guests' vCPU threads are sampled; 0: off */
+	uint64_t placement_interval_ns;
 	char *db;
 	char *kernel;
 	char *uri;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libvirt, and nothing else, lives here.  The boot loop runs libvirt's
- * default event loop in this thread with a 200 ms timer, so a stop
- * request, the timeout and progress ticks are noticed even when the
- * guest is silent.  Both serial ports are pty consoles read through
+ * default event loop in this thread with a 200 ms timer (or the sampling
+ * interval, when shorter), so a stop request, the timeout, progress
+ * ticks and vCPU samples happen even when the guests are silent.  One
+ * loop serves every guest of a side-by-side group.  Both serial ports are pty consoles read through
  * non-blocking streams: serial1 feeds the record parser, serial0 is kept
  * as a tail for the boot's log and for spotting a kernel panic.
  */
@@ -17,7 +18,9 @@
 #include <time.h>
 
 #include "../workloads/lib/vtbutil.h"
+#include "placement.h"
 #include "provision.h"
+#include "vcpusample.h"
 
 #define TICK_MS 200
 #define CONSOLE_TAIL (16 * 1024)
@@ -197,13 +200,17 @@ struct console {
 	bool watching;	 /* events are enabled */
 	bool eof;
 	char *error; /* a stream error, if any */
-	struct boot *b;
+	struct vm *b;
 	bool records; /* serial1: feed the parser; else keep the tail */
 };
 
-struct boot {
+/* One guest of a (side-by-side) group. */
+struct vm {
 	struct vtb_hv *hv;
+	const struct vtb_vm_spec *spec;
+	struct vtb_vm_result *res;
 	virDomainPtr dom;
+	int cb_id;
 	struct console con[2]; /* 0: kernel console, 1: records */
 	struct vtb_rec_parser *parser;
 	char tail[CONSOLE_TAIL];
@@ -213,9 +220,21 @@ struct boot {
 	bool stopped;
 	int stop_detail;
 	bool panicked;
+	char *start_error;
+	/* the wait */
+	bool done, timed_out;
+	uint64_t grace;
+	/* sampling (spec->placement) */
+	struct vtb_vcpu_sampler *sampler; /* NULL: through libvirt */
+	int n_vcpus;
+	int *cpus;
+	virVcpuInfoPtr info;
+	struct vtb_vcpu_counters *counters;
+	bool gone;	  /* the vCPU threads stopped reading: sampling is over */
+	bool end_counted; /* counters read after the "end" record */
 };
 
-static void tail_add(struct boot *b, const char *d, size_t n)
+static void tail_add(struct vm *b, const char *d, size_t n)
 {
 	size_t i;
 
@@ -232,7 +251,7 @@ static void tail_add(struct boot *b, const char *d, size_t n)
 
 /* The tail as a string, with bytes a database text column should not
  * hold (NUL, other control characters but \n and \t) replaced. */
-static char *tail_str(const struct boot *b)
+static char *tail_str(const struct vm *b)
 {
 	char *s = malloc(b->tail_len + 1);
 	size_t i;
@@ -283,7 +302,7 @@ static void stream_cb(virStreamPtr st, int events, void *opaque)
 
 static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
 {
-	struct boot *b = opaque;
+	struct vm *b = opaque;
 
 	(void)conn;
 	(void)dom;
@@ -304,7 +323,7 @@ static void timer_cb(int timer, void *opaque)
 	(void)opaque;
 }
 
-static int open_console(struct boot *b, int idx, const char *dev)
+static int open_console(struct vm *b, int idx, const char *dev)
 {
 	struct console *c = &b->con[idx];
 
@@ -407,87 +426,286 @@ const char *vtb_vm_judge(const struct vtb_vm_facts *f, const struct vtb_boot_rec
 	return status;
 }
 
-static void judge(struct boot *b, const struct vtb_vm_req *req, bool timed_out, bool interrupted,
-		  const char *start_error, struct vtb_boot_outcome *out)
+static void judge(struct vm *b, const struct vtb_vm_group_req *g, bool interrupted,
+		  struct vtb_boot_outcome *out)
 {
 	struct vtb_vm_facts f = {
 		.interrupted = interrupted,
-		.timed_out = timed_out,
+		.timed_out = b->timed_out,
 		.panicked = b->panicked,
 		.qemu_failed = b->stopped && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED,
-		.start_error = start_error,
+		.start_error = b->start_error,
 		.stream_error = b->con[1].error,
-		.timeout_ns = req->timeout_ns,
+		.timeout_ns = g->timeout_ns,
 		.console_tail = out->stderr_tail,
 	};
 
 	out->status = vtb_vm_judge(&f, vtb_rec_parser_result(b->parser), &out->error);
 }
 
-int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot_outcome *out,
-		char **live_xml)
-{
-	struct boot *b;
-	sigset_t old;
-	uint64_t now, deadline, grace = 0, next_tick;
-	int cb_id = -1, timer = -1, ret = -1;
-	bool timed_out = false, interrupted = false;
-	char *start_error = NULL;
+/* ------------------------------------------------------------- sampling */
 
-	memset(out, 0, sizeof(*out));
-	*live_xml = NULL;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return vtb_error("out of memory");
-	b->hv = hv;
-	out->parser = b->parser = vtb_rec_parser_new(req->nonce, &vtb_rec_default_limits);
-	if (!b->parser) {
-		free(b);
-		return vtb_error("out of memory");
+/*
+ * The live vCPU pinning, one cpulist per vCPU, into the placement.  Best
+ * effort: a failure leaves live_pins null.
+ */
+static void read_live_pins(struct vm *b)
+{
+	int ncpus = virNodeGetCPUMap(b->hv->conn, NULL, NULL, 0), n = b->n_vcpus, got, v;
+	size_t maplen;
+	unsigned char *maps;
+	char **pins;
+
+	if (ncpus <= 0 || n <= 0)
+		return;
+	maplen = VIR_CPU_MAPLEN(ncpus);
+	maps = calloc((size_t)n, maplen);
+	pins = calloc((size_t)n, sizeof(*pins));
+	if (!maps || !pins)
+		goto out;
+	got = virDomainGetVcpuPinInfo(b->dom, n, maps, (int)maplen, VIR_DOMAIN_AFFECT_LIVE);
+	if (got != n)
+		goto out;
+	for (v = 0; v < n; v++) {
+		struct vtb_cpuset set = { NULL, 0 };
+		int cpu;
+
+		for (cpu = 0; cpu < ncpus; cpu++)
+			if (VIR_CPU_USABLE(maps, maplen, v, cpu) && vtb_cpuset_add(&set, cpu))
+				break;
+		pins[v] = vtb_cpuset_format(&set);
+		vtb_cpuset_release(&set);
+		if (!pins[v])
+			goto out;
 	}
-	out->started_ns = realtime_ns();
-	b->dom = virDomainCreateXML(hv->conn, req->xml,
+	vtb_placement_set_live_pins(b->spec->placement, (const char *const *)pins, n);
+out:
+	for (v = 0; pins && v < n; v++)
+		free(pins[v]);
+	free(pins);
+	free(maps);
+}
+
+/*
+ * Prepares sampling of a created (paused) guest: its vCPU threads are
+ * already there.  /proc where the daemon is local and its QEMU's threads
+ * can be read, else virDomainGetVcpus.
+ */
+static int sampling_setup(struct vm *b, const struct vtb_vm_group_req *g)
+{
+	struct vtb_placement *p = b->spec->placement;
+	char *pidfile = NULL;
+	int pid, v;
+
+	b->n_vcpus = vtb_placement_vcpus(p);
+	b->cpus = calloc((size_t)b->n_vcpus, sizeof(int));
+	b->info = calloc((size_t)b->n_vcpus, sizeof(*b->info));
+	b->counters = calloc((size_t)b->n_vcpus, sizeof(*b->counters));
+	if (!b->cpus || !b->info || !b->counters)
+		return vtb_error("out of memory");
+	read_live_pins(b);
+	vtb_placement_set_source(p, "libvirt");
+	if (!b->hv->system)
+		return 0;
+	pidfile = vtb_asprintf("%s/%s.pid", g->pid_dir ? g->pid_dir : "/run/libvirt/qemu",
+			       b->spec->name);
+	if (!pidfile)
+		return vtb_error("out of memory");
+	pid = vtb_vcpu_qemu_pid(g->proc_root ? g->proc_root : "/proc", pidfile, b->spec->name);
+	free(pidfile);
+	if (pid < 0 || vtb_vcpu_sampler_open(g->proc_root ? g->proc_root : "/proc", pid, b->n_vcpus,
+					     &b->sampler) < 0)
+		return 0; /* libvirt it is; the summary's source says so */
+	vtb_placement_set_source(p, "proc");
+	for (v = 0; v < b->n_vcpus; v++)
+		vtb_placement_set_tid(p, v, vtb_vcpu_sampler_tid(b->sampler, v));
+	return 0;
+}
+
+static void sample(struct vm *b)
+{
+	uint64_t t0 = vtb_now_ns();
+	int v, got;
+
+	if (!b->spec->placement || !b->cpus || b->gone)
+		return;
+	if (b->sampler) {
+		got = vtb_vcpu_sampler_cpus(b->sampler, b->cpus);
+	} else {
+		got = virDomainGetVcpus(b->dom, b->info, b->n_vcpus, NULL, 0);
+		for (v = 0; v < b->n_vcpus; v++)
+			b->cpus[v] = v < got ? b->info[v].cpu : -1;
+	}
+	if (got <= 0) {
+		b->gone = true;
+		return;
+	}
+	vtb_placement_add(b->spec->placement, b->cpus);
+	b->res->sampling_ns += vtb_now_ns() - t0;
+	b->res->samples++;
+}
+
+static void read_counters(struct vm *b)
+{
+	int v;
+
+	if (!b->spec->placement || !b->sampler || b->gone)
+		return;
+	vtb_vcpu_sampler_counters(b->sampler, b->counters);
+	for (v = 0; v < b->n_vcpus; v++)
+		if (b->counters[v].ok)
+			vtb_placement_counters(b->spec->placement, v, b->counters[v].migrations,
+					       b->counters[v].run_delay_ns);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static void destroy(struct vm *b)
+{
+	if (b->dom && virDomainIsActive(b->dom) == 1)
+		virDomainDestroy(b->dom);
+}
+
+/* Creates guest @b paused, with its lifecycle callback and both consoles.
+ * 0; 1 when it could not start (b->start_error says why); -1 when the
+ * connection is gone. */
+static int create(struct vm *b, const struct vtb_vm_group_req *g)
+{
+	struct vtb_hv *hv = b->hv;
+
+	b->dom = virDomainCreateXML(hv->conn, b->spec->xml,
 				    VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
 	if (!b->dom) {
 		lv_error("cannot start the guest");
 		if (hv->closed || virConnectIsAlive(hv->conn) != 1)
-			goto out;
-		start_error = vtb_strdup(vtb_errmsg());
-		goto done;
+			return -1;
+		b->start_error = vtb_strdup(vtb_errmsg());
+		return 1;
 	}
-	cb_id = virConnectDomainEventRegisterAny(hv->conn, b->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-						 VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), b, NULL);
-	if (cb_id < 0 || open_console(b, 0, "serial0") || open_console(b, 1, "serial1")) {
-		if (cb_id < 0)
+	b->cb_id = virConnectDomainEventRegisterAny(hv->conn, b->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						    VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), b,
+						    NULL);
+	if (b->cb_id < 0 || open_console(b, 0, "serial0") || open_console(b, 1, "serial1")) {
+		if (b->cb_id < 0)
 			lv_error("cannot watch the guest's lifecycle");
-		start_error = vtb_strdup(vtb_errmsg());
-		goto done;
+		b->start_error = vtb_strdup(vtb_errmsg());
+		return 1;
 	}
-	*live_xml = virDomainGetXMLDesc(b->dom, 0);
-	timer = virEventAddTimeout(TICK_MS, timer_cb, NULL, NULL);
+	b->res->live_xml = virDomainGetXMLDesc(b->dom, 0);
+	if (b->spec->placement && sampling_setup(b, g) < 0) {
+		b->start_error = vtb_strdup(vtb_errmsg());
+		return 1;
+	}
+	return 0;
+}
+
+/* Guest @failed of the group could not start: the others did not run
+ * either, and say why. */
+static void group_failed(struct vm *vms, size_t n, size_t failed)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		destroy(&vms[k]);
+		if (k == failed || vms[k].start_error)
+			continue;
+		vms[k].start_error = vtb_asprintf(
+			"not run: side-by-side guest %zu ('%s') of the group could not start: %s",
+			failed, vms[failed].spec->name,
+			vms[failed].start_error ? vms[failed].start_error : "?");
+	}
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
+		      struct vtb_vm_result *res)
+{
+	struct vm *vms;
+	sigset_t old;
+	uint64_t now, deadline, next_tick, next_sample = 0, next_counters = 0, tick_ns;
+	int timer = -1, ret = -1, r;
+	bool interrupted = false;
+	int64_t started_ns = realtime_ns();
+	size_t k, n = g->n;
+
+	for (k = 0; k < n; k++)
+		memset(&res[k], 0, sizeof(res[k]));
+	if (!n)
+		return vtb_error("no guests to boot");
+	vms = calloc(n, sizeof(*vms));
+	if (!vms)
+		return vtb_error("out of memory");
+	for (k = 0; k < n; k++) {
+		vms[k].hv = hv;
+		vms[k].spec = &g->vms[k];
+		vms[k].res = &res[k];
+		vms[k].cb_id = -1;
+		res[k].out.parser = vms[k].parser = vtb_rec_parser_new(g->vms[k].nonce,
+								       &vtb_rec_default_limits);
+		if (!vms[k].parser) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		res[k].out.started_ns = started_ns;
+	}
+	/* every guest created paused before any runs */
+	for (k = 0; k < n; k++) {
+		r = create(&vms[k], g);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			group_failed(vms, n, k);
+			goto done;
+		}
+	}
+	tick_ns = TICK_MS * 1000000ull;
+	if (g->sample_ns)
+		tick_ns = min_u64(tick_ns, g->sample_ns);
+	timer = virEventAddTimeout((int)((tick_ns + 999999) / 1000000), timer_cb, NULL, NULL);
 	if (timer < 0) {
 		vtb_error("cannot add a timer to libvirt's event loop");
 		goto out;
 	}
-	if (virDomainResume(b->dom) < 0) {
-		lv_error("cannot resume the guest");
-		start_error = vtb_strdup(vtb_errmsg());
-		goto done;
-	}
+	/* then all resumed back to back: side by side from the start */
+	for (k = 0; k < n; k++)
+		if (virDomainResume(vms[k].dom) < 0) {
+			lv_error("cannot resume the guest");
+			vms[k].start_error = vtb_strdup(vtb_errmsg());
+			group_failed(vms, n, k);
+			goto done;
+		}
 	now = vtb_now_ns();
-	deadline = now + req->timeout_ns;
+	deadline = now + g->timeout_ns;
 	next_tick = now + 1000000000ull;
 	for (;;) {
-		struct vtb_vm_wait w;
-		enum vtb_vm_step step;
-		int rc;
+		bool all_done = true, stop;
 
-		if (req->waitmask)
-			pthread_sigmask(SIG_SETMASK, req->waitmask, &old);
-		rc = virEventRunDefaultImpl();
-		if (req->waitmask)
+		if (g->sample_ns && now >= next_sample) {
+			for (k = 0; k < n; k++)
+				if (vms[k].spec->placement && !vms[k].done)
+					sample(&vms[k]);
+			/* counters at the first sample, then once a second: the
+			 * last reading before the threads go is the end */
+			if (now >= next_counters) {
+				for (k = 0; k < n; k++)
+					if (!vms[k].done)
+						read_counters(&vms[k]);
+				next_counters = now + 1000000000ull;
+			}
+			next_sample += g->sample_ns;
+			if (next_sample <= now)
+				next_sample = now + g->sample_ns;
+		}
+		if (g->waitmask)
+			pthread_sigmask(SIG_SETMASK, g->waitmask, &old);
+		r = virEventRunDefaultImpl();
+		if (g->waitmask)
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (rc < 0 && errno != EINTR) {
+		if (r < 0 && errno != EINTR) {
 			lv_error("libvirt's event loop failed");
 			goto out;
 		}
@@ -497,53 +715,108 @@ int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot
 			goto out;
 		}
 		now = vtb_now_ns();
-		w = (struct vtb_vm_wait){ .stop = req->stop && *req->stop,
-					  .records_eof = b->con[1].eof,
-					  .stopped = b->stopped,
-					  .now = now,
-					  .deadline = deadline,
-					  .grace_ns = GRACE_NS,
-					  .grace_until = grace };
-		step = vtb_vm_wait_step(&w);
-		grace = w.grace_until;
-		if (step == VTB_VM_STOP)
-			interrupted = true;
-		if (step == VTB_VM_TIMEOUT)
-			timed_out = true;
-		if (step != VTB_VM_WAIT)
+		stop = g->stop && *g->stop;
+		for (k = 0; k < n; k++) {
+			struct vm *b = &vms[k];
+			struct vtb_vm_wait w;
+			enum vtb_vm_step step;
+
+			if (b->done)
+				continue;
+			/* the agent's last record: its work is over, read the
+			 * counters while the threads are surely there */
+			if (g->sample_ns && !b->end_counted &&
+			    vtb_rec_parser_result(b->parser)->ended) {
+				b->end_counted = true;
+				sample(b);
+				read_counters(b);
+			}
+			w = (struct vtb_vm_wait){ .stop = stop,
+						  .records_eof = b->con[1].eof,
+						  .stopped = b->stopped,
+						  .now = now,
+						  .deadline = deadline,
+						  .grace_ns = GRACE_NS,
+						  .grace_until = b->grace };
+			step = vtb_vm_wait_step(&w);
+			b->grace = w.grace_until;
+			if (step == VTB_VM_STOP)
+				interrupted = true;
+			if (step == VTB_VM_WAIT) {
+				all_done = false;
+				continue;
+			}
+			b->timed_out = step == VTB_VM_TIMEOUT;
+			b->done = true;
+			if (!b->end_counted && g->sample_ns)
+				read_counters(b);
+			destroy(b);
+			b->res->out.ended_ns = realtime_ns();
+		}
+		if (all_done)
 			break;
-		if (req->tick && now >= next_tick) {
-			req->tick(req->tick_arg);
+		if (g->tick && now >= next_tick) {
+			g->tick(g->tick_arg);
 			next_tick = now + 1000000000ull;
 		}
 	}
 done:
 	ret = 0;
 out:
-	if (b->dom) {
-		if (virDomainIsActive(b->dom) == 1)
-			virDomainDestroy(b->dom);
-	}
+	for (k = 0; k < n; k++)
+		destroy(&vms[k]);
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
-	/* What is still buffered, then judge, then streams and the
-	 * callback go before the domain. */
-	for (int i = 0; i < 2 && ret == 0; i++)
-		if (b->con[i].st && !b->con[i].eof)
-			stream_cb(b->con[i].st, 0, &b->con[i]);
-	out->ended_ns = realtime_ns();
 	hv->last_used = vtb_now_ns();
-	vtb_rec_parser_finish(b->parser);
-	out->stderr_tail = tail_str(b);
-	if (ret == 0)
-		judge(b, req, timed_out, interrupted, start_error, out);
-	close_console(&b->con[0]);
-	close_console(&b->con[1]);
-	if (cb_id >= 0)
-		virConnectDomainEventDeregisterAny(hv->conn, cb_id);
-	if (b->dom)
-		virDomainFree(b->dom);
-	free(start_error);
-	free(b);
+	for (k = 0; k < n; k++) {
+		struct vm *b = &vms[k];
+		struct vtb_boot_outcome *out = &res[k].out;
+
+		/* what is still buffered, then judge; streams and the
+		 * callback go before the domain */
+		for (int i = 0; i < 2 && ret == 0; i++)
+			if (b->con[i].st && !b->con[i].eof)
+				stream_cb(b->con[i].st, 0, &b->con[i]);
+		if (!out->ended_ns)
+			out->ended_ns = realtime_ns();
+		if (b->parser)
+			vtb_rec_parser_finish(b->parser);
+		out->stderr_tail = tail_str(b);
+		if (ret == 0 && b->parser)
+			judge(b, g, interrupted, out);
+		close_console(&b->con[0]);
+		close_console(&b->con[1]);
+		if (b->cb_id >= 0)
+			virConnectDomainEventDeregisterAny(hv->conn, b->cb_id);
+		if (b->dom)
+			virDomainFree(b->dom);
+		vtb_vcpu_sampler_free(b->sampler);
+		free(b->cpus);
+		free(b->info);
+		free(b->counters);
+		free(b->start_error);
+	}
+	free(vms);
+	return ret;
+}
+
+int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot_outcome *out,
+		char **live_xml)
+{
+	struct vtb_vm_spec spec = {
+		.xml = req->xml, .name = req->name, .nonce = req->nonce, .placement = NULL
+	};
+	struct vtb_vm_group_req g = { .vms = &spec,
+				      .n = 1,
+				      .timeout_ns = req->timeout_ns,
+				      .stop = req->stop,
+				      .waitmask = req->waitmask,
+				      .tick = req->tick,
+				      .tick_arg = req->tick_arg };
+	struct vtb_vm_result res;
+	int ret = vtb_hv_boot_group(hv, &g, &res);
+
+	*out = res.out;
+	*live_xml = res.live_xml;
 	return ret;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Provisioning: the only libvirt caller.  A connection runs libvirt's
- * default event loop in the calling thread; a boot creates a transient
- * domain paused with VIR_DOMAIN_START_AUTODESTROY (a killed harness
- * leaves no VM), opens serial0 (kernel console) and serial1 (records)
- * as streams before resuming (no byte is lost), and reads until the
- * guest powers off, panics or times out.
+ * default event loop in the calling thread; a boot (of one guest or of
+ * a side-by-side group) creates each transient domain paused with
+ * VIR_DOMAIN_START_AUTODESTROY (a killed harness leaves no VM), opens
+ * serial0 (kernel console) and serial1 (records) as streams before
+ * resuming (no byte is lost), samples where its vCPU threads run, and
+ * reads until the guest powers off, panics or times out.
  */
 #ifndef VTB_PROVISION_H
 #define VTB_PROVISION_H
@@ -44,6 +45,8 @@ bool vtb_hv_kvm_listed(struct vtb_hv *hv);
  * vtb_hosttopo_load_caps().  -1 with vtb_error(). */
 int vtb_hv_capabilities(struct vtb_hv *hv, char **xml);
 
+struct vtb_placement;
+
 struct vtb_vm_req {
 	const char *xml; /* domain XML (vtb_domxml) */
 	const char *name;
@@ -67,6 +70,59 @@ struct vtb_vm_req {
  */
 int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot_outcome *out,
 		char **live_xml);
+
+/* One guest of a group. */
+struct vtb_vm_spec {
+	const char *xml; /* domain XML (vtb_domxml) */
+	const char *name;
+	const char *nonce;
+	/* NULL: not watched.  Else fed while the guest runs: the live vCPU
+	 * pinning (virDomainGetVcpuPinInfo) once created, the source
+	 * ("proc" or "libvirt") and thread ids, a sample of every vCPU's
+	 * host CPU each sample_ns, and the threads' counters at the first
+	 * sample, once a second, and when the agent's "end" record came
+	 * (the last reading is the end).  Owned by the caller. */
+	struct vtb_placement *placement;
+};
+
+/* A side-by-side group: created paused one by one, then resumed back to
+ * back, served by one event loop.  The timeout, stop request and tick
+ * are the group's. */
+struct vtb_vm_group_req {
+	const struct vtb_vm_spec *vms;
+	size_t n;
+	uint64_t timeout_ns; /* every guest's deadline, from the resume */
+	uint64_t sample_ns;  /* sampling interval; 0: none (live pins only) */
+	/* For tests; NULL: "/proc" and libvirt's "/run/libvirt/qemu" (the
+	 * QEMU pid files of the system driver). */
+	const char *proc_root, *pid_dir;
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+	void (*tick)(void *arg);
+	void *tick_arg;
+};
+
+struct vtb_vm_result {
+	struct vtb_boot_outcome out;
+	char *live_xml;	      /* NULL if the domain never started */
+	uint64_t samples;     /* samples taken of this guest */
+	uint64_t sampling_ns; /* time they took, here (the cost of watching) */
+};
+
+/*
+ * Boots the @g->n guests together: res[k] for guest k, each judged on
+ * its own (ok | failed | timeout | interrupted), as vtb_hv_boot().  A
+ * guest that cannot be created or resumed fails the whole group before
+ * anything runs: the others are destroyed and failed with "not run:
+ * side-by-side guest K ... could not start: WHY".  A stop request
+ * destroys every guest.  Each guest's domain is destroyed as soon as it
+ * is done.  Returns 0, or -1 with vtb_error() only when the libvirt
+ * connection itself is gone (res[k].out.status is then NULL).  Release
+ * each res[k] with vtb_boot_outcome_release(&res[k].out) and
+ * free(res[k].live_xml).
+ */
+int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
+		      struct vtb_vm_result *res);
 
 /* One turn of a boot's wait loop, for vtb_vm_wait_step(). */
 struct vtb_vm_wait {

@@ -17,6 +17,7 @@
 
 #include "domxml.h"
 #include "guest.h"
+#include "placement.h"
 #include "plan.h"
 #include "provision.h"
 #include "sched.h"
@@ -315,61 +316,165 @@ void vtb_vmhost_free(struct vtb_vmhost *vh)
 	free(vh);
 }
 
-int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vtb_boot_outcome *out,
-		char **live_xml)
+void vtb_vmboot_result_release(struct vtb_vmboot_result *r)
 {
-	struct vtb_domspec d = { 0 };
-	struct vtb_plan_domstore st = { 0 };
-	struct vtb_plan *plan = NULL;
-	char name[64], *img = NULL, *cmdline = NULL, *xml = NULL;
-	const char *mem = vtb_params_get(&r->config->params, "memory");
-	int ret = -1;
+	if (!r)
+		return;
+	vtb_boot_outcome_release(&r->out);
+	free(r->live_xml);
+	free(r->placement);
+	free(r->claims);
+	memset(r, 0, sizeof(*r));
+}
 
-	*live_xml = NULL;
-	snprintf(name, sizeof(name), "vtbench-%s", r->uuid);
-	img = vtb_guest_boot_image(vh->stage, r->uuid, r->job_json);
-	cmdline = vtb_vm_cmdline(r->nonce, r->config);
-	if (!img || !cmdline)
-		goto out;
-	d.name = name;
-	d.uuid = r->uuid;
+/* What one VM of a group needs until the boot is over. */
+struct vmprep {
+	char name[64];
+	char *img, *cmdline, *xml;
+	struct vtb_plan_domstore st;
+	struct vtb_placement *placement;
+};
+
+static void vmprep_release(struct vmprep *v)
+{
+	if (v->img)
+		unlink(v->img);
+	free(v->img);
+	free(v->cmdline);
+	free(v->xml);
+	vtb_plan_domstore_release(&v->st);
+	vtb_placement_free(v->placement);
+}
+
+/* VM @k's domain XML and placement accumulator. */
+static int vmprep_make(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *r,
+		       const struct vtb_plan *plan, size_t k, struct vmprep *v)
+{
+	const struct vtb_vmboot_vm *vm = &r->vms[k];
+	const char *mem = vtb_params_get(&r->config->params, "memory");
+	struct vtb_domspec d = { 0 };
+
+	snprintf(v->name, sizeof(v->name), "vtbench-%s", vm->uuid);
+	v->img = vtb_guest_boot_image(vh->stage, vm->uuid, vm->job_json);
+	v->cmdline = vtb_vm_cmdline(vm->nonce, r->config);
+	if (!v->img || !v->cmdline)
+		return -1;
+	d.name = v->name;
+	d.uuid = vm->uuid;
 	d.kvm = !strcmp(vh->accel, "kvm");
 	d.cpu_model = vh->cpu_model;
 	d.memory_bytes = mem ? strtoull(mem, NULL, 10) : (1ull << 30);
 	d.kernel = vh->stage->kernel;
-	d.initrd = img;
-	d.cmdline = cmdline;
-	/* the plan is pure and cheap: made again rather than carried (one
-	 * VM per boot until side-by-side VMs land) */
-	if (r->model && r->config->plan_json) {
-		if (vtb_plan_config(r->model, r->config, &plan) < 0 ||
-		    vtb_plan_domspec(plan, 0, &d, &st) < 0)
-			goto out;
+	d.initrd = v->img;
+	d.cmdline = v->cmdline;
+	if (plan) {
+		if (vtb_plan_domspec(plan, (int)k, &d, &v->st) < 0)
+			return -1;
 	} else if (topology_of(r->config, &d)) {
+		return -1;
+	}
+	v->xml = vtb_domxml(&d);
+	if (!v->xml)
+		return -1;
+	return vtb_placement_new(plan, (int)k, plan ? r->model : NULL, d.vcpus,
+				 r->placement_interval_ns, &v->placement);
+}
+
+int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *r,
+		      struct vtb_vmboot_result *res)
+{
+	struct vtb_plan *plan = NULL;
+	struct vmprep *prep = NULL;
+	struct vtb_vm_spec *specs = NULL;
+	struct vtb_vm_result *hres = NULL;
+	size_t k, n = r->n;
+	int ret = -1;
+
+	for (k = 0; k < n; k++)
+		memset(&res[k], 0, sizeof(res[k]));
+	if (!n)
+		return vtb_error("no VMs to boot");
+	/* the plan is pure and cheap: made again rather than carried */
+	if (r->model && r->config->plan_json) {
+		if (vtb_plan_config(r->model, r->config, &plan) < 0)
+			return -1;
+		if ((size_t)plan->req.vms != n) {
+			vtb_error("the plan has %d VMs side by side, not %zu", plan->req.vms, n);
+			goto out;
+		}
+	}
+	prep = calloc(n, sizeof(*prep));
+	specs = calloc(n, sizeof(*specs));
+	hres = calloc(n, sizeof(*hres));
+	if (!prep || !specs || !hres) {
+		vtb_error("out of memory");
 		goto out;
 	}
-	xml = vtb_domxml(&d);
-	if (!xml || vtb_hv_reconnect(vh->hv))
+	for (k = 0; k < n; k++) {
+		if (vmprep_make(vh, r, plan, k, &prep[k]) < 0)
+			goto out;
+		specs[k] = (struct vtb_vm_spec){ .xml = prep[k].xml,
+						 .name = prep[k].name,
+						 .nonce = r->vms[k].nonce,
+						 .placement = prep[k].placement };
+	}
+	if (vtb_hv_reconnect(vh->hv))
 		goto out;
 	{
-		struct vtb_vm_req req = { .xml = xml,
-					  .name = name,
-					  .nonce = r->nonce,
+		struct vtb_vm_group_req g = { .vms = specs,
+					      .n = n,
+					      .timeout_ns = r->timeout_ns,
+					      .sample_ns = r->placement_interval_ns,
+					      .stop = r->stop,
+					      .waitmask = r->waitmask,
+					      .tick = r->tick,
+					      .tick_arg = r->tick_arg };
+
+		ret = vtb_hv_boot_group(vh->hv, &g, hres);
+	}
+	for (k = 0; k < n; k++) {
+		res[k].out = hres[k].out;
+		res[k].live_xml = hres[k].live_xml;
+		res[k].samples = hres[k].samples;
+		res[k].sampling_ns = hres[k].sampling_ns;
+		memset(&hres[k], 0, sizeof(hres[k]));
+		if (ret < 0)
+			continue;
+		res[k].placement = vtb_placement_json(prep[k].placement);
+		res[k].claims = plan ? vtb_placement_claims_json(plan, (int)k) : NULL;
+		if (!res[k].placement || (plan && !res[k].claims))
+			ret = -1;
+	}
+out:
+	for (k = 0; prep && k < n; k++)
+		vmprep_release(&prep[k]);
+	free(prep);
+	free(specs);
+	free(hres);
+	vtb_plan_free(plan);
+	return ret;
+}
+
+int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vtb_boot_outcome *out,
+		char **live_xml)
+{
+	struct vtb_vmboot_vm vm = { .uuid = r->uuid, .nonce = r->nonce, .job_json = r->job_json };
+	struct vtb_vmboot_group_req g = { .config = r->config,
+					  .model = r->model,
+					  .vms = &vm,
+					  .n = 1,
 					  .timeout_ns = r->timeout_ns,
 					  .stop = r->stop,
 					  .waitmask = r->waitmask,
 					  .tick = r->tick,
 					  .tick_arg = r->tick_arg };
+	struct vtb_vmboot_result res;
+	int ret = vtb_vm_boot_group(vh, &g, &res);
 
-		ret = vtb_hv_boot(vh->hv, &req, out, live_xml);
-	}
-out:
-	if (img)
-		unlink(img);
-	vtb_plan_domstore_release(&st);
-	vtb_plan_free(plan);
-	free(img);
-	free(cmdline);
-	free(xml);
+	*out = res.out;
+	*live_xml = res.live_xml;
+	memset(&res.out, 0, sizeof(res.out));
+	res.live_xml = NULL;
+	vtb_vmboot_result_release(&res);
 	return ret;
 }

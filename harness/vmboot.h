@@ -62,9 +62,52 @@ struct vtb_vmboot_req {
  * parameters, then those of @c's sched profile (@c may be NULL). */
 char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c);
 
-/* Boots @req->config once.  As vtb_hv_boot(): 0 with @out filled, -1
- * only on infrastructure failure.  *live_xml is malloc'ed or NULL. */
+/* Boots @req->config once (a group of one, without the placement
+ * summary).  As vtb_hv_boot(): 0 with @out filled, -1 only on
+ * infrastructure failure.  *live_xml is malloc'ed or NULL. */
 int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *req,
 		struct vtb_boot_outcome *out, char **live_xml);
+
+/* One VM of a side-by-side group: its own boot uuid (the domain is
+ * "vtbench-UUID"), nonce and job. */
+struct vtb_vmboot_vm {
+	const char *uuid, *nonce, *job_json;
+};
+
+struct vtb_vmboot_group_req {
+	const struct vtb_config *config;
+	/* as in struct vtb_vmboot_req; with a plan, VM k is the plan's VM k */
+	const struct vtb_topo *model;
+	const struct vtb_vmboot_vm *vms;
+	size_t n; /* the configuration's vms = (the plan's VM count) */
+	uint64_t timeout_ns;
+	uint64_t placement_interval_ns; /* m->placement_interval_ns; 0: no sampling */
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+	void (*tick)(void *arg);
+	void *tick_arg;
+};
+
+struct vtb_vmboot_result {
+	struct vtb_boot_outcome out;
+	char *live_xml;		       /* NULL if the domain never started */
+	char *placement;	       /* the placement summary JSON (spec E) */
+	char *claims;		       /* JSON array of the plan's claims of this VM (vm == k);
+					  NULL without a plan */
+	uint64_t samples, sampling_ns; /* samples taken and their cost, here */
+};
+
+/*
+ * Boots the configuration's @req->n VMs side by side (provision.c's
+ * vtb_hv_boot_group(): all created paused, resumed back to back, one
+ * event loop), VM k with the plan's placement for VM k.  0 with res[k]
+ * filled for every k (each with its own status; placement and claims
+ * set whenever the boot returned 0), -1 with vtb_error() on an
+ * infrastructure failure (res[] then holds nothing to store; release
+ * it all the same).  Release each with vtb_vmboot_result_release().
+ */
+int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *req,
+		      struct vtb_vmboot_result *res);
+void vtb_vmboot_result_release(struct vtb_vmboot_result *r);
 
 #endif

@@ -113,6 +113,7 @@ Test(conf, minimal_matrix_defaults)
 	cr_assert_eq(m->reps, 3);
 	cr_assert_eq(m->order, VTB_ORDER_INTERLEAVE);
 	cr_assert_eq(m->timeout_ns, 600000000000ULL);
+	cr_assert_eq(m->placement_interval_ns, 50000000ULL);
 	cr_assert_str_eq(m->db, "results.db");
 	cr_assert_str_eq(m->uri, "qemu:///system");
 	cr_assert_null(m->kernel);
@@ -169,6 +170,19 @@ Test(conf, global_section)
 	m = ok("[global]\norder = sequential\n" WL);
 	cr_assert_eq(m->order, VTB_ORDER_SEQUENTIAL);
 	vtb_matrix_free(m);
+}
+
+Test(conf, placement_interval)
+{
+	struct vtb_matrix *m = ok("[global]\nplacement_interval = 0\n" WL);
+
+	cr_assert_eq(m->placement_interval_ns, 0, "0 turns sampling off");
+	vtb_matrix_free(m);
+	m = ok("[global]\nplacement_interval = 10ms\n" WL);
+	cr_assert_eq(m->placement_interval_ns, 10000000ULL);
+	vtb_matrix_free(m);
+	bad("[global]\nplacement_interval = 500us\n" WL,
+	    "t.conf:2: placement_interval below 1ms (0 turns sampling off)");
 }
 
 Test(conf, baseline_cpus_axis_and_variables)
