@@ -173,6 +173,8 @@ int cmd_run(struct vtb_cmd_env *env)
 	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res.campaign,
 	       res.resumed ? " (resumed)" : "", res.ran, res.ran == 1 ? "" : "s", res.ok,
 	       res.failed, res.timeout);
+	if (res.unexpected)
+		printf(", %zu unexpected-topology", res.unexpected);
 	if (res.skipped)
 		printf(", %zu already stored", res.skipped);
 	printf("\nresults in %s; see: vtbench compare --db %s\n", res.db, res.db);
@@ -183,7 +185,7 @@ int cmd_run(struct vtb_cmd_env *env)
 			o.matrix, res.db);
 		ret = VTB_EXIT_INTERRUPTED;
 	} else {
-		ret = res.failed || res.timeout ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 	}
 out:
 	vtb_run_result_release(&res);

@@ -2076,9 +2076,9 @@ static int partition_why_not(struct vtb_config *c, const char *sched, long long 
 
 /*
  * A VM configuration is runnable when the placement planner accepts it
- * (its refusals are input errors: the whole matrix is refused, exit 2),
- * except side-by-side VMs (planned, booted by a later issue).  Without a
- * host model, only what needs no planner runs.  Returns -1 on errors;
+ * (its refusals are input errors: the whole matrix is refused, exit 2).
+ * Without a host model, only what needs no planner runs (not side-by-side
+ * VMs, which need disjoint pCPUs).  Returns -1 on errors;
  * sets c->why_not when not runnable.
  */
 static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
@@ -2113,10 +2113,9 @@ static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, con
 	}
 	if (c->why_not)
 		return 0;
-	if (vms && strcmp(vms, "1"))
-		c->why_not =
-			vtb_asprintf("vms = %s: side-by-side VMs are planned but not booted yet",
-				     vms);
+	if (!p->host->model && vms && strcmp(vms, "1"))
+		c->why_not = vtb_asprintf("vms = %s: side-by-side VMs need a host model to plan on",
+					  vms);
 	else
 		return 0;
 	return c->why_not ? 0 : vtb_error("out of memory");

@@ -24,6 +24,8 @@
 #include "hosttopo.h"
 #include "store.h"
 #include "vmboot.h"
+#include "guestview.h"
+#include "plan.h"
 #include "guest.h"
 #include "provision.h"
 #include "sched.h"
@@ -155,10 +157,11 @@ struct boot_ctx {
 	json_t *state; /* last host state snapshot */
 	uint64_t timeout_ns;
 	sigset_t waitmask;
-	struct vtb_progress *cur;     /* the running boot's progress line */
-	struct vtb_vmhost *vh;	      /* NULL when the campaign boots no VM */
-	const struct vtb_topo *model; /* the host model VM configurations were planned on */
-	uint64_t t0;		      /* campaign start, for elapsed */
+	struct vtb_progress *cur;	/* the running boot's progress line */
+	struct vtb_vmhost *vh;		/* NULL when the campaign boots no VM */
+	const struct vtb_topo *model;	/* the host model VM configurations were planned on */
+	uint64_t placement_interval_ns; /* vCPU placement sampling, 0: off */
+	uint64_t t0;			/* campaign start, for elapsed */
 };
 
 /* Refreshes the running boot's progress (elapsed time goes on). */
@@ -243,19 +246,312 @@ static void check_cells_reported(struct vtb_boot_outcome *out, const struct vtb_
 	}
 }
 
-/* Runs one boot and stores it.  Returns 0 (its fate in out->status), 1
- * when interrupted (nothing stored), -1 on a harness failure. */
-static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
-		    struct vtb_boot_outcome *out)
+/* Counts one stored boot. */
+static void tally(struct vtb_run_result *res, const char *status)
 {
-	char nonce[33], uuid[37], *job = NULL, *cpus = NULL, *live_xml = NULL;
+	res->ran++;
+	if (!strcmp(status, "ok"))
+		res->ok++;
+	else if (!strcmp(status, "timeout"))
+		res->timeout++;
+	else if (!strcmp(status, "unexpected-topology"))
+		res->unexpected++;
+	else
+		res->failed++;
+}
+
+static char *dump_json(const json_t *j)
+{
+	return j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+}
+
+/* What one VM of a group stores beside its records. */
+struct vm_store {
+	char nonce[33], uuid[37];
+	char *job, *cpus, *probe, *sched, *view, *tree, *levels, *cpuid;
+	char *steal_before, *steal_after, *diff, *error;
+	char digest[65];
+	const char *status;
+	char *warns[4];
+	size_t n_warns;
+};
+
+static void vm_store_release(struct vm_store *v)
+{
+	free(v->job);
+	free(v->cpus);
+	free(v->probe);
+	free(v->sched);
+	free(v->view);
+	free(v->tree);
+	free(v->levels);
+	free(v->cpuid);
+	free(v->steal_before);
+	free(v->steal_after);
+	free(v->diff);
+	free(v->error);
+	for (size_t i = 0; i < v->n_warns; i++)
+		free(v->warns[i]);
+}
+
+static void vm_warn(struct boot_ctx *b, struct vm_store *v, char *msg)
+{
+	if (!msg)
+		return;
+	if (v->n_warns == VTB_ARRAY_SIZE(v->warns)) {
+		free(msg);
+		return;
+	}
+	v->warns[v->n_warns++] = msg;
+	warn(b->o, msg);
+}
+
+/*
+ * The guest's view of VM @k against the plan: the normalised tree, its
+ * digest and levels are kept; a view that differs from the plan makes
+ * an ok boot unexpected-topology (the difference kept), a missing or
+ * malformed one makes it failed.
+ */
+static int judge_view(struct vm_store *v, const struct vtb_boot_records *r,
+		      const struct vtb_plan *plan, int k)
+{
+	json_t *tree;
+	int rc;
+
+	if (!r->view) {
+		if (!strcmp(v->status, "ok")) {
+			v->status = "failed";
+			v->error = vtb_strdup("the guest reported no view of its topology");
+		}
+		return 0;
+	}
+	if (!(v->view = dump_json(r->view)))
+		return vtb_error("out of memory");
+	v->cpuid = dump_json(json_object_get(r->view, "cpuid"));
+	tree = vtb_gv_normalise(r->view, v->digest);
+	if (!tree) {
+		if (!strcmp(v->status, "ok")) {
+			v->status = "failed";
+			v->error = vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg());
+		}
+		return 0;
+	}
+	v->tree = dump_json(tree);
+	v->levels = vtb_gv_levels(tree);
+	json_decref(tree);
+	if (!v->tree || !v->levels)
+		return vtb_error("out of memory");
+	if (!plan || strcmp(v->status, "ok"))
+		return 0;
+	rc = vtb_gv_check(plan, k, r->view, &v->diff);
+	if (rc < 0) {
+		v->status = "failed";
+		v->error = vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg());
+	} else if (rc == 1) {
+		v->status = "unexpected-topology";
+	}
+	return 0;
+}
+
+/*
+ * Boots the VMs of configuration @c (vms = N side by side: created
+ * paused, resumed together) for rep @rep, checks each guest's view
+ * against the plan and stores the group in one transaction.  Returns as
+ * run_boot(); @out gets the group's summary (the first VM that was not
+ * ok) for the progress line, and each VM is counted in @res.
+ */
+static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
+			struct vtb_boot_outcome *out, struct vtb_run_result *res)
+{
+	const char *vms_param = vtb_params_get(&c->params, "vms");
+	size_t n = vms_param ? strtoul(vms_param, NULL, 10) : 1, k;
+	struct vtb_vmboot_result *vr = NULL;
+	struct vtb_vm_boot_info *vmi = NULL;
+	struct vtb_boot_info *info = NULL;
+	const struct vtb_boot_records **recs = NULL;
+	struct vtb_vmboot_vm *vms = NULL;
+	struct vm_store *v = NULL;
+	struct vtb_plan *plan = NULL;
+	char *warns[3] = { NULL, NULL, NULL }, group[37] = "";
+	size_t n_warns = 0, i;
+	int ret = -1;
+
+	if (!n)
+		n = 1;
+	vr = calloc(n, sizeof(*vr));
+	vmi = calloc(n, sizeof(*vmi));
+	info = calloc(n, sizeof(*info));
+	recs = calloc(n, sizeof(*recs));
+	vms = calloc(n, sizeof(*vms));
+	v = calloc(n, sizeof(*v));
+	if (!vr || !vmi || !info || !recs || !vms || !v) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (b->model && c->plan_json && vtb_plan_config(b->model, c, &plan) < 0)
+		goto out;
+	if (n > 1 && vtb_uuid(group))
+		goto out;
+	preboot_checks(b, c, warns, &n_warns);
+	for (i = 0; i < n_warns; i++)
+		warn(b->o, warns[i]);
+	if (stop_requested()) {
+		ret = 1;
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		if (vtb_random_hex(v[k].nonce, 16) || vtb_uuid(v[k].uuid))
+			goto out;
+		v[k].job = vtb_job_json(c, v[k].nonce, v[k].uuid, rep);
+		v[k].cpus = vtb_cpuset_format(plan ? &plan->vm[k].cpus : &c->cpus);
+		if (!v[k].job || !v[k].cpus)
+			goto out;
+		vms[k] = (struct vtb_vmboot_vm){ .uuid = v[k].uuid,
+						 .nonce = v[k].nonce,
+						 .job_json = v[k].job };
+	}
+	{
+		struct vtb_vmboot_group_req g = {
+			.config = c,
+			.model = b->model,
+			.vms = vms,
+			.n = n,
+			.timeout_ns = b->timeout_ns,
+			.placement_interval_ns = b->placement_interval_ns,
+			.stop = &stop_flag,
+			.waitmask = &b->waitmask,
+			.tick = tick,
+			.tick_arg = b,
+		};
+
+		if (vtb_vm_boot_group(b->vh, &g, vr))
+			goto out;
+	}
+	for (k = 0; k < n; k++)
+		if (!strcmp(vr[k].out.status, "interrupted")) {
+			ret = 1;
+			goto out;
+		}
+	for (k = 0; k < n; k++) {
+		struct vtb_boot_outcome *o = &vr[k].out;
+		const struct vtb_boot_records *r = vtb_rec_parser_result(o->parser);
+		const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel"))
+					   : NULL;
+
+		recs[k] = r;
+		check_cells_reported(o, c);
+		v[k].status = o->status;
+		/* the kernel we booted, read from its image: the guest's
+		 * uname -r is its word only, kept in the header */
+		if (gk && strcmp(gk, b->vh->stage->release))
+			vm_warn(b, &v[k],
+				vtb_asprintf(
+					"the guest reports kernel '%s' but '%s' (%s) was booted",
+					gk, b->vh->stage->release, b->vh->stage->kernel));
+		if (judge_view(&v[k], r, plan, (int)k) < 0)
+			goto out;
+		if (!strcmp(v[k].status, "unexpected-topology"))
+			vm_warn(b, &v[k],
+				vtb_asprintf("%sthe guest's topology differs from the plan: %s",
+					     n > 1 ? "side-by-side VM: " : "", v[k].diff));
+		v[k].probe = dump_json(r->probe);
+		v[k].sched = dump_json(r->sched);
+		v[k].steal_before = dump_json(r->steal_before);
+		v[k].steal_after = dump_json(r->steal_after);
+		vmi[k] = (struct vtb_vm_boot_info){
+			.accelerator = b->vh->accel,
+			.cpu_model = b->vh->cpu_model,
+			.guest_kernel = b->vh->stage->release,
+			.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
+			.qemu_version = vtb_hv_qemu_version(b->vh->hv),
+			.live_xml = vr[k].live_xml,
+			.console_tail = o->stderr_tail,
+			.vm_index = (int)k,
+			.vms = (int)n,
+			.group_uuid = n > 1 ? group : NULL,
+			.claims = vr[k].claims,
+			.placement = vr[k].placement,
+			.probe = v[k].probe,
+			.sched = v[k].sched,
+			.topology_diff = v[k].diff,
+			.view = v[k].view,
+			.tree = v[k].tree,
+			.digest = v[k].view && v[k].tree ? v[k].digest : NULL,
+			.levels = v[k].levels,
+			.cpuid = v[k].cpuid,
+			.steal_before = v[k].steal_before,
+			.steal_after = v[k].steal_after,
+		};
+		/* the boot's warnings: the group's pre-boot ones, then its own */
+		for (i = 0; i < n_warns && v[k].n_warns < VTB_ARRAY_SIZE(v[k].warns); i++)
+			if ((v[k].warns[v[k].n_warns] = vtb_strdup(warns[i])))
+				v[k].n_warns++;
+		info[k] = (struct vtb_boot_info){
+			.campaign_id = b->campaign,
+			.uuid = v[k].uuid,
+			.config_key = c->key,
+			.rep = rep,
+			.status = v[k].status,
+			.error = v[k].error ? v[k].error : o->error,
+			.started_ns = o->started_ns,
+			.ended_ns = o->ended_ns,
+			.nonce = v[k].nonce,
+			.cpus = v[k].cpus,
+			.confinement = "none",
+			.vm = &vmi[k],
+			.warnings = (const char **)v[k].warns,
+			.n_warnings = v[k].n_warns,
+		};
+	}
+	if (vtb_store_boots(b->st, info, recs, n))
+		goto out;
+	/* the group's summary for the progress line: the first VM not ok */
+	for (k = 0; k < n && !strcmp(info[k].status, "ok"); k++)
+		;
+	k = k < n ? k : 0;
+	out->status = info[k].status;
+	out->error = info[k].error
+			     ? (n > 1 ? vtb_asprintf("VM %zu of %zu: %s", k + 1, n, info[k].error)
+				      : vtb_strdup(info[k].error))
+			     : NULL;
+	if (!strcmp(out->status, "unexpected-topology") && !out->error && v[k].diff)
+		out->error = vtb_strdup(v[k].diff);
+	for (k = 0; k < n; k++)
+		tally(res, info[k].status);
+	ret = 0;
+out:
+	for (i = 0; i < n_warns; i++)
+		free(warns[i]);
+	for (k = 0; vr && k < n; k++)
+		vtb_vmboot_result_release(&vr[k]);
+	for (k = 0; v && k < n; k++)
+		vm_store_release(&v[k]);
+	vtb_plan_free(plan);
+	free(vr);
+	free(vmi);
+	free(info);
+	free(recs);
+	free(vms);
+	free(v);
+	return ret;
+}
+
+/* Runs one boot (a VM configuration: its group of VMs) and stores it,
+ * counting each stored boot in @res.  Returns 0 (its fate in
+ * out->status), 1 when interrupted (nothing stored), -1 on a harness
+ * failure. */
+static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
+		    struct vtb_boot_outcome *out, struct vtb_run_result *res)
+{
+	char nonce[33], uuid[37], *job = NULL, *cpus = NULL;
 	char *warns[3] = { NULL, NULL, NULL };
-	struct vtb_vm_boot_info vmi;
 	size_t n_warns = 0, i;
 	struct vtb_baremetal_req req;
 	struct vtb_boot_info info;
 	int ret = -1;
 
+	if (c->kind == VTB_CONFIG_VM)
+		return run_vm_group(b, c, rep, out, res);
 	if (vtb_random_hex(nonce, 16) || vtb_uuid(uuid))
 		return -1;
 	preboot_checks(b, c, warns, &n_warns);
@@ -269,47 +565,28 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	cpus = vtb_cpuset_format(&c->cpus);
 	if (!job || !cpus)
 		goto out;
-	if (c->kind == VTB_CONFIG_VM) {
-		struct vtb_vmboot_req vr = {
-			.config = c,
-			.model = b->model,
-			.uuid = uuid,
-			.nonce = nonce,
-			.job_json = job,
-			.timeout_ns = b->timeout_ns,
-			.stop = &stop_flag,
-			.waitmask = &b->waitmask,
-			.tick = tick,
-			.tick_arg = b,
-		};
-
-		if (vtb_vm_boot(b->vh, &vr, out, &live_xml))
-			goto out;
-	} else {
-		req = (struct vtb_baremetal_req){
-			.agent = b->o->agent,
-			.job_json = job,
-			.nonce = nonce,
-			.cpus = &c->cpus,
-			.mems = c->mems,
-			.timeout_ns = b->timeout_ns,
-			.partition = vtb_params_get(&c->params, "confine") &&
-				     !strcmp(vtb_params_get(&c->params, "confine"), "partition"),
-			.uuid = uuid,
-			.stop = &stop_flag,
-			.waitmask = &b->waitmask,
-			.tick = tick,
-			.tick_arg = b,
-		};
-		if (vtb_baremetal_boot(&req, out))
-			goto out;
-	}
+	req = (struct vtb_baremetal_req){
+		.agent = b->o->agent,
+		.job_json = job,
+		.nonce = nonce,
+		.cpus = &c->cpus,
+		.mems = c->mems,
+		.timeout_ns = b->timeout_ns,
+		.partition = vtb_params_get(&c->params, "confine") &&
+			     !strcmp(vtb_params_get(&c->params, "confine"), "partition"),
+		.uuid = uuid,
+		.stop = &stop_flag,
+		.waitmask = &b->waitmask,
+		.tick = tick,
+		.tick_arg = b,
+	};
+	if (vtb_baremetal_boot(&req, out))
+		goto out;
 	if (!strcmp(out->status, "interrupted")) {
 		ret = 1;
 		goto out;
 	}
-	if (c->kind == VTB_CONFIG_BASELINE)
-		check_confinement(out, cpus);
+	check_confinement(out, cpus);
 	if (out->warning && n_warns < VTB_ARRAY_SIZE(warns) &&
 	    (warns[n_warns] = vtb_strdup(out->warning)))
 		warn(b->o, warns[n_warns++]);
@@ -325,48 +602,22 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		.ended_ns = out->ended_ns,
 		.nonce = nonce,
 		.cpus = cpus,
-		.confinement = c->kind == VTB_CONFIG_VM ? "none"
-			       : out->confinement	? out->confinement
-			       : out->membind		? "affinity+membind"
-							: "affinity",
-		.stderr_tail = c->kind == VTB_CONFIG_VM ? NULL : out->stderr_tail,
+		.confinement = out->confinement ? out->confinement
+			       : out->membind	? "affinity+membind"
+						: "affinity",
+		.stderr_tail = out->stderr_tail,
 		.warnings = (const char **)warns,
 		.n_warnings = n_warns,
 	};
-	if (c->kind == VTB_CONFIG_VM) {
-		const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
-		const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel"))
-					   : NULL;
-
-		/* the kernel we booted, read from its image: the guest's
-		 * uname -r is its word only, kept in the header */
-		if (gk && strcmp(gk, b->vh->stage->release) && n_warns < VTB_ARRAY_SIZE(warns)) {
-			warns[n_warns] = vtb_asprintf(
-				"the guest reports kernel '%s' but '%s' (%s) was booted", gk,
-				b->vh->stage->release, b->vh->stage->kernel);
-			if (warns[n_warns])
-				warn(b->o, warns[n_warns++]);
-		}
-		vmi = (struct vtb_vm_boot_info){
-			.accelerator = b->vh->accel,
-			.cpu_model = b->vh->cpu_model,
-			.guest_kernel = b->vh->stage->release,
-			.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
-			.qemu_version = vtb_hv_qemu_version(b->vh->hv),
-			.live_xml = live_xml,
-			.console_tail = out->stderr_tail,
-		};
-		info.vm = &vmi;
-	}
 	if (vtb_store_boot(b->st, &info, vtb_rec_parser_result(out->parser)))
 		goto out;
+	tally(res, out->status);
 	ret = 0;
 out:
 	for (i = 0; i < n_warns; i++)
 		free(warns[i]);
 	free(job);
 	free(cpus);
-	free(live_xml);
 	return ret;
 }
 
@@ -630,6 +881,7 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	res->fail = VTB_RUN_INFRA;
 	b.st = st;
 	b.timeout_ns = m->timeout_ns;
+	b.placement_interval_ns = m->placement_interval_ns;
 	b.state = vtb_hoststate_snapshot("/");
 	if (!b.state) {
 		vtb_error("cannot take the host state snapshot");
@@ -672,7 +924,7 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		progress(o, &p);
 		bt0 = vtb_now_ns();
 		b.cur = &p;
-		r = run_boot(&b, c, order[i].rep, &out);
+		r = run_boot(&b, c, order[i].rep, &out, res);
 		b.cur = NULL;
 		if (r != 0)
 			vtb_boot_outcome_release(&out);
@@ -683,13 +935,6 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 			break;
 		}
 		done++;
-		res->ran++;
-		if (!strcmp(out.status, "ok"))
-			res->ok++;
-		else if (!strcmp(out.status, "timeout"))
-			res->timeout++;
-		else
-			res->failed++;
 		p.index = done;
 		p.status = out.status;
 		p.error = out.error;

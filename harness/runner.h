@@ -41,6 +41,7 @@ enum vtb_run_fail { VTB_RUN_OK, VTB_RUN_INPUT, VTB_RUN_INFRA };
 
 struct vtb_run_result {
 	size_t planned, skipped, ran, ok, failed, timeout;
+	size_t unexpected;   /* VM boots whose guest saw another topology than planned */
 	size_t not_runnable; /* configurations that cannot run yet */
 	bool interrupted;
 	bool resumed;
