@@ -1,0 +1,65 @@
+# Sched profiles end to end in real guests: `relax_domain_level=0` on the
+# kernel command line and debugfs knobs (a top-level one and a per-level
+# one), applied by the agent, read back, and visible in the stored
+# per-level flags (the MC level loses SD_BALANCE_NEWIDLE against the
+# default profile's guest); a knob the guest kernel lacks fails that boot
+# with a message naming it, and the other boots are unaffected.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+need virsh || exit 0
+. "$SRCDIR/tests/guest/lib.sh"
+if [ -z "$kernel" ]; then notok "fetched guest kernel" "run scripts/fetch-kernel.sh"; exit 0; fi
+
+cat >"$T/m.conf" <<CONF
+[global]
+reps = 1
+timeout = 3m
+kernel = $kernel
+[baseline]
+enabled = no
+[vm]
+vcpus = 2
+topology = cores
+pinning = strict
+memory = 512M
+sched = default, relax, bogus
+[sched default]
+[sched relax]
+cmdline = relax_domain_level=0
+debugfs.migration_cost_ns = 100000
+debugfs.domains/MC/imbalance_pct = 125
+[sched bogus]
+debugfs.no_such_knob_ns = 1
+[workload wakeup]
+type = wakeup
+runtime = 200ms
+CONF
+
+expect_exit "plan accepts the three profiles" 0 "$VTBENCH" plan "$T/m.conf"
+expect_exit "run exits 1 (one boot failed)" 1 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
+q() { sql "$T/r.db" "$1"; }
+pq() { # profile, expression over boot b, guest_view g
+	q "select $2 from boot b join config c on c.id = b.config_id left join guest_view g on g.boot_id = b.id where json_extract(c.params, '\$.sched') = '$1'"
+}
+expect_eq "default and relax boots are ok" "$(pq default b.status) $(pq relax b.status)" "ok ok"
+expect_eq "the relax guest's /proc/cmdline carries relax_domain_level=0" \
+	"$(pq relax "instr(json_extract(b.header, '\$.cmdline'), 'relax_domain_level=0') > 0")" "1"
+expect_eq "every setting of the relax profile read back" \
+	"$(pq relax "json_extract(b.sched, '\$.ok') || ' ' || (select count(*) from json_each(b.sched, '\$.settings') where json_extract(value, '\$.ok') = 1)")" "1 3"
+expect_eq "the per-level knob is in the stored view (imbalance_pct of MC on both CPUs)" \
+	"$(pq relax "(select count(*) from json_each(g.view, '\$.domains') d, json_each(d.value, '\$.levels') l where json_extract(l.value, '\$.name') = 'MC' and json_extract(l.value, '\$.knobs.imbalance_pct') = '125')")" "2"
+expect_eq "default: the MC level balances on newly idle CPUs" \
+	"$(pq default "instr(json_extract(g.view, '\$.domains[0].levels[0].flags'), 'SD_BALANCE_NEWIDLE') > 0")" "1"
+expect_eq "relax: the MC level does not (the flags show the profile's effect)" \
+	"$(pq relax "instr(json_extract(g.view, '\$.domains[0].levels[0].flags'), 'SD_BALANCE_NEWIDLE') > 0")" "0"
+expect_eq "the normalised trees of default and relax differ" \
+	"$(q "select count(distinct digest) from guest_view")" "2"
+expect_eq "bogus: the boot failed" "$(pq bogus b.status)" "failed"
+got=$(pq bogus b.error)
+case "$got" in
+*no_such_knob_ns*) ok "bogus: the error names the missing knob" ;;
+*) notok "bogus: the error names the missing knob" "got '$got'" ;;
+esac
+expect_eq "bogus: its cells were not run" \
+	"$(pq bogus "(select count(*) from result r where r.boot_id = b.id and r.status = 'ok')")" "0"
+expect_eq "no domain of ours remains" "$(ours)" "0"
