@@ -123,7 +123,9 @@ static void print_table(const struct vtb_cmp_table *t)
 /*
  * The baseline row a VM row is compared with: same cell name and metric,
  * on exactly the VM configuration's pCPUs when such a baseline ran
- * ([baseline] vm = yes), else on as many CPUs as the VM has vCPUs.
+ * ([baseline] vm = yes), else on as many CPUs as the VM has vCPUs (VMs
+ * side by side: their configuration's pCPUs are all VMs', each VM's
+ * baseline has as many as one VM).
  */
 static const struct vtb_cmp_row *host_row(const struct vtb_cmp_table *t,
 					  const struct vtb_cmp_row *v)
@@ -136,7 +138,7 @@ static const struct vtb_cmp_row *host_row(const struct vtb_cmp_table *t,
 		if (strcmp(h->kind, "baseline") || strcmp(h->cell_name, v->cell_name) ||
 		    strcmp(h->metric, v->metric))
 			continue;
-		if (v->pcpus[0] && !strcmp(h->pcpus, v->pcpus))
+		if (v->pcpus[0] && !strcmp(h->pcpus, v->pcpus) && h->cpus == v->cpus)
 			return h;
 		if (!count && h->cpus == v->cpus)
 			count = h;
@@ -200,7 +202,7 @@ static void print_guest_vs_host(const struct vtb_cmp_table *t, const char *accel
  * built and where their vCPUs ran. */
 struct evidence {
 	char *key, *label, *plan;
-	size_t boots, unexpected, viewed;
+	size_t boots, unexpected, viewed, matched, unchecked;
 	char *levels[8]; /* distinct level strings seen, with counts */
 	size_t level_n[8], n_levels;
 	char *kernel;
@@ -239,6 +241,13 @@ static int add_evidence(const struct vtb_vm_boot_row *r, void *arg)
 			return vtb_error("out of memory");
 	}
 	e->boots++;
+	if (r->topology_check && !strcmp(r->topology_check, "match"))
+		e->matched++;
+	else if (!r->topology_check || !strcmp(r->topology_check, "unchecked"))
+		e->unchecked++;
+	if (r->topology_check && !strcmp(r->topology_check, "differs") && !e->diff &&
+	    r->topology_diff)
+		e->diff = strdup(r->topology_diff);
 	if (!strcmp(r->status, "unexpected-topology")) {
 		e->unexpected++;
 		if (!e->diff && r->topology_diff)
@@ -281,6 +290,13 @@ static int add_evidence(const struct vtb_vm_boot_row *r, void *arg)
 		json_decref(p);
 	}
 	return 0;
+}
+
+/* Text that came from a guest, printed without control characters. */
+static void put_guest(const char *s)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
 static void print_plan_summary(const char *plan_json)
@@ -331,9 +347,11 @@ static void print_evidence(struct evidence_list *l)
 		printf("  guest    ");
 		if (!e->n_levels)
 			printf("no sched-domain view recorded");
-		for (size_t k = 0; k < e->n_levels; k++)
-			printf("%slevels %s (%zu of %zu boots)", k ? "; " : "",
-			       e->levels[k][0] ? e->levels[k] : "none", e->level_n[k], e->boots);
+		for (size_t k = 0; k < e->n_levels; k++) {
+			printf("%slevels ", k ? "; " : "");
+			put_guest(e->levels[k][0] ? e->levels[k] : "none");
+			printf(" (%zu of %zu boots)", e->level_n[k], e->boots);
+		}
 		printf("%s%s\n", e->kernel ? ", kernel " : "", e->kernel ? e->kernel : "");
 		printf("  checked  %zu of %zu boots as planned, %zu unexpected-topology%s%s\n",
 		       e->viewed - (e->unexpected < e->viewed ? e->unexpected : e->viewed),

@@ -1915,51 +1915,39 @@ static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
  * One per distinct pCPU set; none where a baseline of the cpus axis
  * already has that set.
  */
-static int expand_vm_baselines(struct parser *p)
+static int add_vm_baseline(struct parser *p, const struct vtb_cpuset *set, const char *mems,
+			   const char *confine)
 {
 	struct vtb_matrix *m = p->m;
-	size_t n = m->n_configs, i, j, alloc;
 	struct vtb_config c;
-	char *cpus = NULL, *count = NULL, *confine = NULL;
+	char *cpus = NULL, *count = NULL, *own_mems = NULL;
+	size_t j, alloc = 0;
 	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
-	if (p->vm_baselines && baseline_confinement(p, &confine) < 0)
-		return -1;
-	for (i = 0; p->vm_baselines && i < n; i++) {
-		const struct vtb_config *v = &m->configs[i];
-		bool dup = false;
-
-		if (v->kind != VTB_CONFIG_VM || !v->plan_json || !v->cpus.n)
-			continue;
-		for (j = 0; j < m->n_configs && !dup; j++)
-			dup = m->configs[j].kind == VTB_CONFIG_BASELINE &&
-			      same_set(&m->configs[j].cpus, &v->cpus);
-		if (dup)
-			continue;
-		memset(&c, 0, sizeof(c));
-		alloc = 0;
-		free(cpus);
-		free(count);
-		cpus = vtb_cpuset_format(&v->cpus);
-		count = vtb_asprintf("%zu", v->cpus.n);
-		if (!cpus || !count)
-			goto oom;
-		c.kind = VTB_CONFIG_BASELINE;
-		c.runnable = true;
-		c.label = vtb_asprintf("baseline cpus=%zu cpuset=%s", v->cpus.n, cpus);
-		if (!c.label || params_add(&c.params, &alloc, "cpus", count) < 0 ||
-		    params_add(&c.params, &alloc, "confine", confine) < 0 ||
-		    params_add(&c.params, &alloc, "cpuset", cpus) < 0)
+	for (j = 0; j < m->n_configs; j++)
+		if (m->configs[j].kind == VTB_CONFIG_BASELINE && same_set(&m->configs[j].cpus, set))
+			return 0;
+	cpus = vtb_cpuset_format(set);
+	count = vtb_asprintf("%zu", set->n);
+	if (!mems && p->host->mems_of)
+		mems = own_mems = p->host->mems_of(p->host, set);
+	if (!cpus || !count)
+		goto oom;
+	c.kind = VTB_CONFIG_BASELINE;
+	c.runnable = true;
+	c.label = vtb_asprintf("baseline cpus=%zu cpuset=%s", set->n, cpus);
+	if (!c.label || params_add(&c.params, &alloc, "cpus", count) < 0 ||
+	    params_add(&c.params, &alloc, "confine", confine) < 0 ||
+	    params_add(&c.params, &alloc, "cpuset", cpus) < 0)
+		goto out;
+	for (j = 0; j < set->n; j++)
+		if (vtb_cpuset_add(&c.cpus, set->cpus[j]) < 0)
 			goto out;
-		for (j = 0; j < v->cpus.n; j++)
-			if (vtb_cpuset_add(&c.cpus, v->cpus.cpus[j]) < 0)
-				goto out;
-		if (v->mems && !(c.mems = vtb_strdup(v->mems)))
-			goto oom;
-		if (add_config(p, &c, (long long)v->cpus.n) < 0)
-			goto out;
-	}
+	if (mems && !(c.mems = vtb_strdup(mems)))
+		goto oom;
+	if (add_config(p, &c, (long long)set->n) < 0)
+		goto out;
 	ret = 0;
 	goto out;
 oom:
@@ -1968,6 +1956,62 @@ out:
 	config_release(&c);
 	free(cpus);
 	free(count);
+	free(own_mems);
+	return ret;
+}
+
+/*
+ * The baseline of each planned VM configuration: the agent on exactly
+ * the VM's pCPUs and memory nodes, so the comparison is like for like.
+ * Side-by-side VMs (vms = N) get one per VM, on that VM's pCPUs (each
+ * guest runs the cells alone in itself; the baseline runs them once, on
+ * one VM's share).  One per distinct pCPU set; none where a baseline of
+ * the cpus axis already has that set.
+ */
+static int expand_vm_baselines(struct parser *p)
+{
+	struct vtb_matrix *m = p->m;
+	size_t n = m->n_configs, i, k;
+	char *confine = NULL;
+	int ret = -1;
+
+	if (!p->vm_baselines)
+		return 0;
+	if (baseline_confinement(p, &confine) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct vtb_config *v = &m->configs[i];
+		json_t *plan, *vms, *vm;
+
+		if (v->kind != VTB_CONFIG_VM || !v->plan_json || !v->cpus.n)
+			continue;
+		plan = json_loads(v->plan_json, 0, NULL);
+		vms = json_object_get(plan, "vms");
+		if (json_array_size(vms) <= 1) {
+			json_decref(plan);
+			if (add_vm_baseline(p, &m->configs[i].cpus, m->configs[i].mems, confine) <
+			    0)
+				goto out;
+			continue;
+		}
+		json_array_foreach(vms, k, vm)
+		{
+			struct vtb_cpuset set = { 0 };
+			const char *cs = json_string_value(json_object_get(vm, "cpus"));
+			int r = cs ? vtb_cpuset_parse(cs, &set) : vtb_error("plan without cpus");
+
+			if (r == 0)
+				r = add_vm_baseline(p, &set, NULL, confine);
+			vtb_cpuset_release(&set);
+			if (r < 0) {
+				json_decref(plan);
+				goto out;
+			}
+		}
+		json_decref(plan);
+	}
+	ret = 0;
+out:
 	free(confine);
 	return ret;
 }
@@ -2243,9 +2287,11 @@ static int expand_vm(struct parser *p)
 		mem = size_label(ax[A_MEMORY].vals.v[idx[A_MEMORY]]);
 		if (!mem)
 			goto oom;
-		c.label = vtb_asprintf("vm vcpus=%s topology=%s pinning=%s memory=%s sched=%s",
-				       vcpus, topo, ax[A_PINNING].vals.v[idx[A_PINNING]], mem,
-				       sched);
+		c.label =
+			vtb_asprintf("vm vcpus=%s topology=%s pinning=%s memory=%s sched=%s%s%s%s",
+				     vcpus, topo, ax[A_PINNING].vals.v[idx[A_PINNING]], mem, sched,
+				     strcmp(vms, "1") ? " vms=" : "", strcmp(vms, "1") ? vms : "",
+				     is_yes(over) ? " overcommit" : "");
 		if (!c.label)
 			goto oom;
 		for (i = 0; i < N_AXES; i++)

@@ -272,6 +272,7 @@ struct vm_store {
 	char *steal_before, *steal_after, *diff, *error;
 	char digest[65];
 	const char *status;
+	const char *check; /* topology check: match | differs | unchecked */
 	char *warns[4];
 	size_t n_warns;
 };
@@ -308,9 +309,10 @@ static void vm_warn(struct boot_ctx *b, struct vm_store *v, char *msg)
 
 /*
  * The guest's view of VM @k against the plan: the normalised tree, its
- * digest and levels are kept; a view that differs from the plan makes
- * an ok boot unexpected-topology (the difference kept), a missing or
- * malformed one makes it failed.
+ * digest and levels are kept; the check's outcome (match, differs,
+ * unchecked) and any difference are kept for every boot, and a view that
+ * differs from the plan makes an ok boot unexpected-topology; a missing
+ * or malformed view makes it failed.
  */
 static int judge_view(struct vm_store *v, const struct vtb_boot_records *r,
 		      const struct vtb_plan *plan, int k)
@@ -318,6 +320,7 @@ static int judge_view(struct vm_store *v, const struct vtb_boot_records *r,
 	json_t *tree;
 	int rc;
 
+	v->check = "unchecked";
 	if (!r->view) {
 		if (!strcmp(v->status, "ok")) {
 			v->status = "failed";
@@ -341,16 +344,62 @@ static int judge_view(struct vm_store *v, const struct vtb_boot_records *r,
 	json_decref(tree);
 	if (!v->tree || !v->levels)
 		return vtb_error("out of memory");
-	if (!plan || strcmp(v->status, "ok"))
+	if (!plan)
 		return 0;
 	rc = vtb_gv_check(plan, k, r->view, &v->diff);
 	if (rc < 0) {
-		v->status = "failed";
-		v->error = vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg());
-	} else if (rc == 1) {
-		v->status = "unexpected-topology";
+		if (!strcmp(v->status, "ok")) {
+			v->status = "failed";
+			v->error = vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg());
+		}
+		return 0;
 	}
+	v->check = rc ? "differs" : "match";
+	if (rc && !strcmp(v->status, "ok"))
+		v->status = "unexpected-topology";
 	return 0;
+}
+
+/*
+ * The pinning libvirt really applied (read back into the placement
+ * summary's live_pins) must be the plan's: a strict plan that libvirt
+ * did not apply would make every claim a lie.  Sets v->status failed
+ * with the first difference.
+ */
+static void check_live_pins(struct vm_store *v, const char *placement, const struct vtb_plan *plan,
+			    int k)
+{
+	json_t *p, *pins;
+	size_t i;
+
+	if (!plan || !plan->vm[k].pins || !placement || strcmp(v->status, "ok"))
+		return;
+	p = json_loads(placement, 0, NULL);
+	pins = json_object_get(p, "live_pins");
+	if (!json_is_array(pins)) {
+		json_decref(p);
+		return; /* not read back (remote daemon, old libvirt): nothing to hold */
+	}
+	for (i = 0; i < (size_t)plan->req.vcpus; i++) {
+		const char *live = json_string_value(json_array_get(pins, i));
+		char *want = vtb_cpuset_format(&plan->vm[k].pins[i]);
+		struct vtb_cpuset got = { 0 };
+		char *norm = live && vtb_cpuset_parse(live, &got) == 0 ? vtb_cpuset_format(&got)
+								       : NULL;
+		bool same = norm && want && !strcmp(norm, want);
+
+		vtb_cpuset_release(&got);
+		free(norm);
+		if (!same) {
+			v->status = "failed";
+			v->error = vtb_asprintf("libvirt pinned vCPU %zu to '%s', the plan to '%s'",
+						i, live ? live : "?", want ? want : "?");
+			free(want);
+			break;
+		}
+		free(want);
+	}
+	json_decref(p);
 }
 
 /*
@@ -390,6 +439,11 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	}
 	if (b->model && c->plan_json && vtb_plan_config(b->model, c, &plan) < 0)
 		goto out;
+	if (plan && (size_t)plan->req.vms != n) {
+		vtb_error("%s: the plan has %d VMs side by side, the configuration %zu", c->label,
+			  plan->req.vms, n);
+		goto out;
+	}
 	if (n > 1 && vtb_uuid(group))
 		goto out;
 	preboot_checks(b, c, warns, &n_warns);
@@ -448,6 +502,7 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 				vtb_asprintf(
 					"the guest reports kernel '%s' but '%s' (%s) was booted",
 					gk, b->vh->stage->release, b->vh->stage->kernel));
+		check_live_pins(&v[k], vr[k].placement, plan, (int)k);
 		if (judge_view(&v[k], r, plan, (int)k) < 0)
 			goto out;
 		if (!strcmp(v[k].status, "unexpected-topology"))
@@ -473,6 +528,7 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			.placement = vr[k].placement,
 			.probe = v[k].probe,
 			.sched = v[k].sched,
+			.topology_check = v[k].check,
 			.topology_diff = v[k].diff,
 			.view = v[k].view,
 			.tree = v[k].tree,
@@ -482,7 +538,7 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			.steal_before = v[k].steal_before,
 			.steal_after = v[k].steal_after,
 		};
-		/* the boot's warnings: the group's pre-boot ones, then its own */
+		/* the boot's warnings: its own, then the group's pre-boot ones */
 		for (i = 0; i < n_warns && v[k].n_warns < VTB_ARRAY_SIZE(v[k].warns); i++)
 			if ((v[k].warns[v[k].n_warns] = vtb_strdup(warns[i])))
 				v[k].n_warns++;

@@ -220,6 +220,8 @@ static const char *const migrations[] = {
 	"	placement TEXT CHECK (placement IS NULL OR json_valid(placement)),\n"
 	"	probe TEXT CHECK (probe IS NULL OR json_valid(probe)),\n"
 	"	sched TEXT CHECK (sched IS NULL OR json_valid(sched)),\n"
+	"	topology_check TEXT CHECK (topology_check IS NULL OR\n"
+	"		topology_check IN ('match', 'differs', 'unchecked')),\n"
 	"	topology_diff TEXT,\n"
 	"	UNIQUE (campaign_id, config_id, rep, vm_index)\n"
 	");\n"
@@ -398,25 +400,49 @@ static int check_identity(struct vtb_store *st, bool *fresh)
 	return 0;
 }
 
-/* A migration step must leave every reference intact. */
-static int fk_check(struct vtb_store *st)
+/* Broken references in the database (PRAGMA foreign_key_check rows). */
+static int fk_violations(struct vtb_store *st, int64_t *n, char **table)
 {
 	sqlite3_stmt *s = NULL;
 	bool row;
 	int ret = -1;
 
-	if (prepare(st, "PRAGMA foreign_key_check", &s) < 0 ||
-	    step(st, s, "check foreign keys after migrating", &row) < 0)
-		goto out;
-	if (row) {
-		vtb_error("migrating '%s' broke a reference in table '%s'", st->path,
-			  column_text(s, 0));
-		goto out;
+	*n = 0;
+	if (prepare(st, "PRAGMA foreign_key_check", &s) < 0)
+		return -1;
+	for (;;) {
+		if (step(st, s, "check foreign keys", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		if (!*n && table)
+			*table = vtb_strdup(column_text(s, 0));
+		(*n)++;
 	}
 	ret = 0;
 out:
 	sqlite3_finalize(s);
 	return ret;
+}
+
+/* A migration step must not break a reference: more violations after
+ * it than before (a row deleted by hand with foreign keys off, outside
+ * vtbench, is an old one and does not stop the migration). */
+static int fk_check(struct vtb_store *st, int64_t before)
+{
+	char *table = NULL;
+	int64_t after;
+
+	if (fk_violations(st, &after, &table) < 0)
+		return -1;
+	if (after > before) {
+		vtb_error("migrating '%s' broke a reference in table '%s'", st->path,
+			  table ? table : "?");
+		free(table);
+		return -1;
+	}
+	free(table);
+	return 0;
 }
 
 static int migrate(struct vtb_store *st)
@@ -431,6 +457,8 @@ static int migrate(struct vtb_store *st)
 	if (exec_sql(st, "PRAGMA foreign_keys = OFF", "migrate the schema") < 0)
 		return -1;
 	for (;;) {
+		int64_t fk_before;
+
 		if (begin(st) < 0)
 			goto out;
 		/* Read again under the write lock: another vtbench may have
@@ -445,7 +473,8 @@ static int migrate(struct vtb_store *st)
 		}
 		if (version == VTB_STORE_SCHEMA)
 			break;
-		if (exec_sql(st, migrations[version], "migrate the schema") < 0)
+		if (fk_violations(st, &fk_before, NULL) < 0 ||
+		    exec_sql(st, migrations[version], "migrate the schema") < 0)
 			goto out;
 		/* PRAGMA takes no bound parameters; the value is our integer. */
 		free(set_version);
@@ -454,8 +483,8 @@ static int migrate(struct vtb_store *st)
 			vtb_error("out of memory");
 			goto out;
 		}
-		if (exec_sql(st, set_version, "migrate the schema") < 0 || fk_check(st) < 0 ||
-		    commit(st) < 0)
+		if (exec_sql(st, set_version, "migrate the schema") < 0 ||
+		    fk_check(st, fk_before) < 0 || commit(st) < 0)
 			goto out;
 	}
 	if (commit(st) < 0)
@@ -537,25 +566,52 @@ int vtb_store_open(const char *path, struct vtb_store **out)
 
 int vtb_store_open_ro(const char *path, struct vtb_store **out)
 {
-	int version;
+	struct vtb_store *mem = NULL;
+	sqlite3_backup *b;
+	int version, rc;
 
 	if (store_open(path, true, out) < 0)
 		return -1;
-	if (vtb_store_schema_version(*out, &version) < 0) {
-		vtb_store_close(*out);
-		*out = NULL;
-		return -1;
-	}
+	if (vtb_store_schema_version(*out, &version) < 0)
+		goto fail;
 	if (version == VTB_STORE_SCHEMA)
 		return 0;
-	/* An older database is migrated first (every step keeps its rows):
-	 * the queries of this vtbench need the current schema. */
+	/* An older database: its queries need the current schema, but a
+	 * read-only command must not write to it (it may be on a read-only
+	 * mount, or another vtbench's).  Migrate an in-memory copy. */
+	if (store_open(":memory:", false, &mem) < 0)
+		goto fail;
+	b = sqlite3_backup_init(mem->db, "main", (*out)->db, "main");
+	if (!b) {
+		vtb_error("cannot copy '%s' to migrate it: %s", path, sqlite3_errmsg(mem->db));
+		goto fail;
+	}
+	rc = sqlite3_backup_step(b, -1);
+	sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		vtb_error("cannot copy '%s' to migrate it: %s", path, sqlite3_errstr(rc));
+		goto fail;
+	}
+	free(mem->path);
+	mem->path = vtb_strdup(path);
+	if (!mem->path) {
+		vtb_error("out of memory");
+		goto fail;
+	}
+	if (migrate(mem) < 0) {
+		vtb_error("'%s' has schema %d and could not be migrated to %d: %s", path, version,
+			  VTB_STORE_SCHEMA, vtb_errmsg());
+		goto fail;
+	}
+	mem->ro = true;
+	vtb_store_close(*out);
+	*out = mem;
+	return 0;
+fail:
+	vtb_store_close(mem);
 	vtb_store_close(*out);
 	*out = NULL;
-	if (store_open(path, false, out) < 0)
-		return vtb_error("'%s' has schema %d and could not be migrated to %d: %s", path,
-				 version, VTB_STORE_SCHEMA, vtb_errmsg());
-	return 0;
+	return -1;
 }
 
 void vtb_store_close(struct vtb_store *st)
@@ -624,7 +680,13 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id, const struc
 		"INSERT INTO config (campaign_id, key, kind, label, params, cpus, mems,"
 		" runnable, why_not, seq, plan)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-		" ON CONFLICT (campaign_id, key) DO NOTHING";
+		/* a configuration with no boot yet takes what this vtbench
+		 * makes of it (it may now be runnable, or planned anew); one
+		 * with boots keeps the rows they ran under */
+		" ON CONFLICT (campaign_id, key) DO UPDATE SET label = excluded.label,"
+		" cpus = excluded.cpus, mems = excluded.mems, runnable = excluded.runnable,"
+		" why_not = excluded.why_not, plan = excluded.plan"
+		" WHERE NOT EXISTS (SELECT 1 FROM boot WHERE boot.config_id = config.id)";
 	static const char sel_config[] = "SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
 	static const char ins_cell[] =
 		"INSERT INTO cell (config_id, key, name, workload, params, resolved)"
@@ -1178,9 +1240,10 @@ static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
 		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
 		" detail, noise_lines, records, kind, accelerator, cpu_model, guest_kernel,"
 		" libvirt_version, qemu_version, live_xml, console_tail, vm_index, vms,"
-		" group_uuid, claims, placement, probe, sched, topology_diff)"
+		" group_uuid, claims, placement, probe, sched, topology_diff, topology_check)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)";
+		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
+		" ?33)";
 	static const char ins_view[] =
 		"INSERT INTO guest_view (boot_id, view, tree, digest, levels, cpuid, steal_before,"
 		" steal_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -1232,7 +1295,8 @@ static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
 	    bind_int(s, 25, vm->vm_index) | bind_int(s, 26, vm->vms > 0 ? vm->vms : 1) |
 	    bind_text(s, 27, vm->group_uuid) | bind_text(s, 28, vm->claims) |
 	    bind_text(s, 29, vm->placement) | bind_text(s, 30, vm->probe) |
-	    bind_text(s, 31, vm->sched) | bind_text(s, 32, vm->topology_diff)) {
+	    bind_text(s, 31, vm->sched) | bind_text(s, 32, vm->topology_diff) |
+	    bind_text(s, 33, vm->topology_check)) {
 		db_error(st, "bind the boot");
 		goto out;
 	}
@@ -1416,6 +1480,9 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		" JOIN cell ON cell.id = result.cell_id"
 		" JOIN config ON config.id = cell.config_id"
 		" WHERE config.campaign_id = ?1 AND result.status = 'ok'"
+		/* a guest that built another topology than planned did not
+		 * run this configuration */
+		" AND boot.status <> 'unexpected-topology'"
 		/* matrix order of configurations and cells; metrics in the
 		 * order the workload reports them (STREAM: copy, scale, add,
 		 * triad), not alphabetically */
@@ -1446,6 +1513,8 @@ static int emit_vm_boot(sqlite3_stmt *s, void *ctx)
 		.rep = sqlite3_column_int(s, 9),
 		.vm_index = sqlite3_column_int(s, 10),
 		.vms = sqlite3_column_int(s, 11),
+		.topology_check = (const char *)sqlite3_column_text(s, 12),
+		.params_json = column_text(s, 13),
 	};
 
 	return w->fn(&r, w->arg);
@@ -1457,7 +1526,7 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 	static const char sel[] =
 		"SELECT config.key, config.label, config.plan, boot.status, boot.guest_kernel,"
 		" guest_view.levels, guest_view.digest, boot.placement, boot.topology_diff,"
-		" boot.rep, boot.vm_index, boot.vms"
+		" boot.rep, boot.vm_index, boot.vms, boot.topology_check, config.params"
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN guest_view ON guest_view.boot_id = boot.id"
 		" WHERE boot.campaign_id = ?1 AND boot.kind = 'vm'"

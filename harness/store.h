@@ -26,9 +26,9 @@ struct vtb_store;
  * ("'F' is not a vtbench database"), before writing anything to it. */
 int vtb_store_open(const char *path, struct vtb_store **out);
 /* Opens for reading (read-only commands).  Refuses a newer schema and a
- * database that is not a vtbench one; an older schema is migrated first
- * (read-write: the queries need the current schema, and every step keeps
- * the rows). */
+ * database that is not a vtbench one.  An older schema is copied into
+ * memory and the copy migrated (the queries need the current schema; the
+ * file is never written). */
 int vtb_store_open_ro(const char *path, struct vtb_store **out);
 /* Accepts NULL. */
 void vtb_store_close(struct vtb_store *st);
@@ -93,7 +93,9 @@ struct vtb_vm_boot_info {
 	 * vCPUs ran (host-side summary), the guest kernel probe and the
 	 * sched profile as applied */
 	const char *claims, *placement, *probe, *sched;
-	const char *topology_diff; /* status unexpected-topology: how */
+	/* the guest's view against the plan: match | differs | unchecked (no
+	 * plan or no view), and how it differs (also for a failed boot) */
+	const char *topology_check, *topology_diff;
 	/* the guest view (NULL view: none stored): the verbatim record, the
 	 * normalised tree, its digest and level names, CPUID, steal */
 	const char *view, *tree, *digest, *levels, *cpuid, *steal_before, *steal_after;
@@ -172,7 +174,7 @@ int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_r
 struct vtb_vm_boot_row {
 	const char *config_key, *config_label, *plan_json;
 	const char *status, *guest_kernel, *levels, *digest, *placement_json;
-	const char *topology_diff;
+	const char *topology_diff, *topology_check, *params_json;
 	int rep, vm_index, vms;
 };
 int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,

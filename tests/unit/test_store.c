@@ -1168,3 +1168,40 @@ Test(store, side_by_side_boots_and_guest_views_are_stored_together_or_not_at_all
 		     1);
 	matrix_release(&t);
 }
+
+Test(store, read_only_opening_of_an_older_database_migrates_a_copy_never_the_file)
+{
+	struct vtb_store *ro = NULL;
+	int version = 0, n = 0;
+	sqlite3 *db;
+
+	make_v1_database();
+	cr_assert_eq(vtb_store_open_ro(dbpath, &ro), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_schema_version(ro, &version), 0);
+	cr_expect_eq(version, VTB_STORE_SCHEMA);
+	cr_assert_eq(vtb_store_foreach_sample(ro, 1, count_sample, &n), 0, "%s", vtb_errmsg());
+	cr_expect_eq(n, 1);
+	vtb_store_close(ro);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 1, "the file was not migrated");
+	sqlite3_close(db);
+}
+
+Test(store, a_reference_broken_by_hand_before_migrating_does_not_stop_the_migration)
+{
+	struct vtb_store *st;
+	sqlite3 *db;
+
+	make_v1_database();
+	db = raw_open();
+	/* the sqlite3 shell has foreign keys off: a boot deleted by hand
+	 * leaves its result behind */
+	raw_exec(db, "PRAGMA foreign_keys = OFF; DELETE FROM boot");
+	sqlite3_close(db);
+	cr_assert_eq(vtb_store_open(dbpath, &st), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM result"), 1);
+	sqlite3_close(db);
+}
