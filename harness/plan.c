@@ -1087,11 +1087,83 @@ static int check_req(const struct vtb_plan_req *r)
 	return 0;
 }
 
+/* Drops the notes added after @n (a failed attempt's). */
+static void notes_truncate(char **notes, size_t *n_notes, size_t n)
+{
+	while (*n_notes > n)
+		free(notes[--*n_notes]);
+}
+
+struct load_slot {
+	int load, idx;
+};
+
+static int cmp_load(const void *a, const void *b)
+{
+	const struct load_slot *x = a, *y = b;
+
+	if (x->load != y->load)
+		return (x->load > y->load) - (x->load < y->load);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * overcommit: VMs share pCPUs only when they have to.  First the free
+ * pCPUs (@used: a core another VM has) as without overcommit, whole cores
+ * per VM; then the pool's least loaded pCPUs (@load: vCPUs already on
+ * each), the fewest that hold the VM's vCPUs, least loaded first and in
+ * compact order among equals; then the whole pool in that order.  The
+ * first of these that the topology can place wins (mirror and lie need a
+ * regular shape, which the first ones may not hold).  @cand: n_pool ints.
+ */
+static int assign_shared(struct ctx *x, int vm, const int *pool, size_t n_pool, const bool *used,
+			 const int *load, int *cand, int *pcpu, int *cellof)
+{
+	struct vtb_plan *p = x->p;
+	size_t nv = (size_t)x->r->vcpus, n, i, last = 0, p_notes = p->n_notes;
+	size_t vm_notes = p->vm[vm].n_notes;
+	struct load_slot *slot = malloc((n_pool + 1) * sizeof(*slot));
+	int tier, ret = -1;
+
+	if (!slot)
+		return vtb_error("out of memory");
+	for (i = 0; i < n_pool; i++)
+		slot[i] = (struct load_slot){ load[pool[i]], (int)i };
+	qsort(slot, n_pool, sizeof(*slot), cmp_load);
+	for (tier = 0; tier < 3 && ret < 0; tier++) {
+		n = 0;
+		if (tier == 0) {
+			for (i = 0; i < n_pool; i++)
+				if (!used[pool[i]])
+					cand[n++] = pool[i];
+			if (n < nv)
+				continue;
+		} else {
+			int lim = slot[(nv < n_pool ? nv : n_pool) - 1].load;
+
+			for (i = 0; i < n_pool && (tier == 2 || slot[i].load <= lim); i++)
+				cand[n++] = pool[slot[i].idx];
+			if (tier == 2 && n == last)
+				continue; /* tier 1 took the whole pool already */
+			last = n;
+		}
+		ret = assign(x, vm, cand, n, pcpu, cellof);
+		if (ret < 0) {
+			notes_truncate(p->notes, &p->n_notes, p_notes);
+			notes_truncate(p->vm[vm].notes, &p->vm[vm].n_notes, vm_notes);
+			if (vm == 0)
+				x->shape = (struct shape){ 0, 0, 0, 0 };
+		}
+	}
+	free(slot);
+	return ret;
+}
+
 int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out)
 {
 	struct vtb_plan *p;
 	struct ctx x;
-	int *pool = NULL, *free_pool = NULL, *cellof = NULL;
+	int *pool = NULL, *free_pool = NULL, *cellof = NULL, *load = NULL;
 	bool *used = NULL;
 	size_t n_pool = 0, n_free, i;
 	int vm, ret = -1;
@@ -1131,31 +1203,40 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	}
 	p->vm = calloc((size_t)req->vms, sizeof(*p->vm));
 	used = calloc(t->max_os + 2, sizeof(*used));
+	load = calloc(t->max_os + 2, sizeof(*load));
 	free_pool = malloc((n_pool + 1) * sizeof(int));
 	cellof = malloc((size_t)req->vcpus * sizeof(int));
-	if (!p->vm || !used || !free_pool || !cellof) {
+	if (!p->vm || !used || !load || !free_pool || !cellof) {
 		vtb_error("out of memory");
 		goto out;
 	}
 	for (vm = 0; vm < req->vms; vm++) {
 		struct vtb_plan_vm *m = &p->vm[vm];
 
-		for (i = 0, n_free = 0; i < n_pool; i++)
-			if (req->overcommit || !used[pool[i]])
-				free_pool[n_free++] = pool[i];
 		m->pcpu = malloc((size_t)req->vcpus * sizeof(int));
 		if (!m->pcpu) {
 			vtb_error("out of memory");
 			goto out;
 		}
-		if (!req->overcommit && n_free < (size_t)req->vcpus) {
-			vtb_error(
-				"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %d vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
-				vm, req->vms, n_free, req->vcpus);
-			goto out;
+		if (req->overcommit) {
+			if (assign_shared(&x, vm, pool, n_pool, used, load, free_pool, m->pcpu,
+					  cellof) < 0)
+				goto out;
+		} else {
+			for (i = 0, n_free = 0; i < n_pool; i++)
+				if (!used[pool[i]])
+					free_pool[n_free++] = pool[i];
+			if (n_free < (size_t)req->vcpus) {
+				vtb_error(
+					"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %d vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
+					vm, req->vms, n_free, req->vcpus);
+				goto out;
+			}
+			if (assign(&x, vm, free_pool, n_free, m->pcpu, cellof) < 0)
+				goto out;
 		}
-		if (assign(&x, vm, free_pool, n_free, m->pcpu, cellof) < 0)
-			goto out;
+		for (i = 0; i < (size_t)req->vcpus; i++)
+			load[m->pcpu[i]]++;
 		if (set_of(m->pcpu, (size_t)req->vcpus, &m->cpus) < 0)
 			goto out;
 		for (i = 0; i < m->cpus.n; i++) {
@@ -1200,6 +1281,7 @@ out:
 	free(free_pool);
 	free(cellof);
 	free(used);
+	free(load);
 	vtb_plan_free(p);
 	return ret;
 }

@@ -34,7 +34,12 @@
  *   threads and cells: lie's cells group the vCPUs as mirror's do, on
  *   the nodes lie's pCPUs really are, which may be none single).
  * - Side-by-side VMs get whole cores: a core one VM uses is used up for
- *   the others (unless overcommit), so they never share SMT siblings.
+ *   the others, so they never share SMT siblings.  overcommit = yes
+ *   shares pCPUs only when it has to: whole free cores first, then the
+ *   free siblings, then the least loaded pCPUs of the pool, so that with
+ *   vms x vcpus <= the pool the VMs' pCPUs stay disjoint, and beyond it
+ *   every pCPU is used and the loads differ by at most one vCPU (for
+ *   mirror and lie, as far as their regular shape allows).
  * - The emulator threads go to the housekeeping CPUs whenever there are
  *   any, whatever the pinning.
  */

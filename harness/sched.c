@@ -6,7 +6,14 @@
  * normalisation here would only hide what the user asked for.  The one
  * exception is the partition's cpulist, which the kernel prints in its
  * own canonical form.
+ *
+ * vtb_sched_verify() does not take the agent's word ("ok": true) for it:
+ * it holds the record against the job, key by key, so an agent that
+ * predates a kind of setting, skips one or reports what it did not read
+ * fails the boot instead of measuring a profile that never applied.
  */
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +100,310 @@ json_t *vtb_sched_job(const struct vtb_config *c)
 		}
 	}
 	return o;
+}
+
+/* ---------------------------------------------------------------- verify */
+
+/* Longest guest string quoted in a reason. */
+#define SHOWN_MAX 64
+#define KEEP_MAX 8
+
+struct verify {
+	const char *name; /* the profile's (from the matrix) */
+	char *why;	  /* the first failure */
+	char *keep[KEEP_MAX];
+	size_t n_keep;
+	bool oom;
+};
+
+/* @s (from the guest) fit for a one-line reason: bytes outside printable
+ * ASCII as '?', cut at SHOWN_MAX with "...".  Owned by @v; "" after an
+ * ENOMEM (which @v records). */
+static const char *shown(struct verify *v, const char *s)
+{
+	size_t n, i;
+	char *o;
+
+	if (!s)
+		s = "(none)";
+	n = strnlen(s, SHOWN_MAX + 1);
+	o = v->n_keep < KEEP_MAX ? malloc(n + 4) : NULL;
+	if (!o) {
+		v->oom = true;
+		return "";
+	}
+	for (i = 0; i < n && i < SHOWN_MAX; i++)
+		o[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ? '?' : s[i];
+	strcpy(o + i, n > SHOWN_MAX ? "..." : "");
+	v->keep[v->n_keep++] = o;
+	return o;
+}
+
+static void refuse(struct verify *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records the first failure, "sched profile 'NAME': " + @fmt. */
+static void refuse(struct verify *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+	int n;
+
+	if (v->why || v->oom)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	v->why = n < 0 ? NULL : vtb_asprintf("sched profile '%s': %s", v->name, msg);
+	if (!v->why)
+		v->oom = true;
+	free(msg);
+}
+
+static bool done(const struct verify *v)
+{
+	return v->why || v->oom;
+}
+
+/* Equal after trimming and collapsing runs of whitespace (the agent's
+ * sysctl read-back rule). */
+static bool same_spaces(const char *a, const char *b)
+{
+	for (;;) {
+		a += strspn(a, " \t\n");
+		b += strspn(b, " \t\n");
+		if (!*a || !*b)
+			return !*a && !*b;
+		while (*a && *b && !isspace((unsigned char)*a) && *a == *b) {
+			a++;
+			b++;
+		}
+		if ((*a && !isspace((unsigned char)*a)) || (*b && !isspace((unsigned char)*b)))
+			return false;
+	}
+}
+
+static const char *member_str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* Whether @path ends in "/" @file. */
+static bool ends_with(const char *path, const char *file)
+{
+	size_t n = path ? strlen(path) : 0, m = strlen(file);
+
+	return n > m && path[n - m - 1] == '/' && !strcmp(path + n - m, file);
+}
+
+/* Every setting of @key in @settings: want @want, ok, read == want; at
+ * least one.  @spaces: sysctl's whitespace rule for read. */
+static void check_key(struct verify *v, const json_t *settings, const char *key, const char *want,
+		      bool spaces)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < json_array_size(settings) && !done(v); i++) {
+		const json_t *e = json_array_get(settings, i);
+		const char *k = member_str(e, "key"), *w = member_str(e, "want");
+		const char *r = member_str(e, "read");
+		bool ok = json_is_true(json_object_get(e, "ok"));
+
+		if (!k || strcmp(k, key))
+			continue;
+		n++;
+		if (!w || strcmp(w, want))
+			refuse(v, "the guest wrote '%s' for %s, the profile says '%s'", shown(v, w),
+			       key, want);
+		else if (!r || !(spaces ? same_spaces(r, want) : !strcmp(r, want)))
+			refuse(v, "the guest did not confirm %s (read '%s', want '%s')", key,
+			       shown(v, r), want);
+		else if (!ok)
+			refuse(v, "the guest did not confirm %s (it reports the setting failed)",
+			       key);
+	}
+	if (!n)
+		refuse(v, "the guest did not confirm %s (its sched record has no such setting)",
+		       key);
+}
+
+/* cpuset.partition: the cpuset.cpus entry (@cpus, read back the same),
+ * the cpuset.cpus.partition entry (read "root"), every entry ok (the
+ * cgroup.subtree_control one too, whose read is the controller list). */
+static void check_partition(struct verify *v, const json_t *settings, const char *cpus)
+{
+	const char *key = "cpuset.partition";
+	bool have_cpus = false, have_part = false;
+	size_t i;
+
+	for (i = 0; i < json_array_size(settings) && !done(v); i++) {
+		const json_t *e = json_array_get(settings, i);
+		const char *k = member_str(e, "key"), *w = member_str(e, "want");
+		const char *r = member_str(e, "read"), *p = member_str(e, "path");
+		const char *exp = NULL;
+
+		if (!k || strcmp(k, key))
+			continue;
+		if (ends_with(p, "cpuset.cpus")) {
+			exp = cpus;
+			have_cpus = true;
+		} else if (ends_with(p, "cpuset.cpus.partition")) {
+			exp = "root";
+			have_part = true;
+		}
+		if (exp && (!w || strcmp(w, exp)))
+			refuse(v, "the guest wrote '%s' to '%s' for %s, the profile says '%s'",
+			       shown(v, w), shown(v, p), key, exp);
+		else if (exp && (!r || strcmp(r, exp)))
+			refuse(v, "the guest did not confirm %s ('%s' read '%s', want '%s')", key,
+			       shown(v, p), shown(v, r), exp);
+		else if (!json_is_true(json_object_get(e, "ok")))
+			refuse(v,
+			       "the guest did not confirm %s ('%s': it reports the setting failed)",
+			       key, shown(v, p));
+	}
+	if (!have_cpus || !have_part)
+		refuse(v, "the guest did not confirm %s (its sched record has no %s setting)", key,
+		       have_cpus ? "cpuset.cpus.partition" : "cpuset.cpus");
+}
+
+static void check_cmdline(struct verify *v, const json_t *tokens, const char *cmdline)
+{
+	const char *t = cmdline;
+
+	while (!done(v)) {
+		size_t n, i;
+		bool present = false;
+
+		t += strspn(t, " \t\n");
+		n = strcspn(t, " \t\n");
+		if (!n)
+			break;
+		for (i = 0; i < json_array_size(tokens) && !present; i++) {
+			const json_t *e = json_array_get(tokens, i);
+			const char *tok = member_str(e, "token");
+
+			present = tok && strlen(tok) == n && !strncmp(tok, t, n) &&
+				  json_is_true(json_object_get(e, "present"));
+		}
+		if (!present)
+			refuse(v, "the guest did not confirm cmdline token '%.*s' in /proc/cmdline",
+			       (int)n, t);
+		t += n;
+	}
+}
+
+static bool in_list(const json_t *list, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(list); i++) {
+		const char *e = json_string_value(json_array_get(list, i));
+
+		if (e && !strcmp(e, s))
+			return true;
+	}
+	return false;
+}
+
+/* Top-level knobs in probe.knobs, per-domain KNOBs in probe.domain_knobs. */
+static void check_probe(struct verify *v, const json_t *probe, const json_t *debugfs)
+{
+	const char *k;
+	json_t *val;
+
+	if (!json_object_size(debugfs))
+		return;
+	if (!json_is_object(probe)) {
+		refuse(v, "the guest sent no probe record to show its sched knobs");
+		return;
+	}
+	json_object_foreach((json_t *)debugfs, k, val)
+	{
+		const char *slash = strrchr(k, '/');
+		const char *list = slash ? "domain_knobs" : "knobs";
+
+		if (done(v))
+			break;
+		if (!in_list(json_object_get(probe, list), slash ? slash + 1 : k))
+			refuse(v, "the guest's probe does not list %s for debugfs.%s (probe.%s)",
+			       slash ? slash + 1 : k, k, list);
+	}
+}
+
+int vtb_sched_verify(const struct vtb_config *c, const json_t *probe, const json_t *sched,
+		     char **why)
+{
+	struct verify v = { 0 };
+	json_t *job, *o, *val;
+	const json_t *settings = json_object_get(sched, "settings");
+	const char *k, *name, *s;
+	size_t i;
+	int ret = -1;
+
+	*why = NULL;
+	if (!vtb_sched_has_settings(c))
+		return 0;
+	job = vtb_sched_job(c);
+	if (!job)
+		return -1;
+	v.name = member_str(job, "name");
+	name = member_str(sched, "name");
+	if (!json_is_object(sched))
+		refuse(&v,
+		       "the guest sent no sched record (an agent that does not apply profiles?)");
+	else if (!name || strcmp(name, v.name))
+		refuse(&v, "the guest applied profile '%s' instead", shown(&v, name));
+	if (!done(&v) && json_object_get(sched, "settings") && !json_is_array(settings))
+		refuse(&v, "the guest's sched settings are not a list");
+	s = member_str(job, "cpuset_partition");
+	if (s && !done(&v))
+		check_partition(&v, settings, s);
+	o = json_object_get(job, "sysctl");
+	json_object_foreach(o, k, val)
+	{
+		char *key;
+
+		if (done(&v))
+			break;
+		key = vtb_asprintf("sysctl.%s", k);
+		if (!key) {
+			v.oom = true;
+			break;
+		}
+		check_key(&v, settings, key, json_string_value(val), true);
+		free(key);
+	}
+	o = json_object_get(job, "debugfs");
+	json_object_foreach(o, k, val)
+	{
+		char *key;
+
+		if (done(&v))
+			break;
+		key = vtb_asprintf("debugfs.%s", k);
+		if (!key) {
+			v.oom = true;
+			break;
+		}
+		check_key(&v, settings, key, json_string_value(val), false);
+		free(key);
+	}
+	s = member_str(job, "cmdline");
+	if (s && !done(&v))
+		check_cmdline(&v, json_object_get(sched, "cmdline"), s);
+	if (!done(&v))
+		check_probe(&v, probe, o);
+	if (!done(&v) && !json_is_true(json_object_get(sched, "ok")))
+		refuse(&v, "the guest reports that the profile did not apply");
+	if (v.oom) {
+		free(v.why);
+		vtb_error("out of memory");
+	} else {
+		*why = v.why;
+		ret = v.why ? 1 : 0;
+	}
+	for (i = 0; i < v.n_keep; i++)
+		free(v.keep[i]);
+	json_decref(job);
+	return ret;
 }

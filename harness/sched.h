@@ -32,4 +32,26 @@ json_t *vtb_sched_job(const struct vtb_config *c);
  * into @c's params), or NULL. */
 const char *vtb_sched_cmdline(const struct vtb_config *c);
 
+/*
+ * The harness's own check of what the guest reported for @c's profile,
+ * so that an old or lying agent cannot make a profile silently not
+ * apply.  Nothing is required when the profile has no settings.  Else
+ * @sched (the boot's sched record, NULL when absent) must name the
+ * profile and say "ok": true; every setting of the job (vtb_sched_job())
+ * must be among its "settings" (every entry of that key, one per CPU for
+ * a domains/LEVEL/ key) with ok true, want the job's value and read equal
+ * to want (sysctl values with runs of whitespace collapsed, as the agent
+ * compares them); cpuset.partition needs its cpuset.cpus entry (the
+ * job's CPUs, read back as the same set) and cpuset.cpus.partition entry
+ * (read "root"), every entry ok; every cmdline token must be "present".
+ * Every top-level debugfs knob must be in @probe's "knobs", every
+ * per-domain KNOB in its "domain_knobs".
+ *
+ * 0: fine; 1: not confirmed, *why a one-line malloc'ed reason (guest
+ * strings in it shortened and stripped of control characters), owned by
+ * the caller; -1 with vtb_error() on ENOMEM.
+ */
+int vtb_sched_verify(const struct vtb_config *c, const json_t *probe, const json_t *sched,
+		     char **why);
+
 #endif

@@ -270,3 +270,297 @@ Test(sched_bad, accepted_shapes)
 
 	vtb_matrix_free(m);
 }
+
+/* ---------------------------------------------------------------- vtb_sched_verify */
+
+/* The @type record of a recorded boot (tests/fixtures/guestview/records). */
+static json_t *record(const char *file, const char *type)
+{
+	const char *src = getenv("SRCDIR");
+	char *path = vtb_asprintf("%s/tests/fixtures/guestview/records/%s", src ? src : ".", file);
+	char *text = vtb_read_file(path, 1 << 20), *line, *save = NULL;
+	json_t *found = NULL;
+
+	cr_assert_not_null(text, "%s: %s", path, vtb_errmsg());
+	for (line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *a = strchr(line, '{'), *b = strrchr(line, '}');
+		json_t *o;
+
+		if (!a || !b)
+			continue;
+		o = json_loadb(a, (size_t)(b - a + 1), 0, NULL);
+		if (o && !strcmp(json_string_value(json_object_get(o, "type")), type))
+			found = o;
+		else
+			json_decref(o);
+	}
+	cr_assert_not_null(found, "no %s record in %s", type, file);
+	free(text);
+	free(path);
+	return found;
+}
+
+#define RELAX                                       \
+	"[sched relax]\n"                           \
+	"cmdline = relax_domain_level=1\n"          \
+	"sysctl.kernel.sched_schedstats = 1\n"      \
+	"debugfs.migration_cost_ns = 0\n"           \
+	"debugfs.domains/SMT/imbalance_pct = 117\n" \
+	"debugfs.domains/cpu0/domain0/busy_factor = 8\n"
+
+#define RELAX_LABEL "vm vcpus=2 topology=flat pinning=none memory=1G sched=relax"
+
+/* The setting @i of @sched's "settings" (a borrowed reference). */
+static json_t *setting(json_t *sched, size_t i)
+{
+	json_t *e = json_array_get(json_object_get(sched, "settings"), i);
+
+	cr_assert_not_null(e);
+	return e;
+}
+
+/* vtb_sched_verify() must refuse, with exactly @want as the reason. */
+static void refused(const struct vtb_config *c, const json_t *probe, const json_t *sched,
+		    const char *want)
+{
+	char *why = (char *)"unset";
+
+	cr_assert_eq(vtb_sched_verify(c, probe, sched, &why), 1, "accepted, expected: %s", want);
+	cr_assert_not_null(why);
+	cr_expect_str_eq(why, want);
+	cr_expect_null(strchr(why, '\n'));
+	free(why);
+}
+
+static void accepted(const struct vtb_config *c, const json_t *probe, const json_t *sched)
+{
+	char *why = (char *)"unset";
+	int r = vtb_sched_verify(c, probe, sched, &why);
+
+	cr_assert_eq(r, 0, "refused: %s", r == 1 ? why : vtb_errmsg());
+	cr_expect_null(why);
+}
+
+Test(sched_verify, a_real_guests_record_is_confirmed)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+
+	accepted(config(m, RELAX_LABEL), probe, sched);
+	json_decref(probe);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, no_settings_needs_no_record)
+{
+	struct vtb_matrix *m = ok(BASE "[sched default]\n" WL);
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+	const struct vtb_config *c =
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default");
+
+	accepted(c, NULL, NULL);
+	accepted(c, NULL, sched); /* whatever an agent says about another profile */
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, the_record_itself_must_be_there_and_say_ok)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+
+	refused(c, probe, NULL,
+		"sched profile 'relax': the guest sent no sched record (an agent that does not apply profiles?)");
+	json_object_set_new(sched, "name", json_string("default"));
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest applied profile 'default' instead");
+	json_object_set_new(sched, "name", json_string("relax"));
+	json_object_set_new(sched, "ok", json_false());
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest reports that the profile did not apply");
+	json_object_set_new(sched, "ok", json_true());
+	json_object_set_new(sched, "settings", json_string("all of them"));
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest's sched settings are not a list");
+	json_decref(probe);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, every_setting_must_be_read_back_as_wanted)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+	json_t *s1 = json_deep_copy(sched), *sets;
+
+	/* a missing key (an agent that skipped it) */
+	sets = json_object_get(s1, "settings");
+	json_array_remove(sets, 1);
+	refused(c, probe, s1,
+		"sched profile 'relax': the guest did not confirm debugfs.migration_cost_ns (its sched record has no such setting)");
+	json_decref(s1);
+	/* an agent that says ok but read something else */
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 1), "read", json_string("500000"));
+	refused(c, probe, s1,
+		"sched profile 'relax': the guest did not confirm debugfs.migration_cost_ns (read '500000', want '0')");
+	json_object_set_new(setting(s1, 1), "read", json_null());
+	refused(c, probe, s1,
+		"sched profile 'relax': the guest did not confirm debugfs.migration_cost_ns (read '(none)', want '0')");
+	json_decref(s1);
+	/* it wrote another value */
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 0), "want", json_string("0"));
+	json_object_set_new(setting(s1, 0), "read", json_string("0"));
+	refused(c, probe, s1,
+		"sched profile 'relax': the guest wrote '0' for sysctl.kernel.sched_schedstats, the profile says '1'");
+	json_decref(s1);
+	/* one setting not ok */
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 4), "ok", json_false());
+	refused(c, probe, s1,
+		"sched profile 'relax': the guest did not confirm debugfs.domains/cpu0/domain0/busy_factor (it reports the setting failed)");
+	json_decref(s1);
+	/* a level knob: every CPU's domain counts, not only the first */
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 3), "read", json_string("110"));
+	refused(c, probe, s1,
+		"sched profile 'relax': the guest did not confirm debugfs.domains/SMT/imbalance_pct (read '110', want '117')");
+	json_decref(s1);
+	json_decref(probe);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, guest_strings_in_the_reason_are_one_short_line)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+	char long_read[200];
+
+	json_object_set_new(setting(sched, 1), "read", json_string("0\n\x1b[2Jx"));
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest did not confirm debugfs.migration_cost_ns (read '0??[2Jx', want '0')");
+	memset(long_read, '7', sizeof(long_read) - 1);
+	long_read[sizeof(long_read) - 1] = '\0';
+	json_object_set_new(setting(sched, 1), "read", json_string(long_read));
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest did not confirm debugfs.migration_cost_ns (read "
+		"'7777777777777777777777777777777777777777777777777777777777777777...', want '0')");
+	json_decref(probe);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, sysctl_reads_back_with_whitespace_collapsed)
+{
+	struct vtb_matrix *m = ok(BASE "sched = net\n[sched net]\n"
+				       "sysctl.net.ipv4.tcp_rmem = 4096 131072 6291456\n" WL);
+	const struct vtb_config *c =
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=net");
+	json_t *sched = json_pack("{s:s, s:s, s:b, s:[{s:s, s:s, s:s, s:s, s:b}], s:[]}", "type",
+				  "sched", "name", "net", "ok", 1, "settings", "key",
+				  "sysctl.net.ipv4.tcp_rmem", "path", "/proc/sys/net/ipv4/tcp_rmem",
+				  "want", "4096 131072 6291456", "read", "4096\t131072\t6291456",
+				  "ok", 1, "cmdline");
+
+	cr_assert_not_null(sched);
+	accepted(c, NULL, sched); /* no debugfs setting: no probe needed */
+	json_object_set_new(setting(sched, 0), "read", json_string("4096\t131072"));
+	refused(c, NULL, sched,
+		"sched profile 'net': the guest did not confirm sysctl.net.ipv4.tcp_rmem (read '4096?131072', want '4096 131072 6291456')");
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, cmdline_tokens_must_be_present)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+	json_t *tok = json_array_get(json_object_get(sched, "cmdline"), 0);
+
+	json_object_set_new(tok, "present", json_false());
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest did not confirm cmdline token 'relax_domain_level=1' in /proc/cmdline");
+	json_array_clear(json_object_get(sched, "cmdline"));
+	refused(c, probe, sched,
+		"sched profile 'relax': the guest did not confirm cmdline token 'relax_domain_level=1' in /proc/cmdline");
+	json_decref(probe);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, debugfs_knobs_must_be_in_the_probe)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *sched = record("deb61-smt2-relax.rec", "sched");
+	json_t *p1 = json_deep_copy(probe);
+
+	refused(c, NULL, sched,
+		"sched profile 'relax': the guest sent no probe record to show its sched knobs");
+	json_object_set_new(p1, "knobs", json_pack("[s]", "latency_ns"));
+	refused(c, p1, sched,
+		"sched profile 'relax': the guest's probe does not list migration_cost_ns for debugfs.migration_cost_ns (probe.knobs)");
+	json_decref(p1);
+	p1 = json_deep_copy(probe);
+	json_object_set_new(p1, "domain_knobs", json_pack("[s, s]", "busy_factor", "flags"));
+	refused(c, p1, sched,
+		"sched profile 'relax': the guest's probe does not list imbalance_pct for debugfs.domains/SMT/imbalance_pct (probe.domain_knobs)");
+	json_decref(p1);
+	json_decref(probe);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
+
+Test(sched_verify, a_partition_needs_its_cpus_and_root)
+{
+	struct vtb_matrix *m = ok(BASE "sched = part\n[sched part]\ncpuset.partition = 1\n" WL);
+	const struct vtb_config *c =
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=part");
+	/* the partition of a real guest (that boot failed on another key) */
+	json_t *sched = record("deb61-smt2-badknob.rec", "sched");
+	json_t *s1;
+
+	json_object_set_new(sched, "name", json_string("part"));
+	json_object_set_new(sched, "ok", json_true());
+	accepted(c, NULL, sched);
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 2), "read",
+			    json_string("root invalid (Cpu list in cpuset.cpus not exclusive)"));
+	refused(c, NULL, s1,
+		"sched profile 'part': the guest did not confirm cpuset.partition ('/sys/fs/cgroup/vtb-part/cpuset.cpus.partition' read 'root invalid (Cpu list in cpuset.cpus not exclusive)', want 'root')");
+	json_decref(s1);
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 1), "want", json_string("0-1"));
+	refused(c, NULL, s1,
+		"sched profile 'part': the guest wrote '0-1' to '/sys/fs/cgroup/vtb-part/cpuset.cpus' for cpuset.partition, the profile says '1'");
+	json_decref(s1);
+	s1 = json_deep_copy(sched);
+	json_object_set_new(setting(s1, 0), "ok", json_false());
+	refused(c, NULL, s1,
+		"sched profile 'part': the guest did not confirm cpuset.partition ('/sys/fs/cgroup/cgroup.subtree_control': it reports the setting failed)");
+	json_decref(s1);
+	s1 = json_deep_copy(sched);
+	json_array_remove(json_object_get(s1, "settings"), 2);
+	refused(c, NULL, s1,
+		"sched profile 'part': the guest did not confirm cpuset.partition (its sched record has no cpuset.cpus.partition setting)");
+	json_array_clear(json_object_get(s1, "settings"));
+	refused(c, NULL, s1,
+		"sched profile 'part': the guest did not confirm cpuset.partition (its sched record has no cpuset.cpus setting)");
+	json_decref(s1);
+	json_decref(sched);
+	vtb_matrix_free(m);
+}
