@@ -403,6 +403,29 @@ static void check_live_pins(struct vm_store *v, const char *placement, const str
 }
 
 /*
+ * The harness's own check that the guest applied the sched profile
+ * (vtb_sched_verify): an agent's "ok" alone is not evidence.  A profile
+ * that did not apply fails an ok boot, naming the key.
+ */
+static int check_sched(struct vm_store *v, const struct vtb_config *c,
+		       const struct vtb_boot_records *r)
+{
+	char *why = NULL;
+	int rc;
+
+	if (strcmp(v->status, "ok"))
+		return 0;
+	rc = vtb_sched_verify(c, r->probe, r->sched, &why);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		v->status = "failed";
+		v->error = why;
+	}
+	return 0;
+}
+
+/*
  * Boots the VMs of configuration @c (vms = N side by side: created
  * paused, resumed together) for rep @rep, checks each guest's view
  * against the plan and stores the group in one transaction.  Returns as
@@ -503,6 +526,8 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 					"the guest reports kernel '%s' but '%s' (%s) was booted",
 					gk, b->vh->stage->release, b->vh->stage->kernel));
 		check_live_pins(&v[k], vr[k].placement, plan, (int)k);
+		if (check_sched(&v[k], c, r) < 0)
+			goto out;
 		if (judge_view(&v[k], r, plan, (int)k) < 0)
 			goto out;
 		if (!strcmp(v[k].status, "unexpected-topology"))
