@@ -214,8 +214,31 @@ static int list_member(const json_t *o, const char *key, const struct bits *onli
 	return *out ? 0 : vtb_error("out of memory");
 }
 
+/* Longest level or flag name kept from the guest. */
+#define NAME_MAX_LEN 32
+
+/* Whether @s is 1 to NAME_MAX_LEN characters of [A-Za-z0-9_] (@upper:
+ * [A-Z0-9_], a flag name). */
+static bool name_ok(const char *s, bool upper)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (i == NAME_MAX_LEN ||
+		    !((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      (!upper && s[i] >= 'a' && s[i] <= 'z')))
+			return false;
+	return i > 0;
+}
+
+/* A level name as the tree keeps it: DIE written PKG, and "?" for a
+ * name the kernel never writes (the guest is untrusted: "SMT MC" must
+ * not fake two levels in the space-joined list, nor an escape sequence
+ * reach a terminal). */
 static const char *norm_name(const char *name)
 {
+	if (name && !name_ok(name, false))
+		return "?";
 	return name && !strcmp(name, "DIE") ? "PKG" : name;
 }
 
@@ -224,7 +247,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "SD_A SD_B" -> ["SD_A","SD_B"], sorted and unique; null stays null. */
+/* "SD_A SD_B" -> ["SD_A","SD_B"], sorted and unique, "?" for a name
+ * that is not [A-Z0-9_]{1,32}; null stays null. */
 static json_t *flags_json(const char *s)
 {
 	char *dup, *tok, *save = NULL, **v = NULL;
@@ -244,7 +268,7 @@ static json_t *flags_json(const char *s)
 				goto out;
 			v = q;
 		}
-		v[n++] = tok;
+		v[n++] = name_ok(tok, true) ? tok : (char *)"?";
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_str);
@@ -949,11 +973,11 @@ int vtb_gv_check(const struct vtb_plan *plan, int vm, const json_t *view, char *
 			more++;
 			continue;
 		}
-		if (vtb_strbuf_addf(&out, "%s%s", shown ? "\n" : "", line.buf) < 0)
+		if (vtb_strbuf_addf(&out, "%s%s", shown ? "; " : "", line.buf) < 0)
 			goto done;
 		shown++;
 	}
-	if (more && vtb_strbuf_addf(&out, "\n(and %zu more CPUs differ)", more) < 0)
+	if (more && vtb_strbuf_addf(&out, "; (and %zu more CPUs differ)", more) < 0)
 		goto done;
 	if (shown) {
 		*diff = vtb_strbuf_detach(&out);

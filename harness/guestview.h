@@ -9,8 +9,10 @@
  * levels in order, each {"name" (DIE written PKG), "flags" (sorted array
  * of names, or null), "span" (cpulist from /proc/schedstat's mask of the
  * same domain index, or null)}, "thread_siblings", "llc" (the shared list
- * of the highest-level Unified or Data cache) and "node".  Every cpulist
- * is limited to online CPUs; knob values are left out.  "levels" is null
+ * of the highest-level Unified or Data cache) and "node".  Names come
+ * from the guest: a level name that is not [A-Za-z0-9_]{1,32}, or a flag
+ * name not [A-Z0-9_]{1,32}, is "?".  Every cpulist is limited to online
+ * CPUs; knob values are left out.  "levels" is null
  * when the guest gave no domain source at all (no debugfs domains and no
  * schedstat), [] when it has none (one CPU).
  *
@@ -59,10 +61,12 @@ json_t *vtb_gv_expect(const struct vtb_plan *plan, int vm);
 
 /*
  * Checks @view against VM @vm of @plan: 0 when they match, 1 when not
- * (*diff: malloc'ed, one line per differing CPU, the first
- * VTB_GV_DIFF_LINES, e.g. "cpu1: thread_siblings 1, plan 0-1; levels MC,
- * plan SMT"), -1 with vtb_error() for a malformed view.  Fields the guest
- * did not report (null) and unknown levels are not checked.
+ * (*diff: malloc'ed, one line (it goes into one-line warnings): the
+ * first VTB_GV_DIFF_LINES differing CPUs joined with "; ", e.g. "cpu0:
+ * levels MC, plan SMT; cpu1: thread_siblings 1, plan 0-1; levels MC, plan
+ * SMT", then "; (and N more CPUs differ)"), -1 with vtb_error() for a
+ * malformed view.  Fields the guest did not report (null) and unknown
+ * levels are not checked.
  */
 int vtb_gv_check(const struct vtb_plan *plan, int vm, const json_t *view, char **diff);
 

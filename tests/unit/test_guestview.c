@@ -4,7 +4,9 @@
  * levels the plan predicts (the guest kernel's rules), and the diff of a
  * mismatch.  Views are hand-written in the shape a Debian 6.1 guest gives
  * under TCG with kvm64 (domain0 named MC for 1 socket x 2 cores, SMT for
- * 1 x 1 x 2; schedstat lines without names), plans built by hand.
+ * 1 x 1 x 2; schedstat lines without names), plans built by hand.  Names
+ * from the guest that the kernel never writes become "?"; the diff is one
+ * line.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -288,7 +290,7 @@ Test(guestview, smt_plan_against_a_cores_guest_gives_a_diff)
 
 	plan_of(&t, 1, 1, 1, 2, NULL);
 	cr_assert_eq(check(&t, cores_view, &diff), 1);
-	cr_expect_str_eq(diff, "cpu0: thread_siblings 0, plan 0-1; levels MC, plan SMT\n"
+	cr_expect_str_eq(diff, "cpu0: thread_siblings 0, plan 0-1; levels MC, plan SMT; "
 			       "cpu1: thread_siblings 1, plan 0-1; levels MC, plan SMT");
 	free(diff);
 	plan_release(&t);
@@ -363,9 +365,9 @@ Test(guestview, missing_cpus_and_wrong_spans_are_named)
 			    "mask", json_string("00000007"));
 	cr_assert_eq(vtb_gv_check(&t.p, 0, v, &diff), 1);
 	cr_expect_str_eq(diff,
-			 "cpu0: MC span 0-2, plan 0-1; NUMA span 0-2, plan 0-3\n"
-			 "cpu1: NUMA span 0-2, plan 0-3\n"
-			 "cpu2: llc 2, plan 2-3; MC span 2, plan 2-3; NUMA span 0-2, plan 0-3\n"
+			 "cpu0: MC span 0-2, plan 0-1; NUMA span 0-2, plan 0-3; "
+			 "cpu1: NUMA span 0-2, plan 0-3; "
+			 "cpu2: llc 2, plan 2-3; MC span 2, plan 2-3; NUMA span 0-2, plan 0-3; "
 			 "cpu3: missing in the guest");
 	free(diff);
 	json_decref(v);
@@ -416,9 +418,10 @@ Test(guestview, diff_is_bounded)
 	vtb_strbuf_addstr(&sb, "],\"domains\":[],\"schedstat\":null}");
 	plan_of(&t, 1, 1, 8, 2, NULL);
 	cr_assert_eq(check(&t, sb.buf, &diff), 1);
-	cr_expect(strstr(diff, "cpu7: thread_siblings 7, plan 6-7\n(and 8 more CPUs differ)"), "%s",
+	cr_expect(strstr(diff, "cpu7: thread_siblings 7, plan 6-7; (and 8 more CPUs differ)"), "%s",
 		  diff);
 	cr_expect_null(strstr(diff, "cpu8"));
+	cr_expect_null(strchr(diff, '\n'), "one line: %s", diff);
 	free(diff);
 	vtb_strbuf_release(&sb);
 	plan_release(&t);
@@ -511,4 +514,76 @@ Test(guestview, expected_levels_by_shape)
 		json_decref(exp);
 		plan_release(&t);
 	}
+}
+
+/* Level and flag names come from the guest: one that the kernel never
+ * writes is "?", so "SMT MC" cannot fake two levels in the space-joined
+ * list and no escape sequence reaches a terminal; the diff says "?". */
+Test(guestview, untrusted_names_become_question_marks)
+{
+	static const struct {
+		const char *name, *levels;
+	} cases[] = {
+		{ "SMT MC", "?" },
+		{ "MC\\u001b[2J", "?" },
+		{ "MC\\n", "?" },
+		{ "", "?" },
+		{ "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" },
+		{ "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456", "?" },
+		{ "die_1", "die_1" },
+		{ "DIE", "PKG" },
+	};
+	struct tplan t;
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		char *view = vtb_asprintf(
+			"{\"cpus\":[{\"cpu\":0},{\"cpu\":1}],\"domains\":["
+			"{\"cpu\":0,\"levels\":[{\"domain\":0,\"name\":\"%s\",\"flags\":null}]},"
+			"{\"cpu\":1,\"levels\":[{\"domain\":0,\"name\":\"%s\",\"flags\":null}]}],"
+			"\"schedstat\":null}",
+			cases[i].name, cases[i].name);
+		json_t *tree = tree_of(view, NULL);
+
+		expect_levels(tree, cases[i].levels);
+		json_decref(tree);
+		free(view);
+	}
+	/* the diff shows the "?" level, not the guest's text */
+	plan_of(&t, 1, 1, 2, 1, NULL);
+	{
+		char *diff = NULL;
+
+		cr_assert_eq(check(&t,
+				   "{\"cpus\":[{\"cpu\":0},{\"cpu\":1}],\"domains\":["
+				   "{\"cpu\":0,\"levels\":[{\"domain\":0,\"name\":\"SMT MC\"}]},"
+				   "{\"cpu\":1,\"levels\":[{\"domain\":0,\"name\":\"MC\"}]}],"
+				   "\"schedstat\":null}",
+				   &diff),
+			     1);
+		cr_expect_str_eq(diff, "cpu0: levels ?, plan MC");
+		free(diff);
+	}
+	plan_release(&t);
+}
+
+Test(guestview, untrusted_flag_names_become_question_marks)
+{
+	json_t *tree =
+		tree_of("{\"cpus\":[{\"cpu\":0}],\"domains\":[{\"cpu\":0,\"levels\":[{\"domain\":0,"
+			"\"name\":\"MC\",\"flags\":\"SD_WAKE_AFFINE sd_lower \\u001b[31m SD_NUMA "
+			"SD_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 SD_ABCDEFGHIJKLMNOPQRSTUVWXYZ012\"}]}],"
+			"\"schedstat\":null}",
+			NULL);
+	json_t *flags = json_object_get(
+		json_array_get(json_object_get(json_array_get(json_object_get(tree, "cpus"), 0),
+					       "levels"),
+			       0),
+		"flags");
+	char *s = json_dumps(flags, JSON_COMPACT);
+
+	cr_assert_not_null(s);
+	cr_expect_str_eq(s, "[\"?\",\"SD_ABCDEFGHIJKLMNOPQRSTUVWXYZ012\",\"SD_NUMA\","
+			    "\"SD_WAKE_AFFINE\"]");
+	free(s);
+	json_decref(tree);
 }
