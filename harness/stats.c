@@ -24,6 +24,14 @@
 /* Both samples at most this size and no ties: exact Mann-Whitney p. */
 #define MWU_EXACT_MAX 8
 
+/*
+ * The bootstrap's generator: L'Ecuyer's maximally equidistributed combined
+ * Tausworthe (period 2^88), 32-bit outputs.  As good as mt19937 for
+ * resampling and twice as fast to draw from (the draws are most of a
+ * compare's time), with a 24-byte state that is cheap to seed per block.
+ */
+#define BOOT_RNG gsl_rng_taus2
+
 static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -375,6 +383,17 @@ struct boot_job {
 	gsl_rng rng;
 };
 
+/*
+ * An index below n from one 32-bit BOOT_RNG output, by multiply and shift
+ * (Lemire): gsl_rng_uniform_int() divides and may loop, which took half of
+ * a 10,000-row compare.  The bias, at most n / 2^32, is far below what B
+ * replicates can resolve.
+ */
+static inline size_t draw(const gsl_rng *r, size_t n)
+{
+	return (size_t)(((uint64_t)gsl_rng_get(r) * n) >> 32);
+}
+
 static void *boot_run(void *arg)
 {
 	struct boot_job *j = arg;
@@ -384,15 +403,15 @@ static void *boot_run(void *arg)
 		uint64_t s = mix64(j->seed ^ mix64(blk));
 		size_t end = (blk + 1) * VTB_BOOT_BLOCK < j->B ? (blk + 1) * VTB_BOOT_BLOCK : j->B;
 
-		/* mt19937 takes 32 bits of seed: fold the high half in. */
+		/* taus2 takes 32 bits of seed: fold the high half in. */
 		gsl_rng_set(&j->rng, (unsigned long)(s ^ (s >> 32)));
 		for (i = blk * VTB_BOOT_BLOCK; i < end; i++) {
 			double sb = 0, sx = 0, mb, mx;
 
 			for (k = 0; k < j->nb; k++)
-				sb += j->b[gsl_rng_uniform_int(&j->rng, j->nb)];
+				sb += j->b[draw(&j->rng, j->nb)];
 			for (k = 0; k < j->nx; k++)
-				sx += j->x[gsl_rng_uniform_int(&j->rng, j->nx)];
+				sx += j->x[draw(&j->rng, j->nx)];
 			mb = sb / (double)j->nb;
 			mx = sx / (double)j->nx;
 			/* hmean_x / hmean_b = mean(1/b) / mean(1/x) */
@@ -402,17 +421,28 @@ static void *boot_run(void *arg)
 	return NULL;
 }
 
-/* Linear percentile of unsorted @v (reordered), as vtb_percentile(). */
-static double select_percentile(double *v, size_t n, double pct)
+/* The i-th order statistic by GSL's selection, the (i+1)-th by one pass. */
+double vtb_percentile_select(double *v, size_t n, double pct)
 {
-	double idx = pct / 100 * (double)(n - 1), d, lo;
-	size_t i = (size_t)idx;
+	double idx = pct / 100 * (double)(n - 1), d, lo, next = INFINITY;
+	size_t i, k, le = 0;
 
+	if (!n || !(pct >= 0 && pct <= 100))
+		return NAN;
+	i = (size_t)idx;
 	d = idx - (double)i;
 	lo = gsl_stats_select(v, 1, n, i);
 	if (i + 1 >= n || d == 0)
 		return lo;
-	return (1 - d) * lo + d * gsl_stats_select(v, 1, n, i + 1);
+	for (k = 0; k < n; k++) {
+		if (v[k] <= lo)
+			le++;
+		else if (v[k] < next)
+			next = v[k];
+	}
+	if (le >= i + 2) /* lo repeats past position i */
+		next = lo;
+	return (1 - d) * lo + d * next;
 }
 
 static int online_cpus(void)
@@ -433,6 +463,10 @@ static int bootstrap(const double *b, size_t nb, const double *x, size_t nx, boo
 	double *ratio = NULL;
 	int ret = -1;
 
+	/* draw() needs full 32-bit outputs. */
+	if (BOOT_RNG->min != 0 || BOOT_RNG->max != 0xffffffffUL)
+		return vtb_error("bootstrap generator '%s' does not give 32-bit outputs",
+				 BOOT_RNG->name);
 	nt = (size_t)(o->threads > 0 ? o->threads : online_cpus());
 	if (nt > nblk)
 		nt = nblk;
@@ -459,8 +493,8 @@ static int bootstrap(const double *b, size_t nb, const double *x, size_t nx, boo
 					.blk_hi = (t + 1) * nblk / nt };
 		/* Our own allocation: gsl_rng_alloc() aborts through GSL's
 		 * default error handler when out of memory. */
-		j->rng.type = gsl_rng_mt19937;
-		j->rng.state = malloc(gsl_rng_mt19937->size);
+		j->rng.type = BOOT_RNG;
+		j->rng.state = malloc(BOOT_RNG->size);
 		if (!j->rng.state) {
 			vtb_error("out of memory");
 			goto out;
@@ -483,8 +517,8 @@ static int bootstrap(const double *b, size_t nb, const double *x, size_t nx, boo
 			break;
 	}
 	if (i == o->B) {
-		*lo = (select_percentile(ratio, o->B, 2.5) - 1) * 100;
-		*hi = (select_percentile(ratio, o->B, 97.5) - 1) * 100;
+		*lo = (vtb_percentile_select(ratio, o->B, 2.5) - 1) * 100;
+		*hi = (vtb_percentile_select(ratio, o->B, 97.5) - 1) * 100;
 	}
 	ret = 0;
 out:

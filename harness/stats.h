@@ -109,7 +109,8 @@ const char *vtb_verdict_name(int v);
  * the ratio of their class means (hmean for THROUGHPUT); the CI is the
  * 2.5th and 97.5th percentile (linear) of the B ratios, NAN when any ratio
  * is not finite.  Replicates come in fixed blocks of VTB_BOOT_BLOCK, each
- * with its own mt19937 stream seeded from (o->seed, @row_seed, block index);
+ * with its own random stream (GSL's taus2) seeded from (o->seed, @row_seed,
+ * block index);
  * threads take whole blocks, so the CI is the same for any thread count and
  * reproducible for a given (seed, row_seed); the blocks of a thread that
  * cannot be started run in the caller.
@@ -151,5 +152,7 @@ double vtb_mwu_p(const double *a, size_t na, const double *b, size_t nb);
 /* pct in [0, 100] of @n ascending values, linear as numpy's default; NAN when
  * n == 0 or pct is out of range. */
 double vtb_percentile(const double *sorted, size_t n, double pct);
+/* The same of @n values in any order, in O(n) (GSL's selection); reorders @v. */
+double vtb_percentile_select(double *v, size_t n, double pct);
 
 #endif

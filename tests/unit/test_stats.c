@@ -18,6 +18,13 @@
 
 #define EPS 1e-9
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 Test(stats, metric_class_from_unit_and_name)
 {
 	cr_assert_eq(vtb_metric_class("copy", "MB/s"), VTB_MC_THROUGHPUT);
@@ -78,6 +85,38 @@ Test(stats, percentiles_are_linear_as_numpy)
 	cr_assert(isnan(vtb_percentile(d, 5, -1)));
 	cr_assert(isnan(vtb_percentile(d, 5, 100.5)));
 	cr_assert(isnan(vtb_percentile(d, 5, NAN)));
+}
+
+Test(stats, percentile_by_selection_matches_the_sorted_one)
+{
+	static const double pcts[] = { 0, 2.5, 25, 50, 90, 97.5, 100 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	double v[257], sorted[257];
+	size_t n, i, k;
+
+	gsl_rng_set(r, 5);
+	for (n = 1; n <= 257; n += 16) {
+		for (i = 0; i < n; i++) /* few distinct values: ties at the percentiles */
+			v[i] = (double)gsl_rng_uniform_int(r, n / 8 + 2);
+		memcpy(sorted, v, n * sizeof(*v));
+		qsort(sorted, n, sizeof(*sorted), cmp_double);
+		for (k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++) {
+			double want = vtb_percentile(sorted, n, pcts[k]);
+
+			cr_assert_float_eq(vtb_percentile_select(v, n, pcts[k]), want, EPS,
+					   "n %zu pct %g", n, pcts[k]);
+		}
+		for (i = 0; i < n; i++)
+			v[i] += gsl_rng_uniform(r); /* now distinct */
+		memcpy(sorted, v, n * sizeof(*v));
+		qsort(sorted, n, sizeof(*sorted), cmp_double);
+		for (k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++)
+			cr_assert_float_eq(vtb_percentile_select(v, n, pcts[k]),
+					   vtb_percentile(sorted, n, pcts[k]), EPS);
+	}
+	cr_assert(isnan(vtb_percentile_select(v, 0, 50)));
+	cr_assert(isnan(vtb_percentile_select(v, 3, 101)));
+	gsl_rng_free(r);
 }
 
 Test(stats, summary_of_rates_uses_the_harmonic_mean)
