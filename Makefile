@@ -136,6 +136,7 @@ demo: deps
 
 bench: all
 	$(Q)sh scripts/bench-plan.sh $(BUILD)
+	$(Q)sh scripts/bench-stats.sh $(BUILD)
 	$(Q)sh scripts/bench.sh $(BUILD)
 	$(Q)sh scripts/bench-vm.sh $(BUILD)
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)
