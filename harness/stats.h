@@ -43,9 +43,9 @@ enum vtb_metric_class { VTB_MC_THROUGHPUT, VTB_MC_TIME, VTB_MC_LATENCY };
 
 /*
  * Class of a metric from its unit and name, first match wins:
- *   unit "us", "ns" or "ms", or a name containing "latency", or a name with
- *     a percentile or maximum suffix ("_p50", "_p99", "_p999", "_max") ->
- *     LATENCY;
+ *   unit "us", "ns" or "ms", or a name containing "latency", a percentile
+ *     component ("_p50", "_p99", "_p999", followed by the end, '_' or '.')
+ *     or ending in "_max" -> LATENCY;
  *   unit "s" -> TIME;
  *   a rate: unit "rps", "iops", "Hz" or ending in "/s" ("MB/s", "1/s") ->
  *     THROUGHPUT (its mean is the harmonic mean);
