@@ -14,6 +14,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -603,5 +604,74 @@ int vtb_compare_samples(const double *base, size_t nb, const double *x, size_t n
 out:
 	free(ib);
 	free(ix);
+	return ret;
+}
+
+struct rows_ctx {
+	struct vtb_row_job *rows;
+	size_t n;
+	struct vtb_test_opts o; /* threads = 1: the rows are the parallelism */
+	atomic_size_t next;
+	atomic_bool failed;
+	pthread_mutex_t lock;
+	char *err; /* the first failure's message (vtb_error() is per thread) */
+};
+
+static void *rows_run(void *arg)
+{
+	struct rows_ctx *c = arg;
+	size_t i;
+
+	while (!atomic_load(&c->failed) && (i = atomic_fetch_add(&c->next, 1)) < c->n) {
+		struct vtb_row_job *r = &c->rows[i];
+
+		if (vtb_compare_samples(r->base, r->nb, r->x, r->nx, r->k, &c->o, r->row_seed,
+					&r->out)) {
+			pthread_mutex_lock(&c->lock);
+			if (!atomic_load(&c->failed)) {
+				c->err = strdup(vtb_errmsg());
+				atomic_store(&c->failed, true);
+			}
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	return NULL;
+}
+
+int vtb_compare_rows(struct vtb_row_job *rows, size_t n, const struct vtb_test_opts *o)
+{
+	struct rows_ctx c = { .rows = rows, .n = n, .o = *o };
+	size_t nt = (size_t)(o->threads > 0 ? o->threads : online_cpus()), t;
+	pthread_t *tid;
+	bool *started;
+	int ret = 0;
+
+	if (nt > n)
+		nt = n ? n : 1;
+	c.o.threads = 1;
+	atomic_init(&c.next, 0);
+	atomic_init(&c.failed, false);
+	tid = calloc(nt, sizeof(*tid));
+	started = calloc(nt, sizeof(*started));
+	if (!tid || !started) {
+		free(tid);
+		free(started);
+		return vtb_error("out of memory");
+	}
+	pthread_mutex_init(&c.lock, NULL);
+	/* A thread that cannot start leaves its rows to the others. */
+	for (t = 1; t < nt; t++)
+		started[t] = !pthread_create(&tid[t], NULL, rows_run, &c);
+	rows_run(&c);
+	for (t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+	}
+	pthread_mutex_destroy(&c.lock);
+	if (atomic_load(&c.failed))
+		ret = vtb_error("%s", c.err ? c.err : "out of memory");
+	free(c.err);
+	free(tid);
+	free(started);
 	return ret;
 }

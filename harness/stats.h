@@ -124,6 +124,22 @@ int vtb_compare_samples(const double *base, size_t nb, const double *x, size_t n
 			struct vtb_comparison *out);
 
 /*
+ * Many rows at once, the rows spread over o->threads threads (0 = online
+ * CPUs), each row's bootstrap on one: fills every rows[i].out exactly as
+ * vtb_compare_samples() would, for any thread count, with one
+ * synchronisation per table instead of one per row.  Stops at the first
+ * failure: -1 with vtb_error(), the outputs then partly filled.
+ */
+struct vtb_row_job {
+	const double *base, *x;
+	size_t nb, nx;
+	enum vtb_metric_class k;
+	uint64_t row_seed;
+	struct vtb_comparison out;
+};
+int vtb_compare_rows(struct vtb_row_job *rows, size_t n, const struct vtb_test_opts *o);
+
+/*
  * A row's seed from its identity (e.g. "workload\x1fcell\x1fmetric\x1fconfig"):
  * 64-bit FNV-1a, so a row keeps its CI when other rows come and go.
  */

@@ -9,9 +9,9 @@ set -eu
 BUILD=${1:-build}
 make --no-print-directory "BUILD=$BUILD" "$BUILD/tests/tools/statsbench" >/dev/null
 echo "== stats: 10,000 rows, n = 10 vs 10 boots (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-for run in "2000 1" "2000 2" "0 1"; do
+for run in "2000 1" "2000 2" "2000 2 rows" "0 1"; do
 	set -- $run
-	"$BUILD/tests/tools/statsbench" 10000 10 "$1" "$2" |
-		awk '{ printf "  B = %-5s %s thread%s  %6.2f s  peak RSS %.1f MB\n",
-			$6, $8, ($8 == 1 ? " " : "s"), $10, $12 / 1024 }'
+	"$BUILD/tests/tools/statsbench" 10000 10 "$@" |
+		awk -v how="${3:+across rows}" '{ printf "  B = %-5s %s thread%s %-12s %6.2f s  peak RSS %.1f MB\n",
+			$6, $8, ($8 == 1 ? " " : "s"), (how != "" ? how : "per row"), $10, $12 / 1024 }'
 done

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * statsbench ROWS N B THREADS: times the statistics of a compare table --
+ * statsbench ROWS N B THREADS [rows]: times the statistics of a compare table --
  * per row two summaries and vtb_compare_samples() of N vs N synthetic
  * per-boot values (a time metric, CoV 2%), then BH and the verdicts over
- * the table -- and prints "rows N B threads seconds peak_rss_kb".  The
- * data are generated before the clock starts.  For scripts/bench-stats.sh.
+ * the table -- and prints "rows N B threads seconds peak_rss_kb".  With
+ * "rows", the comparisons go through vtb_compare_rows() (threads across
+ * rows) instead of one vtb_compare_samples() per row (threads within a
+ * row).  The data are generated before the clock starts.  For
+ * scripts/bench-stats.sh.
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -34,8 +38,8 @@ int main(int argc, char **argv)
 	unsigned worse = 0;
 	gsl_rng *r;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: statsbench ROWS N B THREADS\n");
+	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "rows"))) {
+		fprintf(stderr, "usage: statsbench ROWS N B THREADS [rows]\n");
 		return 2;
 	}
 	rows = strtoul(argv[1], NULL, 10);
@@ -61,15 +65,39 @@ int main(int argc, char **argv)
 		v[i] = 10 + gsl_ran_gaussian(r, 0.2) + (i % (2 * n) >= n && i % 7 == 0 ? 1 : 0);
 
 	t0 = now();
-	for (i = 0; i < rows; i++) {
-		const double *b = v + i * 2 * n, *x = b + n;
+	if (argc == 6) {
+		struct vtb_row_job *jobs = calloc(rows, sizeof(*jobs));
 
-		if (vtb_compare_samples(b, n, x, n, VTB_MC_TIME, &o,
-					vtb_stats_row_seed(argv[0]) + i, &c[i])) {
+		if (!jobs) {
+			fprintf(stderr, "statsbench: out of memory\n");
+			return 3;
+		}
+		for (i = 0; i < rows; i++)
+			jobs[i] = (struct vtb_row_job){ .base = v + i * 2 * n,
+							.nb = n,
+							.x = v + i * 2 * n + n,
+							.nx = n,
+							.k = VTB_MC_TIME,
+							.row_seed = i };
+		if (vtb_compare_rows(jobs, rows, &o)) {
 			fprintf(stderr, "statsbench: %s\n", vtb_errmsg());
 			return 3;
 		}
-		p[i] = c[i].p;
+		for (i = 0; i < rows; i++) {
+			c[i] = jobs[i].out;
+			p[i] = c[i].p;
+		}
+		free(jobs);
+	} else {
+		for (i = 0; i < rows; i++) {
+			const double *b = v + i * 2 * n, *x = b + n;
+
+			if (vtb_compare_samples(b, n, x, n, VTB_MC_TIME, &o, i, &c[i])) {
+				fprintf(stderr, "statsbench: %s\n", vtb_errmsg());
+				return 3;
+			}
+			p[i] = c[i].p;
+		}
 	}
 	if (vtb_bh(p, rows, q)) {
 		fprintf(stderr, "statsbench: %s\n", vtb_errmsg());

@@ -289,6 +289,51 @@ Test(stats, bootstrap_seeds_change_the_ci_and_b0_gives_none)
 	gsl_rng_free(r);
 }
 
+Test(stats, compare_rows_matches_row_by_row_on_any_thread_count)
+{
+	enum { NR = 23 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	static double v[NR][2][10];
+	struct vtb_row_job jobs[NR];
+	struct vtb_test_opts o;
+	int threads;
+	size_t i;
+
+	gsl_rng_set(r, 11);
+	vtb_test_opts_default(&o);
+	o.B = 600;
+	for (threads = 1; threads <= 4; threads++) {
+		for (i = 0; i < NR; i++) {
+			gsl_rng_set(r, i + 1);
+			gen(r, v[i][0], 10, 100, 0.03);
+			gen(r, v[i][1], 10, 100 + (double)i, 0.03);
+			jobs[i] = (struct vtb_row_job){ .base = v[i][0],
+							.nb = 10,
+							.x = v[i][1],
+							.nx = 10 - i % 3,
+							.k = (enum vtb_metric_class)(i % 3),
+							.row_seed = 1000 + i };
+		}
+		o.threads = threads;
+		cr_assert_eq(vtb_compare_rows(jobs, NR, &o), 0, "%s", vtb_errmsg());
+		for (i = 0; i < NR; i++) {
+			struct vtb_comparison want = cmp(v[i][0], 10, v[i][1], 10 - i % 3,
+							 jobs[i].k, 600, 1, 1, 1000 + i);
+
+			cr_assert(jobs[i].out.ci_low_pct == want.ci_low_pct &&
+					  jobs[i].out.ci_high_pct == want.ci_high_pct &&
+					  jobs[i].out.p == want.p &&
+					  jobs[i].out.change_pct == want.change_pct,
+				  "row %zu on %d threads", i, threads);
+		}
+	}
+	v[7][1][3] = NAN;
+	cr_assert_eq(vtb_compare_rows(jobs, NR, &o), -1);
+	cr_assert(strstr(vtb_errmsg(), "non-finite"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_compare_rows(jobs, 0, &o), 0);
+	gsl_rng_free(r);
+}
+
 /*
  * A baseline that does not vary and a side of two values, twice each: a
  * resample of 4 is all-low or all-high in 1/16 of replicates each (over the
