@@ -54,6 +54,9 @@ OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 WL_OBJ      := $(call OBJ,$(WL_SRC))
 HARNESS_OBJ := $(call OBJ,$(HARNESS_SRC))
 TEST_BIN    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+# Test tools: small drivers the CLI test scripts run (tests/tools/NAME.c).
+TOOL_SRC    := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN    := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRC))
 
 BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
 # The guest image needs the static agent: not built in the ASan variant.
@@ -62,7 +65,7 @@ GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 .PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest
 all: $(BINS) $(GUEST)
 guest: $(GUEST)
-tests: $(TEST_BIN)
+tests: $(TEST_BIN) $(TOOL_BIN)
 
 # STREAM's kernels must stay plain loops with regular stores: stop gcc from
 # turning the copy loop into memcpy (glibc switches to non-temporal stores
@@ -100,6 +103,11 @@ $(BUILD)/tests/%: $(call OBJ,tests/unit/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbw
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(HARNESS_LIBS)
 
+$(BUILD)/tests/tools/%: $(call OBJ,tests/tools/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
+
 # Live drivers against a real libvirt daemon (tests/live/NAME.c): built on
 # demand, not part of `make check`.
 $(BUILD)/tests/live/%: $(call OBJ,tests/live/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
@@ -128,6 +136,7 @@ demo: deps
 
 bench: all
 	$(Q)sh scripts/bench-plan.sh $(BUILD)
+	$(Q)sh scripts/bench-stats.sh $(BUILD)
 	$(Q)sh scripts/bench.sh $(BUILD)
 	$(Q)sh scripts/bench-vm.sh $(BUILD)
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)
@@ -146,7 +155,7 @@ install: all
 		install -m 0644 $$k $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot/; done
 
 format:
-	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c)
+	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c tests/tools/*.c)
 
 clean:
 	rm -rf $(BUILD)

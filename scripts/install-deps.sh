@@ -34,6 +34,8 @@ rt-tests
 likwid
 mbw
 perl
+python3-numpy
+python3-scipy
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * statsref REF.json: recomputes every case of the reference document that
+ * tests/tools/stats_scipy.py wrote with scipy and numpy, using
+ * harness/stats.c, and prints "ok - ..." or "not ok - ..." per case (the
+ * lines tests/run.sh counts).  A figure matches when it is within 1e-6 of
+ * scipy's (relative beyond 1; p-values relative to 1e-6 as well), or both
+ * are NaN (JSON null).  Exit 1 when
+ * any case fails, 2 on a bad document.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/stats.h"
+#include "../../workloads/lib/vtbutil.h"
+
+#define TOL 1e-6
+
+static int failed;
+static double worst_rel_p; /* largest relative error over p-values > 0 */
+
+static double num(json_t *j)
+{
+	return json_is_number(j) ? json_number_value(j) : NAN;
+}
+
+/* A JSON array of numbers (null = NAN) as a malloc'ed vector; NULL when it
+ * is not one.  An empty array gives a 1-element allocation and *n = 0. */
+static double *vec(json_t *a, size_t *n)
+{
+	double *v;
+	size_t i;
+
+	if (!json_is_array(a))
+		return NULL;
+	*n = json_array_size(a);
+	v = calloc(*n ? *n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < *n; i++)
+		v[i] = num(json_array_get(a, i));
+	return v;
+}
+
+static bool near(double got, double want)
+{
+	if (isnan(want) || isnan(got))
+		return isnan(want) && isnan(got);
+	return fabs(got - want) <= TOL * fmax(1, fabs(want));
+}
+
+/* p-values also relatively: a p of 1e-12 must not pass as 0. */
+static bool near_p(double got, double want)
+{
+	double rel = want > 0 ? fabs(got - want) / want : 0;
+
+	if (rel > worst_rel_p)
+		worst_rel_p = rel;
+	return near(got, want) && (isnan(want) || rel <= TOL);
+}
+
+static void report(bool ok, const char *kind, const char *name, const char *what, double got,
+		   double want)
+{
+	if (ok) {
+		printf("ok - %s %s\n", kind, name);
+		return;
+	}
+	failed++;
+	printf("not ok - %s %s\n# %s: got %.17g, scipy %.17g\n", kind, name, what, got, want);
+}
+
+static const char *name_of(json_t *c)
+{
+	const char *s = json_string_value(json_object_get(c, "name"));
+
+	return s ? s : "?";
+}
+
+static int two_samples(json_t *c, double **a, size_t *na, double **b, size_t *nb, const char *ka,
+		       const char *kb)
+{
+	*a = vec(json_object_get(c, ka), na);
+	*b = vec(json_object_get(c, kb), nb);
+	if (*a && *b)
+		return 0;
+	free(*a);
+	free(*b);
+	fprintf(stderr, "statsref: case '%s' lacks '%s' or '%s'\n", name_of(c), ka, kb);
+	return -1;
+}
+
+static int check_tests(json_t *doc, const char *key, const char *kind,
+		       double (*fn)(const double *, size_t, const double *, size_t))
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, key), i, c)
+	{
+		double *a, *b, got, want = num(json_object_get(c, "p"));
+		size_t na, nb;
+		char name[256];
+		const char *m = json_string_value(json_object_get(c, "method"));
+
+		if (two_samples(c, &a, &na, &b, &nb, "a", "b"))
+			return -1;
+		got = fn(a, na, b, nb);
+		snprintf(name, sizeof(name), "%s%s%s", name_of(c), m ? " " : "", m ? m : "");
+		report(near_p(got, want), kind, name, "p", got, want);
+		free(a);
+		free(b);
+	}
+	return 0;
+}
+
+static int check_bh(json_t *doc)
+{
+	json_t *c;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(doc, "bh"), i, c)
+	{
+		size_t np, nq;
+		double *p = vec(json_object_get(c, "p"), &np);
+		double *want = vec(json_object_get(c, "q"), &nq);
+		double *q = calloc(np ? np : 1, sizeof(*q));
+		bool ok = true;
+
+		if (!p || !want || !q || np != nq) {
+			fprintf(stderr, "statsref: bad bh case '%s'\n", name_of(c));
+			return -1;
+		}
+		if (vtb_bh(p, np, q)) {
+			fprintf(stderr, "statsref: %s\n", vtb_errmsg());
+			return -1;
+		}
+		for (k = 0; k < np && ok; k++)
+			ok = near(q[k], want[k]);
+		report(ok, "bh", name_of(c), "q", k ? q[k - 1] : NAN, k ? want[k - 1] : NAN);
+		free(p);
+		free(q);
+		free(want);
+	}
+	return 0;
+}
+
+static int check_percentiles(json_t *doc)
+{
+	json_t *c;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(doc, "percentile"), i, c)
+	{
+		size_t n, npct, nw;
+		double *d = vec(json_object_get(c, "data"), &n);
+		double *pct = vec(json_object_get(c, "pct"), &npct);
+		double *want = vec(json_object_get(c, "want"), &nw);
+		double got = NAN;
+		bool ok = true;
+
+		if (!d || !pct || !want || npct != nw) {
+			fprintf(stderr, "statsref: bad percentile case '%s'\n", name_of(c));
+			return -1;
+		}
+		for (k = 0; k < npct && ok; k++) {
+			got = vtb_percentile(d, n, pct[k]);
+			ok = near(got, want[k]);
+		}
+		report(ok, "percentile", name_of(c), "value", got, k ? want[k - 1] : NAN);
+		free(d);
+		free(pct);
+		free(want);
+	}
+	return 0;
+}
+
+static enum vtb_metric_class class_of(json_t *c)
+{
+	const char *s = json_string_value(json_object_get(c, "class"));
+
+	if (s && !strcmp(s, "throughput"))
+		return VTB_MC_THROUGHPUT;
+	if (s && !strcmp(s, "latency"))
+		return VTB_MC_LATENCY;
+	return VTB_MC_TIME;
+}
+
+static int check_summaries(json_t *doc)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "summary"), i, c)
+	{
+		static const struct {
+			const char *key;
+			size_t off;
+		} fields[] = {
+#define F(x) { #x, offsetof(struct vtb_summary, x) }
+			F(mean), F(amean), F(median), F(stddev), F(cov), F(min),
+			F(max),	 F(p5),	   F(p25),    F(p75),	 F(p95),
+#undef F
+		};
+		json_t *w = json_object_get(c, "want");
+		struct vtb_summary s;
+		size_t n, k;
+		double *d = vec(json_object_get(c, "data"), &n);
+		bool ok;
+
+		if (!d || !json_is_object(w)) {
+			fprintf(stderr, "statsref: bad summary case '%s'\n", name_of(c));
+			return -1;
+		}
+		if (vtb_summarise(d, n, class_of(c), &s)) {
+			fprintf(stderr, "statsref: %s\n", vtb_errmsg());
+			return -1;
+		}
+		ok = s.n == (size_t)json_integer_value(json_object_get(w, "n"));
+		for (k = 0; k < sizeof(fields) / sizeof(fields[0]) && ok; k++) {
+			double got = *(const double *)((const char *)&s + fields[k].off);
+			double want = num(json_object_get(w, fields[k].key));
+
+			if (!near(got, want)) {
+				report(false, "summary", name_of(c), fields[k].key, got, want);
+				ok = false;
+				break;
+			}
+		}
+		if (ok)
+			report(true, "summary", name_of(c), "", 0, 0);
+		free(d);
+	}
+	return 0;
+}
+
+static int check_compare(json_t *doc)
+{
+	struct vtb_test_opts o;
+	json_t *c;
+	size_t i;
+
+	vtb_test_opts_default(&o);
+	o.B = 0;
+	json_array_foreach(json_object_get(doc, "compare"), i, c)
+	{
+		struct vtb_comparison r;
+		double *b, *x, want_p = num(json_object_get(c, "p"));
+		double want_c = num(json_object_get(c, "change_pct"));
+		size_t nb, nx;
+
+		if (two_samples(c, &b, &nb, &x, &nx, "base", "x"))
+			return -1;
+		if (vtb_compare_samples(b, nb, x, nx, class_of(c), &o, 0, &r)) {
+			fprintf(stderr, "statsref: %s\n", vtb_errmsg());
+			return -1;
+		}
+		if (!near(r.change_pct, want_c))
+			report(false, "compare", name_of(c), "change_pct", r.change_pct, want_c);
+		else
+			report(near_p(r.p, want_p), "compare", name_of(c), "p", r.p, want_p);
+		free(b);
+		free(x);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	json_error_t jerr;
+	json_t *doc;
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: statsref REF.json\n");
+		return 2;
+	}
+	doc = json_load_file(argv[1], 0, &jerr);
+	if (!doc) {
+		fprintf(stderr, "statsref: %s: %s (line %d)\n", argv[1], jerr.text, jerr.line);
+		return 2;
+	}
+	ret = check_tests(doc, "welch", "welch", vtb_welch_p) ||
+	      check_tests(doc, "mwu", "mann-whitney", vtb_mwu_p) || check_bh(doc) ||
+	      check_percentiles(doc) || check_summaries(doc) || check_compare(doc);
+	printf("# scipy %s, numpy %s; largest relative p-value error %.3g\n",
+	       json_string_value(json_object_get(doc, "scipy")),
+	       json_string_value(json_object_get(doc, "numpy")), worst_rel_p);
+	json_decref(doc);
+	if (ret)
+		return 2;
+	return failed ? 1 : 0;
+}
