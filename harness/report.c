@@ -171,6 +171,14 @@ static int esc_add(struct vtb_strbuf *sb, enum mode m, const char *s)
 	return 0;
 }
 
+/* Frees the strings of the pool: each table's are printed before the next. */
+static void pool_reset(struct ctx *c)
+{
+	for (size_t i = 0; i < c->npool; i++)
+		free(c->pool[i]);
+	c->npool = 0;
+}
+
 static char *keep(struct ctx *c, char *s)
 {
 	if (!s) {
@@ -475,8 +483,7 @@ static void ctx_release(struct ctx *c)
 	free(c->groups);
 	free(c->rows);
 	free(c->cfgs);
-	for (size_t i = 0; i < c->npool; i++)
-		free(c->pool[i]);
+	pool_reset(c);
 	free(c->pool);
 }
 
@@ -907,7 +914,11 @@ static void put_evidence(struct ctx *c)
 	else
 		fprintf(c->f,
 			"\nguest evidence (per VM configuration: what the guest was told, what it built,\nwhere its vCPUs ran on the host)\n");
-	json_array_foreach(c->evidence, i, e) put_evidence_one(c, e);
+	json_array_foreach(c->evidence, i, e)
+	{
+		put_evidence_one(c, e);
+		pool_reset(c);
+	}
 }
 
 static void put_summary(struct ctx *c)
@@ -1144,8 +1155,10 @@ int vtb_report_text(const json_t *doc, FILE *f)
 	fprintf(f, "\n%s\n", title(&c));
 	if (!c.nrows)
 		fprintf(f, "\nno rows to compare\n");
-	for (size_t i = 0; i < c.ngroups; i++)
+	for (size_t i = 0; i < c.ngroups; i++) {
 		text_table(&c, &c.groups[i]);
+		pool_reset(&c);
+	}
 	if (c.nrows) {
 		fputc('\n', f);
 		put_folded(&c, "", legend(&c));
@@ -1201,8 +1214,10 @@ int vtb_report_md(const json_t *doc, FILE *f)
 	fprintf(f, "\n## %s\n", title(&c));
 	if (!c.nrows)
 		fprintf(f, "\nNo rows to compare.\n");
-	for (size_t i = 0; i < c.ngroups; i++)
+	for (size_t i = 0; i < c.ngroups; i++) {
 		md_table(&c, &c.groups[i]);
+		pool_reset(&c);
+	}
 	if (c.nrows) {
 		fputc('\n', f);
 		put_folded(&c, "", legend(&c));
@@ -1318,10 +1333,7 @@ int vtb_report_csv(const json_t *doc, FILE *f)
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_tail_keys); k++)
 			csv_field(&c, r->j, csv_tail_keys[k], false);
 		fputc('\n', f);
-		/* the pool holds this row's escaped strings: let it go */
-		for (k = 0; k < c.npool; k++)
-			free(c.pool[k]);
-		c.npool = 0;
+		pool_reset(&c);
 	}
 	return ctx_finish(&c);
 }
