@@ -826,12 +826,18 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 		     *levels = json_object_get(e, "levels"), *o;
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	const char *label = jstr(e, "label"), *key = jstr(e, "config"), *kernel, *diff;
+	const char *camp = jstr(c->camp, "uuid");
 	double boots = jnumv(e, "boots"), off = jnumv(e, "off_planned_mean");
 	bool err = false;
 	size_t i;
 
+	/* the evidence is the campaign's: with --against a key is in both */
 	for (i = 0; i < c->ncfg && key && strcmp(c->cfgs[i].key, key); i++)
 		;
+	for (size_t k = i; k < c->ncfg && key && camp; k++)
+		if (!strcmp(c->cfgs[k].key, key) && c->cfgs[k].campaign &&
+		    !strcmp(c->cfgs[k].campaign, camp))
+			i = k;
 	if (c->mode == M_MD)
 		fprintf(c->f, "\n### %s%s%s\n\n", i < c->ncfg ? c->cfgs[i].name : "",
 			i < c->ncfg ? " = " : "", esc(c, label ? label : "?"));

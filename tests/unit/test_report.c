@@ -141,6 +141,8 @@ Test(report_text, no_tcg_note_under_kvm_and_the_against_campaign_is_named)
 	assert_has(
 		s,
 		"\n  c4   = vm vcpus=2 topology=cores pinning=strict (vm, pCPUs 2-3, campaign 9e8d7c6b)\n");
+	/* the evidence is this campaign's configuration */
+	assert_has(s, "\nc4 = vm vcpus=2 topology=cores pinning=strict\n  told ");
 	/* the injected slowdown */
 	assert_has(s, "\nseconds (-)  s     0.5246        0.5701 (+8.7%)* worse");
 	free(s);
