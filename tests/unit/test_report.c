@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The text, Markdown and CSV emitters on hand-built report documents
+ * (tests/fixtures/compare/report-*.json): every row's value, change, star
+ * and verdict is shown, n/CoV/CI per compared cell, tables fit 120
+ * columns, the guest evidence keeps the lines other tests grep, CSV reads
+ * back exactly (RFC 4180 quoting, full precision, null as empty), strings
+ * from guests never reach the output with a raw control character, and a
+ * malformed document or a write error is refused.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/report.h"
+#include "../../workloads/lib/vtbutil.h"
+
+typedef int (*emit_fn)(const json_t *, FILE *);
+
+static json_t *load(const char *name)
+{
+	const char *src = getenv("SRCDIR");
+	char *p = vtb_asprintf("%s/tests/fixtures/compare/report-%s.json", src ? src : ".", name);
+	json_error_t e;
+	json_t *d;
+
+	cr_assert_not_null(p);
+	d = json_load_file(p, 0, &e);
+	cr_assert_not_null(d, "%s: %s", p, e.text);
+	free(p);
+	return d;
+}
+
+/* The output of @fn on @doc; *ret gets its return value. */
+static char *render_ret(emit_fn fn, const json_t *doc, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	*ret = fn(doc, f);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+static char *render(emit_fn fn, const json_t *doc)
+{
+	int ret;
+	char *s = render_ret(fn, doc, &ret);
+
+	cr_assert_eq(ret, 0, "emitter failed: %s", vtb_errmsg());
+	return s;
+}
+
+#define assert_has(hay, needle) \
+	cr_assert_not_null(strstr((hay), (needle)), "missing '%s' in:\n%s", (needle), (hay))
+#define assert_lacks(hay, needle) \
+	cr_assert_null(strstr((hay), (needle)), "unexpected '%s' in:\n%s", (needle), (hay))
+
+/* The renderings' number formats, for expectations computed from a row. */
+static char *num(double v)
+{
+	if (fabs(v) >= 1000 && fabs(v) < 1e9)
+		return vtb_asprintf("%.0f", v);
+	return vtb_asprintf("%.4g", v);
+}
+
+static const char *short_verdict(const char *v)
+{
+	if (!strcmp(v, "no significant change"))
+		return "same";
+	if (!strcmp(v, "too noisy"))
+		return "noisy";
+	if (!strcmp(v, "too few boots"))
+		return "few";
+	return v;
+}
+
+static double jnum_at(const json_t *o, const char *path)
+{
+	return json_number_value(json_object_get(o, path));
+}
+
+/* Text: "18504 (-11.6%)*" (the verdict follows after padding); Markdown:
+ * "18504 (-11.6%)\* worse". */
+static char *expected_cell(const json_t *r, bool md)
+{
+	char *v = num(jnum_at(json_object_get(json_object_get(r, "x"), "summary"), "mean"));
+	bool sig = json_is_true(json_object_get(r, "significant"));
+	char *s = vtb_asprintf("%s (%+.1f%%)%s%s%s", v, jnum_at(r, "change_pct"),
+			       sig ? (md ? "\\*" : "*") : "", md ? " " : "",
+			       md ? short_verdict(json_string_value(json_object_get(r, "verdict")))
+				  : "");
+
+	free(v);
+	return s;
+}
+
+static void assert_no_raw_controls(const char *s, const char *what)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		cr_assert((*p >= 0x20 && *p != 0x7f) || *p == '\n',
+			  "%s: raw control byte 0x%02x at offset %td", what, *p,
+			  (const char *)p - s);
+}
+
+Test(report_text, header_names_campaign_host_cpu_accelerator_options_and_the_tcg_note)
+{
+	json_t *d = load("own");
+	char *s = render(vtb_report_text, d);
+
+	assert_has(s, "campaign     5f0c2a9e-1d4b-4c7e-9a51-0b3e2f6d7c81");
+	assert_has(
+		s,
+		"host         bench1, cpu AMD EPYC 7302P 16-Core Processor, kernel 6.1.0-57-amd64");
+	assert_has(s, "accelerator  tcg, libvirt 9.0.0, qemu 7.2.19");
+	assert_has(
+		s,
+		"note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n");
+	assert_has(s, "threshold 5%, alpha 0.05, B 2000 (seed 1)");
+	assert_has(s, "c3   = vm vcpus=2 topology=flat sched=lazy,\"nohz\" (vm, pCPUs 2-3)");
+	assert_has(s, "\nguest vs host");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_text, no_tcg_note_under_kvm_and_the_against_campaign_is_named)
+{
+	json_t *d = load("against");
+	char *s = render(vtb_report_text, d);
+
+	assert_lacks(s, "TCG");
+	assert_has(s, "against      0c7d4e12-8a3b-4f5e-b6a7-1d2e3f405162");
+	assert_has(
+		s,
+		"\n  c2   = vm vcpus=2 topology=cores pinning=strict (vm, pCPUs 2-3, campaign 0c7d4e12, against)\n");
+	assert_has(
+		s,
+		"\n  c4   = vm vcpus=2 topology=cores pinning=strict (vm, pCPUs 2-3, campaign 9e8d7c6b)\n");
+	/* the evidence is this campaign's configuration */
+	assert_has(s, "\nc4 = vm vcpus=2 topology=cores pinning=strict\n  told ");
+	/* the injected slowdown */
+	assert_has(s, "\nseconds (-)  s     0.5246        0.5701 (+8.7%)* worse");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_text, every_row_shows_value_change_star_and_verdict)
+{
+	static const char *const docs[] = { "own", "against", "noci" };
+
+	for (size_t k = 0; k < 3; k++) {
+		json_t *d = load(docs[k]), *r;
+		char *s = render(vtb_report_text, d);
+		size_t i;
+
+		json_array_foreach(json_object_get(d, "rows"), i, r)
+		{
+			char *want = expected_cell(r, false);
+
+			assert_has(s, want);
+			free(want);
+		}
+		free(s);
+		json_decref(d);
+	}
+}
+
+Test(report_text, baseline_first_then_compared_configurations_with_verdict_words)
+{
+	json_t *d = load("own");
+	char *s = render(vtb_report_text, d);
+
+	assert_has(s, "\nstream (membw), baseline c1\nmetric     unit  c1 (base)     c2 ");
+	assert_has(s, "\ncopy (+)   MB/s  20938         18504 (-11.6%)* worse");
+	/* significant but within the threshold: a star, no verdict */
+	assert_has(s, "20480 (-2.2%)* same");
+	assert_has(s, "5.239 (-13.2%)* better");
+	assert_has(s, "7.716 (+27.9%)  noisy");
+	assert_has(s, "0.4687 (+15.5%) few");
+	assert_has(s, "timer_avg (-)");
+	/* n, CoV and the CI under the value */
+	assert_has(
+		s,
+		"\n                 n=5 cov 0.6%  n=5 cov 0.7% ci -12.2%..-11.0%  n=5 cov 1.2% ci -3.2%..-1.2%\n");
+	assert_has(s, "n=2 cov 3.3%");
+	assert_has(s, "\nstream (membw), baseline c4\n");
+	assert_has(
+		s,
+		"\n15 rows: 1 better, 4 worse, 8 no significant change, 1 too noisy, 1 too few boots\n");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_text, null_ci_is_a_dash)
+{
+	json_t *d = load("noci");
+	char *s = render(vtb_report_text, d);
+
+	assert_has(s, "B 0 (--no-ci: no confidence intervals)");
+	assert_has(s, "n=4 cov 0.3% ci -");
+	assert_lacks(s, "ci +");
+	assert_lacks(s, "nan");
+	assert_has(s, "along topology");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_text, guest_evidence_keeps_the_lines_tests_grep)
+{
+	json_t *d = load("own");
+	char *s = render(vtb_report_text, d);
+
+	assert_has(s, "\nguest evidence (per VM configuration");
+	assert_has(s, "\nc2 = vm vcpus=2 topology=cores pinning=strict\n");
+	assert_has(
+		s,
+		"\n  told     1 socket(s) x 1 die(s) x 2 core(s) x 1 thread(s), pinning strict\n");
+	assert_has(s, "\n  claims   smt vcpus 0-1 absent; llc vcpus 0-1 shared\n");
+	assert_has(s, "\n  guest    levels MC (5 of 5 boots), kernel 6.1.0-57-amd64\n");
+	assert_has(s, "\n  checked  5 of 5 boots as planned, 0 unexpected-topology, 0 unchecked\n");
+	assert_has(
+		s,
+		"\n  ran      off the planned pCPU 0.2% mean, 1.1% max; LLC groups across LLCs 0.0%\n");
+	assert_has(s, "levels none (1 of 5 boots)");
+	assert_has(s, "4 of 5 boots as planned, 1 unexpected-topology, 0 unchecked: cpu1");
+	assert_has(s, "SMT pairs on different cores 3.1%");
+	assert_has(s, "\n  guest    no sched-domain view recorded\n");
+	assert_has(s, "\n  ran      no host-side placement samples\n");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_text, guest_strings_are_escaped)
+{
+	json_t *d = load("own");
+	char *s = render(vtb_report_text, d);
+
+	assert_has(s, "levels SMT\\x1b[31mMC (4 of 5 boots)");
+	assert_has(s, "kernel 6.1.0-57-amd64\\x07\n");
+	assert_has(s, ": cpu1: thread_siblings 1\\nwant 0-1\\r\n");
+	assert_no_raw_controls(s, "text");
+	free(s);
+	json_decref(d);
+}
+
+Test(report, no_format_writes_a_raw_control_character)
+{
+	static const char *const docs[] = { "own", "against", "noci" };
+	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+
+	for (size_t k = 0; k < 3; k++) {
+		json_t *d = load(docs[k]);
+
+		for (size_t f = 0; f < 3; f++) {
+			char *s = render(fns[f], d);
+
+			assert_no_raw_controls(s, docs[k]);
+			free(s);
+		}
+		json_decref(d);
+	}
+}
+
+/* Terminal escapes, bytes that are not UTF-8, C1 controls and bidi
+ * overrides in a label: escaped; valid UTF-8 stays. */
+Test(report, hostile_strings_are_escaped_in_every_format)
+{
+	json_t *d = load("noci");
+	json_t *cfg = json_array_get(json_object_get(d, "configs"), 1);
+	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+
+	json_object_set_new(cfg, "label",
+			    json_string("evil\x1b]0;owned\x07 \xc2\x9b"
+					"2J \xe2\x80\xae"
+					"rtl b\xc3\xa9zier\\"));
+	for (size_t f = 0; f < 3; f++) {
+		char *s = render(fns[f], d);
+
+		assert_no_raw_controls(s, "hostile");
+		assert_lacks(s, "\xc2\x9b");
+		assert_lacks(s, "\xe2\x80\xae");
+		assert_has(
+			s,
+			f == 1 ? "evil\\\\x1b\\]0;owned\\\\x07 \\\\u009b2J \\\\u202ertl b\xc3\xa9zier\\\\\\\\"
+			       : "evil\\x1b]0;owned\\x07 \\u009b2J \\u202ertl b\xc3\xa9zier\\\\");
+		free(s);
+	}
+	/* not UTF-8: the byte, escaped */
+	json_object_set_new(cfg, "label", json_stringn_nocheck("bad \xff byte", 10));
+	for (size_t f = 0; f < 3; f++) {
+		char *s = render(fns[f], d);
+
+		assert_has(s, f == 1 ? "bad \\\\xff byte" : "bad \\xff byte");
+		free(s);
+	}
+	json_decref(d);
+}
+
+/* Tables wider than 120 columns are split: every line of a table fits, and
+ * every configuration still gets its column. */
+Test(report_text, wide_tables_are_split_at_120_columns)
+{
+	json_t *d = load("own");
+	json_t *rows = json_object_get(d, "rows"), *configs = json_object_get(d, "configs"), *r;
+	char *s, *line, *save = NULL;
+	size_t i, n = json_array_size(rows);
+	bool in_table = false;
+
+	/* eight more compared configurations beside c2 in every c2 row */
+	for (int k = 0; k < 8; k++) {
+		json_t *c = json_deep_copy(json_array_get(configs, 1));
+		char key[32], label[64];
+
+		snprintf(key, sizeof(key), "%016x", 0xabc0 + k);
+		snprintf(label, sizeof(label), "vm vcpus=2 topology=cores pinning=strict extra=%d",
+			 k);
+		json_object_set_new(c, "key", json_string(key));
+		json_object_set_new(c, "label", json_string(label));
+		json_array_append_new(configs, c);
+		for (i = 0; i < n; i++) {
+			r = json_array_get(rows, i);
+			if (strcmp(json_string_value(
+					   json_object_get(json_object_get(r, "x"), "config")),
+				   "0f1e2d3c4b5a6978"))
+				continue;
+			r = json_deep_copy(r);
+			json_object_set_new(json_object_get(r, "x"), "config", json_string(key));
+			json_array_append_new(rows, r);
+		}
+	}
+	s = render(vtb_report_text, d);
+	for (int k = 6; k <= 13; k++) {
+		char *h = vtb_asprintf("  c%d", k);
+
+		assert_has(s, h);
+		free(h);
+	}
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "metric ", 7))
+			in_table = true;
+		else if (!strncmp(line, "* significant", 13) || !strncmp(line, "stream", 6) ||
+			 !strncmp(line, "timer", 5) || !strncmp(line, "messaging", 9))
+			in_table = false;
+		if (in_table)
+			cr_assert_leq(strlen(line), 120, "table line of %zu columns: '%s'",
+				      strlen(line), line);
+		cr_assert(!strlen(line) || line[strlen(line) - 1] != ' ', "trailing blank: '%s'",
+			  line);
+	}
+	free(s);
+	json_decref(d);
+}
+
+Test(report_text, a_document_without_rows_says_so)
+{
+	json_t *d = load("noci");
+	char *s;
+
+	json_object_set_new(d, "rows", json_array());
+	json_object_set_new(d, "summary", json_null());
+	s = render(vtb_report_text, d);
+	assert_has(s, "\nno rows to compare\n");
+	assert_has(
+		s,
+		"\n0 rows: 0 better, 0 worse, 0 no significant change, 0 too noisy, 0 too few boots\n");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_md, tables_in_github_markdown)
+{
+	json_t *d = load("own"), *r;
+	char *s = render(vtb_report_md, d);
+	size_t i;
+
+	assert_has(s, "# vtbench compare\n");
+	assert_has(s, "\n> note: guests ran under TCG (software emulation)");
+	assert_has(
+		s,
+		"\n### stream (membw), baseline c1\n\n| metric | unit | c1 (base) | c2 | c3 |\n|:--|:--|--:|--:|--:|\n| copy (+) | MB/s | 20938<br>n=5, cov 0.6% | 18504 (-11.6%)\\* worse<br>n=5, cov 0.7%, ci -12.2%..-11.0% |");
+	assert_has(s, "| timer\\_avg (-) | us |");
+	assert_has(s, "| c3 | vm vcpus=2 topology=flat sched=lazy,\"nohz\" | vm | 2-3 |");
+	assert_has(s, "- guest levels SMT\\\\x1b\\[31mMC (4 of 5 boots)");
+	assert_has(s, "- checked 4 of 5 boots as planned, 1 unexpected-topology, 0 unchecked");
+	assert_has(
+		s,
+		"\n**15 rows: 1 better, 4 worse, 8 no significant change, 1 too noisy, 1 too few boots**\n");
+	json_array_foreach(json_object_get(d, "rows"), i, r)
+	{
+		char *want = expected_cell(r, true);
+
+		assert_has(s, want);
+		free(want);
+	}
+	free(s);
+	json_decref(d);
+}
+
+Test(report_md, a_pipe_in_a_label_does_not_break_the_table)
+{
+	json_t *d = load("noci");
+	char *s;
+
+	json_object_set_new(json_array_get(json_object_get(d, "configs"), 0), "label",
+			    json_string("vm a|b <x> *y*"));
+	s = render(vtb_report_md, d);
+	assert_has(s, "| c1 | vm a\\|b \\<x\\> \\*y\\* | vm |");
+	free(s);
+	json_decref(d);
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+struct csv {
+	char ***rows; /* rows of NULL-terminated field arrays */
+	size_t *nf, n;
+};
+
+/* An RFC 4180 reader, enough for the emitter's output: quoted fields with
+ * doubled quotes, LF line ends, the first (comment) line kept whole. */
+static void csv_parse(const char *s, struct csv *out)
+{
+	memset(out, 0, sizeof(*out));
+	while (*s) {
+		char **f = NULL;
+		size_t nf = 0;
+
+		for (;;) {
+			struct vtb_strbuf sb = VTB_STRBUF_INIT;
+
+			if (*s == '"') {
+				for (s++;; s++) {
+					cr_assert(*s, "unterminated quoted field");
+					if (*s == '"' && s[1] == '"') {
+						vtb_strbuf_add(&sb, "\"", 1);
+						s++;
+					} else if (*s == '"') {
+						s++;
+						break;
+					} else {
+						vtb_strbuf_add(&sb, s, 1);
+					}
+				}
+			} else {
+				size_t n = strcspn(s, ",\n");
+
+				cr_assert_null(memchr(s, '"', n), "quote in an unquoted field");
+				vtb_strbuf_add(&sb, s, n);
+				s += n;
+			}
+			f = realloc(f, (nf + 2) * sizeof(*f));
+			f[nf++] = vtb_strdup(vtb_strbuf_str(&sb));
+			f[nf] = NULL;
+			vtb_strbuf_release(&sb);
+			if (*s == ',') {
+				s++;
+				continue;
+			}
+			cr_assert_eq(*s, '\n', "a field ends at a comma or a line end");
+			s++;
+			break;
+		}
+		out->rows = realloc(out->rows, (out->n + 1) * sizeof(*out->rows));
+		out->nf = realloc(out->nf, (out->n + 1) * sizeof(*out->nf));
+		out->rows[out->n] = f;
+		out->nf[out->n++] = nf;
+	}
+}
+
+static void csv_free(struct csv *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t k = 0; k < c->nf[i]; k++)
+			free(c->rows[i][k]);
+		free(c->rows[i]);
+	}
+	free(c->rows);
+	free(c->nf);
+}
+
+static size_t col(const struct csv *c, const char *name)
+{
+	for (size_t k = 0; k < c->nf[1]; k++)
+		if (!strcmp(c->rows[1][k], name))
+			return k;
+	cr_assert_fail("no column '%s'", name);
+	return 0;
+}
+
+/* A field against a JSON value: numbers exactly (full precision), null
+ * empty, strings and booleans as written. */
+static void assert_field(const char *got, const json_t *v, const char *what)
+{
+	if (!v || json_is_null(v)) {
+		cr_assert_str_empty(got, "%s: null should be empty, got '%s'", what, got);
+	} else if (json_is_number(v)) {
+		char *end;
+		double x = strtod(got, &end);
+
+		cr_assert(*got && !*end, "%s: '%s' is not a number", what, got);
+		cr_assert(x == json_number_value(v), "%s: %s reads back as %.17g, not %.17g", what,
+			  got, x, json_number_value(v));
+	} else if (json_is_boolean(v)) {
+		cr_assert_str_eq(got, json_is_true(v) ? "true" : "false", "%s", what);
+	} else {
+		cr_assert_str_eq(got, json_string_value(v), "%s", what);
+	}
+}
+
+Test(report_csv, one_line_per_row_reading_back_exactly)
+{
+	static const char *const docs[] = { "own", "against", "noci" };
+	static const char *const sum[] = { "n",	  "mean", "amean", "median", "stddev", "cov",
+					   "min", "max",  "p5",	   "p25",    "p75",    "p95" };
+	static const char *const top[] = { "workload",	  "cell",   "metric",	  "unit",
+					   "class",	  "better", "change_pct", "ci_low_pct",
+					   "ci_high_pct", "test",   "p",	  "q",
+					   "significant", "verdict" };
+
+	for (size_t k = 0; k < 3; k++) {
+		json_t *d = load(docs[k]), *r;
+		char *s = render(vtb_report_csv, d);
+		struct csv c;
+		size_t i;
+
+		cr_assert(!strncmp(s, "# vtbench-compare/1\n", 20), "first line: %.40s", s);
+		csv_parse(s, &c);
+		cr_assert_eq(c.n, json_array_size(json_object_get(d, "rows")) + 2);
+		json_array_foreach(json_object_get(d, "rows"), i, r)
+		{
+			char **f = c.rows[i + 2];
+
+			cr_assert_eq(c.nf[i + 2], c.nf[1], "row %zu has %zu fields, header %zu", i,
+				     c.nf[i + 2], c.nf[1]);
+			for (size_t t = 0; t < VTB_ARRAY_SIZE(top); t++)
+				assert_field(f[col(&c, top[t])], json_object_get(r, top[t]),
+					     top[t]);
+			for (int side = 0; side < 2; side++) {
+				const char *w = side ? "x" : "base";
+				json_t *o = json_object_get(r, w);
+
+				for (size_t t = 0; t < VTB_ARRAY_SIZE(sum); t++) {
+					char *name = vtb_asprintf("%s_%s", w, sum[t]);
+
+					assert_field(f[col(&c, name)],
+						     json_object_get(json_object_get(o, "summary"),
+								     sum[t]),
+						     name);
+					free(name);
+				}
+				assert_field(f[col(&c, side ? "x_config" : "base_config")],
+					     json_object_get(o, "config"), "config");
+				assert_field(f[col(&c, side ? "x_campaign" : "base_campaign")],
+					     json_object_get(o, "campaign"), "campaign");
+			}
+		}
+		csv_free(&c);
+		free(s);
+		json_decref(d);
+	}
+}
+
+Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
+{
+	json_t *d = load("own");
+	char *s = render(vtb_report_csv, d);
+
+	assert_has(
+		s,
+		"\nworkload,cell,metric,unit,class,better,base_config,base_label,base_campaign,base_n,base_mean,");
+	assert_has(s, ",x_p95,change_pct,ci_low_pct,ci_high_pct,test,p,q,significant,verdict\n");
+	assert_has(
+		s,
+		",77aa88bb99cc00dd,\"vm vcpus=2 topology=flat sched=lazy,\"\"nohz\"\"\",5f0c2a9e-");
+	/* the too-few-boots row has no p and no q: empty fields */
+	assert_has(s, ",welch,,,false,too few boots\n");
+	assert_has(s, ",no significant change\n");
+	free(s);
+	json_decref(d);
+}
+
+Test(report_csv, null_ci_is_empty)
+{
+	json_t *d = load("noci");
+	char *s = render(vtb_report_csv, d);
+	struct csv c;
+
+	csv_parse(s, &c);
+	for (size_t i = 2; i < c.n; i++) {
+		cr_assert_str_empty(c.rows[i][col(&c, "ci_low_pct")]);
+		cr_assert_str_empty(c.rows[i][col(&c, "ci_high_pct")]);
+	}
+	csv_free(&c);
+	free(s);
+	json_decref(d);
+}
+
+/* ---- refusals -------------------------------------------------------------- */
+
+static void assert_refused(json_t *d, const char *msg)
+{
+	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+
+	for (size_t f = 0; f < 3; f++) {
+		int ret;
+		char *s = render_ret(fns[f], d, &ret);
+
+		cr_assert_eq(ret, -1, "a malformed document is refused");
+		cr_assert_str_empty(s, "nothing is written for a malformed document");
+		cr_assert_not_null(strstr(vtb_errmsg(), msg), "message '%s' lacks '%s'",
+				   vtb_errmsg(), msg);
+		free(s);
+	}
+}
+
+Test(report, malformed_documents_are_refused_before_writing)
+{
+	json_t *d = load("noci"), *r0;
+
+	json_object_set_new(d, "schema", json_string("vtbench-compare/2"));
+	assert_refused(d, "schema 'vtbench-compare/2'");
+	json_object_set_new(d, "schema", json_string("vtbench-compare/1"));
+
+	r0 = json_array_get(json_object_get(d, "rows"), 0);
+	json_object_set_new(json_object_get(r0, "x"), "config", json_string("ffffffffffffffff"));
+	assert_refused(d, "configuration 'ffffffffffffffff' of 'x' is not in configs");
+	json_object_set_new(json_object_get(r0, "x"), "config", json_string("5555666677778888"));
+
+	json_object_set_new(r0, "verdict", json_string("meh"));
+	assert_refused(d, "unknown verdict 'meh'");
+	json_object_set_new(r0, "verdict", json_string("better"));
+
+	json_object_set_new(r0, "change_pct", json_string("12"));
+	assert_refused(d, "must be numbers or null");
+	json_object_set_new(r0, "change_pct", json_real(-9.7));
+
+	json_array_append_new(json_object_get(d, "rows"), json_deep_copy(r0));
+	assert_refused(d, "are both messaging messaging seconds");
+	json_array_remove(json_object_get(d, "rows"), 4);
+
+	json_object_set_new(d, "rows", json_object());
+	assert_refused(d, "rows are required");
+	json_decref(d);
+
+	assert_refused(json_null(), "not a vtbench-compare/1 document");
+}
+
+Test(report, a_write_error_is_reported)
+{
+	json_t *d = load("own");
+	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+
+	for (size_t i = 0; i < 3; i++) {
+		FILE *f = fopen("/dev/full", "w");
+
+		cr_assert_not_null(f);
+		cr_assert_eq(fns[i](d, f), -1);
+		cr_assert_not_null(strstr(vtb_errmsg(), "cannot write the report"), "%s",
+				   vtb_errmsg());
+		fclose(f);
+	}
+	json_decref(d);
+}
