@@ -54,6 +54,8 @@ OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 WL_OBJ      := $(call OBJ,$(WL_SRC))
 HARNESS_OBJ := $(call OBJ,$(HARNESS_SRC))
 TEST_BIN    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+# Small programs the CLI tests drive (tests/tools/NAME.c, harness linked in).
+TOOL_BIN    := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 
 BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
 # The guest image needs the static agent: not built in the ASan variant.
@@ -62,7 +64,7 @@ GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 .PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest
 all: $(BINS) $(GUEST)
 guest: $(GUEST)
-tests: $(TEST_BIN)
+tests: $(TEST_BIN) $(TOOL_BIN)
 
 # STREAM's kernels must stay plain loops with regular stores: stop gcc from
 # turning the copy loop into memcpy (glibc switches to non-temporal stores
@@ -99,6 +101,11 @@ $(BUILD)/tests/%: $(call OBJ,tests/unit/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbw
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(HARNESS_LIBS)
+
+$(BUILD)/tests/tools/%: $(call OBJ,tests/tools/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
 
 # Live drivers against a real libvirt daemon (tests/live/NAME.c): built on
 # demand, not part of `make check`.
@@ -146,7 +153,7 @@ install: all
 		install -m 0644 $$k $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot/; done
 
 format:
-	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c)
+	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/tools/*.c tests/live/*.c)
 
 clean:
 	rm -rf $(BUILD)
