@@ -1815,15 +1815,18 @@ static void part_evidence(struct page *pg, xmlNodePtr body)
 struct sink {
 	FILE *f;
 	bool failed;
+	int err;
 };
 
+/* A failed write is remembered and reported once by vtb_report_html();
+ * libxml2 is told all went well, so it prints nothing on stderr. */
 static int sink_write(void *ctx, const char *buf, int len)
 {
 	struct sink *s = ctx;
 
-	if (len > 0 && fwrite(buf, 1, (size_t)len, s->f) != (size_t)len) {
+	if (!s->failed && len > 0 && fwrite(buf, 1, (size_t)len, s->f) != (size_t)len) {
 		s->failed = true;
-		return -1;
+		s->err = errno;
 	}
 	return len;
 }
@@ -1895,8 +1898,13 @@ int vtb_report_html(const json_t *doc, FILE *f)
 		sink.failed = true;
 	if (xmlSaveClose(save) < 0)
 		sink.failed = true;
-	if (sink.failed || fflush(f) || ferror(f)) {
-		ret = vtb_error("cannot write the HTML report: %s", strerror(errno));
+	if (!sink.failed && (fflush(f) || ferror(f))) {
+		sink.failed = true;
+		sink.err = errno;
+	}
+	if (sink.failed) {
+		ret = vtb_error("cannot write the HTML report: %s",
+				strerror(sink.err ? sink.err : EIO));
 		goto free;
 	}
 	ret = 0;

@@ -34,6 +34,8 @@ rt-tests
 likwid
 mbw
 perl
+python3
+chromium
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is
