@@ -36,6 +36,8 @@ mbw
 perl
 python3-numpy
 python3-scipy
+python3
+chromium
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is

@@ -1,0 +1,132 @@
+# The HTML report in a real browser: tests/tools/renderhtml renders the
+# report fixtures (tests/fixtures/html/), headless Chromium loads each page
+# with no console message (an SVG attribute it cannot parse, a refused
+# fetch or a script error would log one), and the DOM Chromium built has,
+# per chart, as many marks as the fixture says: a box per configuration of
+# a metric, a dot per boot, a CDF line per histogram, n^2 cells per c2c
+# heat map, a level entry per distinct domain tree.  A page with a
+# deliberate SVG error first proves the console check sees errors.
+. "$SRCDIR/tests/cli/lib.sh"
+need chromium || exit 0
+need python3 || exit 0
+R="$(dirname "$VTBENCH")/tests/tools/renderhtml"
+F="$SRCDIR/tests/fixtures/html"
+if [ ! -x "$R" ]; then
+	notok "the render tool is built" "$R is missing (make tests)"
+	exit 0
+fi
+
+# browse PAGE: the DOM Chromium built in $T/dom, its log in $T/log.  A
+# profile of its own: runs may overlap (the ASan pass) and HOME may be
+# read-only.
+browse() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$1" >"$T/dom" 2>"$T/log"
+}
+
+printf '%s\n' '<!DOCTYPE html><html><body><svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect class="box" width="-1" height="2"></rect></svg></body></html>' >"$T/broken.html"
+browse "$T/broken.html"
+if grep -q 'CONSOLE' "$T/log"; then
+	ok "chromium reports a broken SVG attribute on its console log"
+else
+	notok "chromium reports a broken SVG attribute on its console log" "$(tail -n 20 "$T/log")"
+fi
+
+for name in own hostile; do
+	json="$F/report-$name.json"
+	page="$T/report-$name.html"
+	expect_exit "$name: renders" 0 "$R" "$json" "$page" || continue
+	browse "$page"; rc=$?
+	expect_eq "$name: chromium loads the page" "$rc" 0 || continue
+	if grep 'CONSOLE' "$T/log" >"$T/console"; then
+		notok "$name: no console messages" "$(head -n 20 "$T/console")"
+	else
+		ok "$name: no console messages"
+	fi
+	# The DOM's marks against its data-marks and against the JSON.
+	if python3 - "$json" "$T/dom" >"$T/check" 2>&1 <<'EOF'
+import json, sys
+from html.parser import HTMLParser
+
+doc = json.load(open(sys.argv[1]))
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+        "source", "track", "wbr"}
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.kids = tag, dict(attrs), parent, []
+        self.cls = (self.attrs.get("class") or "").split()
+
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", [], None)
+        self.cur = self.root
+    def handle_starttag(self, tag, attrs):
+        n = Node(tag, attrs, self.cur)
+        self.cur.kids.append(n)
+        if tag not in VOID:
+            self.cur = n
+    def handle_startendtag(self, tag, attrs):
+        self.cur.kids.append(Node(tag, attrs, self.cur))
+    def handle_endtag(self, tag):
+        n = self.cur
+        while n is not self.root and n.tag != tag:
+            n = n.parent
+        if n is not self.root:
+            self.cur = n.parent
+
+def walk(n):
+    for k in n.kids:
+        yield k
+        yield from walk(k)
+
+p = P()
+p.feed(open(sys.argv[2], encoding="utf-8").read())
+all_nodes = list(walk(p.root))
+bad = []
+if any(n.tag == "script" for n in all_nodes):
+    bad.append("a <script> element in the DOM")
+charts = [n for n in all_nodes if "data-marks" in n.attrs]
+for c in charts:
+    got = sum(1 for k in walk(c) if c.attrs["data-mark"] in k.cls)
+    if got != int(c.attrs["data-marks"]):
+        bad.append("%s chart: %d %s marks, data-marks %s" % (" ".join(c.cls), got,
+                   c.attrs["data-mark"], c.attrs["data-marks"]))
+
+def count(chart_cls, mark):
+    return [sum(1 for k in walk(c) if mark in k.cls) for c in all_nodes if chart_cls in c.cls]
+
+# a box plot per (workload, cell, metric), a box per distinct side
+groups = {}
+for r in doc["rows"]:
+    g = groups.setdefault((r["workload"], r["cell"], r["metric"]), {})
+    for s in ("base", "x"):
+        g[(r[s]["config"], r[s]["campaign"])] = len(r[s]["values"])
+want_boxes = [len(g) for g in groups.values()]
+want_pts = [sum(g.values()) for g in groups.values()]
+if count("boxplot", "box") != want_boxes:
+    bad.append("boxes %s, want %s" % (count("boxplot", "box"), want_boxes))
+if count("boxplot", "pt") != want_pts:
+    bad.append("points %s, want %s" % (count("boxplot", "pt"), want_pts))
+if sum(count("cdfplot", "cdf")) != len(doc["histograms"]):
+    bad.append("cdf lines %s, want %d" % (count("cdfplot", "cdf"), len(doc["histograms"])))
+want_cells = sorted(len(m["cpus"]) ** 2 for m in doc["c2c"])
+if sorted(count("heatmap", "cell")) != want_cells:
+    bad.append("heat map cells %s, want %s" % (count("heatmap", "cell"), want_cells))
+want_levels = [len(e["levels"]) for e in doc["evidence"]]
+if count("levels", "level") != want_levels:
+    bad.append("levels %s, want %s" % (count("levels", "level"), want_levels))
+print("%d charts: boxes %s, cells %s, cdf %s, levels %s" % (len(charts), want_boxes,
+      want_cells, sum(count("cdfplot", "cdf")), want_levels))
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+EOF
+	then
+		ok "$name: every chart has its marks ($(cat "$T/check"))"
+	else
+		notok "$name: every chart has its marks" "$(cat "$T/check")"
+	fi
+done
