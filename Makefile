@@ -62,7 +62,7 @@ GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 .PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest
 all: $(BINS) $(GUEST)
 guest: $(GUEST)
-tests: $(TEST_BIN)
+tests: $(TEST_BIN) $(BUILD)/tests/tools/mkfixture
 
 # STREAM's kernels must stay plain loops with regular stores: stop gcc from
 # turning the copy loop into memcpy (glibc switches to non-temporal stores
@@ -100,6 +100,12 @@ $(BUILD)/tests/%: $(call OBJ,tests/unit/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbw
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(HARNESS_LIBS)
 
+# The generated compare fixture (tests/cli/compare_golden.sh, make bench).
+$(BUILD)/tests/tools/mkfixture: $(call OBJ,tests/tools/mkfixture.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
+
 # Live drivers against a real libvirt daemon (tests/live/NAME.c): built on
 # demand, not part of `make check`.
 $(BUILD)/tests/live/%: $(call OBJ,tests/live/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
@@ -126,11 +132,12 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh $(BUILD)
 
-bench: all
+bench: all $(BUILD)/tests/tools/mkfixture
 	$(Q)sh scripts/bench-plan.sh $(BUILD)
 	$(Q)sh scripts/bench.sh $(BUILD)
 	$(Q)sh scripts/bench-vm.sh $(BUILD)
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)
+	$(Q)sh scripts/bench-compare.sh $(BUILD)
 
 # Each workload beside its reference tool (REPS=10 by default).
 bench-workloads: all
@@ -146,7 +153,7 @@ install: all
 		install -m 0644 $$k $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot/; done
 
 format:
-	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c)
+	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c tests/tools/*.c)
 
 clean:
 	rm -rf $(BUILD)

@@ -62,7 +62,7 @@ typedef int (*emit_fn)(const json_t *doc, FILE *f);
 
 static int emit_json(const json_t *doc, FILE *f)
 {
-	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) ||
+	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) ||
 	    fputc('\n', f) == EOF)
 		return vtb_error("cannot write the report: %s", strerror(errno));
 	return 0;
