@@ -1474,11 +1474,18 @@ static int emit_sample(sqlite3_stmt *s, void *ctx)
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg)
 {
+	/* metric order: the first sample of each metric in the cell (a
+	 * window over every row sorted 1M samples twice: 3x slower) */
 	static const char sel[] =
-		"SELECT config.key, config.label, config.kind, cell.key, cell.name,"
+		"WITH mo AS (SELECT result.cell_id AS cid, sample.metric AS m,"
+		"  min(sample.id) AS o FROM sample"
+		"  JOIN result ON result.id = sample.result_id"
+		"  JOIN cell ON cell.id = result.cell_id"
+		"  JOIN config ON config.id = cell.config_id"
+		"  WHERE config.campaign_id = ?1 GROUP BY 1, 2)"
+		" SELECT config.key, config.label, config.kind, cell.key, cell.name,"
 		" cell.workload, sample.metric, sample.unit, sample.better, boot.rep,"
-		" boot.uuid, sample.value,"
-		" min(sample.id) OVER (PARTITION BY cell.id, sample.metric) AS metric_order,"
+		" boot.uuid, sample.value, mo.o,"
 		" CAST(coalesce(json_extract(config.params, '$.vcpus'),"
 		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER), config.cpus"
 		" FROM sample"
@@ -1486,6 +1493,7 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		" JOIN boot ON boot.id = result.boot_id"
 		" JOIN cell ON cell.id = result.cell_id"
 		" JOIN config ON config.id = cell.config_id"
+		" JOIN mo ON mo.cid = cell.id AND mo.m = sample.metric"
 		" WHERE config.campaign_id = ?1 AND result.status = 'ok'"
 		/* a guest that built another topology than planned did not
 		 * run this configuration */
@@ -1493,7 +1501,7 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		/* matrix order of configurations and cells; metrics in the
 		 * order the workload reports them (STREAM: copy, scale, add,
 		 * triad), not alphabetically */
-		" ORDER BY config.seq, cell.id, metric_order, boot.rep, sample.id";
+		" ORDER BY config.seq, cell.id, mo.o, boot.rep, sample.id";
 	struct sample_walk w = { fn, arg };
 
 	return query_each(st, sel, campaign_id, "read samples", emit_sample, &w);
