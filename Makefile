@@ -134,12 +134,13 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh $(BUILD)
 
-bench: all
+bench: all $(TOOL_BIN)
 	$(Q)sh scripts/bench-plan.sh $(BUILD)
 	$(Q)sh scripts/bench-stats.sh $(BUILD)
 	$(Q)sh scripts/bench.sh $(BUILD)
 	$(Q)sh scripts/bench-vm.sh $(BUILD)
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)
+	$(Q)sh scripts/bench-compare.sh $(BUILD)
 
 # Each workload beside its reference tool (REPS=10 by default).
 bench-workloads: all

@@ -1,121 +1,1465 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Groups a campaign's samples into rows (configuration x cell x metric)
- * and summarises each with GSL.  Rows keep the store's order, which is
- * the matrix's configuration order.
+ * The compare model.  A campaign's samples are loaded into series (one
+ * per configuration x cell x metric, the per-boot values in rep order);
+ * the selection pairs each series with the series it is compared with;
+ * each pair becomes a row of the document with the statistics of
+ * stats.h: summaries, one vtb_compare_samples() per row,
+ * Benjamini-Hochberg over every row of the table, a verdict per row.
+ * The rest of the document (configurations, evidence, merged histograms,
+ * c2c matrices, provenance) is read from the store as it is.
+ *
+ * Rows follow the store's order: configurations in matrix order, cells
+ * in matrix order, metrics in the order the workload reported them.
  */
 #include "compare.h"
 
-#include <gsl/gsl_sort.h>
+#include <fnmatch.h>
+#include <inttypes.h>
 #include <math.h>
-#include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
 
-int vtb_stats_compute(const double *v, size_t n, struct vtb_stats *out)
-{
-	double *sorted;
+/* One configuration x cell x metric of one campaign. */
+struct series {
+	char *config_key, *label, *kind, *cell_key, *cell_name, *workload, *metric, *unit;
+	int better, cpus;
+	char *pcpus;
+	double *v;
+	size_t n, cap;
+	enum vtb_metric_class k;
+	struct vtb_summary sum;
+	bool summed;
+	json_t *jsum, *jvalues; /* built once, shared by the rows that use the series */
+};
 
-	memset(out, 0, sizeof(*out));
-	if (!n)
-		return vtb_error("no values");
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted)
-		return vtb_error("out of memory");
-	memcpy(sorted, v, n * sizeof(*sorted));
-	gsl_sort(sorted, 1, n);
-	out->n = n;
-	out->mean = gsl_stats_mean(sorted, 1, n);
-	out->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
-	out->stddev = n > 1 ? gsl_stats_sd_m(sorted, 1, n, out->mean) : 0;
-	out->cov = out->mean != 0 ? out->stddev / fabs(out->mean) : 0;
-	out->min = sorted[0];
-	out->max = sorted[n - 1];
-	free(sorted);
-	return 0;
+struct config {
+	char *key, *label, *kind, *params_json, *cpus;
+	json_t *params;
+	long ncpus; /* vcpus (VM) or cpus (baseline) */
+};
+
+/* A campaign as loaded. */
+struct campaign {
+	int64_t id;
+	char *uuid;
+	json_t *info; /* the document's "campaign" object */
+	struct series *s;
+	size_t n, cap;
+	struct config *c;
+	size_t nc;
+	/* filters and what they saw */
+	const char *metric, *workload;
+	size_t samples_seen, workload_seen;
+};
+
+static void series_release(struct series *s)
+{
+	free(s->config_key);
+	free(s->label);
+	free(s->kind);
+	free(s->cell_key);
+	free(s->cell_name);
+	free(s->workload);
+	free(s->metric);
+	free(s->unit);
+	free(s->pcpus);
+	free(s->v);
+	json_decref(s->jsum);
+	json_decref(s->jvalues);
 }
 
-static bool same_row(const struct vtb_cmp_row *r, const struct vtb_sample_row *s)
+static void campaign_release(struct campaign *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		series_release(&c->s[i]);
+	free(c->s);
+	for (size_t i = 0; i < c->nc; i++) {
+		free(c->c[i].key);
+		free(c->c[i].label);
+		free(c->c[i].kind);
+		free(c->c[i].params_json);
+		free(c->c[i].cpus);
+		json_decref(c->c[i].params);
+	}
+	free(c->c);
+	free(c->uuid);
+	json_decref(c->info);
+	memset(c, 0, sizeof(*c));
+}
+
+void vtb_compare_opts_default(struct vtb_compare_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fail_on_worse = true;
+	vtb_test_opts_default(&o->test);
+}
+
+/* Finite numbers as reals, everything else as null: never NaN in JSON. */
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* Sets @k of @o to the new reference @v; a NULL @v is an allocation
+ * failure, remembered in *@fail. */
+static void put(json_t *o, const char *k, json_t *v, bool *fail)
+{
+	if (!v || json_object_set_new(o, k, v))
+		*fail = true;
+}
+
+static void push(json_t *a, json_t *v, bool *fail)
+{
+	if (!v || json_array_append_new(a, v))
+		*fail = true;
+}
+
+static const char *class_name(enum vtb_metric_class k)
+{
+	switch (k) {
+	case VTB_MC_THROUGHPUT:
+		return "throughput";
+	case VTB_MC_TIME:
+		return "time";
+	case VTB_MC_LATENCY:
+		return "latency";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------ loading */
+
+static bool same_series(const struct series *r, const struct vtb_sample_row *s)
 {
 	return !strcmp(r->config_key, s->config_key) && !strcmp(r->cell_key, s->cell_key) &&
 	       !strcmp(r->metric, s->metric);
 }
 
+static bool workload_matches(const char *want, const struct vtb_sample_row *s)
+{
+	return !want || !strcmp(want, s->workload) || !strcmp(want, s->cell_name);
+}
+
 static int add_sample(const struct vtb_sample_row *s, void *arg)
 {
-	struct vtb_cmp_table *t = arg;
-	struct vtb_cmp_row *r = t->n ? &t->rows[t->n - 1] : NULL;
-	double *v;
+	struct campaign *c = arg;
+	struct series *r = c->n ? &c->s[c->n - 1] : NULL;
 
-	if (!r || !same_row(r, s)) {
-		struct vtb_cmp_row *rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
+	c->samples_seen++;
+	if (!workload_matches(c->workload, s))
+		return 0;
+	c->workload_seen++;
+	if (c->metric && fnmatch(c->metric, s->metric, 0))
+		return 0;
+	if (!r || !same_series(r, s)) {
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 64;
+			struct series *g = realloc(c->s, cap * sizeof(*g));
 
-		if (!rows)
-			return vtb_error("out of memory");
-		t->rows = rows;
-		r = &rows[t->n++];
+			if (!g)
+				return vtb_error("out of memory");
+			c->s = g;
+			c->cap = cap;
+		}
+		r = &c->s[c->n++];
 		memset(r, 0, sizeof(*r));
-		r->config_key = strdup(s->config_key);
-		r->config_label = strdup(s->config_label);
-		r->kind = strdup(s->kind);
-		r->cell_key = strdup(s->cell_key);
-		r->cell_name = strdup(s->cell_name);
-		r->workload = strdup(s->workload);
-		r->metric = strdup(s->metric);
-		r->unit = strdup(s->unit ? s->unit : "");
+		r->config_key = vtb_strdup(s->config_key);
+		r->label = vtb_strdup(s->config_label);
+		r->kind = vtb_strdup(s->kind);
+		r->cell_key = vtb_strdup(s->cell_key);
+		r->cell_name = vtb_strdup(s->cell_name);
+		r->workload = vtb_strdup(s->workload);
+		r->metric = vtb_strdup(s->metric);
+		r->unit = vtb_strdup(s->unit ? s->unit : "");
+		r->pcpus = vtb_strdup(s->pcpus ? s->pcpus : "");
 		r->better = s->better;
 		r->cpus = s->cpus;
-		r->pcpus = strdup(s->pcpus ? s->pcpus : "");
-		if (!r->config_key || !r->config_label || !r->kind || !r->cell_key ||
-		    !r->cell_name || !r->workload || !r->metric || !r->unit || !r->pcpus)
+		if (!r->config_key || !r->label || !r->kind || !r->cell_key || !r->cell_name ||
+		    !r->workload || !r->metric || !r->unit || !r->pcpus)
 			return vtb_error("out of memory");
+		r->k = vtb_metric_class(r->metric, r->unit);
 	}
-	v = realloc(r->values, (r->n_values + 1) * sizeof(*v));
-	if (!v)
-		return vtb_error("out of memory");
-	r->values = v;
-	r->values[r->n_values++] = s->value;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		double *g = realloc(r->v, cap * sizeof(*g));
+
+		if (!g)
+			return vtb_error("out of memory");
+		r->v = g;
+		r->cap = cap;
+	}
+	r->v[r->n++] = s->value;
 	return 0;
 }
 
-int vtb_compare_load(struct vtb_store *st, int64_t campaign, struct vtb_cmp_table *out)
+static int add_config(const struct vtb_config_row *r, void *arg)
 {
-	size_t i;
+	struct campaign *c = arg;
+	struct config *g = realloc(c->c, (c->nc + 1) * sizeof(*g)), *f;
+	json_t *n;
 
-	memset(out, 0, sizeof(*out));
-	if (vtb_store_foreach_sample(st, campaign, add_sample, out))
-		goto err;
-	for (i = 0; i < out->n; i++) {
-		if (vtb_stats_compute(out->rows[i].values, out->rows[i].n_values, &out->rows[i].st))
-			goto err;
+	if (!g)
+		return vtb_error("out of memory");
+	c->c = g;
+	f = &g[c->nc++];
+	memset(f, 0, sizeof(*f));
+	f->key = vtb_strdup(r->key);
+	f->label = vtb_strdup(r->label);
+	f->kind = vtb_strdup(r->kind);
+	f->params_json = vtb_strdup(r->params_json);
+	f->cpus = vtb_strdup(r->cpus ? r->cpus : "");
+	f->params = json_loads(r->params_json ? r->params_json : "{}", 0, NULL);
+	if (!f->params)
+		f->params = json_object();
+	if (!f->key || !f->label || !f->kind || !f->params_json || !f->cpus || !f->params)
+		return vtb_error("out of memory");
+	n = json_object_get(f->params, !strcmp(f->kind, "vm") ? "vcpus" : "cpus");
+	f->ncpus = json_is_string(n) ? strtol(json_string_value(n), NULL, 10)
+				     : json_integer_value(n);
+	return 0;
+}
+
+static void join_lines(json_t *o, const char *k, const char *lines, const char *sep, bool *fail)
+{
+	char *s, *p;
+
+	if (!lines || !*lines) {
+		put(o, k, json_null(), fail);
+		return;
+	}
+	s = vtb_strdup(lines);
+	if (!s) {
+		*fail = true;
+		return;
+	}
+	if (sep)
+		for (p = s; *p; p++)
+			if (*p == '\n')
+				*p = *sep;
+	put(o, k, json_string(s), fail);
+	free(s);
+}
+
+static int campaign_info(const struct vtb_campaign_row *r, void *arg)
+{
+	struct campaign *c = arg;
+	json_t *o = json_object(), *kernels = json_array();
+	bool fail = !o || !kernels;
+	const char *p, *q;
+
+	if (fail) {
+		json_decref(o);
+		json_decref(kernels);
+		return vtb_error("out of memory");
+	}
+	put(o, "uuid", jstr(r->uuid), &fail);
+	put(o, "host", jstr(r->hostname), &fail);
+	put(o, "cpu",
+	    jstr(r->cpu_model_name && *r->cpu_model_name ? r->cpu_model_name : r->cpu_vendor),
+	    &fail);
+	put(o, "kernel", jstr(r->host_kernel), &fail);
+	put(o, "topology", jstr(r->topo_summary), &fail);
+	put(o, "matrix_path", jstr(r->matrix_path), &fail);
+	put(o, "matrix_digest", jstr(r->matrix_digest), &fail);
+	put(o, "version", jstr(r->version), &fail);
+	put(o, "status", jstr(r->status), &fail);
+	put(o, "started_ns", json_integer(r->started_ns), &fail);
+	put(o, "ended_ns", r->ended_ns ? json_integer(r->ended_ns) : json_null(), &fail);
+	join_lines(o, "accelerators", r->accelerators, ",", &fail);
+	join_lines(o, "libvirt_version", r->libvirt_versions, ",", &fail);
+	join_lines(o, "qemu_version", r->qemu_versions, ",", &fail);
+	for (p = r->guest_kernels; p && *p; p = *q ? q + 1 : q) {
+		q = strchr(p, '\n');
+		if (!q)
+			q = p + strlen(p);
+		push(kernels, json_stringn(p, (size_t)(q - p)), &fail);
+	}
+	put(o, "guest_kernels", kernels, &fail);
+	put(o, "host_state", r->host_state ? json_loads(r->host_state, 0, NULL) : json_null(),
+	    &fail);
+	if (fail) {
+		json_decref(o);
+		return vtb_error("out of memory");
+	}
+	c->info = o;
+	c->uuid = vtb_strdup(r->uuid);
+	return c->uuid ? 0 : vtb_error("out of memory");
+}
+
+/*
+ * Resolves @spec (NULL: the latest campaign) in @st and loads it.  An
+ * input problem sets *bad.
+ */
+static int campaign_load(struct vtb_store *st, const char *db, const char *spec,
+			 const struct vtb_compare_opts *o, struct campaign *c, bool *bad)
+{
+	bool found = false;
+	size_t n = 0;
+
+	if (!spec) {
+		if (vtb_store_latest_campaign(st, &c->id, &found) < 0)
+			return -1;
+		if (!found) {
+			*bad = true;
+			return vtb_error("no campaign in '%s'", db);
+		}
+	} else {
+		if (vtb_store_campaign_lookup(st, spec, &c->id, &n) < 0)
+			return -1;
+		if (!n) {
+			*bad = true;
+			return vtb_error("no campaign '%s' in '%s' (vtbench list runs shows them)",
+					 spec, db);
+		}
+		if (n > 1) {
+			*bad = true;
+			return vtb_error("campaign '%s' is ambiguous in '%s': %zu campaigns start "
+					 "with it",
+					 spec, db, n);
+		}
+	}
+	c->metric = o->metric;
+	c->workload = o->workload;
+	if (vtb_store_campaign_get(st, c->id, campaign_info, c) < 0 ||
+	    vtb_store_foreach_config(st, c->id, add_config, c) < 0 ||
+	    vtb_store_foreach_sample(st, c->id, add_sample, c) < 0)
+		return -1;
+	if (!c->info)
+		return vtb_error("campaign %" PRId64 " vanished from '%s'", c->id, db);
+	if (o->workload && c->samples_seen && !c->workload_seen) {
+		*bad = true;
+		return vtb_error("no workload or cell '%s' in campaign %s", o->workload, c->uuid);
+	}
+	if (o->metric && c->workload_seen && !c->n) {
+		*bad = true;
+		return vtb_error("no metric matches '%s' in campaign %s", o->metric, c->uuid);
 	}
 	return 0;
-err:
-	vtb_cmp_table_release(out);
+}
+
+/* ----------------------------------------------------------- pairing */
+
+struct ent {
+	char *k;
+	size_t i;
+};
+
+struct index {
+	struct ent *e;
+	size_t n;
+};
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->k, ((const struct ent *)b)->k);
+}
+
+static char *key3(const char *a, const char *b, const char *c)
+{
+	return vtb_asprintf("%s\x1f%s\x1f%s", a, b, c);
+}
+
+/* Index of @c's series by (configuration, cell key or name, metric). */
+static int index_build(const struct campaign *c, bool by_cell_key, struct index *ix)
+{
+	ix->e = calloc(c->n ? c->n : 1, sizeof(*ix->e));
+	ix->n = 0;
+	if (!ix->e)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct series *s = &c->s[i];
+
+		ix->e[i].i = i;
+		ix->e[i].k = key3(s->config_key, by_cell_key ? s->cell_key : s->cell_name,
+				  s->metric);
+		if (!ix->e[i].k)
+			return vtb_error("out of memory");
+		ix->n++;
+	}
+	qsort(ix->e, ix->n, sizeof(*ix->e), ent_cmp);
+	return 0;
+}
+
+static void index_release(struct index *ix)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		free(ix->e[i].k);
+	free(ix->e);
+}
+
+/* The series of @ix for (config, cell, metric), or -1 (-2: no memory). */
+static long index_find(const struct index *ix, const char *config, const char *cell,
+		       const char *metric)
+{
+	struct ent key = { .k = key3(config, cell, metric) }, *e;
+
+	if (!key.k)
+		return -2;
+	e = bsearch(&key, ix->e, ix->n, sizeof(*ix->e), ent_cmp);
+	free(key.k);
+	return e ? (long)e->i : -1;
+}
+
+static long config_index(const struct campaign *c, const char *key)
+{
+	for (size_t i = 0; i < c->nc; i++)
+		if (!strcmp(c->c[i].key, key))
+			return (long)i;
 	return -1;
 }
 
-void vtb_cmp_table_release(struct vtb_cmp_table *t)
+struct pair {
+	size_t b, x; /* series of the base campaign, of the main campaign */
+};
+
+struct pairs {
+	struct pair *p;
+	size_t n, cap;
+};
+
+static int pair_add(struct pairs *ps, size_t b, size_t x)
 {
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 64;
+		struct pair *g = realloc(ps->p, cap * sizeof(*g));
+
+		if (!g)
+			return vtb_error("out of memory");
+		ps->p = g;
+		ps->cap = cap;
+	}
+	ps->p[ps->n++] = (struct pair){ b, x };
+	return 0;
+}
+
+/*
+ * Each VM configuration's own baseline: the baseline configuration on
+ * exactly its pCPUs with as many CPUs ([baseline] vm = yes), else the
+ * first baseline with as many CPUs (VMs side by side: their
+ * configuration's pCPUs are all VMs', each VM's baseline has as many as
+ * one VM).  base[i] = -1: none (and for baselines).
+ */
+static void own_baselines(const struct campaign *c, long *base)
+{
+	for (size_t i = 0; i < c->nc; i++) {
+		const struct config *v = &c->c[i];
+
+		base[i] = -1;
+		if (strcmp(v->kind, "vm"))
+			continue;
+		for (size_t j = 0; j < c->nc && base[i] < 0; j++)
+			if (!strcmp(c->c[j].kind, "baseline") && c->c[j].ncpus == v->ncpus &&
+			    *v->cpus && !strcmp(c->c[j].cpus, v->cpus))
+				base[i] = (long)j;
+		for (size_t j = 0; j < c->nc && base[i] < 0; j++)
+			if (!strcmp(c->c[j].kind, "baseline") && c->c[j].ncpus == v->ncpus)
+				base[i] = (long)j;
+	}
+}
+
+/* --baseline SPEC: a configuration key prefix, else a label glob; one
+ * configuration, every other one compared with it. */
+static int named_baseline(const struct campaign *c, const char *spec, long *base, bool *bad)
+{
+	long found = -1;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nc; i++)
+		if (!strncmp(c->c[i].key, spec, strlen(spec)) && (n++, found < 0))
+			found = (long)i;
+	if (!n)
+		for (size_t i = 0; i < c->nc; i++)
+			if (!fnmatch(spec, c->c[i].label, 0) && (n++, found < 0))
+				found = (long)i;
+	if (!n) {
+		*bad = true;
+		return vtb_error("no configuration of campaign %s matches baseline '%s' (a key "
+				 "prefix or a label glob)",
+				 c->uuid, spec);
+	}
+	if (n > 1) {
+		*bad = true;
+		return vtb_error("baseline '%s' matches %zu configurations of campaign %s; name one",
+				 spec, n, c->uuid);
+	}
+	for (size_t i = 0; i < c->nc; i++)
+		base[i] = (long)i == found ? -1 : found;
+	return 0;
+}
+
+/* Does params key @k belong to axis @axis?  "topology" and "sched" take
+ * their sections' keys ("topology.cores") along. */
+static bool axis_key(const char *axis, const char *k)
+{
+	size_t n = strlen(axis);
+
+	return !strncmp(k, axis, n) && (!k[n] || k[n] == '.');
+}
+
+/* The configuration's parameters without the axis, canonical. */
+static char *without_axis(const struct config *f, const char *axis, bool *has)
+{
+	json_t *o = json_object();
+	const char *k;
+	json_t *v;
+	char *s;
+
+	if (!o)
+		return NULL;
+	json_object_foreach(f->params, k, v)
+	{
+		if (axis_key(axis, k))
+			*has = true;
+		else if (json_object_set(o, k, v))
+			break;
+	}
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (!s)
+		return NULL;
+	/* the kind is part of what must be equal */
+	{
+		char *t = vtb_asprintf("%s %s", f->kind, s);
+
+		free(s);
+		return t;
+	}
+}
+
+/* --axis NAME over configuration parameters: configurations equal in
+ * everything but the axis form a group; its first (matrix order) is the
+ * others' baseline. */
+static int axis_baselines(const struct campaign *c, const char *axis, long *base, bool *bad)
+{
+	char **rest = calloc(c->nc ? c->nc : 1, sizeof(*rest));
+	bool has = false;
+	size_t groups = 0;
+	int ret = -1;
+
+	if (!rest)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < c->nc; i++) {
+		base[i] = -1;
+		rest[i] = without_axis(&c->c[i], axis, &has);
+		if (!rest[i]) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	if (!has) {
+		*bad = true;
+		vtb_error("no configuration of campaign %s has the axis '%s' (axes: topology, "
+			  "pinning, sched, vcpus, host, kernel, or a parameter of the "
+			  "configurations)",
+			  c->uuid, axis);
+		goto out;
+	}
+	for (size_t i = 0; i < c->nc; i++) {
+		for (size_t j = 0; j < i; j++)
+			if (base[j] < 0 && !strcmp(rest[i], rest[j])) {
+				base[i] = (long)j;
+				break;
+			}
+	}
+	for (size_t i = 0; i < c->nc; i++)
+		groups += base[i] >= 0;
+	if (!groups) {
+		*bad = true;
+		vtb_error("no two configurations of campaign %s differ only in '%s'", c->uuid,
+			  axis);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < c->nc; i++)
+		free(rest[i]);
+	free(rest);
+	return ret;
+}
+
+/* Axes that are not configuration parameters: they differ between
+ * campaigns (compared with --against). */
+static bool campaign_axis(const char *axis)
+{
+	return !strcmp(axis, "host") || !strcmp(axis, "kernel") || !strcmp(axis, "guest-kernel") ||
+	       !strcmp(axis, "guest_kernel") || !strcmp(axis, "guest kernel");
+}
+
+/* Pairs within one campaign, from base[] per configuration. */
+static int pair_within(const struct campaign *c, const long *base, struct pairs *ps)
+{
+	struct index ix = { 0 };
+	long last_cfg = -1;
+	const char *last_key = NULL;
+	int ret = -1;
+
+	if (index_build(c, false, &ix) < 0)
+		goto out;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct series *s = &c->s[i];
+		long b;
+
+		if (!last_key || strcmp(last_key, s->config_key)) {
+			last_cfg = config_index(c, s->config_key);
+			last_key = s->config_key;
+		}
+		if (last_cfg < 0 || base[last_cfg] < 0)
+			continue;
+		b = index_find(&ix, c->c[base[last_cfg]].key, s->cell_name, s->metric);
+		if (b == -2) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (b >= 0 && pair_add(ps, (size_t)b, i) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	index_release(&ix);
+	return ret;
+}
+
+/* Pairs across campaigns: the same configuration, cell (by key) and metric. */
+static int pair_against(const struct campaign *base, const struct campaign *c, struct pairs *ps)
+{
+	struct index ix = { 0 };
+	int ret = -1;
+
+	if (index_build(base, true, &ix) < 0)
+		goto out;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct series *s = &c->s[i];
+		long b = index_find(&ix, s->config_key, s->cell_key, s->metric);
+
+		if (b == -2) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (b >= 0 && pair_add(ps, (size_t)b, i) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	index_release(&ix);
+	return ret;
+}
+
+/* ---------------------------------------------------------- the rows */
+
+static json_t *summary_json(const struct vtb_summary *m)
+{
+	json_t *o = json_object();
+	bool fail = !o;
+
+	if (fail)
+		return NULL;
+	put(o, "n", json_integer((json_int_t)m->n), &fail);
+	put(o, "mean", jreal(m->mean), &fail);
+	put(o, "amean", jreal(m->amean), &fail);
+	put(o, "median", jreal(m->median), &fail);
+	put(o, "stddev", jreal(m->stddev), &fail);
+	put(o, "cov", jreal(m->cov), &fail);
+	put(o, "min", jreal(m->min), &fail);
+	put(o, "max", jreal(m->max), &fail);
+	put(o, "p5", jreal(m->p5), &fail);
+	put(o, "p25", jreal(m->p25), &fail);
+	put(o, "p75", jreal(m->p75), &fail);
+	put(o, "p95", jreal(m->p95), &fail);
+	if (fail) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int series_summarise(struct series *s)
+{
+	if (s->summed)
+		return 0;
+	if (vtb_summarise(s->v, s->n, s->k, &s->sum) < 0)
+		return -1;
+	s->jsum = summary_json(&s->sum);
+	s->jvalues = json_array();
+	if (!s->jsum || !s->jvalues)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < s->n; i++)
+		if (json_array_append_new(s->jvalues, jreal(s->v[i])))
+			return vtb_error("out of memory");
+	s->summed = true;
+	return 0;
+}
+
+/* FNV-1a: a row's seed from what the row is, not where it is. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0x1f) * 0x100000001b3ull;
+}
+
+static json_t *side_json(const struct series *s, const char *campaign)
+{
+	json_t *o = json_object();
+	bool fail = !o;
+
+	if (fail)
+		return NULL;
+	put(o, "config", json_string(s->config_key), &fail);
+	put(o, "campaign", json_string(campaign), &fail);
+	put(o, "summary", json_incref(s->jsum), &fail);
+	put(o, "values", json_incref(s->jvalues), &fail);
+	if (fail) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
+		      const struct vtb_compare_opts *o, json_t *doc)
+{
+	struct vtb_comparison *cmp = calloc(ps->n ? ps->n : 1, sizeof(*cmp));
+	double *p = calloc(ps->n ? ps->n : 1, sizeof(*p)),
+	       *q = calloc(ps->n ? ps->n : 1, sizeof(*q));
+	size_t count[5] = { 0 };
+	json_t *rows = json_array(), *sum = json_object();
+	bool fail = !rows || !sum;
+	int ret = -1;
+
+	if (!cmp || !p || !q || fail) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ps->n; i++) {
+		struct series *b = &bc->s[ps->p[i].b], *x = &xc->s[ps->p[i].x];
+		uint64_t seed = 0xcbf29ce484222325ull;
+
+		if (series_summarise(b) < 0 || series_summarise(x) < 0)
+			goto out;
+		seed = fnv(fnv(fnv(fnv(seed, b->config_key), x->config_key), x->cell_key),
+			   x->metric);
+		if (vtb_compare_samples(b->v, b->n, x->v, x->n, x->k, &o->test, seed, &cmp[i]) < 0)
+			goto out;
+		p[i] = cmp[i].p;
+	}
+	if (vtb_bh(p, ps->n, q) < 0)
+		goto out;
+	for (size_t i = 0; i < ps->n && !fail; i++) {
+		struct series *b = &bc->s[ps->p[i].b], *x = &xc->s[ps->p[i].x];
+		json_t *r = json_object();
+		bool ci = o->test.B > 0;
+
+		cmp[i].q = q[i];
+		cmp[i].verdict = vtb_verdict(&cmp[i], &b->sum, &x->sum, x->k, x->better != 0,
+					     &o->test);
+		if (cmp[i].verdict >= 0 && cmp[i].verdict < 5)
+			count[cmp[i].verdict]++;
+		if (!r) {
+			fail = true;
+			break;
+		}
+		push(rows, r, &fail);
+		put(r, "workload", json_string(x->workload), &fail);
+		put(r, "cell", json_string(x->cell_name), &fail);
+		put(r, "cell_key", json_string(x->cell_key), &fail);
+		put(r, "metric", json_string(x->metric), &fail);
+		put(r, "unit", json_string(x->unit), &fail);
+		put(r, "class", json_string(class_name(x->k)), &fail);
+		put(r, "better", json_string(x->better ? "higher" : "lower"), &fail);
+		put(r, "base", side_json(b, bc->uuid), &fail);
+		put(r, "x", side_json(x, xc->uuid), &fail);
+		put(r, "change_pct", jreal(cmp[i].change_pct), &fail);
+		put(r, "ci_low_pct", ci ? jreal(cmp[i].ci_low_pct) : json_null(), &fail);
+		put(r, "ci_high_pct", ci ? jreal(cmp[i].ci_high_pct) : json_null(), &fail);
+		put(r, "test", jstr(cmp[i].test), &fail);
+		put(r, "p", jreal(cmp[i].p), &fail);
+		put(r, "q", jreal(cmp[i].q), &fail);
+		put(r, "significant", json_boolean(!isnan(q[i]) && q[i] < o->test.alpha), &fail);
+		put(r, "verdict", json_string(vtb_verdict_name(cmp[i].verdict)), &fail);
+	}
+	put(sum, "rows", json_integer((json_int_t)ps->n), &fail);
+	put(sum, "better", json_integer((json_int_t)count[VTB_V_BETTER]), &fail);
+	put(sum, "worse", json_integer((json_int_t)count[VTB_V_WORSE]), &fail);
+	put(sum, "same", json_integer((json_int_t)count[VTB_V_SAME]), &fail);
+	put(sum, "noisy", json_integer((json_int_t)count[VTB_V_NOISY]), &fail);
+	put(sum, "few", json_integer((json_int_t)count[VTB_V_FEW]), &fail);
+	put(doc, "rows", rows, &fail);
+	rows = NULL;
+	put(doc, "summary", sum, &fail);
+	sum = NULL;
+	if (fail) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(rows);
+	json_decref(sum);
+	free(cmp);
+	free(p);
+	free(q);
+	return ret;
+}
+
+/* Every series of the main campaign with its summary: what a table of
+ * one campaign shows, compared or not (a campaign of baselines only has
+ * no rows). */
+static int build_series(struct campaign *c, json_t *doc)
+{
+	json_t *a = json_array();
+	bool fail = !a;
+
+	for (size_t i = 0; i < c->n && !fail; i++) {
+		struct series *s = &c->s[i];
+		json_t *o = json_object();
+
+		if (series_summarise(s) < 0) {
+			json_decref(o);
+			json_decref(a);
+			return -1;
+		}
+		push(a, o, &fail);
+		if (fail)
+			break;
+		put(o, "config", json_string(s->config_key), &fail);
+		put(o, "label", json_string(s->label), &fail);
+		put(o, "kind", json_string(s->kind), &fail);
+		put(o, "campaign", json_string(c->uuid), &fail);
+		put(o, "workload", json_string(s->workload), &fail);
+		put(o, "cell", json_string(s->cell_name), &fail);
+		put(o, "cell_key", json_string(s->cell_key), &fail);
+		put(o, "metric", json_string(s->metric), &fail);
+		put(o, "unit", json_string(s->unit), &fail);
+		put(o, "class", json_string(class_name(s->k)), &fail);
+		put(o, "better", json_string(s->better ? "higher" : "lower"), &fail);
+		put(o, "summary", json_incref(s->jsum), &fail);
+	}
+	put(doc, "series", a, &fail);
+	return fail ? vtb_error("out of memory") : 0;
+}
+
+static int build_configs(const struct campaign *c, json_t *a)
+{
+	bool fail = false;
+
+	for (size_t i = 0; i < c->nc && !fail; i++) {
+		const struct config *f = &c->c[i];
+		json_t *o = json_object();
+
+		push(a, o, &fail);
+		if (fail)
+			break;
+		put(o, "key", json_string(f->key), &fail);
+		put(o, "label", json_string(f->label), &fail);
+		put(o, "kind", json_string(f->kind), &fail);
+		put(o, "campaign", json_string(c->uuid), &fail);
+		put(o, "params", json_incref(f->params), &fail);
+		put(o, "cpus", json_string(f->cpus), &fail);
+	}
+	return fail ? vtb_error("out of memory") : 0;
+}
+
+/* ----------------------------------------------------------- evidence */
+
+struct evidence {
+	json_t *list; /* the document's "evidence" array */
+	json_t *cur;  /* the configuration being filled */
+	char *key;
+	struct {
+		size_t boots, matched, unexpected, unchecked, placed, smt_n, llc_n, node_n;
+		double off_sum, off_max, smt_sum, llc_sum, node_sum;
+	} n; /* of the configuration being filled */
+	bool fail;
+};
+
+static void evidence_close(struct evidence *e)
+{
+	json_t *o = e->cur;
+
+	if (!o)
+		return;
+	put(o, "boots", json_integer((json_int_t)e->n.boots), &e->fail);
+	put(o, "matched", json_integer((json_int_t)e->n.matched), &e->fail);
+	put(o, "unexpected", json_integer((json_int_t)e->n.unexpected), &e->fail);
+	put(o, "unchecked", json_integer((json_int_t)e->n.unchecked), &e->fail);
+	put(o, "placed", json_integer((json_int_t)e->n.placed), &e->fail);
+	put(o, "off_planned_mean",
+	    e->n.placed ? jreal(e->n.off_sum / (double)e->n.placed) : json_null(), &e->fail);
+	put(o, "off_planned_max", e->n.placed ? jreal(e->n.off_max) : json_null(), &e->fail);
+	put(o, "smt_split_core",
+	    e->n.smt_n ? jreal(e->n.smt_sum / (double)e->n.smt_n) : json_null(), &e->fail);
+	put(o, "llc_split_llc", e->n.llc_n ? jreal(e->n.llc_sum / (double)e->n.llc_n) : json_null(),
+	    &e->fail);
+	put(o, "node_split_node",
+	    e->n.node_n ? jreal(e->n.node_sum / (double)e->n.node_n) : json_null(), &e->fail);
+	if (!json_object_get(o, "guest_kernel"))
+		put(o, "guest_kernel", json_null(), &e->fail);
+	if (!json_object_get(o, "first_diff"))
+		put(o, "first_diff", json_null(), &e->fail);
+	e->cur = NULL;
+}
+
+/* What the guest was told: the plan's topology and claims. */
+static void evidence_plan(struct evidence *e, json_t *o, const char *plan_json)
+{
+	json_t *p = plan_json ? json_loads(plan_json, 0, NULL) : NULL;
+	json_t *t = json_object_get(p, "topology"), *told, *claims = json_array(), *c;
 	size_t i;
 
-	if (!t)
+	if (!p) {
+		put(o, "told", json_null(), &e->fail);
+		put(o, "claims", claims, &e->fail);
 		return;
-	for (i = 0; i < t->n; i++) {
-		struct vtb_cmp_row *r = &t->rows[i];
-
-		free(r->config_key);
-		free(r->config_label);
-		free(r->kind);
-		free(r->cell_key);
-		free(r->cell_name);
-		free(r->workload);
-		free(r->metric);
-		free(r->unit);
-		free(r->pcpus);
-		free(r->values);
 	}
-	free(t->rows);
-	t->rows = NULL;
-	t->n = 0;
+	told = json_object();
+	put(o, "told", told, &e->fail);
+	if (told) {
+		static const char *const dims[] = { "sockets", "dies", "cores", "threads" };
+
+		for (i = 0; i < VTB_ARRAY_SIZE(dims); i++) {
+			json_t *v = json_object_get(t, dims[i]);
+
+			put(told, dims[i], json_is_integer(v) ? json_incref(v) : json_null(),
+			    &e->fail);
+		}
+		put(told, "pinning", jstr(json_string_value(json_object_get(p, "pinning"))),
+		    &e->fail);
+	}
+	json_array_foreach(json_object_get(p, "claims"), i, c)
+	{
+		json_t *k = json_object();
+
+		push(claims, k, &e->fail);
+		if (!k)
+			break;
+		put(k, "kind", jstr(json_string_value(json_object_get(c, "kind"))), &e->fail);
+		put(k, "vcpus", jstr(json_string_value(json_object_get(c, "vcpus"))), &e->fail);
+		put(k, "state", jstr(json_string_value(json_object_get(c, "state"))), &e->fail);
+	}
+	put(o, "claims", claims, &e->fail);
+	json_decref(p);
+}
+
+static double num(json_t *o, const char *k, bool *ok)
+{
+	json_t *v = json_object_get(o, k);
+
+	*ok = json_is_number(v);
+	return json_number_value(v);
+}
+
+static void evidence_placement(struct evidence *e, const char *placement_json)
+{
+	json_t *p = json_loads(placement_json, 0, NULL);
+	bool ok;
+	double v;
+
+	if (!p || json_integer_value(json_object_get(p, "samples")) <= 0) {
+		json_decref(p);
+		return;
+	}
+	v = num(p, "off_planned_mean", &ok);
+	if (ok) {
+		e->n.placed++;
+		e->n.off_sum += v;
+		v = num(p, "off_planned_max", &ok);
+		e->n.off_max = ok && v > e->n.off_max ? v : e->n.off_max;
+	}
+	v = num(json_object_get(p, "smt_pairs"), "split_core", &ok);
+	if (ok) {
+		e->n.smt_sum += v;
+		e->n.smt_n++;
+	}
+	v = num(json_object_get(p, "llc_groups"), "split_llc", &ok);
+	if (ok) {
+		e->n.llc_sum += v;
+		e->n.llc_n++;
+	}
+	v = num(json_object_get(p, "nodes"), "split_node", &ok);
+	if (ok) {
+		e->n.node_sum += v;
+		e->n.node_n++;
+	}
+	json_decref(p);
+}
+
+/* Level names are counted per guest kernel: domain trees are compared
+ * only within one kernel. */
+static void evidence_levels(struct evidence *e, const char *levels, const char *kernel)
+{
+	json_t *a = json_object_get(e->cur, "levels"), *l;
+	size_t i;
+
+	json_array_foreach(a, i, l)
+	{
+		const char *k = json_string_value(json_object_get(l, "guest_kernel"));
+
+		if (!strcmp(json_string_value(json_object_get(l, "levels")), levels) &&
+		    ((!k && !kernel) || (k && kernel && !strcmp(k, kernel)))) {
+			json_object_set_new(l, "boots",
+					    json_integer(json_integer_value(
+								 json_object_get(l, "boots")) +
+							 1));
+			return;
+		}
+	}
+	l = json_object();
+	push(a, l, &e->fail);
+	if (!l)
+		return;
+	put(l, "levels", json_string(levels), &e->fail);
+	put(l, "guest_kernel", jstr(kernel), &e->fail);
+	put(l, "boots", json_integer(1), &e->fail);
+}
+
+static int add_evidence(const struct vtb_vm_boot_row *r, void *arg)
+{
+	struct evidence *e = arg;
+
+	if (!e->cur || strcmp(e->key, r->config_key)) {
+		evidence_close(e);
+		free(e->key);
+		memset(&e->n, 0, sizeof(e->n));
+		e->key = vtb_strdup(r->config_key);
+		e->cur = json_object();
+		push(e->list, e->cur, &e->fail);
+		if (!e->key || !e->cur || e->fail)
+			return vtb_error("out of memory");
+		put(e->cur, "config", json_string(r->config_key), &e->fail);
+		put(e->cur, "label", json_string(r->config_label), &e->fail);
+		evidence_plan(e, e->cur, r->plan_json);
+		put(e->cur, "levels", json_array(), &e->fail);
+	}
+	e->n.boots++;
+	if (r->topology_check && !strcmp(r->topology_check, "match"))
+		e->n.matched++;
+	else if (!r->topology_check || !strcmp(r->topology_check, "unchecked"))
+		e->n.unchecked++;
+	if (!strcmp(r->status, "unexpected-topology"))
+		e->n.unexpected++;
+	if (r->topology_diff && !json_object_get(e->cur, "first_diff") &&
+	    ((r->topology_check && !strcmp(r->topology_check, "differs")) ||
+	     !strcmp(r->status, "unexpected-topology")))
+		put(e->cur, "first_diff", json_string(r->topology_diff), &e->fail);
+	if (r->guest_kernel && !json_object_get(e->cur, "guest_kernel"))
+		put(e->cur, "guest_kernel", json_string(r->guest_kernel), &e->fail);
+	if (r->levels)
+		evidence_levels(e, r->levels, r->guest_kernel);
+	if (r->placement_json)
+		evidence_placement(e, r->placement_json);
+	return e->fail ? vtb_error("out of memory") : 0;
+}
+
+static int build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc)
+{
+	struct evidence e = { .list = json_array() };
+	int ret = -1;
+
+	if (!e.list)
+		return vtb_error("out of memory");
+	if (vtb_store_foreach_vm_boot(st, c->id, add_evidence, &e) < 0)
+		goto out;
+	evidence_close(&e);
+	if (e.fail) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	ret = json_object_set(doc, "evidence", e.list) ? vtb_error("out of memory") : 0;
+out:
+	json_decref(e.list);
+	free(e.key);
+	return ret;
+}
+
+/* -------------------------------------------------------- histograms */
+
+struct bucket {
+	json_int_t idx, count;
+};
+
+struct hist_acc {
+	json_t *list;
+	const char *campaign;
+	char *config, *cell_key, *metric, *params;
+	json_t *cur;
+	struct bucket *b;
+	size_t n, cap, boots;
+	bool fail;
+};
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	json_int_t x = ((const struct bucket *)a)->idx, y = ((const struct bucket *)b)->idx;
+
+	return x < y ? -1 : x > y;
+}
+
+static void hist_close(struct hist_acc *h)
+{
+	json_t *a;
+	size_t i, j;
+
+	if (!h->cur)
+		return;
+	qsort(h->b, h->n, sizeof(*h->b), bucket_cmp);
+	a = json_array();
+	for (i = 0; i < h->n; i = j) {
+		json_int_t sum = 0;
+
+		for (j = i; j < h->n && h->b[j].idx == h->b[i].idx; j++)
+			sum += h->b[j].count;
+		push(a, json_pack("[I, I]", h->b[i].idx, sum), &h->fail);
+	}
+	put(h->cur, "buckets", a, &h->fail);
+	put(h->cur, "boots", json_integer((json_int_t)h->boots), &h->fail);
+	h->cur = NULL;
+	h->n = 0;
+}
+
+static int add_hist(const struct vtb_hist_row *r, void *arg)
+{
+	struct hist_acc *h = arg;
+	json_t *buckets, *pair;
+	size_t i;
+
+	if (!h->cur || strcmp(h->config, r->config_key) || strcmp(h->cell_key, r->cell_key) ||
+	    strcmp(h->metric, r->metric)) {
+		hist_close(h);
+		free(h->config);
+		free(h->cell_key);
+		free(h->metric);
+		free(h->params);
+		h->config = vtb_strdup(r->config_key);
+		h->cell_key = vtb_strdup(r->cell_key);
+		h->metric = vtb_strdup(r->metric);
+		h->params = vtb_strdup(r->params_json);
+		h->boots = 0;
+		h->cur = json_object();
+		push(h->list, h->cur, &h->fail);
+		if (!h->config || !h->cell_key || !h->metric || !h->params || h->fail)
+			return vtb_error("out of memory");
+		put(h->cur, "config", json_string(r->config_key), &h->fail);
+		put(h->cur, "campaign", json_string(h->campaign), &h->fail);
+		put(h->cur, "cell", json_string(r->cell_name), &h->fail);
+		put(h->cur, "cell_key", json_string(r->cell_key), &h->fail);
+		put(h->cur, "metric", json_string(r->metric), &h->fail);
+		put(h->cur, "unit", json_string(r->unit), &h->fail);
+		put(h->cur, "params", json_loads(r->params_json, 0, NULL), &h->fail);
+	}
+	/* histograms with other bucket parameters cannot be added up */
+	if (strcmp(h->params, r->params_json))
+		return 0;
+	buckets = json_loads(r->buckets_json, 0, NULL);
+	h->boots++;
+	json_array_foreach(buckets, i, pair)
+	{
+		json_int_t idx, cnt;
+
+		if (json_unpack(json_array_get(buckets, i), "[I, I]", &idx, &cnt))
+			continue;
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? h->cap * 2 : 256;
+			struct bucket *g = realloc(h->b, cap * sizeof(*g));
+
+			if (!g) {
+				json_decref(buckets);
+				return vtb_error("out of memory");
+			}
+			h->b = g;
+			h->cap = cap;
+		}
+		h->b[h->n++] = (struct bucket){ idx, cnt };
+	}
+	(void)pair;
+	json_decref(buckets);
+	return h->fail ? vtb_error("out of memory") : 0;
+}
+
+static int build_hists(struct vtb_store *st, const struct campaign *c, json_t *list)
+{
+	struct hist_acc h = { .list = list, .campaign = c->uuid };
+	int ret = vtb_store_foreach_hist(st, c->id, add_hist, &h);
+
+	hist_close(&h);
+	if (!ret && h.fail)
+		ret = vtb_error("out of memory");
+	free(h.config);
+	free(h.cell_key);
+	free(h.metric);
+	free(h.params);
+	free(h.b);
+	return ret;
+}
+
+/* ------------------------------------------------------- c2c matrices */
+
+struct c2c_acc {
+	json_t *list;
+	const char *campaign;
+	char *config, *cell_key;
+	json_t *cur, *cpus; /* the first boot's CPUs: boots on others are left out */
+	double *sum;
+	size_t *cnt, n, boots;
+	bool fail;
+};
+
+static void c2c_close(struct c2c_acc *a)
+{
+	json_t *rows;
+
+	if (!a->cur)
+		return;
+	rows = json_array();
+	for (size_t i = 0; rows && i < a->n; i++) {
+		json_t *row = json_array();
+
+		push(rows, row, &a->fail);
+		for (size_t j = 0; row && j < a->n; j++)
+			push(row,
+			     a->cnt[i * a->n + j]
+				     ? jreal(a->sum[i * a->n + j] / (double)a->cnt[i * a->n + j])
+				     : json_null(),
+			     &a->fail);
+	}
+	put(a->cur, "matrix_ns", rows, &a->fail);
+	put(a->cur, "boots", json_integer((json_int_t)a->boots), &a->fail);
+	a->cur = NULL;
+}
+
+static int add_matrix(const struct vtb_matrix_row *r, void *arg)
+{
+	struct c2c_acc *a = arg;
+	json_t *m = json_loads(r->matrix_json, 0, NULL), *cpus = json_object_get(m, "cpus"),
+	       *ns = json_object_get(m, "ns");
+	int ret = 0;
+
+	if (!json_is_array(cpus) || !json_is_array(ns))
+		goto out;
+	if (!a->cur || strcmp(a->config, r->config_key) || strcmp(a->cell_key, r->cell_key)) {
+		c2c_close(a);
+		free(a->config);
+		free(a->cell_key);
+		free(a->sum);
+		free(a->cnt);
+		a->n = json_array_size(cpus);
+		a->boots = 0;
+		a->config = vtb_strdup(r->config_key);
+		a->cell_key = vtb_strdup(r->cell_key);
+		a->sum = calloc(a->n * a->n + 1, sizeof(*a->sum));
+		a->cnt = calloc(a->n * a->n + 1, sizeof(*a->cnt));
+		a->cur = json_object();
+		push(a->list, a->cur, &a->fail);
+		if (!a->config || !a->cell_key || !a->sum || !a->cnt || a->fail) {
+			ret = vtb_error("out of memory");
+			goto out;
+		}
+		a->cpus = json_deep_copy(cpus);
+		put(a->cur, "config", json_string(r->config_key), &a->fail);
+		put(a->cur, "campaign", json_string(a->campaign), &a->fail);
+		put(a->cur, "cell", json_string(r->cell_name), &a->fail);
+		put(a->cur, "cell_key", json_string(r->cell_key), &a->fail);
+		put(a->cur, "cpus", a->cpus, &a->fail);
+	}
+	if (!json_equal(cpus, a->cpus))
+		goto out;
+	a->boots++;
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < a->n; j++) {
+			json_t *v = json_array_get(json_array_get(ns, i), j);
+
+			if (json_is_number(v)) {
+				a->sum[i * a->n + j] += json_number_value(v);
+				a->cnt[i * a->n + j]++;
+			}
+		}
+	if (a->fail)
+		ret = vtb_error("out of memory");
+out:
+	json_decref(m);
+	return ret;
+}
+
+static int build_c2c(struct vtb_store *st, const struct campaign *c, json_t *list)
+{
+	struct c2c_acc a = { .list = list, .campaign = c->uuid };
+	int ret = vtb_store_foreach_matrix(st, c->id, add_matrix, &a);
+
+	c2c_close(&a);
+	if (!ret && a.fail)
+		ret = vtb_error("out of memory");
+	free(a.config);
+	free(a.cell_key);
+	free(a.sum);
+	free(a.cnt);
+	return ret;
+}
+
+/* ------------------------------------------------------------ the doc */
+
+static json_t *options_json(const struct vtb_compare_opts *o)
+{
+	json_t *j = json_object(), *cov = json_object();
+	bool fail = !j || !cov;
+
+	if (fail) {
+		json_decref(j);
+		json_decref(cov);
+		return NULL;
+	}
+	put(j, "baseline", json_string(o->baseline ? o->baseline : "own"), &fail);
+	put(j, "axis", jstr(o->axis), &fail);
+	put(j, "metric", jstr(o->metric), &fail);
+	put(j, "workload", jstr(o->workload), &fail);
+	put(j, "threshold_pct", jreal(o->test.threshold_pct), &fail);
+	put(j, "alpha", jreal(o->test.alpha), &fail);
+	put(j, "B", json_integer(o->test.B), &fail);
+	put(j, "seed", json_integer((json_int_t)o->test.seed), &fail);
+	put(cov, "throughput", jreal(o->test.cov_limit[VTB_MC_THROUGHPUT]), &fail);
+	put(cov, "time", jreal(o->test.cov_limit[VTB_MC_TIME]), &fail);
+	put(cov, "latency", jreal(o->test.cov_limit[VTB_MC_LATENCY]), &fail);
+	put(j, "cov_limit", cov, &fail);
+	put(j, "fail_on", json_string(o->fail_on_worse ? "worse" : "none"), &fail);
+	if (fail) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
+		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
+		      bool *bad_input)
+{
+	struct campaign x = { 0 }, b = { 0 };
+	bool cross = against || o->against_campaign;
+	struct vtb_store *bst = against ? against : st;
+	const char *bdb = against ? against_db : db;
+	struct pairs ps = { 0 };
+	json_t *d = json_object(), *configs = json_array(), *hists = json_array(),
+	       *c2c = json_array();
+	long *base = NULL;
+	bool fail = !d || !configs || !hists || !c2c;
+	int ret = -1;
+
+	*doc = NULL;
+	*bad_input = false;
+	if (fail) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (o->baseline && strcmp(o->baseline, "own") && (cross || o->axis)) {
+		*bad_input = true;
+		vtb_error("--baseline compares configurations of one campaign: not with %s",
+			  cross ? "--against or --against-campaign" : "--axis");
+		goto out;
+	}
+	if (o->axis && campaign_axis(o->axis) && !cross) {
+		*bad_input = true;
+		vtb_error("the axis '%s' differs between campaigns: give --against OTHER.db or "
+			  "--against-campaign ID",
+			  o->axis);
+		goto out;
+	}
+	if (o->axis && !campaign_axis(o->axis) && cross) {
+		*bad_input = true;
+		vtb_error("--axis %s compares configurations of one campaign: not with --against",
+			  o->axis);
+		goto out;
+	}
+	if (campaign_load(st, db, o->campaign, o, &x, bad_input) < 0)
+		goto out;
+	if (cross) {
+		if (campaign_load(bst, bdb, o->against_campaign, o, &b, bad_input) < 0)
+			goto out;
+		if (pair_against(&b, &x, &ps) < 0)
+			goto out;
+		if (!ps.n) {
+			*bad_input = true;
+			vtb_error("no cell of campaign %s matches one of campaign %s (cells are "
+				  "matched by configuration and cell key)",
+				  x.uuid, b.uuid);
+			goto out;
+		}
+	} else {
+		base = calloc(x.nc ? x.nc : 1, sizeof(*base));
+		if (!base) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (o->axis) {
+			if (axis_baselines(&x, o->axis, base, bad_input) < 0)
+				goto out;
+		} else if (o->baseline && strcmp(o->baseline, "own")) {
+			if (named_baseline(&x, o->baseline, base, bad_input) < 0)
+				goto out;
+		} else {
+			own_baselines(&x, base);
+		}
+		if (pair_within(&x, base, &ps) < 0)
+			goto out;
+		if (!ps.n && (o->axis || (o->baseline && strcmp(o->baseline, "own")))) {
+			*bad_input = true;
+			vtb_error("nothing to compare in campaign %s: no cell and metric of the "
+				  "selected configurations matches one of their baseline",
+				  x.uuid);
+			goto out;
+		}
+	}
+	put(d, "schema", json_string(VTB_COMPARE_SCHEMA), &fail);
+	put(d, "campaign", json_incref(x.info), &fail);
+	put(d, "against", cross ? json_incref(b.info) : json_null(), &fail);
+	put(d, "options", options_json(o), &fail);
+	if (fail || build_configs(&x, configs) < 0 || (cross && build_configs(&b, configs) < 0))
+		goto oom;
+	put(d, "configs", configs, &fail);
+	configs = NULL;
+	if (fail)
+		goto oom;
+	if (build_rows(cross ? &b : &x, &x, &ps, o, d) < 0 || build_series(&x, d) < 0 ||
+	    build_evidence(st, &x, d) < 0 || build_hists(st, &x, hists) < 0 ||
+	    (cross && build_hists(bst, &b, hists) < 0) || build_c2c(st, &x, c2c) < 0 ||
+	    (cross && build_c2c(bst, &b, c2c) < 0))
+		goto out;
+	put(d, "histograms", hists, &fail);
+	hists = NULL;
+	put(d, "c2c", c2c, &fail);
+	c2c = NULL;
+	if (fail)
+		goto oom;
+	*doc = d;
+	d = NULL;
+	ret = 0;
+	goto out;
+oom:
+	vtb_error("out of memory");
+out:
+	json_decref(d);
+	json_decref(configs);
+	json_decref(hists);
+	json_decref(c2c);
+	free(base);
+	free(ps.p);
+	campaign_release(&x);
+	campaign_release(&b);
+	return ret;
+}
+
+size_t vtb_compare_worse(const json_t *doc)
+{
+	json_t *r;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(doc, "rows"), i, r)
+	{
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+
+		n += v && !strcmp(v, "worse");
+	}
+	return n;
 }

@@ -55,6 +55,7 @@ struct vtb_campaign_info {
 	const char *version; /* vtbench version */
 	const char *cmdline;
 	const char *state_json; /* host state snapshot */
+	int64_t started_ns;	/* CLOCK_REALTIME ns; 0: now (fixtures give a fixed time) */
 };
 /* Inserts the campaign and its configurations and cells (one
  * transaction); fills the ids into @ids_config[i] / cell ids. */
@@ -68,6 +69,9 @@ int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest, int
  * ones are added when resuming with --reps or --only changes). */
 int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m);
 int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char *status);
+/* The same at a given time (CLOCK_REALTIME ns), for generated fixtures. */
+int vtb_store_campaign_end_at(struct vtb_store *st, int64_t campaign_id, const char *status,
+			      int64_t ended_ns);
 
 /* Is (configuration key, rep) stored in the campaign, whatever its
  * status?  A boot is never stored twice. */
@@ -188,5 +192,53 @@ struct vtb_cell_row {
 };
 int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg);
+
+/* Campaigns whose uuid is @spec or starts with it: *n matches, *campaign_id
+ * the first (by start time).  An empty @spec matches nothing. */
+int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,
+			      size_t *n);
+
+/* A campaign's provenance: its row, its host's, and what its VM boots
+ * ran under.  The list members are the distinct non-NULL values of the
+ * boots, sorted, joined with '\n' ("" when none). */
+struct vtb_campaign_row {
+	int64_t id;
+	const char *uuid, *matrix_path, *matrix_digest, *version, *cmdline, *status;
+	const char *host_state;	      /* JSON text, NULL when none */
+	int64_t started_ns, ended_ns; /* ended_ns 0: not ended */
+	const char *hostname, *cpu_vendor, *cpu_model_name, *cpu_codename, *host_kernel;
+	const char *topo_summary, *topo_digest;
+	const char *accelerators, *libvirt_versions, *qemu_versions, *guest_kernels;
+};
+/* Calls @fn once (no call when there is no such campaign). */
+int vtb_store_campaign_get(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_campaign_row *row, void *arg), void *arg);
+
+/* The configurations of a campaign in matrix order (seq). */
+struct vtb_config_row {
+	const char *key, *label, *kind, *params_json, *cpus;
+	bool runnable;
+};
+int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_config_row *row, void *arg), void *arg);
+
+/* The histograms of ok results (boots that built the planned topology),
+ * ordered as vtb_store_foreach_sample: configuration, cell, metric, rep. */
+struct vtb_hist_row {
+	const char *config_key, *cell_key, *cell_name, *metric, *unit;
+	const char *params_json, *buckets_json;
+	int rep;
+};
+int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_hist_row *row, void *arg), void *arg);
+
+/* The c2c matrices of ok results (the "matrix" member of the result's
+ * info: {"cpus": [...], "ns": [[...]]}), in configuration, cell, rep order. */
+struct vtb_matrix_row {
+	const char *config_key, *cell_key, *cell_name, *matrix_json;
+	int rep;
+};
+int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_matrix_row *row, void *arg), void *arg);
 
 #endif

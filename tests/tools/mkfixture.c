@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writes the generated compare fixture: deterministic campaigns (fixed
+ * uuids, timestamps and seeded values) stored through store.c's API, so
+ * the goldens of tests/cli/compare_golden.sh follow the schema and not a
+ * checked-in binary.  Bump FIXTURE_VERSION when the generated data
+ * changes (and regenerate the goldens).
+ *
+ *   mkfixture OUT.db VARIANT...   base | clean | slow | other (none: an empty database)
+ *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
+ *   mkfixture --version
+ *
+ * base: a baseline and three VM configurations over three workloads
+ * (throughput, a latency metric with histograms, c2c with its matrix),
+ * five boots each; "vm ... pinning=none" is really 10% slower than its
+ * baseline, one boot of the SMT guest built another topology.  clean: the
+ * same configurations a day later, other noise.  slow: the same with a
+ * 10% slowdown injected into the cores/strict guest.  other: configurations
+ * with other keys (nothing matches them).
+ */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/store.h"
+#include "../../workloads/lib/hist.h"
+
+#define FIXTURE_VERSION 1
+#define T0 1700000000000000000LL /* 2023-11-14T22:13:20Z */
+#define DAY 86400000000000LL
+#define REPS 5
+
+struct cfg {
+	const char *key, *label, *kind, *params, *cpus, *plan;
+	double factor; /* performance relative to the host: 0.9 = 10% slower */
+	const char *levels;
+};
+
+static const struct cfg cfgs[] = {
+	{ "00000000000000b2", "baseline cpus=2 cpuset=2-3", "baseline",
+	  "{\"confine\":\"affinity\",\"cpus\":\"2\",\"cpuset\":\"2-3\"}", "2-3", NULL, 1.0, NULL },
+	{ "000000000000c001", "vm vcpus=2 topology=cores pinning=strict", "vm",
+	  "{\"memory\":\"1073741824\",\"pinning\":\"strict\",\"sched\":\"default\","
+	  "\"topology\":\"cores\",\"vcpus\":\"2\",\"vms\":\"1\"}",
+	  "2-3",
+	  "{\"claims\":[{\"kind\":\"llc\",\"state\":\"true\",\"vcpus\":\"0-1\",\"vm\":0},"
+	  "{\"kind\":\"node\",\"state\":\"true\",\"vcpus\":\"0-1\",\"vm\":0}],"
+	  "\"pinning\":\"strict\",\"schema\":1,"
+	  "\"topology\":{\"cores\":2,\"dies\":1,\"sockets\":1,\"threads\":1}}",
+	  0.98, "MC" },
+	{ "000000000000c002", "vm vcpus=2 topology=smt pinning=strict", "vm",
+	  "{\"memory\":\"1073741824\",\"pinning\":\"strict\",\"sched\":\"default\","
+	  "\"topology\":\"smt\",\"topology.threads\":\"2\",\"vcpus\":\"2\",\"vms\":\"1\"}",
+	  "2-3",
+	  "{\"claims\":[{\"kind\":\"smt\",\"state\":\"false\",\"vcpus\":\"0-1\",\"vm\":0},"
+	  "{\"kind\":\"llc\",\"state\":\"true\",\"vcpus\":\"0-1\",\"vm\":0}],"
+	  "\"pinning\":\"strict\",\"schema\":1,"
+	  "\"topology\":{\"cores\":1,\"dies\":1,\"sockets\":1,\"threads\":2}}",
+	  0.99, "SMT" },
+	{ "000000000000c003", "vm vcpus=2 topology=cores pinning=none", "vm",
+	  "{\"memory\":\"1073741824\",\"pinning\":\"none\",\"sched\":\"default\","
+	  "\"topology\":\"cores\",\"vcpus\":\"2\",\"vms\":\"1\"}",
+	  "2-3",
+	  "{\"claims\":[{\"kind\":\"llc\",\"state\":\"unbacked\",\"vcpus\":\"0-1\",\"vm\":0}],"
+	  "\"pinning\":\"none\",\"schema\":1,"
+	  "\"topology\":{\"cores\":2,\"dies\":1,\"sockets\":1,\"threads\":1}}",
+	  0.90, "MC" },
+};
+
+struct cell {
+	const char *name, *workload, *params;
+};
+
+static const struct cell cells[] = {
+	{ "stream", "membw", "{\"nt\":\"no\",\"threads\":\"auto\"}" },
+	{ "wakeup", "wakeup", "{\"sleep\":\"100000ns\"}" },
+	{ "c2c", "c2c", "{\"mode\":\"full\"}" },
+};
+
+struct variant {
+	const char *name, *uuid;
+	int64_t started;
+	unsigned long seed;
+	int slow_cfg;	 /* configuration with an injected 10% slowdown, -1: none */
+	bool other_keys; /* configurations no other variant has (nothing matches) */
+};
+
+static const struct variant variants[] = {
+	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false },
+	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false },
+	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false },
+	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true },
+};
+
+static int die(const char *what)
+{
+	fprintf(stderr, "mkfixture: %s: %s\n", what, vtb_errmsg());
+	return 3;
+}
+
+static void cell_key(char out[17], size_t config, size_t cell)
+{
+	snprintf(out, 17, "%012zx%04zx", (size_t)0xce11000000ull + config, cell);
+}
+
+/* A value around @mean with coefficient of variation @cov, rounded to
+ * 0.01 so the stored doubles print the same everywhere. */
+static double noisy(gsl_rng *r, double mean, double cov)
+{
+	return round((mean + gsl_ran_gaussian(r, mean * cov)) * 100) / 100;
+}
+
+static int host(struct vtb_store *st, int64_t *id)
+{
+	struct vtb_host_info h = {
+		.hostname = "fixture-host",
+		.cpu_vendor = "GenuineIntel",
+		.cpu_model_name = "Fixture CPU @ 2.00GHz",
+		.cpu_codename = "Fixture",
+		.cpu_family = 6,
+		.cpu_model = 85,
+		.topo_digest = "0000000000000000000000000000000000000000000000000000000000000000",
+		.topo_summary = "1 package, 1 node, 1 LLC, 4 cores, 4 PUs",
+		.kernel = "6.1.0-fixture",
+	};
+
+	return vtb_store_host(st, &h, id);
+}
+
+/* The matrix as the store wants it; cells of every configuration alike. */
+static int matrix(struct vtb_matrix *m, struct vtb_config *cf, struct vtb_cell *ce, size_t ncfg,
+		  const struct cfg *src, size_t ncell, const struct cell *csrc)
+{
+	memset(m, 0, sizeof(*m));
+	m->path = (char *)"fixture.conf";
+	m->configs = cf;
+	m->n_configs = ncfg;
+	for (size_t i = 0; i < ncfg; i++) {
+		memset(&cf[i], 0, sizeof(cf[i]));
+		snprintf(cf[i].key, sizeof(cf[i].key), "%s", src[i].key);
+		cf[i].kind = !strcmp(src[i].kind, "vm") ? VTB_CONFIG_VM : VTB_CONFIG_BASELINE;
+		cf[i].label = (char *)src[i].label;
+		cf[i].params_json = (char *)src[i].params;
+		cf[i].plan_json = (char *)src[i].plan;
+		cf[i].mems = (char *)"0";
+		cf[i].runnable = true;
+		if (vtb_cpuset_parse(src[i].cpus, &cf[i].cpus) < 0)
+			return -1;
+		cf[i].cells = &ce[i * ncell];
+		cf[i].n_cells = ncell;
+		for (size_t j = 0; j < ncell; j++) {
+			struct vtb_cell *c = &ce[i * ncell + j];
+
+			memset(c, 0, sizeof(*c));
+			cell_key(c->key, i, j);
+			c->name = (char *)csrc[j].name;
+			c->workload = (char *)csrc[j].workload;
+			c->params_json = (char *)csrc[j].params;
+			c->resolved_json = (char *)csrc[j].params;
+		}
+	}
+	return 0;
+}
+
+static int begin(struct vtb_store *st, const struct variant *v, int64_t host_id,
+		 struct vtb_matrix *m, int64_t *id)
+{
+	struct vtb_campaign_info ci = {
+		.uuid = v->uuid,
+		.host_id = host_id,
+		.matrix_path = "fixture.conf",
+		.matrix_text = "; generated by tests/tools/mkfixture.c\n",
+		.matrix_digest = "f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7f1c7",
+		.version = "fixture-1",
+		.cmdline = "mkfixture",
+		.state_json = "{\"cpufreq\":{\"governor\":\"performance\"},\"smt\":\"off\","
+			      "\"thp\":\"madvise\"}",
+		.started_ns = v->started,
+	};
+
+	return vtb_store_campaign_begin(st, &ci, m, id);
+}
+
+static void free_records(struct vtb_boot_records *r)
+{
+	for (size_t i = 0; i < r->n_cells; i++) {
+		free(r->cells[i].cell);
+		free(r->cells[i].info_json);
+	}
+	for (size_t i = 0; i < r->n_samples; i++)
+		free(r->samples[i].cell);
+	for (size_t i = 0; i < r->n_hists; i++) {
+		free(r->hists[i].cell);
+		free(r->hists[i].params_json);
+		free(r->hists[i].buckets_json);
+	}
+	free(r->cells);
+	free(r->samples);
+	free(r->hists);
+	memset(r, 0, sizeof(*r));
+}
+
+/* One boot of the small fixture: every cell, its samples, a latency
+ * histogram and a c2c matrix. */
+static int small_boot(struct vtb_store *st, int64_t campaign, const struct variant *v,
+		      const struct cfg *cfg, size_t ci, int rep, gsl_rng *r)
+{
+	const struct cfg *c = &cfg[ci];
+	double f = c->factor * (v->slow_cfg == (int)ci ? 0.9 : 1.0);
+	struct vtb_boot_records rec = { 0 };
+	struct vtb_vm_boot_info vm = { 0 };
+	struct vtb_boot_info b = { 0 };
+	bool odd = ci == 2 && rep == 3 && !strcmp(v->name, "base");
+	char uuid[37], key[17], *placement = NULL;
+	struct vtb_hist h;
+	json_t *jb = NULL, *jp = NULL;
+	int ret = -1;
+
+	rec.cells = calloc(VTB_ARRAY_SIZE(cells), sizeof(*rec.cells));
+	rec.samples = calloc(8, sizeof(*rec.samples));
+	rec.hists = calloc(1, sizeof(*rec.hists));
+	if (!rec.cells || !rec.samples || !rec.hists)
+		goto out;
+	for (size_t j = 0; j < VTB_ARRAY_SIZE(cells); j++) {
+		cell_key(key, ci, j);
+		rec.cells[j] = (struct vtb_rs_cell){ .cell = strdup(key),
+						     .workload = (char *)cells[j].workload,
+						     .status = (char *)"ok",
+						     .seconds = 2.0,
+						     .info_json = strdup("{}") };
+		rec.n_cells++;
+	}
+#define SAMPLE(j, m, u, val, hi)                                                                  \
+	rec.samples[rec.n_samples++] = (struct vtb_rs_sample){ .cell = strdup(rec.cells[j].cell), \
+							       .metric = (char *)(m),             \
+							       .unit = (char *)(u),               \
+							       .value = (val),                    \
+							       .better = (hi) }
+	SAMPLE(0, "copy", "MB/s", noisy(r, 12000 * f, 0.01), 1);
+	SAMPLE(0, "triad", "MB/s", noisy(r, 13000 * f, 0.012), 1);
+	{
+		/* the boot's p99 is its own histogram's, one value per boot */
+		double mean = 60 / f;
+
+		if (vtb_hist_init(&h, VTB_HIST_BITS_DEFAULT, "us") < 0)
+			goto out;
+		for (int i = 0; i < 400; i++)
+			vtb_hist_add(&h, (uint64_t)fmax(1, mean + gsl_ran_gaussian(r, mean * 0.05) +
+								   gsl_ran_exponential(r, 2)));
+		SAMPLE(1, "wakeup_p50", "us", (double)vtb_hist_percentile(&h, 50), 0);
+		SAMPLE(1, "wakeup_p99", "us", (double)vtb_hist_percentile(&h, 99), 0);
+		jp = vtb_hist_params_json(&h);
+		jb = vtb_hist_buckets_json(&h);
+		rec.hists[0] = (struct vtb_rs_hist){
+			.cell = strdup(rec.cells[1].cell),
+			.metric = (char *)"wakeup_latency",
+			.unit = (char *)"us",
+			.params_json = json_dumps(jp, JSON_COMPACT | JSON_SORT_KEYS),
+			.buckets_json = json_dumps(jb, JSON_COMPACT),
+		};
+		rec.n_hists = 1;
+		vtb_hist_release(&h);
+	}
+	{
+		double rt = noisy(r, 80 / f, 0.02), a = noisy(r, 70 / f, 0.02);
+		int c0 = strcmp(c->kind, "vm") ? 2 : 0;
+
+		SAMPLE(2, "one_way_mean_ns", "ns", rt / 2, 0);
+		free(rec.cells[2].info_json);
+		rec.cells[2].info_json = vtb_asprintf(
+			"{\"matrix\":{\"cpus\":[%d,%d],\"ns\":[[null,%.2f],[%.2f,null]],"
+			"\"value\":\"round trip, median of batches\"}}",
+			c0, c0 + 1, rt, a);
+	}
+#undef SAMPLE
+	b.campaign_id = campaign;
+	snprintf(uuid, sizeof(uuid), "%.24s%02lx%02zx%02x%06d", v->uuid, v->seed, ci, rep, 0);
+	b.uuid = uuid;
+	b.config_key = c->key;
+	b.rep = rep;
+	b.status = odd ? "unexpected-topology" : "ok";
+	b.started_ns = v->started + ((int64_t)rep * 4 + (int64_t)ci) * 60000000000LL;
+	b.ended_ns = b.started_ns + 50000000000LL;
+	b.nonce = "00000000000000000000000000000000";
+	b.cpus = c->cpus;
+	b.confinement = "affinity";
+	if (!strcmp(c->kind, "vm")) {
+		bool pinned = !strstr(c->label, "pinning=none");
+
+		placement = vtb_asprintf(
+			"{\"interval_ms\":50,\"samples\":%d,\"off_planned_mean\":%s,"
+			"\"off_planned_max\":%s,\"smt_pairs\":%s,\"llc_groups\":{\"n\":1,"
+			"\"split_llc\":0.0},\"nodes\":{\"n\":1,\"split_node\":0.0}}",
+			40 + rep, pinned ? "0.0" : "null", pinned ? "0.025" : "null",
+			ci == 2 ? "{\"n\":1,\"split_core\":1.0}" : "null");
+		vm = (struct vtb_vm_boot_info){
+			.accelerator = "tcg",
+			.cpu_model = "qemu64",
+			.guest_kernel = "6.1.0-57-amd64",
+			.libvirt_version = "9.0.0",
+			.qemu_version = "7.2.0",
+			.vms = 1,
+			.placement = placement,
+			.topology_check = odd ? "differs" : "match",
+			.topology_diff =
+				odd ? "cpu0: thread_siblings 0, plan 0-1; levels MC, plan SMT"
+				    : NULL,
+			.view = "{}",
+			.levels = odd ? "MC" : c->levels,
+			.digest = "d1",
+		};
+		b.vm = &vm;
+	}
+	if (vtb_store_boot(st, &b, &rec) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(placement);
+	json_decref(jb);
+	json_decref(jp);
+	free_records(&rec);
+	return ret;
+}
+
+static int small(struct vtb_store *st, const struct variant *v, int64_t host_id)
+{
+	struct cfg local[VTB_ARRAY_SIZE(cfgs)];
+	char keys[VTB_ARRAY_SIZE(cfgs)][17];
+	struct vtb_config cf[VTB_ARRAY_SIZE(cfgs)];
+	struct vtb_cell ce[VTB_ARRAY_SIZE(cfgs) * VTB_ARRAY_SIZE(cells)];
+	struct vtb_matrix m;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	int64_t id;
+	int ret = -1;
+
+	if (!r)
+		return vtb_error("out of memory");
+	gsl_rng_set(r, v->seed);
+	memcpy(local, cfgs, sizeof(local));
+	for (size_t i = 0; v->other_keys && i < VTB_ARRAY_SIZE(cfgs); i++) {
+		snprintf(keys[i], sizeof(keys[i]), "e%s", cfgs[i].key + 1);
+		local[i].key = keys[i];
+	}
+	if (matrix(&m, cf, ce, VTB_ARRAY_SIZE(cfgs), local, VTB_ARRAY_SIZE(cells), cells) < 0 ||
+	    begin(st, v, host_id, &m, &id) < 0)
+		goto out;
+	/* interleaved, as vtbench run does */
+	for (int rep = 0; rep < REPS; rep++)
+		for (size_t i = 0; i < VTB_ARRAY_SIZE(cfgs); i++)
+			if (small_boot(st, id, v, local, i, rep, r) < 0)
+				goto out;
+	if (vtb_store_campaign_end_at(st, id, "done", v->started + 3600000000000LL) < 0)
+		goto out;
+	ret = 0;
+out:
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cfgs); i++)
+		vtb_cpuset_release(&cf[i].cpus);
+	gsl_rng_free(r);
+	return ret;
+}
+
+/*
+ * The benchmark's database: 4 configurations (two baselines, two VMs)
+ * x 2500 cells x 100 boots, one sample per cell and boot: 1,000,000
+ * samples in 10,000 cells, 5,000 rows to compare.
+ */
+#define BIG_CELLS 2500
+#define BIG_REPS 100
+
+static const struct cfg big_cfgs[] = {
+	{ "00000000000000b1", "baseline cpus=1", "baseline", "{\"cpus\":\"1\"}", "2", NULL, 1,
+	  NULL },
+	{ "00000000000000b2", "baseline cpus=2", "baseline", "{\"cpus\":\"2\"}", "2-3", NULL, 1,
+	  NULL },
+	{ "000000000000c001", "vm vcpus=1", "vm", "{\"vcpus\":\"1\"}", "2", NULL, 0.97, NULL },
+	{ "000000000000c002", "vm vcpus=2", "vm", "{\"vcpus\":\"2\"}", "2-3", NULL, 0.9, NULL },
+};
+
+static int big(struct vtb_store *st, int64_t host_id)
+{
+	static const struct cell bc = { "cell", "synthetic", "{}" };
+	const size_t ncfg = VTB_ARRAY_SIZE(big_cfgs);
+	struct vtb_config cf[VTB_ARRAY_SIZE(big_cfgs)];
+	struct vtb_cell *ce = calloc(ncfg * BIG_CELLS, sizeof(*ce));
+	struct cell *cs = calloc(BIG_CELLS, sizeof(*cs));
+	char(*names)[16] = calloc(BIG_CELLS, sizeof(*names));
+	struct vtb_boot_records rec = { 0 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct vtb_matrix m;
+	int64_t id;
+	int ret = -1;
+
+	memset(cf, 0, sizeof(cf));
+	if (!ce || !cs || !names || !r)
+		goto out;
+	gsl_rng_set(r, 44);
+	for (size_t j = 0; j < BIG_CELLS; j++) {
+		snprintf(names[j], sizeof(names[j]), "cell%04zu", j);
+		cs[j] = bc;
+		cs[j].name = names[j];
+	}
+	if (matrix(&m, cf, ce, ncfg, big_cfgs, BIG_CELLS, cs) < 0 ||
+	    begin(st, &variants[0], host_id, &m, &id) < 0)
+		goto out;
+	rec.cells = calloc(BIG_CELLS, sizeof(*rec.cells));
+	rec.samples = calloc(BIG_CELLS, sizeof(*rec.samples));
+	if (!rec.cells || !rec.samples)
+		goto out;
+	for (int rep = 0; rep < BIG_REPS; rep++)
+		for (size_t i = 0; i < ncfg; i++) {
+			struct vtb_boot_info b = { 0 };
+			struct vtb_vm_boot_info vm = { .accelerator = "tcg", .vms = 1 };
+			char uuid[37];
+
+			for (size_t j = 0; j < BIG_CELLS; j++) {
+				rec.cells[j] = (struct vtb_rs_cell){
+					.cell = ce[i * BIG_CELLS + j].key,
+					.workload = (char *)"synthetic",
+					.status = (char *)"ok",
+					.seconds = 1
+				};
+				rec.samples[j] = (struct vtb_rs_sample){
+					.cell = ce[i * BIG_CELLS + j].key,
+					.metric = (char *)"seconds",
+					.unit = (char *)"s",
+					.value = noisy(r,
+						       (10 + (double)(j % 50)) / big_cfgs[i].factor,
+						       0.02),
+				};
+			}
+			rec.n_cells = rec.n_samples = BIG_CELLS;
+			snprintf(uuid, sizeof(uuid), "b1600000-0000-4000-8000-%04zx%08x", i, rep);
+			b = (struct vtb_boot_info){ .campaign_id = id,
+						    .uuid = uuid,
+						    .config_key = big_cfgs[i].key,
+						    .rep = rep,
+						    .status = "ok",
+						    .started_ns = T0 + rep,
+						    .ended_ns = T0 + rep + 1,
+						    .vm = strcmp(big_cfgs[i].kind, "vm") ? NULL
+											 : &vm };
+			if (vtb_store_boot(st, &b, &rec) < 0)
+				goto out;
+		}
+	if (vtb_store_campaign_end_at(st, id, "done", T0 + 3600000000000LL) < 0)
+		goto out;
+	ret = 0;
+out:
+	for (size_t i = 0; i < ncfg; i++)
+		vtb_cpuset_release(&cf[i].cpus);
+	free(rec.cells);
+	free(rec.samples);
+	free(ce);
+	free(cs);
+	free(names);
+	gsl_rng_free(r);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct vtb_store *st = NULL;
+	bool big_db = false;
+	int64_t host_id;
+	int i = 1, ret = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("%d\n", FIXTURE_VERSION);
+		return 0;
+	}
+	if (i < argc && !strcmp(argv[i], "--big")) {
+		big_db = true;
+		i++;
+	}
+	if (i >= argc || (big_db && i + 1 != argc)) {
+		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other]...\n"
+				"       mkfixture --big OUT.db\n"
+				"       mkfixture --version\n");
+		return 2;
+	}
+	if (access(argv[i], F_OK) == 0) {
+		fprintf(stderr, "mkfixture: '%s' exists; remove it first\n", argv[i]);
+		return 2;
+	}
+	if (vtb_store_open(argv[i], &st) < 0)
+		return die("open");
+	if (host(st, &host_id) < 0) {
+		ret = die("host");
+		goto out;
+	}
+	if (big_db) {
+		if (big(st, host_id) < 0)
+			ret = die("big");
+		goto out;
+	}
+	for (i++; i < argc; i++) {
+		size_t v;
+
+		for (v = 0; v < VTB_ARRAY_SIZE(variants) && strcmp(variants[v].name, argv[i]); v++)
+			;
+		if (v == VTB_ARRAY_SIZE(variants)) {
+			fprintf(stderr,
+				"mkfixture: unknown variant '%s' (base, clean, slow, other)\n",
+				argv[i]);
+			ret = 2;
+			goto out;
+		}
+		if (small(st, &variants[v], host_id) < 0) {
+			ret = die(variants[v].name);
+			goto out;
+		}
+	}
+out:
+	vtb_store_close(st);
+	return ret;
+}
