@@ -1149,6 +1149,73 @@ out:
 	free(mlab);
 }
 
+/*
+ * Per configuration, cell and metric: the summary of its per-boot values
+ * ("series"), whether or not it takes part in a comparison (a campaign
+ * of baselines alone has no comparison rows).  Text only.
+ */
+static void put_series(struct ctx *c)
+{
+	static const char *const head[] = { "configuration", "cell",   "metric",
+					    "unit",	     "n",      "mean",
+					    "median",	     "stddev", "cov",
+					    "min",	     "max" };
+	enum { NCOL = 11 };
+	const json_t *series = json_object_get(c->doc, "series"), *o;
+	size_t n = json_array_size(series), i, k, w[NCOL];
+	const char **cells;
+
+	if (!n)
+		return;
+	cells = calloc(n * NCOL, sizeof(*cells));
+	if (!cells) {
+		c->oom = true;
+		return;
+	}
+	for (k = 0; k < NCOL; k++)
+		w[k] = width(head[k]);
+	json_array_foreach(series, i, o)
+	{
+		const json_t *sm = json_object_get(o, "summary");
+		const char **r = &cells[i * NCOL];
+		const char *better = jstr(o, "better");
+
+		r[0] = esc(c, jstr(o, "label") ? jstr(o, "label") : "?");
+		r[1] = esc(c, jstr(o, "cell") ? jstr(o, "cell") : "?");
+		r[2] = fmt(c, "%s %s", esc(c, jstr(o, "metric") ? jstr(o, "metric") : "?"),
+			   better && !strcmp(better, "higher") ? "(+)" : "(-)");
+		r[3] = esc(c, jstr(o, "unit") ? jstr(o, "unit") : "");
+		r[4] = fmt(c, "%.0f", jnumv(sm, "n"));
+		r[5] = num(c, jnumv(sm, "mean"));
+		r[6] = num(c, jnumv(sm, "median"));
+		r[7] = num(c, jnumv(sm, "stddev"));
+		r[8] = isnan(jnumv(sm, "cov")) ? "-" : fmt(c, "%.2f%%", jnumv(sm, "cov") * 100);
+		r[9] = num(c, jnumv(sm, "min"));
+		r[10] = num(c, jnumv(sm, "max"));
+		for (k = 0; k < NCOL; k++)
+			if (r[k] && width(r[k]) > w[k])
+				w[k] = width(r[k]);
+	}
+	fprintf(c->f, "\nper configuration (n = boots, one value per boot; the mean of a rate is "
+		      "its harmonic mean)\n\n");
+	for (i = 0; i <= n; i++) {
+		const char *const *r = i ? &cells[(i - 1) * NCOL] : head;
+
+		for (k = 0; k < NCOL; k++) {
+			const char *v = r[k] ? r[k] : "?";
+			size_t pad = w[k] - width(v);
+
+			if (k >= 4)
+				fprintf(c->f, "%*s", (int)pad, "");
+			fputs(v, c->f);
+			if (k < 4 && k + 1 < NCOL)
+				fprintf(c->f, "%*s", (int)pad, "");
+			fputs(k + 1 < NCOL ? "  " : "\n", c->f);
+		}
+	}
+	free(cells);
+}
+
 int vtb_report_text(const json_t *doc, FILE *f)
 {
 	struct ctx c;
@@ -1158,6 +1225,8 @@ int vtb_report_text(const json_t *doc, FILE *f)
 	fprintf(f, "vtbench compare\n\n");
 	put_header(&c);
 	put_configs(&c);
+	put_series(&c);
+	pool_reset(&c);
 	fprintf(f, "\n%s\n", title(&c));
 	if (!c.nrows)
 		fprintf(f, "\nno rows to compare\n");
