@@ -34,6 +34,10 @@ rt-tests
 likwid
 mbw
 perl
+curl
+python3
+influxdb
+prometheus-pushgateway
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is
