@@ -18,6 +18,11 @@ static const char upload_usage[] =
 	"2xx.  Sinks (vtbench list sinks):\n"
 	"  influx[+https]://HOST:PORT/DB           InfluxDB 1.x, line protocol\n"
 	"  influx2[+https]://HOST:PORT/ORG/BUCKET  InfluxDB 2.x, line protocol\n"
+	"  pushgateway[+https]://HOST:PORT/JOB     Prometheus Pushgateway: the Pushgateway keeps\n"
+	"      only the last value of a series and a PUT replaces the whole group, so this\n"
+	"      sink publishes the campaign as a snapshot (one gauge per configuration, cell\n"
+	"      and metric: mean, stddev, n; no per-boot labels) under\n"
+	"      job/JOB/instance/HOST, again on every upload (each one recorded)\n"
 	"\n"
 	"options:\n"
 	"  --to URL               the sink\n"
@@ -201,11 +206,17 @@ int cmd_upload(struct vtb_cmd_env *env)
 		vtb_upload_result_release(&res);
 		return 0;
 	}
-	printf("campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
-	       res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
-	       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-	       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
-	       res.boots_before, res.boots_unsent);
+	if (res.per_boot)
+		printf("campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
+		       res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
+		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
+		       res.boots_before, res.boots_unsent);
+	else
+		printf("campaign %s -> %s: %s (%ld point%s, %ld request%s, %ld retr%s)\n",
+		       res.campaign, res.sink, res.items_sent ? "snapshot sent" : "nothing sent",
+		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
 	ret = 0;
 	if (r > 0) {
 		vtb_cmd_err(env, "%ld of %ld boot%s%s remain unsent to %s: %s", res.boots_unsent,

@@ -360,6 +360,119 @@ fail:
 	return vtb_error("out of memory");
 }
 
+/* ---- Prometheus text format (Pushgateway) ---- */
+
+/* A label value: backslash, quote and newline escaped; the format carries
+ * every other character. */
+static int prom_label(struct vtb_strbuf *sb, const char *k, const char *v, bool first)
+{
+	int r = vtb_strbuf_addf(sb, "%s%s=\"", first ? "" : ",", k);
+
+	for (const char *p = v; *p && !r; p++) {
+		if (*p == '\\' || *p == '"')
+			r = vtb_strbuf_addf(sb, "\\%c", *p);
+		else if (*p == '\n')
+			r = vtb_strbuf_addstr(sb, "\\n");
+		else
+			r = vtb_strbuf_add(sb, p, 1);
+	}
+	return r ? r : vtb_strbuf_addstr(sb, "\"");
+}
+
+static int prom_number(struct vtb_strbuf *sb, double v)
+{
+	char num[40];
+
+	if (!vtb_lp_float(v, num, sizeof(num)))
+		snprintf(num, sizeof(num), "%s", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
+	return vtb_strbuf_addf(sb, " %s\n", num);
+}
+
+/*
+ * The latest campaign as a snapshot: per configuration, cell and metric
+ * the gauges vtbench_value (mean), vtbench_stddev and vtbench_n, labelled
+ * like the InfluxDB series plus "config" (the configuration's key: two
+ * configurations may differ only in what no tag says, and the Pushgateway
+ * refuses two series with the same labels), and vtbench_campaign_info.
+ * The Pushgateway keeps only the last value per series and a PUT replaces
+ * the whole group: each upload replaces the snapshot.
+ */
+static int prom_snapshot(struct sink *sk, struct vtb_strbuf *body, long *points)
+{
+	static const char *const fam[] = { "value", "stddev", "n" };
+	static const char *const help[] = {
+		"mean over the campaign's boots (hmean is compare's business)",
+		"sample standard deviation over the boots", "boots with a value"
+	};
+	int r = 0;
+
+	*points = 0;
+	for (size_t f = 0; f < VTB_ARRAY_SIZE(fam) && !r; f++) {
+		r = vtb_strbuf_addf(body, "# HELP vtbench_%s %s\n# TYPE vtbench_%s gauge\n", fam[f],
+				    help[f], fam[f]);
+		for (size_t i = 0; i < sk->n_aggr && !r; i++) {
+			const struct up_aggr *a = &sk->aggr[i];
+			struct tags t;
+
+			if (tags_of(sk, a->first, a->sample, &t) < 0)
+				return -1;
+			r = vtb_strbuf_addf(body, "vtbench_%s{", fam[f]);
+			if (!r)
+				r = prom_label(body, "config", a->first->config_key, true);
+			for (size_t k = 0; k < N_TAGS && !r; k++)
+				r = prom_label(body, t.k[k], t.v[k], false);
+			tags_release(&t);
+			if (!r)
+				r = vtb_strbuf_addstr(body, "}");
+			if (!r)
+				r = prom_number(body, f == 0   ? a->st.mean
+						      : f == 1 ? a->st.stddev
+							       : (double)a->st.n);
+			*points += !r;
+		}
+	}
+	if (!r)
+		r = vtb_strbuf_addstr(body,
+				      "# TYPE vtbench_campaign_info gauge\nvtbench_campaign_info{");
+	if (!r)
+		r = prom_label(body, "campaign", sk->campaign_uuid, true);
+	if (!r)
+		r = vtb_strbuf_addstr(body, "} 1\n");
+	return r ? vtb_error("out of memory") : 0;
+}
+
+/* A grouping label's value in a Pushgateway path: as it is when plain,
+ * else base64url ("LABEL@base64/VALUE"), which carries anything. */
+static char *prom_path_label(const char *label, const char *v)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)v;
+	size_t n = strlen(v), i;
+	int r;
+
+	if (n &&
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n)
+		return vtb_asprintf("%s/%s", label, v);
+	r = vtb_strbuf_addf(&sb, "%s@base64/", label);
+	for (i = 0; i < n && !r; i += 3) {
+		unsigned x = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+		char q[5] = { b64[x >> 18 & 63], b64[x >> 12 & 63],
+			      i + 1 < n ? b64[x >> 6 & 63] : '=', i + 2 < n ? b64[x & 63] : '=',
+			      0 };
+
+		r = vtb_strbuf_addstr(&sb, q);
+	}
+	if (!n && !r)
+		r = vtb_strbuf_addstr(&sb, "=");
+	if (r) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
 /* ---- endpoints ---- */
 
 static char *url_escape(const char *s)
@@ -379,6 +492,8 @@ static int influx1_endpoint(struct sink *sk)
 	if (!*sk->path || strchr(sk->path, '/'))
 		return vtb_error("'%s': expected influx://HOST:PORT/DATABASE", sk->id);
 	db = url_escape(sk->path);
+	free(sk->endpoint);
+	sk->endpoint = NULL;
 	if (db)
 		sk->endpoint = vtb_asprintf("%s/write?db=%s&precision=ns", sk->base, db);
 	free(db);
@@ -397,11 +512,32 @@ static int influx2_endpoint(struct sink *sk)
 	org = url_escape(sk->path);
 	bucket = url_escape(slash + 1);
 	*slash = '/';
+	free(sk->endpoint);
+	sk->endpoint = NULL;
 	if (org && bucket)
 		sk->endpoint = vtb_asprintf("%s/api/v2/write?org=%s&bucket=%s&precision=ns",
 					    sk->base, org, bucket);
 	free(org);
 	free(bucket);
+	return sk->endpoint ? 0 : vtb_error("out of memory");
+}
+
+/* pushgateway://HOST:PORT/JOB: PUT /metrics/job/JOB/instance/HOST */
+static int pushgateway_endpoint(struct sink *sk)
+{
+	char *job, *inst;
+
+	if (!*sk->path || strchr(sk->path, '/'))
+		return vtb_error("'%s': expected pushgateway://HOST:PORT/JOB", sk->id);
+	/* the instance is the campaign's host, known once it is loaded */
+	if (!sk->hostname)
+		return 0;
+	job = prom_path_label("job", sk->path);
+	inst = prom_path_label("instance", sk->hostname);
+	free(sk->endpoint);
+	sk->endpoint = job && inst ? vtb_asprintf("%s/metrics/%s/%s", sk->base, job, inst) : NULL;
+	free(job);
+	free(inst);
 	return sk->endpoint ? 0 : vtb_error("out of memory");
 }
 
@@ -437,10 +573,26 @@ static const struct vtb_sink_ops influx2_ops = {
 	.aggregates = lp_aggregates,
 };
 
+static const struct vtb_sink_ops pushgateway_ops = {
+	.name = "pushgateway",
+	.scheme = "pushgateway",
+	.url = "pushgateway[+https]://HOST:PORT/JOB",
+	.summary =
+		"Prometheus Pushgateway: the campaign as a snapshot (it keeps only last values), PUT to /metrics/job/JOB/instance/HOST",
+	.auth_scheme = "Bearer",
+	.content_type = "text/plain; version=0.0.4",
+	.method = "PUT",
+	.item = "snapshot",
+	.default_port = 9091,
+	.endpoint = pushgateway_endpoint,
+	.aggregates = prom_snapshot,
+};
+
 /* alphabetical by name */
 static const struct vtb_sink_ops *const sinks[] = {
 	&influx1_ops,
 	&influx2_ops,
+	&pushgateway_ops,
 	NULL,
 };
 
@@ -1218,6 +1370,9 @@ int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb
 	sk.agg_ts = camp.ended_ns;
 	if (!res->campaign || !sk.campaign_uuid || !sk.hostname || !sk.host_kernel)
 		goto oom;
+	/* endpoints that name the campaign's host (Pushgateway's instance) */
+	if (sk.ops->endpoint(&sk) < 0)
+		goto out;
 	if (vtb_store_foreach_upload_row(st, camp.id, sk.id, on_row, &sk) < 0)
 		goto out;
 	/* one distinct timestamp per boot, the same on every upload: its start,
@@ -1233,6 +1388,7 @@ int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb
 	if (build_aggregates(&sk) < 0)
 		goto out;
 	ret = 0;
+	res->per_boot = sk.ops->boots != NULL;
 	if (sk.ops->boots) {
 		r = send_boots(st, camp.id, &sk, res);
 		if (r < 0)
@@ -1240,7 +1396,7 @@ int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb
 		else if (r > 0)
 			ret = 1;
 	}
-	for (size_t i = 0; i < sk.n_boots; i++)
+	for (size_t i = 0; i < sk.n_boots && sk.ops->boots; i++)
 		if (!sk.boots[i].sent)
 			res->boots_unsent++;
 	if (ret)

@@ -48,7 +48,8 @@ struct vtb_upload_result {
 	long boots, boots_before; /* in the campaign; already sent before */
 	long boots_sent, boots_unsent, points_sent, requests, retries;
 	long items_sent, items_unsent; /* campaign-level: aggregates, snapshot */
-	char *error;		       /* why something remains unsent (NULL: nothing does) */
+	bool per_boot; /* the sink takes boots (else only the campaign-level item) */
+	char *error;   /* why something remains unsent (NULL: nothing does) */
 };
 void vtb_upload_result_release(struct vtb_upload_result *r);
 
