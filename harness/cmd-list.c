@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vtbench list runs|cells|workloads */
+/* vtbench list runs|cells|workloads|sinks */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,13 +8,15 @@
 
 #include "../workloads/workload.h"
 #include "cmd.h"
+#include "upload.h"
 
 static const char list_usage[] =
-	"usage: vtbench list runs|cells|workloads [options]\n"
+	"usage: vtbench list runs|cells|workloads|sinks [options]\n"
 	"\n"
 	"  runs        campaigns in the database: id, host, matrix, boots ok/failed\n"
 	"  cells       configurations and cells of the latest campaign, boots stored\n"
 	"  workloads   the workloads the agent has (--all: with debug ones)\n"
+	"  sinks       where vtbench upload can send results (URL forms)\n"
 	"\n"
 	"options:\n"
 	"  --db FILE   results database (default: results.db)\n"
@@ -60,7 +62,7 @@ int cmd_list(struct vtb_cmd_env *env)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const what_names[] = { "cells", "runs", "workloads", NULL };
+	static const char *const what_names[] = { "cells", "runs", "sinks", "workloads", NULL };
 	const char *what, *near;
 	bool all = false;
 	int c, ret;
@@ -83,7 +85,7 @@ int cmd_list(struct vtb_cmd_env *env)
 		}
 	}
 	if (optind != env->argc - 1) {
-		vtb_cmd_err(env, "expected one of runs, cells or workloads");
+		vtb_cmd_err(env, "expected one of runs, cells, workloads or sinks");
 		fputs(list_usage, stderr);
 		return VTB_EXIT_USAGE;
 	}
@@ -96,10 +98,19 @@ int cmd_list(struct vtb_cmd_env *env)
 		}
 		return 0;
 	}
+	if (!strcmp(what, "sinks")) {
+		const struct vtb_sink_info *si;
+
+		for (size_t i = 0; (si = vtb_sink_info(i)); i++)
+			printf("%-10s %-40s %s\n", si->name, si->url, si->summary);
+		return 0;
+	}
 	if (strcmp(what, "runs") && strcmp(what, "cells")) {
 		near = vtb_suggest(what_names, what);
-		vtb_cmd_err(env, "unknown list '%s'%s%s%s: expected runs, cells or workloads", what,
-			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		vtb_cmd_err(env,
+			    "unknown list '%s'%s%s%s: expected runs, cells, workloads or sinks",
+			    what, near ? " (did you mean '" : "", near ? near : "",
+			    near ? "'?)" : "");
 		return VTB_EXIT_USAGE;
 	}
 	env->flags |= VTB_CMD_NEED_DB;

@@ -56,5 +56,6 @@ int cmd_list(struct vtb_cmd_env *env);
 int cmd_plan(struct vtb_cmd_env *env);
 int cmd_run(struct vtb_cmd_env *env);
 int cmd_topo(struct vtb_cmd_env *env);
+int cmd_upload(struct vtb_cmd_env *env);
 
 #endif

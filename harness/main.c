@@ -14,6 +14,7 @@
 #include "../workloads/workload.h"
 #include "cmd.h"
 #include "provision.h"
+#include "upload.h"
 
 struct vtb_cmd {
 	const char *name;
@@ -26,12 +27,13 @@ struct vtb_cmd {
 static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
 	  "summarise a campaign's results per configuration, cell and metric" },
-	{ "list", cmd_list, 0, "list runs, cells or workloads" },
+	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks" },
 	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
 	  "dry run: every configuration and cell, with keys and parameters" },
 	{ "run", cmd_run, 0, "run a matrix and store every boot in SQLite" },
 	{ "topo", cmd_topo, VTB_CMD_NEED_HOST,
 	  "show the host topology (packages, nodes, LLCs, cores, PUs) or export it" },
+	{ "upload", cmd_upload, 0, "send a campaign to a dashboard (InfluxDB ...), exactly once" },
 };
 
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
@@ -182,7 +184,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return VTB_EXIT_USAGE;
 	}
-	if (vtb_workloads_check()) {
+	if (vtb_workloads_check() || vtb_sinks_check()) {
 		fprintf(stderr, "vtbench: internal error: %s\n", vtb_errmsg());
 		return VTB_EXIT_INFRA;
 	}

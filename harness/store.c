@@ -249,6 +249,24 @@ static const char *const migrations[] = {
 	"	steal_before TEXT CHECK (steal_before IS NULL OR json_valid(steal_before)),\n"
 	"	steal_after TEXT CHECK (steal_after IS NULL OR json_valid(steal_after))\n"
 	");\n",
+	/* 6: what was uploaded where (vtbench upload) */
+	"-- upload: per boot and sink what was sent and when (exactly once: a\n"
+	"-- boot sent to a sink is never sent there again); a campaign-level item\n"
+	"-- (boot_id NULL: the aggregates, a Pushgateway snapshot) is recorded\n"
+	"-- the same way; a failed attempt is kept with its error until it succeeds\n"
+	"CREATE TABLE upload (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	boot_id INTEGER REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	sink TEXT NOT NULL,\n"
+	"	what TEXT NOT NULL CHECK (what IN ('boot', 'aggregates', 'snapshot')),\n"
+	"	time_ns INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('sent', 'failed')),\n"
+	"	points INTEGER NOT NULL DEFAULT 0,\n"
+	"	error TEXT\n"
+	");\n"
+	"CREATE UNIQUE INDEX upload_boot ON upload (boot_id, sink) WHERE boot_id IS NOT NULL;\n"
+	"CREATE INDEX upload_campaign ON upload (campaign_id, sink, what);\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
@@ -1827,4 +1845,214 @@ int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 	struct matrix_walk w = { fn, arg };
 
 	return query_each(st, sel, campaign_id, "read c2c matrices", emit_matrix, &w);
+}
+
+/* ---- upload ---- */
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const char *t = column_text(s, i);
+
+	return t ? vtb_strdup(t) : NULL;
+}
+
+void vtb_upload_campaign_release(struct vtb_upload_campaign *c)
+{
+	if (!c)
+		return;
+	free(c->uuid);
+	free(c->status);
+	free(c->hostname);
+	free(c->host_kernel);
+	memset(c, 0, sizeof(*c));
+}
+
+int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
+			      struct vtb_upload_campaign *out, bool *found)
+{
+	static const char sel[] =
+		"SELECT campaign.id, campaign.uuid, campaign.status, host.hostname, host.kernel,"
+		" campaign.started_ns, coalesce(campaign.ended_ns, 0)"
+		" FROM campaign JOIN host ON host.id = campaign.host_id"
+		" WHERE ?1 IS NULL OR campaign.uuid = ?1"
+		" ORDER BY campaign.started_ns DESC, campaign.id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	*found = false;
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_text(s, 1, uuid)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "find the campaign", found) < 0)
+		goto out;
+	if (*found) {
+		out->id = sqlite3_column_int64(s, 0);
+		out->uuid = col_dup(s, 1);
+		out->status = col_dup(s, 2);
+		out->hostname = col_dup(s, 3);
+		out->host_kernel = col_dup(s, 4);
+		out->started_ns = sqlite3_column_int64(s, 5);
+		out->ended_ns = sqlite3_column_int64(s, 6);
+		if (!out->uuid || !out->status || !out->hostname || !out->host_kernel) {
+			vtb_upload_campaign_release(out);
+			*found = false;
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+struct upload_walk {
+	int (*fn)(const struct vtb_upload_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_upload_row(sqlite3_stmt *s, void *ctx)
+{
+	struct upload_walk *w = ctx;
+	struct vtb_upload_row r = {
+		.boot_id = sqlite3_column_int64(s, 0),
+		.boot_uuid = column_text(s, 1),
+		.boot_kind = column_text(s, 2),
+		.boot_status = column_text(s, 3),
+		.started_ns = sqlite3_column_int64(s, 4),
+		.accelerator = column_text(s, 5),
+		.guest_kernel = column_text(s, 6),
+		.config_key = column_text(s, 7),
+		.config_label = column_text(s, 8),
+		.config_params = column_text(s, 9),
+		.cpus = sqlite3_column_int(s, 10),
+		.sent = sqlite3_column_int(s, 11) != 0,
+		.cell_key = column_text(s, 12),
+		.cell_name = column_text(s, 13),
+		.workload = column_text(s, 14),
+		.metric = column_text(s, 15),
+		.unit = column_text(s, 16),
+		.better = column_text(s, 17) && !strcmp(column_text(s, 17), "higher"),
+		.value = sqlite3_column_double(s, 18),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, const char *sink,
+				 int (*fn)(const struct vtb_upload_row *row, void *arg), void *arg)
+{
+	static const char sel[] =
+		"SELECT boot.id, boot.uuid, boot.kind, boot.status, boot.started_ns,"
+		" boot.accelerator, boot.guest_kernel, config.key, config.label, config.params,"
+		" CAST(coalesce(json_extract(config.params, '$.vcpus'),"
+		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER),"
+		" EXISTS (SELECT 1 FROM upload WHERE upload.boot_id = boot.id"
+		"  AND upload.sink = ?2 AND upload.status = 'sent'),"
+		" s.cell_key, s.cell_name, s.workload, s.metric, s.unit, s.better, s.value"
+		" FROM boot JOIN config ON config.id = boot.config_id"
+		" LEFT JOIN (SELECT result.boot_id AS boot_id, cell.key AS cell_key,"
+		"  cell.name AS cell_name, cell.workload AS workload, cell.id AS cell_id,"
+		"  sample.metric AS metric, sample.unit AS unit, sample.better AS better,"
+		"  sample.value AS value, sample.id AS sample_id,"
+		"  min(sample.id) OVER (PARTITION BY cell.id, sample.metric) AS metric_order"
+		"  FROM sample JOIN result ON result.id = sample.result_id"
+		"  JOIN cell ON cell.id = result.cell_id WHERE result.status = 'ok') AS s"
+		" ON s.boot_id = boot.id AND boot.status <> 'unexpected-topology'"
+		" WHERE boot.campaign_id = ?1"
+		" ORDER BY boot.started_ns, boot.id, s.cell_id, s.metric_order, s.sample_id";
+	struct upload_walk w = { fn, arg };
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) || bind_text(s, 2, sink)) {
+		db_error(st, "bind the upload query");
+		goto out;
+	}
+	for (;;) {
+		if (step(st, s, "read the boots to upload", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		if (emit_upload_row(s, &w) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char *sink,
+			  const char *what, const int64_t *boot_ids, const long *points, size_t n,
+			  const char *status, const char *error)
+{
+	/* a boot is recorded once per sink: a failure is replaced by the
+	 * next outcome, a success never */
+	static const char ins[] =
+		"INSERT INTO upload (campaign_id, boot_id, sink, what, time_ns, status, points,"
+		" error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+		" ON CONFLICT (boot_id, sink) WHERE boot_id IS NOT NULL DO UPDATE SET"
+		" time_ns = excluded.time_ns, status = excluded.status,"
+		" points = excluded.points, error = excluded.error"
+		" WHERE upload.status <> 'sent'";
+	sqlite3_stmt *s = NULL;
+	int64_t now = realtime_ns();
+	size_t i, rows = n ? n : 1;
+	int ret = -1;
+
+	if (begin(st) < 0)
+		return -1;
+	if (prepare(st, ins, &s) < 0)
+		goto out;
+	for (i = 0; i < rows; i++) {
+		sqlite3_reset(s);
+		if (bind_int(s, 1, campaign_id) || bind_id(s, 2, n ? boot_ids[i] : 0) ||
+		    bind_text(s, 3, sink) || bind_text(s, 4, what) || bind_int(s, 5, now) ||
+		    bind_text(s, 6, status) || bind_int(s, 7, points ? points[i] : 0) ||
+		    bind_text(s, 8, error)) {
+			db_error(st, "bind an upload record");
+			goto out;
+		}
+		if (step(st, s, "record an upload", NULL) < 0)
+			goto out;
+	}
+	if (commit(st) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		rollback(st);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const char *sink,
+			       const char *what, bool *sent)
+{
+	static const char sel[] = "SELECT 1 FROM upload WHERE campaign_id = ?1 AND sink = ?2"
+				  " AND what = ?3 AND boot_id IS NULL AND status = 'sent'";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	*sent = false;
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) || bind_text(s, 2, sink) || bind_text(s, 3, what)) {
+		db_error(st, "bind the upload query");
+		goto out;
+	}
+	if (step(st, s, "read the upload records", sent) < 0)
+		goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
 }

@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "recparse.h"
 
-#define VTB_STORE_SCHEMA 5 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 6 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -240,5 +240,51 @@ struct vtb_matrix_row {
 };
 int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_matrix_row *row, void *arg), void *arg);
+
+/*
+ * Upload (vtbench upload): what a sink has been sent.  @sink names the
+ * sink as its URL without credentials.
+ */
+struct vtb_upload_campaign {
+	int64_t id;
+	char *uuid, *status, *hostname, *host_kernel;
+	int64_t started_ns, ended_ns; /* ended_ns 0: not ended */
+};
+/* The campaign with @uuid (NULL: the latest); *found false when none.
+ * Release with vtb_upload_campaign_release(). */
+int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
+			      struct vtb_upload_campaign *out, bool *found);
+void vtb_upload_campaign_release(struct vtb_upload_campaign *c);
+
+/* One row per sample of an ok result of every boot of the campaign, and one
+ * row with metric NULL for a boot without any (failed, no samples, or
+ * unexpected-topology: its samples are not uploaded, as compare leaves them
+ * out); ordered by boot start, boot id, configuration, cell, metric order.
+ * @sent: the boot is already recorded as sent to @sink. */
+struct vtb_upload_row {
+	int64_t boot_id;
+	const char *boot_uuid, *boot_kind, *boot_status;
+	int64_t started_ns;
+	const char *accelerator, *guest_kernel; /* NULL for baselines */
+	const char *config_key, *config_label, *config_params;
+	int cpus; /* the configuration's vcpus (VM) or cpus (baseline) */
+	bool sent;
+	const char *cell_key, *cell_name, *workload, *metric, *unit;
+	int better; /* 1: higher is better */
+	double value;
+};
+int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, const char *sink,
+				 int (*fn)(const struct vtb_upload_row *row, void *arg), void *arg);
+/* Records in one transaction that @n boots were sent to @sink
+ * (status "sent", @points[i] points each) or that sending them failed
+ * (status "failed", @error).  A boot already recorded as sent stays so.
+ * @n == 0 records one campaign-level item @what ("aggregates",
+ * "snapshot") with @points[0] (points may be NULL: 0). */
+int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char *sink,
+			  const char *what, const int64_t *boot_ids, const long *points, size_t n,
+			  const char *status, const char *error);
+/* Has the campaign-level item @what been sent to @sink? */
+int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const char *sink,
+			       const char *what, bool *sent);
 
 #endif

@@ -38,6 +38,9 @@ python3-numpy
 python3-scipy
 python3
 chromium
+curl
+influxdb
+prometheus-pushgateway
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is

@@ -315,7 +315,7 @@ Test(store, a_new_database_has_the_schema_wal_and_version)
 	tables = raw_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
 	cr_expect_str_eq(
 		tables,
-		"boot\ncampaign\ncell\nconfig\nevent\nguest_view\nhistogram\nhost\nresult\nsample\n");
+		"boot\ncampaign\ncell\nconfig\nevent\nguest_view\nhistogram\nhost\nresult\nsample\nupload\n");
 	mode = raw_text(db, "PRAGMA journal_mode");
 	cr_expect_str_eq(mode, "wal");
 	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
