@@ -61,7 +61,7 @@ expect_eq "the error says the kernel panicked" "$got" "1"
 got=$(sql "$T/p.db" "select (console_tail like '%Kernel panic%') + (console_tail like '%Run /init%') from boot")
 expect_eq "the console tail shows the panic" "$got" "2"
 got=$(sql "$T/p.db" "select records from boot")
-expect_eq "the job ran once (header and cell record, no second boot)" "$got" "2"
+expect_eq "the job ran once (header, probe, guest view, steal before and the cell record; no second boot)" "$got" "5"
 got=$(sql "$T/p.db" "select (ended_ns - started_ns) < 90000000000 from boot")
 expect_eq "the panic ended the boot (no reboot loop until the timeout)" "$got" "1"
 expect_eq "no domain left after the panic" "$(ours)" "0"
