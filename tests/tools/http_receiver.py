@@ -141,13 +141,16 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.close()
             self.close_connection = True
             return
-        self.send_response(int(code))
-        for k, v in headers.items():
-            self.send_header(k, v)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(msg)))
-        self.end_headers()
-        self.wfile.write(msg)
+        try:
+            self.send_response(int(code))
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(msg)))
+            self.end_headers()
+            self.wfile.write(msg)
+        except OSError:  # the client gave up on a slow answer
+            self.close_connection = True
 
     do_POST = do_PUT = handle_any
 
