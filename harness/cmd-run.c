@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "runner.h"
+#include "upload.h"
 
 static const char run_usage[] =
 	"usage: vtbench run MATRIX.conf [options]\n"
@@ -24,10 +25,14 @@ static const char run_usage[] =
 	"                 (comma list of globs, e.g. 'baseline cpus=2')\n"
 	"  --reps N       override the matrix's reps = (default: the matrix's)\n"
 	"  --quiet        no progress, only warnings, errors and the summary\n"
+	"  --upload URL   when the campaign ends, upload it (vtbench upload --to URL;\n"
+	"                 repeatable); a failed upload is reported, exits 3 if the run\n"
+	"                 was fine, and is left for a later vtbench upload\n"
 	"  -h, --help     this help\n"
 	"\n"
 	"exit codes: 0 every boot ok; 1 some boots failed or timed out (all stored);\n"
-	"2 input error; 3 infrastructure failure; 130 interrupted (resume with --resume).\n";
+	"2 input error; 3 infrastructure failure, or an --upload failed; 130 interrupted\n"
+	"(resume with --resume).\n";
 
 struct progress_state {
 	bool tty, quiet, line_open;
@@ -90,6 +95,38 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 	fflush(stdout);
 }
 
+/* run --upload: the campaign to each sink, one after the other; nonzero
+ * when one of them left something unsent (each says what and why). */
+static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result *res,
+		      const char *const *urls, size_t n)
+{
+	struct vtb_store *st = NULL;
+	int failed = 0;
+
+	fflush(stdout);
+	if (vtb_store_open(res->db, &st)) {
+		vtb_cmd_err(env, "upload: %s", vtb_errmsg());
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct vtb_upload_opts o = {
+			.url = urls[i],
+			.campaign = res->campaign,
+			.connect_timeout_ms = VTB_UPLOAD_CONNECT_TIMEOUT_MS,
+			.timeout_ms = VTB_UPLOAD_TIMEOUT_MS,
+			.attempts = VTB_UPLOAD_ATTEMPTS,
+			.max_time_ms = VTB_UPLOAD_MAX_TIME_MS,
+			.backoff_ms = VTB_UPLOAD_BACKOFF_MS,
+			.batch_points = VTB_UPLOAD_BATCH_POINTS,
+		};
+
+		if (vtb_cmd_upload(env, st, res->db, &o))
+			failed = -1;
+	}
+	vtb_store_close(st);
+	return failed;
+}
+
 int cmd_run(struct vtb_cmd_env *env)
 {
 	static const struct option longopts[] = {
@@ -98,6 +135,7 @@ int cmd_run(struct vtb_cmd_env *env)
 		{ "only", required_argument, NULL, 'o' },
 		{ "reps", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "upload", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -105,7 +143,14 @@ int cmd_run(struct vtb_cmd_env *env)
 	struct vtb_run_result res;
 	struct progress_state ps = { .tty = isatty(2) };
 	char *agent = NULL;
+	const char **uploads = calloc((size_t)env->argc + 1, sizeof(*uploads));
+	size_t n_uploads = 0;
 	int c, ret;
+
+	if (!uploads) {
+		vtb_cmd_err(env, "out of memory");
+		return VTB_EXIT_INFRA;
+	}
 
 	optind = 1;
 	while ((c = getopt_long(env->argc, env->argv, "h", longopts, NULL)) != -1) {
@@ -128,29 +173,41 @@ int cmd_run(struct vtb_cmd_env *env)
 		case 'q':
 			ps.quiet = true;
 			break;
+		case 'u':
+			/* a wrong URL is found now, not after hours of boots */
+			if (vtb_upload_check_url(optarg) < 0) {
+				vtb_cmd_err(env, "--upload: %s", vtb_errmsg());
+				ret = VTB_EXIT_USAGE;
+				goto out;
+			}
+			uploads[n_uploads++] = optarg;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		default:
 			fputs(run_usage, stderr);
-			return VTB_EXIT_USAGE;
+			ret = VTB_EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind != env->argc - 1) {
 		vtb_cmd_err(env, "expected one matrix file");
 		fputs(run_usage, stderr);
-		return VTB_EXIT_USAGE;
+		ret = VTB_EXIT_USAGE;
+		goto out;
 	}
 	ret = vtb_cmd_setup(env);
 	if (ret)
-		return ret;
+		goto out;
 	agent = vtb_agent_path();
 	if (!agent || access(agent, X_OK) < 0) {
 		vtb_cmd_err(env,
 			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
 			    agent ? agent : "vtbench-agent");
-		free(agent);
-		return VTB_EXIT_INFRA;
+		ret = VTB_EXIT_INFRA;
+		goto out;
 	}
 	o.matrix = env->argv[optind];
 	o.agent = agent;
@@ -166,7 +223,7 @@ int cmd_run(struct vtb_cmd_env *env)
 			fprintf(stderr,
 				"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
 				o.matrix, res.db);
-		goto out;
+		goto out_run;
 	}
 	if (ps.line_open)
 		fputs("\r\033[K", stderr);
@@ -187,8 +244,22 @@ int cmd_run(struct vtb_cmd_env *env)
 	} else {
 		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 	}
-out:
+	if (n_uploads && res.interrupted) {
+		fprintf(stderr,
+			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
+			res.db);
+	} else if (n_uploads) {
+		int up = upload_all(env, &res, uploads, n_uploads);
+
+		/* a failed upload never changes what is stored, nor hides a
+		 * failed boot (exit 1) */
+		if (up && ret == VTB_EXIT_OK)
+			ret = VTB_EXIT_INFRA;
+	}
+out_run:
 	vtb_run_result_release(&res);
+out:
 	free(agent);
+	free(uploads);
 	return ret;
 }

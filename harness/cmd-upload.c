@@ -23,6 +23,11 @@ static const char upload_usage[] =
 	"      sink publishes the campaign as a snapshot (one gauge per configuration, cell\n"
 	"      and metric: mean, stddev, n; no per-boot labels) under\n"
 	"      job/JOB/instance/HOST, again on every upload (each one recorded)\n"
+	"  codespeed+http[s]://HOST[:PORT]/        Codespeed: one result per configuration, cell\n"
+	"      and metric (mean, std_dev, min, max), once per campaign; the environment\n"
+	"      (the host name) must exist in Codespeed (the error says how to create it)\n"
+	"  http[s]://HOST[:PORT]/PATH              generic JSON: compare's document and every\n"
+	"      boot's samples in one POST, once per campaign\n"
 	"\n"
 	"options:\n"
 	"  --to URL               the sink\n"
@@ -51,6 +56,70 @@ static void on_note(void *arg, const char *msg)
 	const struct vtb_cmd_env *env = arg;
 
 	vtb_cmd_err(env, "%s", msg);
+}
+
+int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const char *db,
+		   struct vtb_upload_opts *o)
+{
+	struct vtb_upload_result res;
+	int r, ret;
+
+	if (!o->note) {
+		o->note = on_note;
+		o->note_arg = (void *)env;
+	}
+	r = vtb_upload(st, o, &res);
+	if (r < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = res.sink ? VTB_EXIT_INFRA : VTB_EXIT_USAGE;
+		/* nothing started: an input error; the store failing later is
+		 * infrastructure */
+		if (!res.campaign)
+			ret = VTB_EXIT_USAGE;
+		vtb_upload_result_release(&res);
+		return ret;
+	}
+	if (o->dry_run) {
+		fprintf(stderr,
+			"dry run: campaign %s, %ld boot%s, %ld already sent to %s; nothing sent or recorded\n",
+			res.campaign, res.boots, res.boots == 1 ? "" : "s", res.boots_before,
+			res.sink);
+		vtb_upload_result_release(&res);
+		return 0;
+	}
+	if (res.per_boot)
+		printf("campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
+		       res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
+		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
+		       res.boots_before, res.boots_unsent);
+	else
+		printf("campaign %s -> %s: %s (%ld point%s, %ld request%s, %ld retr%s)\n",
+		       res.campaign, res.sink,
+		       res.items_sent	  ? "sent"
+		       : res.items_before ? "nothing sent (sent before)"
+					  : "nothing sent",
+		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
+	fflush(stdout);
+	ret = 0;
+	if (r > 0) {
+		if (res.per_boot)
+			vtb_cmd_err(env, "%ld of %ld boot%s%s remain unsent to %s: %s",
+				    res.boots_unsent, res.boots, res.boots == 1 ? "" : "s",
+				    res.items_unsent ? " and the campaign's summary" : "", res.sink,
+				    res.error ? res.error : "?");
+		else
+			vtb_cmd_err(env, "the campaign remains unsent to %s: %s", res.sink,
+				    res.error ? res.error : "?");
+		vtb_cmd_err(
+			env,
+			"run the same upload again to send the rest: vtbench upload --db %s --to %s --campaign %s",
+			db, res.sink, res.campaign);
+		ret = VTB_EXIT_INFRA;
+	}
+	vtb_upload_result_release(&res);
+	return ret;
 }
 
 static int parse_ms(const struct vtb_cmd_env *env, const char *opt, const char *s, long *out)
@@ -104,11 +173,8 @@ int cmd_upload(struct vtb_cmd_env *env)
 		.backoff_ms = VTB_UPLOAD_BACKOFF_MS,
 		.batch_points = VTB_UPLOAD_BATCH_POINTS,
 		.dry_out = stdout,
-		.note = on_note,
-		.note_arg = env,
 	};
-	struct vtb_upload_result res;
-	int c, r, ret;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(env->argc, env->argv, "h", longopts, NULL)) != -1) {
@@ -187,45 +253,5 @@ int cmd_upload(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		return VTB_EXIT_USAGE;
 	}
-	r = vtb_upload(env->store, &o, &res);
-	if (r < 0) {
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		ret = res.sink ? VTB_EXIT_INFRA : VTB_EXIT_USAGE;
-		/* nothing started: an input error; the store failing later is
-		 * infrastructure */
-		if (!res.campaign)
-			ret = VTB_EXIT_USAGE;
-		vtb_upload_result_release(&res);
-		return ret;
-	}
-	if (o.dry_run) {
-		fprintf(stderr,
-			"dry run: campaign %s, %ld boot%s, %ld already sent to %s; nothing sent or recorded\n",
-			res.campaign, res.boots, res.boots == 1 ? "" : "s", res.boots_before,
-			res.sink);
-		vtb_upload_result_release(&res);
-		return 0;
-	}
-	if (res.per_boot)
-		printf("campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
-		       res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
-		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
-		       res.boots_before, res.boots_unsent);
-	else
-		printf("campaign %s -> %s: %s (%ld point%s, %ld request%s, %ld retr%s)\n",
-		       res.campaign, res.sink, res.items_sent ? "snapshot sent" : "nothing sent",
-		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
-	ret = 0;
-	if (r > 0) {
-		vtb_cmd_err(env, "%ld of %ld boot%s%s remain unsent to %s: %s", res.boots_unsent,
-			    res.boots, res.boots == 1 ? "" : "s",
-			    res.items_unsent ? " and the campaign's summary" : "", res.sink,
-			    res.error ? res.error : "?");
-		vtb_cmd_err(env, "run the same upload again to send the rest");
-		ret = VTB_EXIT_INFRA;
-	}
-	vtb_upload_result_release(&res);
-	return ret;
+	return vtb_cmd_upload(env, env->store, env->db, &o);
 }

@@ -58,4 +58,11 @@ int cmd_run(struct vtb_cmd_env *env);
 int cmd_topo(struct vtb_cmd_env *env);
 int cmd_upload(struct vtb_cmd_env *env);
 
+struct vtb_upload_opts;
+/* Uploads (upload.h) and prints the summary; 0, VTB_EXIT_INFRA when
+ * something remains unsent (or the store failed), VTB_EXIT_USAGE when
+ * nothing could start.  Shared by upload and run --upload. */
+int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const char *db,
+		   struct vtb_upload_opts *o);
+
 #endif

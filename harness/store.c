@@ -1938,6 +1938,8 @@ static int emit_upload_row(sqlite3_stmt *s, void *ctx)
 		.unit = column_text(s, 16),
 		.better = column_text(s, 17) && !strcmp(column_text(s, 17), "higher"),
 		.value = sqlite3_column_double(s, 18),
+		.rep = sqlite3_column_int(s, 19),
+		.vm_index = sqlite3_column_int(s, 20),
 	};
 
 	return w->fn(&r, w->arg);
@@ -1953,7 +1955,8 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER),"
 		" EXISTS (SELECT 1 FROM upload WHERE upload.boot_id = boot.id"
 		"  AND upload.sink = ?2 AND upload.status = 'sent'),"
-		" s.cell_key, s.cell_name, s.workload, s.metric, s.unit, s.better, s.value"
+		" s.cell_key, s.cell_name, s.workload, s.metric, s.unit, s.better, s.value,"
+		" boot.rep, boot.vm_index"
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN (SELECT result.boot_id AS boot_id, cell.key AS cell_key,"
 		"  cell.name AS cell_name, cell.workload AS workload, cell.id AS cell_id,"

@@ -268,6 +268,7 @@ struct vtb_upload_row {
 	const char *accelerator, *guest_kernel; /* NULL for baselines */
 	const char *config_key, *config_label, *config_params;
 	int cpus; /* the configuration's vcpus (VM) or cpus (baseline) */
+	int rep, vm_index;
 	bool sent;
 	const char *cell_key, *cell_name, *workload, *metric, *unit;
 	int better; /* 1: higher is better */

@@ -47,7 +47,7 @@ struct up_boot {
 	int64_t id;
 	char *uuid, *kind, *status, *accelerator, *guest_kernel;
 	char *config_key, *config_label, *params;
-	int cpus;
+	int cpus, rep, vm_index;
 	int64_t started_ns, ts; /* ts: its distinct timestamp */
 	bool sent;
 	struct up_sample *s;
@@ -78,10 +78,10 @@ struct vtb_sink_ops {
 	const char *summary;
 	const char *auth_scheme; /* how a token is sent: "Bearer", "Token" */
 	const char *content_type;
-	const char *method;    /* POST or PUT */
-	const char *item;      /* campaign-level item: "aggregates" or "snapshot" */
-	long default_port;     /* 0: the scheme's */
-	bool tls_only_by_plus; /* http(s):// sinks pick TLS by their scheme */
+	const char *method; /* POST or PUT */
+	const char *item;   /* campaign-level item: "aggregates" or "snapshot" */
+	long default_port;  /* 0: the scheme's */
+	bool tls_by_scheme; /* http(s)://: TLS by the scheme (no "+https") */
 	/* the request URL from the parsed sink URL */
 	int (*endpoint)(struct sink *sk);
 	/* per-boot payload (NULL: a campaign-level sink) */
@@ -89,17 +89,21 @@ struct vtb_sink_ops {
 		     long *points);
 	/* the campaign-level payload; *points the points it holds */
 	int (*aggregates)(struct sink *sk, struct vtb_strbuf *body, long *points);
+	/* what to do about a refusal (status, the server's message): a hint
+	 * appended to the error (malloc'ed), or NULL */
+	char *(*hint)(struct sink *sk, long status, const char *message);
 };
 
 struct sink {
 	const struct vtb_sink_ops *ops;
 	const struct vtb_upload_opts *o;
-	char *base;	/* http(s)://host:port */
-	char *path;	/* the URL's path, unescaped, without the leading '/' */
-	char *id;	/* the sink's name in the store: URL without credentials */
-	char *endpoint; /* the request URL */
+	char *base;	      /* http(s)://host:port */
+	char *path;	      /* the URL's path, unescaped, without the leading '/' */
+	char *id;	      /* the sink's name in the store: URL without credentials */
+	char *endpoint;	      /* the request URL */
+	struct vtb_store *st; /* for the campaign document (json sink) */
 	char *campaign_uuid, *hostname, *host_kernel;
-	int64_t agg_ts;
+	int64_t agg_ts, started_ns, ended_ns;
 	struct up_boot *boots;
 	size_t n_boots, alloc_boots;
 	struct up_aggr *aggr;
@@ -108,7 +112,7 @@ struct sink {
 	char *auth_header; /* "Authorization: ..." (secret) */
 	char *user, *password;
 	unsigned warned_replaced; /* a bit per tag */
-	bool warned_float;
+	bool warned_float, warned_clash;
 	gsl_rng *rng;
 };
 
@@ -474,6 +478,249 @@ static char *prom_path_label(const char *label, const char *v)
 	return vtb_strbuf_detach(&sb);
 }
 
+/* ---- Codespeed ---- */
+
+/* "YYYY-MM-DD HH:MM:SS", UTC: the form Django's DateTimeField parses. */
+static int cs_date(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		return vtb_error("cannot format the time %lld", (long long)ns);
+	return 0;
+}
+
+static char *cs_exe_base(const struct up_boot *b)
+{
+	char *t, *p, *s, *r;
+
+	if (strcmp(b->kind, "vm"))
+		return vtb_strdup("baremetal");
+	t = param(b->params, "topology");
+	p = param(b->params, "pinning");
+	s = param(b->params, "sched");
+	r = vtb_asprintf("vm-%s-%s-%s", t ? t : "none", p ? p : "none", s ? s : "none");
+	free(t);
+	free(p);
+	free(s);
+	return r;
+}
+
+/*
+ * The executable: "baremetal" or "vm-TOPOLOGY-PINNING-SCHED".  Codespeed
+ * keeps one result per (revision, executable, benchmark, environment), so
+ * two configurations of the campaign that share a name (baselines on 1
+ * and 4 CPUs, VMs differing in vcpus) would overwrite each other: those
+ * get "-<N>cpu" appended, and a warning if even that does not tell them
+ * apart.
+ */
+static char *cs_executable(struct sink *sk, const struct up_boot *b)
+{
+	char *base = cs_exe_base(b), *r;
+	bool clash = false, clash2 = false;
+
+	if (!base)
+		return NULL;
+	for (size_t i = 0; i < sk->n_aggr; i++) {
+		const struct up_boot *o = sk->aggr[i].first;
+		char *ob;
+
+		if (!strcmp(o->config_key, b->config_key))
+			continue;
+		ob = cs_exe_base(o);
+		if (!ob) {
+			free(base);
+			return NULL;
+		}
+		if (!strcmp(ob, base)) {
+			clash = true;
+			clash2 |= o->cpus == b->cpus;
+		}
+		free(ob);
+	}
+	if (!clash)
+		return base;
+	if (clash2 && !sk->warned_clash)
+		note(sk,
+		     "configurations '%s' and others share the Codespeed executable '%s-%dcpu': Codespeed keeps only the last of their results",
+		     b->config_label, base, b->cpus);
+	sk->warned_clash |= clash2;
+	r = vtb_asprintf("%s-%dcpu", base, b->cpus);
+	free(base);
+	return r;
+}
+
+static json_t *cs_real(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/*
+ * POST /result/add/json/ with the form field json: an array of results,
+ * one per configuration, cell and metric (the mean of the campaign's
+ * boots, with stddev, min and max).  Codespeed creates project, branch,
+ * executable, benchmark and revision as needed, but not the environment.
+ */
+static int cs_results(struct sink *sk, struct vtb_strbuf *body, long *points)
+{
+	char rev_date[32], res_date[32];
+	json_t *arr = json_array();
+	char *dump = NULL, *esc = NULL;
+	int ret = -1;
+
+	*points = 0;
+	if (!arr)
+		return vtb_error("out of memory");
+	if (cs_date(sk->started_ns, rev_date, sizeof(rev_date)) < 0 ||
+	    cs_date(sk->ended_ns ? sk->ended_ns : sk->agg_ts, res_date, sizeof(res_date)) < 0)
+		goto out;
+	for (size_t i = 0; i < sk->n_aggr; i++) {
+		const struct up_aggr *a = &sk->aggr[i];
+		const struct up_boot *b = a->first;
+		bool vm = !strcmp(b->kind, "vm");
+		const char *commit = vm ? b->guest_kernel : sk->host_kernel;
+		char *exe, *bench;
+		json_t *it;
+
+		if (!isfinite(a->st.amean)) {
+			if (!sk->warned_float)
+				note(sk, "metric '%s': a mean that is not finite is not sent",
+				     a->sample->metric);
+			sk->warned_float = true;
+			continue;
+		}
+		exe = cs_executable(sk, b);
+		bench = vtb_asprintf("%s.%s", a->sample->cell_name, a->sample->metric);
+		if (!exe || !bench) {
+			free(exe);
+			free(bench);
+			vtb_error("out of memory");
+			goto out;
+		}
+		it = json_pack(
+			"{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:b, s:s, s:s}",
+			"project", "vtbench", "executable", exe, "benchmark", bench, "environment",
+			sk->hostname, "commitid", commit && *commit ? commit : "unknown", "branch",
+			"default", "result_value", json_real(a->st.amean), "std_dev",
+			cs_real(a->st.stddev), "min", cs_real(a->st.min), "max", cs_real(a->st.max),
+			"units", a->sample->unit, "lessisbetter", !a->sample->better,
+			"revision_date", rev_date, "result_date", res_date);
+		free(exe);
+		free(bench);
+		if (!it || json_array_append_new(arr, it)) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		(*points)++;
+	}
+	if (!*points) {
+		ret = 0;
+		goto out;
+	}
+	dump = json_dumps(arr, JSON_COMPACT);
+	esc = dump ? curl_easy_escape(NULL, dump, 0) : NULL;
+	if (!esc || vtb_strbuf_addf(body, "json=%s", esc)) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	ret = 0;
+out:
+	curl_free(esc);
+	free(dump);
+	json_decref(arr);
+	return ret;
+}
+
+/* Codespeed refuses a result whose environment it does not know (HTTP 400
+ * "Environment NAME not found"); it is created once, by hand. */
+static char *cs_hint(struct sink *sk, long status, const char *message)
+{
+	if (status != 400 || !message || !strstr(message, "Environment") ||
+	    !strstr(message, "not found"))
+		return NULL;
+	return vtb_asprintf(
+		"; create the environment '%s' in Codespeed first: its admin (/admin/, Environments -> Add, name '%s'), or on the server: python manage.py shell -c \"from codespeed.models import Environment; Environment.objects.get_or_create(name='%s')\"",
+		sk->hostname, sk->hostname, sk->hostname);
+}
+
+/* ---- generic JSON ---- */
+
+/*
+ * The campaign as one JSON document: {"schema": "vtbench-upload/1",
+ * "campaign", "host", "compare": the compare --format json document (null
+ * with "compare_error" when compare has nothing to say), "boots": every
+ * boot with its raw samples}.
+ */
+static int json_campaign(struct sink *sk, struct vtb_strbuf *body, long *points)
+{
+	struct vtb_compare_opts co;
+	json_t *doc = NULL, *top = NULL, *boots = NULL;
+	bool bad_input = false;
+	char *dump = NULL;
+	int ret = -1;
+
+	*points = 0;
+	vtb_compare_opts_default(&co);
+	co.campaign = sk->campaign_uuid;
+	top = json_pack("{s:s, s:s, s:s}", "schema", VTB_UPLOAD_JSON_SCHEMA, "campaign",
+			sk->campaign_uuid, "host", sk->hostname);
+	boots = json_array();
+	if (!top || !boots)
+		goto oom;
+	if (vtb_compare_build(sk->st, "the database", NULL, NULL, &co, &doc, &bad_input) < 0) {
+		if (!bad_input)
+			goto out;
+		if (json_object_set_new(top, "compare", json_null()) ||
+		    json_object_set_new(top, "compare_error", json_string(vtb_errmsg())))
+			goto oom;
+	} else if (json_object_set_new(top, "compare", doc)) {
+		doc = NULL;
+		goto oom;
+	}
+	doc = NULL;
+	for (size_t i = 0; i < sk->n_boots; i++) {
+		const struct up_boot *b = &sk->boots[i];
+		json_t *samples = json_array(), *jb;
+
+		if (!samples)
+			goto oom;
+		for (size_t j = 0; j < b->n; j++) {
+			const struct up_sample *s = &b->s[j];
+			json_t *js = json_pack("{s:s, s:s, s:s, s:s, s:o}", "cell", s->cell_name,
+					       "cell_key", s->cell_key, "metric", s->metric, "unit",
+					       s->unit, "value", cs_real(s->value));
+
+			if (!js || json_array_append_new(samples, js)) {
+				json_decref(samples);
+				goto oom;
+			}
+			(*points)++;
+		}
+		jb = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:o}", "uuid", b->uuid,
+			       "config", b->config_key, "config_label", b->config_label, "kind",
+			       b->kind, "rep", b->rep, "vm_index", b->vm_index, "status", b->status,
+			       "samples", samples);
+		if (!jb || json_array_append_new(boots, jb))
+			goto oom;
+	}
+	if (json_object_set(top, "boots", boots))
+		goto oom;
+	dump = json_dumps(top, JSON_COMPACT);
+	if (!dump || vtb_strbuf_addstr(body, dump))
+		goto oom;
+	ret = 0;
+	goto out;
+oom:
+	vtb_error("out of memory");
+out:
+	free(dump);
+	json_decref(doc);
+	json_decref(boots);
+	json_decref(top);
+	return ret;
+}
+
 /* ---- endpoints ---- */
 
 static char *url_escape(const char *s)
@@ -542,6 +789,84 @@ static int pushgateway_endpoint(struct sink *sk)
 	return sk->endpoint ? 0 : vtb_error("out of memory");
 }
 
+/* The URL's path again, each segment escaped ("" when empty). */
+static char *path_escaped(const char *path)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *p = path;
+	int r = vtb_strbuf_add(&sb, "", 0);
+
+	while (*p && !r) {
+		size_t n = strcspn(p, "/");
+		char *seg = strndup(p, n), *e = seg ? url_escape(seg) : NULL;
+
+		r = e ? vtb_strbuf_addf(&sb, "/%s", e) : -1;
+		free(seg);
+		free(e);
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	if (r) {
+		vtb_strbuf_release(&sb);
+		vtb_error("out of memory");
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+/* codespeed+http(s)://HOST[:PORT][/PREFIX]/: POST PREFIX/result/add/json/ */
+static int codespeed_endpoint(struct sink *sk)
+{
+	char *prefix = path_escaped(sk->path);
+
+	free(sk->endpoint);
+	sk->endpoint = prefix ? vtb_asprintf("%s%s/result/add/json/", sk->base, prefix) : NULL;
+	free(prefix);
+	return sk->endpoint ? 0 : -1;
+}
+
+/* http(s)://HOST[:PORT]/PATH: POST there */
+static int json_endpoint(struct sink *sk)
+{
+	char *path = path_escaped(sk->path);
+
+	free(sk->endpoint);
+	sk->endpoint = path ? vtb_asprintf("%s%s%s", sk->base, path, *path ? "" : "/") : NULL;
+	free(path);
+	return sk->endpoint ? 0 : -1;
+}
+
+static const struct vtb_sink_ops codespeed_ops = {
+	.name = "codespeed",
+	.scheme = "codespeed",
+	.url = "codespeed+http[s]://HOST[:PORT]/",
+	.summary =
+		"Codespeed: POST /result/add/json/, one result per configuration, cell and metric (mean, std_dev, min, max), once per campaign",
+	.auth_scheme = "Bearer",
+	.content_type = "application/x-www-form-urlencoded",
+	.method = "POST",
+	.item = "aggregates",
+	.endpoint = codespeed_endpoint,
+	.aggregates = cs_results,
+	.hint = cs_hint,
+};
+
+static const struct vtb_sink_ops json_ops = {
+	.name = "json",
+	.scheme = "http",
+	.url = "http[s]://HOST[:PORT]/PATH",
+	.summary =
+		"generic JSON: POST of the campaign (compare's JSON document and every boot's samples), once per campaign",
+	.auth_scheme = "Bearer",
+	.content_type = "application/json",
+	.method = "POST",
+	.item = "aggregates",
+	.tls_by_scheme = true,
+	.endpoint = json_endpoint,
+	.aggregates = json_campaign,
+};
+
 static const struct vtb_sink_ops influx1_ops = {
 	.name = "influx",
 	.scheme = "influx",
@@ -591,10 +916,7 @@ static const struct vtb_sink_ops pushgateway_ops = {
 
 /* alphabetical by name */
 static const struct vtb_sink_ops *const sinks[] = {
-	&influx1_ops,
-	&influx2_ops,
-	&pushgateway_ops,
-	NULL,
+	&codespeed_ops, &influx1_ops, &influx2_ops, &json_ops, &pushgateway_ops, NULL,
 };
 
 const struct vtb_sink_info *vtb_sink_info(size_t i)
@@ -675,8 +997,17 @@ static int parse_url(struct sink *sk, const char *url)
 		*plus = '\0';
 	}
 	for (size_t i = 0; sinks[i]; i++)
-		if (!strcmp(sinks[i]->scheme, base_scheme))
+		if (!strcmp(sinks[i]->scheme, base_scheme) ||
+		    (sinks[i]->tls_by_scheme && !strcmp(base_scheme, "https") &&
+		     !strcmp(sinks[i]->scheme, "http")))
 			sk->ops = sinks[i];
+	if (sk->ops && sk->ops->tls_by_scheme) {
+		if (plus) {
+			vtb_error("'%s': expected http:// or https://", url);
+			goto out;
+		}
+		tls = !strcmp(base_scheme, "https");
+	}
 	if (!sk->ops) {
 		struct vtb_strbuf sb = VTB_STRBUF_INIT;
 
@@ -687,8 +1018,6 @@ static int parse_url(struct sink *sk, const char *url)
 		vtb_strbuf_release(&sb);
 		goto out;
 	}
-	if (sk->ops->tls_only_by_plus == false && !strcmp(base_scheme, "https"))
-		tls = true;
 	portno = port			 ? strtol(port, NULL, 10)
 		 : sk->ops->default_port ? sk->ops->default_port
 		 : tls			 ? 443
@@ -1078,6 +1407,8 @@ static int on_row(const struct vtb_upload_row *r, void *arg)
 		b->config_label = vtb_strdup(r->config_label);
 		b->params = vtb_strdup(r->config_params);
 		b->cpus = r->cpus;
+		b->rep = r->rep;
+		b->vm_index = r->vm_index;
 		b->started_ns = r->started_ns;
 		b->sent = r->sent;
 		if (!b->uuid || !b->kind || !b->status || !b->config_key || !b->config_label ||
@@ -1311,8 +1642,12 @@ static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
 				 &msg)
 		     : 0;
 	if (r < 0) {
-		char *why = vtb_strdup(vtb_errmsg());
+		char *hint = sk->ops->hint ? sk->ops->hint(sk, status, msg) : NULL;
+		char *why = vtb_asprintf("%s%s", vtb_errmsg(), hint ? hint : "");
 
+		free(hint);
+		if (!why)
+			goto out;
 		res->items_unsent++;
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
 					  "failed", why) == 0)
@@ -1372,6 +1707,9 @@ int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb
 	sk.hostname = vtb_strdup(camp.hostname);
 	sk.host_kernel = vtb_strdup(camp.host_kernel);
 	sk.agg_ts = camp.ended_ns;
+	sk.started_ns = camp.started_ns;
+	sk.ended_ns = camp.ended_ns;
+	sk.st = st;
 	if (!res->campaign || !sk.campaign_uuid || !sk.hostname || !sk.host_kernel)
 		goto oom;
 	/* endpoints that name the campaign's host (Pushgateway's instance) */
@@ -1411,6 +1749,7 @@ int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb
 		ret = -1;
 		goto out;
 	}
+	res->items_before = item_sent;
 	if (item_sent)
 		goto out;
 	if (!strcmp(camp.status, "running") && !o->dry_run) {
@@ -1428,4 +1767,16 @@ out:
 	vtb_upload_campaign_release(&camp);
 	sink_release(&sk);
 	return ret;
+}
+
+int vtb_upload_check_url(const char *url)
+{
+	struct vtb_upload_opts o = { .url = url };
+	struct sink sk = { .o = &o };
+	int r = vtb_sinks_check();
+
+	if (!r)
+		r = parse_url(&sk, url);
+	sink_release(&sk);
+	return r;
 }

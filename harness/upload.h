@@ -34,6 +34,9 @@ struct vtb_upload_opts {
 	void *note_arg;
 };
 
+/* The generic JSON sink's document (README "Upload"). */
+#define VTB_UPLOAD_JSON_SCHEMA "vtbench-upload/1"
+
 /* Defaults of the options above (README, --help). */
 #define VTB_UPLOAD_CONNECT_TIMEOUT_MS 10000L
 #define VTB_UPLOAD_TIMEOUT_MS 60000L
@@ -48,6 +51,7 @@ struct vtb_upload_result {
 	long boots, boots_before; /* in the campaign; already sent before */
 	long boots_sent, boots_unsent, points_sent, requests, retries;
 	long items_sent, items_unsent; /* campaign-level: aggregates, snapshot */
+	bool items_before;	       /* the campaign-level item was sent before */
 	bool per_boot; /* the sink takes boots (else only the campaign-level item) */
 	char *error;   /* why something remains unsent (NULL: nothing does) */
 };
@@ -62,6 +66,10 @@ void vtb_upload_result_release(struct vtb_upload_result *r);
  */
 int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o,
 	       struct vtb_upload_result *res);
+
+/* 0 when @url names a sink and parses (run --upload checks its URLs
+ * before the campaign); -1 with vtb_errmsg() saying why not. */
+int vtb_upload_check_url(const char *url);
 
 /* The sinks (vtbench list sinks). */
 struct vtb_sink_info {

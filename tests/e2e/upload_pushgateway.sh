@@ -35,7 +35,7 @@ CONF
 HOST=$(sql "$T/r.db" "select hostname from host")
 
 expect_exit "upload to pushgateway://" 0 "$VTBENCH" upload --db "$T/r.db" --to "pushgateway://127.0.0.1:$PORT/vtbench"
-expect_grep "... says a snapshot was sent" "$T/out" "snapshot sent"
+expect_grep "... says the snapshot was sent" "$T/out" ": sent ("
 if out=$(python3 "$SRCDIR/tests/tools/prom_check.py" "$URL" vtbench "$HOST" "$T/r.db" 2>&1); then
 	ok "/metrics holds the campaign's aggregates, labelled ($out)"
 else
