@@ -1721,6 +1721,27 @@ static int emit_counts(sqlite3_stmt *s, void *ctx)
 	return 0;
 }
 
+/*
+ * How compare's queries reach a campaign's rows of a large table (sample,
+ * histogram, result).  A campaign with at least half the database's
+ * boots: one scan of the table in rowid order, its lookups of results,
+ * boots, cells and configurations then moving forward (0.3 s a million
+ * samples; an empty histogram table costs nothing).  A smaller one: from
+ * its configurations or boots through the indexes (0.8 s a million, but
+ * no row of another campaign read).  *scan says which.
+ */
+static int campaign_scan(struct vtb_store *st, int64_t campaign_id, bool *scan)
+{
+	static const char share[] = "SELECT (SELECT count(*) FROM boot WHERE campaign_id = ?1),"
+				    " (SELECT count(*) FROM boot)";
+	int64_t counts[2] = { 0, 0 };
+
+	if (query_each(st, share, campaign_id, "count boots", emit_counts, counts) < 0)
+		return -1;
+	*scan = 2 * counts[0] >= counts[1];
+	return 0;
+}
+
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg)
 {
@@ -1731,17 +1752,9 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER), config.cpus"
 		" FROM cell JOIN config ON config.id = cell.config_id"
 		" WHERE config.campaign_id = ?1 ORDER BY config.seq, cell.id";
-	static const char share[] = "SELECT (SELECT count(*) FROM boot WHERE campaign_id = ?1),"
-				    " (SELECT count(*) FROM boot)";
-	/*
-	 * A campaign with at least half the boots of the database: one scan
-	 * of the sample table in rowid order (its lookups of results and
-	 * boots then move forward through their tables: 0.3 s a million);
-	 * a smaller one: from its boots through the indexes (0.8 s a
-	 * million, but no sample of another campaign read).  Both filter
-	 * alike: ok results of boots that built the planned topology (a
-	 * guest that built another did not run this configuration).
-	 */
+	/* campaign_scan() chooses; both filter alike: ok results of boots
+	 * that built the planned topology (a guest that built another did
+	 * not run this configuration) */
 	static const char scan[] = "SELECT result.cell_id, sample.id, sample.metric, sample.unit,"
 				   " sample.better = 'higher', boot.rep, sample.value"
 				   " FROM sample CROSS JOIN result ON result.id = sample.result_id"
@@ -1755,7 +1768,7 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 				   " WHERE boot.campaign_id = ?1 AND result.status = 'ok'"
 				   " AND boot.status <> 'unexpected-topology'";
 	struct lean l = { 0 };
-	int64_t counts[2] = { 0, 0 };
+	bool by_scan = false;
 	uint32_t *order = NULL;
 	size_t *start = NULL;
 	struct group *groups = NULL;
@@ -1763,10 +1776,9 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 	int ret = -1;
 
 	if (query_each(st, cells, campaign_id, "read cells", lean_add_cell, &l) < 0 ||
-	    lean_index_cells(&l) < 0 ||
-	    query_each(st, share, campaign_id, "count boots", emit_counts, counts) < 0 ||
-	    query_each(st, 2 * counts[0] >= counts[1] ? scan : seek, campaign_id, "read samples",
-		       lean_add_sample, &l) < 0)
+	    lean_index_cells(&l) < 0 || campaign_scan(st, campaign_id, &by_scan) < 0 ||
+	    query_each(st, by_scan ? scan : seek, campaign_id, "read samples", lean_add_sample,
+		       &l) < 0)
 		goto out;
 	/* counting sort by cell position, stable */
 	order = malloc((l.n + 1) * sizeof(*order));
@@ -2122,21 +2134,36 @@ static int emit_hist(sqlite3_stmt *s, void *ctx)
 int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_hist_row *row, void *arg), void *arg)
 {
-	static const char sel[] = "SELECT config.key, cell.key, histogram.metric, histogram.unit,"
-				  " histogram.params, histogram.buckets, boot.rep, cell.name"
-				  " FROM histogram"
-				  " JOIN result ON result.id = histogram.result_id"
-				  " JOIN boot ON boot.id = result.boot_id"
-				  " JOIN cell ON cell.id = result.cell_id"
-				  " JOIN config ON config.id = cell.config_id"
-				  " WHERE config.campaign_id = ?1 AND result.status = 'ok'"
-				  " AND boot.status <> 'unexpected-topology'"
-				  " ORDER BY config.seq, cell.id,"
-				  " min(histogram.id) OVER (PARTITION BY cell.id, histogram.metric),"
-				  " boot.rep, boot.vm_index, histogram.id";
+#define HIST_COLS                                                        \
+	"SELECT config.key, cell.key, histogram.metric, histogram.unit," \
+	" histogram.params, histogram.buckets, boot.rep, cell.name"
+#define HIST_WHERE                                                          \
+	" WHERE config.campaign_id = ?1 AND result.status = 'ok'"           \
+	" AND boot.status <> 'unexpected-topology'"                         \
+	" ORDER BY config.seq, cell.id,"                                    \
+	" min(histogram.id) OVER (PARTITION BY cell.id, histogram.metric)," \
+	" boot.rep, boot.vm_index, histogram.id"
+	/* the ORDER BY sorts only the campaign's histograms */
+	static const char scan[] = HIST_COLS
+		" FROM histogram"
+		" CROSS JOIN result ON result.id = histogram.result_id"
+		" CROSS JOIN boot ON boot.id = result.boot_id"
+		" CROSS JOIN cell ON cell.id = result.cell_id"
+		" CROSS JOIN config ON config.id = cell.config_id" HIST_WHERE;
+	static const char seek[] = HIST_COLS
+		" FROM histogram"
+		" JOIN result ON result.id = histogram.result_id"
+		" JOIN boot ON boot.id = result.boot_id"
+		" JOIN cell ON cell.id = result.cell_id"
+		" JOIN config ON config.id = cell.config_id" HIST_WHERE;
+#undef HIST_COLS
+#undef HIST_WHERE
 	struct hist_walk w = { fn, arg };
+	bool by_scan = false;
 
-	return query_each(st, sel, campaign_id, "read histograms", emit_hist, &w);
+	if (campaign_scan(st, campaign_id, &by_scan) < 0)
+		return -1;
+	return query_each(st, by_scan ? scan : seek, campaign_id, "read histograms", emit_hist, &w);
 }
 
 struct matrix_walk {
@@ -2161,19 +2188,30 @@ static int emit_matrix(sqlite3_stmt *s, void *ctx)
 int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_matrix_row *row, void *arg), void *arg)
 {
-	static const char sel[] =
-		"SELECT config.key, cell.key, json_extract(result.info, '$.matrix'), boot.rep,"
-		" cell.name FROM result"
-		" JOIN boot ON boot.id = result.boot_id"
-		" JOIN cell ON cell.id = result.cell_id"
-		" JOIN config ON config.id = cell.config_id"
-		" WHERE config.campaign_id = ?1 AND result.status = 'ok'"
-		" AND boot.status <> 'unexpected-topology'"
-		" AND json_type(result.info, '$.matrix') = 'object'"
-		" ORDER BY config.seq, cell.id, boot.rep, boot.vm_index";
+#define C2C_COLS                                                              \
+	"SELECT config.key, cell.key, json_extract(result.info, '$.matrix')," \
+	" boot.rep, cell.name FROM result"
+#define C2C_WHERE                                                            \
+	" WHERE result.info IS NOT NULL AND config.campaign_id = ?1"         \
+	" AND result.status = 'ok' AND boot.status <> 'unexpected-topology'" \
+	" AND json_type(result.info, '$.matrix') = 'object'"                 \
+	" ORDER BY config.seq, cell.id, boot.rep, boot.vm_index"
+	static const char scan[] = C2C_COLS
+		" CROSS JOIN boot ON boot.id = result.boot_id"
+		" CROSS JOIN cell ON cell.id = result.cell_id"
+		" CROSS JOIN config ON config.id = cell.config_id" C2C_WHERE;
+	static const char seek[] = C2C_COLS " JOIN boot ON boot.id = result.boot_id"
+					    " JOIN cell ON cell.id = result.cell_id"
+					    " JOIN config ON config.id = cell.config_id" C2C_WHERE;
+#undef C2C_COLS
+#undef C2C_WHERE
 	struct matrix_walk w = { fn, arg };
+	bool by_scan = false;
 
-	return query_each(st, sel, campaign_id, "read c2c matrices", emit_matrix, &w);
+	if (campaign_scan(st, campaign_id, &by_scan) < 0)
+		return -1;
+	return query_each(st, by_scan ? scan : seek, campaign_id, "read c2c matrices", emit_matrix,
+			  &w);
 }
 
 /* ---- upload ---- */
