@@ -724,6 +724,7 @@ static json_t *side_json(const struct series *s, const char *campaign)
 static int build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
 		      const struct vtb_compare_opts *o, json_t *doc)
 {
+	struct vtb_row_job *job = calloc(ps->n ? ps->n : 1, sizeof(*job));
 	struct vtb_comparison *cmp = calloc(ps->n ? ps->n : 1, sizeof(*cmp));
 	double *p = calloc(ps->n ? ps->n : 1, sizeof(*p)),
 	       *q = calloc(ps->n ? ps->n : 1, sizeof(*q));
@@ -732,7 +733,7 @@ static int build_rows(struct campaign *bc, struct campaign *xc, const struct pai
 	bool fail = !rows || !sum;
 	int ret = -1;
 
-	if (!cmp || !p || !q || fail) {
+	if (!job || !cmp || !p || !q || fail) {
 		vtb_error("out of memory");
 		goto out;
 	}
@@ -744,8 +745,15 @@ static int build_rows(struct campaign *bc, struct campaign *xc, const struct pai
 			goto out;
 		seed = fnv(fnv(fnv(fnv(seed, b->config_key), x->config_key), x->cell_key),
 			   x->metric);
-		if (vtb_compare_samples(b->v, b->n, x->v, x->n, x->k, &o->test, seed, &cmp[i]) < 0)
-			goto out;
+		job[i] = (struct vtb_row_job){
+			.base = b->v, .nb = b->n, .x = x->v, .nx = x->n, .k = x->k, .row_seed = seed
+		};
+	}
+	/* whole rows over every CPU: one synchronisation per table */
+	if (vtb_compare_rows(job, ps->n, &o->test) < 0)
+		goto out;
+	for (size_t i = 0; i < ps->n; i++) {
+		cmp[i] = job[i].out;
 		p[i] = cmp[i].p;
 	}
 	if (vtb_bh(p, ps->n, q) < 0)
@@ -801,6 +809,7 @@ static int build_rows(struct campaign *bc, struct campaign *xc, const struct pai
 out:
 	json_decref(rows);
 	json_decref(sum);
+	free(job);
 	free(cmp);
 	free(p);
 	free(q);

@@ -373,11 +373,51 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+/*
+ * taus2's state and step as GSL has them (gsl/rng/taus.c, unchanged since
+ * GSL 1.0): the step inlined in the resampling loop instead of an indirect
+ * call through gsl_rng_get() per draw, which was half of the bootstrap's
+ * time.  GSL still seeds the state (gsl_rng_set), and taus_inline_ok()
+ * checks the layout against GSL's own outputs before the inline step is
+ * used, so the draws are GSL's either way.
+ */
+struct taus {
+	unsigned long s1, s2, s3;
+};
+
+#define TAUS_MASK 0xffffffffUL
+#define TAUS_STEP(s, a, b, c, d) \
+	((((s) & (c)) << (d)) & TAUS_MASK) ^ (((((s) << (a)) & TAUS_MASK) ^ (s)) >> (b))
+
+static inline uint32_t taus_next(struct taus *t)
+{
+	t->s1 = TAUS_STEP(t->s1, 13, 19, 4294967294UL, 12);
+	t->s2 = TAUS_STEP(t->s2, 2, 25, 4294967288UL, 4);
+	t->s3 = TAUS_STEP(t->s3, 3, 11, 4294967280UL, 17);
+	return (uint32_t)(t->s1 ^ t->s2 ^ t->s3);
+}
+
+/* Does the inline step draw what GSL draws from a state GSL seeded? */
+static bool taus_inline_ok(gsl_rng *r)
+{
+	struct taus t;
+
+	if (r->type != gsl_rng_taus2 || r->type->size != sizeof(t))
+		return false;
+	gsl_rng_set(r, 0x5eed);
+	memcpy(&t, r->state, sizeof(t));
+	for (int i = 0; i < 16; i++)
+		if (taus_next(&t) != gsl_rng_get(r))
+			return false;
+	return true;
+}
+
 struct boot_job {
 	const double *b, *x; /* per-boot values, or their inverses for rates */
 	size_t nb, nx;
-	bool inverse;  /* b and x hold 1/value: ratio of harmonic means */
-	uint64_t seed; /* mix of the campaign and row seeds */
+	bool inverse;	 /* b and x hold 1/value: ratio of harmonic means */
+	bool inline_rng; /* taus_inline_ok() */
+	uint64_t seed;	 /* mix of the campaign and row seeds */
 	unsigned B;
 	double *ratio; /* [B], each block writes its own range */
 	size_t blk_lo, blk_hi;
@@ -395,6 +435,33 @@ static inline size_t draw(const gsl_rng *r, size_t n)
 	return (size_t)(((uint64_t)gsl_rng_get(r) * n) >> 32);
 }
 
+/* The same from the inline step. */
+static inline size_t draw_inline(struct taus *t, size_t n)
+{
+	return (size_t)(((uint64_t)taus_next(t) * n) >> 32);
+}
+
+/* Replicates [lo, hi) from the state GSL seeded, inline: the sums are
+ * taken in the same order as boot_run()'s, so the ratios are identical. */
+static void boot_inline(struct boot_job *j, size_t lo, size_t hi)
+{
+	struct taus t;
+	size_t i, k;
+
+	memcpy(&t, j->rng.state, sizeof(t));
+	for (i = lo; i < hi; i++) {
+		double sb = 0, sx = 0, mb, mx;
+
+		for (k = 0; k < j->nb; k++)
+			sb += j->b[draw_inline(&t, j->nb)];
+		for (k = 0; k < j->nx; k++)
+			sx += j->x[draw_inline(&t, j->nx)];
+		mb = sb / (double)j->nb;
+		mx = sx / (double)j->nx;
+		j->ratio[i] = j->inverse ? mb / mx : mx / mb;
+	}
+}
+
 static void *boot_run(void *arg)
 {
 	struct boot_job *j = arg;
@@ -406,6 +473,10 @@ static void *boot_run(void *arg)
 
 		/* taus2 takes 32 bits of seed: fold the high half in. */
 		gsl_rng_set(&j->rng, (unsigned long)(s ^ (s >> 32)));
+		if (j->inline_rng) {
+			boot_inline(j, blk * VTB_BOOT_BLOCK, end);
+			continue;
+		}
 		for (i = blk * VTB_BOOT_BLOCK; i < end; i++) {
 			double sb = 0, sx = 0, mb, mx;
 
@@ -500,6 +571,7 @@ static int bootstrap(const double *b, size_t nb, const double *x, size_t nx, boo
 			vtb_error("out of memory");
 			goto out;
 		}
+		j->inline_rng = taus_inline_ok(&j->rng);
 	}
 	/* Job 0 runs here; a thread that cannot start runs here too (the
 	 * blocks, not the threads, fix the random streams). */

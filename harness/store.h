@@ -149,15 +149,16 @@ struct vtb_sample_row {
 	const char *metric, *unit;
 	int better;
 	int rep;
-	const char *boot_uuid;
 	double value;
 	int cpus;	   /* the configuration's vcpus (VM) or cpus (baseline) */
 	const char *pcpus; /* its host CPUs (cpulist) */
 };
 /* Calls @fn for every sample of ok results of @campaign_id, ordered by
  * configuration (campaign order), cell (matrix order), metric (the order
- * the workload reported them), rep.  Row strings are
- * valid during the call.  In all foreach functions a negative return of
+ * the workload reported them: its first sample in the cell), rep, sample
+ * id.  Boots marked unexpected-topology are left out.  The samples are
+ * held in memory (32 bytes each) to be ordered.  Row strings are valid
+ * during the call.  In all foreach functions a negative return of
  * @fn stops the walk and is returned as -1 (its vtb_error kept). */
 int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg);

@@ -27,7 +27,8 @@ run() {
 }
 
 B=$("$VTBENCH" compare --help | sed -n 's/.*bootstrap resamples (default: \([0-9]*\)).*/\1/p')
-echo "compare over $DB: B = $B, $(nproc) CPUs"
+# a shared machine: the load says how far the times can be trusted
+echo "compare over $DB: B = $B, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 run "sqlite3 GROUP BY mean" sqlite3 "$DB" \
 	"SELECT result.cell_id, avg(sample.value) FROM sample JOIN result ON result.id = sample.result_id GROUP BY result.cell_id"
 floor=$last
@@ -35,5 +36,6 @@ run "compare --no-ci" "$VTBENCH" compare --db "$DB" --no-ci --format json --fail
 noci=$last
 run "compare (B = $B)" "$VTBENCH" compare --db "$DB" --format json --fail-on none
 full=$last
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$noci $full $floor" | awk -v b="$B" \
 	'$3 > 0 { printf "ratio to the floor: --no-ci %.1fx, B = %s %.1fx\n", $1 / $3, b, $2 / $3 }'
