@@ -41,6 +41,9 @@ chromium
 curl
 influxdb
 prometheus-pushgateway
+jq
+ansible
+ansible-lint
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is
