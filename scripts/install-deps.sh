@@ -42,6 +42,7 @@ curl
 influxdb
 prometheus-pushgateway
 jq
+rsync
 ansible
 ansible-lint
 "
