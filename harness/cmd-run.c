@@ -210,6 +210,9 @@ int cmd_run(struct vtb_cmd_env *env)
 		goto out;
 	}
 	o.matrix = env->argv[optind];
+	o.host_id = getenv("VTBENCH_HOST_ID");
+	if (o.host_id && !*o.host_id)
+		o.host_id = NULL;
 	o.agent = agent;
 	o.cmdline = env->cmdline;
 	o.progress = on_progress;

@@ -53,6 +53,7 @@ char *vtb_agent_path(void);
 
 int cmd_compare(struct vtb_cmd_env *env);
 int cmd_list(struct vtb_cmd_env *env);
+int cmd_merge(struct vtb_cmd_env *env);
 int cmd_plan(struct vtb_cmd_env *env);
 int cmd_run(struct vtb_cmd_env *env);
 int cmd_topo(struct vtb_cmd_env *env);

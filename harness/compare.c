@@ -591,6 +591,98 @@ static bool campaign_axis(const char *axis)
 	       !strcmp(axis, "guest_kernel") || !strcmp(axis, "guest kernel");
 }
 
+/*
+ * --axis host|kernel within one database (a merged one, vtbench merge):
+ * the campaign @x is compared with the latest other campaign that differs
+ * in that axis alone at the campaign level (host: another host name;
+ * kernel: the same host name, another host kernel) and shares a
+ * configuration key with it.
+ */
+struct other_find {
+	struct vtb_store *st;
+	const char *axis, *host, *kernel;
+	const struct campaign *x;
+	int64_t id;
+	char *uuid; /* the latest match so far (runs come oldest first) */
+	bool host_ok, shares;
+};
+
+static int other_config(const struct vtb_config_row *r, void *arg)
+{
+	struct other_find *f = arg;
+
+	if (!f->shares && config_index(f->x, r->key) >= 0)
+		f->shares = true;
+	return 0;
+}
+
+static int other_host(const struct vtb_campaign_row *r, void *arg)
+{
+	struct other_find *f = arg;
+	const char *h = r->hostname ? r->hostname : "", *k = r->host_kernel ? r->host_kernel : "";
+
+	if (!strcmp(f->axis, "host"))
+		f->host_ok = strcmp(h, f->host) != 0;
+	else
+		f->host_ok = !strcmp(h, f->host) && strcmp(k, f->kernel) != 0;
+	return 0;
+}
+
+static int other_run(const struct vtb_run_row *r, void *arg)
+{
+	struct other_find *f = arg;
+
+	if (r->id == f->x->id)
+		return 0;
+	f->host_ok = f->shares = false;
+	if (vtb_store_campaign_get(f->st, r->id, other_host, f) < 0)
+		return -1;
+	if (!f->host_ok)
+		return 0;
+	if (vtb_store_foreach_config(f->st, r->id, other_config, f) < 0)
+		return -1;
+	if (!f->shares)
+		return 0;
+	free(f->uuid);
+	f->uuid = vtb_strdup(r->uuid);
+	if (!f->uuid)
+		return vtb_error("out of memory");
+	f->id = r->id;
+	return 0;
+}
+
+static int find_other(struct vtb_store *st, const char *db, const struct campaign *x,
+		      const char *axis, char **uuid, bool *bad)
+{
+	struct other_find f = { .st = st, .axis = axis, .x = x };
+
+	*uuid = NULL;
+	f.host = json_string_value(json_object_get(x->info, "host"));
+	f.kernel = json_string_value(json_object_get(x->info, "kernel"));
+	if (!f.host)
+		f.host = "";
+	if (!f.kernel)
+		f.kernel = "";
+	if (vtb_store_foreach_run(st, other_run, &f) < 0) {
+		free(f.uuid);
+		return -1;
+	}
+	if (!f.uuid) {
+		*bad = true;
+		if (!strcmp(axis, "host"))
+			return vtb_error(
+				"no campaign of another host in '%s' shares a configuration "
+				"with campaign %s (vtbench merge unites hosts' databases; or "
+				"give --against OTHER.db)",
+				db, x->uuid);
+		return vtb_error("no campaign of host '%s' with another kernel in '%s' shares a "
+				 "configuration with campaign %s (or give --against OTHER.db)",
+				 f.host, db, x->uuid);
+	}
+	*uuid = f.uuid;
+	return 0;
+}
+
 /* Pairs within one campaign, from base[] per configuration. */
 static int pair_within(const struct campaign *c, const long *base, struct pairs *ps)
 {
@@ -1347,6 +1439,9 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 {
 	struct campaign x = { 0 }, b = { 0 };
 	bool cross = against || o->against_campaign;
+	/* --axis host|kernel alone: the other side is found in this database */
+	bool find = o->axis && !cross && (!strcmp(o->axis, "host") || !strcmp(o->axis, "kernel"));
+	char *other = NULL;
 	struct vtb_store *bst = against ? against : st;
 	const char *bdb = against ? against_db : db;
 	struct pairs ps = { 0 };
@@ -1368,7 +1463,7 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 			  cross ? "--against or --against-campaign" : "--axis");
 		goto out;
 	}
-	if (o->axis && campaign_axis(o->axis) && !cross) {
+	if (o->axis && campaign_axis(o->axis) && !cross && !find) {
 		*bad_input = true;
 		vtb_error("the axis '%s' differs between campaigns: give --against OTHER.db or "
 			  "--against-campaign ID",
@@ -1383,8 +1478,14 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 	}
 	if (campaign_load(st, db, o->campaign, o, &x, bad_input) < 0)
 		goto out;
+	if (find) {
+		if (find_other(st, db, &x, o->axis, &other, bad_input) < 0)
+			goto out;
+		cross = true;
+	}
 	if (cross) {
-		if (campaign_load(bst, bdb, o->against_campaign, o, &b, bad_input) < 0)
+		if (campaign_load(bst, bdb, other ? other : o->against_campaign, o, &b, bad_input) <
+		    0)
 			goto out;
 		if (pair_against(&b, &x, &ps) < 0)
 			goto out;
@@ -1454,6 +1555,7 @@ out:
 	json_decref(c2c);
 	free(base);
 	free(ps.p);
+	free(other);
 	campaign_release(&x);
 	campaign_release(&b);
 	return ret;

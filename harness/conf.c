@@ -93,6 +93,9 @@ static const struct vtb_opt global_opts[] = {
 	  .def = "auto",
 	  .values = accel_values,
 	  .help = "guest accelerator; auto: KVM when a probe boot proves it works, else TCG" },
+	{ .name = "host_id",
+	  .type = VTB_OPT_STR,
+	  .help = "identity stored for this host instead of its hostname (hosts cloned from one image; VTBENCH_HOST_ID overrides it)" },
 	{ .name = "host_topology",
 	  .type = VTB_OPT_STR,
 	  .help = "host that plan plans for (hwloc XML, caps:FILE, synthetic); run warns" },
@@ -1342,6 +1345,7 @@ static int parse_global(struct parser *p)
 	    single(p, g, global_opts, "kernel", &m->kernel, &line) < 0 ||
 	    single(p, g, global_opts, "uri", &m->uri, &line) < 0 ||
 	    single(p, g, global_opts, "accel", &m->accel, &line) < 0 ||
+	    single(p, g, global_opts, "host_id", &m->host_id, &line) < 0 ||
 	    single(p, g, global_opts, "host_topology", &v, &line) < 0)
 		goto out;
 	if (!m->name) {
@@ -2367,6 +2371,7 @@ void vtb_matrix_free(struct vtb_matrix *m)
 	free(m->db);
 	free(m->kernel);
 	free(m->uri);
+	free(m->host_id);
 	free(m->accel);
 	free(m);
 }

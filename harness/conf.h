@@ -106,7 +106,8 @@ struct vtb_matrix {
 	char *db;
 	char *kernel;
 	char *uri;
-	char *accel; /* auto | kvm | tcg */
+	char *accel;   /* auto | kvm | tcg */
+	char *host_id; /* stored as the host's name; NULL: its hostname */
 	struct vtb_config *configs;
 	size_t n_configs;
 };

@@ -28,6 +28,8 @@ static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
 	  "summarise a campaign's results per configuration, cell and metric" },
 	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks" },
+	{ "merge", cmd_merge, 0,
+	  "unite the databases of several hosts (campaigns by uuid; again adds nothing)" },
 	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
 	  "dry run: every configuration and cell, with keys and parameters" },
 	{ "run", cmd_run, 0, "run a matrix and store every boot in SQLite" },

@@ -724,7 +724,9 @@ static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
 			  int64_t *campaign, struct vtb_run_result *res)
 {
 	struct vtb_host_info hi = {
-		.hostname = host->hostname,
+		.hostname = o->host_id			? o->host_id
+			    : m->host_id && *m->host_id ? m->host_id
+							: host->hostname,
 		.cpu_vendor = host->cpu_vendor,
 		.cpu_model_name = host->cpu_model_name,
 		.cpu_codename = host->cpu_codename,

@@ -31,6 +31,9 @@ struct vtb_run_opts {
 	const char *only;   /* glob on configuration labels/keys, or NULL */
 	long long reps;	    /* 0: the matrix's reps = */
 	bool resume;
+	/* the host's identity in the database instead of its hostname
+	 * (VTBENCH_HOST_ID); NULL: the matrix's host_id =, else the hostname */
+	const char *host_id;
 	const char *agent;   /* vtbench-agent path */
 	const char *cmdline; /* stored for provenance */
 	void (*progress)(const struct vtb_progress *p, void *arg);

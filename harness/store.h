@@ -289,4 +289,29 @@ int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char 
 int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const char *sink,
 			       const char *what, bool *sent);
 
+/*
+ * Merge (vtbench merge): copies every campaign of the database @path that
+ * @out lacks (by uuid), with its host, configurations, cells, boots,
+ * results, samples, histograms, guest views, events and upload records,
+ * ids remapped, in one transaction (all of @path or nothing).  A campaign
+ * already in @out is skipped whole: merging again adds nothing.  @path is
+ * checked as vtb_store_open_ro does (a newer schema or a foreign file is
+ * refused; an older schema is migrated in memory, the file never
+ * written).  @fn, when not NULL, is called for each campaign of @path
+ * (merged or skipped) before the commit; its negative return aborts the
+ * merge.  @stats counts what was added.
+ */
+struct vtb_merge_stats {
+	long campaigns, skipped, hosts, configs, cells, boots, results, samples, histograms;
+	long guest_views, events, uploads;
+};
+struct vtb_merge_campaign {
+	const char *input, *uuid, *hostname, *status;
+	int64_t started_ns;
+	long boots;
+	bool merged; /* false: already in the output, skipped */
+};
+int vtb_store_merge(struct vtb_store *out, const char *path, struct vtb_merge_stats *stats,
+		    int (*fn)(const struct vtb_merge_campaign *c, void *arg), void *arg);
+
 #endif

@@ -41,6 +41,10 @@ chromium
 curl
 influxdb
 prometheus-pushgateway
+jq
+rsync
+ansible
+ansible-lint
 "
 
 # Where systemd runs the machine, the distribution's libvirt service is

@@ -86,6 +86,8 @@ cd "$SRCDIR" || exit 1
 run_unit "$BUILD" unit
 run_scripts "$BUILD" cli cli
 run_scripts "$BUILD" e2e e2e
+# the Ansible roles and playbooks (once: they install their own build)
+run_scripts "$BUILD" ansible ansible
 run_guests "$BUILD"
 if [ -n "$ASAN" ]; then
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}

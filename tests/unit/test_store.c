@@ -32,12 +32,14 @@ static void setup(void)
 static void teardown(void)
 {
 	const char *suffix[] = { "", "-wal", "-shm", "-journal" };
+	const char *names[] = { "t.db", "out.db", "b.db" };
 	char p[160];
 
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
-		unlink(p);
-	}
+	for (size_t n = 0; n < 3; n++)
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(p, sizeof(p), "%s/%s%s", dir, names[n], suffix[i]);
+			unlink(p);
+		}
 	rmdir(dir);
 }
 
@@ -1219,5 +1221,389 @@ Test(store, a_reference_broken_by_hand_before_migrating_does_not_stop_the_migrat
 	db = raw_open();
 	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
 	cr_expect_eq(raw_int(db, "SELECT count(*) FROM result"), 1);
+	sqlite3_close(db);
+}
+
+/* ------------------------------------------------------------- merge */
+
+static void sibling(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/*
+ * A database at @path with one campaign on host @hostname: a baseline
+ * boot and a VM boot (guest view) with records, a campaign event and
+ * upload records (a boot and a campaign-level item).  Every column that
+ * can hold a value holds one.
+ */
+static void fill_db(const char *path, const char *campaign_uuid, const char *boot_prefix,
+		    const char *hostname)
+{
+	struct vtb_host_info h = host_a;
+	struct vtb_vm_boot_info vm = {
+		.accelerator = "tcg",
+		.cpu_model = "kvm64",
+		.guest_kernel = "6.6.0",
+		.libvirt_version = "9.0.0",
+		.qemu_version = "7.2.0",
+		.live_xml = "<domain/>",
+		.console_tail = "Linux version",
+		.vm_index = 0,
+		.vms = 1,
+		.group_uuid = "99999999-0000-4000-8000-000000000000",
+		.claims = "[]",
+		.placement = "{\"samples\":3}",
+		.probe = "{\"ok\":true}",
+		.sched = "{\"profile\":\"x\"}",
+		.topology_check = "match",
+		.topology_diff = "none",
+		.view = "{\"cpus\":[]}",
+		.tree = "{}",
+		.digest = "d1",
+		.levels = "MC",
+		.cpuid = "{}",
+		.steal_before = "{}",
+		.steal_after = "{}",
+	};
+	struct vtb_campaign_info ci = {
+		.uuid = campaign_uuid,
+		.matrix_path = "quick.conf",
+		.matrix_text = "[global]\nreps = 2\n",
+		.matrix_digest = "dg",
+		.version = "v0-test",
+		.cmdline = "vtbench run quick.conf",
+		.state_json = "{\"thp\":{\"enabled\":\"madvise\"}}",
+	};
+	struct vtb_store *st = NULL;
+	struct test_recs rb, rv;
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	char uuid[2][40];
+	int64_t id, boot_id = 0;
+	long points = 7;
+	sqlite3 *db;
+
+	h.hostname = hostname;
+	matrix_init(&t);
+	cr_assert_eq(vtb_store_open(path, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_host(st, &h, &ci.host_id), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_campaign_begin(st, &ci, &t.m, &id), 0, "%s", vtb_errmsg());
+	snprintf(uuid[0], sizeof(uuid[0]), "%s-0000-4000-8000-000000000000", boot_prefix);
+	snprintf(uuid[1], sizeof(uuid[1]), "%s-0000-4000-8000-000000000001", boot_prefix);
+	recs_init(&rb, 'b', 10);
+	b = boot_info(id, uuid[0], "b000000000000000", 0);
+	b.kind_detail = "{\"x\":1}";
+	b.error = "none";
+	cr_assert_eq(vtb_store_boot(st, &b, &rb.r), 0, "%s", vtb_errmsg());
+	recs_init(&rv, 'v', 20);
+	b = boot_info(id, uuid[1], "v000000000000000", 0);
+	b.vm = &vm;
+	cr_assert_eq(vtb_store_boot(st, &b, &rv.r), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_event(st, id, NULL, "info", "campaign started"), 0, "%s",
+		     vtb_errmsg());
+	cr_assert_eq(vtb_store_campaign_end(st, id, "done"), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	/* upload records: the boot's id is looked up behind the store's back */
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	boot_id = raw_int(db, "SELECT max(id) FROM boot");
+	sqlite3_close(db);
+	cr_assert_eq(vtb_store_open(path, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_mark(st, id, "influx://h:8086/db", "boot", &boot_id, &points,
+					   1, "sent", NULL),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_mark(st, id, "influx://h:8086/db", "aggregates", NULL,
+					   &points, 0, "failed", "503"),
+		     0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	recs_release(&rb);
+	recs_release(&rv);
+	matrix_release(&t);
+}
+
+/* Every value of every column but the ids, sorted, per table: what a
+ * merge must carry whatever the ids became.  @schema: "main" or an
+ * attached name; @other: a second schema whose rows are added. */
+static char *values_of(sqlite3 *db, const char *schema, const char *other)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	sqlite3_stmt *t, *c;
+	char sql[512];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT name FROM %s.sqlite_master WHERE type = 'table' ORDER BY name", schema);
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &t, NULL), SQLITE_OK, "%s",
+		     sqlite3_errmsg(db));
+	while (sqlite3_step(t) == SQLITE_ROW) {
+		char *table = strdup((const char *)sqlite3_column_text(t, 0));
+
+		snprintf(sql, sizeof(sql), "PRAGMA %s.table_info(%s)", schema, table);
+		cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &c, NULL), SQLITE_OK);
+		while (sqlite3_step(c) == SQLITE_ROW) {
+			const char *col = (const char *)sqlite3_column_text(c, 1);
+			size_t n = strlen(col);
+			char *rows;
+
+			if (!strcmp(col, "id") || (n > 3 && !strcmp(col + n - 3, "_id")))
+				continue;
+			if (other)
+				snprintf(sql, sizeof(sql),
+					 "SELECT quote(%s) FROM (SELECT %s FROM %s.%s UNION ALL"
+					 " SELECT %s FROM %s.%s) ORDER BY 1",
+					 col, col, schema, table, col, other, table);
+			else
+				snprintf(sql, sizeof(sql), "SELECT quote(%s) FROM %s.%s ORDER BY 1",
+					 col, schema, table);
+			rows = raw_rows(db, sql);
+			vtb_strbuf_addf(&sb, "%s.%s:\n%s", table, col, rows);
+			free(rows);
+		}
+		sqlite3_finalize(c);
+		free(table);
+	}
+	sqlite3_finalize(t);
+	vtb_strbuf_addstr(&sb, "");
+	return vtb_strbuf_detach(&sb);
+}
+
+/* The rows tied to their owners by natural keys, sorted. */
+static const char links_sql[] =
+	"SELECT h.hostname, c.uuid, f.key, l.key, b.uuid, r.status, s.metric, s.value"
+	" FROM %1$s.sample s JOIN %1$s.result r ON r.id = s.result_id"
+	" JOIN %1$s.cell l ON l.id = r.cell_id JOIN %1$s.boot b ON b.id = r.boot_id"
+	" JOIN %1$s.config f ON f.id = b.config_id AND f.id = l.config_id"
+	" JOIN %1$s.campaign c ON c.id = b.campaign_id AND c.id = f.campaign_id"
+	" JOIN %1$s.host h ON h.id = c.host_id"
+	" UNION ALL SELECT 'hist', c.uuid, b.uuid, x.metric, x.buckets, 0, 0, 0"
+	" FROM %1$s.histogram x JOIN %1$s.result r ON r.id = x.result_id"
+	" JOIN %1$s.boot b ON b.id = r.boot_id JOIN %1$s.campaign c ON c.id = b.campaign_id"
+	" UNION ALL SELECT 'event', c.uuid, coalesce(b.uuid, '-'), e.message, 0, 0, 0, 0"
+	" FROM %1$s.event e JOIN %1$s.campaign c ON c.id = e.campaign_id"
+	" LEFT JOIN %1$s.boot b ON b.id = e.boot_id"
+	" UNION ALL SELECT 'view', c.uuid, b.uuid, g.digest, 0, 0, 0, 0"
+	" FROM %1$s.guest_view g JOIN %1$s.boot b ON b.id = g.boot_id"
+	" JOIN %1$s.campaign c ON c.id = b.campaign_id"
+	" UNION ALL SELECT 'upload', c.uuid, coalesce(b.uuid, '-'), u.what, u.status, 0, 0, 0"
+	" FROM %1$s.upload u JOIN %1$s.campaign c ON c.id = u.campaign_id"
+	" LEFT JOIN %1$s.boot b ON b.id = u.boot_id ORDER BY 1, 2, 3, 4, 5, 6, 7, 8";
+
+static char *links_of(sqlite3 *db, const char *schema)
+{
+	char sql[sizeof(links_sql) * 2];
+
+	snprintf(sql, sizeof(sql), links_sql, schema);
+	return raw_rows(db, sql);
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* @text's lines, sorted (in place; returns @text). */
+static char *sort_lines(char *text)
+{
+	char *lines[256], *copy = strdup(text), *p = copy, *nl;
+	size_t n = 0, off = 0;
+
+	while (n < 256 && (nl = strchr(p, '\n'))) {
+		*nl = '\0';
+		lines[n++] = p;
+		p = nl + 1;
+	}
+	qsort(lines, n, sizeof(*lines), line_cmp);
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)sprintf(text + off, "%s\n", lines[i]);
+	free(copy);
+	return text;
+}
+
+struct merge_seen {
+	int merged, skipped;
+	char host[32];
+};
+
+static int on_merge(const struct vtb_merge_campaign *c, void *arg)
+{
+	struct merge_seen *m = arg;
+
+	if (c->merged)
+		m->merged++;
+	else
+		m->skipped++;
+	snprintf(m->host, sizeof(m->host), "%s", c->hostname);
+	cr_expect_eq(c->boots, 2);
+	return 0;
+}
+
+static int refuse(const struct vtb_merge_campaign *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	return vtb_error("stop");
+}
+
+Test(store, merge_copies_every_column_of_every_table_with_ids_remapped)
+{
+	char out[160], in2[160], sql[400];
+	struct vtb_merge_stats ms;
+	struct merge_seen seen = { 0 };
+	struct vtb_store *st = NULL;
+	char *want, *got, *lwant, *lgot, *lb;
+	sqlite3 *db;
+
+	sibling(out, sizeof(out), "out.db");
+	sibling(in2, sizeof(in2), "b.db");
+	fill_db(dbpath, "11111111-1111-4111-8111-111111111111", "aaaaaaaa", "alpha");
+	/* the output already holds another host's campaign: ids shift */
+	fill_db(in2, "22222222-2222-4222-8222-222222222222", "bbbbbbbb", "beta");
+	cr_assert_eq(vtb_store_open(out, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_merge(st, in2, NULL, NULL, NULL), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_merge(st, dbpath, &ms, on_merge, &seen), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(ms.campaigns, 1);
+	cr_expect_eq(ms.skipped, 0);
+	cr_expect_eq(ms.hosts, 1);
+	cr_expect_eq(ms.boots, 2);
+	cr_expect_eq(ms.samples, 8);
+	cr_expect_eq(ms.histograms, 2);
+	cr_expect_eq(ms.guest_views, 1);
+	cr_expect_eq(ms.uploads, 2);
+	cr_expect_eq(seen.merged, 1);
+	cr_expect_str_eq(seen.host, "alpha");
+
+	cr_assert_eq(sqlite3_open(out, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "ATTACH '%s' AS a; ATTACH '%s' AS b", dbpath, in2);
+	raw_exec(db, sql);
+	want = values_of(db, "a", "b");
+	got = values_of(db, "main", NULL);
+	cr_expect_str_eq(got, want, "every column of both inputs is in the output");
+	/* the same rows hang together by natural keys: the output's links
+	 * are those of both inputs (the uuids sort the inputs apart) */
+	lwant = links_of(db, "a");
+	lb = links_of(db, "b");
+	lgot = links_of(db, "main");
+	{
+		struct vtb_strbuf sb = VTB_STRBUF_INIT;
+		char *both;
+
+		vtb_strbuf_addf(&sb, "%s%s", lwant, lb);
+		both = sort_lines(vtb_strbuf_detach(&sb));
+		cr_expect_str_eq(lgot, both);
+		free(both);
+	}
+	cr_expect(strstr(lgot, "alpha|11111111-1111-4111-8111-111111111111|b000000000000000|"
+			       "b000000000000000|aaaaaaaa-0000-4000-8000-000000000000|ok|rps|1000"),
+		  "%s", lgot);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	free(want);
+	free(got);
+	free(lwant);
+	free(lgot);
+	free(lb);
+	sqlite3_close(db);
+}
+
+Test(store, merging_again_adds_nothing_and_reports_the_campaign_skipped)
+{
+	char out[160];
+	struct vtb_merge_stats ms;
+	struct merge_seen seen = { 0 };
+	struct vtb_store *st = NULL;
+	char *before, *after;
+	sqlite3 *db;
+
+	sibling(out, sizeof(out), "out.db");
+	fill_db(dbpath, "11111111-1111-4111-8111-111111111111", "aaaaaaaa", "alpha");
+	cr_assert_eq(vtb_store_open(out, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_merge(st, dbpath, NULL, NULL, NULL), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_assert_eq(sqlite3_open(out, &db), SQLITE_OK);
+	before = values_of(db, "main", NULL);
+	sqlite3_close(db);
+	cr_assert_eq(vtb_store_open(out, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_merge(st, dbpath, &ms, on_merge, &seen), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(ms.campaigns, 0);
+	cr_expect_eq(ms.skipped, 1);
+	cr_expect_eq(ms.boots + ms.samples + ms.events + ms.hosts + ms.uploads, 0);
+	cr_expect_eq(seen.skipped, 1);
+	cr_expect_eq(seen.merged, 0);
+	cr_assert_eq(sqlite3_open(out, &db), SQLITE_OK);
+	after = values_of(db, "main", NULL);
+	cr_expect_str_eq(after, before);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM boot"), 2);
+	sqlite3_close(db);
+	free(before);
+	free(after);
+}
+
+Test(store, an_older_input_is_merged_through_a_migrated_copy_and_left_as_it_was)
+{
+	char out[160];
+	struct vtb_merge_stats ms;
+	struct vtb_store *st = NULL;
+	sqlite3 *db;
+
+	sibling(out, sizeof(out), "out.db");
+	make_v1_database();
+	cr_assert_eq(vtb_store_open(out, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_merge(st, dbpath, &ms, NULL, NULL), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_expect_eq(ms.campaigns, 1);
+	cr_expect_eq(ms.samples, 1);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), 1, "the input was not migrated");
+	sqlite3_close(db);
+	cr_assert_eq(sqlite3_open(out, &db), SQLITE_OK);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sample JOIN result r ON r.id = result_id"
+				 " JOIN boot b ON b.id = r.boot_id WHERE b.uuid = 'b-1'"
+				 " AND value = 42.5 AND b.kind = 'baseline'"),
+		     1);
+	sqlite3_close(db);
+}
+
+Test(store, a_newer_or_foreign_input_is_refused_and_nothing_is_merged)
+{
+	char out[160];
+	struct vtb_store *st = NULL;
+	sqlite3 *db;
+
+	sibling(out, sizeof(out), "out.db");
+	fill_db(dbpath, "11111111-1111-4111-8111-111111111111", "aaaaaaaa", "alpha");
+	db = raw_open();
+	raw_exec(db, "PRAGMA user_version = 99");
+	sqlite3_close(db);
+	cr_assert_eq(vtb_store_open(out, &st), 0, "%s", vtb_errmsg());
+	cr_expect_eq(vtb_store_merge(st, dbpath, NULL, NULL, NULL), -1);
+	cr_expect(strstr(vtb_errmsg(), "newer vtbench (schema 99"), "%s", vtb_errmsg());
+	db = raw_open();
+	raw_exec(db, "PRAGMA user_version = 6; PRAGMA application_id = 42");
+	sqlite3_close(db);
+	cr_expect_eq(vtb_store_merge(st, dbpath, NULL, NULL, NULL), -1);
+	cr_expect(strstr(vtb_errmsg(), "is not a vtbench database"), "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_assert_eq(sqlite3_open(out, &db), SQLITE_OK);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM campaign"), 0);
+	sqlite3_close(db);
+}
+
+Test(store, a_merge_stopped_halfway_leaves_the_output_as_it_was)
+{
+	char out[160];
+	struct vtb_store *st = NULL;
+	sqlite3 *db;
+
+	sibling(out, sizeof(out), "out.db");
+	fill_db(dbpath, "11111111-1111-4111-8111-111111111111", "aaaaaaaa", "alpha");
+	cr_assert_eq(vtb_store_open(out, &st), 0, "%s", vtb_errmsg());
+	cr_expect_eq(vtb_store_merge(st, dbpath, NULL, refuse, NULL), -1);
+	cr_expect_str_eq(vtb_errmsg(), "stop");
+	/* the store stays usable: the same merge succeeds afterwards */
+	cr_assert_eq(vtb_store_merge(st, dbpath, NULL, NULL, NULL), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	cr_assert_eq(sqlite3_open(out, &db), SQLITE_OK);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM campaign"), 1);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM boot"), 2);
 	sqlite3_close(db);
 }
