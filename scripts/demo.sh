@@ -17,8 +17,14 @@ echo "== vtbench run examples/quick.conf --db $DB"
 rc=0
 "$BUILD/vtbench" run examples/quick.conf --db "$DB" || rc=$?
 echo
-echo "== vtbench compare --db $DB"
-"$BUILD/vtbench" compare --db "$DB"
+echo "== vtbench compare --db $DB -o $BUILD/demo.html, then as text"
+# compare exits 1 when a row is worse than its baseline: under TCG every
+# guest is (the note in the report says why), so 1 is an answer here
+crc=0
+"$BUILD/vtbench" compare --db "$DB" -o "$BUILD/demo.html" || crc=$?
+"$BUILD/vtbench" compare --db "$DB" || crc=$?
+[ "$crc" -le 1 ] || rc=$crc
+echo "HTML report: $BUILD/demo.html"
 echo
 echo "database: $DB (sqlite3 $DB .tables)"
 exit "$rc"
