@@ -41,6 +41,14 @@ golden "compare json: tonight (slowdown injected) against last night" \
 golden "compare json: along the topology axis, without CIs" $E/compare-axis-topology.json 0 \
 	--db "$T/base.db" --axis topology --no-ci --format json
 
+# the other formats of the same comparison
+golden "compare text: each VM against its own baseline" $E/compare-own.txt 1 \
+	--db "$T/base.db" --format text
+golden "compare md: each VM against its own baseline" $E/compare-own.md 1 \
+	--db "$T/base.db" --format md
+golden "compare csv: each VM against its own baseline" $E/compare-own.csv 1 \
+	--db "$T/base.db" --format csv
+
 expect_exit "compare: the same document twice (seeded bootstrap)" 0 \
 	"$VTBENCH" compare --db "$T/base.db" --format json --fail-on none
 cp "$T/out" "$T/first.json"

@@ -33,10 +33,22 @@ else
 	notok "chromium reports a broken SVG attribute on its console log" "$(tail -n 20 "$T/log")"
 fi
 
-for name in own hostile; do
+# and the page `vtbench compare -o` writes for the generated fixture database
+MKFIXTURE="$(dirname "$VTBENCH")/tests/tools/mkfixture"
+"$MKFIXTURE" "$T/fixture.db" base 2>"$T/err" || notok "mkfixture base" "$(cat "$T/err")"
+"$VTBENCH" compare --db "$T/fixture.db" --format json --fail-on none >"$T/report-fixture.json" 2>"$T/err" ||
+	notok "compare --format json on the fixture" "$(cat "$T/err")"
+
+for name in own hostile fixture; do
 	json="$F/report-$name.json"
 	page="$T/report-$name.html"
-	expect_exit "$name: renders" 0 "$R" "$json" "$page" || continue
+	if [ $name = fixture ]; then
+		json="$T/report-fixture.json"
+		expect_exit "$name: vtbench compare -o writes the page" 0 \
+			"$VTBENCH" compare --db "$T/fixture.db" --fail-on none -o "$page" || continue
+	else
+		expect_exit "$name: renders" 0 "$R" "$json" "$page" || continue
+	fi
 	browse "$page"; rc=$?
 	expect_eq "$name: chromium loads the page" "$rc" 0 || continue
 	if grep 'CONSOLE' "$T/log" >"$T/console"; then
