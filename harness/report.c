@@ -1185,7 +1185,7 @@ static void put_series(struct ctx *c)
 		r[2] = fmt(c, "%s %s", esc(c, jstr(o, "metric") ? jstr(o, "metric") : "?"),
 			   better && !strcmp(better, "higher") ? "(+)" : "(-)");
 		r[3] = esc(c, jstr(o, "unit") ? jstr(o, "unit") : "");
-		r[4] = fmt(c, "%.0f", jnumv(sm, "n"));
+		r[4] = isnan(jnumv(sm, "n")) ? "-" : fmt(c, "%.0f", jnumv(sm, "n"));
 		r[5] = num(c, jnumv(sm, "mean"));
 		r[6] = num(c, jnumv(sm, "median"));
 		r[7] = num(c, jnumv(sm, "stddev"));
