@@ -983,6 +983,17 @@ static double pct_sorted(const double *v, size_t n, double p)
 	return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
 }
 
+/* Is element @i of @arr the first of its group (no earlier element is
+ * @same as it)?  One chart per group. */
+static bool first_of_group(const json_t *arr, size_t i,
+			   bool (*same)(const json_t *a, const json_t *b))
+{
+	for (size_t k = 0; k < i; k++)
+		if (same(json_array_get(arr, k), json_array_get(arr, i)))
+			return false;
+	return true;
+}
+
 static bool same_group(const json_t *a, const json_t *b)
 {
 	static const char *const keys[] = { "workload", "cell", "metric" };
@@ -1254,24 +1265,8 @@ static void part_values(struct page *pg, xmlNodePtr body)
 	       "One dot per boot; box = quartiles, bar = median, whiskers = min and max, "
 	       "diamond = the mean the verdict uses. Baselines are grey and dashed.");
 	attr(pg, p, "class", "note");
-	json_array_foreach(rows, i, r)
-	{
-		size_t k;
-		json_t *e;
-		bool seen = false;
-
-		json_array_foreach(rows, k, e)
-		{
-			if (k >= i)
-				break;
-			if (same_group(e, r)) {
-				seen = true;
-				break;
-			}
-		}
-		if (!seen)
-			box_chart(pg, body, rows, i);
-	}
+	json_array_foreach(rows, i, r) if (first_of_group(rows, i, same_group))
+		box_chart(pg, body, rows, i);
 	if (!json_array_size(rows))
 		el(pg, body, "p", "No rows.");
 }
@@ -1423,9 +1418,9 @@ static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, s
 
 static void part_cdfs(struct page *pg, xmlNodePtr body)
 {
-	json_t *hists = json_object_get(pg->rep, "histograms"), *e, *f;
+	json_t *hists = json_object_get(pg->rep, "histograms"), *e;
 	xmlNodePtr h, p;
-	size_t i, k;
+	size_t i;
 
 	h = el(pg, body, "h2", "Latency CDFs");
 	attr(pg, h, "id", "cdf");
@@ -1433,22 +1428,8 @@ static void part_cdfs(struct page *pg, xmlNodePtr body)
 	       "Merged histograms of all boots per configuration (display only: the verdicts "
 	       "test per-boot values). Baselines dashed.");
 	attr(pg, p, "class", "note");
-	json_array_foreach(hists, i, e)
-	{
-		bool seen = false;
-
-		json_array_foreach(hists, k, f)
-		{
-			if (k >= i)
-				break;
-			if (same_hist_group(e, f)) {
-				seen = true;
-				break;
-			}
-		}
-		if (!seen)
-			cdf_chart(pg, body, hists, i);
-	}
+	json_array_foreach(hists, i, e) if (first_of_group(hists, i, same_hist_group))
+		cdf_chart(pg, body, hists, i);
 	if (!json_array_size(hists))
 		el(pg, body, "p", "No latency histograms.");
 }
