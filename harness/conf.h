@@ -70,7 +70,12 @@ struct vtb_cell {
 	struct vtb_params resolved; /* what the agent gets (auto resolved) */
 	char *params_json;	    /* canonical JSON of params */
 	char *resolved_json;	    /* canonical JSON of resolved */
+	char *note;		    /* NULL, or what resolving it changed (membw size cut to fit) */
 };
+
+/* Sets resolved @key of @c to @value (adding it when absent) and renders
+ * resolved_json again.  -1 with vtb_error() on ENOMEM. */
+int vtb_cell_set_resolved(struct vtb_cell *c, const char *key, const char *value);
 
 enum vtb_config_kind { VTB_CONFIG_BASELINE, VTB_CONFIG_VM };
 
