@@ -37,6 +37,10 @@ struct vtb_host_ctx {
 	 * none, and VM configurations that need the planner (pinning,
 	 * mirror, lie, cells) are not runnable. */
 	const struct vtb_topo *model;
+	/* The local host: MemAvailable when it was loaded, a bound on what a
+	 * baseline may use besides its nodes' size; 0 unknown (a described
+	 * host). */
+	uint64_t mem_available;
 	void *priv;
 };
 

@@ -10,6 +10,8 @@
  */
 #include "hosttopo.h"
 
+#include "../workloads/lib/sysfs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
@@ -860,6 +862,10 @@ static int load_local(struct vtb_hosttopo *h)
 	if (uname(&uts) == 0)
 		h->kernel = strdup(uts.release);
 	identify_cpu(h);
+	if (vtb_meminfo(NULL, NULL, &h->ctx.mem_available) < 0) {
+		h->ctx.mem_available = 0; /* unknown: plans use the nodes' size */
+		vtb_error_clear();
+	}
 	return 0;
 }
 

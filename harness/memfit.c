@@ -178,8 +178,18 @@ static int baseline_room(struct cfg *f, const struct vtb_host_ctx *h)
 	s = fmt(sum);
 	f->room.known = true;
 	f->room.avail = sum;
-	f->room.what = vtb_asprintf("the memory of host node%s %s (%s)", nodes.n > 1 ? "s" : "",
-				    f->c->mems, s);
+	if (h->mem_available && h->mem_available < sum) {
+		/* this host, now: the nodes hold less than their size */
+		char *a = fmt(h->mem_available);
+
+		f->room.avail = h->mem_available;
+		f->room.what = vtb_asprintf("the memory of host node%s %s (%s, %s available now)",
+					    nodes.n > 1 ? "s" : "", f->c->mems, s, a);
+		free(a);
+	} else {
+		f->room.what = vtb_asprintf("the memory of host node%s %s (%s)",
+					    nodes.n > 1 ? "s" : "", f->c->mems, s);
+	}
 	f->room.key = "[baseline] cpus or cpuset (the nodes follow the CPUs)";
 	free(s);
 	vtb_cpuset_release(&nodes);
