@@ -217,9 +217,6 @@ int cmd_run(struct vtb_cmd_env *env)
 	o.cmdline = env->cmdline;
 	o.progress = on_progress;
 	o.progress_arg = &ps;
-	/* membw's size = auto follows it: say where the figure came from */
-	if (!ps.quiet && env->host && env->host->llc_source)
-		fprintf(stderr, "host llc: %s\n", env->host->llc_source);
 	if (vtb_run(&o, &res)) {
 		if (ps.line_open)
 			fputs("\r\033[K", stderr);
