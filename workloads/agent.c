@@ -268,7 +268,6 @@ static int unknown_option_msg(const struct vtb_workload_ops *w, const char *name
 			 sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
 }
 
-/* Parses @text for option @name into @params and records it in @texts. */
 /* A word a boolean option takes as its value: yes/no/true/false/on/off/1/0. */
 static bool is_bool_word(const char *s)
 {
@@ -280,6 +279,7 @@ static bool is_bool_word(const char *s)
 	return false;
 }
 
+/* Parses @text for option @name into @params and records it in @texts. */
 static int set_param(const struct vtb_workload_ops *w, void *params, json_t *texts,
 		     const char *name, const char *text)
 {
