@@ -270,7 +270,10 @@ static int fit_membw(struct cfg *cf, size_t n, size_t comp, const char *name,
 			unknown = true;
 		if (l > llc)
 			llc = l;
-		if (cf[i].room.known && fitting_size(cf[i].room.avail) >= min_size(&cf[i], cell) &&
+		/* what cannot run (or cannot hold even the smallest arrays, and
+		 * is refused below) does not shrink the others' arrays */
+		if (cf[i].c->runnable && cf[i].room.known &&
+		    fitting_size(cf[i].room.avail) >= min_size(&cf[i], cell) &&
 		    fitting_size(cf[i].room.avail) < cap) {
 			cap = fitting_size(cf[i].room.avail);
 			binding = &cf[i];

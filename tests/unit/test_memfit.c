@@ -263,3 +263,21 @@ Test(memfit, side_by_side_guests_use_one_vms_llc)
 		    !strncmp(M->configs[i].label, "baseline cpus=2 ", 16))
 			cr_assert_eq(resolved_u64(cell(&M->configs[i], "stream"), "size"), 32 * MiB);
 }
+
+/* a guest too small to run does not cut the arrays of the others */
+Test(memfit, a_guest_too_small_to_run_does_not_shrink_the_others)
+{
+	const struct vtb_config *small;
+
+	plan("pack:1 [numa(memory=32GiB)] l3:1(size=16MiB) core:4 pu:2",
+	     "[global]\nhousekeeping = none\n[baseline]\nvm = yes\n"
+	     "[vm]\nvcpus = 2\npinning = strict\nmemory = 128M, 2G\n"
+	     "[workload stream]\ntype = membw\n");
+	small = config("vm vcpus=2 topology=flat pinning=strict memory=128M");
+	cr_assert_not(small->runnable);
+	cr_assert_eq(resolved_u64(cell(config("vm vcpus=2 topology=flat pinning=strict memory=2G"),
+				       "stream"),
+			      "size"),
+		     64 * MiB);
+	cr_assert_eq(resolved_u64(cell(config("baseline cpus=2"), "stream"), "size"), 64 * MiB);
+}
