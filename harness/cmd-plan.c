@@ -31,7 +31,8 @@ static const char plan_usage[] =
 	"                         see 'vtbench topo --help'\n"
 	"  --reps N               override the matrix's reps =\n"
 	"  --xml-dir DIR          write each VM configuration's libvirt domain XML\n"
-	"                         to DIR/KEY.xml (KEY-vmN.xml for vms > 1)\n"
+	"                         to DIR/KEY.xml (KEY-vmN.xml for vms > 1); DIR\n"
+	"                         is created as by mkdir -p\n"
 	"  --accel kvm|tcg        domain type of those files (default: tcg)\n"
 	"  --timing               time planning and domain XML per VM configuration\n"
 	"                         (stderr; what 'make bench' prints)\n"
@@ -56,9 +57,10 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 	size_t i, j;
 	char *text;
 
-	root = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:i, s:s}, s:I, s:s, s:I, s:I}", "schema", 1,
-			 "matrix", m->path, "digest", m->digest, "host", "source", h->source,
-			 "summary", h->summary, "cpus", (int)h->n_compact, "digest", h->digest,
+	root = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:i, s:s, s:s}, s:I, s:s, s:I, s:I}",
+			 "schema", 1, "matrix", m->path, "digest", m->digest, "host", "source",
+			 h->source, "summary", h->summary, "cpus", (int)h->n_compact, "digest",
+			 h->digest, "llc", h->llc_source,
 			 "reps", (json_int_t)m->reps, "order", order_names[m->order], "timeout_ns",
 			 (json_int_t)m->timeout_ns, "boots", (json_int_t)boots);
 	cfgs = json_array();
@@ -73,11 +75,12 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 			const struct vtb_cell *cell = &c->cells[j];
 
 			json_array_append_new(cells,
-					      json_pack("{s:s, s:s, s:s, s:o, s:o}", "key",
+					      json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?}", "key",
 							cell->key, "name", cell->name, "workload",
 							cell->workload, "params",
 							params_json(&cell->params), "resolved",
-							params_json(&cell->resolved)));
+							params_json(&cell->resolved), "note",
+							cell->note));
 		}
 		jc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:b, s:s?, s:o, s:o?}", "key",
 			       c->key, "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline",
@@ -186,6 +189,7 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 	}
 	printf("matrix   %s (sha256 %.16s)\n", m->path, m->digest);
 	printf("host     %s: %s, %zu CPUs allowed\n", h->source, h->summary, h->n_compact);
+	printf("llc      %s\n", h->llc_source);
 	printf("order    %s", order_names[m->order]);
 	if (m->order == VTB_ORDER_RANDOM)
 		printf(":%llu", (unsigned long long)m->seed);
@@ -228,6 +232,8 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 					printf("(%s)", pv);
 			}
 			putchar('\n');
+			if (cell->note)
+				printf("    note: %s\n", cell->note);
 		}
 	}
 }
@@ -430,6 +436,11 @@ int cmd_plan(struct vtb_cmd_env *env)
 		}
 	} else {
 		plan_text(m, env->host, n_order);
+	}
+	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
+	if (xml_dir && vtb_mkdir_p(xml_dir, 0777) < 0) {
+		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
+		goto out;
 	}
 	if ((xml_dir || timing) && write_xml(m, env->host, xml_dir, kvm, timing) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());

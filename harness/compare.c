@@ -1157,6 +1157,93 @@ static int add_evidence(const struct vtb_vm_boot_row *r, void *arg)
 	return e->fail ? vtb_error("out of memory") : 0;
 }
 
+/*
+ * membw cells whose arrays were below STREAM's 4 x LLC rule (size = auto
+ * cut to fit a guest's memory, or a size given smaller): a note on the
+ * VM configuration's evidence ("notes"), and every such cell, baselines
+ * included, in the document's "stream_rule".
+ */
+struct stream_notes {
+	json_t *evidence, *list;
+	bool fail;
+};
+
+static int add_stream_note(const struct vtb_stream_rule_row *r, void *arg)
+{
+	struct stream_notes *sn = arg;
+	char *lo = vtb_format_size((uint64_t)r->array_min);
+	char *hi = vtb_format_size((uint64_t)r->array_max);
+	char *rule = vtb_format_size((uint64_t)r->rule_bytes);
+	double pct = r->rule_bytes > 0 ? 100.0 * (double)r->array_max / (double)r->rule_bytes : NAN;
+	char *note = NULL;
+	json_t *e, *o = json_object();
+	size_t i;
+
+	push(sn->list, o, &sn->fail);
+	if (o) {
+		put(o, "config", jstr(r->config_key), &sn->fail);
+		put(o, "kind", jstr(r->config_kind), &sn->fail);
+		put(o, "cell", jstr(r->cell_name), &sn->fail);
+		put(o, "array_bytes_min", json_integer(r->array_min), &sn->fail);
+		put(o, "array_bytes_max", json_integer(r->array_max), &sn->fail);
+		put(o, "rule_bytes", json_integer(r->rule_bytes), &sn->fail);
+		put(o, "rule_pct", jreal(pct), &sn->fail);
+		put(o, "boots", json_integer(r->boots), &sn->fail);
+		put(o, "llc_source", jstr(r->llc_source), &sn->fail);
+	}
+	if (lo && hi && rule)
+		note = r->array_min == r->array_max
+			       ? vtb_asprintf(
+					 "%s (membw): arrays of %s, %.1f%% of STREAM's 4 x LLC (%s): below the rule in %" PRId64
+					 " boot%s",
+					 r->cell_name ? r->cell_name : "?", hi, pct, rule, r->boots,
+					 r->boots == 1 ? "" : "s")
+			       : vtb_asprintf(
+					 "%s (membw): arrays of %s to %s, at most %.1f%% of STREAM's 4 x LLC (%s): below the rule in %" PRId64
+					 " boot%s",
+					 r->cell_name ? r->cell_name : "?", lo, hi, pct, rule,
+					 r->boots, r->boots == 1 ? "" : "s");
+	if (!note)
+		sn->fail = true;
+	json_array_foreach(sn->evidence, i, e)
+	{
+		const char *k = json_string_value(json_object_get(e, "config"));
+		json_t *notes;
+
+		if (!note || !k || !r->config_key || strcmp(k, r->config_key))
+			continue;
+		notes = json_object_get(e, "notes");
+		if (!notes) {
+			notes = json_array();
+			put(e, "notes", notes, &sn->fail);
+		}
+		push(notes, json_string(note), &sn->fail);
+	}
+	free(lo);
+	free(hi);
+	free(rule);
+	free(note);
+	return sn->fail ? vtb_error("out of memory") : 0;
+}
+
+static int build_stream_notes(struct vtb_store *st, const struct campaign *c, json_t *doc,
+			      json_t *evidence)
+{
+	struct stream_notes sn = { evidence, json_array(), false };
+	int ret = -1;
+
+	if (!sn.list)
+		return vtb_error("out of memory");
+	if (vtb_store_foreach_stream_rule(st, c->id, add_stream_note, &sn) < 0)
+		goto out;
+	ret = json_array_size(sn.list) && json_object_set(doc, "stream_rule", sn.list)
+		      ? vtb_error("out of memory")
+		      : 0;
+out:
+	json_decref(sn.list);
+	return ret;
+}
+
 static int build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc)
 {
 	struct evidence e = { .list = json_array() };
@@ -1172,6 +1259,8 @@ static int build_evidence(struct vtb_store *st, const struct campaign *c, json_t
 		goto out;
 	}
 	ret = json_object_set(doc, "evidence", e.list) ? vtb_error("out of memory") : 0;
+	if (!ret)
+		ret = build_stream_notes(st, c, doc, e.list);
 out:
 	json_decref(e.list);
 	free(e.key);

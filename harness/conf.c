@@ -39,6 +39,7 @@
 #include "../workloads/workload.h"
 #include "conf.h"
 #include "digest.h"
+#include "memfit.h"
 #include "plan.h"
 
 #define LINE_LIMIT 4096
@@ -1278,7 +1279,26 @@ static int check_housekeeping(const struct parser *p, const char *v, int line)
 	if (!v || !strcmp(v, "auto") || !strcmp(v, "none"))
 		return 0;
 	if (vtb_cpuset_parse(v, &set) == 0) {
+		size_t i, j, left = 0;
+
+		/* what the host decides is said here, at the key's own line
+		 * ([global] or [vm]), not at a configuration's */
+		for (i = 0; p->host->model && i < set.n; i++) {
+			for (j = 0; j < p->host->n_compact && p->host->compact[j] != set.cpus[i]; j++)
+				;
+			if (j == p->host->n_compact) {
+				ret = perr(p, line,
+					   "housekeeping = %s: CPU %d is not an online CPU this host allows",
+					   v, set.cpus[i]);
+				vtb_cpuset_release(&set);
+				return ret;
+			}
+		}
+		for (j = 0; j < p->host->n_compact; j++)
+			left += !vtb_cpuset_has(&set, p->host->compact[j]);
 		vtb_cpuset_release(&set);
+		if (p->host->model && p->host->n_compact && !left)
+			return perr(p, line, "housekeeping = %s leaves no CPU for guests", v);
 		return 0;
 	}
 	hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(words, v));
@@ -1531,8 +1551,40 @@ static bool keep_cell(const struct parser *p, const char *label, const char *cel
 	return keep;
 }
 
+int vtb_cell_set_resolved(struct vtb_cell *c, const char *key, const char *value)
+{
+	char *v = strdup(value), *text;
+	size_t i, alloc = c->resolved.n;
+	json_t *j;
+
+	if (!v)
+		return vtb_error("out of memory");
+	for (i = 0; i < c->resolved.n && strcmp(c->resolved.kv[i].key, key); i++)
+		;
+	if (i < c->resolved.n) {
+		free(c->resolved.kv[i].value);
+		c->resolved.kv[i].value = v;
+	} else {
+		int r = params_add(&c->resolved, &alloc, key, v);
+
+		free(v);
+		if (r < 0)
+			return -1;
+		params_sort(&c->resolved);
+	}
+	j = params_json(&c->resolved);
+	text = canonical(j);
+	json_decref(j);
+	if (!text)
+		return vtb_error("out of memory");
+	free(c->resolved_json);
+	c->resolved_json = text;
+	return 0;
+}
+
 static void cell_release(struct vtb_cell *c)
 {
+	free(c->note);
 	free(c->name);
 	free(c->workload);
 	params_release(&c->params);
@@ -2408,7 +2460,7 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 	}
 	if (lex(&p, text, len) < 0 || check_keys(&p) < 0 || parse_global(&p) < 0 ||
 	    check_named(&p) < 0 || check_workloads(&p) < 0 || expand_baseline(&p) < 0 ||
-	    expand_vm(&p) < 0 || expand_vm_baselines(&p) < 0)
+	    expand_vm(&p) < 0 || expand_vm_baselines(&p) < 0 || vtb_matrix_fit_memory(m, host) < 0)
 		goto out;
 	if (!m->n_configs) {
 		if (p.only.n || p.exclude.n)

@@ -37,6 +37,10 @@ struct vtb_host_ctx {
 	 * none, and VM configurations that need the planner (pinning,
 	 * mirror, lie, cells) are not runnable. */
 	const struct vtb_topo *model;
+	/* The local host: MemAvailable when it was loaded, a bound on what a
+	 * baseline may use besides its nodes' size; 0 unknown (a described
+	 * host). */
+	uint64_t mem_available;
 	void *priv;
 };
 
@@ -70,7 +74,12 @@ struct vtb_cell {
 	struct vtb_params resolved; /* what the agent gets (auto resolved) */
 	char *params_json;	    /* canonical JSON of params */
 	char *resolved_json;	    /* canonical JSON of resolved */
+	char *note;		    /* NULL, or what resolving it changed (membw size cut to fit) */
 };
+
+/* Sets resolved @key of @c to @value (adding it when absent) and renders
+ * resolved_json again.  -1 with vtb_error() on ENOMEM. */
+int vtb_cell_set_resolved(struct vtb_cell *c, const char *key, const char *value);
 
 enum vtb_config_kind { VTB_CONFIG_BASELINE, VTB_CONFIG_VM };
 

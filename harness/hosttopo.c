@@ -10,6 +10,8 @@
  */
 #include "hosttopo.h"
 
+#include "../workloads/lib/sysfs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
@@ -626,6 +628,52 @@ static char *host_mems_of(const struct vtb_host_ctx *ctx, const struct vtb_cpuse
 	return s;
 }
 
+/* h->llc_source (see hosttopo.h). */
+static char *llc_source(const struct vtb_hosttopo *h)
+{
+	const struct vtb_topo *m = &h->model;
+	size_t n = m->n_groups[VTB_TOPO_LLC], i;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	const char *from;
+	char *l = NULL, *u = NULL, *s;
+
+	if (!m->llc_level || !n)
+		return vtb_asprintf(
+			"none: %s gives no cache information (membw size = auto is then resolved by the agent where it runs)",
+			h->source);
+	for (i = 0; i < n; i++) {
+		uint64_t b = m->groups[VTB_TOPO_LLC][i].size;
+
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (!hi)
+		return vtb_asprintf("L%d x %zu, no sizes: %s gives none", m->llc_level, n,
+				    h->source);
+	if (!strncmp(h->source, "xml:", 4))
+		from = "the hwloc XML file";
+	else if (!strncmp(h->source, "synthetic:", 10))
+		from = "the synthetic description";
+	else if (h->local && access("/sys/devices/system/cpu/cpu0/cache", F_OK) != 0)
+		from = "CPUID (hwloc: this kernel exposes no cache directories in sysfs)";
+	else if (h->local)
+		from = "sysfs (hwloc)";
+	else
+		from = "the capabilities' <cache> banks";
+	l = vtb_format_size(lo);
+	u = vtb_format_size(hi);
+	if (!l || !u)
+		s = NULL;
+	else if (lo == hi)
+		s = vtb_asprintf("L%d %s x %zu, from %s", m->llc_level, l, n, from);
+	else
+		s = vtb_asprintf("L%d %s-%s x %zu, from %s", m->llc_level, lo ? l : "?", u, n,
+				 from);
+	free(l);
+	free(u);
+	return s;
+}
+
 /* Everything derived from the model. */
 static int host_finish(struct vtb_hosttopo *h)
 {
@@ -654,7 +702,8 @@ static int host_finish(struct vtb_hosttopo *h)
 				  plural(h->llcs, "LLC", "LLCs"), h->cores,
 				  plural(h->cores, "core", "cores"), h->pus,
 				  plural(h->pus, "PU", "PUs"));
-	if (!h->hostname || !h->summary)
+	h->llc_source = llc_source(h);
+	if (!h->hostname || !h->summary || !h->llc_source)
 		return vtb_error("out of memory");
 	if (vtb_topo_digest(m, h->digest))
 		return -1;
@@ -813,6 +862,10 @@ static int load_local(struct vtb_hosttopo *h)
 	if (uname(&uts) == 0)
 		h->kernel = strdup(uts.release);
 	identify_cpu(h);
+	if (vtb_meminfo(NULL, NULL, &h->ctx.mem_available) < 0) {
+		h->ctx.mem_available = 0; /* unknown: plans use the nodes' size */
+		vtb_error_clear();
+	}
 	return 0;
 }
 
@@ -924,6 +977,7 @@ void vtb_hosttopo_free(struct vtb_hosttopo *h)
 	free(h->cpu_codename);
 	free(h->compact);
 	free(h->summary);
+	free(h->llc_source);
 	free(h);
 }
 

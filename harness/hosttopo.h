@@ -34,6 +34,10 @@ struct vtb_hosttopo {
 	size_t n_compact;
 	char digest[65]; /* vtb_topo_digest() */
 	char *summary;	 /* "1 package, 1 node, 1 LLC, 2 cores, 2 PUs" */
+	/* The LLC sizes and where they come from, for plan and run: "L3
+	 * 32MiB x 8, from sysfs (hwloc)", "... from CPUID (hwloc: this
+	 * kernel exposes no cache directories in sysfs)", "none: ...". */
+	char *llc_source;
 	struct vtb_topo model;
 	struct vtb_host_ctx ctx; /* for matrix resolution; priv = this */
 	void *topo;		 /* hwloc_topology_t; NULL for capabilities XML */

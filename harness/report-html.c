@@ -1789,6 +1789,26 @@ static void part_evidence(struct page *pg, xmlNodePtr body)
 		el(pg, el(pg, tr, "td", NULL), "pre", orstr(jstr(e, "first_diff")));
 		pct_lines(pg, el(pg, tr, "td", NULL), e);
 	}
+	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
+	json_array_foreach(ev, i, e)
+	{
+		const json_t *v;
+		size_t j;
+
+		json_array_foreach(json_object_get(e, "notes"), j, v)
+		{
+			const char *cfg = jstr(e, "config");
+
+			if (!json_is_string(v))
+				continue;
+			p = el(pg, body, "p", NULL);
+			attr(pg, p, "class", "note stream-rule");
+			swatch(pg, p, cfg_colour(pg, cfg, NULL));
+			elf(pg, p, "span", "%s: %s",
+			    jstr(e, "label") ? jstr(e, "label") : cfg_label(pg, cfg, NULL),
+			    json_string_value(v));
+		}
+	}
 }
 
 /* ---- output ---- */

@@ -903,6 +903,10 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 		put_ev(c, "ran", vtb_strbuf_str(&sb));
 		vtb_strbuf_release(&sb);
 	}
+	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
+	json_array_foreach(json_object_get(e, "notes"), i, o)
+		if (json_is_string(o))
+			put_ev(c, "note", esc(c, json_string_value(o)));
 	if (err)
 		c->oom = true;
 }

@@ -938,6 +938,14 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		goto out;
 	res->fail = VTB_RUN_INPUT;
 	b.model = &host->model;
+	{
+		/* membw's size = auto follows it: say where the figure comes from */
+		char *msg = vtb_asprintf("host llc: %s", host->llc_source);
+
+		if (msg)
+			note(msg, (void *)o);
+		free(msg);
+	}
 	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
 		goto out;
 	if (o->reps > 0)

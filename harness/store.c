@@ -2215,6 +2215,52 @@ int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 			  &w);
 }
 
+struct stream_rule_walk {
+	int (*fn)(const struct vtb_stream_rule_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_stream_rule(sqlite3_stmt *s, void *ctx)
+{
+	struct stream_rule_walk *w = ctx;
+	struct vtb_stream_rule_row r = {
+		.config_key = column_text(s, 0),
+		.config_kind = column_text(s, 1),
+		.cell_name = column_text(s, 2),
+		.array_min = sqlite3_column_int64(s, 3),
+		.array_max = sqlite3_column_int64(s, 4),
+		.rule_bytes = sqlite3_column_int64(s, 5),
+		.boots = sqlite3_column_int64(s, 6),
+		.llc_source = column_text(s, 7),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_stream_rule(struct vtb_store *st, int64_t campaign_id,
+				  int (*fn)(const struct vtb_stream_rule_row *row, void *arg),
+				  void *arg)
+{
+	/* results stored before the rule's size was recorded: 4 x llc_bytes */
+	static const char sql[] =
+		"SELECT config.key, config.kind, cell.name,"
+		" min(json_extract(result.info, '$.array_bytes')),"
+		" max(json_extract(result.info, '$.array_bytes')),"
+		" max(coalesce(json_extract(result.info, '$.stream_rule_bytes'),"
+		"  4 * json_extract(result.info, '$.llc_bytes'))),"
+		" count(DISTINCT result.boot_id), max(json_extract(result.info, '$.llc_source'))"
+		" FROM result JOIN cell ON cell.id = result.cell_id"
+		" JOIN config ON config.id = cell.config_id"
+		" WHERE config.campaign_id = ?1 AND result.status = 'ok'"
+		" AND result.info IS NOT NULL AND json_valid(result.info)"
+		" AND json_extract(result.info, '$.stream_rule') = 'below STREAM rule'"
+		" GROUP BY config.id, cell.id ORDER BY config.seq, cell.id";
+	struct stream_rule_walk w = { fn, arg };
+
+	return query_each(st, sql, campaign_id, "read membw's STREAM rule notes",
+			  emit_stream_rule, &w);
+}
+
 /* ---- upload ---- */
 
 static char *col_dup(sqlite3_stmt *s, int i)

@@ -243,6 +243,20 @@ int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_matrix_row *row, void *arg), void *arg);
 
 /*
+ * membw cells of campaign @campaign_id whose arrays were below STREAM's
+ * 4 x LLC rule (result info "stream_rule"), one row per configuration and
+ * cell in matrix order: the array sizes seen (bytes), the rule's size
+ * (4 x llc_bytes), the boots concerned and where the LLC size came from.
+ */
+struct vtb_stream_rule_row {
+	const char *config_key, *config_kind, *cell_name, *llc_source;
+	int64_t array_min, array_max, rule_bytes, boots;
+};
+int vtb_store_foreach_stream_rule(struct vtb_store *st, int64_t campaign_id,
+				  int (*fn)(const struct vtb_stream_rule_row *row, void *arg),
+				  void *arg);
+
+/*
  * Upload (vtbench upload): what a sink has been sent.  @sink names the
  * sink as its URL without credentials.
  */

@@ -64,11 +64,14 @@ remember_owner = 0
 security_driver = "none"
 CONF
 	fi
+	# The daemons outlive this script: they must not inherit its open
+	# files (a `flock LOCK make demo` would otherwise leave LOCK held by
+	# libvirtd for good), so descriptors 3-9 are closed for them.
 	if ! alive "$VIRTLOGD_PID" virtlogd; then
-		virtlogd --daemon --pid-file "$VIRTLOGD_PID"
+		virtlogd --daemon --pid-file "$VIRTLOGD_PID" 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 	fi
 	if ! alive "$LIBVIRTD_PID" libvirtd; then
-		libvirtd --daemon --pid-file "$LIBVIRTD_PID"
+		libvirtd --daemon --pid-file "$LIBVIRTD_PID" 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 	fi
 	i=0
 	while [ ! -S "$SOCK" ]; do

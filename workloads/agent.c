@@ -79,7 +79,7 @@ static void workload_help(FILE *f, const struct vtb_workload_ops *w)
 {
 	fprintf(f,
 		"usage: vtbench-agent %s [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n"
-		"%s\n\nOptions (--NAME VALUE, -LETTER VALUE or NAME=VALUE):\n",
+		"%s\n\nOptions (--NAME VALUE, -LETTER VALUE or NAME=VALUE; a yes|no option alone means yes):\n",
 		w->name, w->summary);
 	vtb_opts_help(f, w->opts, true);
 	fprintf(f,
@@ -98,21 +98,29 @@ static json_t *header_record(const struct agent *a, const char *boot, const char
 	struct cpu_raw_data_t raw;
 	struct cpu_id_t id;
 	struct utsname u;
-	json_t *h = NULL, *cpu = NULL;
+	json_t *h = NULL, *cpu = NULL, *mem = NULL;
 	char *cmdline = NULL, *cpus = NULL;
+	uint64_t total = 0, avail = 0;
 
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
 	cmdline = vtb_read_file("/proc/cmdline", 1 << 20);
 	cpus = vtb_cpuset_format(&a->cpus);
+	/* What the kernel left for us: the harness's guest memory reserve is
+	 * measured from this (README "Memory feasibility"). */
+	if (vtb_meminfo(NULL, &total, &avail) == 0)
+		mem = json_pack("{s:I, s:I}", "total", (json_int_t)total, "available",
+				(json_int_t)avail);
+	else
+		vtb_error_clear();
 	if (cpuid_present() && cpuid_get_raw_data(&raw) == 0 && cpu_identify(&raw, &id) == 0)
 		cpu = json_pack("{s:s, s:i, s:i, s:s, s:s}", "vendor", id.vendor_str, "family",
 				(int)id.ext_family, "model", (int)id.ext_model, "codename",
 				id.cpu_codename, "brand", id.brand_str);
-	h = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:b, s:s?, s:o?, s:s?, s:s?}", "type",
+	h = json_pack("{s:s, s:i, s:s, s:s, s:s?, s:s, s:b, s:s?, s:o?, s:s?, s:s?, s:o?}", "type",
 		      "header", "schema", VTB_REC_SCHEMA, "agent", VTB_VERSION, "kernel", u.release,
 		      "cmdline", cmdline, "hostname", u.nodename, "pid1", a->guest || getpid() == 1,
-		      "cpus", cpus, "cpu", cpu, "boot", boot, "config", config);
+		      "cpus", cpus, "cpu", cpu, "boot", boot, "config", config, "memory", mem);
 	free(cmdline);
 	free(cpus);
 	return h;
@@ -260,6 +268,17 @@ static int unknown_option_msg(const struct vtb_workload_ops *w, const char *name
 			 sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
 }
 
+/* A word a boolean option takes as its value: yes/no/true/false/on/off/1/0. */
+static bool is_bool_word(const char *s)
+{
+	static const char *const words[] = { "yes", "no", "true", "false", "on", "off", "1", "0" };
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(words); i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	return false;
+}
+
 /* Parses @text for option @name into @params and records it in @texts. */
 static int set_param(const struct vtb_workload_ops *w, void *params, json_t *texts,
 		     const char *name, const char *text)
@@ -385,8 +404,11 @@ static int cmd_workload(int argc, char **argv)
 		lopts[k++] = (struct option){ o->name,
 					      isbool ? optional_argument : required_argument, NULL,
 					      OPT_WL + (int)i };
+		/* a boolean's letter is a bare flag (cyclictest -m, hackbench
+		 * -p -T), so letters group (-Tp); a value may follow as the
+		 * next word (-m no), or NAME=VALUE */
 		if (o->shortopt &&
-		    vtb_strbuf_addf(&shorts, "%c%s", o->shortopt, isbool ? "::" : ":")) {
+		    vtb_strbuf_addf(&shorts, "%c%s", o->shortopt, isbool ? "" : ":")) {
 			fprintf(stderr, "vtbench-agent: out of memory\n");
 			goto out;
 		}
@@ -444,8 +466,11 @@ static int cmd_workload(int argc, char **argv)
 			if (!o)
 				continue;
 		}
-		if (!val && o->type == VTB_OPT_BOOL)
+		if (!val && o->type == VTB_OPT_BOOL) {
 			val = "yes";
+			if (optind < argc && is_bool_word(argv[optind]))
+				val = argv[optind++];
+		}
 		if (set_param(w, params, texts, o->name, val)) {
 			fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
 			goto out;

@@ -144,6 +144,21 @@ static uint64_t pair_deadline_ns(const struct c2c_params *p)
 }
 
 /*
+ * The memory_need hook, an estimate for n CPUs: a page per pinging CPU,
+ * the matrix, the pair list and per-pair values, the clustering's
+ * copies and the matrix as JSON (about 64 bytes per pair in all), and
+ * one batch's round trips.
+ */
+static int c2c_need(const void *params, size_t ncpus, uint64_t *out)
+{
+	const struct c2c_params *p = params;
+	uint64_t n = ncpus;
+
+	*out = n * LINE_STRIDE + n * n * 64 + (uint64_t)p->batches * sizeof(double);
+	return 0;
+}
+
+/*
  * Resolves the mode and plans the pairs.  On success p->use and
  * p->pairs hold them (run releases them); on failure nothing is kept.
  */
@@ -851,5 +866,6 @@ const struct vtb_workload_ops vtb_workload_c2c = {
 	.opts = c2c_opts,
 	.params_size = sizeof(struct c2c_params),
 	.prepare = c2c_prepare,
+	.memory_need = c2c_need,
 	.run = c2c_run,
 };

@@ -37,14 +37,19 @@ static const unsigned kernel_words[K_N] = { 2, 2, 3, 3 };
 
 struct membw_params {
 	uint64_t size; /* bytes per array, 0 = auto */
-	uint64_t llc;  /* 0 = auto (sysfs) */
+	uint64_t llc;  /* 0 = auto (sysfs, else CPUID) */
 	long long iterations;
 	long long threads; /* 0 = auto */
 	bool nt;
+	const char *sysfs_root; /* hidden, tests: where the sysfs CPU tree is */
+	bool no_cpuid;		/* hidden, tests: no CPUID fallback */
+	const char *proc_root;	/* hidden, tests: where meminfo is (default /proc) */
 	/* resolved by prepare */
-	bool llc_from_sysfs;
-	bool below_rule;
-	struct vtb_cpuset use; /* CPUs the threads run on */
+	const char *llc_source; /* "harness", "sysfs", "cpuid", "cpuid-guess", NULL: unknown */
+	bool size_auto, shrunk; /* size was auto; and cut below 4 x llc to fit memory */
+	uint64_t rule;		/* 4 x llc rounded up to 1 MiB; 0 when llc is unknown */
+	uint64_t avail;		/* MemAvailable when prepared */
+	struct vtb_cpuset use;	/* CPUs the threads run on */
 };
 
 static const struct vtb_opt membw_opts[] = {
@@ -54,7 +59,7 @@ static const struct vtb_opt membw_opts[] = {
 	  .def = "auto",
 	  .min = (long long)MiB,
 	  .max = 1LL << 42,
-	  .help = "bytes per array (3 arrays); auto = 4 x llc rounded up to 1MiB",
+	  .help = "bytes per array (3 arrays); auto = 4 x llc rounded up to 1MiB, less where memory is short",
 	  .shortopt = 's',
 	  .off = offsetof(struct membw_params, size) },
 	{ .name = "llc",
@@ -63,7 +68,7 @@ static const struct vtb_opt membw_opts[] = {
 	  .def = "auto",
 	  .min = 1,
 	  .max = 1LL << 42,
-	  .help = "last-level cache bytes of the CPUs used; auto = sum from sysfs",
+	  .help = "last-level cache bytes of the CPUs used; auto = sum from sysfs, else CPUID",
 	  .shortopt = 'l',
 	  .off = offsetof(struct membw_params, llc) },
 	{ .name = "iterations",
@@ -88,42 +93,104 @@ static const struct vtb_opt membw_opts[] = {
 	  .def = "no",
 	  .help = "non-temporal (streaming) stores instead of regular ones",
 	  .off = offsetof(struct membw_params, nt) },
+	{ .name = "sysfs_root",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_HIDDEN,
+	  .help = "debug: the sysfs CPU tree llc = auto reads (default /sys/devices/system/cpu)",
+	  .off = offsetof(struct membw_params, sysfs_root) },
+	{ .name = "proc_root",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_HIDDEN,
+	  .help = "debug: the directory whose meminfo says the available memory (default /proc)",
+	  .off = offsetof(struct membw_params, proc_root) },
+	{ .name = "no_cpuid",
+	  .type = VTB_OPT_BOOL,
+	  .flags = VTB_OPT_HIDDEN,
+	  .help = "debug: no CPUID fallback when sysfs has no cache information",
+	  .off = offsetof(struct membw_params, no_cpuid) },
 	{ .name = NULL },
 };
 
-/* MemAvailable from /proc/meminfo, in bytes. */
-static int mem_available(uint64_t *out)
+/* 4 x @llc rounded up to a mebibyte: STREAM's smallest array. */
+static uint64_t rule_of(uint64_t llc)
 {
-	char *text = vtb_read_file("/proc/meminfo", 1 << 20);
-	const char *p;
-	unsigned long long kb;
-	int ret = -1;
+	return (4 * llc + MiB - 1) / MiB * MiB;
+}
 
-	if (!text)
-		return vtb_error("cannot check available memory: %s", vtb_errmsg());
-	p = strstr(text, "MemAvailable:");
-	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1) {
-		vtb_error("cannot check available memory: no MemAvailable in /proc/meminfo");
-		goto out;
+/* The largest array size, in whole mebibytes, whose 3 arrays fit in
+ * @avail (vtb_mem_fits()); 0 when not even one mebibyte does. */
+static uint64_t fitting_size(uint64_t avail)
+{
+	uint64_t share = avail / 100 * VTB_MEM_SHARE_PCT;
+
+	return share ? (share - 1) / 3 / MiB * MiB : 0;
+}
+
+/* The memory_need hook: 3 arrays.  With size and llc both auto the size
+ * depends on the machine the run finds itself on. */
+static int membw_need(const void *params, size_t ncpus, uint64_t *out)
+{
+	const struct membw_params *p = params;
+	uint64_t size = p->size;
+
+	(void)ncpus;
+	if (!size && !p->llc)
+		return 1;
+	if (!size)
+		size = p->llc > UINT64_MAX / 16 ? UINT64_MAX / 3 : rule_of(p->llc);
+	*out = size > UINT64_MAX / 3 ? UINT64_MAX : 3 * size;
+	return 0;
+}
+
+/* llc = auto: sysfs, else CPUID.  An explicit size needs no LLC: then an
+ * unknown one only leaves the STREAM rule unchecked. */
+static int resolve_llc(struct membw_params *p)
+{
+	char *why = NULL;
+	bool guessed;
+
+	if (p->llc) {
+		p->llc_source = "harness";
+		return 0;
 	}
-	*out = (uint64_t)kb * 1024;
-	ret = 0;
-out:
-	free(text);
-	return ret;
+	if (vtb_sysfs_llc_bytes(p->sysfs_root, &p->use, &p->llc) == 0) {
+		p->llc_source = "sysfs";
+		return 0;
+	}
+	why = vtb_strdup(vtb_errmsg());
+	if (p->no_cpuid)
+		vtb_error("not tried (no_cpuid)");
+	else if (vtb_cpuid_llc_bytes(&p->use, &p->llc, &guessed) == 0) {
+		p->llc_source = guessed ? "cpuid-guess" : "cpuid";
+		free(why);
+		return 0;
+	}
+	p->llc = 0;
+	if (p->size) {
+		vtb_error_clear();
+		free(why);
+		return 0;
+	}
+	vtb_error("cannot find the llc size (pass llc=SIZE or size=SIZE): %s; CPUID: %s",
+		  why ? why : "?", vtb_errmsg());
+	free(why);
+	return -1;
 }
 
 /*
- * Resolves threads, CPUs, llc and size, and checks memory.  On success
- * p->use holds the CPUs, which run() releases; on failure nothing is
- * kept.
+ * Resolves threads, CPUs, llc and size, and checks memory.  size = auto
+ * is 4 x llc, or the largest size whose 3 arrays fit in 80% of
+ * MemAvailable when that is less (the STREAM rule is then not met, and
+ * the info says by how much); an explicit size that does not fit is
+ * refused.  On success p->use holds the CPUs, which run() releases; on
+ * failure nothing is kept.
  */
 static int membw_prepare(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct membw_params *p = params;
-	uint64_t avail = 0, rule;
-	size_t i, nthreads;
-	char *need = NULL, *have = NULL;
+	uint64_t avail = 0, need = 0, fit;
+	size_t i, nthreads, min_size;
+	char *need_s = NULL, *have_s = NULL;
 	int ret = -1;
 
 	vtb_cpuset_release(&p->use);
@@ -141,40 +208,50 @@ static int membw_prepare(void *params, struct vtb_workload_ctx *ctx)
 	for (i = 0; i < nthreads; i++)
 		if (vtb_cpuset_add(&p->use, ctx->cpus.cpus[i]))
 			goto out;
-	p->llc_from_sysfs = p->llc == 0;
-	if (p->llc_from_sysfs && vtb_sysfs_llc_bytes(NULL, &p->use, &p->llc)) {
-		vtb_error("cannot find the llc size (pass llc=SIZE): %s", vtb_errmsg());
+	if (resolve_llc(p))
 		goto out;
-	}
-	if (p->llc > UINT64_MAX / 8) {
+	if (p->llc > UINT64_MAX / 16) {
 		vtb_error("'llc' of %" PRIu64 " bytes is too large", p->llc);
 		goto out;
 	}
-	rule = 4 * p->llc;
-	if (p->size == 0)
-		p->size = (rule + MiB - 1) / MiB * MiB;
-	p->below_rule = p->size < rule;
+	p->rule = p->llc ? rule_of(p->llc) : 0;
 	/* Whole cache lines per thread slice; see slice(). */
-	if (p->size / sizeof(double) < (uint64_t)nthreads * ELEM_ALIGN) {
-		vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads", p->size,
-			  nthreads);
+	min_size = nthreads * ELEM_ALIGN * sizeof(double);
+	if (vtb_meminfo(p->proc_root, NULL, &avail))
+		goto out;
+	p->avail = avail;
+	p->size_auto = p->size == 0;
+	p->shrunk = false;
+	if (p->size_auto) {
+		fit = fitting_size(avail);
+		p->size = p->rule;
+		if (fit < p->size) {
+			p->size = fit;
+			p->shrunk = true;
+		}
+	}
+	if (p->size < min_size) {
+		if (p->size_auto)
+			vtb_error("no array size fits: 3 arrays of even %zu bytes need more than %d%% of the available memory (%" PRIu64 " bytes)",
+				  min_size, VTB_MEM_SHARE_PCT, avail);
+		else
+			vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads",
+				  p->size, nthreads);
 		goto out;
 	}
-	if (mem_available(&avail))
-		goto out;
-	if (p->size > UINT64_MAX / 3 || 3 * p->size >= avail / 10 * 8) {
-		need = vtb_format_size(p->size);
-		have = vtb_format_size(avail);
-		vtb_error("3 arrays of %s need more than 80%% of the available memory (%s)",
-			  need ? need : "?", have ? have : "?");
+	if (membw_need(p, nthreads, &need) != 0 || !vtb_mem_fits(need, avail)) {
+		need_s = vtb_format_size(p->size);
+		have_s = vtb_format_size(avail);
+		vtb_error("3 arrays of %s need more than %d%% of the available memory (%s)",
+			  need_s ? need_s : "?", VTB_MEM_SHARE_PCT, have_s ? have_s : "?");
 		goto out;
 	}
 	ret = 0;
 out:
 	if (ret)
 		vtb_cpuset_release(&p->use);
-	free(need);
-	free(have);
+	free(need_s);
+	free(have_s);
 	return ret;
 }
 
@@ -397,21 +474,39 @@ static double *map_array(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* What the STREAM rule (arrays >= 4 x the LLC) came to, for the header
+ * and the info: "met", "below STREAM rule" or "unknown". */
+static const char *rule_state(const struct membw_params *p, uint64_t bytes)
+{
+	if (!p->llc)
+		return "unknown";
+	return bytes < 4 * p->llc ? "below STREAM rule" : "met";
+}
+
 static void print_header(const struct membw_params *p, const struct membw_shared *sh)
 {
+	uint64_t bytes = (uint64_t)(sh->n * sizeof(double));
 	char *as = vtb_format_size(p->size), *ls = vtb_format_size(p->llc);
+	char *rs = vtb_format_size(4 * p->llc);
 	char *cl = vtb_cpuset_format(&p->use);
 
 	printf("membw: STREAM rules, %s stores\n", p->nt ? "non-temporal" : "regular");
-	printf("Array size = %zu elements, %" PRIu64 " bytes (%s) per array, 3 arrays\n", sh->n,
-	       (uint64_t)(sh->n * sizeof(double)), as ? as : "?");
-	printf("LLC sum used = %" PRIu64 " bytes (%s, from %s) for cpus %s%s\n", p->llc,
-	       ls ? ls : "?", p->llc_from_sysfs ? "sysfs" : "the harness", cl ? cl : "?",
-	       p->below_rule ? ": arrays below the STREAM rule (4x LLC)" : "");
+	printf("Array size = %zu elements, %" PRIu64 " bytes (%s) per array, 3 arrays%s\n", sh->n,
+	       bytes, as ? as : "?", p->shrunk ? " (auto: the most that fits the memory)" : "");
+	if (p->llc)
+		printf("LLC sum used = %" PRIu64 " bytes (%s, from %s) for cpus %s\n", p->llc,
+		       ls ? ls : "?", p->llc_source, cl ? cl : "?");
+	else
+		printf("LLC sum unknown for cpus %s (no cache information in sysfs nor CPUID)\n",
+		       cl ? cl : "?");
+	if (p->llc && bytes < 4 * p->llc)
+		printf("Arrays below the STREAM rule: 4 x LLC = %s, these are %.1f%% of it\n",
+		       rs ? rs : "?", 100.0 * (double)bytes / (4.0 * (double)p->llc));
 	printf("Threads = %lld, iterations = %lld (best of 2..%lld)\n", p->threads, p->iterations,
 	       p->iterations);
 	free(as);
 	free(ls);
+	free(rs);
 	free(cl);
 }
 
@@ -422,6 +517,7 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 	struct membw_thread *th = NULL;
 	size_t i, bytes = 0, started = 0;
 	bool barrier = false;
+	json_t *kernels = NULL;
 	char *cl = NULL;
 	int ret = -1, k, err;
 
@@ -495,20 +591,44 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 
 	if (validate(sh))
 		goto out;
+	kernels = json_object();
+	if (!kernels) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (!ctx->rec)
+		printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
 	for (k = 0; k < K_N; k++) {
-		double best = INFINITY;
+		double best = INFINITY, worst = 0, sum = 0, moved, rate;
 		long long it;
 
-		for (it = 1; it < sh->iterations; it++)
+		/* STREAM: the first iteration is left out of every figure */
+		for (it = 1; it < sh->iterations; it++) {
+			sum += sh->times[k][it];
 			if (sh->times[k][it] < best)
 				best = sh->times[k][it];
+			if (sh->times[k][it] > worst)
+				worst = sh->times[k][it];
+		}
 		if (!(best > 0)) {
 			vtb_error("kernel %s took no measurable time", kernel_names[k]);
 			goto out;
 		}
-		if (vtb_report_sample(ctx, kernel_names[k], "MB/s",
-				      1e-6 * (double)kernel_words[k] * (double)bytes / best,
-				      VTB_BETTER_HIGHER))
+		/* bytes moved: 2 arrays for copy and scale, 3 for add and triad */
+		moved = (double)kernel_words[k] * (double)bytes;
+		rate = 1e-6 * moved / best;
+		if (!ctx->rec)
+			printf("%-8s %14.1f  %11.6f  %11.6f  %11.6f\n", kernel_names[k], rate,
+			       sum / (double)(sh->iterations - 1), best, worst);
+		if (json_object_set_new(kernels, kernel_names[k],
+					json_pack("{s:f, s:f, s:f, s:f}", "bytes_moved", moved,
+						  "best_s", best, "avg_s",
+						  sum / (double)(sh->iterations - 1), "max_s",
+						  worst))) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (vtb_report_sample(ctx, kernel_names[k], "MB/s", rate, VTB_BETTER_HIGHER))
 			goto out;
 	}
 	cl = vtb_cpuset_format(&p->use);
@@ -517,11 +637,22 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 		goto out;
 	}
 	if (vtb_report_info(ctx, "array_bytes", json_integer((json_int_t)bytes)) ||
-	    vtb_report_info(ctx, "llc_bytes", json_integer((json_int_t)p->llc)) ||
-	    vtb_report_info(ctx, "llc_source",
-			    json_string(p->llc_from_sysfs ? "sysfs" : "harness")) ||
-	    vtb_report_info(ctx, "stream_rule",
-			    json_string(p->below_rule ? "below STREAM rule" : "met")) ||
+	    vtb_report_info(ctx, "size_source",
+			    json_string(!p->size_auto ? "given"
+					: p->shrunk   ? "auto, the most that fits the memory"
+						      : "auto")) ||
+	    vtb_report_info(ctx, "llc_bytes", p->llc ? json_integer((json_int_t)p->llc)
+						    : json_null()) ||
+	    vtb_report_info(ctx, "llc_source", p->llc_source ? json_string(p->llc_source)
+							     : json_null()) ||
+	    vtb_report_info(ctx, "stream_rule", json_string(rule_state(p, bytes))) ||
+	    (p->llc &&
+	     vtb_report_info(ctx, "stream_rule_bytes", json_integer((json_int_t)(4 * p->llc)))) ||
+	    (p->llc && bytes < 4 * p->llc &&
+	     vtb_report_info(ctx, "stream_rule_pct",
+			     json_real(100.0 * (double)bytes / (4.0 * (double)p->llc)))) ||
+	    vtb_report_info(ctx, "memory_available", json_integer((json_int_t)p->avail)) ||
+	    vtb_report_info(ctx, "kernels", json_incref(kernels)) ||
 	    vtb_report_info(ctx, "threads", json_integer(p->threads)) ||
 	    vtb_report_info(ctx, "cpus", json_string(cl)) ||
 	    vtb_report_info(ctx, "iterations", json_integer(p->iterations)) ||
@@ -530,6 +661,7 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 		goto out;
 	ret = 0;
 out:
+	json_decref(kernels);
 	free(cl);
 	if (barrier)
 		pthread_barrier_destroy(&sh->barrier);
@@ -555,5 +687,7 @@ const struct vtb_workload_ops vtb_workload_membw = {
 	.opts = membw_opts,
 	.params_size = sizeof(struct membw_params),
 	.prepare = membw_prepare,
+	.memory_need = membw_need,
+	.memory_keys = "size",
 	.run = membw_run,
 };

@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/sysfs.h"
 #include "workload.h"
 
 #define BUF_STRIDE 128	      /* per-task buffers never share a cache line pair */
@@ -322,27 +323,6 @@ static int check_files(struct msg_params *p)
 	return 0;
 }
 
-/* MemAvailable from /proc/meminfo, in bytes. */
-static int mem_available(uint64_t *out)
-{
-	char *text = vtb_read_file("/proc/meminfo", 1 << 20);
-	const char *s;
-	unsigned long long kb;
-	int ret = -1;
-
-	if (!text)
-		return vtb_error("cannot check available memory: %s", vtb_errmsg());
-	s = strstr(text, "MemAvailable:");
-	if (s && sscanf(s, "MemAvailable: %llu kB", &kb) == 1) {
-		*out = (uint64_t)kb * 1024;
-		ret = 0;
-	} else {
-		vtb_error("cannot check available memory: no MemAvailable in /proc/meminfo");
-	}
-	free(text);
-	return ret;
-}
-
 static uint64_t stride_of(uint64_t datasize)
 {
 	return (datasize + BUF_STRIDE - 1) / BUF_STRIDE * BUF_STRIDE;
@@ -359,18 +339,30 @@ static size_t thread_stack(void)
 	return s;
 }
 
-/* An estimate: each task's buffer, plus a thread stack or a process. */
-static int check_memory(const struct msg_params *p)
+/* The memory_need hook, an estimate: each task's buffer, plus a thread
+ * stack or a process.  Does not depend on the CPUs (hackbench's
+ * defaults do not). */
+static int msg_need(const void *params, size_t ncpus, uint64_t *out)
 {
+	const struct msg_params *p = params;
 	uint64_t per = stride_of(p->datasize) +
 		       (p->threads ? thread_stack() + (16 << 10) : PROC_COST);
-	uint64_t avail = 0, need = per * p->tasks;
+
+	(void)ncpus;
+	*out = per * 2 * (uint64_t)p->groups * (uint64_t)p->fds;
+	return 0;
+}
+
+static int check_memory(const struct msg_params *p)
+{
+	uint64_t avail = 0, need = 0;
 	char *a = NULL, *b = NULL;
 	int ret = 0;
 
-	if (mem_available(&avail))
+	msg_need(p, 0, &need);
+	if (vtb_meminfo(NULL, NULL, &avail))
 		return -1;
-	if (need >= avail / 10 * 8) {
+	if (!vtb_mem_fits(need, avail)) {
 		a = vtb_format_size(need);
 		b = vtb_format_size(avail);
 		ret = vtb_error(
@@ -1099,5 +1091,7 @@ const struct vtb_workload_ops vtb_workload_messaging = {
 	.opts = msg_opts,
 	.params_size = sizeof(struct msg_params),
 	.prepare = msg_prepare,
+	.memory_need = msg_need,
+	.memory_keys = "groups, fds or datasize",
 	.run = msg_run,
 };

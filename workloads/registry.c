@@ -210,3 +210,51 @@ void vtb_workload_ctx_release(struct vtb_workload_ctx *ctx)
 	ctx->info = NULL;
 	vtb_cpuset_release(&ctx->cpus);
 }
+
+int vtb_workload_params(const struct vtb_workload_ops *w, const char *const *names,
+			const char *const *vals, size_t n, void **out)
+{
+	void *p = calloc(1, w->params_size ? w->params_size : 1);
+	size_t i;
+
+	*out = NULL;
+	if (!p)
+		return vtb_error("out of memory");
+	if (vtb_opts_defaults(w->opts, p))
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const struct vtb_opt *o = vtb_opt_find(w->opts, names[i]);
+		union vtb_optval v;
+
+		if (!o) {
+			vtb_error("workload '%s' has no option '%s'", w->name, names[i]);
+			goto fail;
+		}
+		if (vtb_opt_parse(o, vals[i], &v))
+			goto fail;
+		vtb_opt_store(o, p, &v);
+	}
+	*out = p;
+	return 0;
+fail:
+	free(p);
+	return -1;
+}
+
+void vtb_workload_params_free(void *params)
+{
+	free(params);
+}
+
+int vtb_workload_memory_need(const struct vtb_workload_ops *w, const void *params, size_t ncpus,
+			     uint64_t *out)
+{
+	*out = 0;
+	return w->memory_need ? w->memory_need(params, ncpus, out) : 0;
+}
+
+bool vtb_mem_fits(uint64_t need, uint64_t available)
+{
+	/* need < 80% of available, without overflow */
+	return need < available / 100 * VTB_MEM_SHARE_PCT;
+}

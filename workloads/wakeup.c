@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "lib/hist.h"
+#include "lib/sysfs.h"
 #include "workload.h"
 
 #define FUTEX_BLOCKED 0
@@ -163,28 +164,6 @@ static const struct vtb_opt wakeup_opts[] = {
 /* ------------------------------------------------------------------ */
 /* Validation                                                          */
 
-/* MemAvailable from /proc/meminfo, in bytes. */
-static int mem_available(uint64_t *out)
-{
-	char *text = vtb_read_file("/proc/meminfo", 1 << 20);
-	const char *p;
-	unsigned long long kb;
-	int ret = -1;
-
-	if (!text)
-		return vtb_error("cannot check available memory: %s", vtb_errmsg());
-	p = strstr(text, "MemAvailable:");
-	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1) {
-		vtb_error("cannot check available memory: no MemAvailable in /proc/meminfo");
-		goto out;
-	}
-	*out = (uint64_t)kb * 1024;
-	ret = 0;
-out:
-	free(text);
-	return ret;
-}
-
 /* Parses a pinning list and checks it lies inside the allowed CPUs. */
 static int parse_pin(const char *name, const char *text, const struct vtb_cpuset *allowed,
 		     struct vtb_cpuset *out)
@@ -218,6 +197,23 @@ static size_t matrix_size_for(long long footprint_kib)
 	size_t n = (size_t)sqrt((double)footprint_kib * 1024.0 / 3.0 / sizeof(unsigned long));
 
 	return n ? n : 1;
+}
+
+/* The memory_need hook: the matrices and the two histograms of every
+ * worker (threads auto: ceil(cpus / message threads) per message
+ * thread). */
+static int wakeup_need(const void *params, size_t ncpus, uint64_t *out)
+{
+	const struct wakeup_params *p = params;
+	long long m = p->message_threads > 0 ? p->message_threads : 1;
+	long long t = p->threads ? p->threads : ((long long)ncpus + m - 1) / m;
+	size_t n = matrix_size_for(p->footprint);
+
+	if (t < 1)
+		t = 1;
+	*out = (uint64_t)(m * t) * (3 * n * n * sizeof(unsigned long) +
+				    2 * vtb_hist_n_buckets(HIST_BITS) * sizeof(uint64_t));
+	return 0;
 }
 
 /*
@@ -280,12 +276,10 @@ static int wakeup_prepare(void *params, struct vtb_workload_ctx *ctx)
 			work, p->operations, p->matrix_size, p->matrix_size, p->footprint,
 			MAX_REQUEST_WORK);
 	p->nlocks = (size_t)ctx->cpus.cpus[ctx->cpus.n - 1] + 1;
-	/* the matrices and the two histograms of every worker */
-	need = (uint64_t)(m * t) * (3 * p->matrix_size * p->matrix_size * sizeof(unsigned long) +
-				    2 * vtb_hist_n_buckets(HIST_BITS) * sizeof(uint64_t));
-	if (mem_available(&avail))
+	wakeup_need(p, ctx->cpus.n, &need);
+	if (vtb_meminfo(NULL, NULL, &avail))
 		goto out;
-	if (need >= avail / 10 * 8) {
+	if (!vtb_mem_fits(need, avail)) {
 		need_s = vtb_format_size(need);
 		have_s = vtb_format_size(avail);
 		vtb_error(
@@ -1003,5 +997,7 @@ const struct vtb_workload_ops vtb_workload_wakeup = {
 	.opts = wakeup_opts,
 	.params_size = sizeof(struct wakeup_params),
 	.prepare = wakeup_prepare,
+	.memory_need = wakeup_need,
+	.memory_keys = "footprint, threads or message_threads",
 	.run = wakeup_run,
 };

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lib/opt.h"
@@ -56,6 +57,17 @@ struct vtb_workload_ops {
 	/* Optional: resolve defaults that depend on ctx->cpus, reject bad
 	 * combinations (-1 with vtb_error()).  Called before run. */
 	int (*prepare)(void *params, struct vtb_workload_ctx *ctx);
+	/*
+	 * Optional: the memory a run allocates, in bytes, from @params as
+	 * parsed from the job (options still "auto" resolved as prepare
+	 * would for @ncpus CPUs), so that the harness can refuse a cell
+	 * that cannot fit before anything boots and prepare checks the same
+	 * figure against MemAvailable.  0 with *out set; 1 when it depends
+	 * on what only the run can find (membw's size = auto with llc =
+	 * auto: the LLC of the machine it runs on); -1 with vtb_error().
+	 */
+	int (*memory_need)(const void *params, size_t ncpus, uint64_t *out);
+	const char *memory_keys; /* the options that set that need ("size") */
 	/* Runs and reports samples; -1 with vtb_error() when it failed. */
 	int (*run)(void *params, struct vtb_workload_ctx *ctx);
 	bool hidden; /* debug workloads: not listed by default */
@@ -64,6 +76,26 @@ struct vtb_workload_ops {
 /* NULL-terminated registry. */
 extern const struct vtb_workload_ops *const vtb_workloads[];
 const struct vtb_workload_ops *vtb_workload_find(const char *name);
+/*
+ * The params struct of @w (caller frees with vtb_workload_params_free())
+ * from @n NAME=VALUE pairs over the defaults, as the agent reads a job.
+ * -1 with vtb_error() naming the option for an unknown name or a value
+ * its table refuses.  String values point into @vals, which must outlive
+ * the struct.
+ */
+int vtb_workload_params(const struct vtb_workload_ops *w, const char *const *names,
+			const char *const *vals, size_t n, void **out);
+void vtb_workload_params_free(void *params);
+/* Memory the run needs (ops->memory_need), 0 when the workload does not
+ * say; the same return convention. */
+int vtb_workload_memory_need(const struct vtb_workload_ops *w, const void *params, size_t ncpus,
+			     uint64_t *out);
+/* The share of MemAvailable a workload may take: prepare refuses more,
+ * and the harness plans against it. */
+#define VTB_MEM_SHARE_PCT 80
+/* Whether @need fits in @available under that share. */
+bool vtb_mem_fits(uint64_t need, uint64_t available);
+
 /* Checks the registry once (hooks present, names unique, option tables
  * sane); -1 with vtb_error() naming the culprit. */
 int vtb_workloads_check(void);

@@ -53,6 +53,21 @@ expect_exit "agent membw --help exits 0" 0 "$AGENT" membw --help
 expect_grep "agent membw --help names STREAM" "$T/out" "STREAM"
 expect_exit "agent unknown workload exits 2" 2 "$AGENT" nosuch
 expect_exit "agent bad option value exits 2" 2 "$AGENT" membw --iterations 1
+# the reference tools' bare flags: a yes/no option alone is yes, letters
+# group, a yes/no word may follow; NAME=VALUE still works
+flags() { # name want args...
+	_n=$1 _w=$2; shift 2
+	if "$AGENT" "$@" --records >"$T/out" 2>"$T/err" &&
+		grep -q "\"mlockall\":\"$_w\"" "$T/out"; then ok "$_n"; else notok "$_n" "$(head -c 400 "$T/err")" "$(grep -o '"mlockall":"[a-z]*"' "$T/out" | head -1)"; fi
+}
+flags "timer -m is cyclictest's mlockall" yes timer -t 1 -l 2 -i 1ms -m
+flags "timer -m before other options" yes timer -m -t 1 -l 2 -i 1ms
+flags "timer -m no" no timer -t 1 -l 2 -i 1ms -m no
+flags "timer --mlockall" yes timer -t 1 -l 2 -i 1ms --mlockall
+flags "timer --mlockall=no" no timer -t 1 -l 2 -i 1ms --mlockall=no
+flags "timer mlockall=yes" yes timer -t 1 -l 2 -i 1ms mlockall=yes
+expect_exit "messaging -Tp: grouped flags" 0 "$AGENT" messaging -Tp -g 1 -f 2 -l 2
+expect_grep "messaging -Tp runs threads over pipes" "$T/out" "threaded mode, pipes"
 
 # databases that cannot be used are input errors, named, and untouched
 printf '[baseline]\ncpus = 1\n[workload s]\ntype = membw\nsize = 1M\n' >"$T/one.conf"
@@ -63,3 +78,13 @@ expect_grep "run: a non-database --db is named" "$T/err" "'$T/text.db'"
 expect_eq "run: the non-database file is untouched" "$(cat "$T/text.db")" "not a database at all, just text"
 expect_exit "plan: unknown format" 2 "$VTBENCH" plan "$SRCDIR/examples/quick.conf" --format yaml
 expect_grep "plan: the format error names the choices" "$T/err" "unknown format 'yaml': expected text or json"
+
+# --xml-dir creates its directory as mkdir -p would; a file in the way is named
+printf '[vm]\nvcpus = 1\nmemory = 1G\n[workload t]\ntype = timer\n' >"$T/vm.conf"
+expect_exit "plan --xml-dir into a directory that does not exist yet" 0 \
+	"$VTBENCH" plan "$T/vm.conf" --host-topology "pack:1 core:2 pu:1" --xml-dir "$T/new/deep/xml"
+expect_eq "... which holds the domain XML" "$(ls "$T/new/deep/xml" | grep -c '\.xml$')" "1"
+: >"$T/afile"
+expect_exit "plan --xml-dir under a file fails" 3 \
+	"$VTBENCH" plan "$T/vm.conf" --host-topology "pack:1 core:2 pu:1" --xml-dir "$T/afile/xml"
+expect_grep "... naming the directory" "$T/err" "--xml-dir: cannot create directory '$T/afile/xml'"

@@ -64,11 +64,15 @@ bad() { # name expected-text matrix-text [host]
 	expect_exit "$1 exits 2" 2 "$VTBENCH" plan "$T/bad.conf" --host-topology "${4:-$SYN}" &&
 		expect_grep "$1 is explained" "$T/err" "$2"
 }
-bad "a housekeeping CPU the host lacks" "CPU 5000 is not an online CPU this host allows" "[global]
+bad "a housekeeping CPU the host lacks, at its own line" "bad.conf:2: housekeeping = 0,5000: CPU 5000 is not an online CPU this host allows" "[global]
 housekeeping = 0,5000
 [vm]
 vcpus = 2
 pinning = strict"
+bad "housekeeping that takes every CPU, at its own line" "bad.conf:2: housekeeping = 0-7 leaves no CPU for guests" "[global]
+housekeeping = 0-7
+[vm]
+vcpus = 2" "pack:1 core:4 pu:2"
 bad "memory that is not whole KiB" "not a whole number of KiB" "[vm]
 memory = 1073741825"
 bad "too many vCPUs" "available" "[vm]

@@ -30,6 +30,8 @@ got=$(sql "$T/r.db" "select count(*) from sample where unit = 'MB/s' and better 
 expect_eq "every sample positive MB/s, higher is better" "$got" "$((want * 4))"
 got=$(sql "$T/r.db" "select json_extract(header, '\$.kernel') from boot limit 1")
 expect_eq "the boot's header has the kernel" "$got" "$(uname -r)"
+got=$(sql "$T/r.db" "select json_extract(header, '\$.memory.total') >= json_extract(header, '\$.memory.available') and json_extract(header, '\$.memory.available') > 0 from boot limit 1")
+expect_eq "the boot's header has MemTotal and MemAvailable" "$got" "1"
 got=$(sql "$T/r.db" "select json_extract(info, '\$.array_bytes') from result limit 1")
 expect_eq "the resolved array size is stored" "$got" "4194304"
 got=$(sql "$T/r.db" "select b.cpus from boot b join config c on c.id = b.config_id where c.label = 'baseline cpus=1' limit 1")

@@ -6,7 +6,7 @@
  * checked-in binary.  Bump FIXTURE_VERSION when the generated data
  * changes (and regenerate the goldens).
  *
- *   mkfixture OUT.db VARIANT...   base | clean | slow | other (none: an empty database)
+ *   mkfixture OUT.db VARIANT...   base | clean | slow | other | stream (none: an empty database)
  *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
  *   mkfixture --version
  *
@@ -16,7 +16,9 @@
  * baseline, one boot of the SMT guest built another topology.  clean: the
  * same configurations a day later, other noise.  slow: the same with a
  * 10% slowdown injected into the cores/strict guest.  other: configurations
- * with other keys (nothing matches them).
+ * with other keys (nothing matches them).  stream: base's configurations
+ * with membw's arrays cut to 207 MiB, below STREAM's 4 x 1016 MiB of LLC
+ * (what a 1 GiB guest on a 508 MiB-per-core L3 gets), in every boot.
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -87,13 +89,15 @@ struct variant {
 	unsigned long seed;
 	int slow_cfg;	 /* configuration with an injected 10% slowdown, -1: none */
 	bool other_keys; /* configurations no other variant has (nothing matches) */
+	bool stream_cut; /* membw's arrays below STREAM's 4 x LLC (cut to fit a guest) */
 };
 
 static const struct variant variants[] = {
-	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false },
-	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false },
-	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false },
-	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true },
+	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false },
+	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false },
+	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false },
+	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false },
+	{ "stream", "f1c70000-0000-4000-8000-00000000000e", T0 + DAY, 55, -1, false, true },
 };
 
 static int die(const char *what)
@@ -233,6 +237,14 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 						     .seconds = 2.0,
 						     .info_json = strdup("{}") };
 		rec.n_cells++;
+		if (v->stream_cut && !strcmp(cells[j].workload, "membw")) {
+			free(rec.cells[j].info_json);
+			rec.cells[j].info_json = strdup(
+				"{\"array_bytes\":217055232,\"llc_bytes\":1065353216,"
+				"\"llc_source\":\"harness\",\"size_source\":\"given\","
+				"\"stream_rule\":\"below STREAM rule\","
+				"\"stream_rule_bytes\":4261412864,\"stream_rule_pct\":5.09}");
+		}
 	}
 #define SAMPLE(j, m, u, val, hi)                                                                  \
 	rec.samples[rec.n_samples++] = (struct vtb_rs_sample){ .cell = strdup(rec.cells[j].cell), \
@@ -477,7 +489,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (i >= argc || (big_db && i + 1 != argc)) {
-		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other]...\n"
+		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other|stream]...\n"
 				"       mkfixture --big OUT.db\n"
 				"       mkfixture --version\n");
 		return 2;
@@ -504,7 +516,7 @@ int main(int argc, char **argv)
 			;
 		if (v == VTB_ARRAY_SIZE(variants)) {
 			fprintf(stderr,
-				"mkfixture: unknown variant '%s' (base, clean, slow, other)\n",
+				"mkfixture: unknown variant '%s' (base, clean, slow, other, stream)\n",
 				argv[i]);
 			ret = 2;
 			goto out;

@@ -174,6 +174,48 @@ Test(membw, tiny_run_reports_four_validated_metrics)
 	vtb_workload_ctx_release(&ctx);
 }
 
+/*
+ * Each rate is the bytes the kernel moves over its best time: 2 arrays
+ * for copy and scale (read one, write one), 3 for add and triad (read
+ * two, write one), in 10^6 bytes/s.  The words are written out here, not
+ * taken from membw.c, so counting triad as 2 arrays fails this test.
+ */
+Test(membw, each_rate_is_bytes_moved_over_the_best_time)
+{
+	static const struct {
+		const char *name;
+		double arrays;
+	} k[] = { { "copy", 2 }, { "scale", 2 }, { "add", 3 }, { "triad", 3 } };
+	struct vtb_workload_ctx ctx;
+	json_t *kernels;
+	double array;
+
+	tiny_run("no", "256K", &ctx);
+	array = (double)json_integer_value(json_object_get(ctx.info, "array_bytes"));
+	cr_assert_gt(array, 0);
+	kernels = json_object_get(ctx.info, "kernels");
+	cr_assert(json_is_object(kernels));
+	for (size_t i = 0; i < 4; i++) {
+		json_t *o = json_object_get(kernels, k[i].name);
+		double best = json_number_value(json_object_get(o, "best_s"));
+		double avg = json_number_value(json_object_get(o, "avg_s"));
+		double max = json_number_value(json_object_get(o, "max_s"));
+		double want = 1e-6 * k[i].arrays * array / best;
+
+		cr_assert(json_is_object(o), "no times for %s", k[i].name);
+		cr_assert_gt(best, 0);
+		cr_assert_leq(best, avg);
+		cr_assert_leq(avg, max * (1 + 1e-12));
+		cr_assert_str_eq(ctx.samples[i].metric, k[i].name);
+		cr_assert_float_eq(ctx.samples[i].value, want, want * 1e-9,
+				   "%s: %.3f MB/s reported, %.0f arrays of %.0f bytes in %.9f s is %.3f",
+				   k[i].name, ctx.samples[i].value, k[i].arrays, array, best, want);
+		cr_assert_float_eq(json_number_value(json_object_get(o, "bytes_moved")),
+				   k[i].arrays * array, 0.5);
+	}
+	vtb_workload_ctx_release(&ctx);
+}
+
 Test(membw, nontemporal_run_is_validated_and_reported)
 {
 	struct vtb_workload_ctx ctx;
@@ -229,5 +271,126 @@ Test(membw, arrays_larger_than_memory_are_refused)
 	cr_assert_eq(W->prepare(p, &ctx), -1);
 	cr_assert(strstr(vtb_errmsg(), "80%"), "%s", vtb_errmsg());
 	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* A prepared run with @kv (NAME=VALUE pairs, NULL-terminated) on the
+ * first CPU of the affinity; returns prepare's result. */
+static int prepare_with(const char *const *kv, void **pp, struct vtb_workload_ctx *ctx)
+{
+	void *p = new_params();
+	struct vtb_cpuset all = { 0 };
+
+	for (; kv[0]; kv += 2)
+		cr_assert_eq(set(p, kv[0], kv[1]), 0, "%s=%s: %s", kv[0], kv[1], vtb_errmsg());
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cell = "t";
+	cr_assert_eq(vtb_affinity_cpuset(&all), 0);
+	cr_assert_eq(vtb_cpuset_add(&ctx->cpus, all.cpus[0]), 0);
+	vtb_cpuset_release(&all);
+	*pp = p;
+	return W->prepare(p, ctx);
+}
+
+/* An explicit size needs no LLC: a kernel without sysfs cache
+ * directories and no CPUID fallback still runs it, the rule unchecked. */
+Test(membw, explicit_size_needs_no_llc)
+{
+	static const char *const kv[] = { "size", "1M", "iterations", "2", "sysfs_root",
+					  "/nonexistent", "no_cpuid", "yes", NULL };
+	struct vtb_workload_ctx ctx;
+	void *p;
+
+	cr_assert_eq(prepare_with(kv, &p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_str_eq(info_str(ctx.info, "stream_rule"), "unknown");
+	cr_assert(json_is_null(json_object_get(ctx.info, "llc_bytes")));
+	cr_assert_str_eq(info_str(ctx.info, "size_source"), "given");
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+Test(membw, auto_size_without_any_llc_is_an_error_naming_both_sources)
+{
+	static const char *const kv[] = { "sysfs_root", "/nonexistent", "no_cpuid", "yes", NULL };
+	struct vtb_workload_ctx ctx;
+	void *p;
+
+	cr_assert_eq(prepare_with(kv, &p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "cannot find the llc size"), "%s", vtb_errmsg());
+	cr_assert(strstr(vtb_errmsg(), "CPUID"), "%s", vtb_errmsg());
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* Without sysfs cache directories llc = auto falls back to CPUID (every
+ * x86-64 CPU describes an L2 or L3 there). */
+Test(membw, auto_llc_falls_back_to_cpuid)
+{
+	static const char *const kv[] = { "size", "1M", "sysfs_root", "/nonexistent", NULL };
+	struct vtb_workload_ctx ctx;
+	void *p;
+
+	cr_assert_eq(prepare_with(kv, &p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_gt(json_integer_value(json_object_get(ctx.info, "llc_bytes")), 0,
+		     "CPUID gave no LLC size");
+	cr_assert(!strncmp(info_str(ctx.info, "llc_source"), "cpuid", 5), "%s",
+		  info_str(ctx.info, "llc_source"));
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* size = auto with 4 x llc beyond memory takes the largest size whose 3
+ * arrays fit in 80% of MemAvailable, and says how far below the rule
+ * (a meminfo of 64 MiB available: 17 MiB arrays against 4 x 32 MiB). */
+Test(membw, auto_size_too_large_for_memory_is_cut_to_fit_and_said)
+{
+	char *root = fixture("../meminfo/64m");
+	const char *const kv[] = { "llc", "32M", "iterations", "2", "proc_root", root, NULL };
+	struct vtb_workload_ctx ctx;
+	json_t *pct;
+	void *p;
+
+	cr_assert_eq(prepare_with(kv, &p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(W->run(p, &ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(json_integer_value(json_object_get(ctx.info, "array_bytes")), 17 << 20);
+	cr_assert_str_eq(info_str(ctx.info, "stream_rule"), "below STREAM rule");
+	cr_assert_str_eq(info_str(ctx.info, "size_source"), "auto, the most that fits the memory");
+	cr_assert_eq(json_integer_value(json_object_get(ctx.info, "stream_rule_bytes")), 128 << 20);
+	pct = json_object_get(ctx.info, "stream_rule_pct");
+	cr_assert_float_eq(json_number_value(pct), 100.0 * 17 / 128, 1e-9);
+	cr_assert_eq(json_integer_value(json_object_get(ctx.info, "memory_available")), 64 << 20);
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+	free(root);
+}
+
+Test(membw, explicit_size_beyond_memory_is_refused_not_cut)
+{
+	char *root = fixture("../meminfo/64m");
+	const char *const kv[] = { "llc", "32M", "size", "32M", "proc_root", root, NULL };
+	struct vtb_workload_ctx ctx;
+	void *p;
+
+	cr_assert_eq(prepare_with(kv, &p, &ctx), -1);
+	cr_assert(strstr(vtb_errmsg(), "80%"), "%s", vtb_errmsg());
+	vtb_workload_ctx_release(&ctx);
+	free(p);
+	free(root);
+}
+
+Test(membw, memory_need_is_three_arrays_and_unknown_without_size_or_llc)
+{
+	void *p = new_params();
+	uint64_t need = 0;
+
+	cr_assert_eq(vtb_workload_memory_need(W, p, 4, &need), 1);
+	cr_assert_eq(set(p, "llc", "32M"), 0);
+	cr_assert_eq(vtb_workload_memory_need(W, p, 4, &need), 0);
+	cr_assert_eq(need, 3 * (128u << 20));
+	cr_assert_eq(set(p, "size", "100M"), 0);
+	cr_assert_eq(vtb_workload_memory_need(W, p, 4, &need), 0);
+	cr_assert_eq(need, 3 * (100u << 20));
 	free(p);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -551,4 +552,40 @@ int vtb_uuid(char out[37])
 		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
 		 b[13], b[14], b[15]);
 	return 0;
+}
+
+int vtb_mkdir_p(const char *path, unsigned mode)
+{
+	char *p = vtb_strdup(path);
+	struct stat st;
+	int ret = -1;
+
+	if (!p)
+		return vtb_error("out of memory");
+	if (!*p) {
+		free(p);
+		return vtb_error("empty directory name");
+	}
+	for (char *s = p + 1;; s++) {
+		bool last = *s == '\0';
+
+		if (*s != '/' && !last)
+			continue;
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+			vtb_error("cannot create directory '%s': %s", p, strerror(errno));
+			goto out;
+		}
+		if (last)
+			break;
+		*s = '/';
+	}
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		vtb_error("'%s' is not a directory", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(p);
+	return ret;
 }

@@ -91,6 +91,11 @@ uint64_t vtb_now_ns(void);
  * trailing newline stripped.  NULL with vtb_errmsg() set on failure. */
 char *vtb_read_file(const char *path, size_t max_bytes);
 
+/* Creates @path and its missing parents as `mkdir -p` does (@mode and
+ * the umask for the new ones).  -1 with vtb_error() naming the component
+ * that could not be made, or a component that is not a directory. */
+int vtb_mkdir_p(const char *path, unsigned mode);
+
 /* CRC-32 (IEEE 802.3, as zlib's crc32()) of a buffer. */
 uint32_t vtb_crc32(const void *buf, size_t len);
 
