@@ -94,6 +94,15 @@ static void print_node(const struct vtb_topo *m, size_t i)
 	printf("node %d", n->os);
 	if (n->memory)
 		print_size("  ", n->memory);
+	else
+		printf("  memory unknown");
+	if (n->hugepages > 0) {
+		print_size("  hugepages ", (uint64_t)n->hugepages * VTB_TOPO_HUGEPAGE);
+		if (n->hugepages_free >= 0) {
+			print_size(" (free ", (uint64_t)n->hugepages_free * VTB_TOPO_HUGEPAGE);
+			putchar(')');
+		}
+	}
 	if (!n->pus.n)
 		printf("  no cpus");
 	print_distances(m, i);
@@ -291,6 +300,8 @@ static int topo_text(const struct vtb_hosttopo *h)
 	}
 	vtb_cpuset_release(&offline);
 	vtb_cpuset_release(&denied);
+	if (!m->llc_level)
+		printf("caches   none in the description: plans take the dies, else the packages, for LLC groups\n");
 	printf("digest   %s\n\n", h->digest);
 
 	t.die_inline = true;
@@ -370,11 +381,21 @@ static int topo_json(const struct vtb_hosttopo *h)
 
 		for (j = 0; m->distances && d && j < m->n_nodes; j++)
 			json_array_append_new(d, json_integer(vtb_topo_distance(m, i, j)));
-		json_array_append_new(nodes,
-				      json_pack("{s:I, s:i, s:I, s:o, s:o}", "index", (json_int_t)i,
-						"os", m->nodes[i].os, "memory",
-						(json_int_t)m->nodes[i].memory, "pus",
-						int_array(&m->nodes[i].pus), "distances", d));
+		const struct vtb_topo_node *n = &m->nodes[i];
+
+		json_array_append_new(
+			nodes,
+			json_pack("{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "index",
+				  (json_int_t)i, "os", n->os, "memory",
+				  n->memory ? json_integer((json_int_t)n->memory) : json_null(),
+				  "normal",
+				  n->normal ? json_integer((json_int_t)n->normal) : json_null(),
+				  "hugepages_2m",
+				  n->hugepages >= 0 ? json_integer(n->hugepages) : json_null(),
+				  "hugepages_2m_free",
+				  n->hugepages_free >= 0 ? json_integer(n->hugepages_free)
+							 : json_null(),
+				  "pus", int_array(&n->pus), "distances", d));
 	}
 	for (i = 0; pus && i < m->n_pus; i++) {
 		const struct vtb_topo_pu *p = &m->pus[i];

@@ -2201,6 +2201,9 @@ static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, con
 			goto fail;
 		if (p->host->mems_of && !(c->mems = p->host->mems_of(p->host, &c->cpus)))
 			goto fail;
+		/* placed, but its memory does not fit the host nodes */
+		if (plan->why_not && !(c->why_not = vtb_strdup(plan->why_not)))
+			goto fail;
 		vtb_plan_free(plan);
 		plan = NULL;
 	} else if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores")) {

@@ -104,6 +104,23 @@ static hwloc_obj_t pu_node(hwloc_topology_t t, unsigned os)
 	return best;
 }
 
+/* hwloc's page types: the first is the normal pages (what the huge page
+ * pools leave of the node), the others the pools (nr_hugepages: their
+ * size, not what is free). */
+static void node_pages(struct vtb_topo_node *v, const struct hwloc_numanode_attr_s *a)
+{
+	unsigned i;
+
+	for (i = 0; i < a->page_types_len; i++) {
+		if (!i && a->page_types[i].size && a->page_types[i].size < VTB_TOPO_HUGEPAGE)
+			v->normal = a->page_types[i].size * a->page_types[i].count;
+		else if (a->page_types[i].size == VTB_TOPO_HUGEPAGE)
+			v->hugepages = (int64_t)a->page_types[i].count;
+	}
+	if (v->normal > v->memory)
+		v->normal = 0; /* inconsistent: the total is what we know */
+}
+
 static int hwloc_nodes(struct vtb_topo *m, hwloc_topology_t t)
 {
 	struct hwloc_distances_s *d = NULL;
@@ -118,6 +135,7 @@ static int hwloc_nodes(struct vtb_topo *m, hwloc_topology_t t)
 			return -1;
 		v->os = (int)n->os_index;
 		v->memory = n->attr->numanode.local_memory;
+		node_pages(v, &n->attr->numanode);
 	}
 	while ((pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu))) {
 		n = pu_node(t, pu->os_index);
@@ -496,6 +514,38 @@ static int caps_distances(struct vtb_topo *m, const char *name, xmlNodePtr cells
 	return 0;
 }
 
+/* A cell's <pages unit='KiB' size='4'>N</pages>: libvirt counts the
+ * normal pages as what the huge page pools leave of the node, and each
+ * pool by its size (nr_hugepages, not what is free). */
+static int caps_pages(xmlNodePtr cell, struct vtb_topo_node *node)
+{
+	int ret = 0;
+
+	FOR_CHILD(pg, cell, "pages")
+	{
+		xmlChar *size = xmlGetProp(pg, X("size")), *unit = xmlGetProp(pg, X("unit"));
+		char *count = text_of(pg);
+		uint64_t bytes = 0, n = 0;
+
+		/* <pages/> without a count (the host's <cpu> lists sizes so) */
+		if (count && *count &&
+		    (scaled((const char *)size, (const char *)unit, "KiB", &bytes) ||
+		     scaled(count, "b", "b", &n)))
+			ret = -1;
+		else if (count && *count && bytes && bytes < VTB_TOPO_HUGEPAGE &&
+			 n <= UINT64_MAX / bytes)
+			node->normal = n * bytes;
+		else if (count && *count && bytes == VTB_TOPO_HUGEPAGE && n <= INT64_MAX)
+			node->hugepages = (int64_t)n;
+		xmlFree(size);
+		xmlFree(unit);
+		free(count);
+	}
+	if (node->normal > node->memory)
+		node->normal = 0;
+	return ret;
+}
+
 static const char *vendor_id(const char *v)
 {
 	if (v && !strcmp(v, "Intel"))
@@ -557,6 +607,11 @@ static int model_from_caps(struct vtb_hosttopo *h, xmlDocPtr doc, const char *na
 		xmlFree(unit);
 		if (node->os < 0 || bad) {
 			vtb_error("%s: a <cell> has no valid id or memory", name);
+			goto out;
+		}
+		if (caps_pages(cell, node)) {
+			vtb_error("%s: cell %d has a <pages> without a valid size or count", name,
+				  node->os);
 			goto out;
 		}
 		FOR_CHILD(c, child(cell, "cpus"), "cpu")
@@ -837,11 +892,63 @@ static int load_hwloc(struct vtb_hosttopo *h, const char *xml, size_t len, const
 	CPU_ZERO(&aff);
 	if (h->local && sched_getaffinity(0, sizeof(aff), &aff) < 0)
 		return vtb_error("sched_getaffinity: %s", strerror(errno));
+	/* hwloc gives a synthetic node 1 GiB unless told: a guess, which the
+	 * planner must not check guests against.  Unknown (0) in hwloc's
+	 * objects too, so that an export says so as well. */
+	if (synthetic && !strstr(synthetic, "memory=")) {
+		hwloc_obj_t n = NULL;
+
+		while ((n = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, n))) {
+			n->attr->numanode.local_memory = 0;
+			for (unsigned i = 0; i < n->attr->numanode.page_types_len; i++)
+				n->attr->numanode.page_types[i].count = 0;
+		}
+	}
 	if (model_from_hwloc(t, h->local ? &aff : NULL, &h->model))
 		return vtb_error("host topology '%s': %s", h->source, vtb_errmsg());
 	if (!h->local)
 		identify_hwloc(h, t);
 	return 0;
+}
+
+/* A sysfs counter; -1 when absent or not a number. */
+static long long sysfs_count(const char *path)
+{
+	char *text = vtb_read_file(path, 64), *end;
+	long long v;
+
+	if (!text)
+		return -1;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (errno || end == text || v < 0 || (*end && *end != '\n'))
+		v = -1;
+	free(text);
+	return v;
+}
+
+/* The free 2 MiB huge pages of each node of the local host: hwloc reads
+ * the pools' sizes only.  A one-node host without per-node sysfs (no
+ * CONFIG_NUMA) has the machine's counter. */
+static void local_free_hugepages(struct vtb_topo *m)
+{
+	const char *fmt = "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/"
+			  "free_hugepages";
+	size_t i;
+
+	for (i = 0; i < m->n_nodes; i++) {
+		char *path = vtb_asprintf(fmt, m->nodes[i].os);
+		long long v = path ? sysfs_count(path) : -1;
+
+		if (v < 0 && m->n_nodes == 1)
+			v = sysfs_count("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+		if (v < 0 && m->nodes[i].hugepages <= 0)
+			v = 0; /* no pool (or no 2 MiB pages at all): nothing free */
+		if (m->nodes[i].hugepages < 0)
+			m->nodes[i].hugepages = 0;
+		m->nodes[i].hugepages_free = v;
+		free(path);
+	}
 }
 
 static int load_local(struct vtb_hosttopo *h)
@@ -855,6 +962,7 @@ static int load_local(struct vtb_hosttopo *h)
 		return vtb_error("out of memory");
 	if (load_hwloc(h, NULL, 0, NULL))
 		return -1;
+	local_free_hugepages(&h->model);
 	if (gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
 		h->hostname = strdup(host);
@@ -1177,6 +1285,23 @@ static void emit_obj(const struct vtb_hosttopo *h, const struct xtree *x, int id
 	hwloc_bitmap_free(ns);
 	if (o && o->node)
 		set_num(e, "local_memory", o->node->memory, failed);
+	if (o && o->node && o->node->normal) {
+		xmlNodePtr pt = xmlNewChild(e, NULL, X("page_type"), NULL);
+
+		if (!pt)
+			*failed = true;
+		else {
+			set_num(pt, "size", 4096, failed);
+			set_num(pt, "count", o->node->normal / 4096, failed);
+		}
+		pt = o->node->hugepages >= 0 ? xmlNewChild(e, NULL, X("page_type"), NULL) : NULL;
+		if (o->node->hugepages >= 0 && !pt)
+			*failed = true;
+		else if (pt) {
+			set_num(pt, "size", VTB_TOPO_HUGEPAGE, failed);
+			set_num(pt, "count", (unsigned long long)o->node->hugepages, failed);
+		}
+	}
 	if (o && o->depth > 0) {
 		set_num(e, "cache_size", o->size, failed);
 		set_num(e, "depth", (unsigned long long)o->depth, failed);

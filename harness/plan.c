@@ -7,8 +7,13 @@
  * mirror picks a regular shape from the free pool: t threads per core
  * (the host's SMT width when it divides the vCPUs), c cores per unit and
  * l units, where a unit is an LLC (split per node with numa = auto, so a
- * sub-NUMA-clustered LLC never becomes a die spanning two cells), with c
- * as large as possible (compact).  lie keeps mirror's counts and permutes
+ * sub-NUMA-clustered LLC never becomes a die spanning two cells; without
+ * cache information a die or package).  enum_shapes() lists the shapes
+ * that fit, choose() places every VM with each (place_all(): VM after VM,
+ * on free whole cores, with overcommit then on the least loaded pCPUs,
+ * away from nodes their memory would overflow) and keeps the best by
+ * score_cmp().  make() then tries housekeeping elsewhere when the first
+ * core costs the VMs their alignment.  lie keeps mirror's counts and permutes
  * the assignment: virtual core G's thread th runs on real core
  * P((G + th) mod K), so SMT siblings land on different cores, and P
  * moves the upper half of each die's cores to the next unit, so each
@@ -16,6 +21,7 @@
  * cores from two units instead.
  */
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +87,58 @@ static int set_of(const int *cpus, size_t n, struct vtb_cpuset *out)
 	return 0;
 }
 
+static bool set_equal(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
+}
+
 /* ---------------------------------------------------------------- host view */
+
+/* mirror's shape (lie repeats it): t threads per core, c cores per die,
+ * l dies, s sockets (0: the packages used hold different numbers of the
+ * dies, told one socket).  t == 0: no shape (flat, cores, explicit). */
+struct shape {
+	int t, c, l, s;
+};
+
+struct ctx {
+	const struct vtb_topo *t;
+	const struct vtb_plan_req *r;
+	struct vtb_plan *p;
+	/* the level that stands for the LLC: VTB_TOPO_LLC, or without cache
+	 * information the die, else the package; -1: the whole host */
+	int llc_level;
+	bool notes; /* the placement kept (not a trial): say what it did */
+};
+
+/* The LLC group (at x->llc_level) of @p: -1 none, 0 for every PU when
+ * the whole host stands for it. */
+static int llc_of(const struct ctx *x, const struct vtb_topo_pu *p)
+{
+	switch (x->llc_level) {
+	case VTB_TOPO_LLC:
+		return p->llc;
+	case VTB_TOPO_DIE:
+		return p->die;
+	case VTB_TOPO_PKG:
+		return p->pkg;
+	default:
+		return 0;
+	}
+}
+
+static size_t n_llcs(const struct ctx *x)
+{
+	return x->llc_level < 0 ? 1 : x->t->n_groups[x->llc_level];
+}
+
+/* The PUs of LLC group @g, NULL when the whole host stands for it. */
+static const struct vtb_cpuset *llc_pus(const struct ctx *x, int g)
+{
+	if (x->llc_level < 0 || g < 0 || (size_t)g >= n_llcs(x))
+		return NULL;
+	return &x->t->groups[x->llc_level][g].pus;
+}
 
 struct hcore {
 	int *pu; /* free pool PUs of this core (OS numbers), compact order */
@@ -120,10 +177,11 @@ static int node_os(const struct vtb_topo *t, const struct vtb_topo_pu *p)
  * (@n OS numbers, compact order), their cores and PUs, in order of first
  * appearance.
  */
-static int hview_build(const struct vtb_topo *t, const int *pool, size_t n, bool by_node,
+static int hview_build(const struct ctx *x, const int *pool, size_t n, bool by_node,
 		       struct hview *v)
 {
-	size_t nn = t->n_nodes + 1, nl = t->n_groups[VTB_TOPO_LLC] + 1;
+	const struct vtb_topo *t = x->t;
+	size_t nn = t->n_nodes + 1, nl = n_llcs(x) + 1;
 	size_t ncore = t->n_groups[VTB_TOPO_CORE] + 1;
 	int *unit_of = NULL, *core_slot = NULL, *core_unit = NULL, *unit_ncores = NULL;
 	int *core_n = NULL, *pu_core = NULL, *unit_first = NULL, *pos = NULL, *pu_first = NULL;
@@ -155,12 +213,13 @@ static int hview_build(const struct vtb_topo *t, const int *pool, size_t n, bool
 	/* pass 1: units and cores in order of first appearance */
 	for (i = 0; i < n; i++) {
 		const struct vtb_topo_pu *p = vtb_topo_pu_by_os(t, pool[i]);
-		size_t key = (size_t)(p->llc + 1) * nn + (by_node ? (size_t)(p->node + 1) : 0);
+		size_t key = (size_t)(llc_of(x, p) + 1) * nn +
+			     (by_node ? (size_t)(p->node + 1) : 0);
 
 		u = unit_of[key];
 		if (u < 0) {
 			u = unit_of[key] = v->n++;
-			v->units[u].llc = p->llc;
+			v->units[u].llc = llc_of(x, p);
 			v->units[u].node = by_node ? p->node : -1;
 			v->units[u].pkg = p->pkg;
 		}
@@ -209,6 +268,64 @@ out:
 	return ret;
 }
 
+struct unit_cost {
+	long cost;
+	int idx;
+};
+
+static int cmp_unit_cost(const void *a, const void *b)
+{
+	const struct unit_cost *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * Orders @v's units by the vCPUs already on the pCPUs that shape @sh
+ * would take from each (its first c cores of t PUs, as mirror_cores()
+ * takes them), least first and otherwise as they were, so that a VM
+ * sharing pCPUs (overcommit) takes the least loaded units, not the
+ * first ones, and among equals those whose cores no other VM has
+ * (@used).  Units that do not fit go last.  @load, @used: by OS number.
+ */
+static int hview_by_load(struct hview *v, const struct shape *sh, const int *load, const bool *used)
+{
+	struct unit_cost *uc = calloc((size_t)v->n + 1, sizeof(*uc));
+	struct hunit *units = calloc((size_t)v->n + 1, sizeof(*units));
+	int u, k, got, th;
+
+	if (!uc || !units) {
+		free(uc);
+		free(units);
+		return vtb_error("out of memory");
+	}
+	for (u = 0; u < v->n; u++) {
+		const struct hunit *h = &v->units[u];
+
+		uc[u].idx = u;
+		for (k = 0, got = 0; k < h->n && got < sh->c; k++) {
+			if (h->cores[k].n < sh->t)
+				continue;
+			/* loaded pCPUs first, then cores another VM has */
+			for (th = 0; th < sh->t; th++)
+				uc[u].cost += 4096L * load[h->cores[k].pu[th]] +
+					      (used && used[h->cores[k].pu[th]]);
+			got++;
+		}
+		if (got < sh->c)
+			uc[u].cost = LONG_MAX;
+	}
+	qsort(uc, (size_t)v->n, sizeof(*uc), cmp_unit_cost);
+	for (u = 0; u < v->n; u++)
+		units[u] = v->units[uc[u].idx];
+	memcpy(v->units, units, (size_t)v->n * sizeof(*units));
+	free(uc);
+	free(units);
+	return 0;
+}
+
 /* Cores of @u with at least @t PUs. */
 static int eligible_cores(const struct hunit *u, int t)
 {
@@ -220,20 +337,6 @@ static int eligible_cores(const struct hunit *u, int t)
 }
 
 /* ---------------------------------------------------------------- plan building */
-
-/* mirror's shape (lie repeats it): t threads per core, c cores per die,
- * l dies, s sockets (0: the packages used hold different numbers of the
- * dies, told one socket). */
-struct shape {
-	int t, c, l, s;
-};
-
-struct ctx {
-	const struct vtb_topo *t;
-	const struct vtb_plan_req *r;
-	struct vtb_plan *p;
-	struct shape shape; /* VM 0's, which later VMs repeat; t == 0 until set */
-};
 
 /* A note for the reader: on VM @vm, or on the whole plan (@vm < 0).
  * Takes @text; duplicates are dropped. */
@@ -313,27 +416,48 @@ static int pick_first(const struct hview *v, int t, int c, int l, int *sel)
 	return k == l ? 0 : -1;
 }
 
-/*
- * mirror's shape on @v for @nv vCPUs and its units (@sel, l entries):
- * t the host's SMT width when it divides the vCPUs (else smaller), then c
- * as large as possible among the shapes whose units fill whole packages
- * alike (s packages x l/s units); only when no shape does, the first
- * that fits, told one socket (s = 0).  @fixed (t > 0): that shape only.
- * 0, or -1 (no error set) when nothing fits.
- */
-static int mirror_shape(const struct hview *v, int nv, const struct shape *fixed, struct shape *out,
-			int *sel)
+/* The units of shape @sh on @v into @sel (l entries): 0, or -1 when they
+ * are not there. */
+static int fit_shape(const struct hview *v, const struct shape *sh, int *sel)
 {
-	struct shape first = { 0, 0, 0, 0 };
-	int smt = 1, t, c, l, i, k, s;
+	if (sh->s > 0)
+		return pick_regular(v, sh->t, sh->c, sh->l, sh->s, sel) ? 0 : -1;
+	return pick_first(v, sh->t, sh->c, sh->l, sel);
+}
 
-	if (fixed->t) {
-		*out = *fixed;
-		if (fixed->s > 0)
-			return pick_regular(v, fixed->t, fixed->c, fixed->l, fixed->s, sel) ? 0
-											    : -1;
-		return pick_first(v, fixed->t, fixed->c, fixed->l, sel);
+/* The packages of @v's units. */
+static int n_packages(const struct hview *v)
+{
+	int u, w, k = 0;
+
+	for (u = 0; u < v->n; u++) {
+		for (w = 0; w < u && v->units[w].pkg != v->units[u].pkg; w++)
+			;
+		k += w == u;
 	}
+	return k;
+}
+
+/*
+ * mirror's candidate shapes for @nv vCPUs on @v (the whole pool), in the
+ * order of preference among equals: t the host's SMT width first (when
+ * it divides the vCPUs), then smaller; c as large as a unit allows, then
+ * smaller; for each, every package count s whose packages the units fill
+ * alike (pick_regular()), fewest first, then s = 0 (told one socket)
+ * when the units fit at all.  Which one a plan takes is decided by
+ * placing every VM with each (choose()).  *@out malloc'ed; 0 or -1.
+ */
+static int enum_shapes(const struct hview *v, int nv, struct shape **out, size_t *n_out)
+{
+	struct shape *c_out = NULL;
+	size_t n = 0, cap = 0;
+	int smt = 1, t, c, l, s, i, k, pkgs = n_packages(v);
+	int *sel = calloc((size_t)v->n + 1, sizeof(*sel));
+
+	*out = NULL;
+	*n_out = 0;
+	if (!sel)
+		return vtb_error("out of memory");
 	for (i = 0; i < v->n; i++)
 		for (k = 0; k < v->units[i].n; k++)
 			if (v->units[i].cores[k].n > smt)
@@ -358,19 +482,31 @@ static int mirror_shape(const struct hview *v, int nv, const struct shape *fixed
 				have += unit_fits(&v->units[i], t, c);
 			if (have < l)
 				continue;
-			if (!first.t)
-				first = (struct shape){ t, c, l, 0 };
-			s = pick_regular(v, t, c, l, 0, sel);
-			if (s) {
-				*out = (struct shape){ t, c, l, s };
-				return 0;
+			for (s = 1; s <= l + 1; s++) {
+				struct shape sh = { t, c, l, s <= l ? s : 0 };
+
+				if (sh.s && (l % s || s > pkgs || fit_shape(v, &sh, sel) < 0))
+					continue;
+				if (n == cap) {
+					struct shape *m;
+
+					cap = cap ? 2 * cap : 16;
+					m = realloc(c_out, cap * sizeof(*m));
+					if (!m) {
+						free(c_out);
+						free(sel);
+						return vtb_error("out of memory");
+					}
+					c_out = m;
+				}
+				c_out[n++] = sh;
 			}
 		}
 	}
-	if (!first.t)
-		return -1;
-	*out = first;
-	return pick_first(v, first.t, first.c, first.l, sel);
+	free(sel);
+	*out = c_out;
+	*n_out = n;
+	return 0;
 }
 
 /* The first @c cores with >= @t PUs of each unit of @sel (l), unit-major,
@@ -405,9 +541,8 @@ static int units_notes(struct ctx *x, int vm, const struct hview *v, const int *
 
 		if (sel[d] > last)
 			last = sel[d];
-		if (h->node >= 0 && t->groups[VTB_TOPO_LLC] && h->llc >= 0 &&
-		    !vtb_cpuset_has(&t->nodes[h->node].pus,
-				    t->groups[VTB_TOPO_LLC][h->llc].pus.cpus[0]) &&
+		if (h->node >= 0 && x->llc_level == VTB_TOPO_LLC && llc_pus(x, h->llc) &&
+		    !vtb_cpuset_has(&t->nodes[h->node].pus, llc_pus(x, h->llc)->cpus[0]) &&
 		    note(x->p, -1,
 			 vtb_strdup(
 				 "a host LLC spans several NUMA nodes (sub-NUMA clustering): one virtual die per node")) <
@@ -593,100 +728,67 @@ static int lie_assign(const struct hview *v, const struct shape *sh, const struc
 }
 
 /*
- * Assigns VM @vm's vCPUs: pcpu[v] for every vCPU, cellof[v] the pCPU
- * whose node decides the vCPU's guest cell (mirror's pCPU under lie, so
- * lie has mirror's cells), and the shape (first VM only; every VM of a
- * configuration has the same shape).  @pool: the free PUs in compact
- * order.
+ * Assigns VM @vm's vCPUs on @pool (free PUs in the order to take them):
+ * pcpu[v] for every vCPU, cellof[v] the pCPU whose node decides the
+ * vCPU's guest cell (mirror's pCPU under lie, so lie has mirror's cells).
+ * mirror and lie take shape @sh; the others the first pCPUs of @pool.
+ * 0; 1 when the shape finds no room (vtb_error() says why); -1 on errors.
  */
-static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, int *pcpu, int *cellof)
+static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, const struct shape *sh,
+		  const int *load, const bool *used, int *pcpu, int *cellof)
 {
 	const struct vtb_plan_req *r = x->r;
-	struct vtb_plan *p = x->p;
 	struct hview v = { 0 };
 	const struct hcore **q = NULL;
 	const struct hunit **units = NULL;
-	struct shape sh;
 	int *sel = NULL;
-	int nv = r->vcpus, K, i, ret = -1;
+	int nv = r->vcpus, i, ret = -1;
 	const char *name = r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie";
 
+	if (!n_pool) {
+		vtb_error("topology %s: VM %d finds no free pCPU", name, vm);
+		return 1;
+	}
 	if (r->topology != VTB_VTOPO_MIRROR && r->topology != VTB_VTOPO_LIE) {
 		for (i = 0; i < nv; i++)
 			pcpu[i] = cellof[i] = pool[(size_t)i % n_pool];
-		if (vm == 0) {
-			switch (r->topology) {
-			case VTB_VTOPO_FLAT:
-				p->sockets = nv;
-				p->dies = p->cores = p->threads = 1;
-				break;
-			case VTB_VTOPO_CORES:
-				p->sockets = p->dies = p->threads = 1;
-				p->cores = nv;
-				break;
-			default:
-				p->sockets = r->sockets;
-				p->dies = r->dies;
-				p->cores = r->cores;
-				p->threads = r->threads;
-			}
-		}
 		return 0;
 	}
 	/* lie has mirror's units (split per node with numa = auto) and so
 	 * mirror's counts: sockets, dies, cores, threads and cells */
-	if (hview_build(x->t, pool, n_pool, r->numa, &v) < 0)
+	if (hview_build(x, pool, n_pool, r->numa, &v) < 0)
 		return -1;
+	if (load && hview_by_load(&v, sh, load, used) < 0)
+		goto out;
 	sel = calloc((size_t)v.n + 1, sizeof(*sel));
-	if (!sel) {
-		ret = vtb_error("out of memory");
+	q = calloc((size_t)sh->c * (size_t)sh->l + (size_t)sh->t + 2, sizeof(*q));
+	units = calloc((size_t)sh->l + 2, sizeof(*units));
+	if (!sel || !q || !units) {
+		vtb_error("out of memory");
 		goto out;
 	}
-	if (mirror_shape(&v, nv, &x->shape, &sh, sel) < 0) {
-		if (vm > 0) {
-			ret = vtb_error(
-				"topology %s: VM %d finds no room for the shape of VM 0 (%d LLC groups of %d cores of %d threads%s) on the %zu free pCPUs (whole cores go to one VM)",
-				name, vm, x->shape.l, x->shape.c, x->shape.t,
-				x->shape.s > 0 ? ", a package per socket" : "", n_pool);
+	if (fit_shape(&v, sh, sel) < 0) {
+		vtb_error(
+			"topology %s: VM %d finds no room for the shape (%d LLC groups of %d cores of %d threads%s) on its %zu free pCPUs (whole cores go to one VM)",
+			name, vm, sh->l, sh->c, sh->t, sh->s > 0 ? ", a package per socket" : "",
+			n_pool);
+		ret = 1;
+		goto out;
+	}
+	for (i = 0; i < sh->l; i++)
+		units[i] = &v.units[sel[i]];
+	mirror_cores(&v, sh, sel, q);
+	if (x->notes && units_notes(x, vm, &v, sel, sh) < 0)
+		goto out;
+	for (i = 0; i < nv; i++)
+		pcpu[i] = cellof[i] = q[i / sh->t]->pu[i % sh->t];
+	if (r->topology == VTB_VTOPO_LIE) {
+		if (sh->l >= 2 && !llc_shift(units, sh->l) && lie_units(&v, sh, sel, units) == 0)
+			mirror_cores(&v, sh, sel, q);
+		if (lie_assign(&v, sh, units, q, nv, pcpu) < 0) {
+			ret = 1;
 			goto out;
 		}
-		ret = vtb_error(
-			"topology %s: %d vCPUs do not form a regular shape (LLC groups of equal cores of equal threads) on the %zu free pCPUs",
-			name, nv, n_pool);
-		goto out;
-	}
-	K = sh.c * sh.l;
-	q = calloc((size_t)K + (size_t)sh.t + 2, sizeof(*q));
-	units = calloc((size_t)sh.l + 2, sizeof(*units));
-	if (!q || !units) {
-		ret = vtb_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < sh.l; i++)
-		units[i] = &v.units[sel[i]];
-	mirror_cores(&v, &sh, sel, q);
-	if (units_notes(x, vm, &v, sel, &sh) < 0)
-		goto out;
-	if (vm == 0) {
-		x->shape = sh;
-		p->threads = sh.t;
-		p->cores = sh.c;
-		p->sockets = sh.s > 0 ? sh.s : 1;
-		p->dies = sh.s > 0 ? sh.l / sh.s : sh.l;
-		if (sh.s == 0 &&
-		    note(p, -1,
-			 vtb_asprintf(
-				 "the packages used hold different numbers of the %d LLC groups used (no regular choice fits): told 1 socket of %d dies, the real package boundary is not shown",
-				 sh.l, sh.l)) < 0)
-			goto out;
-	}
-	for (i = 0; i < nv; i++)
-		pcpu[i] = cellof[i] = q[i / sh.t]->pu[i % sh.t];
-	if (r->topology == VTB_VTOPO_LIE) {
-		if (sh.l >= 2 && !llc_shift(units, sh.l) && lie_units(&v, &sh, sel, units) == 0)
-			mirror_cores(&v, &sh, sel, q);
-		if (lie_assign(&v, &sh, units, q, nv, pcpu) < 0)
-			goto out;
 	}
 	ret = 0;
 out:
@@ -697,15 +799,20 @@ out:
 	return ret;
 }
 
-/* The housekeeping set and the pool (compact order, allowed, online). */
-static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
+/*
+ * The housekeeping set and the pool (compact order, allowed, online):
+ * @hk_set when given (a placement trial), else the request's.  The SMT
+ * siblings of housekeeping CPUs stay out of the pool: a vCPU there would
+ * share a core with the emulator thread.
+ */
+static int pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, size_t *n_pool)
 {
 	const struct vtb_topo *t = x->t;
 	const struct vtb_plan_req *r = x->r;
 	struct vtb_plan *p = x->p;
-	struct vtb_cpuset hk = { NULL, 0 };
+	struct vtb_cpuset hk = { NULL, 0 }, out = { NULL, 0 }, idle = { NULL, 0 };
 	const char *spec = r->housekeeping ? r->housekeeping : "auto";
-	size_t i, n_allowed = 0, need;
+	size_t i, j, n_allowed = 0, need;
 	int *all;
 
 	*pool = NULL;
@@ -721,7 +828,11 @@ static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
 		return vtb_error("the host allows no CPU");
 	}
 	need = r->overcommit ? (size_t)1 : (size_t)r->vcpus * (size_t)r->vms;
-	if (!strcmp(spec, "none")) {
+	if (hk_set) {
+		for (i = 0; i < hk_set->n; i++)
+			if (vtb_cpuset_add(&hk, hk_set->cpus[i]) < 0)
+				goto fail;
+	} else if (!strcmp(spec, "none")) {
 		/* nothing kept back */
 	} else if (!strcmp(spec, "auto")) {
 		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, all[0]);
@@ -736,10 +847,11 @@ static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
 				    vtb_cpuset_add(&hk, core->cpus[i]) < 0)
 					goto fail;
 		} else if (
+			x->notes &&
 			note(p, -1,
 			     vtb_strdup(
 				     "no housekeeping CPUs: the host has no spare CPU, so the harness, libvirt and emulator threads share the vCPUs' pCPUs")) <
-			0) {
+				0) {
 			goto fail;
 		}
 	} else if (vtb_cpuset_parse(spec, &hk) < 0) {
@@ -757,10 +869,40 @@ static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
 			}
 		}
 	}
+	/* the housekeeping CPUs' whole cores stay out of the pool */
+	for (i = 0; i < hk.n; i++) {
+		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, hk.cpus[i]);
+
+		if (vtb_cpuset_add(&out, hk.cpus[i]) < 0)
+			goto fail;
+		for (j = 0; core && j < core->n; j++)
+			if (!vtb_cpuset_has(&hk, core->cpus[j]) &&
+			    vtb_topo_pu_by_os(t, core->cpus[j])->allowed &&
+			    (vtb_cpuset_add(&out, core->cpus[j]) < 0 ||
+			     vtb_cpuset_add(&idle, core->cpus[j]) < 0))
+				goto fail;
+	}
+	if (idle.n && x->notes) {
+		char *h = vtb_cpuset_format(&hk), *s = vtb_cpuset_format(&idle);
+		int r2 = note(
+			p, -1,
+			h && s ? vtb_asprintf(
+					 "housekeeping %s: its SMT sibling%s %s stay%s idle, never given to vCPUs (a vCPU there would share a core with the emulator thread)",
+					 h, idle.n == 1 ? "" : "s", s, idle.n == 1 ? "s" : "")
+			       : NULL);
+
+		free(h);
+		free(s);
+		if (r2 < 0)
+			goto fail;
+	}
+	vtb_cpuset_release(&idle);
 	p->housekeeping = hk;
+	hk = (struct vtb_cpuset){ NULL, 0 };
 	for (i = 0; i < n_allowed; i++)
-		if (!vtb_cpuset_has(&hk, all[i]))
+		if (!vtb_cpuset_has(&out, all[i]))
 			all[(*n_pool)++] = all[i];
+	vtb_cpuset_release(&out);
 	*pool = all;
 	if (!*n_pool) {
 		*pool = NULL;
@@ -770,13 +912,15 @@ static int pool_of(struct ctx *x, int **pool, size_t *n_pool)
 	return 0;
 fail:
 	vtb_cpuset_release(&hk);
+	vtb_cpuset_release(&out);
+	vtb_cpuset_release(&idle);
 	free(all);
 	return -1;
 }
 
-static int group_at(const struct vtb_topo_pu *pu, enum vtb_claim_kind k)
+static int group_at(const struct ctx *x, const struct vtb_topo_pu *pu, enum vtb_claim_kind k)
 {
-	return k == VTB_CLAIM_SMT ? pu->core : k == VTB_CLAIM_LLC ? pu->llc : pu->node;
+	return k == VTB_CLAIM_SMT ? pu->core : k == VTB_CLAIM_LLC ? llc_of(x, pu) : pu->node;
 }
 
 /* Whether @pin fixes the pCPUs for a claim of kind @k (plan.h): strict
@@ -788,10 +932,12 @@ static bool pin_backs(enum vtb_pinning pin, enum vtb_claim_kind k)
 
 /* The claim's state (plan.h); a node claim also needs the cell's memory
  * on that node (@host_node, -2: no binding to check). */
-static enum vtb_claim_state claim_state(const struct vtb_topo *t, enum vtb_pinning pin,
-					const struct vtb_plan_vm *m, enum vtb_claim_kind k,
-					const struct vtb_cpuset *vcpus, int host_node)
+static enum vtb_claim_state claim_state(const struct ctx *x, const struct vtb_plan_vm *m,
+					enum vtb_claim_kind k, const struct vtb_cpuset *vcpus,
+					int host_node)
 {
+	const struct vtb_topo *t = x->t;
+	enum vtb_pinning pin = x->r->pinning;
 	int common = -2;
 	bool same = true;
 	size_t i, j;
@@ -803,7 +949,7 @@ static enum vtb_claim_state claim_state(const struct vtb_topo *t, enum vtb_pinni
 		int g = -2;
 
 		for (j = 0; j < a->n; j++) {
-			int h = group_at(vtb_topo_pu_by_os(t, a->cpus[j]), k);
+			int h = group_at(x, vtb_topo_pu_by_os(t, a->cpus[j]), k);
 
 			if (h < 0 || (g != -2 && h != g))
 				return VTB_CLAIM_UNBACKED;
@@ -853,7 +999,7 @@ static int add_claim(struct ctx *x, int vm, enum vtb_claim_kind k, int first, in
 		c->vcpus.n = (size_t)n;
 	}
 	p->n_claims++;
-	c->state = claim_state(x->t, x->r->pinning, &p->vm[vm], k, &c->vcpus, host_node);
+	c->state = claim_state(x, &p->vm[vm], k, &c->vcpus, host_node);
 	return 0;
 }
 
@@ -867,6 +1013,46 @@ static int node_index(const struct vtb_topo *t, int os)
 	return -1;
 }
 
+/*
+ * Splits @bytes over @n cells in proportion to their vCPUs (@count, @nv
+ * in all), in whole granules (2 MiB with huge pages, else 1 KiB: what
+ * libvirt and the huge page pools take), largest remainders first and
+ * the lowest cell on a tie, so equal cells get equal shares (up to one
+ * granule) and the sum is @bytes.  Into @out; 0 or -1.
+ */
+static int split_memory(uint64_t bytes, bool huge, const size_t *count, size_t n, size_t nv,
+			uint64_t *out)
+{
+	uint64_t g = huge && !(bytes % VTB_TOPO_HUGEPAGE) ? VTB_TOPO_HUGEPAGE : 1024;
+	uint64_t units = bytes / g, given = 0;
+	bool *got = calloc(n + 1, sizeof(*got));
+	size_t i;
+
+	if (!got)
+		return vtb_error("out of memory");
+	for (i = 0; i < n; i++) {
+		/* units < 2^41 and count <= 2^20: no overflow */
+		out[i] = units * count[i] / nv;
+		given += out[i];
+	}
+	for (; given < units; given++) { /* fewer than n left */
+		size_t best = n;
+
+		for (i = 0; i < n; i++)
+			if (!got[i] &&
+			    (best == n || units * count[i] % nv > units * count[best] % nv))
+				best = i;
+		got[best] = true;
+		out[best]++;
+	}
+	for (i = 0; i < n; i++)
+		out[i] *= g;
+	if (n)
+		out[0] += bytes % g;
+	free(got);
+	return 0;
+}
+
 /* Guest cells of VM @m: by host node of @cellof (numa = auto: the
  * assignment, mirror's under lie) or r->cells equal slices.  A cell's
  * host node is that of its vCPUs' pCPUs when they share one. */
@@ -876,7 +1062,8 @@ static int cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 	const struct vtb_plan_req *r = x->r;
 	int nv = r->vcpus, i, j, nc = 0;
 	int *node_cell = NULL, *cell_of = NULL;
-	uint64_t kib = r->memory_bytes / 1024, base;
+	size_t *count = NULL;
+	uint64_t *mem = NULL;
 
 	if (!r->cells && !r->numa)
 		return 0;
@@ -898,14 +1085,19 @@ static int cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 		cell_of[i] = node_cell[j];
 	}
 	m->cells = calloc((size_t)nc, sizeof(*m->cells));
-	if (!m->cells)
+	count = calloc((size_t)nc, sizeof(*count));
+	mem = calloc((size_t)nc, sizeof(*mem));
+	if (!m->cells || !count || !mem)
 		goto oom;
 	m->n_cells = (size_t)nc;
-	base = kib / (uint64_t)nc;
+	for (i = 0; i < nv; i++)
+		count[cell_of[i]]++;
+	/* memory in proportion to each cell's vCPUs */
+	if (split_memory(r->memory_bytes, r->hugepages, count, (size_t)nc, (size_t)nv, mem) < 0)
+		goto fail;
 	for (i = 0; i < nc; i++) {
 		m->cells[i].host_node = -2;
-		m->cells[i].memory_bytes = (i ? base : kib - base * (uint64_t)(nc - 1)) * 1024 +
-					   (i ? 0 : r->memory_bytes % 1024);
+		m->cells[i].memory_bytes = mem[i];
 	}
 	for (i = 0; i < nv; i++) {
 		struct vtb_plan_cell *c = &m->cells[cell_of[i]];
@@ -940,12 +1132,16 @@ static int cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 no_distances:
 	free(cell_of);
 	free(node_cell);
+	free(count);
+	free(mem);
 	return 0;
 oom:
 	vtb_error("out of memory");
 fail:
 	free(cell_of);
 	free(node_cell);
+	free(count);
+	free(mem);
 	return -1;
 }
 
@@ -973,8 +1169,9 @@ static int pins_of(struct ctx *x, struct vtb_plan_vm *m)
 			const struct vtb_topo_pu *o = vtb_topo_pu_by_os(t, m->cpus.cpus[j]);
 			bool in = pin == VTB_PIN_STRICT ? o == pu
 				  : pin == VTB_PIN_CORE ? o->core == pu->core && pu->core >= 0
-				  : pin == VTB_PIN_LLC	? o->llc == pu->llc && pu->llc >= 0
-							: o->node == pu->node && pu->node >= 0;
+				  : pin == VTB_PIN_LLC
+					  ? llc_of(x, o) == llc_of(x, pu) && llc_of(x, pu) >= 0
+					  : o->node == pu->node && pu->node >= 0;
 			if (in || o == pu)
 				a[n++] = o->os;
 		}
@@ -1108,69 +1305,809 @@ static int cmp_load(const void *a, const void *b)
 }
 
 /*
- * overcommit: VMs share pCPUs only when they have to.  First the free
- * pCPUs (@used: a core another VM has) as without overcommit, whole cores
- * per VM; then the pool's least loaded pCPUs (@load: vCPUs already on
- * each), the fewest that hold the VM's vCPUs, least loaded first and in
- * compact order among equals; then the whole pool in that order.  The
- * first of these that the topology can place wins (mirror and lie need a
- * regular shape, which the first ones may not hold).  @cand: n_pool ints.
+ * How well a placement of every VM of a configuration does; compared
+ * field by field in this order (score_cmp()): the memory fits the host
+ * nodes it is bound to; every VM on free whole cores (nothing shared);
+ * mirror's threads per core (the host's SMT width); the most vCPUs on
+ * one pCPU, the fewest on one, and the vCPUs beyond one per pCPU
+ * (overcommit: the loads as even as the shape allows); sockets that
+ * are whole packages alike; the fewest host nodes, then packages, summed
+ * over the VMs; the most cores per die.
  */
-static int assign_shared(struct ctx *x, int vm, const int *pool, size_t n_pool, const bool *used,
-			 const int *load, int *cand, int *pcpu, int *cellof)
+struct score {
+	bool mem_ok, whole;
+	int t, max_load, min_load;
+	long excess;
+	bool regular;
+	long nodes, pkgs;
+	int c;
+};
+
+static int score_cmp(const struct score *a, const struct score *b)
+{
+	if (a->mem_ok != b->mem_ok)
+		return a->mem_ok ? -1 : 1;
+	if (a->whole != b->whole)
+		return a->whole ? -1 : 1;
+	if (a->t != b->t)
+		return a->t > b->t ? -1 : 1;
+	if (a->max_load != b->max_load)
+		return a->max_load < b->max_load ? -1 : 1;
+	if (a->min_load != b->min_load)
+		return a->min_load > b->min_load ? -1 : 1;
+	if (a->excess != b->excess)
+		return a->excess < b->excess ? -1 : 1;
+	if (a->regular != b->regular)
+		return a->regular ? -1 : 1;
+	if (a->nodes != b->nodes)
+		return a->nodes < b->nodes ? -1 : 1;
+	if (a->pkgs != b->pkgs)
+		return a->pkgs < b->pkgs ? -1 : 1;
+	if (a->c != b->c)
+		return a->c > b->c ? -1 : 1;
+	return 0;
+}
+
+/* Scratch of place_all(), sized once per plan. */
+struct scratch {
+	bool *used;	/* by OS number: a core some VM has */
+	int *load;	/* by OS number: vCPUs on it */
+	bool *barred;	/* by node index: this VM's memory does not fit there */
+	bool *pkg_seen; /* by package index */
+	uint64_t *left; /* by node index: memory not yet bound, 0 unknown */
+	size_t *count;	/* by node index */
+	uint64_t *mem;	/* by node index */
+	int *cand, *tp, *tc;
+	struct load_slot *slot;
+};
+
+static void scratch_release(struct scratch *s)
+{
+	free(s->used);
+	free(s->load);
+	free(s->barred);
+	free(s->pkg_seen);
+	free(s->left);
+	free(s->count);
+	free(s->mem);
+	free(s->cand);
+	free(s->tp);
+	free(s->tc);
+	free(s->slot);
+}
+
+static int scratch_init(const struct ctx *x, size_t n_pool, struct scratch *s)
+{
+	const struct vtb_topo *t = x->t;
+	size_t nn = t->n_nodes + 1, nv = (size_t)x->r->vcpus;
+
+	s->used = calloc((size_t)t->max_os + 2, sizeof(*s->used));
+	s->load = calloc((size_t)t->max_os + 2, sizeof(*s->load));
+	s->barred = calloc(nn, sizeof(*s->barred));
+	s->pkg_seen = calloc(t->n_groups[VTB_TOPO_PKG] + 1, sizeof(*s->pkg_seen));
+	s->left = calloc(nn, sizeof(*s->left));
+	s->count = calloc(nn, sizeof(*s->count));
+	s->mem = calloc(nn, sizeof(*s->mem));
+	s->cand = calloc(n_pool + 1, sizeof(*s->cand));
+	s->tp = calloc(nv, sizeof(*s->tp));
+	s->tc = calloc(nv, sizeof(*s->tc));
+	s->slot = calloc(n_pool + 1, sizeof(*s->slot));
+	if (!s->used || !s->load || !s->barred || !s->pkg_seen || !s->left || !s->count ||
+	    !s->mem || !s->cand || !s->tp || !s->tc || !s->slot)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+static bool pool_ok(const struct ctx *x, const struct scratch *s, int os)
+{
+	const struct vtb_topo_pu *p = vtb_topo_pu_by_os(x->t, os);
+
+	return p->node < 0 || !s->barred[p->node];
+}
+
+/*
+ * One VM on @pool (compact order): the free pCPUs as without overcommit,
+ * whole cores; with overcommit, when they do not hold the VM, the pool's
+ * least loaded pCPUs (the fewest that hold its vCPUs: free siblings
+ * first), then the whole pool by load, least loaded first and in compact
+ * order among equals.  pCPUs on barred nodes are left out.  Into s->tp,
+ * s->tc; *@whole: on free whole cores.  0, 1 (no room, vtb_error() says
+ * why) or -1.
+ */
+static int place_one(struct ctx *x, int vm, const int *pool, size_t n_pool, const struct shape *sh,
+		     struct scratch *s, bool *whole)
 {
 	struct vtb_plan *p = x->p;
-	size_t nv = (size_t)x->r->vcpus, n, i, last = 0, p_notes = p->n_notes;
-	size_t vm_notes = p->vm[vm].n_notes;
-	struct load_slot *slot = malloc((n_pool + 1) * sizeof(*slot));
-	int tier, ret = -1;
+	size_t nv = (size_t)x->r->vcpus, n = 0, n_ok = 0, i, last = 0;
+	size_t p_notes = p->n_notes, vm_notes = p->vm[vm].n_notes;
+	int tier, rc = 1;
 
-	if (!slot)
-		return vtb_error("out of memory");
-	for (i = 0; i < n_pool; i++)
-		slot[i] = (struct load_slot){ load[pool[i]], (int)i };
-	qsort(slot, n_pool, sizeof(*slot), cmp_load);
-	for (tier = 0; tier < 3 && ret < 0; tier++) {
+	for (tier = 0; tier < 3 && rc == 1; tier++) {
 		n = 0;
 		if (tier == 0) {
 			for (i = 0; i < n_pool; i++)
-				if (!used[pool[i]])
-					cand[n++] = pool[i];
-			if (n < nv)
+				if (!s->used[pool[i]] && pool_ok(x, s, pool[i]))
+					s->cand[n++] = pool[i];
+			if (n < nv) {
+				vtb_error(
+					"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %zu vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
+					vm, x->r->vms, n, nv);
+				if (!x->r->overcommit)
+					return 1;
 				continue;
+			}
 		} else {
-			int lim = slot[(nv < n_pool ? nv : n_pool) - 1].load;
+			int lim;
 
-			for (i = 0; i < n_pool && (tier == 2 || slot[i].load <= lim); i++)
-				cand[n++] = pool[slot[i].idx];
+			if (!x->r->overcommit)
+				break;
+			if (tier == 1) {
+				for (i = 0, n_ok = 0; i < n_pool; i++)
+					if (pool_ok(x, s, pool[i]))
+						s->slot[n_ok++] = (struct load_slot){
+							s->load[pool[i]], (int)i
+						};
+				if (!n_ok)
+					break;
+				qsort(s->slot, n_ok, sizeof(*s->slot), cmp_load);
+			}
+			lim = s->slot[(nv < n_ok ? nv : n_ok) - 1].load;
+			for (i = 0; i < n_ok && (tier == 2 || s->slot[i].load <= lim); i++)
+				s->cand[n++] = pool[s->slot[i].idx];
 			if (tier == 2 && n == last)
 				continue; /* tier 1 took the whole pool already */
 			last = n;
 		}
-		ret = assign(x, vm, cand, n, pcpu, cellof);
-		if (ret < 0) {
+		rc = assign(x, vm, s->cand, n, sh, tier ? s->load : NULL, s->used, s->tp, s->tc);
+		if (rc) {
 			notes_truncate(p->notes, &p->n_notes, p_notes);
 			notes_truncate(p->vm[vm].notes, &p->vm[vm].n_notes, vm_notes);
-			if (vm == 0)
-				x->shape = (struct shape){ 0, 0, 0, 0 };
+		}
+		*whole = tier == 0;
+	}
+	return rc;
+}
+
+/*
+ * The memory VM's placement s->tp/s->tc binds to each host node (its
+ * cells, by node of cellof, in proportion to their vCPUs; with numa =
+ * off all of it over the nodes of its pCPUs) against s->left.  -1 when it
+ * fits (or the nodes' memory is unknown), else the index of a node it
+ * overflows.  With @take, binds it.
+ */
+static int mem_over(const struct ctx *x, struct scratch *s, bool take)
+{
+	const struct vtb_topo *t = x->t;
+	size_t nv = (size_t)x->r->vcpus, nn = t->n_nodes, i;
+	uint64_t need = x->r->memory_bytes, have = 0;
+	int worst = -1;
+
+	if (!nn)
+		return -1;
+	memset(s->count, 0, nn * sizeof(*s->count));
+	for (i = 0; i < nv; i++) {
+		const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t,
+								 x->r->numa ? s->tc[i] : s->tp[i]);
+
+		if (pu->node >= 0)
+			s->count[pu->node]++;
+	}
+	if (x->r->numa) {
+		if (split_memory(need, x->r->hugepages, s->count, nn, nv, s->mem) < 0)
+			return -1;
+		for (i = 0; i < nn; i++) {
+			if (!s->count[i] || !s->left[i])
+				continue;
+			if (take)
+				s->left[i] = s->left[i] > s->mem[i] ? s->left[i] - s->mem[i] : 1;
+			/* fits while mem <= what is left, that is mem < left */
+			else if (s->mem[i] >= s->left[i])
+				return (int)i;
+		}
+		return -1;
+	}
+	for (i = 0; i < nn; i++) {
+		if (!s->count[i])
+			continue;
+		if (!s->left[i])
+			return -1; /* unknown: nothing to say */
+		have += s->left[i] - 1;
+		if (worst < 0 || s->left[i] < s->left[worst])
+			worst = (int)i;
+	}
+	for (i = 0; take && i < nn && need; i++) {
+		uint64_t part;
+
+		if (!s->count[i])
+			continue;
+		part = s->left[i] - 1 < need ? s->left[i] - 1 : need;
+		s->left[i] -= part;
+		need -= part;
+	}
+	return !take && need > have ? worst : -1;
+}
+
+/*
+ * Places every VM of the configuration with shape @sh on @pool, VM
+ * after VM (a core one VM uses is used up for the others), and scores
+ * it.  A VM whose memory would overflow a host node (as far as the nodes'
+ * memory is known) tries again without that node; when nothing fits it
+ * keeps its first placement and the score says so.  @pcpu, @cellof:
+ * vms x vcpus.  0, 1 when a VM finds no room (vtb_error() says why), -1.
+ */
+static int place_all(struct ctx *x, const int *pool, size_t n_pool, const struct shape *sh,
+		     struct scratch *s, int *pcpu, int *cellof, struct score *sc)
+{
+	const struct vtb_topo *t = x->t;
+	size_t nv = (size_t)x->r->vcpus, nn = t->n_nodes, i, k;
+	int vm, rc;
+
+	memset(s->used, 0, ((size_t)t->max_os + 2) * sizeof(*s->used));
+	memset(s->load, 0, ((size_t)t->max_os + 2) * sizeof(*s->load));
+	/* left: what each node has not yet bound, plus 1 (0: unknown) */
+	for (i = 0; i < nn; i++) {
+		uint64_t cap;
+
+		s->left[i] = vtb_topo_node_capacity(t, i, x->r->hugepages, &cap, NULL) ? cap + 1
+										       : 0;
+	}
+	*sc = (struct score){ .mem_ok = true,
+			      .whole = true,
+			      .t = sh->t,
+			      .regular = !sh->t || sh->s > 0,
+			      .c = sh->c };
+	for (vm = 0; vm < x->r->vms; vm++) {
+		int *vp = pcpu + (size_t)vm * nv, *vc = cellof + (size_t)vm * nv;
+		bool whole = false, fits = false, first_whole = false;
+		size_t tries;
+
+		memset(s->barred, 0, (nn + 1) * sizeof(*s->barred));
+		for (tries = 0; tries <= nn && !fits; tries++) {
+			int over;
+
+			rc = place_one(x, vm, pool, n_pool, sh, s, &whole);
+			if (rc < 0 || (rc && !tries))
+				return rc;
+			if (rc)
+				break;
+			over = mem_over(x, s, false);
+			if (!tries || over < 0) {
+				memcpy(vp, s->tp, nv * sizeof(*vp));
+				memcpy(vc, s->tc, nv * sizeof(*vc));
+				first_whole = whole;
+			}
+			fits = over < 0;
+			if (over >= 0)
+				s->barred[over] = true;
+		}
+		/* bind what the kept placement binds */
+		memcpy(s->tp, vp, nv * sizeof(*vp));
+		memcpy(s->tc, vc, nv * sizeof(*vc));
+		mem_over(x, s, true);
+		sc->mem_ok = sc->mem_ok && fits;
+		sc->whole = sc->whole && first_whole;
+		memset(s->count, 0, nn * sizeof(*s->count));
+		for (i = 0; i < nv; i++) {
+			const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, vp[i]);
+			const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, vp[i]);
+
+			/* the whole core: a sibling given to another VM would
+			 * make the VMs each other's noise */
+			s->used[vp[i]] = true;
+			for (k = 0; core && k < core->n; k++)
+				s->used[core->cpus[k]] = true;
+			s->load[vp[i]]++;
+			if (pu->node >= 0 && !s->count[pu->node]++)
+				sc->nodes++;
+		}
+		memset(s->pkg_seen, 0, (t->n_groups[VTB_TOPO_PKG] + 1) * sizeof(*s->pkg_seen));
+		for (i = 0; i < nv; i++) {
+			int pk = vtb_topo_pu_by_os(t, vp[i])->pkg;
+
+			if (pk >= 0 && !s->pkg_seen[pk]) {
+				s->pkg_seen[pk] = true;
+				sc->pkgs++;
+			}
 		}
 	}
-	free(slot);
+	sc->min_load = INT_MAX;
+	for (i = 0; i < n_pool; i++) {
+		int l = s->load[pool[i]];
+
+		if (l > sc->max_load)
+			sc->max_load = l;
+		if (l < sc->min_load)
+			sc->min_load = l;
+		if (l > 1)
+			sc->excess += l - 1;
+	}
+	return 0;
+}
+
+/*
+ * The shape every VM takes (mirror and lie) and its score: the best by
+ * score_cmp() among enum_shapes()'s candidates, each tried by placing
+ * every VM (so that side-by-side and overcommitted VMs get the shape that
+ * leaves room for all, not the one that suits the first).  0, 1 when
+ * nothing fits (vtb_error() says why, for the first candidate), -1.
+ */
+static int choose(struct ctx *x, const int *pool, size_t n_pool, struct scratch *s,
+		  const struct shape *forced, struct shape *best, struct score *bsc)
+{
+	const struct vtb_plan_req *r = x->r;
+	size_t nvv = (size_t)r->vms * (size_t)r->vcpus, n = 0, i;
+	int *pcpu = calloc(nvv, sizeof(int)), *cellof = calloc(nvv, sizeof(int));
+	struct shape *cands = NULL, none = { 0, 0, 0, 0 };
+	struct hview v = { 0 };
+	char *first_err = NULL;
+	bool found = false;
+	int rc = -1;
+
+	if (!pcpu || !cellof) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (forced) {
+		cands = malloc(sizeof(*cands));
+		if (!cands) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		cands[n++] = *forced;
+	} else if (r->topology == VTB_VTOPO_MIRROR || r->topology == VTB_VTOPO_LIE) {
+		if (hview_build(x, pool, n_pool, r->numa, &v) < 0 ||
+		    enum_shapes(&v, r->vcpus, &cands, &n) < 0)
+			goto out;
+		if (!n) {
+			vtb_error(
+				"topology %s: %d vCPUs do not form a regular shape (LLC groups of equal cores of equal threads) on the %zu free pCPUs",
+				r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie", r->vcpus,
+				n_pool);
+			rc = 1;
+			goto out;
+		}
+	} else {
+		cands = malloc(sizeof(*cands));
+		if (!cands) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		cands[n++] = none;
+	}
+	for (i = 0; i < n; i++) {
+		struct score sc;
+
+		/* candidates come with t decreasing: a smaller t is worse
+		 * than a found placement that fits on whole cores */
+		if (found && bsc->mem_ok && bsc->whole && cands[i].t < bsc->t)
+			break;
+		rc = place_all(x, pool, n_pool, &cands[i], s, pcpu, cellof, &sc);
+		if (rc < 0)
+			goto out;
+		if (rc) {
+			if (!first_err && !(first_err = vtb_strdup(vtb_errmsg()))) {
+				rc = vtb_error("out of memory");
+				goto out;
+			}
+			continue;
+		}
+		if (!found || score_cmp(&sc, bsc) < 0) {
+			*bsc = sc;
+			*best = cands[i];
+			found = true;
+		}
+	}
+	rc = found ? 0 : 1;
+	if (!found)
+		vtb_error("%s", first_err ? first_err : "no placement");
+out:
+	free(first_err);
+	free(cands);
+	free(pcpu);
+	free(cellof);
+	hview_release(&v);
+	return rc;
+}
+
+/* The cells bound to host node @node as "vm 0 cell 0 24GiB, ..." (the
+ * first few). */
+static char *cells_on(const struct vtb_plan *p, int node)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t c, k = 0;
+	int v;
+	char *out;
+
+	for (v = 0; v < p->req.vms; v++)
+		for (c = 0; c < p->vm[v].n_cells; c++) {
+			char *m;
+
+			if (p->vm[v].cells[c].host_node != node)
+				continue;
+			if (k++ == 4) {
+				vtb_strbuf_addf(&sb, ", ...");
+				continue;
+			}
+			if (k > 5)
+				continue;
+			m = vtb_format_size(p->vm[v].cells[c].memory_bytes);
+			vtb_strbuf_addf(&sb, "%svm %d cell %zu %s", k > 1 ? ", " : "", v, c,
+					m ? m : "?");
+			free(m);
+		}
+	out = vtb_strdup(vtb_strbuf_str(&sb));
+	vtb_strbuf_release(&sb);
+	return out;
+}
+
+/* "X in free 2MiB huge pages" or "X" for what node @i can give. */
+static char *capacity_text(const struct ctx *x, size_t i)
+{
+	bool free_known;
+	uint64_t cap;
+	char *sz, *s;
+
+	vtb_topo_node_capacity(x->t, i, x->r->hugepages, &cap, &free_known);
+	sz = vtb_format_size(cap);
+
+	if (!x->r->hugepages)
+		s = vtb_asprintf("%s", sz ? sz : "?");
+	else if (free_known)
+		s = vtb_asprintf("%s in free 2MiB huge pages (hugepages = yes)", sz ? sz : "?");
+	else
+		s = vtb_asprintf(
+			"%s in its 2MiB huge page pool (hugepages = yes; how much of it is free the host description does not say)",
+			sz ? sz : "?");
+	free(sz);
+	return s;
+}
+
+/*
+ * Guest memory against the host nodes it is bound to (numatune strict):
+ * a cell on one host node (memnode) must fit that node, counting the
+ * other VMs' cells there; memory bound to several nodes (numa = off, or
+ * a cell whose vCPUs span nodes) must fit what they have left.  Free
+ * huge pages with hugepages = yes, else the normal memory.  The first
+ * misfit becomes p->why_not (the configuration is not runnable); nodes
+ * of unknown memory are said in a note.
+ */
+static int mem_check(struct ctx *x)
+{
+	const struct vtb_topo *t = x->t;
+	struct vtb_plan *p = x->p;
+	size_t nn = t->n_nodes, i, c;
+	uint64_t *fixed = calloc(nn + 1, sizeof(*fixed)), *cap = calloc(nn + 1, sizeof(*cap));
+	bool *known = calloc(nn + 1, sizeof(*known));
+	uint64_t all_float = 0, all_avail = 0;
+	struct vtb_cpuset unknown = { NULL, 0 }, fnodes = { NULL, 0 };
+	bool pool_only = false, fl_unknown = false;
+	char *why = NULL;
+	int v, ret = -1;
+
+	if (!fixed || !cap || !known) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nn; i++)
+		known[i] = vtb_topo_node_capacity(t, i, p->req.hugepages, &cap[i], NULL);
+	for (v = 0; v < p->req.vms; v++) {
+		const struct vtb_plan_vm *m = &p->vm[v];
+
+		for (c = 0; c < m->n_cells; c++)
+			if (m->cells[c].host_node >= 0) {
+				int k = node_index(t, m->cells[c].host_node);
+
+				if (k >= 0)
+					fixed[k] += m->cells[c].memory_bytes;
+			}
+	}
+	for (i = 0; i < nn && !why; i++) {
+		bool free_known;
+
+		if (!fixed[i])
+			continue;
+		vtb_topo_node_capacity(t, i, p->req.hugepages, &cap[i], &free_known);
+		pool_only = pool_only || (known[i] && !free_known);
+		if (!known[i]) {
+			if (vtb_cpuset_add(&unknown, t->nodes[i].os) < 0)
+				goto out;
+		} else if (fixed[i] > cap[i]) {
+			char *need = vtb_format_size(fixed[i]), *has = capacity_text(x, i);
+			char *list = cells_on(p, t->nodes[i].os);
+
+			why = vtb_asprintf(
+				"guest memory does not fit host node %d: it has %s, the guest cells bound to it need %s (%s); lower memory%s",
+				t->nodes[i].os, has ? has : "?", need ? need : "?",
+				list ? list : "?", p->req.vms > 1 ? " or vms" : "");
+			free(need);
+			free(has);
+			free(list);
+			if (!why)
+				goto oom;
+		}
+	}
+	/* memory bound to several nodes: numa = off, cells spanning nodes */
+	for (v = 0; v < p->req.vms && !why; v++) {
+		const struct vtb_plan_vm *m = &p->vm[v];
+		uint64_t fl = m->n_cells ? 0 : p->req.memory_bytes, avail = 0;
+		bool unk = false;
+
+		for (c = 0; c < m->n_cells; c++)
+			if (m->cells[c].host_node < 0)
+				fl += m->cells[c].memory_bytes;
+		if (!fl || !m->nodes.n)
+			continue;
+		for (i = 0; i < m->nodes.n; i++) {
+			int k = node_index(t, m->nodes.cpus[i]);
+
+			if (k >= 0 && known[k] && p->req.hugepages &&
+			    t->nodes[k].hugepages_free < 0)
+				pool_only = true;
+			if (k < 0 || !known[k]) {
+				unk = true;
+				if (vtb_cpuset_add(&unknown, m->nodes.cpus[i]) < 0)
+					goto out;
+				continue;
+			}
+			avail += cap[k] > fixed[k] ? cap[k] - fixed[k] : 0;
+			if (!vtb_cpuset_has(&fnodes, m->nodes.cpus[i])) {
+				all_avail += cap[k] > fixed[k] ? cap[k] - fixed[k] : 0;
+				if (vtb_cpuset_add(&fnodes, m->nodes.cpus[i]) < 0)
+					goto out;
+			}
+		}
+		fl_unknown = fl_unknown || unk;
+		all_float += fl;
+		if (!unk && fl > avail) {
+			char *need = vtb_format_size(fl), *has = vtb_format_size(avail);
+			char *nodes = vtb_cpuset_format(&m->nodes);
+
+			bool one = m->nodes.n == 1;
+
+			why = vtb_asprintf(
+				"guest memory does not fit host node%s %s: vm %d binds %s to %s (%s), %s %s left%s; lower memory%s",
+				one ? "" : "s", nodes ? nodes : "?", v, need ? need : "?",
+				one ? "it" : "them",
+				m->n_cells ? "cells spanning host nodes" : "numa = off",
+				one ? "it has" : "they have", has ? has : "?",
+				p->req.hugepages ? " in 2MiB huge pages (hugepages = yes)" : "",
+				p->req.vms > 1 ? " or vms" : "");
+			free(need);
+			free(has);
+			free(nodes);
+			if (!why)
+				goto oom;
+		}
+	}
+	if (!why && !fl_unknown && all_float > all_avail) {
+		char *need = vtb_format_size(all_float), *has = vtb_format_size(all_avail);
+		char *nodes = vtb_cpuset_format(&fnodes);
+
+		why = vtb_asprintf(
+			"guest memory does not fit host nodes %s: the %d VMs bind %s to them, they have %s left; lower memory or vms",
+			nodes ? nodes : "?", p->req.vms, need ? need : "?", has ? has : "?");
+		free(need);
+		free(has);
+		free(nodes);
+		if (!why)
+			goto oom;
+	}
+	p->why_not = why;
+	why = NULL;
+	if (unknown.n) {
+		char *nodes = vtb_cpuset_format(&unknown);
+		bool one = unknown.n == 1;
+
+		if (note(p, -1,
+			 !nodes ? NULL
+			 : p->req.hugepages
+				 ? vtb_asprintf(
+					   "huge pages of host node%s %s unknown (the host description gives no 2MiB page counts): guest memory is not checked against %s",
+					   one ? "" : "s", nodes, one ? "it" : "them")
+				 : vtb_asprintf(
+					   "memory of host node%s %s unknown (the host description gives none): guest memory is not checked against %s",
+					   one ? "" : "s", nodes, one ? "it" : "them")) < 0) {
+			free(nodes);
+			goto out;
+		}
+		free(nodes);
+	}
+	if (pool_only && p->req.hugepages &&
+	    note(p, -1,
+		 vtb_strdup(
+			 "hugepages = yes: the host description gives the huge page pools but not how much of them is free; guest memory is checked against the pools")) <
+		    0)
+		goto out;
+	ret = 0;
+	goto out;
+oom:
+	vtb_error("out of memory");
+out:
+	free(why);
+	free(fixed);
+	free(cap);
+	free(known);
+	vtb_cpuset_release(&unknown);
+	vtb_cpuset_release(&fnodes);
 	return ret;
 }
 
-int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out)
+/* What the plan says when no cache information stands behind "LLC". */
+static int llc_fallback_note(struct ctx *x)
+{
+	struct vtb_plan *p = x->p;
+	const struct vtb_topo *t = x->t;
+	const char *what = "the whole host";
+	bool llc_claims = false;
+	size_t i;
+
+	if (x->llc_level == VTB_TOPO_LLC)
+		return 0;
+	for (i = 0; i < p->n_claims; i++)
+		llc_claims |= p->claims[i].kind == VTB_CLAIM_LLC;
+	if (!llc_claims && p->req.pinning != VTB_PIN_LLC && p->req.topology != VTB_VTOPO_MIRROR &&
+	    p->req.topology != VTB_VTOPO_LIE)
+		return 0;
+	/* dies: the packages' own when the source names none */
+	if (x->llc_level == VTB_TOPO_DIE)
+		what = t->n_groups[VTB_TOPO_DIE] > t->n_groups[VTB_TOPO_PKG] ? "its dies"
+									     : "its packages";
+	else if (x->llc_level == VTB_TOPO_PKG)
+		what = "its packages";
+	return note(
+		p, -1,
+		vtb_asprintf(
+			"the host description gives no caches: its LLC groups are taken to be %s%s%s%s",
+			what,
+			p->req.topology == VTB_VTOPO_MIRROR ? " (mirror's virtual dies follow them)"
+			: p->req.topology == VTB_VTOPO_LIE
+				? " (lie's virtual dies span two of them)"
+				: "",
+			p->req.pinning == VTB_PIN_LLC ? "; pinning llc pins to them" : "",
+			llc_claims ? "; the LLC claims are stated against them" : ""));
+}
+
+/*
+ * The placement kept: every VM with shape @sh (the same as in choose(),
+ * now with its notes), the guest's shape, and per VM its pCPUs, nodes,
+ * pins, cells, claims and notes; then the memory check.
+ */
+static int place_final(struct ctx *x, const int *pool, size_t n_pool, struct scratch *s,
+		       const struct shape *sh, struct score *sc)
+{
+	const struct vtb_plan_req *r = x->r;
+	struct vtb_plan *p = x->p;
+	size_t nv = (size_t)r->vcpus, nvv = (size_t)r->vms * nv, i;
+	int *pcpu = calloc(nvv, sizeof(int)), *cellof = calloc(nvv, sizeof(int));
+	int vm, rc, ret = -1;
+
+	if (!pcpu || !cellof) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	x->notes = true;
+	rc = place_all(x, pool, n_pool, sh, s, pcpu, cellof, sc);
+	if (rc) {
+		if (rc > 0) /* choose() placed it a moment ago */
+			vtb_error("internal error: the chosen placement does not place");
+		goto out;
+	}
+	if (sh->t) {
+		p->threads = sh->t;
+		p->cores = sh->c;
+		p->sockets = sh->s > 0 ? sh->s : 1;
+		p->dies = sh->s > 0 ? sh->l / sh->s : sh->l;
+		if (!sh->s &&
+		    note(p, -1,
+			 vtb_asprintf(
+				 "the packages used hold different numbers of the %d LLC groups used (no regular choice fits): told 1 socket of %d dies, the real package boundary is not shown",
+				 sh->l, sh->l)) < 0)
+			goto out;
+	} else if (r->topology == VTB_VTOPO_FLAT) {
+		p->sockets = r->vcpus;
+		p->dies = p->cores = p->threads = 1;
+	} else if (r->topology == VTB_VTOPO_CORES) {
+		p->sockets = p->dies = p->threads = 1;
+		p->cores = r->vcpus;
+	} else {
+		p->sockets = r->sockets;
+		p->dies = r->dies;
+		p->cores = r->cores;
+		p->threads = r->threads;
+	}
+	for (vm = 0; vm < r->vms; vm++) {
+		struct vtb_plan_vm *m = &p->vm[vm];
+
+		m->pcpu = malloc(nv * sizeof(int));
+		if (!m->pcpu) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		memcpy(m->pcpu, pcpu + (size_t)vm * nv, nv * sizeof(int));
+		if (set_of(m->pcpu, nv, &m->cpus) < 0)
+			goto out;
+		for (i = 0; i < m->cpus.n; i++)
+			if (vtb_cpuset_add(&m->nodes,
+					   node_os(x->t,
+						   vtb_topo_pu_by_os(x->t, m->cpus.cpus[i]))) < 0)
+				goto out;
+		if (m->nodes.n && m->nodes.cpus[0] < 0) /* unknown nodes */
+			vtb_cpuset_release(&m->nodes);
+		if (pins_of(x, m) < 0 || cells_of(x, m, cellof + (size_t)vm * nv) < 0 ||
+		    claims_of(x, vm) < 0 || check_spans(x, vm) < 0)
+			goto out;
+		if (r->topology == VTB_VTOPO_LIE) {
+			size_t held = 0;
+
+			for (i = 0; i < p->n_claims; i++)
+				held += p->claims[i].vm == vm &&
+					p->claims[i].kind != VTB_CLAIM_NODE &&
+					p->claims[i].state == VTB_CLAIM_TRUE;
+			if (held &&
+			    note(p, vm,
+				 vtb_asprintf(
+					 "lie: %zu SMT or LLC claim%s still true (the free pCPUs hold no second core or LLC to lie with)",
+					 held, held == 1 ? "" : "s")) < 0)
+				goto out;
+		}
+	}
+	if (r->overcommit && sh->t) {
+		/* overcommit shares evenly where the shape allows: say where not */
+		int lo = 1 << 30, hi = 0;
+		size_t n_lo = 0, n_hi = 0;
+
+		for (i = 0; i < n_pool; i++) {
+			int l = s->load[pool[i]];
+
+			n_lo = l < lo ? 1 : n_lo + (l == lo);
+			lo = l < lo ? l : lo;
+			n_hi = l > hi ? 1 : n_hi + (l == hi);
+			hi = l > hi ? l : hi;
+		}
+		if (hi - lo > 1 &&
+		    note(p, -1,
+			 vtb_asprintf(
+				 "overcommit: %s's shape (%d LLC groups of %d cores of %d threads per VM) cannot spread the VMs evenly over the pool: %zu pCPUs hold %d vCPUs while %zu hold %d",
+				 r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie", sh->l, sh->c,
+				 sh->t, n_hi, hi, n_lo, lo)) < 0)
+			goto out;
+	}
+	if (llc_fallback_note(x) < 0 || mem_check(x) < 0)
+		goto out;
+	sc->mem_ok = !p->why_not;
+	ret = 0;
+out:
+	free(pcpu);
+	free(cellof);
+	return ret;
+}
+
+static int llc_level_of(const struct vtb_topo *t)
+{
+	if (t->n_groups[VTB_TOPO_LLC])
+		return VTB_TOPO_LLC;
+	if (t->n_groups[VTB_TOPO_DIE])
+		return VTB_TOPO_DIE;
+	if (t->n_groups[VTB_TOPO_PKG])
+		return VTB_TOPO_PKG;
+	return -1;
+}
+
+/* A whole plan of @req with housekeeping @hk_set (NULL: the request's),
+ * and its score.  0 or -1 with vtb_error(). */
+static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
+		 const struct vtb_cpuset *hk_set, const struct shape *forced, struct vtb_plan **out,
+		 struct score *sc, struct shape *sh_out)
 {
 	struct vtb_plan *p;
 	struct ctx x;
-	int *pool = NULL, *free_pool = NULL, *cellof = NULL, *load = NULL;
-	bool *used = NULL;
-	size_t n_pool = 0, n_free, i;
-	int vm, ret = -1;
+	struct scratch s = { 0 };
+	struct shape sh = { 0, 0, 0, 0 };
+	int *pool = NULL;
+	size_t n_pool = 0;
+	int rc, ret = -1;
 
 	*out = NULL;
-	if (check_req(req) < 0)
-		return -1;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return vtb_error("out of memory");
@@ -1179,8 +2116,8 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	p->req.machine = NULL;
 	if (req->machine && !strcmp(req->machine, "q35"))
 		p->machine = "q35";
-	x = (struct ctx){ t, req, p, { 0, 0, 0, 0 } };
-	if (pool_of(&x, &pool, &n_pool) < 0)
+	x = (struct ctx){ t, req, p, llc_level_of(t), true };
+	if (pool_of(&x, hk_set, &pool, &n_pool) < 0)
 		goto out;
 	if (!req->overcommit && (size_t)req->vcpus * (size_t)req->vms > n_pool) {
 		char *hk = vtb_cpuset_format(&p->housekeeping);
@@ -1202,87 +2139,233 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 		goto out;
 	}
 	p->vm = calloc((size_t)req->vms, sizeof(*p->vm));
-	used = calloc(t->max_os + 2, sizeof(*used));
-	load = calloc(t->max_os + 2, sizeof(*load));
-	free_pool = malloc((n_pool + 1) * sizeof(int));
-	cellof = malloc((size_t)req->vcpus * sizeof(int));
-	if (!p->vm || !used || !load || !free_pool || !cellof) {
+	if (!p->vm || scratch_init(&x, n_pool, &s) < 0) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	for (vm = 0; vm < req->vms; vm++) {
-		struct vtb_plan_vm *m = &p->vm[vm];
-
-		m->pcpu = malloc((size_t)req->vcpus * sizeof(int));
-		if (!m->pcpu) {
-			vtb_error("out of memory");
-			goto out;
-		}
-		if (req->overcommit) {
-			if (assign_shared(&x, vm, pool, n_pool, used, load, free_pool, m->pcpu,
-					  cellof) < 0)
-				goto out;
-		} else {
-			for (i = 0, n_free = 0; i < n_pool; i++)
-				if (!used[pool[i]])
-					free_pool[n_free++] = pool[i];
-			if (n_free < (size_t)req->vcpus) {
-				vtb_error(
-					"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %d vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
-					vm, req->vms, n_free, req->vcpus);
-				goto out;
-			}
-			if (assign(&x, vm, free_pool, n_free, m->pcpu, cellof) < 0)
-				goto out;
-		}
-		for (i = 0; i < (size_t)req->vcpus; i++)
-			load[m->pcpu[i]]++;
-		if (set_of(m->pcpu, (size_t)req->vcpus, &m->cpus) < 0)
-			goto out;
-		for (i = 0; i < m->cpus.n; i++) {
-			/* the whole core: a sibling given to another VM would
-			 * make the VMs each other's noise */
-			const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE,
-									m->cpus.cpus[i]);
-
-			used[m->cpus.cpus[i]] = true;
-			for (size_t k = 0; core && k < core->n; k++)
-				used[core->cpus[k]] = true;
-			if (vtb_cpuset_add(&m->nodes,
-					   node_os(t, vtb_topo_pu_by_os(t, m->cpus.cpus[i]))) < 0)
-				goto out;
-		}
-		if (m->nodes.n && m->nodes.cpus[0] < 0) { /* unknown nodes */
-			vtb_cpuset_release(&m->nodes);
-		}
-		if (pins_of(&x, m) < 0 || cells_of(&x, m, cellof) < 0 || claims_of(&x, vm) < 0 ||
-		    check_spans(&x, vm) < 0)
-			goto out;
-		if (req->topology == VTB_VTOPO_LIE) {
-			size_t held = 0;
-
-			for (i = 0; i < p->n_claims; i++)
-				held += p->claims[i].vm == vm &&
-					p->claims[i].kind != VTB_CLAIM_NODE &&
-					p->claims[i].state == VTB_CLAIM_TRUE;
-			if (held &&
-			    note(p, vm,
-				 vtb_asprintf(
-					 "lie: %zu SMT or LLC claim%s still true (the free pCPUs hold no second core or LLC to lie with)",
-					 held, held == 1 ? "" : "s")) < 0)
-				goto out;
-		}
-	}
+	x.notes = false;
+	rc = choose(&x, pool, n_pool, &s, forced, &sh, sc);
+	if (rc)
+		goto out;
+	if (place_final(&x, pool, n_pool, &s, &sh, sc) < 0)
+		goto out;
+	if (sh_out)
+		*sh_out = sh;
 	*out = p;
 	p = NULL;
 	ret = 0;
 out:
 	free(pool);
-	free(free_pool);
-	free(cellof);
-	free(used);
-	free(load);
+	scratch_release(&s);
 	vtb_plan_free(p);
+	return ret;
+}
+
+/* Whether a placement cannot get better by moving housekeeping: each VM
+ * on one node of one package, nothing shared, the memory fits. */
+static bool settled(const struct score *sc, int vms)
+{
+	return sc->mem_ok && sc->whole && sc->nodes <= vms && sc->pkgs <= vms;
+}
+
+/*
+ * Where housekeeping costs least, from a plan made without it (@q): a
+ * core of a node no VM uses, else the last core no VM uses, else the
+ * last core; its allowed PUs into @out.  @why: which it is.
+ */
+static int hk_elsewhere(const struct vtb_topo *t, const struct vtb_plan *q, struct vtb_cpuset *out,
+			const char **why)
+{
+	struct vtb_cpuset nodes = { NULL, 0 }, cpus = { NULL, 0 };
+	int pick = -1, last_free = -1, last = -1, v;
+	size_t i, k;
+
+	for (v = 0; v < q->req.vms; v++)
+		for (i = 0; i < q->vm[v].cpus.n; i++) {
+			const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, q->vm[v].cpus.cpus[i]);
+
+			if (vtb_cpuset_add(&cpus, pu->os) < 0 ||
+			    (pu->node >= 0 && vtb_cpuset_add(&nodes, pu->node) < 0))
+				goto oom;
+		}
+	for (i = 0; i < t->n_online; i++) {
+		const struct vtb_topo_pu *pu = &t->pus[i];
+		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, pu->os);
+		bool busy = false;
+
+		if (!pu->online || !pu->allowed || !core || core->cpus[0] != pu->os)
+			continue; /* each core once, by its first PU */
+		for (k = 0; k < core->n && !busy; k++)
+			busy = vtb_cpuset_has(&cpus, core->cpus[k]);
+		last = pu->os;
+		if (busy)
+			continue;
+		last_free = pu->os;
+		if (pick < 0 && pu->node >= 0 && !vtb_cpuset_has(&nodes, pu->node))
+			pick = pu->os;
+	}
+	*why = "a core of a host node no VM uses";
+	if (pick < 0) {
+		pick = last_free;
+		*why = "the last core no VM needs";
+	}
+	if (pick < 0) {
+		pick = last;
+		*why = "the last core";
+	}
+	vtb_cpuset_release(&nodes);
+	vtb_cpuset_release(&cpus);
+	if (pick < 0)
+		return vtb_error("no core for housekeeping");
+	{
+		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, pick);
+
+		for (k = 0; k < core->n; k++)
+			if (vtb_topo_pu_by_os(t, core->cpus[k])->allowed &&
+			    vtb_cpuset_add(out, core->cpus[k]) < 0)
+				return -1;
+	}
+	return 0;
+oom:
+	vtb_cpuset_release(&nodes);
+	vtb_cpuset_release(&cpus);
+	return vtb_error("out of memory");
+}
+
+/* Why the housekeeping core moved: what the first core would cost. */
+static char *moved_why(const struct score *was, const struct score *now, int vms)
+{
+	if (!was)
+		return vtb_strdup("on the first core the VMs find no room");
+	if (was->mem_ok != now->mem_ok)
+		return vtb_strdup(
+			"on the first core the guest memory would not fit the host nodes");
+	if (was->whole != now->whole || was->max_load != now->max_load ||
+	    was->excess != now->excess)
+		return vtb_asprintf(
+			"on the first core the VMs would share pCPUs (%ld vCPUs beyond one per pCPU instead of %ld)",
+			was->excess, now->excess);
+	if (was->t != now->t || was->regular != now->regular)
+		return vtb_strdup("on the first core mirror's shape would not follow the host");
+	return vtb_asprintf(
+		"on the first core the VM%s would take %ld host node%s and %ld package%s instead of %ld and %ld",
+		vms == 1 ? "" : "s", was->nodes, was->nodes == 1 ? "" : "s", was->pkgs,
+		was->pkgs == 1 ? "" : "s", now->nodes, now->pkgs);
+}
+
+/*
+ * A plan with its housekeeping where it costs least: the first core
+ * (housekeeping auto) may cost the VMs their alignment with nodes and
+ * packages (64 vCPUs on nodes of 32 PUs then take three nodes) or their
+ * room.  So when the plan it gives is not settled(), plan again without
+ * housekeeping, put it where that plan leaves room (hk_elsewhere()), and
+ * keep that plan when it scores better, with a note saying so.  The
+ * shape chosen into @sh; *@moved_note: that note (caller frees), NULL
+ * when housekeeping stayed.
+ */
+static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out,
+		struct shape *sh, char **moved_note)
+{
+	struct vtb_plan *p = NULL, *q = NULL, *r = NULL;
+	struct vtb_cpuset none = { NULL, 0 }, hk = { NULL, 0 };
+	struct score sp, sq, sr;
+	struct shape shp = { 0, 0, 0, 0 }, shr = { 0, 0, 0, 0 };
+	const char *where = NULL;
+	char *err = NULL, *why = NULL, *cpus = NULL, *text = NULL;
+	bool auto_hk = !req->housekeeping || !strcmp(req->housekeeping, "auto");
+	int ret = -1, rc;
+
+	*out = NULL;
+	*moved_note = NULL;
+	rc = build(t, req, NULL, NULL, &p, &sp, &shp);
+	if (!auto_hk || (rc == 0 && (!p->housekeeping.n || settled(&sp, req->vms)))) {
+		*out = p;
+		*sh = shp;
+		return rc;
+	}
+	if (rc < 0 && !(err = vtb_strdup(vtb_errmsg())))
+		return -1;
+	if (build(t, req, &none, NULL, &q, &sq, NULL) == 0 &&
+	    hk_elsewhere(t, q, &hk, &where) == 0 && (!p || !set_equal(&hk, &p->housekeeping)) &&
+	    build(t, req, &hk, NULL, &r, &sr, &shr) == 0 && (!p || score_cmp(&sr, &sp) < 0)) {
+		const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, hk.cpus[0]);
+
+		why = moved_why(p ? &sp : NULL, &sr, req->vms);
+		cpus = vtb_cpuset_format(&hk);
+		text = why && cpus
+			       ? vtb_asprintf(
+					 "housekeeping on CPUs %s (host node %d), %s, not on the first core: %s",
+					 cpus, node_os(t, pu), where, why)
+			       : NULL;
+		if (!text || note(r, -1, vtb_strdup(text)) < 0) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		vtb_plan_free(p);
+		p = r;
+		r = NULL;
+		shp = shr;
+		*moved_note = text;
+		text = NULL;
+	}
+	if (!p) {
+		vtb_error("%s", err);
+		goto out;
+	}
+	*out = p;
+	*sh = shp;
+	p = NULL;
+	ret = 0;
+out:
+	vtb_plan_free(p);
+	vtb_plan_free(q);
+	vtb_plan_free(r);
+	vtb_cpuset_release(&hk);
+	free(err);
+	free(why);
+	free(cpus);
+	free(text);
+	return ret;
+}
+
+int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out)
+{
+	struct vtb_plan_req mreq;
+	struct vtb_plan *m = NULL;
+	struct shape sh;
+	struct score sc;
+	char *moved = NULL;
+	int ret;
+
+	*out = NULL;
+	if (check_req(req) < 0)
+		return -1;
+	if (req->topology != VTB_VTOPO_LIE) {
+		ret = make(t, req, out, &sh, &moved);
+		free(moved);
+		return ret;
+	}
+	/* lie has exactly mirror's counts and housekeeping: mirror's plan
+	 * decides them, lie places its VMs with them (where mirror has no
+	 * plan, lie's own attempt says why in its words) */
+	mreq = *req;
+	mreq.topology = VTB_VTOPO_MIRROR;
+	if (make(t, &mreq, &m, &sh, &moved) < 0) {
+		ret = make(t, req, out, &sh, &moved);
+		free(moved);
+		return ret;
+	}
+	ret = build(t, req, moved ? &m->housekeeping : NULL, &sh, out, &sc, NULL);
+	vtb_plan_free(m);
+	if (ret == 0 && moved) {
+		ret = note(*out, -1, moved); /* takes it */
+		moved = NULL;
+		if (ret < 0) {
+			vtb_plan_free(*out);
+			*out = NULL;
+		}
+	}
+	free(moved);
 	return ret;
 }
 
@@ -1319,6 +2402,7 @@ void vtb_plan_free(struct vtb_plan *p)
 		free(p->notes[i]);
 	free(p->notes);
 	vtb_cpuset_release(&p->housekeeping);
+	free(p->why_not);
 	free(p);
 }
 
@@ -1491,6 +2575,8 @@ char *vtb_plan_json(const struct vtb_plan *p)
 			 p->sockets, "dies", p->dies, "cores", p->cores, "threads", p->threads,
 			 "housekeeping", set_json(&p->housekeeping), "vms", vms, "claims", claims,
 			 "notes", notes);
+	if (root && p->why_not)
+		json_object_set_new(root, "not_runnable", json_string(p->why_not));
 	if (root)
 		text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(root);

@@ -12,9 +12,16 @@
  * - vCPU numbering is QEMU's x86 one: threads fastest, then cores, dies,
  *   sockets.  A virtual die is a virtual LLC (QEMU shares L3 per die).
  * - The pool: the host's allowed PUs in compact order minus the
- *   housekeeping set.  Housekeeping "auto" is the first core in compact
- *   order, unless the request would then not fit (a host with no spare
- *   CPU): then it is empty and the plan says so in a note.
+ *   housekeeping set and the SMT siblings of its CPUs.  Housekeeping
+ *   "auto" is the first core in compact order, unless the request would
+ *   then not fit (a host with no spare CPU): then it is empty and the plan
+ *   says so in a note; and unless that core costs the VMs their room or
+ *   their alignment with nodes and packages: then it is a core of a node
+ *   no VM uses (else the last core no VM needs, else the last core), and a
+ *   note says so.
+ * - Without cache information the dies, else the packages, else the whole
+ *   host stand for the LLC groups (mirror's dies, llc pinning, LLC
+ *   claims), with a note.
  * - A claim can only be backed where pinning fixes the pCPUs: strict
  *   pinning backs every claim, core pinning backs SMT pairs; every other
  *   claim (llc or node pinning, none) is UNBACKED, even where its pCPUs
@@ -26,20 +33,31 @@
  *   when each lies inside one group but not the same.
  * - mirror: each real LLC group used (split per node with numa = auto) is
  *   a virtual die; the packages used are the virtual sockets, each with
- *   the same number of dies: where the free pCPUs leave packages uneven
- *   (the housekeeping core takes a core from one LLC group), mirror skips
- *   LLC groups to keep whole packages alike and says so in a VM note;
- *   only when no such choice fits is the guest told one socket (a plan
- *   note).  lie has exactly mirror's counts (sockets, dies, cores,
- *   threads and cells: lie's cells group the vCPUs as mirror's do, on
- *   the nodes lie's pCPUs really are, which may be none single).
+ *   the same number of dies.  Its shape is the best candidate when every
+ *   VM is placed with it: memory that fits, whole cores, the host's SMT
+ *   width, even loads, whole packages alike, the fewest nodes and
+ *   packages, the largest dies, in that order.  Where the free pCPUs
+ *   leave packages uneven (the housekeeping core takes a core from one
+ *   LLC group), mirror skips LLC groups to keep whole packages alike and
+ *   says so in a VM note; only when no such choice fits is the guest told
+ *   one socket (a plan note).  lie has exactly mirror's counts and
+ *   housekeeping (sockets, dies, cores, threads and cells: lie's cells
+ *   group the vCPUs as mirror's do, on the nodes lie's pCPUs really are,
+ *   which may be none single).
  * - Side-by-side VMs get whole cores: a core one VM uses is used up for
  *   the others, so they never share SMT siblings.  overcommit = yes
  *   shares pCPUs only when it has to: whole free cores first, then the
  *   free siblings, then the least loaded pCPUs of the pool, so that with
  *   vms x vcpus <= the pool the VMs' pCPUs stay disjoint, and beyond it
  *   every pCPU is used and the loads differ by at most one vCPU (for
- *   mirror and lie, as far as their regular shape allows).
+ *   mirror and lie, as far as their regular shape allows: a note says
+ *   where it does not).
+ * - Guest cells get memory in proportion to their vCPUs.  A cell bound to
+ *   a host node must fit it with the other VMs' cells there (free huge
+ *   pages with hugepages = yes); memory bound to several nodes (numa =
+ *   off, cells spanning nodes) must fit what they have left.  VMs go where
+ *   their memory fits; when nothing does, the plan is made but why_not
+ *   says why it cannot run.
  * - The emulator threads go to the housekeeping CPUs whenever there are
  *   any, whatever the pinning.
  */
@@ -118,6 +136,10 @@ struct vtb_plan {
 	const char *machine; /* "q35" or NULL (static strings) */
 	char **notes;	     /* plan-wide labels (housekeeping, SNC, one socket...) */
 	size_t n_notes;
+	/* NULL, or why the configuration cannot run although it is placed:
+	 * its guest memory does not fit the host nodes it is bound to (with
+	 * the figures and the key to change) */
+	char *why_not;
 };
 
 /* "none", "strict"...; "flat", ...; "smt", "llc", "node"; "true", "false",

@@ -98,6 +98,7 @@ struct vtb_topo_node *vtb_topo_add_node(struct vtb_topo *t)
 	n = &n[t->n_nodes++];
 	memset(n, 0, sizeof(*n));
 	n->os = -1;
+	n->hugepages = n->hugepages_free = -1;
 	return n;
 }
 
@@ -479,6 +480,27 @@ unsigned vtb_topo_distance(const struct vtb_topo *t, size_t i, size_t j)
 	if (!t->distances || i >= t->n_nodes || j >= t->n_nodes)
 		return 0;
 	return t->distances[i * t->n_nodes + j];
+}
+
+bool vtb_topo_node_capacity(const struct vtb_topo *t, size_t i, bool hugepages, uint64_t *bytes,
+			    bool *free_known)
+{
+	const struct vtb_topo_node *n = i < t->n_nodes ? &t->nodes[i] : NULL;
+
+	*bytes = 0;
+	if (free_known)
+		*free_known = n && (!hugepages || n->hugepages_free >= 0);
+	if (!n || !n->memory)
+		return false;
+	if (!hugepages) {
+		*bytes = n->normal ? n->normal : n->memory;
+		return true;
+	}
+	if (n->hugepages_free < 0 && n->hugepages < 0)
+		return false;
+	*bytes = (uint64_t)(n->hugepages_free >= 0 ? n->hugepages_free : n->hugepages) *
+		 VTB_TOPO_HUGEPAGE;
+	return true;
 }
 
 static const struct vtb_topo_pu *online_pu(const struct vtb_topo *t, int os)

@@ -45,11 +45,25 @@ struct vtb_topo_group {
 	struct vtb_cpuset pus; /* its online PUs (OS numbers) */
 };
 
+/*
+ * A NUMA node and its memory.  memory is the node's total (MemTotal);
+ * huge page pools are carved out of it, so a guest without huge pages
+ * can have at most normal bytes, one with huge pages at most the free 2
+ * MiB pages (the size libvirt's <hugepages/> takes on x86).  What a
+ * source does not say is unknown: memory and normal 0, the huge page
+ * counts -1 (hwloc and capabilities XML give the pool's size; only the
+ * local host tells how much of it is free).
+ */
 struct vtb_topo_node {
-	int os;		       /* NUMA node number */
-	uint64_t memory;       /* bytes, 0 unknown */
-	struct vtb_cpuset pus; /* online PUs whose node this is (empty: memory only) */
+	int os;		   /* NUMA node number */
+	uint64_t memory;   /* bytes, 0 unknown */
+	uint64_t normal;   /* bytes in normal pages (memory less the huge page pools), 0 unknown */
+	int64_t hugepages; /* 2 MiB pages in the pool, -1 unknown */
+	int64_t hugepages_free; /* of those, free now; -1 unknown */
+	struct vtb_cpuset pus;	/* online PUs whose node this is (empty: memory only) */
 };
+
+#define VTB_TOPO_HUGEPAGE (2ull << 20) /* the huge page size nodes count */
 
 /*
  * The model.  Arrays are owned by it (vtb_topo_release()).
@@ -118,6 +132,16 @@ const struct vtb_cpuset *vtb_topo_pus_of(const struct vtb_topo *t, enum vtb_topo
 					 int os);
 /* Distance from nodes[i] to nodes[j]; 0 when unknown. */
 unsigned vtb_topo_distance(const struct vtb_topo *t, size_t i, size_t j);
+
+/*
+ * What a guest can bind on nodes[i], into *@bytes: with @hugepages the
+ * free 2 MiB huge pages (the pool when the source does not say how many
+ * are free: *@free_known false; may be NULL), else the normal memory (the
+ * total when the source gives no page split).  false when the source
+ * does not say (no memory size, or no huge page count).
+ */
+bool vtb_topo_node_capacity(const struct vtb_topo *t, size_t i, bool hugepages, uint64_t *bytes,
+			    bool *free_known);
 
 /* Sum of the sizes of the distinct LLCs holding @cpus (0 when the source
  * gives no sizes).  -1 with vtb_error() for a CPU that is not an online

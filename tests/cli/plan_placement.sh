@@ -22,6 +22,9 @@ golden "placement plan on '$SYN'" tests/cli/expected/plan-placement-synthetic.tx
 	--host-topology "$SYN"
 golden "placement plan on interleaved numbering (siblings 64 apart)" \
 	tests/cli/expected/plan-placement-epyc.txt "$M" --host-topology "$XML"
+golden "placement plan on a host without cache information" \
+	tests/cli/expected/plan-placement-nocache.txt "$M" \
+	--host-topology tests/fixtures/topo/nocache-2s.xml
 
 xmls() { # name host
 	mkdir -p "$T/$1"

@@ -24,13 +24,29 @@ golden "topo: EPYC NPS4, CCX L3s, siblings 64 apart (capabilities XML, text)" \
 	$E/topo-epyc-caps.txt --host-topology caps:$F/epyc-rome-nps4.caps.xml
 golden "topo: synthetic 2-socket host (text)" $E/topo-synthetic.txt \
 	--host-topology "pack:2 l3:2(size=32MiB) core:4 pu:2"
+golden "topo: no caches, a huge page pool (hwloc XML, text)" $E/topo-nocache.txt \
+	--host-topology $F/nocache-2s.xml
+
+# this machine: every node with CPUs has its memory and its free huge
+# pages (the pool and the free count from sysfs), whatever they are
+if ! need jq; then
+	:
+elif "$VTBENCH" topo --format json >"$T/local.json" 2>"$T/err" &&
+	jq -e '[.nodes[] | select((.pus | length) > 0)] | length > 0 and
+		all(.memory > 0 and .hugepages_2m != null and .hugepages_2m_free != null and
+		    .hugepages_2m_free <= .hugepages_2m)' "$T/local.json" >/dev/null; then
+	ok "topo: this machine's nodes have memory and free huge pages"
+else
+	notok "topo: this machine's nodes have memory and free huge pages" \
+		"$(jq -c .nodes "$T/local.json" 2>&1 | head -c 600)" "$(cat "$T/err")"
+fi
 
 digest() { # spec: the digest of `vtbench topo --format json`
 	"$VTBENCH" topo --host-topology "$1" --format json 2>"$T/err" |
 		sed -n 's/^  "digest": "\([0-9a-f]*\)",*$/\1/p'
 }
 
-for m in epyc-rome-nps4 xeon-2s-snc2; do
+for m in epyc-rome-nps4 xeon-2s-snc2 nocache-2s; do
 	a=$(digest $F/$m.xml) b=$(digest caps:$F/$m.caps.xml)
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then
 		ok "topo: $m capabilities and hwloc XML give one digest"
@@ -43,7 +59,8 @@ expect_eq "topo: a 2-vCPU VM's virsh capabilities is its synthetic shape" \
 	"$(digest $F/vm-2cpu.caps.xml)" "$(digest "pack:1 l3:1(size=32MiB) core:2 pu:1")"
 
 # export, load the export: same digest (this machine, hwloc XML, capabilities)
-for spec in local $F/xeon-2s-snc2.xml caps:$F/xeon-2s-snc2.caps.xml caps:$F/epyc-rome-nps4.caps.xml; do
+for spec in local $F/xeon-2s-snc2.xml caps:$F/xeon-2s-snc2.caps.xml caps:$F/epyc-rome-nps4.caps.xml \
+	caps:$F/nocache-2s.caps.xml; do
 	if [ "$spec" = local ]; then set --; else set -- --host-topology "$spec"; fi
 	rm -f "$T/export.xml"
 	if "$VTBENCH" topo "$@" --export "$T/export.xml" --format json >"$T/j1" 2>"$T/err"; then

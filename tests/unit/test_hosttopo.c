@@ -126,6 +126,49 @@ Test(hosttopo, synthetic_without_caches_says_so)
 	vtb_hosttopo_free(h);
 }
 
+/* Node memory comes into the model from every source, and what a source
+ * does not give is unknown, never hwloc's 1 GiB guess for a synthetic
+ * node. */
+Test(hosttopo, node_memory_and_huge_pages_from_every_source)
+{
+	static const char *const nocache[][2] = { { "nocache-2s.xml", "" },
+						  { "nocache-2s.caps.xml", "caps:" } };
+	struct vtb_hosttopo *h;
+	uint64_t bytes;
+	bool free_known;
+	size_t i;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(nocache); i++) {
+		h = load_fixture(nocache[i][0], nocache[i][1]);
+		cr_assert_eq(h->model.n_nodes, 2);
+		cr_expect_eq(h->model.nodes[0].memory, 16 * GIB);
+		/* the pool is carved out of the node: 2 GiB of 16 */
+		cr_expect_eq(h->model.nodes[0].normal, 14 * GIB, "%s", nocache[i][0]);
+		cr_expect_eq(h->model.nodes[0].hugepages, 1024);
+		cr_expect_eq(h->model.nodes[1].hugepages, 0);
+		cr_expect_eq(h->model.nodes[0].hugepages_free, -1, "only the local host knows");
+		cr_expect(vtb_topo_node_capacity(&h->model, 0, false, &bytes, &free_known));
+		cr_expect_eq(bytes, 14 * GIB);
+		cr_expect(vtb_topo_node_capacity(&h->model, 0, true, &bytes, &free_known));
+		cr_expect_eq(bytes, 2 * GIB, "the pool, for want of the free count");
+		cr_expect_not(free_known);
+		cr_expect(vtb_topo_node_capacity(&h->model, 1, true, &bytes, &free_known));
+		cr_expect_eq(bytes, 0, "no pool: no huge pages");
+		cr_expect_eq(h->model.llc_level, 0, "no caches in the description");
+		vtb_hosttopo_free(h);
+	}
+	h = load("pack:2 numa:1(memory=8GiB) core:2 pu:1");
+	cr_expect_eq(h->model.nodes[1].memory, 8 * GIB);
+	cr_expect(vtb_topo_node_capacity(&h->model, 1, false, &bytes, NULL));
+	cr_expect_eq(bytes, 8 * GIB);
+	vtb_hosttopo_free(h);
+	h = load("pack:2 numa:1 core:2 pu:1");
+	cr_expect_eq(h->model.nodes[0].memory, 0, "hwloc's default is a guess, not memory");
+	cr_expect_not(vtb_topo_node_capacity(&h->model, 0, false, &bytes, NULL));
+	cr_expect_not(vtb_topo_node_capacity(&h->model, 0, true, &bytes, NULL));
+	vtb_hosttopo_free(h);
+}
+
 Test(hosttopo, epyc_siblings_are_64_apart_and_llc_is_the_ccx)
 {
 	struct vtb_hosttopo *h = load_fixture("epyc-rome-nps4.xml", "");
@@ -269,6 +312,11 @@ static void expect_same_model(const struct vtb_hosttopo *a, const struct vtb_hos
 	for (i = 0; i < x->n_nodes; i++) {
 		cr_expect_eq(x->nodes[i].os, y->nodes[i].os);
 		cr_expect_eq(x->nodes[i].memory, y->nodes[i].memory, "node %zu memory", i);
+		cr_expect_eq(x->nodes[i].normal, y->nodes[i].normal, "node %zu normal pages", i);
+		/* hwloc XML lists no 2 MiB page type where a machine had none */
+		if (x->nodes[i].hugepages >= 0 && y->nodes[i].hugepages >= 0)
+			cr_expect_eq(x->nodes[i].hugepages, y->nodes[i].hugepages,
+				     "node %zu huge pages", i);
 		cr_expect(same_sets(&x->nodes[i].pus, &y->nodes[i].pus), "node %zu", i);
 		/* hwloc keeps no 1x1 matrix: one node's distance says nothing */
 		for (k = 0; x->n_nodes > 1 && k < x->n_nodes; k++)
@@ -289,6 +337,7 @@ Test(hosttopo, capabilities_parse_into_the_hwloc_model)
 	static const char *const pairs[][2] = {
 		{ "epyc-rome-nps4.xml", "epyc-rome-nps4.caps.xml" },
 		{ "xeon-2s-snc2.xml", "xeon-2s-snc2.caps.xml" },
+		{ "nocache-2s.xml", "nocache-2s.caps.xml" },
 	};
 	size_t i;
 

@@ -7,9 +7,12 @@
  * claims all true; lie's SMT and LLC claims false; no pCPU used twice
  * across a configuration's VMs; pins inside the VM's pCPUs and outside
  * housekeeping; memory sums match; the domain spec builds; overcommit
- * shares pCPUs only when the pool runs out, and then evenly.  Errors: too
- * many vCPUs (with how many are available), impossible explicit
- * topologies, clusters, unknown presets.
+ * shares pCPUs only when the pool runs out, and then evenly; the SMT
+ * siblings of housekeeping CPUs get no vCPU; cell memory in proportion to
+ * the cells' vCPUs.  Issue 14's defects: guest memory against host
+ * nodes, whole nodes, overcommitted mirror that stacked, hosts without
+ * caches.  Errors: too many vCPUs (with how many are available),
+ * impossible explicit topologies, clusters, unknown presets.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -35,6 +38,8 @@ static const char *const hosts[] = {
 	"pack:8 numa:2 l3:4 core:16 pu:2", /* 2048 PUs */
 	"xml:epyc-rome-nps4.xml",
 	"xml:xeon-2s-snc2.xml",
+	"pack:2 numa:2 core:8 pu:2", /* no caches */
+	"xml:nocache-2s.xml",	     /* no caches, siblings 16 apart */
 };
 
 static struct vtb_hosttopo *load(const char *spec)
@@ -70,6 +75,14 @@ static size_t count(const struct vtb_plan *p, enum vtb_claim_kind k, enum vtb_cl
 	for (i = 0; i < p->n_claims; i++)
 		n += p->claims[i].kind == k && p->claims[i].state == s;
 	return n;
+}
+
+static bool has_note(char *const *notes, size_t n, const char *text)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(notes[i], text))
+			return true;
+	return false;
 }
 
 /* Invariants every plan keeps. */
@@ -121,6 +134,27 @@ static void check_invariants(const struct vtb_topo *t, const struct vtb_plan *p,
 		if (m->n_cells)
 			cr_assert_eq(sum, p->req.memory_bytes, "%s: cells hold %llu bytes", what,
 				     (unsigned long long)sum);
+		/* memory in proportion to each cell's vCPUs, to the KiB */
+		for (j = 0; j < m->n_cells; j++) {
+			double want = (double)p->req.memory_bytes * (double)m->cells[j].vcpus.n /
+				      p->req.vcpus;
+
+			cr_assert(m->cells[j].memory_bytes < want + 1024 &&
+					  m->cells[j].memory_bytes > want - 1024,
+				  "%s: cell %zu of %zu vCPUs has %llu bytes", what, j,
+				  m->cells[j].vcpus.n,
+				  (unsigned long long)m->cells[j].memory_bytes);
+		}
+		/* housekeeping's SMT siblings are nobody's pCPUs */
+		for (j = 0; j < p->housekeeping.n; j++) {
+			const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE,
+									p->housekeeping.cpus[j]);
+
+			for (size_t k = 0; core && k < core->n; k++)
+				cr_assert_not(vtb_cpuset_has(&m->cpus, core->cpus[k]),
+					      "%s: pCPU %d shares a core with housekeeping", what,
+					      core->cpus[k]);
+		}
 		cr_assert_eq(p->sockets * p->dies * p->cores * p->threads, p->req.vcpus,
 			     "%s: shape %dx%dx%dx%d", what, p->sockets, p->dies, p->cores,
 			     p->threads);
@@ -135,20 +169,28 @@ static void check_invariants(const struct vtb_topo *t, const struct vtb_plan *p,
 
 /* The issue's claim rule: strict backs every claim, core SMT pairs;
  * every other claim is unbacked. */
-static void check_claim_rule(const struct vtb_topo *t, const struct vtb_plan *p, const char *what)
+static void check_claim_rule(const struct vtb_plan *p, const char *what)
 {
 	for (size_t c = 0; c < p->n_claims; c++) {
 		enum vtb_pinning pin = p->req.pinning;
 		bool backed = pin == VTB_PIN_STRICT ||
 			      (pin == VTB_PIN_CORE && p->claims[c].kind == VTB_CLAIM_SMT);
 
-		if (backed && p->claims[c].kind == VTB_CLAIM_LLC && !t->llc_level)
-			continue; /* the host says nothing of its LLCs */
 		cr_assert_eq(p->claims[c].state == VTB_CLAIM_UNBACKED, !backed,
 			     "%s: %s claim %zu is %s under pinning %s", what,
 			     vtb_claim_kind_name(p->claims[c].kind), c,
 			     vtb_claim_state_name(p->claims[c].state), vtb_pinning_name(pin));
 	}
+}
+
+/* mirror + strict: every claim true (without caches too: the LLC claims
+ * are then the dies' or packages'). */
+static void check_all_true(const struct vtb_plan *p, const char *what)
+{
+	for (size_t c = 0; c < p->n_claims; c++)
+		cr_assert_eq(p->claims[c].state, VTB_CLAIM_TRUE, "%s: mirror claim %zu (%s) is %s",
+			     what, c, vtb_claim_kind_name(p->claims[c].kind),
+			     vtb_claim_state_name(p->claims[c].state));
 }
 
 Test(plan, properties_over_many_hosts)
@@ -191,21 +233,7 @@ Test(plan, properties_over_many_hosts)
 						check_invariants(t, p, what);
 						if (topo == VTB_VTOPO_MIRROR &&
 						    pin == VTB_PIN_STRICT)
-							for (size_t c = 0; c < p->n_claims; c++)
-								if (t->llc_level ||
-								    p->claims[c].kind !=
-									    VTB_CLAIM_LLC)
-									cr_assert_eq(
-										p->claims[c].state,
-										VTB_CLAIM_TRUE,
-										"%s: mirror claim %zu (%s) is %s",
-										what, c,
-										vtb_claim_kind_name(
-											p->claims[c]
-												.kind),
-										vtb_claim_state_name(
-											p->claims[c]
-												.state));
+							check_all_true(p, what);
 						if (topo == VTB_VTOPO_LIE &&
 						    pin == VTB_PIN_STRICT) {
 							cr_assert_eq(count(p, VTB_CLAIM_SMT,
@@ -220,7 +248,7 @@ Test(plan, properties_over_many_hosts)
 									     "%s: a true LLC claim",
 									     what);
 						}
-						check_claim_rule(t, p, what);
+						check_claim_rule(p, what);
 						vtb_plan_free(p);
 					}
 		vtb_hosttopo_free(h);
@@ -251,7 +279,7 @@ Test(plan, housekeeping_auto_keeps_one_core_and_says_when_it_cannot)
 
 	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
 	cr_assert_eq(p->housekeeping.n, 2);
-	cr_assert_eq(p->n_notes, 0);
+	cr_assert_not(has_note(p->notes, p->n_notes, "no spare CPU"));
 	vtb_plan_free(p);
 	r.vcpus = 8;
 	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
@@ -532,14 +560,6 @@ static int set_cmp(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
 	return a->n ? memcmp(a->cpus, b->cpus, a->n * sizeof(int)) : 0;
 }
 
-static bool has_note(char *const *notes, size_t n, const char *text)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strstr(notes[i], text))
-			return true;
-	return false;
-}
-
 /* Real package of VM @v's vCPU @i. */
 static int pkg_of(const struct vtb_topo *t, const struct vtb_plan *p, int v, int i)
 {
@@ -810,4 +830,157 @@ Test(plan, request_typos_are_errors)
 	c = config_of(over, 1);
 	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
 	cr_assert(strstr(vtb_errmsg(), "expected yes or no"), "%s", vtb_errmsg());
+}
+
+/* Issue 14, item 3: a guest cell bound to a host node must fit it,
+ * counting the other VMs'; a VM that does not fit where it would go
+ * tries the other nodes first. */
+Test(plan, guest_memory_fits_the_host_nodes_or_is_not_runnable)
+{
+	struct vtb_hosttopo *h = load("pack:2 numa:2(memory=8GiB) l3:2(size=32MiB) core:4 pu:2");
+	struct vtb_plan_req r = req(4, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+	char *json;
+
+	r.vms = 2;
+	r.memory_bytes = 24ull << 30;
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_assert_not_null(p->why_not, "48 GiB on 8 GiB nodes planned as runnable");
+	cr_expect(strstr(p->why_not, "it has 8GiB") && strstr(p->why_not, "need 48GiB"), "%s",
+		  p->why_not);
+	json = vtb_plan_json(p);
+	cr_expect(json && strstr(json, "\"not_runnable\":\"guest memory does not fit"), "%s", json);
+	free(json);
+	vtb_plan_free(p);
+	r.memory_bytes = 6ull << 30; /* one VM per node fits */
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_expect_null(p->why_not, "%s", p->why_not);
+	cr_expect_neq(p->vm[0].cells[0].host_node, p->vm[1].cells[0].host_node);
+	vtb_plan_free(p);
+	r.vms = 1; /* numa = off: all of it on the nodes of its pCPUs */
+	r.numa = false;
+	r.memory_bytes = 12ull << 30;
+	r.topology = VTB_VTOPO_CORES;
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_expect(p->why_not && strstr(p->why_not, "numa = off"), "%s", p->why_not);
+	vtb_plan_free(p);
+	/* mirror can take two dies on two nodes: then it fits */
+	r.topology = VTB_VTOPO_MIRROR;
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_expect_null(p->why_not, "%s", p->why_not);
+	cr_expect_eq(p->vm[0].nodes.n, 2);
+	vtb_plan_free(p);
+	vtb_hosttopo_free(h);
+}
+
+/* Item 7: 64 vCPUs on nodes of 32 PUs take two whole nodes (the first
+ * core's housekeeping made it 24/32/8 over three), for mirror and for
+ * cores, where housekeeping moves to a node the VM does not use. */
+Test(plan, a_vm_that_fills_whole_nodes_gets_whole_nodes)
+{
+	struct vtb_hosttopo *h = load("pack:1 numa:4 l3:4(size=16MiB) core:4 pu:2");
+	enum vtb_vtopo topos[] = { VTB_VTOPO_MIRROR, VTB_VTOPO_CORES, VTB_VTOPO_LIE };
+	size_t i;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(topos); i++) {
+		struct vtb_plan_req r = req(64, topos[i], VTB_PIN_STRICT);
+		struct vtb_plan *p = NULL;
+
+		cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+		cr_expect_eq(p->vm[0].n_cells, 2, "topology %zu: %zu cells", i, p->vm[0].n_cells);
+		cr_expect_eq(p->vm[0].cells[0].vcpus.n, 32);
+		cr_expect_eq(p->vm[0].nodes.n, 2);
+		cr_expect_eq(p->housekeeping.n, 2);
+		cr_expect(has_note(p->notes, p->n_notes, "housekeeping on CPUs"),
+			  "the move is not said");
+		vtb_plan_free(p);
+	}
+	vtb_hosttopo_free(h);
+}
+
+/* Item 8: overcommitted mirror and lie VMs share pCPUs only when the
+ * pool is full, and then within one vCPU per pCPU (384-PU host). */
+Test(plan, overcommitted_mirror_spreads_over_the_pool)
+{
+	struct vtb_hosttopo *h = load("pack:2 numa:1 l3:12(size=32MiB) core:8 pu:2");
+	const struct vtb_topo *t = &h->model;
+	enum vtb_vtopo topos[] = { VTB_VTOPO_MIRROR, VTB_VTOPO_LIE };
+	int vms[] = { 2, 4 };
+	size_t i, j, k;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(topos); i++)
+		for (j = 0; j < VTB_ARRAY_SIZE(vms); j++) {
+			struct vtb_plan_req r = req(192, topos[i], VTB_PIN_STRICT);
+			struct vtb_plan *p = NULL;
+			int *load, lo = 1 << 30, hi = 0;
+
+			r.vms = vms[j];
+			r.overcommit = true;
+			cr_assert_eq(vtb_plan_make(t, &r, &p), 0, "%s", vtb_errmsg());
+			load = loads(t, p);
+			for (k = 0; k < t->n_online; k++) {
+				int os = t->pus[k].os;
+				const struct vtb_cpuset *core;
+
+				if (vtb_cpuset_has(&p->housekeeping, os))
+					continue;
+				core = vtb_topo_pus_of(t, VTB_TOPO_CORE, os);
+				if (vtb_cpuset_has(&p->housekeeping, core->cpus[0]))
+					continue;
+				lo = load[os] < lo ? load[os] : lo;
+				hi = load[os] > hi ? load[os] : hi;
+			}
+			cr_expect_leq(hi - lo, 1, "topology %zu, %d VMs: loads %d to %d", i, vms[j],
+				      lo, hi);
+			cr_expect_geq(lo, 1, "an idle pCPU while others are shared");
+			free(load);
+			vtb_plan_free(p);
+		}
+	vtb_hosttopo_free(h);
+}
+
+/* Item 9: without cache information mirror keeps to a package, llc
+ * pinning pins to it, and both say so. */
+Test(plan, without_caches_the_package_stands_for_the_llc)
+{
+	struct vtb_hosttopo *h = load("xml:nocache-2s.xml");
+	const struct vtb_topo *t = &h->model;
+	struct vtb_plan_req r = req(16, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+	size_t i;
+
+	r.numa = false;
+	cr_assert_eq(vtb_plan_make(t, &r, &p), 0, "%s", vtb_errmsg());
+	for (i = 0; i < p->vm[0].cpus.n; i++)
+		cr_expect_eq(vtb_topo_pu_by_os(t, p->vm[0].cpus.cpus[i])->pkg,
+			     vtb_topo_pu_by_os(t, p->vm[0].cpus.cpus[0])->pkg,
+			     "pCPU %d on another package", p->vm[0].cpus.cpus[i]);
+	cr_expect_eq(count(p, VTB_CLAIM_LLC, VTB_CLAIM_TRUE), 1);
+	cr_expect(has_note(p->notes, p->n_notes, "LLC groups are taken to be its packages"));
+	vtb_plan_free(p);
+	r.pinning = VTB_PIN_LLC;
+	cr_assert_eq(vtb_plan_make(t, &r, &p), 0, "%s", vtb_errmsg());
+	for (i = 0; i < 16; i++)
+		cr_expect_eq(p->vm[0].pins[i].n, 16, "vCPU %zu pinned to %zu pCPUs", i,
+			     p->vm[0].pins[i].n);
+	cr_expect(has_note(p->notes, p->n_notes, "pinning llc pins to them"));
+	vtb_plan_free(p);
+	vtb_hosttopo_free(h);
+}
+
+/* Item 10: an explicit housekeeping CPU keeps its SMT sibling idle. */
+Test(plan, housekeeping_siblings_get_no_vcpu)
+{
+	struct vtb_hosttopo *h = load("xml:nocache-2s.xml");
+	struct vtb_plan_req r = req(30, VTB_VTOPO_CORES, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+
+	r.housekeeping = "0";
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_expect_not(vtb_cpuset_has(&p->vm[0].cpus, 16), "CPU 16 shares core 0");
+	cr_expect(has_note(p->notes, p->n_notes, "its SMT sibling 16 stays idle"));
+	vtb_plan_free(p);
+	r.vcpus = 31; /* the sibling is not there to take */
+	cr_expect_eq(vtb_plan_make(&h->model, &r, &p), -1);
+	vtb_hosttopo_free(h);
 }
