@@ -1191,6 +1191,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 			(long long)req->vcpus * req->vms, n_pool, n_pool + p->housekeeping.n,
 			hk && *hk ? hk : "none");
 		free(hk);
+		ret = VTB_PLAN_NO_ROOM;
 		goto out;
 	}
 	if ((size_t)req->vcpus > n_pool &&
@@ -1199,6 +1200,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 		vtb_error(
 			"too many vCPUs: %d vCPUs pinned (or mirrored) on %zu available pCPUs; only pinning = none overcommits one VM",
 			req->vcpus, n_pool);
+		ret = VTB_PLAN_NO_ROOM;
 		goto out;
 	}
 	p->vm = calloc((size_t)req->vms, sizeof(*p->vm));
@@ -1230,6 +1232,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 				vtb_error(
 					"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %d vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
 					vm, req->vms, n_free, req->vcpus);
+				ret = VTB_PLAN_NO_ROOM;
 				goto out;
 			}
 			if (assign(&x, vm, free_pool, n_free, m->pcpu, cellof) < 0)

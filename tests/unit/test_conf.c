@@ -793,7 +793,7 @@ Test(conf_bad, bad_unit)
 	bad("[vm]\nmemory = 4Q\n" WL,
 	    "t.conf:2: bad size '4Q' for 'memory': bad size unit in '4Q': expected K, M, G or T");
 	bad("[global]\ntimeout = 10 years\n" WL,
-	    "t.conf:2: bad time '10 years' for 'timeout': bad time unit in '10 years': expected ns, us, ms, s, m or h");
+	    "t.conf:2: bad time '10 years' for 'timeout': bad time unit in '10 years': expected ns, us, ms, s, m or h (a bare number means seconds)");
 }
 
 Test(conf_bad, out_of_range)
@@ -806,7 +806,7 @@ Test(conf_bad, out_of_range)
 	    "t.conf:2: bad seed 'x' in 'order': expected an unsigned 64-bit integer");
 	/* a zero timeout would time every boot out at once */
 	bad("[global]\ntimeout = 0\n" WL,
-	    "t.conf:2: 'timeout' must be between 1s and 720h, got '0'");
+	    "t.conf:2: 'timeout' must be between 1s and 720h, got '0' (a bare number means seconds)");
 	bad("[global]\ntimeout = 3000000h\n" WL,
 	    "t.conf:2: bad time '3000000h' for 'timeout': time '3000000h' is too large");
 }
