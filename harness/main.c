@@ -163,21 +163,17 @@ static const struct vtb_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-/* Ends like a program that wrote to a closed pipe with SIGPIPE's default
- * action: no message, killed by the signal (the shell says 141). */
+/* Flushes stdout: a write error is infrastructure (3), said once; a
+ * reader that went away (EPIPE) is no error. */
 static int stdout_done(const char *cmd, int ret)
 {
 	if (!fflush(stdout) && !ferror(stdout))
 		return ret;
-	if (errno == EPIPE) {
-		/* the reader left: not an error of ours.  A command that
-		 * wrote to the database keeps its own exit code. */
-		if (ret)
-			return ret;
-		signal(SIGPIPE, SIG_DFL);
-		raise(SIGPIPE);
+	/* the reader left: not an error of ours.  Commands that only show
+	 * were ended by SIGPIPE before this; one that wrote the database
+	 * (it ignores SIGPIPE) keeps the exit code of what it did. */
+	if (errno == EPIPE)
 		return ret;
-	}
 	fprintf(stderr, "vtbench%s%s: cannot write to standard output: %s\n", cmd ? " " : "",
 		cmd ? cmd : "", strerror(errno));
 	return ret ? ret : VTB_EXIT_INFRA;
