@@ -168,6 +168,18 @@ expect_grep "... sleep=100us" "$T/out" " sleep=100us "
 expect_exit "plan --format json keeps the exact values" 0 "$VTBENCH" plan "$T/ok.conf" --host-topology "pack:1 l3:1(size=1016MiB) core:2 pu:1" --format json
 expect_grep "... runtime in ns" "$T/out" '"runtime": "2000000000ns"'
 
+# topo's CPU identity: a trimmed model name; no libcpuid codename from an
+# older family (this machine's family 26 was "Abu Dhabi", a family-21 part)
+"$VTBENCH" topo --format json >"$T/topo.json" 2>&1
+if out=$(python3 -c '
+import json, sys
+cpu = json.load(open(sys.argv[1]))["cpu"]
+name, fam, code = cpu.get("model_name") or "", cpu.get("family"), cpu.get("codename") or ""
+assert name == " ".join(name.split()), repr(name)
+assert not (cpu.get("vendor") == "AuthenticAMD" and fam and fam > 0x19 and code == "Abu Dhabi"), code
+print("%r, family %s, codename %r" % (name, fam, code))
+' "$T/topo.json" 2>&1); then ok "topo: the CPU model trimmed, no codename of another family ($out)"; else notok "topo: the CPU model trimmed, no codename of another family" "$out"; fi
+
 # 7. run: warnings name the program and the boot; SIGTERM exits 143
 need taskset || exit 0
 printf '[global]\nreps = 1\n[baseline]\ncpuset = 0\ncpus = 1\n[workload t]\ntype = timer\nduration = 50ms\n' >"$T/busy.conf"
