@@ -283,7 +283,7 @@ int cmd_run(struct vtb_cmd_env *env)
 			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
 			o.matrix, res.db);
 		/* as a shell reports a process the signal killed: 130, 143 */
-		ret = 128 + (res.stop_signal ? res.stop_signal : SIGINT);
+		ret = res.stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
 	} else {
 		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 	}

@@ -50,8 +50,6 @@ int vtb_cmd_setup(struct vtb_cmd_env *env);
 /* Prints "vtbench CMD: message" to stderr. */
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* 0 when @format is "text" or "json"; else prints the error (-1). */
-int vtb_cmd_text_or_json(const struct vtb_cmd_env *env, const char *format);
 /* Path of vtbench-agent: $VTBENCH_AGENT, else beside this executable. */
 char *vtb_agent_path(void);
 

@@ -52,14 +52,6 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int vtb_cmd_text_or_json(const struct vtb_cmd_env *env, const char *format)
-{
-	if (!strcmp(format, "text") || !strcmp(format, "json"))
-		return 0;
-	vtb_cmd_err(env, "unknown format '%s': expected text or json", format);
-	return -1;
-}
-
 /* "libvirt:URI": the capabilities of that libvirt host.  A connection
  * that fails is infrastructure (3); XML that does not parse is input (2). */
 static int load_libvirt_host(struct vtb_cmd_env *env, const char *uri)
