@@ -18,45 +18,123 @@
 #include "report-html.h"
 #include "report.h"
 
-static const char compare_usage[] =
-	"usage: vtbench compare [options]\n"
-	"\n"
-	"Compares the configurations of a campaign (each VM against its own bare-metal\n"
-	"baseline by default), or a campaign against another (--against), with one value\n"
-	"per boot and metric: change in percent with a bootstrap CI of the ratio, Welch's t\n"
-	"(time, throughput on 1/x) or Mann-Whitney U (latency), Benjamini-Hochberg over the\n"
-	"table, and a verdict per row; then the guest evidence.\n"
-	"\n"
-	"selection:\n"
-	"  --db FILE                results database (default: results.db)\n"
-	"  --campaign ID            campaign uuid or prefix (default: the latest)\n"
-	"  --against OTHER.db       compare with the latest (or --against-campaign)\n"
-	"                           campaign of another database, matched by cell key\n"
-	"  --against-campaign ID    the campaign to compare with (in OTHER.db, else --db)\n"
-	"  --baseline SPEC          own (default: each VM against the baseline on its pCPUs,\n"
-	"                           else one with as many CPUs), or a configuration key\n"
-	"                           prefix or label glob every other one is compared with\n"
-	"  --axis NAME              compare along one axis holding every other parameter:\n"
-	"                           topology, pinning, sched, vcpus or any parameter (the\n"
-	"                           first value is the baseline); host, kernel (across\n"
-	"                           campaigns: with --against)\n"
-	"  --metric GLOB            metrics to compare (default: all)\n"
-	"  --workload NAME          one workload type or cell name (default: all)\n"
-	"\n"
-	"statistics:\n"
-	"  --threshold PCT          a verdict needs a change beyond PCT (default: 5)\n"
-	"  --alpha A                significance level of the BH q-values (default: 0.05)\n"
-	"  --B N                    bootstrap resamples (default: 2000)\n"
-	"  --seed N                 bootstrap seed (default: 1)\n"
-	"  --no-ci                  no bootstrap confidence intervals (B = 0)\n"
-	"  --cov-limit CLASS=PCT    too noisy above this CoV: throughput, time (default 5),\n"
-	"                           latency (default 20)\n"
-	"  --fail-on worse|none     exit 1 when a row is worse (default: worse)\n"
-	"\n"
-	"output:\n"
-	"  --format FMT             text (default), md, html, json, csv\n"
-	"  -o, --output FILE        write to FILE (format from its extension; - is stdout)\n"
-	"  -h, --help               this help\n";
+static const char *const fail_on_values[] = { "worse", "none", NULL };
+static const char *const format_names[] = { "text", "md", "html", "json", "csv", NULL };
+
+enum {
+	OPT_DB = 256,
+	OPT_CAMPAIGN,
+	OPT_AGAINST,
+	OPT_AGAINST_CAMPAIGN,
+	OPT_BASELINE,
+	OPT_AXIS,
+	OPT_METRIC,
+	OPT_WORKLOAD,
+	OPT_THRESHOLD,
+	OPT_ALPHA,
+	OPT_B,
+	OPT_SEED,
+	OPT_NO_CI,
+	OPT_COV_LIMIT,
+	OPT_FAIL_ON,
+	OPT_FORMAT,
+	OPT_OUTPUT = 'o',
+	OPT_QUIET = 'q',
+};
+
+static const struct vtb_cli_opt compare_opts[] = {
+	{ .help = "selection:" },
+	{ .name = "db",
+	  .id = OPT_DB,
+	  .arg = "FILE",
+	  .help = "results database (default: results.db)" },
+	{ .name = "campaign",
+	  .id = OPT_CAMPAIGN,
+	  .arg = "ID",
+	  .help = "campaign uuid or prefix (default: the latest)" },
+	{ .name = "against",
+	  .id = OPT_AGAINST,
+	  .arg = "OTHER.db",
+	  .help = "compare with the latest (or --against-campaign) campaign of another database, "
+		  "matched by cell key" },
+	{ .name = "against-campaign",
+	  .id = OPT_AGAINST_CAMPAIGN,
+	  .arg = "ID",
+	  .help = "the campaign to compare with (in OTHER.db, else --db)" },
+	{ .name = "baseline",
+	  .id = OPT_BASELINE,
+	  .arg = "SPEC",
+	  .help = "own (default: each VM against the baseline on its pCPUs, else one with as many "
+		  "CPUs), or a configuration key prefix or label glob every other one is compared "
+		  "with" },
+	{ .name = "axis",
+	  .id = OPT_AXIS,
+	  .arg = "NAME",
+	  .help = "compare along one axis holding every other parameter: topology, pinning, sched, "
+		  "vcpus or any parameter (the first value is the baseline); host, kernel (across "
+		  "campaigns: with --against)" },
+	{ .name = "metric",
+	  .id = OPT_METRIC,
+	  .arg = "GLOB",
+	  .help = "metrics to compare (default: all)" },
+	{ .name = "workload",
+	  .id = OPT_WORKLOAD,
+	  .arg = "NAME",
+	  .help = "one workload type or cell name (default: all)" },
+	{ .help = "statistics:" },
+	{ .name = "threshold",
+	  .id = OPT_THRESHOLD,
+	  .arg = "PCT",
+	  .help = "a verdict needs a change beyond PCT (default: 5)" },
+	{ .name = "alpha",
+	  .id = OPT_ALPHA,
+	  .arg = "A",
+	  .help = "significance level of the BH q-values (default: 0.05)" },
+	{ .name = "B", .id = OPT_B, .arg = "N", .help = "bootstrap resamples (default: 2000)" },
+	{ .name = "seed", .id = OPT_SEED, .arg = "N", .help = "bootstrap seed (default: 1)" },
+	{ .name = "no-ci", .id = OPT_NO_CI, .help = "no bootstrap confidence intervals (B = 0)" },
+	{ .name = "cov-limit",
+	  .id = OPT_COV_LIMIT,
+	  .arg = "CLASS=PCT",
+	  .help = "too noisy above this CoV: throughput, time (default 5), latency (default 20)" },
+	{ .name = "fail-on",
+	  .id = OPT_FAIL_ON,
+	  .arg = "WHEN",
+	  .values = fail_on_values,
+	  .help = "worse (default): exit 1 when a row is worse; none: never" },
+	{ .help = "output:" },
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FMT",
+	  .values = format_names,
+	  .help = "text (default), md, html, json, csv" },
+	{ .name = "output",
+	  .id = OPT_OUTPUT,
+	  .shortopt = 'o',
+	  .arg = "FILE",
+	  .help = "write to FILE (format from its extension; - is stdout)" },
+	{ .name = "quiet",
+	  .id = OPT_QUIET,
+	  .shortopt = 'q',
+	  .help = "no report on stdout (-o FILE is still written): the exit code says whether "
+		  "a row is worse" },
+	{ 0 },
+};
+
+static const struct vtb_cli compare_cli = {
+	.cmd = "compare",
+	.usage = "[options]",
+	.about =
+		"Compares the configurations of a campaign (each VM against its own bare-metal\n"
+		"baseline by default), or a campaign against another (--against), with one value\n"
+		"per boot and metric: change in percent with a bootstrap CI of the ratio, Welch's t\n"
+		"(time, throughput on 1/x) or Mann-Whitney U (latency), Benjamini-Hochberg over the\n"
+		"table, and a verdict per row; then the guest evidence.\n",
+	.opts = compare_opts,
+	.exits = "0 no row is worse, 1 a row is worse (unless --fail-on none), 2 usage or input "
+		 "error (no campaign, nothing to match), 3 infrastructure failure (the database, "
+		 "writing the report).",
+};
 
 typedef int (*emit_fn)(const json_t *doc, FILE *f);
 
@@ -126,100 +204,63 @@ static int parse_cov_limit(const char *s, struct vtb_test_opts *t)
 	return -1;
 }
 
-enum {
-	OPT_CAMPAIGN = 256,
-	OPT_AGAINST,
-	OPT_AGAINST_CAMPAIGN,
-	OPT_BASELINE,
-	OPT_AXIS,
-	OPT_METRIC,
-	OPT_WORKLOAD,
-	OPT_THRESHOLD,
-	OPT_ALPHA,
-	OPT_B,
-	OPT_SEED,
-	OPT_NO_CI,
-	OPT_COV_LIMIT,
-	OPT_FAIL_ON,
-	OPT_FORMAT,
-};
-
 int cmd_compare(struct vtb_cmd_env *env)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "campaign", required_argument, NULL, OPT_CAMPAIGN },
-		{ "against", required_argument, NULL, OPT_AGAINST },
-		{ "against-campaign", required_argument, NULL, OPT_AGAINST_CAMPAIGN },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "axis", required_argument, NULL, OPT_AXIS },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "workload", required_argument, NULL, OPT_WORKLOAD },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "B", required_argument, NULL, OPT_B },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "no-ci", no_argument, NULL, OPT_NO_CI },
-		{ "cov-limit", required_argument, NULL, OPT_COV_LIMIT },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct vtb_cli_parser cp;
 	struct vtb_compare_opts o;
 	const struct format *fmt = NULL;
 	const char *against_db = NULL, *out_path = NULL;
 	struct vtb_store *against = NULL;
 	json_t *doc = NULL;
 	FILE *f = stdout;
-	bool bad = false;
+	const char *arg;
+	bool bad = false, quiet = false;
 	long long ll;
 	int c, ret;
 
 	vtb_compare_opts_default(&o);
-	optind = 1;
-	while ((c = getopt_long(env->argc, env->argv, "ho:", longopts, NULL)) != -1) {
+	vtb_cli_init(&cp, &compare_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
 		switch (c) {
-		case 'd':
-			env->db = optarg;
+		case OPT_DB:
+			env->db = arg;
 			break;
 		case OPT_CAMPAIGN:
-			o.campaign = optarg;
+			o.campaign = arg;
 			break;
 		case OPT_AGAINST:
-			against_db = optarg;
+			against_db = arg;
 			break;
 		case OPT_AGAINST_CAMPAIGN:
-			o.against_campaign = optarg;
+			o.against_campaign = arg;
 			break;
 		case OPT_BASELINE:
-			o.baseline = optarg;
+			o.baseline = arg;
 			break;
 		case OPT_AXIS:
-			o.axis = optarg;
+			o.axis = arg;
 			break;
 		case OPT_METRIC:
-			o.metric = optarg;
+			o.metric = arg;
 			break;
 		case OPT_WORKLOAD:
-			o.workload = optarg;
+			o.workload = arg;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_double(optarg, 0, 1e6, &o.test.threshold_pct) < 0)
+			if (parse_double(arg, 0, 1e6, &o.test.threshold_pct) < 0)
 				goto bad_value;
 			break;
 		case OPT_ALPHA:
-			if (parse_double(optarg, 0, 1, &o.test.alpha) < 0)
+			if (parse_double(arg, 0, 1, &o.test.alpha) < 0)
 				goto bad_value;
 			break;
 		case OPT_B:
-			if (vtb_parse_int(optarg, 0, 10000000, &ll) < 0)
+			if (vtb_parse_int(arg, 0, 10000000, &ll) < 0)
 				goto bad_value;
 			o.test.B = (unsigned)ll;
 			break;
 		case OPT_SEED:
-			if (vtb_parse_int(optarg, 0, INT64_MAX, &ll) < 0)
+			if (vtb_parse_int(arg, 0, INT64_MAX, &ll) < 0)
 				goto bad_value;
 			o.test.seed = (uint64_t)ll;
 			break;
@@ -227,47 +268,40 @@ int cmd_compare(struct vtb_cmd_env *env)
 			o.test.B = 0;
 			break;
 		case OPT_COV_LIMIT:
-			if (parse_cov_limit(optarg, &o.test) < 0) {
-				vtb_cmd_err(env,
-					    "bad --cov-limit '%s' (CLASS=PCT, CLASS throughput, "
-					    "time or latency)",
-					    optarg);
+			if (parse_cov_limit(arg, &o.test) < 0) {
+				vtb_cli_usage_error(
+					&compare_cli,
+					"bad --cov-limit '%s' (CLASS=PCT, CLASS throughput, "
+					"time or latency)",
+					arg);
 				return VTB_EXIT_USAGE;
 			}
 			break;
 		case OPT_FAIL_ON:
-			if (strcmp(optarg, "worse") && strcmp(optarg, "none"))
-				goto bad_value;
-			o.fail_on_worse = !strcmp(optarg, "worse");
+			o.fail_on_worse = !strcmp(arg, "worse");
 			break;
 		case OPT_FORMAT:
-			fmt = format_named(optarg);
-			if (!fmt) {
-				vtb_cmd_err(env, "unknown format '%s' (text, md, html, json, csv)",
-					    optarg);
-				return VTB_EXIT_USAGE;
-			}
+			fmt = format_named(arg);
 			break;
-		case 'o':
-			out_path = optarg;
+		case OPT_OUTPUT:
+			out_path = arg;
 			break;
-		case 'h':
-			fputs(compare_usage, stdout);
-			return 0;
-		default:
-			fputs(compare_usage, stderr);
-			return VTB_EXIT_USAGE;
+		case OPT_QUIET:
+			quiet = true;
+			break;
 		}
 		continue;
 	bad_value:
-		for (size_t i = 0; longopts[i].name; i++)
-			if (longopts[i].val == c)
-				vtb_cmd_err(env, "bad value '%s' for --%s", optarg,
-					    longopts[i].name);
+		for (const struct vtb_cli_opt *x = compare_opts; x->name || x->help; x++)
+			if (x->name && x->id == c)
+				vtb_cli_usage_error(&compare_cli, "bad value '%s' for --%s", arg,
+						    x->name);
 		return VTB_EXIT_USAGE;
 	}
-	if (optind != env->argc) {
-		vtb_cmd_err(env, "unexpected argument '%s'", env->argv[optind]);
+	if (c < 0)
+		return vtb_cli_exit(c);
+	if (cp.optind != env->argc) {
+		vtb_cli_usage_error(&compare_cli, "unexpected argument '%s'", env->argv[cp.optind]);
 		return VTB_EXIT_USAGE;
 	}
 	if (!fmt && out_path && strcmp(out_path, "-")) {
@@ -305,7 +339,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 			goto out;
 		}
 	}
-	if (fmt->emit(doc, f) < 0) {
+	if ((!quiet || f != stdout) && fmt->emit(doc, f) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = VTB_EXIT_INFRA;
 		goto out;

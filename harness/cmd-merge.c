@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vtbench merge: unite the databases of several hosts (store.c does the copy) */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,24 +8,45 @@
 
 #include "cmd.h"
 
-static const char merge_usage[] =
-	"usage: vtbench merge OUT.db IN.db...\n"
-	"\n"
-	"Copies every campaign of each IN.db that OUT.db lacks (by uuid), with its host,\n"
-	"configurations, cells, boots, results, samples, histograms, guest views, events\n"
-	"and upload records, into OUT.db (created when missing); one transaction per\n"
-	"input.  A campaign already in OUT.db is skipped: merging again adds nothing.\n"
-	"An input with an older schema is read through an in-memory migrated copy (the\n"
-	"file is never written); a newer schema or a file that is not a vtbench\n"
-	"database is refused before anything is merged.  Hosts cloned from one image\n"
-	"tell themselves apart with host_id = in [global] or VTBENCH_HOST_ID at run time.\n"
-	"\n"
-	"options:\n"
-	"  -q, --quiet  only the summary line\n"
-	"  -h, --help   this help\n"
-	"\n"
-	"Exit: 0 merged (or nothing new), 2 usage or input error (nothing merged),\n"
-	"3 infrastructure failure (the inputs before the failing one stay merged).\n";
+enum { OPT_QUIET = 'q', OPT_VERBOSE = 'v' };
+
+static const struct vtb_cli_opt merge_opts[] = {
+	{ .name = "quiet", .id = OPT_QUIET, .shortopt = 'q', .help = "only the summary line" },
+	{ .name = "verbose",
+	  .id = OPT_VERBOSE,
+	  .shortopt = 'v',
+	  .help = "also, per input, how many rows of each kind it added" },
+	{ 0 },
+};
+
+static const struct vtb_cli merge_cli = {
+	.cmd = "merge",
+	.usage = "OUT.db IN.db... [options]",
+	.about =
+		"Copies every campaign of each IN.db that OUT.db lacks (by uuid), with its host,\n"
+		"configurations, cells, boots, results, samples, histograms, guest views, events\n"
+		"and upload records, into OUT.db (created when missing); one transaction per\n"
+		"input.  A campaign already in OUT.db is skipped: merging again adds nothing.\n"
+		"An input with an older schema is read through an in-memory migrated copy (the\n"
+		"file is never written); a newer schema or a file that is not a vtbench\n"
+		"database is refused before anything is merged.  Hosts cloned from one image\n"
+		"tell themselves apart with host_id = in [global] or VTBENCH_HOST_ID at run time.\n",
+	.opts = merge_opts,
+	.exits = "0 merged (or nothing new), 2 usage or input error (nothing merged), 3 "
+		 "infrastructure failure (the inputs before the failing one stay merged).",
+};
+
+/* "[IN: ]merged N campaigns[ into OUT] (N skipped: ...): counts" */
+static void print_stats(const char *in, const char *out, const struct vtb_merge_stats *s)
+{
+	printf("%s%smerged %ld campaign%s%s%s (%ld skipped: already there): %ld new host%s, "
+	       "%ld configurations, %ld boots, %ld results, %ld samples, %ld histograms, "
+	       "%ld guest views, %ld events, %ld upload records\n",
+	       in ? in : "", in ? ": " : "", s->campaigns, s->campaigns == 1 ? "" : "s",
+	       out ? " into " : "", out ? out : "", s->skipped, s->hosts, s->hosts == 1 ? "" : "s",
+	       s->configs, s->boots, s->results, s->samples, s->histograms, s->guest_views,
+	       s->events, s->uploads);
+}
 
 struct merge_state {
 	const char *out;
@@ -90,35 +110,28 @@ static int check_inputs(const struct vtb_cmd_env *env, const char *out, char **i
 
 int cmd_merge(struct vtb_cmd_env *env)
 {
-	static const struct option longopts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct vtb_cli_parser cp;
 	struct merge_state ms = { 0 };
 	struct vtb_merge_stats total = { 0 };
 	struct vtb_store *out = NULL;
-	const char *out_path;
+	const char *out_path, *arg;
+	bool verbose = false;
 	int c, n_in, ret = VTB_EXIT_INFRA;
 
-	optind = 1;
-	while ((c = getopt_long(env->argc, env->argv, "qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
+	vtb_cli_init(&cp, &merge_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
+		if (c == OPT_QUIET)
 			ms.quiet = true;
-			break;
-		case 'h':
-			fputs(merge_usage, stdout);
-			return 0;
-		default:
-			fputs(merge_usage, stderr);
-			return VTB_EXIT_USAGE;
-		}
+		else if (c == OPT_VERBOSE)
+			verbose = true;
 	}
+	if (c < 0)
+		return vtb_cli_exit(c);
+	optind = cp.optind;
 	n_in = env->argc - optind - 1;
 	if (n_in < 1) {
-		vtb_cmd_err(env, "expected the output database and at least one input");
-		fputs(merge_usage, stderr);
+		vtb_cli_usage_error(&merge_cli,
+				    "expected the output database and at least one input");
 		return VTB_EXIT_USAGE;
 	}
 	out_path = env->argv[optind];
@@ -137,6 +150,8 @@ int cmd_merge(struct vtb_cmd_env *env)
 			vtb_cmd_err(env, "%s", vtb_errmsg());
 			goto out;
 		}
+		if (verbose && !ms.quiet)
+			print_stats(in, NULL, &s);
 		total.campaigns += s.campaigns;
 		total.skipped += s.skipped;
 		total.hosts += s.hosts;
@@ -149,12 +164,7 @@ int cmd_merge(struct vtb_cmd_env *env)
 		total.events += s.events;
 		total.uploads += s.uploads;
 	}
-	printf("merged %ld campaign%s into %s (%ld skipped: already there): %ld new host%s, "
-	       "%ld configurations, %ld boots, %ld results, %ld samples, %ld histograms, "
-	       "%ld guest views, %ld events, %ld upload records\n",
-	       total.campaigns, total.campaigns == 1 ? "" : "s", out_path, total.skipped,
-	       total.hosts, total.hosts == 1 ? "" : "s", total.configs, total.boots, total.results,
-	       total.samples, total.histograms, total.guest_views, total.events, total.uploads);
+	print_stats(NULL, out_path, &total);
 	ret = VTB_EXIT_OK;
 out:
 	vtb_store_close(out);

@@ -10,34 +10,77 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../workloads/workload.h"
 #include "cmd.h"
 #include "conf.h"
 #include "domxml.h"
 #include "hosttopo.h"
 #include "plan.h"
 
-static const char plan_usage[] =
-	"usage: vtbench plan MATRIX.conf [options]\n"
-	"\n"
-	"Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
-	"nodes, whether it can run) and every cell (key, workload, resolved\n"
-	"parameters), and the number of boots.  Runs nothing.\n"
-	"\n"
-	"options:\n"
-	"  --format text|json     output format (default: text)\n"
-	"  --host-topology SPEC   plan for another host (default: this machine): an\n"
-	"                         hwloc XML file, an hwloc synthetic description,\n"
-	"                         caps:FILE (virsh capabilities) or libvirt:URI;\n"
-	"                         see 'vtbench topo --help'\n"
-	"  --reps N               override the matrix's reps =\n"
-	"  --xml-dir DIR          write each VM configuration's libvirt domain XML\n"
-	"                         to DIR/KEY.xml (KEY-vmN.xml for vms > 1); DIR\n"
-	"                         is created as by mkdir -p\n"
-	"  --accel kvm|tcg        domain type of those files (default: tcg)\n"
-	"  --timing               time planning and domain XML per VM configuration\n"
-	"                         (stderr; what 'make bench' prints)\n"
-	"  --help-matrix          the matrix.conf reference (sections, keys, defaults)\n"
-	"  -h, --help             this help\n";
+static const char *const text_json[] = { "text", "json", NULL };
+static const char *const accels[] = { "kvm", "tcg", NULL };
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_HOST_TOPOLOGY,
+	OPT_REPS,
+	OPT_XML_DIR,
+	OPT_ACCEL,
+	OPT_TIMING,
+	OPT_HELP_MATRIX,
+	OPT_QUIET = 'q',
+};
+
+static const struct vtb_cli_opt plan_opts[] = {
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FMT",
+	  .values = text_json,
+	  .help = "output format: text (default) or json" },
+	{ .name = "host-topology",
+	  .id = OPT_HOST_TOPOLOGY,
+	  .arg = "SPEC",
+	  .help = "plan for another host (default: this machine): an hwloc XML file, an hwloc "
+		  "synthetic description, caps:FILE (virsh capabilities) or libvirt:URI; see "
+		  "'vtbench topo --help'" },
+	{ .name = "reps", .id = OPT_REPS, .arg = "N", .help = "override the matrix's reps =" },
+	{ .name = "xml-dir",
+	  .id = OPT_XML_DIR,
+	  .arg = "DIR",
+	  .help = "write each VM configuration's libvirt domain XML to DIR/KEY.xml (KEY-vmN.xml "
+		  "for vms > 1); DIR is created as by mkdir -p" },
+	{ .name = "accel",
+	  .id = OPT_ACCEL,
+	  .arg = "ACCEL",
+	  .values = accels,
+	  .help = "domain type of those files: kvm or tcg (default)" },
+	{ .name = "timing",
+	  .id = OPT_TIMING,
+	  .help = "time planning and domain XML per VM configuration (stderr; what 'make bench' "
+		  "prints)" },
+	{ .name = "quiet",
+	  .id = OPT_QUIET,
+	  .shortopt = 'q',
+	  .help = "text: only the summary (matrix, host, counts) and the configurations that "
+		  "cannot run" },
+	{ .name = "help-matrix",
+	  .id = OPT_HELP_MATRIX,
+	  .help = "the matrix.conf reference (sections, keys, defaults)" },
+	{ 0 },
+};
+
+static const struct vtb_cli plan_cli = {
+	.cmd = "plan",
+	.usage = "MATRIX.conf [options]",
+	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
+		 "nodes, whether it can run) and every cell (key, workload, resolved\n"
+		 "parameters, times and sizes with units), and the number of boots.  Runs\n"
+		 "nothing.\n",
+	.opts = plan_opts,
+	.exits = "0 planned (configurations that cannot run on this host are listed as such), "
+		 "2 usage or input error (the matrix, --host-topology), 3 infrastructure failure "
+		 "(this host's topology or libvirt cannot be read, a file cannot be written).",
+};
 
 static const char *const order_names[] = { "interleave", "sequential", "random" };
 
@@ -178,9 +221,60 @@ static void print_plan(const struct vtb_plan *p)
 		printf("  note: %s\n", p->notes[i]);
 }
 
-static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots)
+/*
+ * A resolved parameter as people read it: times and sizes with a unit
+ * (runtime=2s, llc=1016MiB) where the unit says it exactly; the cell key
+ * and the JSON keep the exact form.  Malloc'ed.
+ */
+static char *readable(const struct vtb_workload_ops *w, const char *key, const char *value)
 {
-	size_t i, j, k, runnable = 0, cells = 0;
+	const struct vtb_opt *o = w ? vtb_opt_find(w->opts, key) : NULL;
+	uint64_t u, back;
+	char *r = NULL;
+
+	if (o && o->type == VTB_OPT_TIME && vtb_parse_time_ns(value, &u) == 0) {
+		r = vtb_format_time_ns(u);
+		if (r && (vtb_parse_time_ns(r, &back) < 0 || back != u)) {
+			free(r);
+			r = NULL;
+		}
+	} else if (o && o->type == VTB_OPT_SIZE && vtb_parse_size(value, &u) == 0) {
+		r = vtb_format_size(u);
+		if (r && (vtb_parse_size(r, &back) < 0 || back != u)) {
+			free(r);
+			r = NULL;
+		}
+	}
+	vtb_error_clear();
+	return r ? r : strdup(value);
+}
+
+static void print_cell(const struct vtb_cell *cell)
+{
+	const struct vtb_workload_ops *w = vtb_workload_find(cell->workload);
+	size_t k;
+
+	printf("  cell %s  %s (%s)\n   ", cell->key, cell->name, cell->workload);
+	for (k = 0; k < cell->resolved.n; k++) {
+		const char *key = cell->resolved.kv[k].key, *v = cell->resolved.kv[k].value;
+		const char *pv = vtb_params_get(&cell->params, key);
+		char *rv = readable(w, key, v), *rpv = pv ? readable(w, key, pv) : NULL;
+
+		printf(" %s=%s", key, rv ? rv : v);
+		if (pv && strcmp(pv, v))
+			printf("(%s)", rpv ? rpv : pv);
+		free(rv);
+		free(rpv);
+	}
+	putchar('\n');
+	if (cell->note)
+		printf("    note: %s\n", cell->note);
+}
+
+static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
+		      bool quiet)
+{
+	size_t i, j, runnable = 0, cells = 0;
 	char *timeout = vtb_format_time_ns(m->timeout_ns);
 
 	for (i = 0; i < m->n_configs; i++) {
@@ -198,7 +292,11 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells, cells == 1 ? "" : "s",
 	       boots, boots == 1 ? "" : "s");
 	free(timeout);
-	for (i = 0; i < m->n_configs; i++) {
+	for (i = 0; quiet && i < m->n_configs; i++)
+		if (!m->configs[i].runnable)
+			printf("not runnable: %s: %s\n", m->configs[i].label,
+			       m->configs[i].why_not ? m->configs[i].why_not : "?");
+	for (i = 0; !quiet && i < m->n_configs; i++) {
 		const struct vtb_config *c = &m->configs[i];
 		char *cpus = vtb_cpuset_format(&c->cpus);
 
@@ -218,23 +316,8 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 				printf("  plan: %s\n", vtb_errmsg());
 			vtb_plan_free(p);
 		}
-		for (j = 0; j < c->n_cells; j++) {
-			const struct vtb_cell *cell = &c->cells[j];
-
-			printf("  cell %s  %s (%s)\n   ", cell->key, cell->name, cell->workload);
-			for (k = 0; k < cell->resolved.n; k++) {
-				const char *pv = vtb_params_get(&cell->params,
-								cell->resolved.kv[k].key);
-
-				printf(" %s=%s", cell->resolved.kv[k].key,
-				       cell->resolved.kv[k].value);
-				if (pv && strcmp(pv, cell->resolved.kv[k].value))
-					printf("(%s)", pv);
-			}
-			putchar('\n');
-			if (cell->note)
-				printf("    note: %s\n", cell->note);
-		}
+		for (j = 0; j < c->n_cells; j++)
+			print_cell(&c->cells[j]);
 	}
 }
 
@@ -335,80 +418,62 @@ static char *relative_to(const char *matrix, char *value)
 
 int cmd_plan(struct vtb_cmd_env *env)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "host-topology", required_argument, NULL, 't' },
-		{ "reps", required_argument, NULL, 'n' },
-		{ "xml-dir", required_argument, NULL, 'x' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "timing", no_argument, NULL, 'T' },
-		{ "help-matrix", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct vtb_cli_parser cp;
 	struct vtb_matrix *m = NULL;
 	char *matrix_host = NULL;
 	struct vtb_bootref *order = NULL;
-	const char *format = "text", *xml_dir = NULL;
-	bool kvm = false, timing = false;
+	const char *format = "text", *xml_dir = NULL, *arg, *matrix;
+	bool kvm = false, timing = false, quiet = false;
 	long long reps = 0;
 	size_t n_order = 0;
 	int c, ret;
 
-	optind = 1;
-	while ((c = getopt_long(env->argc, env->argv, "h", longopts, NULL)) != -1) {
+	vtb_cli_init(&cp, &plan_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
 		switch (c) {
-		case 'f':
-			format = optarg;
-			if (vtb_cmd_text_or_json(env, format))
-				return VTB_EXIT_USAGE;
+		case OPT_FORMAT:
+			format = arg;
 			break;
-		case 't':
-			env->host_topology = optarg;
+		case OPT_HOST_TOPOLOGY:
+			env->host_topology = arg;
 			break;
-		case 'n':
-			if (vtb_parse_int(optarg, 1, 100000, &reps)) {
-				vtb_cmd_err(env, "--reps: %s", vtb_errmsg());
+		case OPT_REPS:
+			if (vtb_parse_int(arg, 1, 100000, &reps)) {
+				vtb_cli_usage_error(&plan_cli, "--reps: %s", vtb_errmsg());
 				return VTB_EXIT_USAGE;
 			}
 			break;
-		case 'x':
-			xml_dir = optarg;
+		case OPT_XML_DIR:
+			xml_dir = arg;
 			break;
-		case 'T':
+		case OPT_TIMING:
 			timing = true;
 			break;
-		case 'a':
-			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
-				vtb_cmd_err(env, "unknown accelerator '%s': expected kvm or tcg",
-					    optarg);
-				return VTB_EXIT_USAGE;
-			}
-			kvm = !strcmp(optarg, "kvm");
+		case OPT_ACCEL:
+			kvm = !strcmp(arg, "kvm");
 			break;
-		case 'm':
+		case OPT_QUIET:
+			quiet = true;
+			break;
+		case OPT_HELP_MATRIX:
 			vtb_conf_help(stdout);
 			return 0;
-		case 'h':
-			fputs(plan_usage, stdout);
-			return 0;
-		default:
-			fputs(plan_usage, stderr);
-			return VTB_EXIT_USAGE;
 		}
 	}
-	if (optind != env->argc - 1) {
-		vtb_cmd_err(env, "expected one matrix file");
-		fputs(plan_usage, stderr);
+	if (c < 0)
+		return vtb_cli_exit(c);
+	if (cp.optind != env->argc - 1) {
+		vtb_cli_usage_error(&plan_cli, "expected one matrix file");
 		return VTB_EXIT_USAGE;
 	}
+	matrix = env->argv[cp.optind];
 	/* --host-topology wins over the matrix's host_topology = */
 	if (!env->host_topology) {
-		if (vtb_matrix_host_topology(env->argv[optind], &matrix_host) < 0) {
+		if (vtb_matrix_host_topology(matrix, &matrix_host) < 0) {
 			vtb_cmd_err(env, "%s", vtb_errmsg());
 			return VTB_EXIT_INFRA;
 		}
-		if (matrix_host && !(matrix_host = relative_to(env->argv[optind], matrix_host))) {
+		if (matrix_host && !(matrix_host = relative_to(matrix, matrix_host))) {
 			vtb_cmd_err(env, "out of memory");
 			return VTB_EXIT_INFRA;
 		}
@@ -418,7 +483,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 	if (ret)
 		goto out;
 	ret = VTB_EXIT_USAGE;
-	if (vtb_matrix_load(env->argv[optind], &env->host->ctx, &m)) {
+	if (vtb_matrix_load(matrix, &env->host->ctx, &m)) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		goto out;
 	}
@@ -435,7 +500,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 			goto out;
 		}
 	} else {
-		plan_text(m, env->host, n_order);
+		plan_text(m, env->host, n_order, quiet);
 	}
 	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
 	if (xml_dir && vtb_mkdir_p(xml_dir, 0777) < 0) {

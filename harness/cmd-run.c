@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vtbench run: options, progress display and the closing summary. */
-#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,32 +10,66 @@
 #include "runner.h"
 #include "upload.h"
 
-static const char run_usage[] =
-	"usage: vtbench run MATRIX.conf [options]\n"
-	"\n"
-	"Runs every (configuration, rep) boot of the matrix in its order and stores\n"
-	"each boot in SQLite in one transaction.  Bare-metal baselines run the\n"
-	"agent confined to the configuration's CPUs.\n"
-	"\n"
-	"options:\n"
-	"  --db FILE      results database (default: the matrix's db =, else results.db)\n"
-	"  --resume       continue the latest campaign of this matrix on this host:\n"
-	"                 boots already stored are skipped, never run twice\n"
-	"  --only GLOB    run only configurations whose label or key matches\n"
-	"                 (comma list of globs, e.g. 'baseline cpus=2')\n"
-	"  --reps N       override the matrix's reps = (default: the matrix's)\n"
-	"  --quiet        no progress, only warnings, errors and the summary\n"
-	"  --upload URL   when the campaign ends, upload it (vtbench upload --to URL;\n"
-	"                 repeatable); a failed upload is reported, exits 3 if the run\n"
-	"                 was fine, and is left for a later vtbench upload\n"
-	"  -h, --help     this help\n"
-	"\n"
-	"exit codes: 0 every boot ok; 1 some boots failed or timed out (all stored);\n"
-	"2 input error; 3 infrastructure failure, or an --upload failed; 130 interrupted\n"
-	"(resume with --resume).\n";
+enum {
+	OPT_DB = 256,
+	OPT_RESUME,
+	OPT_ONLY,
+	OPT_REPS,
+	OPT_UPLOAD,
+	OPT_QUIET = 'q',
+	OPT_VERBOSE = 'v',
+};
+
+static const struct vtb_cli_opt run_opts[] = {
+	{ .name = "db",
+	  .id = OPT_DB,
+	  .arg = "FILE",
+	  .help = "results database (default: the matrix's db =, else results.db)" },
+	{ .name = "resume",
+	  .id = OPT_RESUME,
+	  .help = "continue the latest campaign of this matrix on this host: boots already "
+		  "stored are skipped, never run twice" },
+	{ .name = "only",
+	  .id = OPT_ONLY,
+	  .arg = "GLOB",
+	  .help = "run only configurations whose label or key matches (comma list of globs, "
+		  "e.g. 'baseline cpus=2')" },
+	{ .name = "reps",
+	  .id = OPT_REPS,
+	  .arg = "N",
+	  .help = "override the matrix's reps = (default: the matrix's)" },
+	{ .name = "upload",
+	  .id = OPT_UPLOAD,
+	  .arg = "URL",
+	  .help = "when the campaign ends, upload it (vtbench upload --to URL; repeatable); a "
+		  "failed upload is reported, exits 3 if the run was fine, and is left for a later "
+		  "vtbench upload" },
+	{ .name = "quiet",
+	  .id = OPT_QUIET,
+	  .shortopt = 'q',
+	  .help = "no progress: only warnings, errors and the summary" },
+	{ .name = "verbose",
+	  .id = OPT_VERBOSE,
+	  .shortopt = 'v',
+	  .help = "every boot's outcome on its own line, also on a terminal (where by default "
+		  "only failed boots get one)" },
+	{ 0 },
+};
+
+static const struct vtb_cli run_cli = {
+	.cmd = "run",
+	.usage = "MATRIX.conf [options]",
+	.about = "Runs every (configuration, rep) boot of the matrix in its order and stores\n"
+		 "each boot in SQLite in one transaction.  Bare-metal baselines run the\n"
+		 "agent confined to the configuration's CPUs.\n",
+	.opts = run_opts,
+	.exits = "0 every boot ok; 1 some boots failed or timed out (all stored); 2 usage or "
+		 "input error; 3 infrastructure failure, or an --upload failed; 130 interrupted "
+		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
+};
 
 struct progress_state {
-	bool tty, quiet, line_open;
+	bool tty, quiet, verbose, line_open;
 };
 
 static void fmt_dur(char *buf, size_t len, double s)
@@ -48,22 +82,30 @@ static void fmt_dur(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
+static void close_line(struct progress_state *ps)
+{
+	if (ps->line_open)
+		fputs("\r\033[K", stderr);
+	ps->line_open = false;
+}
+
 static void on_progress(const struct vtb_progress *p, void *arg)
 {
 	struct progress_state *ps = arg;
 	char el[32], eta[32];
 
 	if (p->warning) {
-		if (ps->line_open)
-			fputs("\r\033[K", stderr);
-		ps->line_open = false;
-		fprintf(stderr, "warning: %s\n", p->warning);
+		close_line(ps);
+		/* whose warning: the program, and the boot when it has one */
+		if (p->label)
+			fprintf(stderr, "vtbench run: boot %zu/%zu %s rep %d: warning: %s\n",
+				p->index, p->total, p->label, p->rep, p->warning);
+		else
+			fprintf(stderr, "vtbench run: warning: %s\n", p->warning);
 		return;
 	}
 	if (p->note) {
-		if (ps->line_open)
-			fputs("\r\033[K", stderr);
-		ps->line_open = false;
+		close_line(ps);
 		if (!ps->quiet)
 			fprintf(stderr, "%s\n", p->note);
 		return;
@@ -80,9 +122,10 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d  elapsed %s  eta %s",
 				p->index, p->total, p->label, p->rep, el, eta);
 			ps->line_open = true;
-		} else if (strcmp(p->status, "ok")) {
-			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d: %s: %s\n", p->index,
-				p->total, p->label, p->rep, p->status, p->error ? p->error : "");
+		} else if (strcmp(p->status, "ok") || ps->verbose) {
+			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d: %s (%.1fs)%s%s\n",
+				p->index, p->total, p->label, p->rep, p->status, p->boot_seconds,
+				p->error ? ": " : "", p->error ? p->error : "");
 			ps->line_open = false;
 		}
 		fflush(stderr);
@@ -120,7 +163,7 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 			.batch_points = VTB_UPLOAD_BATCH_POINTS,
 		};
 
-		if (vtb_cmd_upload(env, st, res->db, &o))
+		if (vtb_cmd_upload(env, st, res->db, &o, false))
 			failed = -1;
 	}
 	vtb_store_close(st);
@@ -129,22 +172,14 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 
 int cmd_run(struct vtb_cmd_env *env)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "resume", no_argument, NULL, 'r' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "reps", required_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "upload", required_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct vtb_cli_parser cp;
 	struct vtb_run_opts o = { 0 };
 	struct vtb_run_result res;
 	struct progress_state ps = { .tty = isatty(2) };
 	char *agent = NULL;
 	const char **uploads = calloc((size_t)env->argc + 1, sizeof(*uploads));
 	size_t n_uploads = 0;
+	const char *arg;
 	int c, ret;
 
 	if (!uploads) {
@@ -152,49 +187,53 @@ int cmd_run(struct vtb_cmd_env *env)
 		return VTB_EXIT_INFRA;
 	}
 
-	optind = 1;
-	while ((c = getopt_long(env->argc, env->argv, "h", longopts, NULL)) != -1) {
+	vtb_cli_init(&cp, &run_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
 		switch (c) {
-		case 'd':
-			o.db = optarg;
+		case OPT_DB:
+			o.db = arg;
 			break;
-		case 'r':
+		case OPT_RESUME:
 			o.resume = true;
 			break;
-		case 'o':
-			o.only = optarg;
+		case OPT_ONLY:
+			o.only = arg;
 			break;
-		case 'n':
-			if (vtb_parse_int(optarg, 1, 100000, &o.reps)) {
-				vtb_cmd_err(env, "--reps: %s", vtb_errmsg());
-				return VTB_EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			ps.quiet = true;
-			break;
-		case 'u':
-			/* a wrong URL is found now, not after hours of boots */
-			if (vtb_upload_check_url(optarg) < 0) {
-				vtb_cmd_err(env, "--upload: %s", vtb_errmsg());
+		case OPT_REPS:
+			if (vtb_parse_int(arg, 1, 100000, &o.reps)) {
+				vtb_cli_usage_error(&run_cli, "--reps: %s", vtb_errmsg());
 				ret = VTB_EXIT_USAGE;
 				goto out;
 			}
-			uploads[n_uploads++] = optarg;
 			break;
-		case 'h':
-			fputs(run_usage, stdout);
-			ret = 0;
-			goto out;
-		default:
-			fputs(run_usage, stderr);
-			ret = VTB_EXIT_USAGE;
-			goto out;
+		case OPT_QUIET:
+			ps.quiet = true;
+			break;
+		case OPT_VERBOSE:
+			ps.verbose = true;
+			break;
+		case OPT_UPLOAD:
+			/* a wrong URL is found now, not after hours of boots */
+			if (vtb_upload_check_url(arg) < 0) {
+				vtb_cli_usage_error(&run_cli, "--upload: %s", vtb_errmsg());
+				ret = VTB_EXIT_USAGE;
+				goto out;
+			}
+			uploads[n_uploads++] = arg;
+			break;
 		}
 	}
-	if (optind != env->argc - 1) {
-		vtb_cmd_err(env, "expected one matrix file");
-		fputs(run_usage, stderr);
+	if (c < 0) {
+		ret = vtb_cli_exit(c);
+		goto out;
+	}
+	if (cp.optind != env->argc - 1) {
+		vtb_cli_usage_error(&run_cli, "expected one matrix file");
+		ret = VTB_EXIT_USAGE;
+		goto out;
+	}
+	if (ps.quiet && ps.verbose) {
+		vtb_cli_usage_error(&run_cli, "--quiet and --verbose contradict each other");
 		ret = VTB_EXIT_USAGE;
 		goto out;
 	}
@@ -209,7 +248,7 @@ int cmd_run(struct vtb_cmd_env *env)
 		ret = VTB_EXIT_INFRA;
 		goto out;
 	}
-	o.matrix = env->argv[optind];
+	o.matrix = env->argv[cp.optind];
 	o.host_id = getenv("VTBENCH_HOST_ID");
 	if (o.host_id && !*o.host_id)
 		o.host_id = NULL;
@@ -243,7 +282,8 @@ int cmd_run(struct vtb_cmd_env *env)
 		fprintf(stderr,
 			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
 			o.matrix, res.db);
-		ret = VTB_EXIT_INTERRUPTED;
+		/* as a shell reports a process the signal killed: 130, 143 */
+		ret = res.stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
 	} else {
 		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 	}

@@ -5,7 +5,6 @@
  * for this machine or the one --host-topology describes.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,22 +12,41 @@
 
 #include "cmd.h"
 
-static const char topo_usage[] =
-	"usage: vtbench topo [options]\n"
-	"\n"
-	"Shows the host topology the planner uses: packages, dies, NUMA nodes\n"
-	"(memory, distances), last-level caches, cores with their L2 and PUs by\n"
-	"OS number, offline CPUs, CPU identity and the topology digest.\n"
-	"\n"
-	"options:\n"
-	"  --host-topology SPEC   another host (default: this machine): an hwloc XML\n"
-	"                         file (lstopo --of xml), an hwloc synthetic string\n"
-	"                         (\"pack:2 l3:2(size=32MiB) core:4 pu:2\"), caps:FILE\n"
-	"                         (virsh capabilities), or libvirt:URI (its capabilities)\n"
-	"  --format text|json     output format (default: text)\n"
-	"  --export FILE.xml      also write the topology as hwloc XML (loadable with\n"
-	"                         --host-topology FILE.xml and lstopo --input)\n"
-	"  -h, --help             this help\n";
+static const char *const text_json[] = { "text", "json", NULL };
+
+enum { OPT_FORMAT = 256, OPT_HOST_TOPOLOGY, OPT_EXPORT };
+
+static const struct vtb_cli_opt topo_opts[] = {
+	{ .name = "host-topology",
+	  .id = OPT_HOST_TOPOLOGY,
+	  .arg = "SPEC",
+	  .help = "another host (default: this machine): an hwloc XML file (lstopo --of xml), an "
+		  "hwloc synthetic string (\"pack:2 l3:2(size=32MiB) core:4 pu:2\"), caps:FILE "
+		  "(virsh capabilities), or libvirt:URI (its capabilities)" },
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FMT",
+	  .values = text_json,
+	  .help = "output format: text (default) or json" },
+	{ .name = "export",
+	  .id = OPT_EXPORT,
+	  .arg = "FILE.xml",
+	  .help = "also write the topology as hwloc XML (loadable with --host-topology FILE.xml "
+		  "and lstopo --input)" },
+	{ 0 },
+};
+
+static const struct vtb_cli topo_cli = {
+	.cmd = "topo",
+	.usage = "[options]",
+	.about = "Shows the host topology the planner uses: packages, dies, NUMA nodes\n"
+		 "(memory, distances), last-level caches, cores with their L2 and PUs by\n"
+		 "OS number, offline CPUs, CPU identity and the topology digest.\n",
+	.opts = topo_opts,
+	.exits = "0 shown, 2 usage or input error (a --host-topology that cannot be read, an "
+		 "--export path that cannot be written), 3 infrastructure failure (this host's "
+		 "topology or libvirt cannot be read).",
+};
 
 /* ---- text --------------------------------------------------------------- */
 
@@ -435,45 +453,32 @@ static int topo_json(const struct vtb_hosttopo *h)
 
 int cmd_topo(struct vtb_cmd_env *env)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "host-topology", required_argument, NULL, 't' },
-		{ "export", required_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *format = "text", *export = NULL;
+	struct vtb_cli_parser cp;
+	const char *format = "text", *export = NULL, *arg;
 	int c, ret;
 
-	optind = 1;
-	while ((c = getopt_long(env->argc, env->argv, "h", longopts, NULL)) != -1) {
+	vtb_cli_init(&cp, &topo_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
 		switch (c) {
-		case 'f':
-			format = optarg;
-			if (vtb_cmd_text_or_json(env, format))
-				return VTB_EXIT_USAGE;
+		case OPT_FORMAT:
+			format = arg;
 			break;
-		case 't':
-			env->host_topology = optarg;
+		case OPT_HOST_TOPOLOGY:
+			env->host_topology = arg;
 			break;
-		case 'x':
-			export = optarg;
+		case OPT_EXPORT:
+			export = arg;
 			if (!*export) {
-				vtb_cmd_err(env, "--export needs a file name");
+				vtb_cli_usage_error(&topo_cli, "--export needs a file name");
 				return VTB_EXIT_USAGE;
 			}
 			break;
-		case 'h':
-			fputs(topo_usage, stdout);
-			return 0;
-		default:
-			fputs(topo_usage, stderr);
-			return VTB_EXIT_USAGE;
 		}
 	}
-	if (optind != env->argc) {
-		vtb_cmd_err(env, "unexpected argument '%s'", env->argv[optind]);
-		fputs(topo_usage, stderr);
+	if (c < 0)
+		return vtb_cli_exit(c);
+	if (cp.optind != env->argc) {
+		vtb_cli_usage_error(&topo_cli, "unexpected argument '%s'", env->argv[cp.optind]);
 		return VTB_EXIT_USAGE;
 	}
 	ret = vtb_cmd_setup(env);

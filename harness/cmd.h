@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cliopt.h"
 #include "hosttopo.h"
 #include "store.h"
 
@@ -20,11 +21,14 @@
 #define VTB_EXIT_FAIL 1	 /* compare: regression; run: some boots failed */
 #define VTB_EXIT_USAGE 2 /* usage or input error */
 #define VTB_EXIT_INFRA 3 /* libvirt, disk, network */
-#define VTB_EXIT_INTERRUPTED 130
+/* run stopped by a signal: 128 + the signal, as a shell reports it */
+#define VTB_EXIT_INTERRUPTED 130 /* SIGINT */
+#define VTB_EXIT_TERMINATED 143	 /* SIGTERM */
 
 /* row flags */
 #define VTB_CMD_NEED_DB (1u << 0)   /* open --db read-only before work */
 #define VTB_CMD_NEED_HOST (1u << 1) /* load --host-topology or the local host */
+#define VTB_CMD_WRITES (1u << 2)    /* writes the database: SIGPIPE ignored */
 
 struct vtb_cmd_env {
 	const char *name; /* command name */
@@ -46,8 +50,6 @@ int vtb_cmd_setup(struct vtb_cmd_env *env);
 /* Prints "vtbench CMD: message" to stderr. */
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* 0 when @format is "text" or "json"; else prints the error (-1). */
-int vtb_cmd_text_or_json(const struct vtb_cmd_env *env, const char *format);
 /* Path of vtbench-agent: $VTBENCH_AGENT, else beside this executable. */
 char *vtb_agent_path(void);
 
@@ -60,10 +62,11 @@ int cmd_topo(struct vtb_cmd_env *env);
 int cmd_upload(struct vtb_cmd_env *env);
 
 struct vtb_upload_opts;
-/* Uploads (upload.h) and prints the summary; 0, VTB_EXIT_INFRA when
+/* Uploads (upload.h) and prints the summary (@quiet: only when something
+ * remains unsent); 0, VTB_EXIT_INFRA when
  * something remains unsent (or the store failed), VTB_EXIT_USAGE when
  * nothing could start.  Shared by upload and run --upload. */
 int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const char *db,
-		   struct vtb_upload_opts *o);
+		   struct vtb_upload_opts *o, bool quiet);
 
 #endif

@@ -2175,8 +2175,10 @@ static int partition_why_not(struct vtb_config *c, const char *sched, long long 
 }
 
 /*
- * A VM configuration is runnable when the placement planner accepts it
- * (its refusals are input errors: the whole matrix is refused, exit 2).
+ * A VM configuration is runnable when the placement planner accepts it.
+ * Too few pCPUs on this host makes it not runnable (listed, with the
+ * figures); the planner's other refusals are input errors: the whole
+ * matrix is refused, exit 2.
  * Without a host model, only what needs no planner runs (not side-by-side
  * VMs, which need disjoint pCPUs).  Returns -1 on errors;
  * sets c->why_not when not runnable.
@@ -2190,7 +2192,15 @@ static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, con
 	int v;
 
 	if (p->host->model) {
-		if (vtb_plan_config(p->host->model, c, &plan) < 0)
+		int r = vtb_plan_config(p->host->model, c, &plan);
+
+		/* a host too small for it: listed as not runnable here, so
+		 * one matrix serves hosts of every size */
+		if (r == VTB_PLAN_NO_ROOM) {
+			c->why_not = vtb_asprintf("does not fit this host: %s", vtb_errmsg());
+			return c->why_not ? 0 : vtb_error("out of memory");
+		}
+		if (r < 0)
 			return perr(p, line, "%s: %s", c->label, vtb_errmsg());
 		c->plan_json = vtb_plan_json(plan);
 		for (v = 0; c->plan_json && v < plan->req.vms; v++)
@@ -2616,18 +2626,27 @@ void vtb_conf_help(FILE *f)
 		"matrix.conf: INI sections and keys.  A comma list is an axis (marked ', ...');\n"
 		"INT axes accept $host_cpus, $host_nodes, $host_llcs, $vcpus and N%%.\n"
 		"Comments start with ';' or '#'; a line indented deeper than its key continues the value.\n"
-		"only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n");
+		"only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n"
+		"TIME takes a unit: ns, us, ms, s, m, h (a bare number means seconds); SIZE takes\n"
+		"K, M, G, T (powers of 1024; a bare number is bytes).\n");
 	for (i = 0; i < VTB_ARRAY_SIZE(sectdefs); i++) {
-		fprintf(f, "\n[%s%s]  %s\n", sectdefs[i].type, sectdefs[i].named ? " NAME" : "",
-			sectdefs[i].help);
+		int col = fprintf(f, "\n[%s%s]  ", sectdefs[i].type,
+				  sectdefs[i].named ? " NAME" : "") -
+			  1;
+
+		vtb_wrap(f, sectdefs[i].help, col, 4, VTB_HELP_WIDTH);
+		fputc('\n', f);
 		vtb_opts_help(f, sectdefs[i].opts, false);
 	}
 	fprintf(f, "\nWorkload types and their keys (INT keys accept variables too):\n");
 	for (w = 0; vtb_workloads[w]; w++) {
 		if (vtb_workloads[w]->hidden)
 			continue;
-		fprintf(f, "\ntype = %s  %s\n", vtb_workloads[w]->name,
-			vtb_workloads[w]->summary ? vtb_workloads[w]->summary : "");
+		int col = fprintf(f, "\ntype = %s  ", vtb_workloads[w]->name) - 1;
+
+		vtb_wrap(f, vtb_workloads[w]->summary ? vtb_workloads[w]->summary : "", col, 4,
+			 VTB_HELP_WIDTH);
+		fputc('\n', f);
 		vtb_opts_help(f, vtb_workloads[w]->opts, false);
 	}
 }

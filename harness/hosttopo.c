@@ -12,6 +12,7 @@
 
 #include "../workloads/lib/sysfs.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
@@ -210,6 +211,49 @@ out:
 	return ret;
 }
 
+char *vtb_cpu_model_name_trim(const char *s)
+{
+	char *r = malloc(strlen(s ? s : "") + 1), *w = r;
+
+	if (!r)
+		return NULL;
+	for (; s && *s; s++) {
+		if (isspace((unsigned char)*s)) {
+			/* one space between words, none at either end */
+			if (w > r && w[-1] != ' ')
+				*w++ = ' ';
+			continue;
+		}
+		*w++ = *s;
+	}
+	if (w > r && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	return r;
+}
+
+/*
+ * libcpuid picks a codename by scoring its table's rows on the fields
+ * that match and never counts a family that does not: a CPU of an AMD
+ * family its table lacks gets the name of an older part that shares the
+ * base family (15) and the model number.  Family 26 (Zen 5) model 2
+ * came out as "Abu Dhabi", an Opteron of family 21, on 0.6.2.  So the
+ * name is kept only for AMD families the installed version knows:
+ * through 0x19 (Zen 3/4) since 0.6.0, 0x1a (Turin) from 0.7.1.
+ */
+bool vtb_cpu_codename_trusted(const char *vendor, int ext_family, const char *libversion)
+{
+	unsigned a = 0, b = 0, c = 0;
+	int known = 0x19;
+
+	if (!vendor || strcmp(vendor, "AuthenticAMD"))
+		return true;
+	if (libversion && sscanf(libversion, "%u.%u.%u", &a, &b, &c) >= 2 &&
+	    (a > 0 || b > 7 || (b == 7 && c >= 1)))
+		known = 0x1a;
+	return ext_family <= known;
+}
+
 static void identify_cpu(struct vtb_hosttopo *h)
 {
 	struct cpu_raw_data_t raw;
@@ -219,8 +263,11 @@ static void identify_cpu(struct vtb_hosttopo *h)
 	if (cpuid_get_raw_data(&raw) < 0 || cpu_identify(&raw, &id) < 0)
 		return;
 	h->cpu_vendor = strdup(id.vendor_str);
-	h->cpu_model_name = strdup(id.brand_str);
-	h->cpu_codename = strdup(id.cpu_codename);
+	h->cpu_model_name = vtb_cpu_model_name_trim(id.brand_str);
+	h->cpu_codename = strdup(
+		vtb_cpu_codename_trusted(id.vendor_str, id.ext_family, cpuid_lib_version())
+			? id.cpu_codename
+			: "");
 	h->cpu_family = id.ext_family;
 	h->cpu_model = id.ext_model;
 }
@@ -236,7 +283,7 @@ static void identify_hwloc(struct vtb_hosttopo *h, hwloc_topology_t t)
 	if ((v = hwloc_obj_get_info_by_name(o, "CPUVendor")))
 		h->cpu_vendor = strdup(v);
 	if ((v = hwloc_obj_get_info_by_name(o, "CPUModel")))
-		h->cpu_model_name = strdup(v);
+		h->cpu_model_name = vtb_cpu_model_name_trim(v);
 	if ((v = hwloc_obj_get_info_by_name(o, "CPUFamilyNumber")))
 		h->cpu_family = atoi(v);
 	if ((v = hwloc_obj_get_info_by_name(o, "CPUModelNumber")))

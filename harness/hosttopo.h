@@ -60,6 +60,13 @@ int vtb_hosttopo_load_caps(const char *xml, size_t len, const char *source,
 			   struct vtb_hosttopo **out);
 void vtb_hosttopo_free(struct vtb_hosttopo *h);
 
+/* A CPU brand string without padding: words separated by one space, none
+ * at either end (malloc'ed; NULL on ENOMEM). */
+char *vtb_cpu_model_name_trim(const char *s);
+/* Whether libcpuid @libversion names CPUs of @vendor's family @ext_family
+ * right (older versions give an unknown AMD family an old part's name). */
+bool vtb_cpu_codename_trusted(const char *vendor, int ext_family, const char *libversion);
+
 /*
  * Writes the topology as hwloc XML to @path (replaced atomically), with
  * hwloc's exporter.  A capabilities source is first rebuilt as an hwloc

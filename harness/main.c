@@ -23,19 +23,22 @@ struct vtb_cmd {
 	const char *summary;
 };
 
-/* alphabetical */
+/* alphabetical.  VTB_CMD_WRITES: the command changes the database, so a
+ * closed pipe on stdout must not kill it mid-way; the others only show,
+ * and end quietly when their reader goes away (SIGPIPE), as cat does. */
 static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
 	  "summarise a campaign's results per configuration, cell and metric" },
 	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks" },
-	{ "merge", cmd_merge, 0,
+	{ "merge", cmd_merge, VTB_CMD_WRITES,
 	  "unite the databases of several hosts (campaigns by uuid; again adds nothing)" },
 	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
 	  "dry run: every configuration and cell, with keys and parameters" },
-	{ "run", cmd_run, 0, "run a matrix and store every boot in SQLite" },
+	{ "run", cmd_run, VTB_CMD_WRITES, "run a matrix and store every boot in SQLite" },
 	{ "topo", cmd_topo, VTB_CMD_NEED_HOST,
 	  "show the host topology (packages, nodes, LLCs, cores, PUs) or export it" },
-	{ "upload", cmd_upload, 0, "send a campaign to a dashboard (InfluxDB ...), exactly once" },
+	{ "upload", cmd_upload, VTB_CMD_WRITES,
+	  "send a campaign to a dashboard (InfluxDB ...), exactly once" },
 };
 
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
@@ -47,14 +50,6 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-int vtb_cmd_text_or_json(const struct vtb_cmd_env *env, const char *format)
-{
-	if (!strcmp(format, "text") || !strcmp(format, "json"))
-		return 0;
-	vtb_cmd_err(env, "unknown format '%s': expected text or json", format);
-	return -1;
 }
 
 /* "libvirt:URI": the capabilities of that libvirt host.  A connection
@@ -128,15 +123,52 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: vtbench [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: vtbench [-V | --version] [-h | --help] COMMAND [ARGS]\n\n"
 		   "vtbench measures how much performance a VM loses against its bare-metal\n"
 		   "host, and which guest scheduler configuration wins it back.\n\n"
 		   "commands:\n");
 	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'vtbench COMMAND --help' shows a command's options.\n"
-		   "exit codes: 0 ok, 1 regression found (compare) or boots failed (run),\n"
-		   "2 usage or input error, 3 infrastructure failure, 130 interrupted.\n");
+	fprintf(f,
+		"\n'vtbench help COMMAND' or 'vtbench COMMAND --help' shows a command's options\n"
+		"and exit codes.\n"
+		"exit codes: 0 ok, 1 regression found (compare) or boots failed (run),\n"
+		"2 usage or input error, 3 infrastructure failure; run: 130 interrupted\n"
+		"(SIGINT), 143 terminated (SIGTERM).\n");
+}
+
+static const struct vtb_cmd *find_cmd(const char *name)
+{
+	const char *names[VTB_ARRAY_SIZE(commands) + 1];
+	const char *near;
+	size_t i;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	names[i] = NULL;
+	near = vtb_suggest(names, name);
+	fprintf(stderr, "vtbench: unknown command '%s'%s%s%s; see 'vtbench --help'\n", name,
+		near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	return NULL;
+}
+
+/* Flushes stdout: a write error is infrastructure (3), said once; a
+ * reader that went away (EPIPE) is no error. */
+static int stdout_done(const char *cmd, int ret)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return ret;
+	/* the reader left: not an error of ours.  Commands that only show
+	 * were ended by SIGPIPE before this; one that wrote the database
+	 * (it ignores SIGPIPE) keeps the exit code of what it did. */
+	if (errno == EPIPE)
+		return ret;
+	fprintf(stderr, "vtbench%s%s: cannot write to standard output: %s\n", cmd ? " " : "",
+		cmd ? cmd : "", strerror(errno));
+	return ret ? ret : VTB_EXIT_INFRA;
 }
 
 static char *join_cmdline(int argc, char **argv)
@@ -154,49 +186,59 @@ int main(int argc, char **argv)
 {
 	struct vtb_cmd_env env = { 0 };
 	const struct vtb_cmd *cmd = NULL;
-	char *cmdline, *progname;
-	size_t i;
+	char *cmdline;
 	int ret;
 
 	if (argc < 2) {
 		usage(stderr);
 		return VTB_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
-		return fflush(stdout) || ferror(stdout) ? VTB_EXIT_INFRA : 0;
+		return stdout_done(NULL, 0);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("vtbench %s\n", VTB_VERSION);
-		return fflush(stdout) || ferror(stdout) ? VTB_EXIT_INFRA : 0;
+		return stdout_done(NULL, 0);
 	}
-	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			cmd = &commands[i];
-	if (!cmd) {
-		const char *names[VTB_ARRAY_SIZE(commands) + 1];
-		const char *near;
+	if (!strcmp(argv[1], "help")) {
+		/* vtbench help CMD: what vtbench CMD --help says */
+		static char help_opt[] = "--help";
 
-		for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
-			names[i] = commands[i].name;
-		names[i] = NULL;
-		near = vtb_suggest(names, argv[1]);
-		fprintf(stderr, "vtbench: unknown command '%s'%s%s%s\n", argv[1],
-			near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-		usage(stderr);
+		if (argc > 3) {
+			fprintf(stderr,
+				"vtbench help: expected one command; see 'vtbench --help'\n");
+			return VTB_EXIT_USAGE;
+		}
+		cmd = find_cmd(argv[2]);
+		if (!cmd)
+			return VTB_EXIT_USAGE;
+		argv[1] = argv[2];
+		argv[2] = help_opt;
+	} else if (argv[1][0] == '-') {
+		const char *opts[] = { "help", "version", NULL };
+		const char *near = !strncmp(argv[1], "--", 2) ? vtb_suggest(opts, argv[1] + 2)
+							      : NULL;
+
+		fprintf(stderr, "vtbench: unknown option '%s'%s%s%s; see 'vtbench --help'\n",
+			argv[1], near ? " (did you mean '--" : "", near ? near : "",
+			near ? "'?)" : "");
 		return VTB_EXIT_USAGE;
+	} else {
+		cmd = find_cmd(argv[1]);
+		if (!cmd)
+			return VTB_EXIT_USAGE;
 	}
 	if (vtb_workloads_check() || vtb_sinks_check()) {
 		fprintf(stderr, "vtbench: internal error: %s\n", vtb_errmsg());
 		return VTB_EXIT_INFRA;
 	}
 	/* a closed pipe (vtbench run ... | head) must not kill a run mid-way:
-	 * writes fail instead and the exit code says so */
-	signal(SIGPIPE, SIG_IGN);
+	 * writes fail instead, quietly (stdout_done) */
+	if (cmd->flags & VTB_CMD_WRITES)
+		signal(SIGPIPE, SIG_IGN);
 	cmdline = join_cmdline(argc, argv);
-	progname = vtb_asprintf("vtbench %s", cmd->name);
-	if (progname)
-		argv[1] = progname; /* getopt's messages name "vtbench CMD" */
 	env.name = cmd->name;
 	env.flags = cmd->flags;
 	env.argc = argc - 1;
@@ -206,11 +248,5 @@ int main(int argc, char **argv)
 	vtb_store_close(env.store);
 	vtb_hosttopo_free(env.host);
 	free(cmdline);
-	free(progname);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "vtbench %s: cannot write to standard output\n", cmd->name);
-		if (!ret)
-			ret = VTB_EXIT_INFRA;
-	}
-	return ret;
+	return stdout_done(cmd->name, ret);
 }

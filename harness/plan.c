@@ -2128,6 +2128,7 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 			(long long)req->vcpus * req->vms, n_pool, n_pool + p->housekeeping.n,
 			hk && *hk ? hk : "none");
 		free(hk);
+		ret = VTB_PLAN_NO_ROOM;
 		goto out;
 	}
 	if ((size_t)req->vcpus > n_pool &&
@@ -2136,6 +2137,7 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 		vtb_error(
 			"too many vCPUs: %d vCPUs pinned (or mirrored) on %zu available pCPUs; only pinning = none overcommits one VM",
 			req->vcpus, n_pool);
+		ret = VTB_PLAN_NO_ROOM;
 		goto out;
 	}
 	p->vm = calloc((size_t)req->vms, sizeof(*p->vm));
@@ -2145,8 +2147,11 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 	}
 	x.notes = false;
 	rc = choose(&x, pool, n_pool, &s, forced, &sh, sc);
-	if (rc)
+	if (rc) {
+		if (rc > 0) /* no placement holds the VMs: vtb_error() says why */
+			ret = VTB_PLAN_NO_ROOM;
 		goto out;
+	}
 	if (place_final(&x, pool, n_pool, &s, &sh, sc) < 0)
 		goto out;
 	if (sh_out)
@@ -2310,6 +2315,8 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 	}
 	if (!p) {
 		vtb_error("%s", err);
+		if (rc == VTB_PLAN_NO_ROOM)
+			ret = VTB_PLAN_NO_ROOM;
 		goto out;
 	}
 	*out = p;

@@ -150,10 +150,13 @@ const char *vtb_claim_state_name(enum vtb_claim_state s);
 int vtb_pinning_parse(const char *s, enum vtb_pinning *out);
 
 /*
- * Plans @req on @t.  0, or -1 with vtb_error() saying what is wrong
- * (too many vCPUs and how many are available, an impossible explicit
- * topology, clusters).  *out owned by the caller (vtb_plan_free()).
+ * Plans @req on @t.  0, or -1 with vtb_error() saying what is wrong (an
+ * impossible explicit topology, clusters), or VTB_PLAN_NO_ROOM when the
+ * host has too few pCPUs for it (vtb_error() says how many are needed
+ * and available): a fact about this host, not an error in the request.
+ * *out owned by the caller (vtb_plan_free()).
  */
+#define VTB_PLAN_NO_ROOM (-2)
 int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out);
 
 /*

@@ -32,10 +32,10 @@
 
 static volatile sig_atomic_t stop_flag;
 
+/* 0, or the signal that asked to stop (the exit code says which) */
 static void on_stop(int sig)
 {
-	(void)sig;
-	stop_flag = 1;
+	stop_flag = sig;
 }
 
 static bool stop_requested(void)
@@ -44,12 +44,13 @@ static bool stop_requested(void)
 
 	if (stop_flag)
 		return true;
-	if (sigpending(&pend) == 0 &&
-	    (sigismember(&pend, SIGINT) == 1 || sigismember(&pend, SIGTERM) == 1)) {
-		stop_flag = 1;
-		return true;
+	if (sigpending(&pend) == 0) {
+		if (sigismember(&pend, SIGTERM) == 1)
+			stop_flag = SIGTERM;
+		else if (sigismember(&pend, SIGINT) == 1)
+			stop_flag = SIGINT;
 	}
-	return false;
+	return stop_flag != 0;
 }
 
 char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep)
@@ -139,6 +140,21 @@ static void warn(const struct vtb_run_opts *o, const char *msg)
 {
 	struct vtb_progress p = { .warning = msg, .eta_seconds = -1 };
 
+	progress(o, &p);
+}
+
+/* A warning about the running boot: it says which one (cur: its
+ * progress line; NULL outside a boot). */
+static void boot_warn(const struct vtb_run_opts *o, const struct vtb_progress *cur, const char *msg)
+{
+	struct vtb_progress p = { .warning = msg, .eta_seconds = -1 };
+
+	if (cur) {
+		p.index = cur->index;
+		p.total = cur->total;
+		p.label = cur->label;
+		p.rep = cur->rep;
+	}
 	progress(o, &p);
 }
 
@@ -304,7 +320,7 @@ static void vm_warn(struct boot_ctx *b, struct vm_store *v, char *msg)
 		return;
 	}
 	v->warns[v->n_warns++] = msg;
-	warn(b->o, msg);
+	boot_warn(b->o, b->cur, msg);
 }
 
 /* Does @c's sched profile isolate CPUs from the scheduler's domains (a
@@ -488,7 +504,7 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		goto out;
 	preboot_checks(b, c, warns, &n_warns);
 	for (i = 0; i < n_warns; i++)
-		warn(b->o, warns[i]);
+		boot_warn(b->o, b->cur, warns[i]);
 	if (stop_requested()) {
 		ret = 1;
 		goto out;
@@ -654,7 +670,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		return -1;
 	preboot_checks(b, c, warns, &n_warns);
 	for (i = 0; i < n_warns; i++)
-		warn(b->o, warns[i]);
+		boot_warn(b->o, b->cur, warns[i]);
 	if (stop_requested()) {
 		ret = 1;
 		goto out;
@@ -687,7 +703,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	check_confinement(out, cpus);
 	if (out->warning && n_warns < VTB_ARRAY_SIZE(warns) &&
 	    (warns[n_warns] = vtb_strdup(out->warning)))
-		warn(b->o, warns[n_warns++]);
+		boot_warn(b->o, b->cur, warns[n_warns++]);
 	check_cells_reported(out, c);
 	info = (struct vtb_boot_info){
 		.campaign_id = b->campaign,
@@ -1053,6 +1069,8 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		vtb_boot_outcome_release(&out);
 	}
 	campaign_open = false;
+	if (res->interrupted)
+		res->stop_signal = stop_flag ? (int)stop_flag : SIGINT;
 	if (vtb_store_campaign_end(st, b.campaign, res->interrupted ? "interrupted" : "done"))
 		goto out;
 	ret = 0;

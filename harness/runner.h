@@ -47,6 +47,7 @@ struct vtb_run_result {
 	size_t unexpected;   /* VM boots whose guest saw another topology than planned */
 	size_t not_runnable; /* configurations that cannot run yet */
 	bool interrupted;
+	int stop_signal; /* interrupted: by SIGINT or SIGTERM */
 	bool resumed;
 	char campaign[37];
 	char *db;		/* path used (malloc'ed) */

@@ -17,6 +17,7 @@
  * server's message.  Credentials come from the environment or a private
  * file, go only into request headers and are never printed or stored.
  */
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +61,9 @@ struct up_aggr {
 	const struct up_sample *sample;
 	double *v;
 	size_t n, alloc;
-	struct vtb_summary st; /* st.amean is sent: the plain mean of the boots */
+	/* InfluxDB and the Pushgateway get st.mean (compare's: harmonic for
+	 * rates); Codespeed st.amean (its result_value is a plain mean) */
+	struct vtb_summary st;
 	int64_t ts;
 };
 
@@ -179,7 +182,7 @@ static char *lp_escape(const char *s, const char *special, bool tag, bool *repla
 
 char *vtb_lp_tag_value(const char *s, bool *replaced)
 {
-	return lp_escape(s && *s ? s : "none", ", =", true, replaced);
+	return lp_escape(s ? s : "", ", =", true, replaced);
 }
 
 char *vtb_lp_field_string(const char *s, bool *replaced)
@@ -213,11 +216,29 @@ static char *param(const char *params_json, const char *key)
 }
 
 /* The tags of a point: the series a dashboard draws.  Keys sorted, as
- * InfluxDB prefers. */
-#define N_TAGS 11
+ * InfluxDB prefers.  A tag that does not apply (a baseline has no
+ * topology) is left out, never given a stand-in value: "none" is a real
+ * pinning.  "config" is the configuration's key: two configurations that
+ * differ only in what no other tag says (memory, numa, a baseline's
+ * cpuset) never share a series. */
+#define N_TAGS 12
+enum {
+	T_ACCEL,
+	T_CONFIG,
+	T_KERNEL,
+	T_HOST,
+	T_KIND,
+	T_METRIC,
+	T_PINNING,
+	T_SCHED,
+	T_TOPOLOGY,
+	T_UNIT,
+	T_VCPUS,
+	T_WORKLOAD
+};
 struct tags {
 	const char *k[N_TAGS];
-	char *v[N_TAGS]; /* raw values, malloc'ed */
+	char *v[N_TAGS]; /* raw values, malloc'ed; NULL: the tag does not apply */
 };
 
 static void tags_release(struct tags *t)
@@ -230,43 +251,55 @@ static int tags_of(struct sink *sk, const struct up_boot *b, const struct up_sam
 		   struct tags *t)
 {
 	static const char *const keys[N_TAGS] = {
-		"accelerator", "guest_kernel", "host", "kind",	"metric",   "pinning",
-		"sched",       "topology",     "unit", "vcpus", "workload",
+		"accelerator", "config", "guest_kernel", "host", "kind",  "metric",
+		"pinning",     "sched",	 "topology",	 "unit", "vcpus", "workload",
 	};
-	bool vm = !strcmp(b->kind, "vm");
+	bool vm = !strcmp(b->kind, "vm"), oom = false;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < N_TAGS; i++)
 		t->k[i] = keys[i];
-	t->v[0] = vtb_strdup(vm && b->accelerator ? b->accelerator : "none");
-	t->v[1] = vtb_strdup(vm && b->guest_kernel ? b->guest_kernel : "none");
-	t->v[2] = vtb_strdup(sk->hostname);
-	t->v[3] = vtb_strdup(b->kind);
-	t->v[4] = vtb_strdup(s->metric);
-	t->v[5] = vm ? param(b->params, "pinning") : NULL;
-	t->v[6] = vm ? param(b->params, "sched") : NULL;
-	t->v[7] = vm ? param(b->params, "topology") : NULL;
-	t->v[8] = vtb_strdup(s->unit);
-	t->v[9] = vtb_asprintf("%d", b->cpus);
-	t->v[10] = vtb_strdup(s->cell_name);
+	t->v[T_ACCEL] = vm ? vtb_strdup(b->accelerator) : NULL;
+	t->v[T_CONFIG] = vtb_strdup(b->config_key);
+	t->v[T_KERNEL] = vm ? vtb_strdup(b->guest_kernel) : NULL;
+	t->v[T_HOST] = vtb_strdup(sk->hostname);
+	t->v[T_KIND] = vtb_strdup(b->kind);
+	t->v[T_METRIC] = vtb_strdup(s->metric);
+	t->v[T_PINNING] = vm ? param(b->params, "pinning") : NULL;
+	t->v[T_SCHED] = vm ? param(b->params, "sched") : NULL;
+	t->v[T_TOPOLOGY] = vm ? param(b->params, "topology") : NULL;
+	t->v[T_UNIT] = vtb_strdup(s->unit);
+	t->v[T_VCPUS] = vtb_asprintf("%d", b->cpus);
+	t->v[T_WORKLOAD] = vtb_strdup(s->cell_name);
+	oom = (vm && b->accelerator && !t->v[T_ACCEL]) || !t->v[T_CONFIG] ||
+	      (vm && b->guest_kernel && !t->v[T_KERNEL]) || !t->v[T_HOST] || !t->v[T_KIND] ||
+	      !t->v[T_METRIC] || !t->v[T_UNIT] || !t->v[T_VCPUS] || !t->v[T_WORKLOAD];
+	/* an empty value has no spelling in the line protocol: left out too */
 	for (i = 0; i < N_TAGS; i++)
-		if (!t->v[i] && !(t->v[i] = strdup("none"))) {
-			tags_release(t);
-			return vtb_error("out of memory");
+		if (t->v[i] && !*t->v[i]) {
+			free(t->v[i]);
+			t->v[i] = NULL;
 		}
+	if (oom) {
+		tags_release(t);
+		return vtb_error("out of memory");
+	}
 	return 0;
 }
 
-/* "vtbench,k=v,... " */
-static int lp_series(struct sink *sk, struct vtb_strbuf *body, const struct tags *t)
+/* "MEASUREMENT,k=v,... " (the tags that apply) */
+static int lp_series(struct sink *sk, struct vtb_strbuf *body, const char *measurement,
+		     const struct tags *t)
 {
 	bool replaced = false;
-	int r = vtb_strbuf_addstr(body, "vtbench");
+	int r = vtb_strbuf_addstr(body, measurement);
 
 	for (size_t i = 0; i < N_TAGS && !r; i++) {
 		char *v;
 
+		if (!t->v[i])
+			continue;
 		replaced = false;
 		v = vtb_lp_tag_value(t->v[i], &replaced);
 
@@ -318,7 +351,7 @@ static int lp_boots(struct sink *sk, struct up_boot *const *b, size_t n, struct 
 				free(uuid);
 				return -1;
 			}
-			r = lp_series(sk, body, &t);
+			r = lp_series(sk, body, VTB_LP_BOOTS, &t);
 			tags_release(&t);
 			if (r || vtb_strbuf_addf(body, " value=%s,boot=\"%s\" %lld\n", num, uuid,
 						 (long long)b[i]->ts)) {
@@ -332,6 +365,12 @@ static int lp_boots(struct sink *sk, struct up_boot *const *b, size_t n, struct 
 	return 0;
 }
 
+/*
+ * The campaign's aggregates, in a measurement of their own (a panel of
+ * boots never averages them in): per configuration, cell and metric the
+ * mean as vtbench compare computes it (harmonic for rates), median,
+ * stddev, min, max, n and the campaign's uuid.
+ */
 static int lp_aggregates(struct sink *sk, struct vtb_strbuf *body, long *points)
 {
 	bool replaced = false;
@@ -342,19 +381,28 @@ static int lp_aggregates(struct sink *sk, struct vtb_strbuf *body, long *points)
 		return -1;
 	for (size_t i = 0; i < sk->n_aggr; i++) {
 		const struct up_aggr *a = &sk->aggr[i];
-		char mean[40], sd[40];
+		const double v[5] = { a->st.mean, a->st.median, a->st.stddev, a->st.min,
+				      a->st.max };
+		char num[5][40];
 		struct tags t;
+		size_t k;
 		int r;
 
-		if (!float_or_warn(sk, a->st.amean, mean, sizeof(mean), a->sample->metric) ||
-		    !float_or_warn(sk, a->st.stddev, sd, sizeof(sd), a->sample->metric))
+		for (k = 0; k < 5; k++)
+			if (!float_or_warn(sk, v[k], num[k], sizeof(num[k]), a->sample->metric))
+				break;
+		if (k < 5)
 			continue;
 		if (tags_of(sk, a->first, a->sample, &t) < 0)
 			goto fail;
-		r = lp_series(sk, body, &t);
+		r = lp_series(sk, body, VTB_LP_AGGREGATES, &t);
 		tags_release(&t);
-		if (r || vtb_strbuf_addf(body, " value=%s,n=%zui,stddev=%s,campaign=\"%s\" %lld\n",
-					 mean, a->st.n, sd, uuid, (long long)a->ts))
+		if (r ||
+		    vtb_strbuf_addf(
+			    body,
+			    " mean=%s,median=%s,stddev=%s,min=%s,max=%s,n=%zui,campaign=\"%s\" %lld\n",
+			    num[0], num[1], num[2], num[3], num[4], a->st.n, uuid,
+			    (long long)a->ts))
 			goto fail;
 		(*points)++;
 	}
@@ -394,55 +442,238 @@ static int prom_number(struct vtb_strbuf *sb, double v)
 }
 
 /*
- * The latest campaign as a snapshot: per configuration, cell and metric
- * the gauges vtbench_value (mean), vtbench_stddev and vtbench_n, labelled
- * like the InfluxDB series plus "config" (the configuration's key: two
- * configurations may differ only in what no tag says, and the Pushgateway
- * refuses two series with the same labels), and vtbench_campaign_info.
+ * Prometheus names (https://prometheus.io/docs/practices/naming/): one
+ * family per quantity, in base units named by the suffix.  The family of
+ * workload W's metric M in unit U is vtbench_W_M_SUFFIX: M lower-cased,
+ * without a leading "W_" and without a trailing unit ("c2c_L3_ns" of c2c
+ * -> "l3"); times in seconds, MB/s (10^6 bytes) in bytes per second, rps
+ * in requests per second, counts without a suffix.  A value of U times
+ * scale[0] over scale[1] is in the base unit.  Malloc'ed; NULL on ENOMEM.
+ */
+static char *prom_family(const char *workload, const char *metric, const char *unit,
+			 const char *extra, double scale[2])
+{
+	/* a value in the unit is multiplied by mul and divided by div: a
+	 * division by an exact power of ten keeps 69.8us 6.98e-05 s */
+	static const struct {
+		const char *unit, *suffix;
+		double mul, div;
+	} units[] = {
+		{ "ns", "seconds", 1, 1e9 },
+		{ "us", "seconds", 1, 1e6 },
+		{ "ms", "seconds", 1, 1e3 },
+		{ "s", "seconds", 1, 1 },
+		{ "MB/s", "bytes_per_second", 1e6, 1 },
+		{ "rps", "requests_per_second", 1, 1 },
+		{ "Hz", "hertz", 1, 1 },
+		{ "count", "", 1, 1 },
+		{ "", "", 1, 1 },
+	};
+	static const char *const time_words[] = { "ns", "us", "ms", "s", "seconds" };
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	char *m = NULL, *u = NULL, *p;
+	const char *suffix = NULL;
+	size_t n, wl = strlen(workload);
+	int r;
+
+	scale[0] = scale[1] = 1;
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(units); i++)
+		if (!strcmp(unit ? unit : "", units[i].unit)) {
+			suffix = units[i].suffix;
+			scale[0] = units[i].mul;
+			scale[1] = units[i].div;
+		}
+	if (!suffix) {
+		/* another unit: spelled out ("foo/s" -> foo_per_second) */
+		const char *sl = unit ? strstr(unit, "/s") : NULL;
+
+		u = sl && !sl[2] ? vtb_asprintf("%.*s_per_second", (int)(sl - unit), unit)
+				 : vtb_strdup(unit);
+		if (!u)
+			return NULL;
+		for (p = u; *p; p++)
+			*p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+		suffix = u;
+	}
+	m = vtb_strdup(!strncmp(metric, workload, wl) && metric[wl] == '_' ? metric + wl + 1
+									   : metric);
+	if (!m) {
+		free(u);
+		return NULL;
+	}
+	for (p = m; *p; p++)
+		*p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+	n = strlen(m);
+	if (!strcmp(suffix, "seconds"))
+		for (size_t i = 0; i < VTB_ARRAY_SIZE(time_words); i++) {
+			size_t k = strlen(time_words[i]);
+
+			if (n == k && !strcmp(m, time_words[i]))
+				n = 0;
+			else if (n > k && m[n - k - 1] == '_' && !strcmp(m + n - k, time_words[i]))
+				n -= k + 1;
+		}
+	if (!strcmp(suffix, "requests_per_second") && !strcmp(m, "rps"))
+		n = 0;
+	r = vtb_strbuf_addstr(&sb, "vtbench_");
+	for (const char *w = workload; *w && !r; w++)
+		r = vtb_strbuf_addf(&sb, "%c",
+				    isalnum((unsigned char)*w) ? tolower((unsigned char)*w) : '_');
+	if (!r && n)
+		r = vtb_strbuf_addf(&sb, "_%.*s", (int)n, m);
+	if (!r && extra)
+		r = vtb_strbuf_addf(&sb, "_%s", extra);
+	/* a count of boots has its own unit */
+	if (!r && *suffix && !(extra && !strcmp(extra, "boots")))
+		r = vtb_strbuf_addf(&sb, "_%s", suffix);
+	free(m);
+	free(u);
+	if (r) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+/* The labels of a series: the configuration and the cell, and the tags
+ * that apply, except host (the Pushgateway's instance says it), metric
+ * and unit (the family's name says them) and workload (the cell). */
+static int prom_labels(struct sink *sk, const struct up_aggr *a, struct vtb_strbuf *body)
+{
+	struct tags t;
+	int r;
+
+	if (tags_of(sk, a->first, a->sample, &t) < 0)
+		return -1;
+	r = vtb_strbuf_addstr(body, "{");
+	for (size_t k = 0; k < N_TAGS && !r; k++) {
+		if (k == T_CONFIG) /* labels sorted, as the tags */
+			r = prom_label(body, "cell", a->sample->cell_name, !t.v[T_ACCEL]);
+		if (!r && t.v[k] && k != T_HOST && k != T_METRIC && k != T_UNIT && k != T_WORKLOAD)
+			r = prom_label(body, t.k[k], t.v[k], k == T_ACCEL);
+	}
+	tags_release(&t);
+	if (!r)
+		r = vtb_strbuf_addstr(body, "}");
+	return r ? vtb_error("out of memory") : 0;
+}
+
+/*
+ * The latest campaign as a snapshot.  Per configuration, cell and metric,
+ * in families named as prom_family() says: the mean over the campaign's
+ * boots as vtbench compare computes it (harmonic for rates), its sample
+ * standard deviation (FAMILY_stddev_UNIT) and the boots with a value
+ * (FAMILY_boots); then vtbench_campaign_info{campaign} and the campaign's
+ * start time.  A family's series come together, as the text format wants.
  * The Pushgateway keeps only the last value per series and a PUT replaces
  * the whole group: each upload replaces the snapshot.
  */
 static int prom_snapshot(struct sink *sk, struct vtb_strbuf *body, long *points)
 {
-	static const char *const fam[] = { "value", "stddev", "n" };
-	static const char *const help[] = {
-		"mean over the campaign's boots (hmean is compare's business)",
-		"sample standard deviation over the boots", "boots with a value"
-	};
+	static const char *const extra[] = { NULL, "stddev", "boots" };
+	char **fam = calloc(3 * sk->n_aggr + 1, sizeof(*fam));
+	double(*scale)[2] = calloc(sk->n_aggr + 1, sizeof(*scale));
+	bool *skip = calloc(sk->n_aggr + 1, sizeof(*skip));
+	size_t i, j, f;
 	int r = 0;
 
 	*points = 0;
-	for (size_t f = 0; f < VTB_ARRAY_SIZE(fam) && !r; f++) {
-		r = vtb_strbuf_addf(body, "# HELP vtbench_%s %s\n# TYPE vtbench_%s gauge\n", fam[f],
-				    help[f], fam[f]);
-		for (size_t i = 0; i < sk->n_aggr && !r; i++) {
-			const struct up_aggr *a = &sk->aggr[i];
-			struct tags t;
+	if (!fam || !scale || !skip) {
+		r = -1;
+		goto out;
+	}
+	for (f = 0; f < 3 && !r; f++)
+		for (i = 0; i < sk->n_aggr && !r; i++) {
+			const struct up_sample *sm = sk->aggr[i].sample;
 
-			if (tags_of(sk, a->first, a->sample, &t) < 0)
-				return -1;
-			r = vtb_strbuf_addf(body, "vtbench_%s{", fam[f]);
+			fam[f * sk->n_aggr + i] = prom_family(sm->workload, sm->metric, sm->unit,
+							      extra[f], scale[i]);
+			r = fam[f * sk->n_aggr + i] ? 0 : -1;
+		}
+	/* two metrics of one cell that name one family ("x_ns", "x_us")
+	 * would be one series twice: the first is kept */
+	for (i = 0; i < sk->n_aggr && !r; i++)
+		for (j = 0; j < i && !skip[i]; j++)
+			if (!skip[j] && !strcmp(fam[i], fam[j]) &&
+			    !strcmp(sk->aggr[i].first->config_key, sk->aggr[j].first->config_key) &&
+			    !strcmp(sk->aggr[i].sample->cell_key, sk->aggr[j].sample->cell_key)) {
+				skip[i] = true;
+				note(sk,
+				     "metric '%s' of cell '%s' is left out: '%s' already names %s",
+				     sk->aggr[i].sample->metric, sk->aggr[i].sample->cell_name,
+				     sk->aggr[j].sample->metric, fam[i]);
+			}
+	for (f = 0; f < 3 && !r; f++) {
+		char **names = fam + f * sk->n_aggr;
+
+		for (i = 0; i < sk->n_aggr && !r; i++) {
+			const struct up_sample *sm = sk->aggr[i].sample;
+			bool seen = false;
+
+			for (j = 0; j < i && !seen; j++)
+				seen = !skip[j] && !strcmp(names[j], names[i]);
+			if (seen || skip[i])
+				continue;
+			if (f == 0)
+				r = vtb_strbuf_addf(
+					body,
+					"# HELP %s %s %s: the mean of the campaign's boots as vtbench compare computes it (harmonic for rates), from %s\n",
+					names[i], sm->workload, sm->metric,
+					*sm->unit ? sm->unit : "a count");
+			else if (f == 1)
+				r = vtb_strbuf_addf(
+					body,
+					"# HELP %s %s %s: the sample standard deviation over the campaign's boots\n",
+					names[i], sm->workload, sm->metric);
+			else
+				r = vtb_strbuf_addf(
+					body,
+					"# HELP %s %s %s: the campaign's boots with a value\n",
+					names[i], sm->workload, sm->metric);
 			if (!r)
-				r = prom_label(body, "config", a->first->config_key, true);
-			for (size_t k = 0; k < N_TAGS && !r; k++)
-				r = prom_label(body, t.k[k], t.v[k], false);
-			tags_release(&t);
-			if (!r)
-				r = vtb_strbuf_addstr(body, "}");
-			if (!r)
-				r = prom_number(body, f == 0   ? a->st.amean
-						      : f == 1 ? a->st.stddev
-							       : (double)a->st.n);
-			*points += !r;
+				r = vtb_strbuf_addf(body, "# TYPE %s gauge\n", names[i]);
+			/* every series of the family, together */
+			for (j = i; j < sk->n_aggr && !r; j++) {
+				const struct up_aggr *a = &sk->aggr[j];
+
+				if (skip[j] || strcmp(names[j], names[i]))
+					continue;
+				r = vtb_strbuf_addstr(body, names[j]);
+				if (!r)
+					r = prom_labels(sk, a, body);
+				if (!r)
+					r = prom_number(body, f == 0 ? a->st.mean * scale[j][0] /
+									       scale[j][1]
+							      : f == 1
+								      ? a->st.stddev * scale[j][0] /
+										scale[j][1]
+								      : (double)a->st.n);
+				*points += !r;
+			}
 		}
 	}
 	if (!r)
-		r = vtb_strbuf_addstr(body,
-				      "# TYPE vtbench_campaign_info gauge\nvtbench_campaign_info{");
+		r = vtb_strbuf_addstr(
+			body, "# HELP vtbench_campaign_info the campaign this snapshot is of\n"
+			      "# TYPE vtbench_campaign_info gauge\nvtbench_campaign_info{");
 	if (!r)
 		r = prom_label(body, "campaign", sk->campaign_uuid, true);
 	if (!r)
 		r = vtb_strbuf_addstr(body, "} 1\n");
+	if (!r && sk->started_ns)
+		r = vtb_strbuf_addf(
+			body,
+			"# HELP vtbench_campaign_start_time_seconds when the campaign started\n"
+			"# TYPE vtbench_campaign_start_time_seconds gauge\n"
+			"vtbench_campaign_start_time_seconds %.3f\n",
+			(double)sk->started_ns / 1e9);
+out:
+	if (fam)
+		for (i = 0; i < 3 * sk->n_aggr; i++)
+			free(fam[i]);
+	free(fam);
+	free(scale);
+	free(skip);
 	return r ? vtb_error("out of memory") : 0;
 }
 

@@ -34,6 +34,11 @@ struct vtb_upload_opts {
 	void *note_arg;
 };
 
+/* The InfluxDB measurements: a point per boot, cell and metric; the
+ * campaign's aggregates per configuration, cell and metric. */
+#define VTB_LP_BOOTS "vtbench"
+#define VTB_LP_AGGREGATES "vtbench_campaign"
+
 /* The generic JSON sink's document (README "Upload"). */
 #define VTB_UPLOAD_JSON_SCHEMA "vtbench-upload/1"
 
@@ -85,9 +90,9 @@ int vtb_sinks_check(void);
  * it is (InfluxDB does not unescape it), except at the end or before a
  * comma, space or equals sign, where the protocol cannot carry it: '/'.
  * Control characters (newline, carriage return, tab...) become a space.
- * Either replacement sets *replaced; "" becomes "none" (a tag value cannot
- * be empty).  A string field value: quotes and backslashes escaped,
- * control characters replaced the same way.  malloc'ed.
+ * Either replacement sets *replaced; "" stays "" (a tag value cannot be
+ * empty: a tag without a value is left out of the point).  A string field value: quotes and
+ * backslashes escaped, control characters replaced the same way.  malloc'ed.
  */
 char *vtb_lp_tag_value(const char *s, bool *replaced);
 char *vtb_lp_field_string(const char *s, bool *replaced);

@@ -71,16 +71,18 @@ static void list_workloads(FILE *f, bool all)
 
 		if (w->hidden && !all)
 			continue;
-		fprintf(f, "%-10s %s%s\n", w->name, w->summary, w->hidden ? " [hidden]" : "");
+		fprintf(f, "%-10s ", w->name);
+		vtb_wrap(f, w->summary, 11, 11, VTB_HELP_WIDTH);
+		fprintf(f, "%s\n", w->hidden ? " [hidden]" : "");
 	}
 }
 
 static void workload_help(FILE *f, const struct vtb_workload_ops *w)
 {
-	fprintf(f,
-		"usage: vtbench-agent %s [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n"
-		"%s\n\nOptions (--NAME VALUE, -LETTER VALUE or NAME=VALUE; a yes|no option alone means yes):\n",
-		w->name, w->summary);
+	fprintf(f, "usage: vtbench-agent %s [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n",
+		w->name);
+	vtb_wrap(f, w->summary, 0, 0, VTB_HELP_WIDTH);
+	fprintf(f, "\n\nOptions (--NAME VALUE, -LETTER VALUE or NAME=VALUE; a yes|no option alone means yes):\n");
 	vtb_opts_help(f, w->opts, true);
 	fprintf(f,
 		"\nAgent options:\n"

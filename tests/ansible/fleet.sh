@@ -16,6 +16,7 @@ need sqlite3 || exit 0
 # otherwise share its CPUs
 if play site.yml "$T/fleet.yml" --forks 1; then ok "site.yml on the fleet"; else play_failed "site.yml on the fleet"; fi
 expect_grep "... numa-b names itself in its matrix" "$T/numa-b/etc/nightly.conf" "host_id = numa-b"
+expect_grep "... no host setting asked for: the host's own are kept" "$T/play.out" "no host setting asked for on numa-a"
 if play run-now.yml "$T/fleet.yml" --forks 1; then ok "run-now.yml on every host"; else play_failed "run-now.yml on every host"; fi
 expect_eq "... each host has its own database" \
 	"$(sql "$T/numa-a/state/results.db" "select hostname from host") $(sql "$T/numa-b/state/results.db" "select hostname from host")" \

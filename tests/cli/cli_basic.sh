@@ -77,7 +77,7 @@ expect_exit "run: a non-database --db exits 2" 2 "$VTBENCH" run "$T/one.conf" --
 expect_grep "run: a non-database --db is named" "$T/err" "'$T/text.db'"
 expect_eq "run: the non-database file is untouched" "$(cat "$T/text.db")" "not a database at all, just text"
 expect_exit "plan: unknown format" 2 "$VTBENCH" plan "$SRCDIR/examples/quick.conf" --format yaml
-expect_grep "plan: the format error names the choices" "$T/err" "unknown format 'yaml': expected text or json"
+expect_grep "plan: the format error names the choices" "$T/err" "unknown value 'yaml' for --format: expected text or json"
 
 # --xml-dir creates its directory as mkdir -p would; a file in the way is named
 printf '[vm]\nvcpus = 1\nmemory = 1G\n[workload t]\ntype = timer\n' >"$T/vm.conf"

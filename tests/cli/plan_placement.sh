@@ -78,9 +78,6 @@ housekeeping = 0-7
 vcpus = 2" "pack:1 core:4 pu:2"
 bad "memory that is not whole KiB" "not a whole number of KiB" "[vm]
 memory = 1073741825"
-bad "too many vCPUs" "available" "[vm]
-vcpus = 16
-pinning = strict" "pack:1 core:4 pu:2"
 bad "clusters" "libvirt 9.0 / QEMU 7.2" "[vm]
 topology = clusters"
 bad "clusters in a [topology]" "libvirt 9.0 / QEMU 7.2" "[vm]
@@ -99,6 +96,12 @@ bad "unknown preset" "unknown topology 'mirrored'" "[vm]
 topology = mirrored"
 bad "bad housekeeping" "housekeeping = x" "[vm]
 housekeeping = x"
+# a host too small for a configuration is no input error: the plan lists it
+# as not runnable here, with the figures, and plans the rest
+printf '[vm]\nvcpus = 2, 16\npinning = strict\n[workload s]\ntype = membw\n' >"$T/big.conf"
+expect_exit "too many vCPUs for this host exits 0" 0 "$VTBENCH" plan "$T/big.conf" --host-topology "pack:1 core:4 pu:2"
+expect_grep "... the configuration is not runnable here, with the figures" "$T/out" "not runnable: does not fit this host: too many vCPUs: 16 x 1 VM need 16 pCPUs, 8 available"
+expect_grep "... the others are planned" "$T/out" "plan     3 configurations (2 runnable)"
 # typos never become defaults: enum values (axes too) and housekeeping are
 # file:line errors naming the nearest value
 bad "numa = atuo" "bad.conf:2: invalid value 'atuo' for 'numa': expected one of auto, off (did you mean 'auto'?)" "[vm]

@@ -57,7 +57,7 @@ create_db() {
 	curl -sf -o /dev/null -XPOST "$URL/query" --data-urlencode "q=CREATE DATABASE $1"
 }
 start_influx
-for db in vtb esc intr; do create_db $db; done
+for db in vtb esc intr fix; do create_db $db; done
 
 # the fixture campaign: 5 bare-metal boots, two cells, 8 points each
 cat >"$T/m.conf" <<'CONF'
@@ -92,7 +92,8 @@ up() { # expected-exit name db sink [options]
 up 0 "a dry run exits 0" "$T/r.db" "influx://127.0.0.1:$HTTP_PORT/vtb" --dry-run
 expect_grep "... prints the request line" "$T/out" "POST $URL/write?db=vtb&precision=ns"
 expect_grep "... and the token masked" "$T/out" "Authorization: Bearer ****"
-expect_eq "... one line per point" "$(grep -c '^vtbench,' "$T/out")" "$ALL"
+expect_eq "... one line per point" "$(grep -c '^vtbench\(_campaign\)\?,' "$T/out")" "$ALL"
+expect_eq "... the aggregates in their own measurement" "$(grep -c '^vtbench_campaign,' "$T/out")" "$AGGR_POINTS"
 expect_eq "... records nothing" "$(sql "$T/r.db" "select count(*) from upload")" "0"
 cp "$T/out" "$T/dry"
 
@@ -100,16 +101,16 @@ cp "$T/out" "$T/dry"
 before=$($CHECK counters "$URL")
 up 0 "upload to influx:// sends the campaign" "$T/r.db" "influx://127.0.0.1:$HTTP_PORT/vtb"
 expect_grep "... and says what it sent" "$T/out" "5 boots sent now ($ALL points"
-if out=$($CHECK readback "$URL" vtb "$T/r.db" 2>&1); then
-	ok "every point reads back with its tags, fields and timestamp ($out)"
+if out=$($CHECK readback "$URL" vtb "$T/r.db" "$VTBENCH" 2>&1); then
+	ok "every point reads back with its tags (no 'none' stand-ins), fields and timestamp; the aggregates equal compare's statistics ($out)"
 else
-	notok "every point reads back with its tags, fields and timestamp" "$out"
+	notok "every point reads back with its tags, fields and timestamp; the aggregates equal compare's statistics" "$out"
 fi
 after=$($CHECK counters "$URL")
 expect_eq "the server counted each point once (pointsWrittenOK delta)" \
 	"$(( ${after% *} - ${before% *} ))" "$ALL"
 expect_eq "... what the dry run showed is what was sent (line count)" \
-	"$(grep -c '^vtbench,' "$T/dry")" "$(( ${after% *} - ${before% *} ))"
+	"$(grep -c '^vtbench\(_campaign\)\?,' "$T/dry")" "$(( ${after% *} - ${before% *} ))"
 expect_eq "the store records each boot as sent, and the aggregates" \
 	"$(sql "$T/r.db" "select group_concat(what || ':' || status || ':' || points, ' ') from (select * from upload order by id)")" \
 	"$(sql "$T/r.db" "select group_concat('boot:sent:8', ' ') from boot") aggregates:sent:$AGGR_POINTS"
@@ -128,12 +129,13 @@ expect_grep "... with a summary" "$T/err" "5 of 5 boots remain unsent"
 
 # 5. the server killed mid-upload: the next upload completes, nothing twice
 base=$($CHECK counters "$URL")
-VTBENCH_TEST_UPLOAD_PAUSE_MS=800 "$VTBENCH" upload --db "$T/r.db" \
+VTBENCH_TEST_UPLOAD_PAUSE_MS=2500 "$VTBENCH" upload --db "$T/r.db" \
 	--to "influx://127.0.0.1:$HTTP_PORT/intr" --batch 8 --attempts 2 --backoff 50ms \
 	--retry-time 1s --connect-timeout 1s >"$T/k.out" 2>"$T/k.err" &
 upid=$!
-# between two batches (each followed by an 800 ms pause): once the
-# second batch is counted, kill the server at once
+# between two batches (each followed by a 2.5 s pause, longer than a poll
+# takes on a loaded machine): once the second batch is counted, kill the
+# server at once
 killed=""
 i=0
 while [ $i -lt 200 ]; do
@@ -176,7 +178,44 @@ expect_eq "... workload values (newline -> space, final backslash -> /)" \
 expect_grep "... with a warning" "$T/err" "tag workload: a character the line protocol cannot carry"
 expect_eq "... every point arrived" "$($CHECK count "$URL" esc)" "$ALL"
 
-# 7. credentials: never in the URL, a token file must be private
+# 7. VM and baseline configurations (the compare fixture): a tag that does
+#    not apply is left out, so pinning=none is only the real pinning none;
+#    every configuration its own series; aggregates equal compare's
+MKFIXTURE=$(dirname "$VTBENCH")/tests/tools/mkfixture
+"$MKFIXTURE" "$T/fix.db" base >/dev/null 2>&1 || notok "mkfixture" "$MKFIXTURE base failed"
+up 0 "the compare fixture (VMs pinned none and strict, a baseline) uploads" "$T/fix.db" "influx://127.0.0.1:$HTTP_PORT/fix"
+if out=$($CHECK readback "$URL" fix "$T/fix.db" "$VTBENCH" 2>&1); then
+	ok "... every point and aggregate reads back; aggregates equal compare's series ($out)"
+else
+	notok "... every point and aggregate reads back; aggregates equal compare's series" "$out"
+fi
+expect_eq "... pinning has only its real values (no 'none' for a baseline)" \
+	"$($CHECK tags "$URL" fix pinning | sort | tr '\n' ' ')" "none strict "
+expect_eq "... pinning=none selects the unpinned VM's points only" \
+	"$($CHECK select "$URL" fix "select count(value) from vtbench where pinning = 'none'" count)" \
+	"$(sql "$T/fix.db" "select count(*) from sample s join result r on r.id = s.result_id join boot b on b.id = r.boot_id join config c on c.id = b.config_id where r.status = 'ok' and c.kind = 'vm' and c.params like '%\"pinning\":\"none\"%'")"
+expect_eq "... a baseline's points have no pinning tag" \
+	"$($CHECK select "$URL" fix "select count(value) from vtbench where pinning = ''" count)" \
+	"$(sql "$T/fix.db" "select count(*) from sample s join result r on r.id = s.result_id join boot b on b.id = r.boot_id where r.status = 'ok' and b.kind = 'baseline'")"
+expect_eq "... a series per configuration (the config tag)" \
+	"$($CHECK select "$URL" fix "select count(mean) from vtbench_campaign group by config" count | wc -l)" \
+	"$(sql "$T/fix.db" "select count(*) from config where id in (select config_id from boot)")"
+
+# ... and the InfluxQL of docs/dashboards.md answers on it
+awk '/^```influxql$/ { q = 1; next } /^```/ { q = 0 } q' "$SRCDIR/docs/dashboards.md" |
+	sed 's/\$timeFilter/time > 0/' >"$T/queries"
+nq=0
+while IFS= read -r q; do
+	nq=$((nq + 1))
+	if out=$($CHECK select "$URL" fix "$q" time 2>&1) && [ -n "$out" ]; then
+		ok "docs/dashboards.md query $nq answers ($(printf '%s\n' "$out" | wc -l) rows)"
+	else
+		notok "docs/dashboards.md query $nq answers" "$q" "$out"
+	fi
+done <"$T/queries"
+[ "$nq" -ge 4 ] && ok "... all $nq of them" || notok "docs/dashboards.md has its InfluxQL queries" "found $nq"
+
+# 8. credentials: never in the URL, a token file must be private
 up 2 "credentials in the URL are refused" "$T/r.db" "influx://u:p@127.0.0.1:$HTTP_PORT/vtb"
 expect_grep "... saying where they belong" "$T/err" "VTBENCH_UPLOAD_TOKEN"
 printf '%s\n' "$TOKEN" >"$T/token"
@@ -189,10 +228,10 @@ expect_grep "... masked in the dry run" "$T/out" "Authorization: Token ****"
 up 2 "an unknown scheme is refused" "$T/r.db" "influxx://127.0.0.1:1/x"
 expect_grep "... naming the sinks" "$T/err" "vtbench list sinks"
 
-# 8. the token is nowhere: outputs, dry runs, the database, the server
+# 9. the token is nowhere: outputs, dry runs, the database, the server
 sql "$T/r.db" .dump >"$T/dump.sql"
 sql "$T/esc.db" .dump >>"$T/dump.sql"
-curl -s -G "$URL/query" --data-urlencode db=vtb --data-urlencode 'q=select * from vtbench' >"$T/server.json"
+curl -s -G "$URL/query" --data-urlencode db=vtb --data-urlencode 'q=select * from /vtbench.*/' >"$T/server.json"
 found=""
 for f in "$T/all-output" "$T/dry" "$T/dump.sql" "$T/server.json" "$T/influxd.log"; do
 	grep -qF "$TOKEN" "$f" && found="$found $(basename "$f")"

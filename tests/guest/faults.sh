@@ -123,7 +123,7 @@ wait_no_domain() {
 	while [ "$(ours)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
-# SIGTERM mid-boot: the guest is destroyed, nothing half-stored, exit 130
+# SIGTERM mid-boot: the guest is destroyed, nothing half-stored, exit 143
 "$VTBENCH" run "$T/kill.conf" --db "$T/k.db" --quiet >"$T/kout" 2>&1 &
 pid=$!
 wait_domain || notok "a domain was started" "$(cat "$T/kout")"
@@ -131,7 +131,7 @@ sleep 2
 kill -TERM $pid
 wait $pid
 rc=$?
-expect_eq "SIGTERM mid-boot exits 130" "$rc" "130"
+expect_eq "SIGTERM mid-boot exits 143" "$rc" "143"
 wait_no_domain
 expect_eq "SIGTERM mid-boot leaves no domain" "$(ours)" "0"
 got=$(sql "$T/k.db" "select count(*) || ' ' || (select status from campaign) from boot")

@@ -624,3 +624,38 @@ Test(topo, groups_are_numbered_by_first_appearance)
 	cr_expect_eq(strlen(digest), 64);
 	vtb_topo_release(&t);
 }
+
+static void trimmed(const char *in, const char *want)
+{
+	char *got = vtb_cpu_model_name_trim(in);
+
+	cr_assert_not_null(got);
+	cr_expect_str_eq(got, want, "'%s'", in);
+	free(got);
+}
+
+Test(hosttopo, cpu_model_name_without_padding)
+{
+	/* libcpuid's brand string of this machine's virtual CPU, padded */
+	trimmed("Oxide Virtual Turin-like Processor             ",
+		"Oxide Virtual Turin-like Processor");
+	trimmed("      Intel(R) Xeon(R)  CPU E5-2680 v4 @ 2.40GHz",
+		"Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz");
+	trimmed("\tAMD EPYC 7763 64-Core Processor\n", "AMD EPYC 7763 64-Core Processor");
+	trimmed("   ", "");
+	trimmed("", "");
+}
+
+Test(hosttopo, no_libcpuid_codename_for_an_amd_family_it_does_not_know)
+{
+	/* 0.6.2 calls family 26 model 2 "Abu Dhabi" (family 21) */
+	cr_expect_not(vtb_cpu_codename_trusted("AuthenticAMD", 0x1a, "0.6.2"));
+	cr_expect_not(vtb_cpu_codename_trusted("AuthenticAMD", 0x1a, "0.7.0"));
+	cr_expect(vtb_cpu_codename_trusted("AuthenticAMD", 0x1a, "0.7.1"), "0.7.1 knows Turin");
+	cr_expect(vtb_cpu_codename_trusted("AuthenticAMD", 0x1a, "1.0.0"));
+	cr_expect_not(vtb_cpu_codename_trusted("AuthenticAMD", 0x1b, "0.7.1"));
+	cr_expect(vtb_cpu_codename_trusted("AuthenticAMD", 0x19, "0.6.2"), "Zen 3/4 known");
+	cr_expect(vtb_cpu_codename_trusted("AuthenticAMD", 0x17, "0.6.2"));
+	cr_expect(vtb_cpu_codename_trusted("GenuineIntel", 6, "0.6.2"));
+	cr_expect_not(vtb_cpu_codename_trusted("AuthenticAMD", 0x1a, NULL));
+}

@@ -300,7 +300,8 @@ Test(plan, errors_are_clear)
 	struct vtb_plan_req r = req(9, VTB_VTOPO_FLAT, VTB_PIN_STRICT);
 	struct vtb_plan *p = NULL;
 
-	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), -1);
+	/* too small a host is a fact about the host, told apart from errors */
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), VTB_PLAN_NO_ROOM);
 	cr_assert(strstr(vtb_errmsg(), "too many vCPUs") && strstr(vtb_errmsg(), "8 available"),
 		  "%s", vtb_errmsg());
 	r = req(4, VTB_VTOPO_EXPLICIT, VTB_PIN_STRICT);
@@ -329,7 +330,7 @@ Test(plan, vms_get_disjoint_pcpus_unless_overcommit)
 	check_invariants(&h->model, p, "3 VMs");
 	vtb_plan_free(p);
 	r.vms = 9; /* 36 > 32: no room for housekeeping either */
-	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), -1);
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), VTB_PLAN_NO_ROOM);
 	cr_assert(strstr(vtb_errmsg(), "32 available"), "%s", vtb_errmsg());
 	r.overcommit = true;
 	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
@@ -981,6 +982,6 @@ Test(plan, housekeeping_siblings_get_no_vcpu)
 	cr_expect(has_note(p->notes, p->n_notes, "its SMT sibling 16 stays idle"));
 	vtb_plan_free(p);
 	r.vcpus = 31; /* the sibling is not there to take */
-	cr_expect_eq(vtb_plan_make(&h->model, &r, &p), -1);
+	cr_expect_eq(vtb_plan_make(&h->model, &r, &p), VTB_PLAN_NO_ROOM);
 	vtb_hosttopo_free(h);
 }

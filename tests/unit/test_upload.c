@@ -43,11 +43,11 @@ Test(upload, a_backslash_the_protocol_cannot_carry_becomes_a_slash)
 	tag_is("a\\\nb", "a/\\ b", true);
 }
 
-Test(upload, control_characters_become_spaces_and_empty_is_none)
+Test(upload, control_characters_become_spaces_and_empty_stays_empty)
 {
 	tag_is("two\nlines\r\t", "two\\ lines\\ \\ ", true);
-	tag_is("", "none", false);
-	tag_is(NULL, "none", false);
+	tag_is("", "", false); /* no value: the tag is left out */
+	tag_is(NULL, "", false);
 }
 
 Test(upload, string_fields_escape_quotes_and_backslashes)

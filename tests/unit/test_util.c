@@ -33,7 +33,7 @@ Test(util, time_errors)
 	cr_expect_eq(vtb_parse_time_ns("-1s", &ns), -1);
 	cr_expect_eq(vtb_parse_time_ns("10 parsecs", &ns), -1);
 	cr_expect_str_eq(vtb_errmsg(),
-			 "bad time unit in '10 parsecs': expected ns, us, ms, s, m or h");
+			 "bad time unit in '10 parsecs': expected ns, us, ms, s, m or h (a bare number means seconds)");
 	cr_expect_eq(vtb_parse_time_ns("3000000h", &ns), -1, "beyond 2^63 ns");
 	cr_expect_str_eq(vtb_errmsg(), "time '3000000h' is too large");
 }

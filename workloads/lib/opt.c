@@ -123,8 +123,10 @@ static int out_of_range_u(const struct vtb_opt *o, const char *text, bool time)
 		lo = vtb_format_size((uint64_t)o->min);
 		hi = vtb_format_size((uint64_t)o->max);
 	}
-	ret = vtb_error("'%s' must be between %s and %s, got '%s'", o->name, lo ? lo : "?",
-			hi ? hi : "?", text);
+	/* "sleep = 100" meant 100us more often than 100 seconds */
+	ret = vtb_error("'%s' must be between %s and %s, got '%s'%s", o->name, lo ? lo : "?",
+			hi ? hi : "?", text,
+			time && vtb_time_is_bare(text) ? " (a bare number means seconds)" : "");
 	free(lo);
 	free(hi);
 	return ret;
@@ -352,6 +354,43 @@ static const char *type_name(const struct vtb_opt *o)
 	return "?";
 }
 
+void vtb_wrap(FILE *f, const char *text, int col, int indent, int width)
+{
+	const char *p = text;
+	bool space = false; /* a word before this one on the line */
+
+	while (*p) {
+		size_t n;
+
+		if (*p == '\n') {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			space = false;
+			p++;
+			continue;
+		}
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		n = strcspn(p, " \n");
+		/* a word longer than a line goes on its own line, whole */
+		if (space && col + 1 + (int)n > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			space = false;
+		}
+		if (space) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, n, f);
+		col += (int)n;
+		p += n;
+		space = true;
+	}
+}
+
 /* The "type/values" column: "INT 1..1024|auto", "yes|no", "a|b|c". */
 static char *type_column(const struct vtb_opt *o)
 {
@@ -418,11 +457,20 @@ static char *name_column(const struct vtb_opt *o, bool with_short)
 	return vtb_asprintf("    --%s%s", o->name, suffix);
 }
 
+/*
+ * Columns name, type, default, help.  The help column wraps within
+ * VTB_HELP_WIDTH when it starts early enough to leave room for text;
+ * where the other columns are wide (an ENUM's values), every row's help
+ * goes on the lines under it instead, indented past the name.
+ */
+#define HELP_COL_MAX 56
+
 void vtb_opts_help(FILE *f, const struct vtb_opt *table, bool with_short)
 {
 	const struct vtb_opt *o;
 	size_t wn = 0, wt = 0, wd = 0, n;
 	char *name, *type;
+	int col;
 
 	for (o = table; o && o->name; o++) {
 		if (o->flags & VTB_OPT_HIDDEN)
@@ -439,6 +487,7 @@ void vtb_opts_help(FILE *f, const struct vtb_opt *table, bool with_short)
 		free(name);
 		free(type);
 	}
+	col = (int)(2 + wn + 2 + wt + 2 + wd + 2);
 	for (o = table; o && o->name; o++) {
 		char *def;
 
@@ -447,8 +496,22 @@ void vtb_opts_help(FILE *f, const struct vtb_opt *table, bool with_short)
 		name = name_column(o, with_short);
 		type = type_column(o);
 		def = o->def ? vtb_asprintf("default %s", o->def) : NULL;
-		fprintf(f, "  %-*s  %-*s  %-*s  %s\n", (int)wn, name ? name : o->name, (int)wt,
-			type ? type : "", (int)wd, def ? def : "", o->help ? o->help : "");
+		if (col <= HELP_COL_MAX) {
+			fprintf(f, "  %-*s  %-*s  %-*s  ", (int)wn, name ? name : o->name, (int)wt,
+				type ? type : "", (int)wd, def ? def : "");
+			vtb_wrap(f, o->help ? o->help : "", col, col, VTB_HELP_WIDTH);
+		} else {
+			int indent = (int)(2 + wn + 2);
+
+			fprintf(f, "  %-*s  %-*s%s%s", (int)wn, name ? name : o->name,
+				def ? (int)wt : 0, type ? type : "", def ? "  " : "",
+				def ? def : "");
+			if (o->help && *o->help) {
+				fprintf(f, "\n%*s", indent, "");
+				vtb_wrap(f, o->help, indent, indent, VTB_HELP_WIDTH);
+			}
+		}
+		fputc('\n', f);
 		free(name);
 		free(type);
 		free(def);

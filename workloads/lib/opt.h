@@ -89,7 +89,18 @@ const char *vtb_opt_suggest(const struct vtb_opt *table, const char *word);
 const char *vtb_suggest(const char *const *cands, const char *word);
 size_t vtb_edit_distance(const char *a, const char *b);
 
-/* --help text for a table: name, type, default, limits/values, help. */
+/*
+ * --help text for a table: name, type, default, limits/values, help; no
+ * line longer than VTB_HELP_WIDTH.  Help that does not fit beside the
+ * other columns is wrapped under them, or goes on the lines below.
+ */
 void vtb_opts_help(FILE *f, const struct vtb_opt *table, bool with_short);
+#define VTB_HELP_WIDTH 100
+
+/* Writes @text wrapped at @width columns: the first line continues at
+ * column @col (already printed), the next ones are indented to @indent;
+ * a '\n' in @text starts a new line.  A word longer than a line stays
+ * whole. */
+void vtb_wrap(FILE *f, const char *text, int col, int indent, int width);
 
 #endif

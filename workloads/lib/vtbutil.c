@@ -208,7 +208,18 @@ int vtb_parse_time_ns(const char *s, uint64_t *out_ns)
 		*out_ns = (uint64_t)v;
 		return 0;
 	}
-	return vtb_error("bad time unit in '%s': expected ns, us, ms, s, m or h", s);
+	return vtb_error(
+		"bad time unit in '%s': expected ns, us, ms, s, m or h (a bare number means seconds)",
+		s);
+}
+
+bool vtb_time_is_bare(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return n && (isdigit((unsigned char)s[n - 1]) || s[n - 1] == '.');
 }
 
 int vtb_parse_size(const char *s, uint64_t *out_bytes)

@@ -60,6 +60,8 @@ char *vtb_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * garbage and empty strings, returning -1 with vtb_errmsg() set.
  */
 int vtb_parse_time_ns(const char *s, uint64_t *out_ns);
+/* True when time @s has no unit (it was taken as seconds): messages say so. */
+bool vtb_time_is_bare(const char *s);
 int vtb_parse_size(const char *s, uint64_t *out_bytes);
 /* Decimal integer in [min, max]; same error contract. */
 int vtb_parse_int(const char *s, long long min, long long max, long long *out);
