@@ -98,3 +98,34 @@ done
 expect_exit "--resume after an interrupt completes" 0 "$VTBENCH" run "$T/slow.conf" --db "$T/slow.db" --resume --quiet
 expect_eq "... in the same campaign, each rep once" \
 	"$(sql "$T/slow.db" "select count(*) || ' ' || count(distinct rep) || ' ' || (select count(*) from campaign) from boot")" "2 2 1"
+
+# --resume of a campaign that holds failed and timed-out boots runs only
+# the boots never stored: theirs are results, not gaps (running one again
+# would fail on "already stored").  The first run stores rep 0 of each
+# configuration (--reps 1): cpus=1 crashes (failed), cpus=2 hangs past the
+# timeout; the resume then runs rep 1 of each, and only that.
+cat >"$T/bad.conf" <<'CONF'
+[global]
+reps = 2
+order = sequential
+timeout = 1s
+exclude = baseline cpus=1/hang, baseline cpus=2/crash
+[baseline]
+cpus = 1, 2
+[workload crash]
+type = debug
+mode = crash
+[workload hang]
+type = debug
+mode = hang
+CONF
+expect_exit "failed boots: a first run of rep 0 exits 1" 1 "$VTBENCH" run "$T/bad.conf" --db "$T/bad.db" --reps 1 --quiet
+expect_eq "... storing one failed and one timed-out boot" \
+	"$(sql "$T/bad.db" "select group_concat(status, ' ') from (select status from boot order by status)")" "failed timeout"
+expect_exit "--resume of a campaign with failed and timed-out boots exits 1 (its boots fail again)" 1 \
+	"$VTBENCH" run "$T/bad.conf" --db "$T/bad.db" --resume --quiet
+if grep -q "already stored" "$T/err"; then notok "... without re-running a stored boot" "$(cat "$T/err")"; else ok "... without re-running a stored boot"; fi
+expect_eq "... one campaign, each (configuration, rep) stored once, rep 1 by the resume" \
+	"$(sql "$T/bad.db" "select count(distinct campaign_id) || ' ' || count(*) || ' ' || count(distinct config_id || '/' || rep) || ' ' || (select group_concat(rep) from (select distinct rep from boot order by rep)) from boot")" "1 4 4 0,1"
+expect_eq "... the resumed boots failed and timed out as the first ones" \
+	"$(sql "$T/bad.db" "select group_concat(status, ' ') from (select status from boot where rep = 1 order by status)")" "failed timeout"
