@@ -1,26 +1,43 @@
 #!/bin/sh
 # Runs every test: Criterion unit binaries, CLI golden tests and end-to-end
-# runner tests against BUILD, then the unit and CLI tests again against the
-# ASan+UBSan build.  Prints per-suite results and the closing line
-# "N passed, N failed, N skipped".  Under CI=true a skipped test (missing
-# tool or daemon) counts as failed: nothing is skipped silently.  Each
-# suite's line ends with its wall time; the slowest are listed at the end.
+# runner tests against BUILD, the Ansible roles and the real guests once,
+# then the unit, CLI and end-to-end tests again against the ASan+UBSan
+# build.  Prints per-suite results and the closing line "N passed, N
+# failed, N skipped".  Under CI=true a skipped test (missing tool or
+# daemon) counts as failed: nothing is skipped silently.  Each suite's line
+# ends with its wall time; the slowest suites and the total close the run.
+#
+# Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
+# each a fixed sequence of suites:
+#   lane 1: unit, cli, guests, asan unit, asan cli
+#   lane 2: e2e, ansible, asan e2e
+# Many suites mostly wait (timeouts, sleeps, daemons starting, retries
+# with backoff, guests booting), so the other lane's work fills the wait.
+# Nothing in one lane reads or kills what the other runs: temporary
+# directories and ports are per test, and the process checks name their
+# own build's agent.  A lane prints its suites when it ends.
 set -u
 BUILD=${1:-build}
 ASAN=${2:-}
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 export SRCDIR
-passed=0 failed=0 skipped=0
-failures=""
 W=$(mktemp -d "${TMPDIR:-/tmp}/vtbrun.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT
 : >"$W/times"
+: >"$W/tally"
 run_t0=$(date +%s%N)
+# Tools outside the build (validators, the independent checker, the
+# browser, scipy) run once per input in this run: the ASan pass replays
+# their answers for byte-identical inputs (tests/cli/lib.sh, memo).
+VTBENCH_TEST_MEMO="$W/memo"
+mkdir -p "$VTBENCH_TEST_MEMO"
+export VTBENCH_TEST_MEMO
 
 # elapsed T0: seconds since T0 (date +%s%N), one decimal
 elapsed() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
-# result NAME PASSED FAILED SKIPPED T0: the suite's line, its time kept
+# result NAME PASSED FAILED SKIPPED T0: the suite's line, its time and
+# counts kept (appended: the lanes write the same files)
 result() {
 	_s=$(elapsed "$5")
 	printf '%-40s %3d passed, %d failed, %d skipped %7s s\n' "$1" "$2" "$3" "$4" "$_s"
@@ -29,12 +46,7 @@ result() {
 }
 
 add() { # suite passed failed skipped
-	passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + $4))
-	[ "$3" -gt 0 ] && failures="$failures $1"
-	if [ "$4" -gt 0 ] && [ "${CI:-}" = true ]; then
-		failed=$((failed + $4)); failures="$failures $1(skips-under-CI)"
-	fi
-	return 0
+	printf '%s %d %d %d\n' "$1" "$2" "$3" "$4" >>"$W/tally"
 }
 
 # Criterion's "Synthesis" line leaves skipped tests out (and counts a
@@ -114,20 +126,51 @@ run_guests() { # build
 	[ -z "${VTBENCH_GUEST_LOCK:-}" ] || exec 9>&-
 }
 
-cd "$SRCDIR" || exit 1
-run_unit "$BUILD" unit
-run_scripts "$BUILD" cli cli
-run_scripts "$BUILD" e2e e2e
-# the Ansible roles and playbooks (once: they install their own build)
-run_scripts "$BUILD" ansible ansible
-run_guests "$BUILD"
-if [ -n "$ASAN" ]; then
+asan_env() {
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+}
+
+lane1() {
+	run_unit "$BUILD" unit
+	run_scripts "$BUILD" cli cli
+	run_guests "$BUILD"
+	[ -n "$ASAN" ] || return 0
+	asan_env
 	run_unit "$ASAN" asan
 	run_scripts "$ASAN" asan-cli cli
+}
+
+lane2() {
+	run_scripts "$BUILD" e2e e2e
+	# the Ansible roles and playbooks (once: they install their own build)
+	run_scripts "$BUILD" ansible ansible
+	[ -n "$ASAN" ] || return 0
+	asan_env
 	run_scripts "$ASAN" asan-e2e e2e
+}
+
+cd "$SRCDIR" || exit 1
+if [ "${VTBENCH_TEST_LANES:-2}" = 1 ]; then
+	lane1
+	lane2
+else
+	lane1 >"$W/lane1.out" 2>&1 &
+	l1=$!
+	lane2 >"$W/lane2.out" 2>&1 &
+	l2=$!
+	wait "$l1"
+	cat "$W/lane1.out"
+	wait "$l2"
+	cat "$W/lane2.out"
 fi
+
+# the counts; under CI=true a skip fails its suite
+eval "$(awk -v ci="${CI:-}" '
+	{ p += $2; f += $3; k += $4
+	  if ($3 > 0) fl = fl " " $1
+	  if ($4 > 0 && ci == "true") { f += $4; fl = fl " " $1 "(skips-under-CI)" } }
+	END { printf "passed=%d failed=%d skipped=%d failures=\"%s\"\n", p, f, k, fl }' "$W/tally")"
 echo "slowest suites (wall s):"
 sort -rn "$W/times" | head -n 8 | awk '{ printf "  %7s  %s\n", $1, $2 }'
 echo "total wall time: $(elapsed "$run_t0") s"
