@@ -64,11 +64,14 @@ remember_owner = 0
 security_driver = "none"
 CONF
 	fi
+	# The daemons outlive us and keep every descriptor they inherit: a
+	# caller's flock(1) lock (the guest tests' lock file) would be held
+	# for ever.  They get stdin, stdout and stderr only.
 	if ! alive "$VIRTLOGD_PID" virtlogd; then
-		virtlogd --daemon --pid-file "$VIRTLOGD_PID"
+		virtlogd --daemon --pid-file "$VIRTLOGD_PID" 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 	fi
 	if ! alive "$LIBVIRTD_PID" libvirtd; then
-		libvirtd --daemon --pid-file "$LIBVIRTD_PID"
+		libvirtd --daemon --pid-file "$LIBVIRTD_PID" 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 	fi
 	i=0
 	while [ ! -S "$SOCK" ]; do
