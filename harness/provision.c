@@ -751,11 +751,11 @@ int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 			if (step == VTB_VM_STOP)
 				interrupted = true;
 			/* The end record is checked: the harness has every
-			 * record, and the guest's ACPI poweroff and libvirt's
-			 * teardown after it would measure nothing.  Destroyed
-			 * now, the boot still finishes on libvirt's stop event
-			 * and the record stream's end, so the next boot starts
-			 * with this one gone. */
+			 * record, and the guest's ACPI poweroff after it would
+			 * measure nothing.  Destroyed now, the boot still
+			 * finishes on libvirt's stop event and the record
+			 * stream's end, so the next boot starts with this one
+			 * gone. */
 			if (step == VTB_VM_END)
 				destroy(b);
 			if (step == VTB_VM_WAIT || step == VTB_VM_END) {
