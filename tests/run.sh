@@ -9,9 +9,8 @@
 #
 # Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
 # each a fixed sequence of suites:
-#   lane 1: unit, cli, guests, asan cli
-#   lane 2: e2e, ansible, asan e2e, asan unit
-# (about equal halves: guests take a third of the whole)
+#   lane 1: unit, cli, guests, asan unit, asan cli
+#   lane 2: e2e, ansible, asan e2e
 # Many suites mostly wait (timeouts, sleeps, daemons starting, retries
 # with backoff, guests booting), so the other lane's work fills the wait.
 # Nothing in one lane reads or kills what the other runs: temporary
@@ -138,6 +137,7 @@ lane1() {
 	run_guests "$BUILD"
 	[ -n "$ASAN" ] || return 0
 	asan_env
+	run_unit "$ASAN" asan
 	run_scripts "$ASAN" asan-cli cli
 }
 
@@ -148,7 +148,6 @@ lane2() {
 	[ -n "$ASAN" ] || return 0
 	asan_env
 	run_scripts "$ASAN" asan-e2e e2e
-	run_unit "$ASAN" asan
 }
 
 cd "$SRCDIR" || exit 1
