@@ -232,6 +232,7 @@ struct vm {
 	struct vtb_vcpu_counters *counters;
 	bool gone;	  /* the vCPU threads stopped reading: sampling is over */
 	bool end_counted; /* counters read after the "end" record */
+	bool destroyed;	  /* destroyed after the "end" record: the records are all in */
 };
 
 static void tail_add(struct vm *b, const char *d, size_t n)
@@ -387,6 +388,10 @@ enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
 		return VTB_VM_DONE;
 	if (w->now >= w->deadline)
 		return VTB_VM_TIMEOUT;
+	if (w->ended && !w->stopped && !w->destroyed) {
+		w->destroyed = true;
+		return VTB_VM_END;
+	}
 	if (!w->grace_until && (w->records_eof || w->stopped))
 		w->grace_until = w->now + w->grace_ns;
 	if (w->grace_until && w->now >= w->grace_until)
@@ -734,15 +739,26 @@ int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 			w = (struct vtb_vm_wait){ .stop = stop,
 						  .records_eof = b->con[1].eof,
 						  .stopped = b->stopped,
+						  .ended = vtb_rec_parser_result(b->parser)->ended,
+						  .destroyed = b->destroyed,
 						  .now = now,
 						  .deadline = deadline,
 						  .grace_ns = GRACE_NS,
 						  .grace_until = b->grace };
 			step = vtb_vm_wait_step(&w);
 			b->grace = w.grace_until;
+			b->destroyed = w.destroyed;
 			if (step == VTB_VM_STOP)
 				interrupted = true;
-			if (step == VTB_VM_WAIT) {
+			/* The end record is checked: the harness has every
+			 * record, and the guest's ACPI poweroff after it would
+			 * measure nothing.  Destroyed now, the boot still
+			 * finishes on libvirt's stop event and the record
+			 * stream's end, so the next boot starts with this one
+			 * gone. */
+			if (step == VTB_VM_END)
+				destroy(b);
+			if (step == VTB_VM_WAIT || step == VTB_VM_END) {
 				all_done = false;
 				continue;
 			}

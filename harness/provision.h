@@ -129,13 +129,18 @@ struct vtb_vm_wait {
 	bool stop;	  /* SIGINT/SIGTERM asked to stop */
 	bool records_eof; /* the record stream ended */
 	bool stopped;	  /* libvirt said the domain stopped */
+	bool ended;	  /* the agent's end record is checked: every record is in */
+	bool destroyed;	  /* in/out: VTB_VM_END was answered (the domain destroyed) */
 	uint64_t now, deadline, grace_ns;
 	uint64_t grace_until; /* in/out: 0 until one of the two ends came */
 };
-enum vtb_vm_step { VTB_VM_WAIT, VTB_VM_DONE, VTB_VM_TIMEOUT, VTB_VM_STOP };
+enum vtb_vm_step { VTB_VM_WAIT, VTB_VM_DONE, VTB_VM_TIMEOUT, VTB_VM_STOP, VTB_VM_END };
 /* A stop request wins; both ends (records EOF and domain stop) finish
- * the boot; the deadline times it out; when only one end came, the
- * other gets grace_ns before the boot is finished anyway. */
+ * the boot; the deadline times it out; once the end record is checked
+ * while the domain still runs, VTB_VM_END (once): destroy it now, its
+ * poweroff would measure nothing, and go on waiting for both ends; when
+ * only one end came, the other gets grace_ns before the boot is finished
+ * anyway. */
 enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w);
 
 /* What a boot's end looked like, for vtb_vm_judge(). */

@@ -64,9 +64,9 @@ remember_owner = 0
 security_driver = "none"
 CONF
 	fi
-	# The daemons outlive this script: they must not inherit its open
-	# files (a `flock LOCK make demo` would otherwise leave LOCK held by
-	# libvirtd for good), so descriptors 3-9 are closed for them.
+	# The daemons outlive us and keep every descriptor they inherit: a
+	# caller's flock(1) lock (the guest tests' lock file) would be held
+	# for ever.  They get stdin, stdout and stderr only.
 	if ! alive "$VIRTLOGD_PID" virtlogd; then
 		virtlogd --daemon --pid-file "$VIRTLOGD_PID" 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 	fi

@@ -12,12 +12,12 @@ F="$SRCDIR/tests/fixtures/domxml"
 S16='pack:2 numa:1 l3:2 core:2 pu:2'
 EPYC="$SRCDIR/tests/fixtures/topo/epyc-rome-nps4.xml"
 
-expect_exit "mirror-strict passes on its synthetic host" 0 sh "$C" "$F/mirror-strict.xml" "$S16"
+expect_exit "mirror-strict passes on its synthetic host" 0 memo sh "$C" "$F/mirror-strict.xml" "$S16"
 expect_grep "it checks all four properties" "$T/out" "summary: 4 ok, 0 not ok, 0 n/a"
-expect_exit "core pinning with hugepages passes" 0 sh "$C" "$F/core-hugepages.xml" "$S16"
-expect_exit "the EPYC plan passes on the hwloc XML host (siblings 64 apart)" 0 sh "$C" "$F/epyc-interleaved.xml" "$EPYC"
+expect_exit "core pinning with hugepages passes" 0 memo sh "$C" "$F/core-hugepages.xml" "$S16"
+expect_exit "the EPYC plan passes on the hwloc XML host (siblings 64 apart)" 0 memo sh "$C" "$F/epyc-interleaved.xml" "$EPYC"
 expect_grep "  and its SMT pairs are checked" "$T/out" "ok - smt: each of 8 virtual cores on one host core"
-expect_exit "an unpinned domain has nothing to fail" 0 sh "$C" "$F/minimal.xml" "$S16"
+expect_exit "an unpinned domain has nothing to fail" 0 memo sh "$C" "$F/minimal.xml" "$S16"
 expect_grep "  and says so" "$T/out" "n/a - pins: no <vcpupin>"
 
 # bad NAME SED-SCRIPT BASE HOST PROPERTY: the copy fails PROPERTY (exit 1)
@@ -25,7 +25,7 @@ expect_grep "  and says so" "$T/out" "n/a - pins: no <vcpupin>"
 bad() {
 	sed "$2" "$F/$3.xml" >"$T/$1.xml"
 	if cmp -s "$T/$1.xml" "$F/$3.xml"; then notok "$1: the broken copy differs" "sed '$2' changed nothing"; return; fi
-	expect_exit "$1 fails" 1 sh "$C" "$T/$1.xml" "$4" || return
+	expect_exit "$1 fails" 1 memo sh "$C" "$T/$1.xml" "$4" || return
 	expect_grep "  on $5" "$T/out" "not ok - $5:"
 	n=$(grep -c '^not ok' "$T/out")
 	expect_eq "  and on nothing else" "$n" 1
@@ -44,11 +44,11 @@ bad numatune-off-the-pins 's/<memory mode="preferred" nodeset="0"/<memory mode="
 	core-hugepages "$S16" node
 expect_grep "  the failure names the vCPUs and host objects" "$T/out" "# the domain: pCPUs 0-3 are on host node(s) 0, memory on 1"
 sed 's/vcpu="1" cpuset="1"/vcpu="1" cpuset="2"/' "$F/mirror-strict.xml" >"$T/one.xml"
-sh "$C" "$T/one.xml" "$S16" >"$T/out"
+memo sh "$C" "$T/one.xml" "$S16" >"$T/out"
 expect_grep "an SMT failure names the virtual core, its pCPUs and host cores" "$T/out" "# virtual core 0 (vCPUs 0-1) on pCPUs 0,2: host core 0,1"
 
-expect_exit "a missing XML is an input error" 2 sh "$C" "$T/none.xml" "$S16"
-expect_exit "an unreadable host topology is an input error" 2 sh "$C" "$F/mirror-strict.xml" "pack:zz"
-expect_exit "a wrong argument count is a usage error" 2 sh "$C" "$F/mirror-strict.xml"
+expect_exit "a missing XML is an input error" 2 memo sh "$C" "$T/none.xml" "$S16"
+expect_exit "an unreadable host topology is an input error" 2 memo sh "$C" "$F/mirror-strict.xml" "pack:zz"
+expect_exit "a wrong argument count is a usage error" 2 memo sh "$C" "$F/mirror-strict.xml"
 printf '<domain><vcpu>4</vcpu><cpu><topology sockets="1" dies="1" cores="3" threads="2"/></cpu></domain>\n' >"$T/t.xml"
-expect_exit "a topology that is not the vCPU count is an input error" 2 sh "$C" "$T/t.xml" "$S16"
+expect_exit "a topology that is not the vCPU count is an input error" 2 memo sh "$C" "$T/t.xml" "$S16"

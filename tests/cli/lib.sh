@@ -42,3 +42,32 @@ need() { # tool: under CI=true missing tools fail, else skip
 }
 
 sql() { sqlite3 -batch -noheader "$@"; }
+
+# memo CMD ARG...: runs CMD, for tools that are not part of the build under
+# test (validators, the independent checker, browsers, scipy).  When
+# tests/run.sh sets VTBENCH_TEST_MEMO (a directory of its own) and the
+# same command already ran on the same inputs in this test run (the ASan
+# pass gets byte-identical files from the build under ASan), its stdout,
+# stderr and exit status are replayed: running it again checks nothing
+# new.  The key is each argument's content when it names a file (paths
+# differ between passes), else the argument itself.
+memo() {
+	[ -n "${VTBENCH_TEST_MEMO:-}" ] && [ -d "$VTBENCH_TEST_MEMO" ] || { "$@"; return; }
+	_mk=$(for _ma in "$@"; do
+		if [ -f "$_ma" ]; then printf 'file:'; sha256sum <"$_ma" | cut -d' ' -f1; else printf 'arg:%s\n' "$_ma"; fi
+	done | sha256sum | cut -c1-40)
+	_md="$VTBENCH_TEST_MEMO/$_mk"
+	if [ -f "$_md/rc" ]; then
+		cat "$_md/out"
+		cat "$_md/err" >&2
+		return "$(cat "$_md/rc")"
+	fi
+	mkdir -p "$_md.tmp.$$"
+	"$@" >"$_md.tmp.$$/out" 2>"$_md.tmp.$$/err"
+	_mr=$?
+	echo "$_mr" >"$_md.tmp.$$/rc"
+	cat "$_md.tmp.$$/out"
+	cat "$_md.tmp.$$/err" >&2
+	mv -T "$_md.tmp.$$" "$_md" 2>/dev/null || rm -rf "$_md.tmp.$$"
+	return "$_mr"
+}

@@ -35,7 +35,7 @@ xmls() { # name host
 	if command -v virt-xml-validate >/dev/null 2>&1; then
 		_bad=""
 		for _f in "$T/$1"/*.xml; do
-			virt-xml-validate "$_f" domain >/dev/null 2>&1 || _bad="$_bad $(basename "$_f")"
+			memo virt-xml-validate "$_f" domain >/dev/null 2>&1 || _bad="$_bad $(basename "$_f")"
 		done
 		if [ -z "$_bad" ]; then ok "$1: every domain passes virt-xml-validate"; else notok "$1: every domain passes virt-xml-validate" "$_bad"; fi
 	else
@@ -53,7 +53,7 @@ xmls() { # name host
 	for _want in "mirror pinning=strict:0" "mirror pinning=core:0" "lie pinning=strict:1"; do
 		_sel=${_want%:*} _rc=${_want##*:}
 		_k=$(grep -F "topology=$_sel " "$T/$1.keys" | cut -d' ' -f1)
-		sh tests/tools/check_domxml.sh "$T/$1/$_k.xml" "$2" >"$T/chk" 2>&1
+		memo sh tests/tools/check_domxml.sh "$T/$1/$_k.xml" "$2" >"$T/chk" 2>&1
 		_got=$?
 		if [ "$_got" = "$_rc" ]; then ok "$1: the independent checker gives $_sel exit $_rc"; else notok "$1: the independent checker gives $_sel exit $_rc" "exit $_got" "$(head -20 "$T/chk")"; fi
 	done

@@ -18,12 +18,14 @@ fi
 
 # browse PAGE: the DOM Chromium built in $T/dom, its log in $T/log.  A
 # profile of its own: runs may overlap (the ASan pass) and HOME may be
-# read-only.
-browse() {
+# read-only.  Memoized on the page's bytes: the ASan pass's page, when
+# it is the same, needs no second browser.
+dump() {
 	timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
 		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-		--dump-dom "file://$1" >"$T/dom" 2>"$T/log"
+		--dump-dom "file://$1"
 }
+browse() { memo dump "$1" >"$T/dom" 2>"$T/log"; }
 
 printf '%s\n' '<!DOCTYPE html><html><body><svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect class="box" width="-1" height="2"></rect></svg></body></html>' >"$T/broken.html"
 browse "$T/broken.html"

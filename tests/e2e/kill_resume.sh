@@ -3,6 +3,13 @@
 # (configuration, rep) is stored exactly once and the database is intact.
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
+# the agent through a link of this test's own: a surviving agent is found
+# by that path, never confused with one of another run on the machine
+a=${VTBENCH_AGENT:-$AGENT}
+case $a in /*) ;; *) a=$PWD/$a ;; esac
+ln -s "$a" "$T/vtbench-agent"
+VTBENCH_AGENT=$T/vtbench-agent
+export VTBENCH_AGENT
 
 cat >"$T/m.conf" <<'CONF'
 [global]
@@ -62,4 +69,5 @@ got=$(sql "$DB" "select count(*) from result where status != 'ok'")
 expect_eq "every stored boot is complete" "$got" "0"
 got=$(sql "$DB" "pragma integrity_check")
 expect_eq "final integrity_check" "$got" "ok"
-pgrep -f "vtbench-agent --job" >/dev/null && notok "no agent survives its killed harness" "$(pgrep -af 'vtbench-agent --job')" || ok "no agent survives its killed harness"
+A="$T/vtbench-agent --job"
+pgrep -f -- "$A" >/dev/null && notok "no agent survives its killed harness" "$(pgrep -af -- "$A")" || ok "no agent survives its killed harness"

@@ -36,10 +36,9 @@ expect_eq "... campaign interrupted, no boot stored" \
 	"$(sql "$T/mute.db" "select status || ' ' || (select count(*) from boot) from campaign")" "interrupted 0"
 
 # 2. the workload leaves a process holding the pipes: the agent's exit ends the boot
-# a duration of this run's own (30.PID s), so another run's sleep on a
-# shared machine is never taken for this one's leftover
-LEFT="30.$$"
-printf '#!/bin/sh\nsleep %s &\nexec "%s" "$@"\n' "$LEFT" "$REAL" >"$T/leaky"
+# the leftover's command line is this test's own (sleep 30.PID): another
+# run may run beside this one
+printf '#!/bin/sh\nsleep 30.%s &\nexec "%s" "$@"\n' "$$" "$REAL" >"$T/leaky"
 chmod +x "$T/leaky"
 t0=$(date +%s)
 expect_exit "an agent whose leftover child holds the pipes is judged by its exit" 0 \
@@ -47,7 +46,7 @@ expect_exit "an agent whose leftover child holds the pipes is judged by its exit
 t1=$(date +%s)
 expect_eq "... both boots ok" "$(sql "$T/leaky.db" "select group_concat(status) from boot")" "ok,ok"
 if [ $((t1 - t0)) -lt 10 ]; then ok "... without waiting for the leftover ($((t1 - t0)) s)"; else notok "... without waiting for the leftover" "took $((t1 - t0)) s"; fi
-if pgrep -f "^sleep $LEFT$" >/dev/null; then notok "... the leftover was killed with the group"; else ok "... the leftover was killed with the group"; fi
+if pgrep -f "^sleep 30\.$$\$" >/dev/null; then notok "... the leftover was killed with the group"; else ok "... the leftover was killed with the group"; fi
 
 # 3. confinement is verified from what the agent reports
 if [ "$(nproc)" -ge 2 ]; then

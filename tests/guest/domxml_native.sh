@@ -2,7 +2,8 @@
 # domxml: the exact output of vtb_domxml for hand-built specs, see
 # tests/unit/test_domxml.c): `virsh domxml-to-native qemu-argv`, through
 # tests/tools/domxml_to_native.sh (which says what it localizes for this
-# host).  And QEMU itself realizes what a q35 domain of ours asks for:
+# host; a kvm domain where libvirt's QEMU has no KVM passes virt-xml-validate
+# and its TCG twin is converted).  And QEMU itself realizes what a q35 domain of ours asks for:
 # two isa-serial ports and the ISA pvpanic device on q35's LPC bridge.
 . "$SRCDIR/tests/cli/lib.sh"
 need virsh || exit 0

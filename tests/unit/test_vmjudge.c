@@ -197,3 +197,30 @@ Test(vmjudge, wait_step_ends_on_both_ends_grace_timeout_or_stop)
 				  .grace_until = 2100 };
 	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_TIMEOUT);
 }
+
+/* Once the end record is checked the harness has every record: the
+ * domain is destroyed there (once), not left to power off, and the boot
+ * still ends on both ends (or the grace) as before. */
+Test(vmjudge, wait_step_destroys_once_the_end_record_is_in)
+{
+	struct vtb_vm_wait w = { .now = 100, .deadline = 1000, .grace_ns = 50, .ended = true };
+
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_END, "the end record: destroy the domain");
+	cr_expect(w.destroyed);
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "destroyed once, then wait for its stop");
+	w.stopped = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "stopped, the stream may still drain");
+	w.records_eof = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_DONE, "both ends: done");
+
+	w = (struct vtb_vm_wait){
+		.now = 100, .deadline = 1000, .grace_ns = 50, .ended = true, .stopped = true
+	};
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "already stopped: nothing to destroy");
+	w = (struct vtb_vm_wait){ .now = 1000, .deadline = 1000, .ended = true };
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_TIMEOUT, "the deadline still wins");
+	w = (struct vtb_vm_wait){ .now = 100, .deadline = 1000, .ended = true, .stop = true };
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_STOP, "and so does a stop request");
+	w = (struct vtb_vm_wait){ .now = 100, .deadline = 1000, .grace_ns = 50 };
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "no end record: the guest powers off itself");
+}
