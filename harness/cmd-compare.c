@@ -2,8 +2,8 @@
 /*
  * vtbench compare: selects campaigns and configurations, builds the
  * report document (compare.h) and hands it to one emitter.  Exit codes:
- * 0 nothing worse, 1 a worse verdict (unless --fail-on none), 2 bad
- * input, 3 infrastructure.
+ * 0 nothing fails, 1 a row fails under --fail-on (default: a worse,
+ * missing or error row), 2 bad input, 3 infrastructure.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,9 +23,13 @@ static const char compare_usage[] =
 	"\n"
 	"Compares the configurations of a campaign (each VM against its own bare-metal\n"
 	"baseline by default), or a campaign against another (--against), with one value\n"
-	"per boot and metric: change in percent with a bootstrap CI of the ratio, Welch's t\n"
-	"(time, throughput on 1/x) or Mann-Whitney U (latency), Benjamini-Hochberg over the\n"
-	"table, and a verdict per row; then the guest evidence.\n"
+	"per boot and metric.  Per row one statistic: the ratio of means (harmonic for\n"
+	"rates, geometric for latencies) with its t interval and t test on the log scale,\n"
+	"Benjamini-Hochberg over the table; the verdict is read from the interval: worse or\n"
+	"better (significant, beyond the threshold; confirmed when the whole interval is),\n"
+	"same (the interval within +-threshold), inconclusive (with the boots a side that\n"
+	"would decide it), few (under 2 boots a side), missing (a result absent on one side),\n"
+	"error (values the statistic cannot take); then the guest evidence.\n"
 	"\n"
 	"selection:\n"
 	"  --db FILE                results database (default: results.db)\n"
@@ -44,14 +48,16 @@ static const char compare_usage[] =
 	"  --workload NAME          one workload type or cell name (default: all)\n"
 	"\n"
 	"statistics:\n"
-	"  --threshold PCT          a verdict needs a change beyond PCT (default: 5)\n"
-	"  --alpha A                significance level of the BH q-values (default: 0.05)\n"
-	"  --B N                    bootstrap resamples (default: 2000)\n"
-	"  --seed N                 bootstrap seed (default: 1)\n"
-	"  --no-ci                  no bootstrap confidence intervals (B = 0)\n"
-	"  --cov-limit CLASS=PCT    too noisy above this CoV: throughput, time (default 5),\n"
-	"                           latency (default 20)\n"
-	"  --fail-on worse|none     exit 1 when a row is worse (default: worse)\n"
+	"  --threshold PCT          a change that matters: worse/better beyond it, same\n"
+	"                           within it (default: 5)\n"
+	"  --alpha A                significance level of the BH q-values; intervals are at\n"
+	"                           1 - A (default: 0.05)\n"
+	"  --cov-limit CLASS=PCT    note a row as noisy above this CoV (never a verdict):\n"
+	"                           throughput, time (default 5), latency (default 20)\n"
+	"  --fail-on LIST           exit 1 for: worse (a worse, missing or error row; the\n"
+	"                           default), possible (an inconclusive row whose interval\n"
+	"                           reaches past the threshold on the worse side), a comma\n"
+	"                           list of both, or none\n"
 	"\n"
 	"output:\n"
 	"  --format FMT             text (default), md, html, json, csv\n"
@@ -126,6 +132,33 @@ static int parse_cov_limit(const char *s, struct vtb_test_opts *t)
 	return -1;
 }
 
+/* "worse", "possible", "worse,possible" (any order), or "none". */
+static int parse_fail_on(const char *s, unsigned *out)
+{
+	unsigned f = 0;
+	size_t n;
+
+	if (!strcmp(s, "none")) {
+		*out = 0;
+		return 0;
+	}
+	for (; *s; s += n + (s[n] == ',')) {
+		n = strcspn(s, ",");
+		if (n == 5 && !strncmp(s, "worse", n))
+			f |= VTB_FAIL_WORSE;
+		else if (n == 8 && !strncmp(s, "possible", n))
+			f |= VTB_FAIL_POSSIBLE;
+		else
+			return -1;
+		if (s[n] == ',' && !s[n + 1])
+			return -1;
+	}
+	if (!f)
+		return -1;
+	*out = f;
+	return 0;
+}
+
 enum {
 	OPT_CAMPAIGN = 256,
 	OPT_AGAINST,
@@ -136,9 +169,6 @@ enum {
 	OPT_WORKLOAD,
 	OPT_THRESHOLD,
 	OPT_ALPHA,
-	OPT_B,
-	OPT_SEED,
-	OPT_NO_CI,
 	OPT_COV_LIMIT,
 	OPT_FAIL_ON,
 	OPT_FORMAT,
@@ -157,9 +187,6 @@ int cmd_compare(struct vtb_cmd_env *env)
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "B", required_argument, NULL, OPT_B },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "no-ci", no_argument, NULL, OPT_NO_CI },
 		{ "cov-limit", required_argument, NULL, OPT_COV_LIMIT },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -174,7 +201,6 @@ int cmd_compare(struct vtb_cmd_env *env)
 	json_t *doc = NULL;
 	FILE *f = stdout;
 	bool bad = false;
-	long long ll;
 	int c, ret;
 
 	vtb_compare_opts_default(&o);
@@ -210,21 +236,8 @@ int cmd_compare(struct vtb_cmd_env *env)
 				goto bad_value;
 			break;
 		case OPT_ALPHA:
-			if (parse_double(optarg, 0, 1, &o.test.alpha) < 0)
+			if (parse_double(optarg, 1e-9, 0.5, &o.test.alpha) < 0)
 				goto bad_value;
-			break;
-		case OPT_B:
-			if (vtb_parse_int(optarg, 0, 10000000, &ll) < 0)
-				goto bad_value;
-			o.test.B = (unsigned)ll;
-			break;
-		case OPT_SEED:
-			if (vtb_parse_int(optarg, 0, INT64_MAX, &ll) < 0)
-				goto bad_value;
-			o.test.seed = (uint64_t)ll;
-			break;
-		case OPT_NO_CI:
-			o.test.B = 0;
 			break;
 		case OPT_COV_LIMIT:
 			if (parse_cov_limit(optarg, &o.test) < 0) {
@@ -236,9 +249,13 @@ int cmd_compare(struct vtb_cmd_env *env)
 			}
 			break;
 		case OPT_FAIL_ON:
-			if (strcmp(optarg, "worse") && strcmp(optarg, "none"))
-				goto bad_value;
-			o.fail_on_worse = !strcmp(optarg, "worse");
+			if (parse_fail_on(optarg, &o.fail_on) < 0) {
+				vtb_cmd_err(env,
+					    "bad --fail-on '%s' (worse, possible, worse,possible or "
+					    "none)",
+					    optarg);
+				return VTB_EXIT_USAGE;
+			}
 			break;
 		case OPT_FORMAT:
 			fmt = format_named(optarg);
@@ -320,7 +337,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 			goto out;
 		}
 	}
-	ret = o.fail_on_worse && vtb_compare_worse(doc) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+	ret = vtb_compare_failing(doc, o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 out:
 	if (f && f != stdout)
 		fclose(f);

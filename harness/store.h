@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "recparse.h"
 
-#define VTB_STORE_SCHEMA 6 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 7 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -185,11 +185,17 @@ struct vtb_vm_boot_row {
 int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 			      int (*fn)(const struct vtb_vm_boot_row *row, void *arg), void *arg);
 
-/* campaign_id <= 0: the cells of every campaign. */
+/* campaign_id <= 0: the cells of every campaign.  boots: results stored
+ * (one per boot of the configuration); ok: results with status ok; usable:
+ * those of boots that built the planned topology (what compare counts);
+ * unexpected: results of unexpected-topology boots; error: the error of
+ * the first result that is not ok (its boot's when it has none), NULL
+ * when none says one. */
 struct vtb_cell_row {
 	const char *campaign_uuid, *config_key, *config_label, *cell_key;
 	const char *cell_name, *workload, *params_json;
-	long boots, ok;
+	long boots, ok, usable, unexpected;
+	const char *error;
 };
 int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg);

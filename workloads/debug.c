@@ -92,12 +92,17 @@ out:
 	return ret;
 }
 
+/* Each record its own metric: a second sample of one metric in a cell is
+ * refused by the parser (one value per boot and metric). */
 static int flood_one(struct vtb_workload_ctx *ctx, long long i)
 {
-	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell", ctx->cell,
-			      "metric", "flood", "unit", "count", "value", (double)i, "better",
-			      "higher");
+	char metric[32];
+	json_t *r;
 	int ret;
+
+	snprintf(metric, sizeof(metric), "flood_%lld", i);
+	r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell", ctx->cell,
+		      "metric", metric, "unit", "count", "value", (double)i, "better", "higher");
 
 	if (!r)
 		return vtb_error("out of memory");
