@@ -188,9 +188,9 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 /* campaign_id <= 0: the cells of every campaign.  boots: results stored
  * (one per boot of the configuration); ok: results with status ok; usable:
  * those of boots that built the planned topology (what compare counts);
- * unexpected: results of unexpected-topology boots; error: the error of
- * the first result that is not ok (its boot's when it has none), NULL
- * when none says one. */
+ * unexpected: results of unexpected-topology boots; error: why the first
+ * result that is not ok is not (its boot's error for a cell without
+ * records, else its own, else its boot's), NULL when none says. */
 struct vtb_cell_row {
 	const char *campaign_uuid, *config_key, *config_label, *cell_key;
 	const char *cell_name, *workload, *params_json;
