@@ -1024,7 +1024,15 @@ struct tcol {
 	const char *head;
 };
 
-static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, bool base)
+/* A row's value in the unit of its metric line (the line's first row's):
+ * a value in another unit (an error row: units differ) is not shown. */
+static double x_mean(const struct rrow *r, const struct rrow *line)
+{
+	return line && strcmp(r->unit, line->unit) ? NAN : r->x.mean;
+}
+
+static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, bool base,
+		       const struct rrow *line)
 {
 	memset(t, 0, sizeof(*t));
 	if (!r) {
@@ -1039,7 +1047,7 @@ static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, boo
 		t->pct = t->verd = t->ci = "";
 		return;
 	}
-	t->val = num(c, r->x.mean);
+	t->val = num(c, x_mean(r, line));
 	t->pct = isnan(r->change) ? "" : fmt(c, "(%s)%s", pctv(c, r->change), r->sig ? "*" : "");
 	t->verd = r->vshort;
 	t->n = n_s(c, r->x.n);
@@ -1185,10 +1193,11 @@ static void text_table(struct ctx *c, const struct rgroup *g)
 		mlab[m] = metric_s(c, g->mrow[m]);
 		wm = max_sz(wm, width(mlab[m]));
 		wu = max_sz(wu, width(esc(c, g->mrow[m]->unit)));
-		tcell_fill(c, &cells[m * nc], g->mrow[m], true);
+		tcell_fill(c, &cells[m * nc], g->mrow[m], true, NULL);
 		tcol_fit(&cols[0], &cells[m * nc]);
 		for (x = 0; x < g->nx; x++) {
-			tcell_fill(c, &cells[m * nc + x + 1], g->cells[m * g->nx + x], false);
+			tcell_fill(c, &cells[m * nc + x + 1], g->cells[m * g->nx + x], false,
+				   g->mrow[m]);
 			tcol_fit(&cols[x + 1], &cells[m * nc + x + 1]);
 		}
 	}
@@ -1332,7 +1341,7 @@ static void md_table(struct ctx *c, const struct rgroup *g)
 				fputs(" - |", c->f);
 				continue;
 			}
-			fprintf(c->f, " %s%s%s %s<br>%s, %s, %s%s |", num(c, r->x.mean),
+			fprintf(c->f, " %s%s%s %s<br>%s, %s, %s%s |", num(c, x_mean(r, b)),
 				isnan(r->change) ? "" : fmt(c, " (%s)", pctv(c, r->change)),
 				r->sig ? "\\*" : "", r->vshort, n_s(c, r->x.n), cov_s(c, r->x.cov),
 				ci_s(c, r), r->noisy ? ", noisy" : "");
