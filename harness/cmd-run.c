@@ -23,7 +23,10 @@ static const char run_usage[] =
 	"                 boots already stored are skipped, never run twice\n"
 	"  --only GLOB    run only configurations whose label or key matches\n"
 	"                 (comma list of globs, e.g. 'baseline cpus=2')\n"
-	"  --reps N       override the matrix's reps = (default: the matrix's)\n"
+	"  --reps N|auto  override the matrix's reps = (default: the matrix's); auto:\n"
+	"                 interleaved rounds until every compare row of a configuration\n"
+	"                 is decided (the matrix's min_reps, max_reps and budget, else\n"
+	"                 3, 20 and none)\n"
 	"  --quiet        no progress, only warnings, errors and the summary\n"
 	"  --upload URL   when the campaign ends, upload it (vtbench upload --to URL;\n"
 	"                 repeatable); a failed upload is reported, exits 3 if the run\n"
@@ -51,7 +54,7 @@ static void fmt_dur(char *buf, size_t len, double s)
 static void on_progress(const struct vtb_progress *p, void *arg)
 {
 	struct progress_state *ps = arg;
-	char el[32], eta[32];
+	char el[32], eta[32], rows[48] = "";
 
 	if (p->warning) {
 		if (ps->line_open)
@@ -75,23 +78,30 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		snprintf(eta, sizeof(eta), "?");
 	else
 		fmt_dur(eta, sizeof(eta), p->eta_seconds);
+	/* reps = auto: the total is the most boots still possible */
+	if (p->reps_auto && p->undecided >= 0)
+		snprintf(rows, sizeof(rows), ", %ld row%s undecided", p->undecided,
+			 p->undecided == 1 ? "" : "s");
 	if (ps->tty) {
 		if (!p->status) {
-			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d  elapsed %s  eta %s",
-				p->index, p->total, p->label, p->rep, el, eta);
+			fprintf(stderr,
+				"\r\033[Kboot %zu/%s%zu  %s  rep %d  elapsed %s  eta %s%s%s",
+				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep, el,
+				p->reps_auto ? "<=" : "", eta, rows);
 			ps->line_open = true;
 		} else if (strcmp(p->status, "ok")) {
-			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d: %s: %s\n", p->index,
-				p->total, p->label, p->rep, p->status, p->error ? p->error : "");
+			fprintf(stderr, "\r\033[Kboot %zu/%s%zu  %s  rep %d: %s: %s\n", p->index,
+				p->reps_auto ? "<=" : "", p->total, p->label, p->rep, p->status,
+				p->error ? p->error : "");
 			ps->line_open = false;
 		}
 		fflush(stderr);
 		return;
 	}
 	if (p->status)
-		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, p->label,
-		       p->rep, p->status, p->boot_seconds, p->error ? ": " : "",
-		       p->error ? p->error : "");
+		printf("boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n", p->index,
+		       p->reps_auto ? "<=" : "", p->total, p->label, p->rep, p->status,
+		       p->boot_seconds, p->error ? ": " : "", p->error ? p->error : "", rows);
 	fflush(stdout);
 }
 
@@ -165,9 +175,11 @@ int cmd_run(struct vtb_cmd_env *env)
 			o.only = optarg;
 			break;
 		case 'n':
-			if (vtb_parse_int(optarg, 1, 100000, &o.reps)) {
-				vtb_cmd_err(env, "--reps: %s", vtb_errmsg());
-				return VTB_EXIT_USAGE;
+			o.reps_auto = !strcmp(optarg, "auto");
+			if (!o.reps_auto && vtb_parse_int(optarg, 1, 100000, &o.reps)) {
+				vtb_cmd_err(env, "--reps: %s (or auto)", vtb_errmsg());
+				ret = VTB_EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'q':
@@ -237,6 +249,22 @@ int cmd_run(struct vtb_cmd_env *env)
 		printf(", %zu unexpected-topology", res.unexpected);
 	if (res.skipped)
 		printf(", %zu already stored", res.skipped);
+	if (res.reps_auto && res.undecided < 0 && (res.budget_spent || res.interrupted))
+		printf("\nreps = auto: stopped before the first decision (%s)",
+		       res.budget_spent ? "the budget is spent" : "interrupted");
+	else if (res.reps_auto && res.undecided == 0 && !res.rounds)
+		printf("\nreps = auto: every compare row was already decided");
+	else if (res.reps_auto && res.undecided == 0)
+		printf("\nreps = auto: every compare row decided after %zu round%s", res.rounds,
+		       res.rounds == 1 ? "" : "s");
+	else if (res.reps_auto && res.undecided > 0)
+		printf("\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
+		       res.undecided, res.undecided == 1 ? "" : "s", res.rounds,
+		       res.rounds == 1 ? "" : "s",
+		       res.budget_spent	 ? "the budget is spent"
+		       : res.capped	 ? "max_reps reached"
+		       : res.interrupted ? "interrupted"
+					 : "stopped");
 	printf("\nresults in %s; see: vtbench compare --db %s\n", res.db, res.db);
 	if (res.interrupted) {
 		fflush(stdout);

@@ -444,8 +444,10 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 		char *qm = quote(metric, strlen(metric));
 		char *qc = quote(p->r.cells[idx].cell, strlen(p->r.cells[idx].cell));
 
-		add_error(p, "line %zu: a second sample of metric '%s' in cell '%s' (the first is kept)",
-			  p->lineno, QUOTED(qm), QUOTED(qc));
+		add_error(
+			p,
+			"line %zu: a second sample of metric '%s' in cell '%s' (the first is kept)",
+			p->lineno, QUOTED(qm), QUOTED(qc));
 		free(qm);
 		free(qc);
 		return;
