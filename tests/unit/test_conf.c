@@ -236,7 +236,7 @@ Test(conf, reps_auto)
 	    "t.conf:3: min_reps 8 is above max_reps 5");
 	bad("[global]\nreps = auto\nmax_reps = 2\n" WL, "t.conf:3: min_reps 3 is above max_reps 2");
 	bad("[global]\nreps = auto\nmin_reps = 1\n" WL,
-	    "t.conf:3: 'min_reps' must be at least 2 (got 1)");
+	    "t.conf:3: 'min_reps' must be between 2 and 100000, got '1'");
 	bad("[global]\nreps = auto\nauto_compare = topology\n" WL,
 	    "t.conf:3: auto_compare = topology: expected own, axis:NAME or baseline:SPEC");
 	bad("[global]\nreps = auto\norder = sequential\n" WL,
