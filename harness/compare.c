@@ -47,15 +47,15 @@ struct config {
 	bool runnable;
 };
 
-/* One cell of one configuration, with what its boots did. */
+/* One cell of one configuration. */
 struct cellinfo {
-	char *config_key, *cell_key, *cell_name, *workload, *error;
-	long results, usable, unexpected; /* as struct vtb_cell_row */
-	size_t lo, hi;			  /* its series: [lo, hi) of the campaign's */
+	char *config_key, *cell_key, *cell_name, *workload;
+	size_t lo, hi; /* its series: [lo, hi) of the campaign's */
 };
 
 /* A campaign as loaded. */
 struct campaign {
+	struct vtb_store *st; /* where it is (a missing row's reason is read then) */
 	int64_t id;
 	char *uuid;
 	json_t *info; /* the document's "campaign" object */
@@ -106,7 +106,6 @@ static void campaign_release(struct campaign *c)
 		free(c->ci[i].cell_key);
 		free(c->ci[i].cell_name);
 		free(c->ci[i].workload);
-		free(c->ci[i].error);
 	}
 	free(c->ci);
 	free(c->uuid);
@@ -242,7 +241,7 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 	return 0;
 }
 
-static int add_cell(const struct vtb_cell_row *r, void *arg)
+static int add_cell(const struct vtb_campaign_cell *r, void *arg)
 {
 	struct campaign *c = arg;
 	struct cellinfo *ci;
@@ -262,13 +261,8 @@ static int add_cell(const struct vtb_cell_row *r, void *arg)
 	*ci = (struct cellinfo){ .config_key = vtb_strdup(r->config_key),
 				 .cell_key = vtb_strdup(r->cell_key),
 				 .cell_name = vtb_strdup(r->cell_name),
-				 .workload = vtb_strdup(r->workload),
-				 .error = r->error ? vtb_strdup(r->error) : NULL,
-				 .results = r->boots,
-				 .usable = r->usable,
-				 .unexpected = r->unexpected };
-	if (!ci->config_key || !ci->cell_key || !ci->cell_name || !ci->workload ||
-	    (r->error && !ci->error))
+				 .workload = vtb_strdup(r->workload) };
+	if (!ci->config_key || !ci->cell_key || !ci->cell_name || !ci->workload)
 		return vtb_error("out of memory");
 	return 0;
 }
@@ -497,12 +491,14 @@ static int campaign_load(struct vtb_store *st, const char *db, const char *spec,
 					 spec, db, n);
 		}
 	}
+	c->st = st;
 	c->metric = o->metric;
 	c->workload = o->workload;
 	if (vtb_store_campaign_get(st, c->id, campaign_info, c) < 0 ||
 	    vtb_store_foreach_config(st, c->id, add_config, c) < 0 ||
 	    vtb_store_foreach_sample(st, c->id, add_sample, c) < 0 ||
-	    vtb_store_foreach_cell(st, c->id, add_cell, c) < 0 || cells_index_series(c) < 0)
+	    vtb_store_foreach_campaign_cell(st, c->id, add_cell, c) < 0 ||
+	    cells_index_series(c) < 0)
 		return -1;
 	if (!c->info)
 		return vtb_error("campaign %" PRId64 " vanished from '%s'", c->id, db);
@@ -1009,31 +1005,39 @@ static char *side_name(const struct campaign *c, const char *config_key, bool cr
 		     : vtb_asprintf("'%s'", label);
 }
 
-/* Why a side has no value of @metric (NULL: of any metric) in its cell. */
+/* Why a side has no value of @metric (NULL: of any metric) in its cell;
+ * NULL with vtb_error() on a failure. */
 static char *why_missing(const struct campaign *c, const struct cellinfo *ci, const char *metric,
 			 bool cross)
 {
-	char *who = side_name(c, ci->config_key, cross), *r;
+	struct vtb_cell_outcome oc;
+	char *who, *r;
 
-	if (!who)
+	if (vtb_store_cell_outcome(c->st, c->id, ci->config_key, ci->cell_key, &oc) < 0)
 		return NULL;
-	if (!ci->results)
+	who = side_name(c, ci->config_key, cross);
+	if (!who)
+		r = NULL;
+	else if (!oc.results)
 		r = vtb_asprintf("no boot of %s is stored", who);
-	else if (!ci->usable && ci->unexpected == ci->results)
+	else if (!oc.usable && oc.unexpected == oc.results)
 		r = vtb_asprintf("every boot of %s (%ld) built another topology than planned "
 				 "(unexpected-topology)",
-				 who, ci->results);
-	else if (!ci->usable)
-		r = vtb_asprintf("%s failed in all %ld boots%s%s%s", who, ci->results,
-				 ci->unexpected ? " (some unexpected-topology)" : "",
-				 ci->error ? ": " : "", ci->error ? ci->error : "");
+				 who, oc.results);
+	else if (!oc.usable)
+		r = vtb_asprintf("%s failed in all %ld boots%s%s%s", who, oc.results,
+				 oc.unexpected ? " (some unexpected-topology)" : "",
+				 oc.error ? ": " : "", oc.error ? oc.error : "");
 	else if (metric)
-		r = vtb_asprintf("%s reported no '%s' in %ld ok boot%s", who, metric, ci->usable,
-				 ci->usable == 1 ? "" : "s");
+		r = vtb_asprintf("%s reported no '%s' in %ld ok boot%s", who, metric, oc.usable,
+				 oc.usable == 1 ? "" : "s");
 	else
-		r = vtb_asprintf("%s reported nothing in %ld ok boot%s", who, ci->usable,
-				 ci->usable == 1 ? "" : "s");
+		r = vtb_asprintf("%s reported nothing in %ld ok boot%s", who, oc.usable,
+				 oc.usable == 1 ? "" : "s");
+	if (!r && who)
+		vtb_error("out of memory");
 	free(who);
+	free(oc.error);
 	return r;
 }
 
@@ -1164,10 +1168,14 @@ static int build_rows(struct campaign *bc, struct campaign *xc, const struct pai
 					     : why_missing(xc, X, any ? any->metric : NULL, cross);
 
 				c->verdict = VTB_V_MISSING;
+				if ((!b && !rb) || (!x && !rx)) {
+					free(rb);
+					free(rx);
+					json_decref(r);
+					goto out;
+				}
 				reason = rb && rx ? vtb_asprintf("%s; %s", rx, rb)
-						  : vtb_strdup(rb   ? rb
-							       : rx ? rx
-								    : "?");
+						  : vtb_strdup(rb ? rb : rx);
 				free(rb);
 				free(rx);
 			}

@@ -2010,9 +2010,6 @@ static int emit_cell(sqlite3_stmt *s, void *ctx)
 		.params_json = column_text(s, 6),
 		.boots = sqlite3_column_int64(s, 7),
 		.ok = sqlite3_column_int64(s, 8),
-		.usable = sqlite3_column_int64(s, 9),
-		.unexpected = sqlite3_column_int64(s, 10),
-		.error = (const char *)sqlite3_column_text(s, 11),
 	};
 
 	return w->fn(&r, w->arg);
@@ -2024,7 +2021,56 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 	static const char sel[] =
 		"SELECT campaign.uuid, config.key, config.label, cell.key, cell.name,"
 		" cell.workload, cell.params, count(result.id),"
-		" coalesce(sum(result.status = 'ok'), 0),"
+		" coalesce(sum(result.status = 'ok'), 0)"
+		" FROM cell JOIN config ON config.id = cell.config_id"
+		" JOIN campaign ON campaign.id = config.campaign_id"
+		" LEFT JOIN result ON result.cell_id = cell.id"
+		" WHERE ?1 <= 0 OR campaign.id = ?1"
+		" GROUP BY cell.id"
+		" ORDER BY campaign.started_ns, campaign.id, config.seq, cell.id";
+	struct cell_walk w = { fn, arg };
+
+	return query_each(st, sel, campaign_id, "read cells", emit_cell, &w);
+}
+
+struct campaign_cell_walk {
+	int (*fn)(const struct vtb_campaign_cell *row, void *arg);
+	void *arg;
+};
+
+static int emit_campaign_cell(sqlite3_stmt *s, void *ctx)
+{
+	struct campaign_cell_walk *w = ctx;
+	struct vtb_campaign_cell r = {
+		.config_key = column_text(s, 0),
+		.cell_key = column_text(s, 1),
+		.cell_name = column_text(s, 2),
+		.workload = column_text(s, 3),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_campaign_cell(struct vtb_store *st, int64_t campaign_id,
+				    int (*fn)(const struct vtb_campaign_cell *row, void *arg),
+				    void *arg)
+{
+	static const char sel[] = "SELECT config.key, cell.key, cell.name, cell.workload"
+				  " FROM cell JOIN config ON config.id = cell.config_id"
+				  " WHERE config.campaign_id = ?1 ORDER BY config.seq, cell.id";
+	struct campaign_cell_walk w = { fn, arg };
+
+	return query_each(st, sel, campaign_id, "read cells", emit_campaign_cell, &w);
+}
+
+int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			   const char *cell_key, struct vtb_cell_outcome *out)
+{
+	/* why the first result that is not ok is not: its boot's error for a
+	 * cell without records ("no records for this cell" says less), else
+	 * its own, else its boot's */
+	static const char sel[] =
+		"SELECT count(result.id),"
 		" coalesce(sum(result.status = 'ok' AND boot.status <> 'unexpected-topology'), 0),"
 		" coalesce(sum(boot.status = 'unexpected-topology'), 0),"
 		" (SELECT CASE r.status WHEN 'missing' THEN coalesce(b.error, r.error)"
@@ -2032,15 +2078,37 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 		"  WHERE r.cell_id = cell.id AND r.status <> 'ok'"
 		"  AND coalesce(r.error, b.error) IS NOT NULL ORDER BY b.rep, r.id LIMIT 1)"
 		" FROM cell JOIN config ON config.id = cell.config_id"
-		" JOIN campaign ON campaign.id = config.campaign_id"
 		" LEFT JOIN result ON result.cell_id = cell.id"
 		" LEFT JOIN boot ON boot.id = result.boot_id"
-		" WHERE ?1 <= 0 OR campaign.id = ?1"
-		" GROUP BY cell.id"
-		" ORDER BY campaign.started_ns, campaign.id, config.seq, cell.id";
-	struct cell_walk w = { fn, arg };
+		" WHERE config.campaign_id = ?1 AND config.key = ?2 AND cell.key = ?3"
+		" GROUP BY cell.id";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
 
-	return query_each(st, sel, campaign_id, "read cells", emit_cell, &w);
+	memset(out, 0, sizeof(*out));
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) | bind_text(s, 2, config_key) | bind_text(s, 3, cell_key)) {
+		db_error(st, "bind the cell");
+		goto out;
+	}
+	if (step(st, s, "read a cell's results", &row) < 0)
+		goto out;
+	if (row) {
+		out->results = sqlite3_column_int64(s, 0);
+		out->usable = sqlite3_column_int64(s, 1);
+		out->unexpected = sqlite3_column_int64(s, 2);
+		if (sqlite3_column_text(s, 3) &&
+		    !(out->error = vtb_strdup((const char *)sqlite3_column_text(s, 3)))) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
 }
 
 int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,

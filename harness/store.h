@@ -185,20 +185,38 @@ struct vtb_vm_boot_row {
 int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 			      int (*fn)(const struct vtb_vm_boot_row *row, void *arg), void *arg);
 
-/* campaign_id <= 0: the cells of every campaign.  boots: results stored
- * (one per boot of the configuration); ok: results with status ok; usable:
- * those of boots that built the planned topology (what compare counts);
- * unexpected: results of unexpected-topology boots; error: why the first
- * result that is not ok is not (its boot's error for a cell without
- * records, else its own, else its boot's), NULL when none says. */
+/* campaign_id <= 0: the cells of every campaign. */
 struct vtb_cell_row {
 	const char *campaign_uuid, *config_key, *config_label, *cell_key;
 	const char *cell_name, *workload, *params_json;
-	long boots, ok, usable, unexpected;
-	const char *error;
+	long boots, ok;
 };
 int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg);
+
+/* The cells of a campaign in matrix order (configuration, then cell),
+ * without their results: cheap (compare lists them all). */
+struct vtb_campaign_cell {
+	const char *config_key, *cell_key, *cell_name, *workload;
+};
+int vtb_store_foreach_campaign_cell(struct vtb_store *st, int64_t campaign_id,
+				    int (*fn)(const struct vtb_campaign_cell *row, void *arg),
+				    void *arg);
+
+/*
+ * What the boots of one cell did (for compare's missing rows): results
+ * stored (one per boot of the configuration), usable (ok, of boots that
+ * built the planned topology: what compare counts), those of
+ * unexpected-topology boots, and why the first result that is not ok is
+ * not (its boot's error for a cell without records, else its own, else
+ * its boot's; malloc'ed, NULL when none says).  All 0 for an unknown cell.
+ */
+struct vtb_cell_outcome {
+	long results, usable, unexpected;
+	char *error;
+};
+int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			   const char *cell_key, struct vtb_cell_outcome *out);
 
 /* Campaigns whose uuid is @spec or starts with it: *n matches, *campaign_id
  * the first (by start time).  An empty @spec matches nothing. */

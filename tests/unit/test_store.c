@@ -854,6 +854,62 @@ Test(store, a_boot_without_records_gets_missing_results)
 	matrix_release(&t);
 }
 
+static int count_campaign_cell(const struct vtb_campaign_cell *row, void *arg)
+{
+	vtb_strbuf_addf(arg, "%s/%s ", row->config_key, row->cell_key);
+	return 0;
+}
+
+/* What compare's missing rows say: a cell's results, the usable ones and
+ * why the first that is not ok is not (the boot's error for a cell
+ * without records). */
+Test(store, a_cells_outcome_says_what_its_boots_did)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	struct vtb_cell_outcome oc;
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "b000000000000000", 0);
+	b.status = "failed";
+	b.error = "agent exited with status 1";
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	recs_init(&r, 'b', 10);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000001", "b000000000000000", 1);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_cell_outcome(st, id, "b000000000000000", "b000000000000000", &oc),
+		     0);
+	cr_expect_eq(oc.results, 2);
+	cr_expect_eq(oc.usable, 1);
+	cr_expect_eq(oc.unexpected, 0);
+	cr_expect_str_eq(oc.error, "agent exited with status 1");
+	free(oc.error);
+	/* a cell without records in either boot, no error of its own */
+	cr_assert_eq(vtb_store_cell_outcome(st, id, "b000000000000000", "b000000000000002", &oc),
+		     0);
+	cr_expect_eq(oc.results, 2);
+	cr_expect_eq(oc.usable, 0);
+	cr_expect_str_eq(oc.error, "agent exited with status 1");
+	free(oc.error);
+	cr_assert_eq(vtb_store_cell_outcome(st, id, "b000000000000000", "nope", &oc), 0);
+	cr_expect(oc.results == 0 && oc.usable == 0 && !oc.error);
+	cr_assert_eq(vtb_store_foreach_campaign_cell(st, id, count_campaign_cell, &sb), 0);
+	cr_expect_str_eq(vtb_strbuf_str(&sb),
+			 "b000000000000000/b000000000000000 b000000000000000/b000000000000001 "
+			 "b000000000000000/b000000000000002 v000000000000000/v000000000000000 "
+			 "v000000000000000/v000000000000001 v000000000000000/v000000000000002 "
+			 "x000000000000000/x000000000000000 ");
+	vtb_strbuf_release(&sb);
+	vtb_store_close(st);
+	recs_release(&r);
+	matrix_release(&t);
+}
+
 static void expect_empty_boot_tables(void)
 {
 	static const char *tables[] = { "boot", "result", "sample", "histogram", "event" };
