@@ -1024,6 +1024,10 @@ static char *why_missing(const struct campaign *c, const struct cellinfo *ci, co
 		r = vtb_asprintf("every boot of %s (%ld) built another topology than planned "
 				 "(unexpected-topology)",
 				 who, oc.results);
+	else if (!oc.usable && oc.results == 1)
+		r = vtb_asprintf("%s failed in its only boot%s%s%s", who,
+				 oc.unexpected ? " (unexpected-topology)" : "",
+				 oc.error ? ": " : "", oc.error ? oc.error : "");
 	else if (!oc.usable)
 		r = vtb_asprintf("%s failed in all %ld boots%s%s%s", who, oc.results,
 				 oc.unexpected ? " (some unexpected-topology)" : "",
