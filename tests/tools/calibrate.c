@@ -242,21 +242,14 @@ static int verdict(const char *db, const struct kase *k, struct tally *t)
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	rc = posix_spawn(&pid, vtbench, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		fprintf(stderr, "calibrate: cannot run %s: %s\n", vtbench, strerror(rc));
-		return -1;
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1) {
-		fprintf(stderr, "calibrate: %s compare --db %s failed (status %d)\n", vtbench, db,
-			status);
-		return -1;
-	}
+	if (rc)
+		return vtb_error("cannot run %s: %s", vtbench, strerror(rc));
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		return vtb_error("%s compare --db %s failed (status %d)", vtbench, db, status);
 	doc = json_load_file(out, 0, &e);
 	unlink(out);
-	if (!doc) {
-		fprintf(stderr, "calibrate: %s: %s\n", out, e.text);
-		return -1;
-	}
+	if (!doc)
+		return vtb_error("%s: %s", out, e.text);
 	t->tables++;
 	t->exit1 += WEXITSTATUS(status) == 1;
 	json_array_foreach(json_object_get(doc, "rows"), i, r)
