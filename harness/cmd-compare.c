@@ -2,8 +2,8 @@
 /*
  * vtbench compare: selects campaigns and configurations, builds the
  * report document (compare.h) and hands it to one emitter.  Exit codes:
- * 0 nothing worse, 1 a worse verdict (unless --fail-on none), 2 bad
- * input, 3 infrastructure.
+ * 0 nothing fails, 1 a row fails under --fail-on (default: a worse,
+ * missing or error row), 2 bad input, 3 infrastructure.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +18,6 @@
 #include "report-html.h"
 #include "report.h"
 
-static const char *const fail_on_values[] = { "worse", "none", NULL };
 static const char *const format_names[] = { "text", "md", "html", "json", "csv", NULL };
 
 enum {
@@ -32,9 +31,6 @@ enum {
 	OPT_WORKLOAD,
 	OPT_THRESHOLD,
 	OPT_ALPHA,
-	OPT_B,
-	OPT_SEED,
-	OPT_NO_CI,
 	OPT_COV_LIMIT,
 	OPT_FAIL_ON,
 	OPT_FORMAT,
@@ -85,23 +81,22 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ .name = "threshold",
 	  .id = OPT_THRESHOLD,
 	  .arg = "PCT",
-	  .help = "a verdict needs a change beyond PCT (default: 5)" },
+	  .help = "a change that matters: worse/better beyond it, same within it (default: 5)" },
 	{ .name = "alpha",
 	  .id = OPT_ALPHA,
 	  .arg = "A",
-	  .help = "significance level of the BH q-values (default: 0.05)" },
-	{ .name = "B", .id = OPT_B, .arg = "N", .help = "bootstrap resamples (default: 2000)" },
-	{ .name = "seed", .id = OPT_SEED, .arg = "N", .help = "bootstrap seed (default: 1)" },
-	{ .name = "no-ci", .id = OPT_NO_CI, .help = "no bootstrap confidence intervals (B = 0)" },
+	  .help = "significance level of the BH q-values; intervals are at 1 - A (default: 0.05)" },
 	{ .name = "cov-limit",
 	  .id = OPT_COV_LIMIT,
 	  .arg = "CLASS=PCT",
-	  .help = "too noisy above this CoV: throughput, time (default 5), latency (default 20)" },
+	  .help = "note a row as noisy above this CoV (never a verdict): throughput, time "
+		  "(default 5), latency (default 20)" },
 	{ .name = "fail-on",
 	  .id = OPT_FAIL_ON,
-	  .arg = "WHEN",
-	  .values = fail_on_values,
-	  .help = "worse (default): exit 1 when a row is worse; none: never" },
+	  .arg = "LIST",
+	  .help = "exit 1 for: worse (a worse, missing or error row; the default), possible (an "
+		  "inconclusive row whose interval reaches past the threshold on the worse side), a "
+		  "comma list of both, or none" },
 	{ .help = "output:" },
 	{ .name = "format",
 	  .id = OPT_FORMAT,
@@ -127,14 +122,46 @@ static const struct vtb_cli compare_cli = {
 	.about =
 		"Compares the configurations of a campaign (each VM against its own bare-metal\n"
 		"baseline by default), or a campaign against another (--against), with one value\n"
-		"per boot and metric: change in percent with a bootstrap CI of the ratio, Welch's t\n"
-		"(time, throughput on 1/x) or Mann-Whitney U (latency), Benjamini-Hochberg over the\n"
-		"table, and a verdict per row; then the guest evidence.\n",
+		"per boot and metric.  Per row one statistic: the ratio of means (harmonic for\n"
+		"rates, geometric for latencies) with its t interval and t test on the log scale,\n"
+		"Benjamini-Hochberg over the table; the verdict is read from the interval: worse or\n"
+		"better (significant, beyond the threshold; confirmed when the whole interval is),\n"
+		"same (the interval within +-threshold), inconclusive (with the boots a side that\n"
+		"would decide it), few (under 2 boots a side), missing (a result absent on one side),\n"
+		"error (values the statistic cannot take); then the guest evidence.\n",
 	.opts = compare_opts,
-	.exits = "0 no row is worse, 1 a row is worse (unless --fail-on none), 2 usage or input "
+	.exits = "0 no row fails (see --fail-on), 1 a row is worse, missing or an error (or what "
+		 "--fail-on names), 2 usage or input "
 		 "error (no campaign, nothing to match), 3 infrastructure failure (the database, "
 		 "writing the report).",
 };
+
+/* "worse", "possible", "worse,possible" (any order), or "none". */
+static int parse_fail_on(const char *s, unsigned *out)
+{
+	unsigned f = 0;
+	size_t n;
+
+	if (!strcmp(s, "none")) {
+		*out = 0;
+		return 0;
+	}
+	for (; *s; s += n + (s[n] == ',')) {
+		n = strcspn(s, ",");
+		if (n == 5 && !strncmp(s, "worse", n))
+			f |= VTB_FAIL_WORSE;
+		else if (n == 8 && !strncmp(s, "possible", n))
+			f |= VTB_FAIL_POSSIBLE;
+		else
+			return -1;
+		if (s[n] == ',' && !s[n + 1])
+			return -1;
+	}
+	if (!f)
+		return -1;
+	*out = f;
+	return 0;
+}
 
 typedef int (*emit_fn)(const json_t *doc, FILE *f);
 
@@ -215,7 +242,6 @@ int cmd_compare(struct vtb_cmd_env *env)
 	FILE *f = stdout;
 	const char *arg;
 	bool bad = false, quiet = false;
-	long long ll;
 	int c, ret;
 
 	vtb_compare_opts_default(&o);
@@ -251,21 +277,8 @@ int cmd_compare(struct vtb_cmd_env *env)
 				goto bad_value;
 			break;
 		case OPT_ALPHA:
-			if (parse_double(arg, 0, 1, &o.test.alpha) < 0)
+			if (parse_double(arg, 1e-9, 0.5, &o.test.alpha) < 0)
 				goto bad_value;
-			break;
-		case OPT_B:
-			if (vtb_parse_int(arg, 0, 10000000, &ll) < 0)
-				goto bad_value;
-			o.test.B = (unsigned)ll;
-			break;
-		case OPT_SEED:
-			if (vtb_parse_int(arg, 0, INT64_MAX, &ll) < 0)
-				goto bad_value;
-			o.test.seed = (uint64_t)ll;
-			break;
-		case OPT_NO_CI:
-			o.test.B = 0;
 			break;
 		case OPT_COV_LIMIT:
 			if (parse_cov_limit(arg, &o.test) < 0) {
@@ -278,7 +291,13 @@ int cmd_compare(struct vtb_cmd_env *env)
 			}
 			break;
 		case OPT_FAIL_ON:
-			o.fail_on_worse = !strcmp(arg, "worse");
+			if (parse_fail_on(arg, &o.fail_on) < 0) {
+				vtb_cli_usage_error(&compare_cli,
+						    "bad --fail-on '%s' (worse, possible, worse,possible or "
+						    "none)",
+						    arg);
+				return VTB_EXIT_USAGE;
+			}
 			break;
 		case OPT_FORMAT:
 			fmt = format_named(arg);
@@ -354,7 +373,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 			goto out;
 		}
 	}
-	ret = o.fail_on_worse && vtb_compare_worse(doc) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+	ret = vtb_compare_failing(doc, o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 out:
 	if (f && f != stdout)
 		fclose(f);

@@ -43,7 +43,11 @@ static const struct vtb_cli_opt plan_opts[] = {
 	  .help = "plan for another host (default: this machine): an hwloc XML file, an hwloc "
 		  "synthetic description, caps:FILE (virsh capabilities) or libvirt:URI; see "
 		  "'vtbench topo --help'" },
-	{ .name = "reps", .id = OPT_REPS, .arg = "N", .help = "override the matrix's reps =" },
+	{ .name = "reps",
+	  .id = OPT_REPS,
+	  .arg = "N|auto",
+	  .help = "override the matrix's reps = (auto: its min_reps and max_reps, default 3 and "
+		  "20)" },
 	{ .name = "xml-dir",
 	  .id = OPT_XML_DIR,
 	  .arg = "DIR",
@@ -108,6 +112,14 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 			 (json_int_t)m->timeout_ns, "boots", (json_int_t)boots);
 	cfgs = json_array();
 	if (!root || !cfgs)
+		goto oom;
+	if (m->reps_auto &&
+	    json_object_set_new(root, "reps_auto",
+				json_pack("{s:I, s:I, s:I, s:s?, s:s?}", "min_reps",
+					  (json_int_t)m->min_reps, "max_reps",
+					  (json_int_t)m->max_reps, "budget_ns",
+					  (json_int_t)m->budget_ns, "axis", m->auto_axis,
+					  "baseline", m->auto_baseline)))
 		goto oom;
 	for (i = 0; i < m->n_configs; i++) {
 		const struct vtb_config *c = &m->configs[i];
@@ -287,10 +299,26 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 	printf("order    %s", order_names[m->order]);
 	if (m->order == VTB_ORDER_RANDOM)
 		printf(":%llu", (unsigned long long)m->seed);
-	printf(", reps %lld, timeout %s per boot\n", m->reps, timeout ? timeout : "?");
-	printf("plan     %zu configuration%s (%zu runnable), %zu cell%s, %zu boot%s\n",
+	if (m->reps_auto) {
+		char *budget = m->budget_ns ? vtb_format_time_ns(m->budget_ns) : NULL;
+
+		printf(", reps auto (%lld to %lld boots a configuration, until its compare rows "
+		       "are decided%s%s%s%s), timeout %s per boot\n",
+		       m->min_reps, m->max_reps,
+		       m->auto_axis	  ? "; along "
+		       : m->auto_baseline ? "; against baseline "
+					  : "",
+		       m->auto_axis	  ? m->auto_axis
+		       : m->auto_baseline ? m->auto_baseline
+					  : "",
+		       budget ? "; budget " : "", budget ? budget : "", timeout ? timeout : "?");
+		free(budget);
+	} else {
+		printf(", reps %lld, timeout %s per boot\n", m->reps, timeout ? timeout : "?");
+	}
+	printf("plan     %zu configuration%s (%zu runnable), %zu cell%s, %s%zu boot%s\n",
 	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells, cells == 1 ? "" : "s",
-	       boots, boots == 1 ? "" : "s");
+	       m->reps_auto ? "at most " : "", boots, boots == 1 ? "" : "s");
 	free(timeout);
 	for (i = 0; quiet && i < m->n_configs; i++)
 		if (!m->configs[i].runnable)
@@ -425,6 +453,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 	const char *format = "text", *xml_dir = NULL, *arg, *matrix;
 	bool kvm = false, timing = false, quiet = false;
 	long long reps = 0;
+	bool reps_auto = false;
 	size_t n_order = 0;
 	int c, ret;
 
@@ -438,8 +467,9 @@ int cmd_plan(struct vtb_cmd_env *env)
 			env->host_topology = arg;
 			break;
 		case OPT_REPS:
-			if (vtb_parse_int(arg, 1, 100000, &reps)) {
-				vtb_cli_usage_error(&plan_cli, "--reps: %s", vtb_errmsg());
+			reps_auto = !strcmp(arg, "auto");
+			if (!reps_auto && vtb_parse_int(arg, 1, 100000, &reps)) {
+				vtb_cli_usage_error(&plan_cli, "--reps: %s (or auto)", vtb_errmsg());
 				return VTB_EXIT_USAGE;
 			}
 			break;
@@ -487,8 +517,8 @@ int cmd_plan(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		goto out;
 	}
-	if (reps)
-		m->reps = reps;
+	if (reps || reps_auto)
+		vtb_matrix_set_reps(m, reps_auto ? 0 : reps);
 	ret = VTB_EXIT_INFRA;
 	if (vtb_matrix_boot_order(m, &order, &n_order)) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());

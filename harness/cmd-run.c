@@ -36,8 +36,10 @@ static const struct vtb_cli_opt run_opts[] = {
 		  "e.g. 'baseline cpus=2')" },
 	{ .name = "reps",
 	  .id = OPT_REPS,
-	  .arg = "N",
-	  .help = "override the matrix's reps = (default: the matrix's)" },
+	  .arg = "N|auto",
+	  .help = "override the matrix's reps = (default: the matrix's); auto: interleaved rounds "
+		  "until every compare row of a configuration is decided (the matrix's min_reps, "
+		  "max_reps and budget, else 3, 20 and none)" },
 	{ .name = "upload",
 	  .id = OPT_UPLOAD,
 	  .arg = "URL",
@@ -92,14 +94,15 @@ static void close_line(struct progress_state *ps)
 static void on_progress(const struct vtb_progress *p, void *arg)
 {
 	struct progress_state *ps = arg;
-	char el[32], eta[32];
+	char el[32], eta[32], rows[48] = "";
 
 	if (p->warning) {
 		close_line(ps);
 		/* whose warning: the program, and the boot when it has one */
 		if (p->label)
-			fprintf(stderr, "vtbench run: boot %zu/%zu %s rep %d: warning: %s\n",
-				p->index, p->total, p->label, p->rep, p->warning);
+			fprintf(stderr, "vtbench run: boot %zu/%s%zu %s rep %d: warning: %s\n",
+				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep,
+				p->warning);
 		else
 			fprintf(stderr, "vtbench run: warning: %s\n", p->warning);
 		return;
@@ -117,24 +120,31 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		snprintf(eta, sizeof(eta), "?");
 	else
 		fmt_dur(eta, sizeof(eta), p->eta_seconds);
+	/* reps = auto: the total is the most boots still possible */
+	if (p->reps_auto && p->undecided >= 0)
+		snprintf(rows, sizeof(rows), ", %ld row%s undecided", p->undecided,
+			 p->undecided == 1 ? "" : "s");
 	if (ps->tty) {
 		if (!p->status) {
-			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d  elapsed %s  eta %s",
-				p->index, p->total, p->label, p->rep, el, eta);
+			fprintf(stderr,
+				"\r\033[Kboot %zu/%s%zu  %s  rep %d  elapsed %s  eta %s%s%s",
+				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep, el,
+				p->reps_auto ? "<=" : "", eta, rows);
 			ps->line_open = true;
 		} else if (strcmp(p->status, "ok") || ps->verbose) {
-			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d: %s (%.1fs)%s%s\n",
-				p->index, p->total, p->label, p->rep, p->status, p->boot_seconds,
-				p->error ? ": " : "", p->error ? p->error : "");
+			fprintf(stderr, "\r\033[Kboot %zu/%s%zu  %s  rep %d: %s (%.1fs)%s%s\n",
+				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep,
+				p->status, p->boot_seconds, p->error ? ": " : "",
+				p->error ? p->error : "");
 			ps->line_open = false;
 		}
 		fflush(stderr);
 		return;
 	}
 	if (p->status)
-		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, p->label,
-		       p->rep, p->status, p->boot_seconds, p->error ? ": " : "",
-		       p->error ? p->error : "");
+		printf("boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n", p->index,
+		       p->reps_auto ? "<=" : "", p->total, p->label, p->rep, p->status,
+		       p->boot_seconds, p->error ? ": " : "", p->error ? p->error : "", rows);
 	fflush(stdout);
 }
 
@@ -200,8 +210,9 @@ int cmd_run(struct vtb_cmd_env *env)
 			o.only = arg;
 			break;
 		case OPT_REPS:
-			if (vtb_parse_int(arg, 1, 100000, &o.reps)) {
-				vtb_cli_usage_error(&run_cli, "--reps: %s", vtb_errmsg());
+			o.reps_auto = !strcmp(arg, "auto");
+			if (!o.reps_auto && vtb_parse_int(arg, 1, 100000, &o.reps)) {
+				vtb_cli_usage_error(&run_cli, "--reps: %s (or auto)", vtb_errmsg());
 				ret = VTB_EXIT_USAGE;
 				goto out;
 			}
@@ -276,6 +287,22 @@ int cmd_run(struct vtb_cmd_env *env)
 		printf(", %zu unexpected-topology", res.unexpected);
 	if (res.skipped)
 		printf(", %zu already stored", res.skipped);
+	if (res.reps_auto && res.undecided < 0 && (res.budget_spent || res.interrupted))
+		printf("\nreps = auto: stopped before the first decision (%s)",
+		       res.budget_spent ? "the budget is spent" : "interrupted");
+	else if (res.reps_auto && res.undecided == 0 && !res.rounds)
+		printf("\nreps = auto: every compare row was already decided");
+	else if (res.reps_auto && res.undecided == 0)
+		printf("\nreps = auto: every compare row decided after %zu round%s", res.rounds,
+		       res.rounds == 1 ? "" : "s");
+	else if (res.reps_auto && res.undecided > 0)
+		printf("\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
+		       res.undecided, res.undecided == 1 ? "" : "s", res.rounds,
+		       res.rounds == 1 ? "" : "s",
+		       res.budget_spent	 ? "the budget is spent"
+		       : res.capped	 ? "max_reps reached"
+		       : res.interrupted ? "interrupted"
+					 : "stopped");
 	printf("\nresults in %s; see: vtbench compare --db %s\n", res.db, res.db);
 	if (res.interrupted) {
 		fflush(stdout);

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The compare model.  A campaign's samples are loaded into series (one
- * per configuration x cell x metric, the per-boot values in rep order);
- * the selection pairs each series with the series it is compared with;
- * each pair becomes a row of the document with the statistics of
- * stats.h: summaries, one vtb_compare_samples() per row,
- * Benjamini-Hochberg over every row of the table, a verdict per row.
- * The rest of the document (configurations, evidence, merged histograms,
- * c2c matrices, provenance) is read from the store as it is.
+ * per configuration x cell x metric x unit, the per-boot values in rep
+ * order) and its cells with what their boots did; the selection pairs
+ * configurations, then their cells (by name within a campaign, by cell
+ * key across campaigns), then per cell its metrics on both sides: each
+ * (cell, metric, unit) becomes a row of the document.  A metric on one
+ * side only, or a cell without a result on a side, is a "missing" row
+ * that says why; units that differ are an "error" row naming both.
+ * Rows with both sides get the statistics of stats.h: summaries, one
+ * vtb_compare_samples() per row, Benjamini-Hochberg over every tested
+ * row of the table, a verdict per row.  The rest of the document
+ * (configurations, evidence, merged histograms, c2c matrices,
+ * provenance) is read from the store as it is.
  *
  * Rows follow the store's order: configurations in matrix order, cells
- * in matrix order, metrics in the order the workload reported them.
+ * in matrix order, metrics in the order the workload reported them
+ * (then metrics the baseline side alone has).
  */
 #include "compare.h"
 
@@ -26,6 +32,7 @@ struct series {
 	int better, cpus;
 	char *pcpus;
 	double *v;
+	int *rep; /* per value: its boot's rep */
 	size_t n, cap;
 	enum vtb_metric_class k;
 	struct vtb_summary sum;
@@ -37,10 +44,18 @@ struct config {
 	char *key, *label, *kind, *params_json, *cpus;
 	json_t *params;
 	long ncpus; /* vcpus (VM) or cpus (baseline) */
+	bool runnable;
+};
+
+/* One cell of one configuration. */
+struct cellinfo {
+	char *config_key, *cell_key, *cell_name, *workload;
+	size_t lo, hi; /* its series: [lo, hi) of the campaign's */
 };
 
 /* A campaign as loaded. */
 struct campaign {
+	struct vtb_store *st; /* where it is (a missing row's reason is read then) */
 	int64_t id;
 	char *uuid;
 	json_t *info; /* the document's "campaign" object */
@@ -48,6 +63,8 @@ struct campaign {
 	size_t n, cap;
 	struct config *c;
 	size_t nc;
+	struct cellinfo *ci;
+	size_t nci, capci;
 	/* filters and what they saw */
 	const char *metric, *workload;
 	size_t samples_seen, workload_seen;
@@ -65,6 +82,7 @@ static void series_release(struct series *s)
 	free(s->unit);
 	free(s->pcpus);
 	free(s->v);
+	free(s->rep);
 	json_decref(s->jsum);
 	json_decref(s->jvalues);
 }
@@ -83,6 +101,13 @@ static void campaign_release(struct campaign *c)
 		json_decref(c->c[i].params);
 	}
 	free(c->c);
+	for (size_t i = 0; i < c->nci; i++) {
+		free(c->ci[i].config_key);
+		free(c->ci[i].cell_key);
+		free(c->ci[i].cell_name);
+		free(c->ci[i].workload);
+	}
+	free(c->ci);
 	free(c->uuid);
 	json_decref(c->info);
 	memset(c, 0, sizeof(*c));
@@ -91,7 +116,7 @@ static void campaign_release(struct campaign *c)
 void vtb_compare_opts_default(struct vtb_compare_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->fail_on_worse = true;
+	o->fail_on = VTB_FAIL_WORSE;
 	vtb_test_opts_default(&o->test);
 }
 
@@ -135,29 +160,41 @@ static const char *class_name(enum vtb_metric_class k)
 
 /* ------------------------------------------------------------ loading */
 
-static bool same_series(const struct series *r, const struct vtb_sample_row *s)
+static bool workload_matches(const char *want, const char *workload, const char *cell_name)
 {
-	return !strcmp(r->config_key, s->config_key) && !strcmp(r->cell_key, s->cell_key) &&
-	       !strcmp(r->metric, s->metric);
+	return !want || !strcmp(want, workload) || !strcmp(want, cell_name);
 }
 
-static bool workload_matches(const char *want, const struct vtb_sample_row *s)
+/* The series of @s among the last ones (a cell's samples come together,
+ * its series are contiguous), or NULL. */
+static struct series *find_series(struct campaign *c, const struct vtb_sample_row *s)
 {
-	return !want || !strcmp(want, s->workload) || !strcmp(want, s->cell_name);
+	const char *unit = s->unit ? s->unit : "";
+
+	for (size_t k = c->n; k-- > 0;) {
+		struct series *t = &c->s[k];
+
+		if (strcmp(t->config_key, s->config_key) || strcmp(t->cell_key, s->cell_key))
+			break;
+		if (!strcmp(t->metric, s->metric) && !strcmp(t->unit, unit))
+			return t;
+	}
+	return NULL;
 }
 
 static int add_sample(const struct vtb_sample_row *s, void *arg)
 {
 	struct campaign *c = arg;
-	struct series *r = c->n ? &c->s[c->n - 1] : NULL;
+	struct series *r;
 
 	c->samples_seen++;
-	if (!workload_matches(c->workload, s))
+	if (!workload_matches(c->workload, s->workload, s->cell_name))
 		return 0;
 	c->workload_seen++;
 	if (c->metric && fnmatch(c->metric, s->metric, 0))
 		return 0;
-	if (!r || !same_series(r, s)) {
+	r = find_series(c, s);
+	if (!r) {
 		if (c->n == c->cap) {
 			size_t cap = c->cap ? c->cap * 2 : 64;
 			struct series *g = realloc(c->s, cap * sizeof(*g));
@@ -188,13 +225,45 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 8;
 		double *g = realloc(r->v, cap * sizeof(*g));
+		int *rp;
 
 		if (!g)
 			return vtb_error("out of memory");
 		r->v = g;
+		rp = realloc(r->rep, cap * sizeof(*rp));
+		if (!rp)
+			return vtb_error("out of memory");
+		r->rep = rp;
 		r->cap = cap;
 	}
+	r->rep[r->n] = s->rep;
 	r->v[r->n++] = s->value;
+	return 0;
+}
+
+static int add_cell(const struct vtb_campaign_cell *r, void *arg)
+{
+	struct campaign *c = arg;
+	struct cellinfo *ci;
+
+	if (!workload_matches(c->workload, r->workload, r->cell_name))
+		return 0;
+	if (c->nci == c->capci) {
+		size_t cap = c->capci ? c->capci * 2 : 32;
+		struct cellinfo *g = realloc(c->ci, cap * sizeof(*g));
+
+		if (!g)
+			return vtb_error("out of memory");
+		c->ci = g;
+		c->capci = cap;
+	}
+	ci = &c->ci[c->nci++];
+	*ci = (struct cellinfo){ .config_key = vtb_strdup(r->config_key),
+				 .cell_key = vtb_strdup(r->cell_key),
+				 .cell_name = vtb_strdup(r->cell_name),
+				 .workload = vtb_strdup(r->workload) };
+	if (!ci->config_key || !ci->cell_key || !ci->cell_name || !ci->workload)
+		return vtb_error("out of memory");
 	return 0;
 }
 
@@ -214,6 +283,7 @@ static int add_config(const struct vtb_config_row *r, void *arg)
 	f->kind = vtb_strdup(r->kind);
 	f->params_json = vtb_strdup(r->params_json);
 	f->cpus = vtb_strdup(r->cpus ? r->cpus : "");
+	f->runnable = r->runnable;
 	f->params = json_loads(r->params_json ? r->params_json : "{}", 0, NULL);
 	if (!f->params)
 		f->params = json_object();
@@ -292,6 +362,103 @@ static int campaign_info(const struct vtb_campaign_row *r, void *arg)
 	return c->uuid ? 0 : vtb_error("out of memory");
 }
 
+/* ------------------------------------------------------------- index */
+
+/* Strings to positions: sorted keys, binary search. */
+struct ent {
+	char *k;
+	size_t i;
+};
+
+struct index {
+	struct ent *e;
+	size_t n;
+};
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->k, ((const struct ent *)b)->k);
+}
+
+static char *key2(const char *a, const char *b)
+{
+	return vtb_asprintf("%s\x1f%s", a, b);
+}
+
+/* The cells of @c by (configuration, cell key), or by name. */
+static int index_cells(const struct campaign *c, bool by_name, struct index *ix)
+{
+	ix->e = calloc(c->nci ? c->nci : 1, sizeof(*ix->e));
+	ix->n = 0;
+	if (!ix->e)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < c->nci; i++) {
+		const struct cellinfo *ci = &c->ci[i];
+
+		ix->e[i].i = i;
+		ix->e[i].k = key2(ci->config_key, by_name ? ci->cell_name : ci->cell_key);
+		if (!ix->e[i].k)
+			return vtb_error("out of memory");
+		ix->n++;
+	}
+	qsort(ix->e, ix->n, sizeof(*ix->e), ent_cmp);
+	return 0;
+}
+
+static void index_release(struct index *ix)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		free(ix->e[i].k);
+	free(ix->e);
+	ix->e = NULL;
+	ix->n = 0;
+}
+
+/* The position for (@a, @b), or -1 (-2: no memory). */
+static long index_find(const struct index *ix, const char *a, const char *b)
+{
+	struct ent key = { .k = key2(a, b) }, *e;
+
+	if (!key.k)
+		return -2;
+	e = bsearch(&key, ix->e, ix->n, sizeof(*ix->e), ent_cmp);
+	free(key.k);
+	return e ? (long)e->i : -1;
+}
+
+/* Each cell's series: those of one (configuration, cell) are contiguous
+ * (find_series() keeps them so). */
+static int cells_index_series(struct campaign *c)
+{
+	struct index ix = { 0 };
+	int ret = -1;
+
+	if (index_cells(c, false, &ix) < 0)
+		goto out;
+	for (size_t i = 0; i < c->n;) {
+		size_t j = i + 1;
+		long k;
+
+		while (j < c->n && !strcmp(c->s[j].config_key, c->s[i].config_key) &&
+		       !strcmp(c->s[j].cell_key, c->s[i].cell_key))
+			j++;
+		k = index_find(&ix, c->s[i].config_key, c->s[i].cell_key);
+		if (k == -2) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (k >= 0) {
+			c->ci[k].lo = i;
+			c->ci[k].hi = j;
+		}
+		i = j;
+	}
+	ret = 0;
+out:
+	index_release(&ix);
+	return ret;
+}
+
 /*
  * Resolves @spec (NULL: the latest campaign) in @st and loads it.  An
  * input problem sets *bad.
@@ -324,11 +491,14 @@ static int campaign_load(struct vtb_store *st, const char *db, const char *spec,
 					 spec, db, n);
 		}
 	}
+	c->st = st;
 	c->metric = o->metric;
 	c->workload = o->workload;
 	if (vtb_store_campaign_get(st, c->id, campaign_info, c) < 0 ||
 	    vtb_store_foreach_config(st, c->id, add_config, c) < 0 ||
-	    vtb_store_foreach_sample(st, c->id, add_sample, c) < 0)
+	    vtb_store_foreach_sample(st, c->id, add_sample, c) < 0 ||
+	    vtb_store_foreach_campaign_cell(st, c->id, add_cell, c) < 0 ||
+	    cells_index_series(c) < 0)
 		return -1;
 	if (!c->info)
 		return vtb_error("campaign %" PRId64 " vanished from '%s'", c->id, db);
@@ -345,67 +515,6 @@ static int campaign_load(struct vtb_store *st, const char *db, const char *spec,
 
 /* ----------------------------------------------------------- pairing */
 
-struct ent {
-	char *k;
-	size_t i;
-};
-
-struct index {
-	struct ent *e;
-	size_t n;
-};
-
-static int ent_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct ent *)a)->k, ((const struct ent *)b)->k);
-}
-
-static char *key3(const char *a, const char *b, const char *c)
-{
-	return vtb_asprintf("%s\x1f%s\x1f%s", a, b, c);
-}
-
-/* Index of @c's series by (configuration, cell key or name, metric). */
-static int index_build(const struct campaign *c, bool by_cell_key, struct index *ix)
-{
-	ix->e = calloc(c->n ? c->n : 1, sizeof(*ix->e));
-	ix->n = 0;
-	if (!ix->e)
-		return vtb_error("out of memory");
-	for (size_t i = 0; i < c->n; i++) {
-		const struct series *s = &c->s[i];
-
-		ix->e[i].i = i;
-		ix->e[i].k = key3(s->config_key, by_cell_key ? s->cell_key : s->cell_name,
-				  s->metric);
-		if (!ix->e[i].k)
-			return vtb_error("out of memory");
-		ix->n++;
-	}
-	qsort(ix->e, ix->n, sizeof(*ix->e), ent_cmp);
-	return 0;
-}
-
-static void index_release(struct index *ix)
-{
-	for (size_t i = 0; i < ix->n; i++)
-		free(ix->e[i].k);
-	free(ix->e);
-}
-
-/* The series of @ix for (config, cell, metric), or -1 (-2: no memory). */
-static long index_find(const struct index *ix, const char *config, const char *cell,
-		       const char *metric)
-{
-	struct ent key = { .k = key3(config, cell, metric) }, *e;
-
-	if (!key.k)
-		return -2;
-	e = bsearch(&key, ix->e, ix->n, sizeof(*ix->e), ent_cmp);
-	free(key.k);
-	return e ? (long)e->i : -1;
-}
-
 static long config_index(const struct campaign *c, const char *key)
 {
 	for (size_t i = 0; i < c->nc; i++)
@@ -414,8 +523,14 @@ static long config_index(const struct campaign *c, const char *key)
 	return -1;
 }
 
+enum { P_OK, P_MISSING, P_UNITS };
+
+/* A row to be: a metric of a cell on both sides (P_OK), on one side only
+ * or on none (P_MISSING), or with units that differ (P_UNITS). */
 struct pair {
-	size_t b, x; /* series of the base campaign, of the main campaign */
+	long b, x;	 /* series of the base campaign, of the main campaign; -1: none */
+	size_t bci, xci; /* their cells */
+	int kind;
 };
 
 struct pairs {
@@ -423,7 +538,7 @@ struct pairs {
 	size_t n, cap;
 };
 
-static int pair_add(struct pairs *ps, size_t b, size_t x)
+static int pair_add(struct pairs *ps, struct pair p)
 {
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? ps->cap * 2 : 64;
@@ -434,7 +549,7 @@ static int pair_add(struct pairs *ps, size_t b, size_t x)
 		ps->p = g;
 		ps->cap = cap;
 	}
-	ps->p[ps->n++] = (struct pair){ b, x };
+	ps->p[ps->n++] = p;
 	return 0;
 }
 
@@ -683,57 +798,110 @@ static int find_other(struct vtb_store *st, const char *db, const struct campaig
 	return 0;
 }
 
-/* Pairs within one campaign, from base[] per configuration. */
-static int pair_within(const struct campaign *c, const long *base, struct pairs *ps)
+/* Is @m the metric of an earlier series in [lo, i)? */
+static bool seen_before(const struct campaign *c, size_t lo, size_t i, const char *m)
+{
+	for (size_t k = lo; k < i; k++)
+		if (!strcmp(c->s[k].metric, m))
+			return true;
+	return false;
+}
+
+/* Series of [lo, hi) with metric @m: how many, the first in *first. */
+static size_t with_metric(const struct campaign *c, size_t lo, size_t hi, const char *m,
+			  long *first)
+{
+	size_t n = 0;
+
+	*first = -1;
+	for (size_t k = lo; k < hi; k++)
+		if (!strcmp(c->s[k].metric, m) && !n++)
+			*first = (long)k;
+	return n;
+}
+
+/*
+ * The rows of one cell on both sides: each metric of either side, in the
+ * order the x side reported them, then the base side's others.  A cell
+ * without any series on either side is one missing row (unless --metric
+ * narrows the rows: then nothing says which metric it would have been).
+ */
+static int pair_cell(const struct campaign *bc, size_t bci, const struct campaign *xc, size_t xci,
+		     bool metric_filter, struct pairs *ps)
+{
+	const struct cellinfo *B = &bc->ci[bci], *X = &xc->ci[xci];
+
+	if (B->lo == B->hi && X->lo == X->hi)
+		return metric_filter ? 0
+				     : pair_add(ps, (struct pair){ -1, -1, bci, xci, P_MISSING });
+	for (size_t i = X->lo; i < X->hi; i++) {
+		const char *m = xc->s[i].metric;
+		long fb, fx;
+		size_t nb, nx;
+		int kind;
+
+		if (seen_before(xc, X->lo, i, m))
+			continue;
+		nx = with_metric(xc, X->lo, X->hi, m, &fx);
+		nb = with_metric(bc, B->lo, B->hi, m, &fb);
+		if (!nb)
+			kind = P_MISSING;
+		else if (nx == 1 && nb == 1 && !strcmp(xc->s[fx].unit, bc->s[fb].unit))
+			kind = P_OK;
+		else
+			kind = P_UNITS;
+		if (pair_add(ps, (struct pair){ fb, fx, bci, xci, kind }) < 0)
+			return -1;
+	}
+	for (size_t i = B->lo; i < B->hi; i++) {
+		const char *m = bc->s[i].metric;
+		long fx;
+
+		if (seen_before(bc, B->lo, i, m) || with_metric(xc, X->lo, X->hi, m, &fx))
+			continue;
+		if (pair_add(ps, (struct pair){ (long)i, -1, bci, xci, P_MISSING }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Pairs the cells of @xc's configurations with their base's in @bc:
+ * within one campaign (@bc == @xc) from @base[] per configuration, cells
+ * matched by name (a VM's cell and its baseline's differ in key where
+ * their resolved parameters do); across campaigns (@base NULL) the same
+ * configuration key, cells matched by key.  Configurations that were not
+ * runnable have no rows.
+ */
+static int pair_campaigns(const struct campaign *bc, const struct campaign *xc, const long *base,
+			  bool metric_filter, struct pairs *ps)
 {
 	struct index ix = { 0 };
 	long last_cfg = -1;
 	const char *last_key = NULL;
 	int ret = -1;
 
-	if (index_build(c, false, &ix) < 0)
+	if (index_cells(bc, base != NULL, &ix) < 0)
 		goto out;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct series *s = &c->s[i];
-		long b;
+	for (size_t i = 0; i < xc->nci; i++) {
+		const struct cellinfo *X = &xc->ci[i];
+		long bcfg, b;
 
-		if (!last_key || strcmp(last_key, s->config_key)) {
-			last_cfg = config_index(c, s->config_key);
-			last_key = s->config_key;
+		if (!last_key || strcmp(last_key, X->config_key)) {
+			last_cfg = config_index(xc, X->config_key);
+			last_key = X->config_key;
 		}
-		if (last_cfg < 0 || base[last_cfg] < 0)
+		if (last_cfg < 0 || !xc->c[last_cfg].runnable)
 			continue;
-		b = index_find(&ix, c->c[base[last_cfg]].key, s->cell_name, s->metric);
+		bcfg = base ? base[last_cfg] : config_index(bc, X->config_key);
+		if (bcfg < 0 || !bc->c[bcfg].runnable)
+			continue;
+		b = index_find(&ix, bc->c[bcfg].key, base ? X->cell_name : X->cell_key);
 		if (b == -2) {
 			vtb_error("out of memory");
 			goto out;
 		}
-		if (b >= 0 && pair_add(ps, (size_t)b, i) < 0)
-			goto out;
-	}
-	ret = 0;
-out:
-	index_release(&ix);
-	return ret;
-}
-
-/* Pairs across campaigns: the same configuration, cell (by key) and metric. */
-static int pair_against(const struct campaign *base, const struct campaign *c, struct pairs *ps)
-{
-	struct index ix = { 0 };
-	int ret = -1;
-
-	if (index_build(base, true, &ix) < 0)
-		goto out;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct series *s = &c->s[i];
-		long b = index_find(&ix, s->config_key, s->cell_key, s->metric);
-
-		if (b == -2) {
-			vtb_error("out of memory");
-			goto out;
-		}
-		if (b >= 0 && pair_add(ps, (size_t)b, i) < 0)
+		if (b >= 0 && pair_cell(bc, (size_t)b, xc, i, metric_filter, ps) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -787,14 +955,6 @@ static int series_summarise(struct series *s)
 	return 0;
 }
 
-/* FNV-1a: a row's seed from what the row is, not where it is. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (h ^ 0x1f) * 0x100000001b3ull;
-}
-
 static json_t *side_json(const struct series *s, const char *campaign)
 {
 	json_t *o = json_object();
@@ -813,82 +973,267 @@ static json_t *side_json(const struct series *s, const char *campaign)
 	return o;
 }
 
-static int build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
-		      const struct vtb_compare_opts *o, json_t *doc)
+/* A side without a series: its configuration, no values. */
+static json_t *empty_side_json(const char *config_key, const char *campaign)
 {
-	struct vtb_row_job *job = calloc(ps->n ? ps->n : 1, sizeof(*job));
+	struct vtb_summary none;
+	json_t *o = json_object();
+	bool fail = !o;
+
+	if (fail)
+		return NULL;
+	vtb_summarise(NULL, 0, VTB_MC_TIME, &none);
+	put(o, "config", json_string(config_key), &fail);
+	put(o, "campaign", json_string(campaign), &fail);
+	put(o, "summary", summary_json(&none), &fail);
+	put(o, "values", json_array(), &fail);
+	if (fail) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A configuration as a row's reason names it: its label, and with
+ * --against the campaign it belongs to. */
+static char *side_name(const struct campaign *c, const char *config_key, bool cross)
+{
+	long i = config_index(c, config_key);
+	const char *label = i >= 0 ? c->c[i].label : config_key;
+
+	return cross ? vtb_asprintf("'%s' of campaign %.8s", label, c->uuid)
+		     : vtb_asprintf("'%s'", label);
+}
+
+/* Why a side has no value of @metric (NULL: of any metric) in its cell;
+ * NULL with vtb_error() on a failure. */
+static char *why_missing(const struct campaign *c, const struct cellinfo *ci, const char *metric,
+			 bool cross)
+{
+	struct vtb_cell_outcome oc;
+	char *who, *r;
+
+	if (vtb_store_cell_outcome(c->st, c->id, ci->config_key, ci->cell_key, &oc) < 0)
+		return NULL;
+	who = side_name(c, ci->config_key, cross);
+	if (!who)
+		r = NULL;
+	else if (!oc.results)
+		r = vtb_asprintf("no boot of %s is stored", who);
+	else if (!oc.usable && oc.unexpected == oc.results)
+		r = vtb_asprintf("every boot of %s (%ld) built another topology than planned "
+				 "(unexpected-topology)",
+				 who, oc.results);
+	else if (!oc.usable && oc.results == 1)
+		r = vtb_asprintf("%s failed in its only boot%s%s%s", who,
+				 oc.unexpected ? " (unexpected-topology)" : "",
+				 oc.error ? ": " : "", oc.error ? oc.error : "");
+	else if (!oc.usable)
+		r = vtb_asprintf("%s failed in all %ld boots%s%s%s", who, oc.results,
+				 oc.unexpected ? " (some unexpected-topology)" : "",
+				 oc.error ? ": " : "", oc.error ? oc.error : "");
+	else if (metric)
+		r = vtb_asprintf("%s reported no '%s' in %ld ok boot%s", who, metric, oc.usable,
+				 oc.usable == 1 ? "" : "s");
+	else
+		r = vtb_asprintf("%s reported nothing in %ld ok boot%s", who, oc.usable,
+				 oc.usable == 1 ? "" : "s");
+	if (!r && who)
+		vtb_error("out of memory");
+	free(who);
+	free(oc.error);
+	return r;
+}
+
+/* Why the statistic cannot be taken (a row-level error). */
+static char *why_error(const struct vtb_comparison *c, const struct series *b,
+		       const struct series *x, const struct campaign *bc, const struct campaign *xc,
+		       bool cross)
+{
+	const struct series *s = c->error_side ? x : b;
+	char *who = side_name(c->error_side ? xc : bc, s->config_key, cross), *r = NULL;
+	double v = c->error_index < s->n ? s->v[c->error_index] : NAN;
+	int rep = c->error_index < s->n ? s->rep[c->error_index] : -1;
+
+	if (!who)
+		return NULL;
+	switch (c->error) {
+	case VTB_RE_NONFINITE:
+		r = vtb_asprintf("a value that is not a number (%g) in boot %d of %s", v, rep, who);
+		break;
+	case VTB_RE_NONPOSITIVE:
+		r = vtb_asprintf("%s of %g in boot %d of %s: the %s needs values above 0",
+				 s->k == VTB_MC_THROUGHPUT ? "a rate" : "a latency", v, rep, who,
+				 vtb_metric_class_effect(s->k));
+		break;
+	case VTB_RE_ZERO_MEAN:
+		r = vtb_asprintf("the mean of %s is %g: a relative change is not defined", who,
+				 s->sum.amean);
+		break;
+	}
+	free(who);
+	return r;
+}
+
+/* Units of a metric that differ between the sides, or within one. */
+static char *why_units(const struct pair *pr, const struct campaign *bc, const struct campaign *xc,
+		       bool cross)
+{
+	const struct cellinfo *B = &bc->ci[pr->bci], *X = &xc->ci[pr->xci];
+	const char *m = xc->s[pr->x].metric;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	char *bw = side_name(bc, B->config_key, cross), *xw = side_name(xc, X->config_key, cross);
+	bool err = !bw || !xw;
+
+	err |= vtb_strbuf_addf(&sb, "units of '%s' differ:", m) < 0;
+	for (size_t k = X->lo; k < X->hi; k++)
+		if (!strcmp(xc->s[k].metric, m))
+			err |= vtb_strbuf_addf(&sb, " '%s'", xc->s[k].unit) < 0;
+	err |= vtb_strbuf_addf(&sb, " in %s,", xw ? xw : "?") < 0;
+	for (size_t k = B->lo; k < B->hi; k++)
+		if (!strcmp(bc->s[k].metric, m))
+			err |= vtb_strbuf_addf(&sb, " '%s'", bc->s[k].unit) < 0;
+	err |= vtb_strbuf_addf(&sb, " in %s: values in other units are not comparable",
+			       bw ? bw : "?") < 0;
+	free(bw);
+	free(xw);
+	if (err) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+static bool noisy(const struct series *s, const struct vtb_test_opts *o)
+{
+	return s && s->sum.n > 1 && !(s->sum.cov * 100 <= o->cov_limit[s->k]);
+}
+
+static int build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
+		      const struct vtb_compare_opts *o, bool cross, json_t *doc)
+{
 	struct vtb_comparison *cmp = calloc(ps->n ? ps->n : 1, sizeof(*cmp));
 	double *p = calloc(ps->n ? ps->n : 1, sizeof(*p)),
 	       *q = calloc(ps->n ? ps->n : 1, sizeof(*q));
-	size_t count[5] = { 0 };
+	size_t count[VTB_V_COUNT] = { 0 }, confirmed = 0, possible = 0, nnoisy = 0;
 	json_t *rows = json_array(), *sum = json_object();
 	bool fail = !rows || !sum;
 	int ret = -1;
 
-	if (!job || !cmp || !p || !q || fail) {
+	if (!cmp || !p || !q || fail) {
 		vtb_error("out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < ps->n; i++) {
-		struct series *b = &bc->s[ps->p[i].b], *x = &xc->s[ps->p[i].x];
-		uint64_t seed = 0xcbf29ce484222325ull;
+		const struct pair *pr = &ps->p[i];
+		struct series *b = pr->b >= 0 ? &bc->s[pr->b] : NULL;
+		struct series *x = pr->x >= 0 ? &xc->s[pr->x] : NULL;
 
-		if (series_summarise(b) < 0 || series_summarise(x) < 0)
+		if ((b && series_summarise(b) < 0) || (x && series_summarise(x) < 0))
 			goto out;
-		seed = fnv(fnv(fnv(fnv(seed, b->config_key), x->config_key), x->cell_key),
-			   x->metric);
-		job[i] = (struct vtb_row_job){
-			.base = b->v, .nb = b->n, .x = x->v, .nx = x->n, .k = x->k, .row_seed = seed
-		};
-	}
-	/* whole rows over every CPU: one synchronisation per table */
-	if (vtb_compare_rows(job, ps->n, &o->test) < 0)
-		goto out;
-	for (size_t i = 0; i < ps->n; i++) {
-		cmp[i] = job[i].out;
+		p[i] = NAN;
+		if (pr->kind != P_OK)
+			continue;
+		vtb_compare_samples(b->v, b->n, x->v, x->n, x->k, &o->test, &cmp[i]);
 		p[i] = cmp[i].p;
 	}
 	if (vtb_bh(p, ps->n, q) < 0)
 		goto out;
 	for (size_t i = 0; i < ps->n && !fail; i++) {
-		struct series *b = &bc->s[ps->p[i].b], *x = &xc->s[ps->p[i].x];
+		const struct pair *pr = &ps->p[i];
+		const struct cellinfo *B = &bc->ci[pr->bci], *X = &xc->ci[pr->xci];
+		struct series *b = pr->b >= 0 ? &bc->s[pr->b] : NULL;
+		struct series *x = pr->x >= 0 ? &xc->s[pr->x] : NULL;
+		const struct series *any = x ? x : b;
+		struct vtb_comparison *c = &cmp[i];
+		char *reason = NULL;
 		json_t *r = json_object();
-		bool ci = o->test.B > 0;
+		bool nz = noisy(b, &o->test) || noisy(x, &o->test);
 
-		cmp[i].q = q[i];
-		cmp[i].verdict = vtb_verdict(&cmp[i], &b->sum, &x->sum, x->k, x->better != 0,
-					     &o->test);
-		if (cmp[i].verdict >= 0 && cmp[i].verdict < 5)
-			count[cmp[i].verdict]++;
-		if (!r) {
-			fail = true;
+		if (pr->kind == P_OK) {
+			c->q = q[i];
+			vtb_verdict(c, x->better != 0, &o->test);
+			if (c->verdict == VTB_V_ERROR)
+				reason = why_error(c, b, x, bc, xc, cross);
+		} else {
+			*c = (struct vtb_comparison){ .change_pct = NAN,
+						      .ci_low_pct = NAN,
+						      .ci_high_pct = NAN,
+						      .p = NAN,
+						      .q = NAN,
+						      .boots_needed = NAN };
+			if (pr->kind == P_UNITS) {
+				c->verdict = VTB_V_ERROR;
+				reason = why_units(pr, bc, xc, cross);
+			} else {
+				char *rb = b ? NULL
+					     : why_missing(bc, B, any ? any->metric : NULL, cross);
+				char *rx = x ? NULL
+					     : why_missing(xc, X, any ? any->metric : NULL, cross);
+
+				c->verdict = VTB_V_MISSING;
+				if ((!b && !rb) || (!x && !rx)) {
+					free(rb);
+					free(rx);
+					json_decref(r);
+					goto out;
+				}
+				reason = rb && rx ? vtb_asprintf("%s; %s", rx, rb)
+						  : vtb_strdup(rb ? rb : rx);
+				free(rb);
+				free(rx);
+			}
+		}
+		if (c->verdict == VTB_V_ERROR || c->verdict == VTB_V_MISSING)
+			fail |= !reason;
+		count[c->verdict]++;
+		confirmed += c->confirmed;
+		possible += c->possible;
+		nnoisy += nz;
+		push(rows, r, &fail);
+		if (fail) {
+			free(reason);
 			break;
 		}
-		push(rows, r, &fail);
-		put(r, "workload", json_string(x->workload), &fail);
-		put(r, "cell", json_string(x->cell_name), &fail);
-		put(r, "cell_key", json_string(x->cell_key), &fail);
-		put(r, "metric", json_string(x->metric), &fail);
-		put(r, "unit", json_string(x->unit), &fail);
-		put(r, "class", json_string(class_name(x->k)), &fail);
-		put(r, "better", json_string(x->better ? "higher" : "lower"), &fail);
-		put(r, "base", side_json(b, bc->uuid), &fail);
-		put(r, "x", side_json(x, xc->uuid), &fail);
-		put(r, "change_pct", jreal(cmp[i].change_pct), &fail);
-		put(r, "ci_low_pct", ci ? jreal(cmp[i].ci_low_pct) : json_null(), &fail);
-		put(r, "ci_high_pct", ci ? jreal(cmp[i].ci_high_pct) : json_null(), &fail);
-		put(r, "test", jstr(cmp[i].test), &fail);
-		put(r, "p", jreal(cmp[i].p), &fail);
-		put(r, "q", jreal(cmp[i].q), &fail);
-		put(r, "significant", json_boolean(!isnan(q[i]) && q[i] < o->test.alpha), &fail);
-		put(r, "verdict", json_string(vtb_verdict_name(cmp[i].verdict)), &fail);
+		put(r, "workload", json_string(X->workload), &fail);
+		put(r, "cell", json_string(X->cell_name), &fail);
+		put(r, "cell_key", json_string(X->cell_key), &fail);
+		put(r, "metric", any ? json_string(any->metric) : json_null(), &fail);
+		put(r, "unit", any ? json_string(any->unit) : json_null(), &fail);
+		put(r, "class", any ? json_string(class_name(any->k)) : json_null(), &fail);
+		put(r, "better", any ? json_string(any->better ? "higher" : "lower") : json_null(),
+		    &fail);
+		put(r, "base",
+		    b ? side_json(b, bc->uuid) : empty_side_json(B->config_key, bc->uuid), &fail);
+		put(r, "x", x ? side_json(x, xc->uuid) : empty_side_json(X->config_key, xc->uuid),
+		    &fail);
+		put(r, "effect", any ? json_string(vtb_metric_class_effect(any->k)) : json_null(),
+		    &fail);
+		put(r, "change_pct", jreal(c->change_pct), &fail);
+		put(r, "ci_low_pct", jreal(c->ci_low_pct), &fail);
+		put(r, "ci_high_pct", jreal(c->ci_high_pct), &fail);
+		put(r, "test", pr->kind == P_OK ? jstr(c->test) : json_null(), &fail);
+		put(r, "df", jreal(c->df), &fail);
+		put(r, "p", jreal(c->p), &fail);
+		put(r, "q", jreal(c->q), &fail);
+		put(r, "significant", json_boolean(!isnan(c->q) && c->q < o->test.alpha), &fail);
+		put(r, "verdict", json_string(vtb_verdict_name(c->verdict)), &fail);
+		put(r, "confirmed", json_boolean(c->confirmed), &fail);
+		put(r, "possible", json_boolean(c->possible), &fail);
+		put(r, "boots_needed",
+		    isfinite(c->boots_needed) ? json_integer((json_int_t)c->boots_needed)
+					      : json_null(),
+		    &fail);
+		put(r, "noisy", json_boolean(nz), &fail);
+		put(r, "reason", jstr(reason), &fail);
+		free(reason);
 	}
 	put(sum, "rows", json_integer((json_int_t)ps->n), &fail);
-	put(sum, "better", json_integer((json_int_t)count[VTB_V_BETTER]), &fail);
-	put(sum, "worse", json_integer((json_int_t)count[VTB_V_WORSE]), &fail);
-	put(sum, "same", json_integer((json_int_t)count[VTB_V_SAME]), &fail);
-	put(sum, "noisy", json_integer((json_int_t)count[VTB_V_NOISY]), &fail);
-	put(sum, "few", json_integer((json_int_t)count[VTB_V_FEW]), &fail);
+	for (int v = 0; v < VTB_V_COUNT; v++)
+		put(sum, vtb_verdict_name(v), json_integer((json_int_t)count[v]), &fail);
+	put(sum, "confirmed", json_integer((json_int_t)confirmed), &fail);
+	put(sum, "possible", json_integer((json_int_t)possible), &fail);
+	put(sum, "noisy", json_integer((json_int_t)nnoisy), &fail);
 	put(doc, "rows", rows, &fail);
 	rows = NULL;
 	put(doc, "summary", sum, &fail);
@@ -901,7 +1246,6 @@ static int build_rows(struct campaign *bc, struct campaign *xc, const struct pai
 out:
 	json_decref(rows);
 	json_decref(sum);
-	free(job);
 	free(cmp);
 	free(p);
 	free(q);
@@ -1508,13 +1852,18 @@ static json_t *options_json(const struct vtb_compare_opts *o)
 	put(j, "workload", jstr(o->workload), &fail);
 	put(j, "threshold_pct", jreal(o->test.threshold_pct), &fail);
 	put(j, "alpha", jreal(o->test.alpha), &fail);
-	put(j, "B", json_integer(o->test.B), &fail);
-	put(j, "seed", json_integer((json_int_t)o->test.seed), &fail);
+	put(j, "ci_level", jreal(1 - o->test.alpha), &fail);
+	put(j, "min_n", json_integer((json_int_t)(o->test.min_n > 2 ? o->test.min_n : 2)), &fail);
 	put(cov, "throughput", jreal(o->test.cov_limit[VTB_MC_THROUGHPUT]), &fail);
 	put(cov, "time", jreal(o->test.cov_limit[VTB_MC_TIME]), &fail);
 	put(cov, "latency", jreal(o->test.cov_limit[VTB_MC_LATENCY]), &fail);
 	put(j, "cov_limit", cov, &fail);
-	put(j, "fail_on", json_string(o->fail_on_worse ? "worse" : "none"), &fail);
+	put(j, "fail_on",
+	    json_string(!o->fail_on			  ? "none"
+			: o->fail_on == VTB_FAIL_POSSIBLE ? "possible"
+			: o->fail_on & VTB_FAIL_POSSIBLE  ? "worse,possible"
+							  : "worse"),
+	    &fail);
 	if (fail) {
 		json_decref(j);
 		return NULL;
@@ -1576,7 +1925,7 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		if (campaign_load(bst, bdb, other ? other : o->against_campaign, o, &b, bad_input) <
 		    0)
 			goto out;
-		if (pair_against(&b, &x, &ps) < 0)
+		if (pair_campaigns(&b, &x, NULL, o->metric != NULL, &ps) < 0)
 			goto out;
 		if (!ps.n) {
 			*bad_input = true;
@@ -1600,7 +1949,7 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		} else {
 			own_baselines(&x, base);
 		}
-		if (pair_within(&x, base, &ps) < 0)
+		if (pair_campaigns(&x, &x, base, o->metric != NULL, &ps) < 0)
 			goto out;
 		if (!ps.n && (o->axis || (o->baseline && strcmp(o->baseline, "own")))) {
 			*bad_input = true;
@@ -1620,7 +1969,7 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 	configs = NULL;
 	if (fail)
 		goto oom;
-	if (build_rows(cross ? &b : &x, &x, &ps, o, d) < 0 || build_series(&x, d) < 0 ||
+	if (build_rows(cross ? &b : &x, &x, &ps, o, cross, d) < 0 || build_series(&x, d) < 0 ||
 	    build_evidence(st, &x, d) < 0 || build_hists(st, &x, hists) < 0 ||
 	    (cross && build_hists(bst, &b, hists) < 0) || build_c2c(st, &x, c2c) < 0 ||
 	    (cross && build_c2c(bst, &b, c2c) < 0))
@@ -1650,7 +1999,7 @@ out:
 	return ret;
 }
 
-size_t vtb_compare_worse(const json_t *doc)
+size_t vtb_compare_failing(const json_t *doc, unsigned fail_on)
 {
 	json_t *r;
 	size_t i, n = 0;
@@ -1659,7 +2008,42 @@ size_t vtb_compare_worse(const json_t *doc)
 	{
 		const char *v = json_string_value(json_object_get(r, "verdict"));
 
-		n += v && !strcmp(v, "worse");
+		if (!v)
+			continue;
+		if ((fail_on & VTB_FAIL_WORSE) &&
+		    (!strcmp(v, "worse") || !strcmp(v, "missing") || !strcmp(v, "error")))
+			n++;
+		else if ((fail_on & VTB_FAIL_POSSIBLE) &&
+			 json_is_true(json_object_get(r, "possible")))
+			n++;
 	}
 	return n;
+}
+
+int vtb_compare_pending(const json_t *doc, const char *const *keys, size_t nkeys, bool *more,
+			size_t *undecided)
+{
+	json_t *r;
+	size_t i;
+
+	*undecided = 0;
+	json_array_foreach(json_object_get(doc, "rows"), i, r)
+	{
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+		const char *sides[2] = {
+			json_string_value(json_object_get(json_object_get(r, "base"), "config")),
+			json_string_value(json_object_get(json_object_get(r, "x"), "config")),
+		};
+
+		if (!v)
+			return vtb_error("compare row %zu has no verdict", i);
+		if (strcmp(v, "inconclusive") && strcmp(v, "few"))
+			continue;
+		(*undecided)++;
+		for (size_t s = 0; s < 2; s++)
+			for (size_t k = 0; sides[s] && k < nkeys; k++)
+				if (!strcmp(keys[k], sides[s]))
+					more[k] = true;
+	}
+	return 0;
 }

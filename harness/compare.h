@@ -20,7 +20,13 @@
 #include "stats.h"
 #include "store.h"
 
-#define VTB_COMPARE_SCHEMA "vtbench-compare/1"
+#define VTB_COMPARE_SCHEMA "vtbench-compare/2"
+
+/* --fail-on: what makes compare exit 1 (flags; 0 is none) */
+#define VTB_FAIL_WORSE 1u /* a worse, missing or error row */
+#define VTB_FAIL_POSSIBLE                                                \
+	2u /* an inconclusive row whose CI reaches past the threshold on \
+	      the worse side */
 
 struct vtb_compare_opts {
 	const char *campaign;	      /* uuid or prefix; NULL: the latest */
@@ -31,11 +37,12 @@ struct vtb_compare_opts {
 	const char *axis;	      /* NULL or an axis name (README) */
 	const char *metric;	      /* glob on metric names; NULL: all */
 	const char *workload;	      /* workload type or cell name; NULL: all */
-	bool fail_on_worse;	      /* --fail-on worse (default) */
+	unsigned fail_on;	      /* VTB_FAIL_* (default: VTB_FAIL_WORSE) */
 	struct vtb_test_opts test;
 };
 
-/* Defaults: own baseline, fail on worse, vtb_test_opts_default(). */
+/* Defaults: own baseline, fail on worse (with missing and error rows),
+ * vtb_test_opts_default(). */
 void vtb_compare_opts_default(struct vtb_compare_opts *o);
 
 /*
@@ -51,7 +58,17 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
 		      bool *bad_input);
 
-/* Rows of @doc with the verdict "worse". */
-size_t vtb_compare_worse(const json_t *doc);
+/* Rows of @doc that fail under @fail_on (VTB_FAIL_*). */
+size_t vtb_compare_failing(const json_t *doc, unsigned fail_on);
+
+/*
+ * reps = auto: which configurations need more boots.  For every row of
+ * @doc that is undecided (inconclusive or few), both of its
+ * configurations are marked in @more (parallel to @keys, configuration
+ * keys; members of other rows are left as they are); *undecided counts
+ * those rows.  A configuration no undecided row involves is decided.
+ */
+int vtb_compare_pending(const json_t *doc, const char *const *keys, size_t nkeys, bool *more,
+			size_t *undecided);
 
 #endif

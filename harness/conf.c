@@ -64,10 +64,33 @@ static const struct vtb_opt global_opts[] = {
 	  .help = "campaign name (default: the file name without .conf)" },
 	{ .name = "reps",
 	  .type = VTB_OPT_INT,
+	  .flags = VTB_OPT_AUTO,
 	  .def = "3",
 	  .min = 1,
 	  .max = 100000,
-	  .help = "boots (VM) or agent processes (baseline) per configuration" },
+	  .help = "boots (VM) or agent processes (baseline) per configuration; auto: interleaved rounds until every compare row of a configuration is decided (min_reps..max_reps, budget)" },
+	{ .name = "min_reps",
+	  .type = VTB_OPT_INT,
+	  .def = "3",
+	  .min = 2,
+	  .max = 100000,
+	  .help = "reps = auto: boots of every configuration before the first decision" },
+	{ .name = "max_reps",
+	  .type = VTB_OPT_INT,
+	  .def = "20",
+	  .min = 2,
+	  .max = 100000,
+	  .help = "reps = auto: the cap, boots of a configuration at most" },
+	{ .name = "budget",
+	  .type = VTB_OPT_TIME,
+	  .def = "0",
+	  .min = 0,
+	  .max = 31536000000000000LL,
+	  .help = "reps = auto: no boot starts that would end past this time since the start (0: no budget)" },
+	{ .name = "auto_compare",
+	  .type = VTB_OPT_STR,
+	  .def = "own",
+	  .help = "reps = auto: the compare whose rows decide: own (each VM against its own baseline), axis:NAME or baseline:SPEC (as compare --axis, --baseline)" },
 	{ .name = "order",
 	  .type = VTB_OPT_ENUM,
 	  .flags = VTB_OPT_ENUM_PREFIX,
@@ -1308,6 +1331,65 @@ static int check_housekeeping(const struct parser *p, const char *v, int line)
 	return ret;
 }
 
+/*
+ * reps = N, or auto with min_reps, max_reps and budget (which only make
+ * sense with auto: given with reps = N they are an error).  With auto,
+ * m->reps is the cap, so the boot order and plan count the most boots.
+ */
+static int parse_reps(struct parser *p, const struct sect *g, const char *v, int reps_line)
+{
+	static const char *const auto_keys[] = { "min_reps", "max_reps", "budget", "auto_compare" };
+	struct vtb_matrix *m = p->m;
+	char *t = NULL;
+	int line, min_line, max_line;
+	bool oom = false;
+
+	m->reps_auto = !strcmp(v, "auto");
+	if (!m->reps_auto) {
+		m->reps = strtoll(v, NULL, 10);
+		for (size_t i = 0; i < VTB_ARRAY_SIZE(auto_keys); i++)
+			if (sect_ent(g, auto_keys[i]))
+				return perr(p, sect_ent(g, auto_keys[i])->line,
+					    "%s is for reps = auto (reps is %lld, line %d)",
+					    auto_keys[i], m->reps, reps_line);
+	}
+	/* with reps = N, the defaults: what --reps auto would use */
+	if (single(p, g, global_opts, "min_reps", &t, &min_line) < 0)
+		return -1;
+	m->min_reps = strtoll(t, NULL, 10);
+	free(t);
+	if (single(p, g, global_opts, "max_reps", &t, &max_line) < 0)
+		return -1;
+	m->max_reps = strtoll(t, NULL, 10);
+	free(t);
+	if (single(p, g, global_opts, "budget", &t, &line) < 0)
+		return -1;
+	m->budget_ns = strtoull(t, NULL, 10);
+	free(t);
+	if (single(p, g, global_opts, "auto_compare", &t, &line) < 0)
+		return -1;
+	if (!strncmp(t, "axis:", 5) && t[5]) {
+		m->auto_axis = strdup(t + 5);
+		oom = !m->auto_axis;
+	} else if (!strncmp(t, "baseline:", 9) && t[9]) {
+		m->auto_baseline = strdup(t + 9);
+		oom = !m->auto_baseline;
+	} else if (strcmp(t, "own")) {
+		perr(p, line, "auto_compare = %s: expected own, axis:NAME or baseline:SPEC", t);
+		free(t);
+		return -1;
+	}
+	free(t);
+	if (oom)
+		return vtb_error("out of memory");
+	if (m->min_reps > m->max_reps)
+		return perr(p, sect_ent(g, "min_reps") ? min_line : max_line,
+			    "min_reps %lld is above max_reps %lld", m->min_reps, m->max_reps);
+	if (m->reps_auto)
+		m->reps = m->max_reps;
+	return 0;
+}
+
 static int parse_global(struct parser *p)
 {
 	struct sect *g = find_sect(p, S_GLOBAL, NULL);
@@ -1315,9 +1397,8 @@ static int parse_global(struct parser *p)
 	char *v = NULL;
 	int line, ret = -1;
 
-	if (single(p, g, global_opts, "reps", &v, &line) < 0)
+	if (single(p, g, global_opts, "reps", &v, &line) < 0 || parse_reps(p, g, v, line) < 0)
 		goto out;
-	m->reps = strtoll(v, NULL, 10);
 	free(v);
 	if (single(p, g, global_opts, "timeout", &v, &line) < 0)
 		goto out;
@@ -1360,6 +1441,12 @@ static int parse_global(struct parser *p)
 	}
 	free(v);
 	v = NULL;
+	if (m->reps_auto && m->order == VTB_ORDER_SEQUENTIAL) {
+		ret = perr(
+			p, line,
+			"order = sequential with reps = auto: the stopping rule needs interleaved rounds (interleave or random:SEED)");
+		goto out;
+	}
 	if (single(p, g, global_opts, "name", &m->name, &line) < 0 ||
 	    single(p, g, global_opts, "db", &m->db, &line) < 0 ||
 	    single(p, g, global_opts, "kernel", &m->kernel, &line) < 0 ||
@@ -2437,6 +2524,8 @@ void vtb_matrix_free(struct vtb_matrix *m)
 	free(m->kernel);
 	free(m->uri);
 	free(m->host_id);
+	free(m->auto_axis);
+	free(m->auto_baseline);
 	free(m->accel);
 	free(m);
 }
@@ -2573,6 +2662,12 @@ static uint64_t splitmix64(uint64_t *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+void vtb_matrix_set_reps(struct vtb_matrix *m, long long reps)
+{
+	m->reps_auto = reps <= 0;
+	m->reps = reps > 0 ? reps : m->max_reps;
 }
 
 int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, size_t *n)

@@ -106,7 +106,15 @@ struct vtb_matrix {
 	char *text;	 /* the file as read */
 	char digest[65]; /* SHA-256 of text, hex */
 	char *name;
-	long long reps;
+	long long reps; /* boots per configuration; with reps_auto the cap (max_reps) */
+	/* reps = auto: interleaved rounds until every compare row of a
+	 * configuration is decided, from min_reps to max_reps boots a
+	 * configuration, no boot started past budget_ns (0: none) */
+	bool reps_auto;
+	long long min_reps, max_reps;
+	uint64_t budget_ns;
+	/* auto_compare = axis:NAME or baseline:SPEC (NULL, NULL: own) */
+	char *auto_axis, *auto_baseline;
 	enum vtb_order order;
 	uint64_t seed;	     /* random:SEED */
 	uint64_t timeout_ns; /* per boot */
@@ -139,6 +147,11 @@ int vtb_matrix_host_topology(const char *path, char **out);
 
 /* Stable 16-hex-digit key of a canonical JSON text (SHA-256 prefix). */
 void vtb_key_of(const char *canonical_json, char out[VTB_KEY_LEN + 1]);
+
+/* --reps N (N > 0) or --reps auto (N = 0): overrides the matrix's reps =;
+ * auto takes the matrix's min_reps, max_reps, budget and auto_compare
+ * (their defaults, 3, 20, none and own, when the matrix has reps = N). */
+void vtb_matrix_set_reps(struct vtb_matrix *m, long long reps);
 
 /* Boot order: fills @out with n_configs*reps (config index, rep) pairs
  * in the matrix's order.  Only runnable configurations are included. */

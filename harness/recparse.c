@@ -48,6 +48,9 @@ struct vtb_rec_parser {
 	/* cell key -> index + 1 (0 = empty slot), open addressing */
 	size_t *cellmap;
 	size_t cellmap_cap;
+	/* (cell, metric) -> sample index + 1: one sample per metric of a cell */
+	size_t *samplemap;
+	size_t samplemap_cap;
 	bool *cell_ended; /* parallel to r.cells */
 	/* current line */
 	char *line;
@@ -371,6 +374,55 @@ static bool cell_open(struct vtb_rec_parser *p, long idx, const char *type)
 	return false;
 }
 
+static size_t sample_hash(const char *cell, const char *metric)
+{
+	return hash_str(cell) * 31 ^ hash_str(metric);
+}
+
+/* The sample of @metric already kept for @cell, or -1. */
+static long find_sample(const struct vtb_rec_parser *p, const char *cell, const char *metric)
+{
+	size_t mask, i;
+
+	if (!p->samplemap_cap)
+		return -1;
+	mask = p->samplemap_cap - 1;
+	for (i = sample_hash(cell, metric) & mask; p->samplemap[i]; i = (i + 1) & mask) {
+		const struct vtb_rs_sample *s = &p->r.samples[p->samplemap[i] - 1];
+
+		if (!strcmp(s->cell, cell) && !strcmp(s->metric, metric))
+			return (long)(p->samplemap[i] - 1);
+	}
+	return -1;
+}
+
+static void samplemap_put(size_t *map, size_t cap, const struct vtb_rs_sample *v, size_t idx)
+{
+	size_t i, mask = cap - 1;
+
+	for (i = sample_hash(v[idx].cell, v[idx].metric) & mask; map[i]; i = (i + 1) & mask)
+		;
+	map[i] = idx + 1;
+}
+
+/* Makes room in the map for sample @idx (about to be added); -1 on ENOMEM. */
+static int samplemap_grow(struct vtb_rec_parser *p, size_t idx)
+{
+	size_t cap = p->samplemap_cap ? 2 * p->samplemap_cap : 32, i, *map;
+
+	if ((idx + 1) * 2 <= p->samplemap_cap)
+		return 0;
+	map = calloc(cap, sizeof(*map));
+	if (!map)
+		return -1;
+	for (i = 0; i < idx; i++)
+		samplemap_put(map, cap, p->r.samples, i);
+	free(p->samplemap);
+	p->samplemap = map;
+	p->samplemap_cap = cap;
+	return 0;
+}
+
 static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 {
 	const char *metric, *unit;
@@ -386,6 +438,24 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 	idx = record_cell(p, o, "sample");
 	if (idx < 0 || !cell_open(p, idx, "sample"))
 		return;
+	/* one value per boot and metric: a second one would count as
+	 * another boot in compare */
+	if (find_sample(p, p->r.cells[idx].cell, metric) >= 0) {
+		char *qm = quote(metric, strlen(metric));
+		char *qc = quote(p->r.cells[idx].cell, strlen(p->r.cells[idx].cell));
+
+		add_error(
+			p,
+			"line %zu: a second sample of metric '%s' in cell '%s' (the first is kept)",
+			p->lineno, QUOTED(qm), QUOTED(qc));
+		free(qm);
+		free(qc);
+		return;
+	}
+	if (samplemap_grow(p, p->r.n_samples) < 0) {
+		oom(p);
+		return;
+	}
 	if (p->r.n_samples == p->cap_samples) {
 		size_t cap = p->cap_samples ? 2 * p->cap_samples : 16;
 		struct vtb_rs_sample *ns = realloc(p->r.samples, cap * sizeof(*ns));
@@ -410,6 +480,7 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 		oom(p);
 		return;
 	}
+	samplemap_put(p->samplemap, p->samplemap_cap, p->r.samples, p->r.n_samples);
 	p->r.n_samples++;
 	p->r.records++;
 }
@@ -1429,6 +1500,7 @@ void vtb_rec_parser_free(struct vtb_rec_parser *p)
 	free(p->r.errors);
 	free(p->r.end_status);
 	free(p->cellmap);
+	free(p->samplemap);
 	free(p->cell_ended);
 	free(p->line);
 	vtb_strbuf_release(&p->ch.buf);

@@ -25,7 +25,7 @@
 #include "report-html.h"
 
 #define X(s) ((const xmlChar *)(s))
-#define SCHEMA "vtbench-compare/1"
+#define SCHEMA "vtbench-compare/2"
 #define SVG_NS "http://www.w3.org/2000/svg"
 
 struct page {
@@ -446,8 +446,10 @@ static const char css[] =
 	".v-better td.verdict,.badge.v-better{background:#c9ecd4}"
 	".v-worse td.verdict,.badge.v-worse{background:#f9c9c2}"
 	".v-same td.verdict,.badge.v-same{background:#eeeeee}"
-	".v-noisy td.verdict,.badge.v-noisy{background:#fde7b0}"
+	".v-inconclusive td.verdict,.badge.v-inconclusive{background:#fde7b0}"
 	".v-few td.verdict,.badge.v-few{background:#dde3f5}"
+	".v-missing td.verdict,.badge.v-missing{background:#e8b8f0}"
+	".v-error td.verdict,.badge.v-error{background:#f3a6a0}"
 	".badge{display:inline-block;padding:2px 10px;border-radius:10px;margin:0 6px 4px 0;"
 	"background:#eee}"
 	".swatch{display:inline-block;width:11px;height:11px;margin-right:5px;"
@@ -488,12 +490,16 @@ static const char *verdict_class(const char *v)
 		return "v-better";
 	if (!strcmp(v, "worse"))
 		return "v-worse";
-	if (!strcmp(v, "no significant change"))
+	if (!strcmp(v, "same"))
 		return "v-same";
-	if (!strcmp(v, "too noisy"))
-		return "v-noisy";
-	if (!strcmp(v, "too few boots"))
+	if (!strcmp(v, "inconclusive"))
+		return "v-inconclusive";
+	if (!strcmp(v, "few"))
 		return "v-few";
+	if (!strcmp(v, "missing"))
+		return "v-missing";
+	if (!strcmp(v, "error"))
+		return "v-error";
 	return "v-none";
 }
 
@@ -507,9 +513,11 @@ static void part_header(struct page *pg, xmlNodePtr body)
 	} counts[] = {
 		{ "worse", "worse", "v-worse" },
 		{ "better", "better", "v-better" },
-		{ "same", "no significant change", "v-same" },
-		{ "noisy", "too noisy", "v-noisy" },
-		{ "few", "too few boots", "v-few" },
+		{ "same", "same", "v-same" },
+		{ "inconclusive", "inconclusive", "v-inconclusive" },
+		{ "few", "few", "v-few" },
+		{ "missing", "missing", "v-missing" },
+		{ "error", "error", "v-error" },
 	};
 	xmlNodePtr p, nav;
 	double v;
@@ -733,7 +741,7 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 		el(pg, body, "h3", "Options");
 		tbody = header_row(pg, el(pg, body, "table", NULL),
 				   (const char *const[]){ "baseline", "axis", "threshold", "alpha",
-							  "bootstrap B", "seed", "CoV limits",
+							  "interval level", "noisy above CoV",
 							  "fail on", NULL });
 		tr = el(pg, tbody, "tr", NULL);
 		td_json(pg, tr, json_object_get(opt, "baseline"));
@@ -743,8 +751,10 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 		else
 			el(pg, tr, "td", "-");
 		td_json(pg, tr, json_object_get(opt, "alpha"));
-		td_json(pg, tr, json_object_get(opt, "B"));
-		td_json(pg, tr, json_object_get(opt, "seed"));
+		if (jnum(opt, "ci_level", &a))
+			elf(pg, tr, "td", "%s%%", fmt_num(a * 100).s);
+		else
+			el(pg, tr, "td", "-");
 		if (jnum(cov, "throughput", &a) && jnum(cov, "time", &b) &&
 		    jnum(cov, "latency", &c))
 			elf(pg, tr, "td", "throughput %s%%, time %s%%, latency %s%%", fmt_num(a).s,
@@ -801,14 +811,18 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 	attr(pg, h, "id", "verdicts");
 	p = el(pg, body, "p",
 	       "Change = mean of the configuration vs mean of its baseline (harmonic mean for "
-	       "rates), with the 95% bootstrap CI of the ratio. * = significant after "
-	       "Benjamini-Hochberg (q below alpha). A verdict needs significance and a change "
-	       "beyond the threshold.");
+	       "rates, geometric for latencies), with the t interval of that ratio from the same "
+	       "t statistic as the test. * = significant after Benjamini-Hochberg (q below "
+	       "alpha). worse/better: significant and the change beyond the threshold "
+	       "(confirmed: the whole interval beyond it); same: the interval within the "
+	       "threshold; inconclusive: neither yet, with the boots a side that would decide "
+	       "it; few: under 2 boots a side; missing: no result on a side; error: values the "
+	       "statistic cannot take.");
 	attr(pg, p, "class", "note");
 	tbody = header_row(pg, el(pg, body, "table", NULL),
 			   (const char *const[]){ "workload / cell / metric", "baseline", "n",
 						  "mean", "configuration", "n", "mean", "change",
-						  "95% CI", "test", "p", "q", "verdict", NULL });
+						  "CI", "test", "p", "q", "verdict", NULL });
 	json_array_foreach(rows, i, r)
 	{
 		const json_t *base = json_object_get(r, "base"), *x = json_object_get(r, "x");
@@ -859,7 +873,16 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 		el(pg, tr, "td", orstr(jstr(r, "test")));
 		td_num(pg, tr, jfmt(r, "p").s);
 		td_num(pg, tr, jfmt(r, "q").s);
-		attr(pg, el(pg, tr, "td", orstr(verdict)), "class", "verdict");
+		td = el(pg, tr, "td", orstr(verdict));
+		attr(pg, td, "class", "verdict");
+		if (json_is_true(json_object_get(r, "confirmed")))
+			text(pg, td, " (confirmed)");
+		if (jnum(r, "boots_needed", &ch))
+			elf(pg, td, "div", "about %s boots a side would decide it", fmt_num(ch).s);
+		if (jstr(r, "reason"))
+			el(pg, td, "div", jstr(r, "reason"));
+		if (json_is_true(json_object_get(r, "noisy")))
+			el(pg, td, "div", "noisy (CoV above its limit)");
 	}
 }
 

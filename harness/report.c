@@ -20,7 +20,7 @@
 
 #include "../workloads/lib/vtbutil.h"
 
-#define SCHEMA "vtbench-compare/1"
+#define SCHEMA "vtbench-compare/2"
 /* Text tables wider than this are split into several. */
 #define TEXT_COLUMNS 120
 
@@ -41,9 +41,10 @@ struct rrow {
 	const json_t *j;
 	const char *workload, *cell, *metric, *unit, *cls, *better, *test, *verdict;
 	const char *vshort; /* the verdict in one word, for the text table */
+	const char *reason; /* missing and error rows: why */
 	struct rside base, x;
-	double change, ci_lo, ci_hi, p, q;
-	bool sig;
+	double change, ci_lo, ci_hi, p, q, boots_needed;
+	bool sig, confirmed, noisy;
 	size_t group, mi, xi; /* its table, metric line, compared column */
 };
 
@@ -72,12 +73,9 @@ struct ctx {
 	bool oom;
 };
 
-static const struct {
-	const char *name, *word;
-} verdicts[] = {
-	{ "better", "better" },	  { "worse", "worse" },	      { "no significant change", "same" },
-	{ "too noisy", "noisy" }, { "too few boots", "few" },
-};
+/* The verdicts of the document, in the order the summary counts them. */
+static const char *const verdicts[] = { "worse", "better",  "same", "inconclusive",
+					"few",	 "missing", "error" };
 
 /* ---- escaping ---------------------------------------------------------- */
 
@@ -448,22 +446,34 @@ static int read_row(struct ctx *c, json_t *index, const json_t *o, size_t i, str
 	r->better = jstr(o, "better");
 	r->test = jstr(o, "test");
 	r->verdict = jstr(o, "verdict");
-	if (!r->workload || !r->cell || !r->metric || !r->unit || !r->better || !r->verdict)
-		return vtb_error(
-			"report row %zu: workload, cell, metric, unit, better and verdict must be strings",
-			i);
-	if (strcmp(r->better, "higher") && strcmp(r->better, "lower"))
-		return vtb_error("report row %zu: better is '%s', not higher or lower", i,
-				 r->better);
-	for (v = 0; v < VTB_ARRAY_SIZE(verdicts) && strcmp(verdicts[v].name, r->verdict); v++)
+	r->reason = jstr(o, "reason");
+	if (!r->workload || !r->cell || !r->verdict)
+		return vtb_error("report row %zu: workload, cell and verdict must be strings", i);
+	for (v = 0; v < VTB_ARRAY_SIZE(verdicts) && strcmp(verdicts[v], r->verdict); v++)
 		;
 	if (v == VTB_ARRAY_SIZE(verdicts))
 		return vtb_error("report row %zu: unknown verdict '%s'", i, r->verdict);
-	r->vshort = verdicts[v].word;
+	/* a cell that reported nothing on either side is a row without a
+	 * metric; every other row names its metric, unit and direction */
+	if (!r->metric && !r->unit && !r->better && !strcmp(r->verdict, "missing")) {
+		r->metric = "-";
+		r->unit = "";
+	} else if (!r->metric || !r->unit || !r->better) {
+		return vtb_error("report row %zu: metric, unit and better must be strings", i);
+	} else if (strcmp(r->better, "higher") && strcmp(r->better, "lower")) {
+		return vtb_error("report row %zu: better is '%s', not higher or lower", i,
+				 r->better);
+	}
+	r->confirmed = json_is_true(json_object_get(o, "confirmed"));
+	r->noisy = json_is_true(json_object_get(o, "noisy"));
+	r->vshort = r->confirmed && v == 0   ? "worse!"
+		    : r->confirmed && v == 1 ? "better!"
+					     : verdicts[v];
 	if (jnum(o, "change_pct", &r->change) || jnum(o, "ci_low_pct", &r->ci_lo) ||
-	    jnum(o, "ci_high_pct", &r->ci_hi) || jnum(o, "p", &r->p) || jnum(o, "q", &r->q))
+	    jnum(o, "ci_high_pct", &r->ci_hi) || jnum(o, "p", &r->p) || jnum(o, "q", &r->q) ||
+	    jnum(o, "boots_needed", &r->boots_needed))
 		return vtb_error(
-			"report row %zu: change_pct, ci_low_pct, ci_high_pct, p and q must be numbers or null",
+			"report row %zu: change_pct, ci_low_pct, ci_high_pct, p, q and boots_needed must be numbers or null",
 			i);
 	if (sig && !json_is_boolean(sig) && !json_is_null(sig))
 		return vtb_error("report row %zu: significant is not a boolean", i);
@@ -630,6 +640,8 @@ static const char *ci_s(struct ctx *c, const struct rrow *r)
 
 static const char *metric_s(struct ctx *c, const struct rrow *r)
 {
+	if (!r->better)
+		return esc(c, r->metric);
 	return fmt(c, "%s %s", esc(c, r->metric), !strcmp(r->better, "higher") ? "(+)" : "(-)");
 }
 
@@ -725,7 +737,7 @@ static void put_header(struct ctx *c)
 {
 	const json_t *lim = json_object_get(c->opts, "cov_limit");
 	const char *axis = jstr(c->opts, "axis");
-	double b = jnumv(c->opts, "B");
+	double level = jnumv(c->opts, "ci_level");
 
 	put_campaign(c, "campaign", c->camp);
 	if (json_is_object(c->against))
@@ -735,11 +747,9 @@ static void put_header(struct ctx *c)
 		   axis ? ", axis " : "", axis ? esc(c, axis) : "", str_or(c, c->opts, "fail_on")));
 	put_kv(c, "statistics",
 	       fmt(c,
-		   "threshold %s, alpha %s, B %s%s, CoV limits %s/%s/%s (throughput/time/latency)",
+		   "threshold %s, alpha %s (intervals at %s), noisy above CoV %s/%s/%s (throughput/time/latency)",
 		   opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "alpha", "%g"),
-		   opt_num(c, "B", "%.0f"),
-		   b == 0 ? " (--no-ci: no confidence intervals)"
-			  : fmt(c, " (seed %s)", opt_num(c, "seed", "%.0f")),
+		   isnan(level) ? "?" : fmt(c, "%g%%", level * 100),
 		   isnan(jnumv(lim, "throughput")) ? "?" : fmt(c, "%g%%", jnumv(lim, "throughput")),
 		   isnan(jnumv(lim, "time")) ? "?" : fmt(c, "%g%%", jnumv(lim, "time")),
 		   isnan(jnumv(lim, "latency")) ? "?" : fmt(c, "%g%%", jnumv(lim, "latency"))));
@@ -766,11 +776,14 @@ static const char *title(struct ctx *c)
 
 static const char *legend(struct ctx *c)
 {
+	double level = jnumv(c->opts, "ci_level");
+
 	return fmt(
 		c,
-		"%s significant (Benjamini-Hochberg q < %s); change = mean / baseline mean - 1 (harmonic means for rates); ci = its 95%% bootstrap CI; n = boots; cov = stddev / mean; verdicts: better, worse (significant and beyond %s), same (no significant change), noisy (too noisy: CoV above its class limit), few (too few boots)",
+		"%s significant (Benjamini-Hochberg q < %s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies); ci = its %s t interval; n = boots; cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the interval on that side of 0, the change beyond %s; worse!, better!: confirmed, the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side), missing (no result on a side), error (values the statistic cannot take)",
 		c->mode == M_MD ? "\\*" : "*", opt_num(c, "alpha", "%g"),
-		opt_num(c, "threshold_pct", "%g%%"));
+		isnan(level) ? "?" : fmt(c, "%g%%", level * 100),
+		opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "threshold_pct", "%g%%"));
 }
 
 static void put_configs(struct ctx *c)
@@ -931,12 +944,40 @@ static void put_evidence(struct ctx *c)
 	}
 }
 
+/* The configurations of a row, for the list of undecided rows. */
+static const char *row_who(struct ctx *c, const struct rrow *r)
+{
+	return fmt(c, "%s vs %s", r->x.cfg->name, r->base.cfg->name);
+}
+
+/* Why a row is not decided, in words. */
+static const char *undecided_why(struct ctx *c, const struct rrow *r)
+{
+	double t = jnumv(c->opts, "threshold_pct");
+
+	if (!strcmp(r->verdict, "missing") || !strcmp(r->verdict, "error"))
+		return r->reason ? esc(c, r->reason) : "?";
+	if (!strcmp(r->verdict, "few"))
+		return fmt(c, "%.0f boot%s against %.0f: the t test needs at least 2 a side",
+			   r->x.n, r->x.n == 1 ? "" : "s", r->base.n);
+	return fmt(c, "change %s, ci %s..%s reaches past %s%s at n=%.0f vs %.0f%s%s",
+		   pctv(c, r->change), pctv(c, r->ci_lo), pctv(c, r->ci_hi),
+		   isnan(t) ? "the threshold" : fmt(c, "+-%g%%", t), r->noisy ? " (noisy)" : "",
+		   r->x.n, r->base.n, isnan(r->boots_needed) ? "" : "; about ",
+		   isnan(r->boots_needed)
+			   ? ""
+			   : fmt(c, "%.0f boots a side would decide it at this spread",
+				 r->boots_needed));
+}
+
 static void put_summary(struct ctx *c)
 {
-	double s[6];
-	static const char *const k[6] = { "rows", "better", "worse", "same", "noisy", "few" };
+	static const char *const k[] = { "rows",	 "worse", "better",  "same",
+					 "inconclusive", "few",	  "missing", "error" };
+	double s[VTB_ARRAY_SIZE(k)], cw = 0, cb = 0;
+	size_t undecided = 0;
 
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(k); i++)
 		s[i] = jnumv(c->summary, k[i]);
 	if (!json_is_object(c->summary) || isnan(s[0])) {
 		/* no summary in the document: count the rows */
@@ -944,13 +985,35 @@ static void put_summary(struct ctx *c)
 		s[0] = (double)c->nrows;
 		for (size_t i = 0; i < c->nrows; i++)
 			for (size_t v = 0; v < VTB_ARRAY_SIZE(verdicts); v++)
-				if (c->rows[i].vshort == verdicts[v].word)
+				if (!strcmp(c->rows[i].verdict, verdicts[v]))
 					s[v + 1]++;
 	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		cw += c->rows[i].confirmed && !strcmp(c->rows[i].verdict, "worse");
+		cb += c->rows[i].confirmed && !strcmp(c->rows[i].verdict, "better");
+	}
 	fprintf(c->f,
-		"\n%s%.0f rows: %.0f better, %.0f worse, %.0f no significant change, %.0f too noisy, %.0f too few boots%s\n",
-		c->mode == M_MD ? "**" : "", s[0], s[1], s[2], s[3], s[4], s[5],
+		"\n%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s\n",
+		c->mode == M_MD ? "**" : "", s[0], s[1],
+		cw > 0 ? fmt(c, " (%.0f confirmed)", cw) : "", s[2],
+		cb > 0 ? fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6], s[7],
 		c->mode == M_MD ? "**" : "");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct rrow *r = &c->rows[i];
+
+		if (strcmp(r->verdict, "inconclusive") && strcmp(r->verdict, "few") &&
+		    strcmp(r->verdict, "missing") && strcmp(r->verdict, "error"))
+			continue;
+		if (!undecided++)
+			fprintf(c->f, "%s\n",
+				c->mode == M_MD ? "\nRows not decided, and why:\n"
+						: "rows not decided, and why:");
+		put_folded(c, c->mode == M_MD ? "- " : "  ",
+			   fmt(c, "%s %s%s, %s: %s: %s", esc(c, r->cell), esc(c, r->metric),
+			       r->unit[0] ? fmt(c, " (%s)", esc(c, r->unit)) : "", row_who(c, r),
+			       r->verdict, undecided_why(c, r)));
+		pool_reset(c);
+	}
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -965,7 +1028,15 @@ struct tcol {
 	const char *head;
 };
 
-static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, bool base)
+/* A row's value in the unit of its metric line (the line's first row's):
+ * a value in another unit (an error row: units differ) is not shown. */
+static double x_mean(const struct rrow *r, const struct rrow *line)
+{
+	return line && strcmp(r->unit, line->unit) ? NAN : r->x.mean;
+}
+
+static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, bool base,
+		       const struct rrow *line)
 {
 	memset(t, 0, sizeof(*t));
 	if (!r) {
@@ -980,12 +1051,12 @@ static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, boo
 		t->pct = t->verd = t->ci = "";
 		return;
 	}
-	t->val = num(c, r->x.mean);
-	t->pct = fmt(c, "(%s)%s", pctv(c, r->change), r->sig ? "*" : "");
+	t->val = num(c, x_mean(r, line));
+	t->pct = isnan(r->change) ? "" : fmt(c, "(%s)%s", pctv(c, r->change), r->sig ? "*" : "");
 	t->verd = r->vshort;
 	t->n = n_s(c, r->x.n);
 	t->cov = cov_s(c, r->x.cov);
-	t->ci = ci_s(c, r);
+	t->ci = r->noisy ? fmt(c, "%s noisy", ci_s(c, r)) : ci_s(c, r);
 }
 
 static size_t max_sz(size_t a, size_t b)
@@ -1126,10 +1197,11 @@ static void text_table(struct ctx *c, const struct rgroup *g)
 		mlab[m] = metric_s(c, g->mrow[m]);
 		wm = max_sz(wm, width(mlab[m]));
 		wu = max_sz(wu, width(esc(c, g->mrow[m]->unit)));
-		tcell_fill(c, &cells[m * nc], g->mrow[m], true);
+		tcell_fill(c, &cells[m * nc], g->mrow[m], true, NULL);
 		tcol_fit(&cols[0], &cells[m * nc]);
 		for (x = 0; x < g->nx; x++) {
-			tcell_fill(c, &cells[m * nc + x + 1], g->cells[m * g->nx + x], false);
+			tcell_fill(c, &cells[m * nc + x + 1], g->cells[m * g->nx + x], false,
+				   g->mrow[m]);
 			tcol_fit(&cols[x + 1], &cells[m * nc + x + 1]);
 		}
 	}
@@ -1201,7 +1273,7 @@ static void put_series(struct ctx *c)
 				w[k] = width(r[k]);
 	}
 	fprintf(c->f, "\nper configuration (n = boots, one value per boot; the mean of a rate is "
-		      "its harmonic mean)\n\n");
+		      "its harmonic mean, of a latency its geometric mean)\n\n");
 	for (i = 0; i <= n; i++) {
 		const char *const *r = i ? &cells[(i - 1) * NCOL] : head;
 
@@ -1273,9 +1345,10 @@ static void md_table(struct ctx *c, const struct rgroup *g)
 				fputs(" - |", c->f);
 				continue;
 			}
-			fprintf(c->f, " %s (%s)%s %s<br>%s, %s, %s |", num(c, r->x.mean),
-				pctv(c, r->change), r->sig ? "\\*" : "", r->vshort, n_s(c, r->x.n),
-				cov_s(c, r->x.cov), ci_s(c, r));
+			fprintf(c->f, " %s%s%s %s<br>%s, %s, %s%s |", num(c, x_mean(r, b)),
+				isnan(r->change) ? "" : fmt(c, " (%s)", pctv(c, r->change)),
+				r->sig ? "\\*" : "", r->vshort, n_s(c, r->x.n), cov_s(c, r->x.cov),
+				ci_s(c, r), r->noisy ? ", noisy" : "");
 		}
 		fputc('\n', c->f);
 	}
@@ -1367,8 +1440,11 @@ static const char *const csv_row_keys[] = {
 static const char *const csv_side_keys[] = { "config", "label", "campaign" };
 static const char *const csv_sum_keys[] = { "n",   "mean", "amean", "median", "stddev", "cov",
 					    "min", "max",  "p5",    "p25",    "p75",	"p95" };
-static const char *const csv_tail_keys[] = { "change_pct", "ci_low_pct", "ci_high_pct", "test",
-					     "p",	   "q",		 "significant", "verdict" };
+static const char *const csv_tail_keys[] = {
+	"effect", "change_pct",	 "ci_low_pct", "ci_high_pct", "test",	  "df",		  "p",
+	"q",	  "significant", "verdict",    "confirmed",   "possible", "boots_needed", "noisy",
+	"reason"
+};
 
 static void csv_side(struct ctx *c, const struct rrow *r, const struct rside *s, const char *which)
 {

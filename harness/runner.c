@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "baremetal.h"
+#include "compare.h"
 #include "conf.h"
 #include "hoststate.h"
 #include "hosttopo.h"
@@ -735,6 +736,229 @@ out:
 	return ret;
 }
 
+/*
+ * Runs boot @rep of @c with its progress events (@p: index, total and the
+ * auto fields filled by the caller).  0: stored (or not run: a stop was
+ * requested, res->interrupted set); -1 on a harness failure.
+ */
+static int run_one(struct boot_ctx *b, const struct vtb_config *c, int rep, struct vtb_progress *p,
+		   struct vtb_run_result *res, size_t *done)
+{
+	struct vtb_boot_outcome out = { 0 };
+	size_t total = p->total;
+	uint64_t bt0;
+	int r;
+
+	if (stop_requested()) {
+		res->interrupted = true;
+		return 0;
+	}
+	p->label = c->label;
+	p->rep = rep;
+	p->elapsed_seconds = (double)(vtb_now_ns() - b->t0) / 1e9;
+	p->eta_seconds = *done ? p->elapsed_seconds / (double)*done * (double)(total - *done) : -1;
+	progress(b->o, p);
+	bt0 = vtb_now_ns();
+	b->cur = p;
+	r = run_boot(b, c, rep, &out, res);
+	b->cur = NULL;
+	if (r != 0)
+		vtb_boot_outcome_release(&out);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		res->interrupted = true;
+		return 0;
+	}
+	(*done)++;
+	p->index = *done;
+	p->status = out.status;
+	p->error = out.error;
+	p->boot_seconds = (double)(vtb_now_ns() - bt0) / 1e9;
+	p->elapsed_seconds = (double)(vtb_now_ns() - b->t0) / 1e9;
+	p->eta_seconds = p->elapsed_seconds / (double)*done * (double)(total - *done);
+	progress(b->o, p);
+	vtb_boot_outcome_release(&out);
+	return 0;
+}
+
+/*
+ * reps = auto, the stopping rule: compare's document of the campaign as
+ * stored (each VM against its own baseline, or the matrix's auto_compare
+ * axis or baseline; the default threshold and alpha); a configuration
+ * needs more boots while a row that involves it is undecided
+ * (inconclusive or few).  Fills @more per configuration of @m and
+ * *undecided; *bad: the selection does not fit the campaign (an input
+ * error).
+ */
+static int auto_decide(struct boot_ctx *b, const struct vtb_matrix *m, const char *db,
+		       const char *campaign, bool *more, long *undecided, bool *bad)
+{
+	const char **keys = calloc(m->n_configs ? m->n_configs : 1, sizeof(*keys));
+	struct vtb_compare_opts co;
+	json_t *doc = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	*bad = false;
+	if (!keys)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < m->n_configs; i++) {
+		keys[i] = m->configs[i].key;
+		more[i] = false;
+	}
+	vtb_compare_opts_default(&co);
+	co.campaign = campaign;
+	co.axis = m->auto_axis;
+	co.baseline = m->auto_baseline;
+	if (vtb_compare_build(b->st, db, NULL, NULL, &co, &doc, bad) < 0 ||
+	    vtb_compare_pending(doc, keys, m->n_configs, more, &n) < 0)
+		goto out;
+	*undecided = (long)n;
+	ret = 0;
+out:
+	json_decref(doc);
+	free(keys);
+	return ret;
+}
+
+/* splitmix64: a round's order for order = random:SEED. */
+static uint64_t mix(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * reps = auto: interleaved rounds.  Every runnable configuration boots
+ * once a round until it has min_reps boots; from then on, after each
+ * round, auto_decide() says which need more, and only those boot in the
+ * next (a configuration whose rows come undecided again, as its baseline
+ * gains boots for another VM, boots again).  Reps already stored (--resume)
+ * count.  Stops when none needs more, at max_reps a configuration, on a
+ * stop request, or when the next boot would end past the budget (at the
+ * mean boot time so far).
+ */
+static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const struct vtb_matrix *m,
+		    struct vtb_run_result *res, size_t *done)
+{
+	size_t n = m->n_configs, *round = calloc(n ? n : 1, sizeof(*round));
+	int *next = calloc(n ? n : 1, sizeof(*next));
+	bool *more = calloc(n ? n : 1, sizeof(*more));
+	uint64_t state = m->seed;
+	double boot_sum = 0;
+	int ret = -1;
+
+	res->reps_auto = true;
+	res->undecided = -1;
+	if (!round || !next || !more) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	/* what --resume finds stored: reps 0..next-1 */
+	for (size_t i = 0; i < n; i++) {
+		bool exists = true;
+
+		while (m->configs[i].runnable && next[i] < m->max_reps && exists) {
+			if (vtb_store_boot_exists(b->st, b->campaign, m->configs[i].key, next[i],
+						  &exists))
+				goto out;
+			next[i] += exists;
+		}
+		res->skipped += (size_t)next[i];
+	}
+	for (;;) {
+		size_t k = 0, left = 0;
+		bool any_min = false, bad = false;
+		char *msg;
+
+		for (size_t i = 0; i < n; i++)
+			any_min |= m->configs[i].runnable && next[i] >= m->min_reps;
+		/* the first time before any boot: a selection that cannot work
+		 * (an axis no configuration has) is found before hours of boots */
+		if ((any_min || !res->rounds) &&
+		    auto_decide(b, m, res->db, res->campaign, more, &res->undecided, &bad) < 0) {
+			if (bad)
+				vtb_error("auto_compare: %s", vtb_errmsg());
+			res->fail = bad ? VTB_RUN_INPUT : VTB_RUN_INFRA;
+			goto out;
+		}
+		if (!any_min) {
+			res->undecided = -1;
+			memset(more, 0, n * sizeof(*more));
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!m->configs[i].runnable || next[i] >= m->max_reps ||
+			    (next[i] >= m->min_reps && !more[i]))
+				continue;
+			round[k++] = i;
+			left += (size_t)(m->max_reps - next[i]);
+		}
+		res->planned = *done + res->skipped + left;
+		if (res->rounds && res->undecided < 0)
+			msg = vtb_asprintf(
+				"reps = auto, round %zu: %lld boots a configuration before "
+				"the first decision",
+				res->rounds, m->min_reps);
+		else if (res->rounds)
+			msg = vtb_asprintf("reps = auto, round %zu: %ld compare row%s undecided; %zu "
+					   "configuration%s go%s on, at most %zu boot%s left",
+					   res->rounds, res->undecided,
+					   res->undecided == 1 ? "" : "s", k, k == 1 ? "" : "s",
+					   k == 1 ? "es" : "", left, left == 1 ? "" : "s");
+		else
+			msg = NULL;
+		if (msg)
+			note(msg, (void *)o);
+		free(msg);
+		if (!k) {
+			for (size_t i = 0; i < n; i++)
+				res->capped |= m->configs[i].runnable && next[i] >= m->max_reps &&
+					       more[i];
+			break;
+		}
+		if (m->order == VTB_ORDER_RANDOM)
+			for (size_t i = k; i > 1; i--) {
+				size_t j = (size_t)(mix(&state) % i), t = round[i - 1];
+
+				round[i - 1] = round[j];
+				round[j] = t;
+			}
+		for (size_t j = 0; j < k; j++) {
+			const struct vtb_config *c = &m->configs[round[j]];
+			struct vtb_progress p = { .index = *done + 1,
+						  .total = *done + left - j,
+						  .reps_auto = true,
+						  .undecided = res->undecided };
+			double elapsed = (double)(vtb_now_ns() - b->t0) / 1e9;
+
+			if (m->budget_ns && *done &&
+			    elapsed + boot_sum / (double)*done > (double)m->budget_ns / 1e9) {
+				res->budget_spent = true;
+				break;
+			}
+			if (run_one(b, c, next[round[j]], &p, res, done) < 0)
+				goto out;
+			if (res->interrupted)
+				break;
+			boot_sum += p.boot_seconds;
+			next[round[j]]++;
+		}
+		res->rounds++;
+		if (res->interrupted || res->budget_spent)
+			break;
+	}
+	ret = 0;
+out:
+	free(round);
+	free(next);
+	free(more);
+	return ret;
+}
+
 static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
 			  struct vtb_hosttopo *host, struct vtb_matrix *m, json_t *state,
 			  int64_t *campaign, struct vtb_run_result *res)
@@ -964,8 +1188,13 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	}
 	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
 		goto out;
-	if (o->reps > 0)
-		m->reps = o->reps;
+	if (o->reps > 0 || o->reps_auto)
+		vtb_matrix_set_reps(m, o->reps_auto ? 0 : o->reps);
+	if (m->reps_auto && m->order == VTB_ORDER_SEQUENTIAL) {
+		vtb_error("reps = auto boots in interleaved rounds: '%s' has order = sequential",
+			  o->matrix);
+		goto out;
+	}
 	{
 		char *ht = NULL, *msg;
 
@@ -1021,52 +1250,26 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (plan_todo(st, b.campaign, m, order, n_order, skip, &todo, res))
+	if (!m->reps_auto && plan_todo(st, b.campaign, m, order, n_order, skip, &todo, res))
 		goto out;
 	report_not_runnable(o, st, b.campaign, m);
 
-	for (i = 0; i < n_order; i++) {
-		const struct vtb_config *c = &m->configs[order[i].config];
-		struct vtb_boot_outcome out = { 0 };
-		struct vtb_progress p = { 0 };
-		uint64_t bt0;
-		int r;
-
-		if (skip[i])
-			continue;
-		if (stop_requested()) {
-			res->interrupted = true;
-			break;
-		}
-		p.index = done + 1;
-		p.total = todo;
-		p.label = c->label;
-		p.rep = order[i].rep;
-		p.elapsed_seconds = (double)(vtb_now_ns() - t0) / 1e9;
-		p.eta_seconds = done ? p.elapsed_seconds / (double)done * (double)(todo - done)
-				     : -1;
-		progress(o, &p);
-		bt0 = vtb_now_ns();
-		b.cur = &p;
-		r = run_boot(&b, c, order[i].rep, &out, res);
-		b.cur = NULL;
-		if (r != 0)
-			vtb_boot_outcome_release(&out);
-		if (r < 0)
+	if (m->reps_auto) {
+		if (run_auto(&b, o, m, res, &done) < 0)
 			goto out;
-		if (r == 1) {
-			res->interrupted = true;
-			break;
+	} else {
+		for (i = 0; i < n_order && !res->interrupted; i++) {
+			struct vtb_progress p = { .index = done + 1,
+						  .total = todo,
+						  .undecided = -1 };
+			int r;
+
+			if (skip[i])
+				continue;
+			r = run_one(&b, &m->configs[order[i].config], order[i].rep, &p, res, &done);
+			if (r < 0)
+				goto out;
 		}
-		done++;
-		p.index = done;
-		p.status = out.status;
-		p.error = out.error;
-		p.boot_seconds = (double)(vtb_now_ns() - bt0) / 1e9;
-		p.elapsed_seconds = (double)(vtb_now_ns() - t0) / 1e9;
-		p.eta_seconds = p.elapsed_seconds / (double)done * (double)(todo - done);
-		progress(o, &p);
-		vtb_boot_outcome_release(&out);
 	}
 	campaign_open = false;
 	if (res->interrupted)

@@ -3,7 +3,11 @@
  * The campaign loop: loads the matrix against the local host, opens the
  * store, starts or resumes a campaign, runs every (configuration, rep)
  * boot in the matrix's order, stores each boot in one transaction, and
- * stops cleanly on SIGINT/SIGTERM.  It prints nothing: progress goes
+ * stops cleanly on SIGINT/SIGTERM.  With reps = auto it boots in
+ * interleaved rounds instead: after each round compare's default
+ * selection (each VM against its own baseline) decides which
+ * configurations need more boots (a row inconclusive or few), until none
+ * does, the cap (max_reps) or the budget.  It prints nothing: progress goes
  * through a callback, the outcome through struct vtb_run_result.
  */
 #ifndef VTB_RUNNER_H
@@ -23,6 +27,11 @@ struct vtb_progress {
 	double elapsed_seconds, eta_seconds; /* eta < 0: unknown */
 	const char *warning;		     /* a warning instead of a boot event */
 	const char *note;		     /* information instead of a boot event */
+	/* reps = auto: total is the boots done plus the most still to come;
+	 * undecided the compare rows not yet decided (-1: before the first
+	 * decision) */
+	bool reps_auto;
+	long undecided;
 };
 
 struct vtb_run_opts {
@@ -30,6 +39,7 @@ struct vtb_run_opts {
 	const char *db;	    /* NULL: the matrix's db = */
 	const char *only;   /* glob on configuration labels/keys, or NULL */
 	long long reps;	    /* 0: the matrix's reps = */
+	bool reps_auto;	    /* --reps auto (over the matrix's reps =) */
 	bool resume;
 	/* the host's identity in the database instead of its hostname
 	 * (VTBENCH_HOST_ID); NULL: the matrix's host_id =, else the hostname */
@@ -49,6 +59,12 @@ struct vtb_run_result {
 	bool interrupted;
 	int stop_signal; /* interrupted: by SIGINT or SIGTERM */
 	bool resumed;
+	/* reps = auto: rounds run, compare rows still undecided at the end
+	 * (-1: never decided), why it stopped */
+	bool reps_auto;
+	size_t rounds;
+	long undecided;
+	bool budget_spent, capped;
 	char campaign[37];
 	char *db;		/* path used (malloc'ed) */
 	enum vtb_run_fail fail; /* why vtb_run returned -1 */

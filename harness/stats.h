@@ -1,13 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Statistics of compare (issue 7): per-boot summaries, the change of a
- * configuration against its baseline with a seeded bootstrap CI of the
- * ratio of means, Welch's t and Mann-Whitney U p-values, Benjamini-Hochberg
- * across a table, and the verdict of a row.  Pure: no I/O, no globals; GSL
- * for distributions, sorting, quantiles and random numbers.
+ * Statistics of compare: per-boot summaries, the change of a configuration
+ * against its baseline as ONE statistic per row (its estimate, direction,
+ * confidence interval and test come from the same t statistic, so they
+ * cannot disagree), Benjamini-Hochberg across a table, and the verdict of
+ * a row read from its interval.  Pure: no I/O, no globals; GSL for
+ * distributions, sorting and quantiles.
  *
  * The unit of observation is the boot: every array here holds one value per
  * boot (for a latency metric, that boot's percentile).
+ *
+ * The statistic of a row, by metric class (README "Statistics"):
+ *   - TIME: the ratio of arithmetic means, r = mean(x) / mean(base);
+ *   - THROUGHPUT: the ratio of harmonic means (rates, as mmtests),
+ *     r = mean(1/base) / mean(1/x);
+ *   - LATENCY: the ratio of geometric means, r = exp(mean(log x) -
+ *     mean(log base)): per-boot percentiles are skewed, and a ratio of
+ *     geometric means is Welch's t on log(x), the textbook test for them.
+ * In each case d = log r, its standard error se from the two sides'
+ * relative standard errors (TIME, THROUGHPUT: the delta method,
+ * se^2 = s_b^2 / (n_b m_b^2) + s_x^2 / (n_x m_x^2) over the values or their
+ * inverses; LATENCY: Welch's se^2 = s_b^2 / n_b + s_x^2 / n_x of the logs),
+ * Welch-Satterthwaite degrees of freedom df, t = d / se, p = 2 P(T_df > |t|)
+ * and the CI exp(d -+ t_{1 - alpha/2, df} se) - 1.  The change shown is
+ * r - 1: the ratio of the means shown (vtb_summary.mean).  Coverage of the
+ * CI is checked by simulation in tests/unit/test_stats.c and make bench.
  *
  * Conventions, matched against scipy 1.10 / numpy 1.24 in
  * tests/cli/stats_scipy.sh:
@@ -15,19 +32,11 @@
  *     numpy.percentile's default (R type 7, GSL's quantile);
  *   - stddev: sample standard deviation (n - 1), 0 when n == 1;
  *     cov = stddev / |arithmetic mean|, a FRACTION (0.02 = 2%);
- *   - mean: the harmonic mean for THROUGHPUT (rates, as mmtests), the
- *     arithmetic mean otherwise; amean is always the arithmetic mean;
- *   - Welch: scipy.stats.ttest_ind(a, b, equal_var=False), two-sided; on
- *     1/x for THROUGHPUT (the test then matches the harmonic mean shown),
- *     on x for TIME;
- *   - Mann-Whitney U (LATENCY): two-sided, U = max(U1, U2).  Exact null
- *     distribution when both samples have n <= 8 and no value is tied
- *     (scipy.stats.mannwhitneyu(method="exact")); otherwise the normal
- *     approximation with average ranks, tie correction
- *     sigma^2 = n1 n2 / 12 ((n + 1) - sum(t^3 - t) / (n (n - 1))) and
- *     continuity correction 0.5 (method="asymptotic", use_continuity=True).
- *     Note scipy's method="auto" would already choose "exact" when only ONE
- *     side has n <= 8; vtbench asks for both;
+ *   - mean: the harmonic mean for THROUGHPUT, the geometric mean for
+ *     LATENCY, the arithmetic mean for TIME; amean is always the arithmetic
+ *     mean;
+ *   - LATENCY's test is scipy.stats.ttest_ind(log(x), log(base),
+ *     equal_var=False);
  *   - Benjamini-Hochberg: q(i) = min over j >= i of p(j) m / j over the
  *     ascending p-values, capped at 1 (scipy.stats.false_discovery_control,
  *     scipy >= 1.11).
@@ -49,126 +58,127 @@ enum vtb_metric_class { VTB_MC_THROUGHPUT, VTB_MC_TIME, VTB_MC_LATENCY };
  *   unit "s" -> TIME;
  *   a rate: unit "rps", "iops", "Hz" or ending in "/s" ("MB/s", "1/s") ->
  *     THROUGHPUT (its mean is the harmonic mean);
- *   anything else (counts, unitless, NULL) -> TIME: an arithmetic mean and
- *     Welch's t on x, the safe choice for values that are not rates.
+ *   anything else (counts, unitless, NULL) -> TIME: an arithmetic mean,
+ *     the safe choice for values that are not rates.
  */
 enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit);
 /* "throughput", "time", "latency" (the JSON "class"). */
 const char *vtb_metric_class_name(enum vtb_metric_class k);
+/* What a row's change is the ratio of: "ratio of harmonic means", "ratio
+ * of means", "ratio of geometric means". */
+const char *vtb_metric_class_effect(enum vtb_metric_class k);
 
 struct vtb_summary {
 	size_t n;
-	double mean; /* hmean for THROUGHPUT */
+	double mean; /* hmean for THROUGHPUT, gmean for LATENCY, amean for TIME */
 	double amean, median, stddev, cov, min, max, p5, p25, p75, p95;
 };
 
 /*
  * Summary of @n per-boot values (any order; @v is not modified).  n == 0:
  * n = 0 and every figure NAN.  The harmonic mean of THROUGHPUT is 0 when a
- * value is 0 and NAN when one is negative (as scipy.stats.hmean); cov is NAN
- * when the arithmetic mean is 0 and stddev is not.  -1 with vtb_error() on a
- * non-finite value or when out of memory.
+ * value is 0 and NAN when one is negative (as scipy.stats.hmean); the
+ * geometric mean of LATENCY is NAN when a value is <= 0; cov is NAN when
+ * the arithmetic mean is 0 and stddev is not.  A non-finite value makes
+ * every figure but n NAN (compare reports the row as an error).  -1 with
+ * vtb_error() when out of memory.
  */
 int vtb_summarise(const double *v, size_t n, enum vtb_metric_class k, struct vtb_summary *out);
 
 struct vtb_test_opts {
-	unsigned B;	      /* bootstrap replicates; 0: no CI (--no-ci) */
-	uint64_t seed;	      /* campaign-wide seed, mixed into every row's */
-	double alpha;	      /* BH q below which a change is significant */
-	double threshold_pct; /* |change| must exceed it for better/worse */
-	double cov_limit[3];  /* per class, percent: throughput 5, time 5, latency 20 */
-	size_t min_n;	      /* fewer boots on either side: too few boots; default 3 */
-	int threads;	      /* bootstrap threads, 0 = online CPUs */
+	double alpha;	      /* BH q below which a change is significant; CIs at 1 - alpha */
+	double threshold_pct; /* a change that matters: worse/better beyond it, same within */
+	double cov_limit[3];  /* per class, percent: the "noisy" note (never a verdict) */
+	size_t min_n;	      /* fewer boots on either side: few (default 2: the t test
+				 needs a spread on each side) */
 };
-/* B 2000, seed 1, alpha .05, threshold 5%, cov_limit {5, 5, 20}, min_n 3, threads 0. */
+/* alpha .05, threshold 5%, cov_limit {5, 5, 20}, min_n 2. */
 void vtb_test_opts_default(struct vtb_test_opts *o);
 
-struct vtb_comparison {
-	double change_pct;		/* (mean_x / mean_base - 1) * 100, mean as in vtb_summary */
-	double ci_low_pct, ci_high_pct; /* 95% percentile bootstrap CI of the ratio, as % change;
-					   NAN when B == 0 (--no-ci) */
-	const char *test; /* "welch" (THROUGHPUT on 1/x, TIME on x) | "mann-whitney" */
-	double p;	  /* two-sided */
-	double q;	  /* BH-adjusted, filled by vtb_bh() */
-	int verdict;	  /* enum below, filled by vtb_verdict() after vtb_bh() */
+/* Verdicts, in the words of the compare document. */
+enum {
+	VTB_V_WORSE,	    /* significant (BH), the CI on the worse side of 0, the
+			       estimate beyond the threshold */
+	VTB_V_BETTER,	    /* the same on the better side */
+	VTB_V_SAME,	    /* the CI within +-threshold */
+	VTB_V_INCONCLUSIVE, /* anything else: more boots would decide it */
+	VTB_V_FEW,	    /* under min_n boots on a side: no test */
+	VTB_V_MISSING,	    /* a series absent on one side (compare.c) */
+	VTB_V_ERROR,	    /* values the statistic cannot take (or units differ) */
+	VTB_V_COUNT
 };
-enum { VTB_V_BETTER, VTB_V_WORSE, VTB_V_SAME, VTB_V_NOISY, VTB_V_FEW };
-/* "better" "worse" "no significant change" "too noisy" "too few boots"; NULL out of range. */
+/* "worse" "better" "same" "inconclusive" "few" "missing" "error"; NULL out of range. */
 const char *vtb_verdict_name(int v);
 
-/*
- * Compares per-boot values @x against @base (metric class @k).  Fills
- * change_pct, the CI (B = o->B bootstrap replicates on o->threads threads),
- * test and p; q = NAN and verdict = VTB_V_SAME until vtb_bh() and
- * vtb_verdict().  Not tested (p = NAN, left out of BH): fewer than o->min_n
- * (or 2) boots on either side, a THROUGHPUT side with a value <= 0, or
- * Welch's t undefined (both sides constant and equal).  Figures that cannot
- * be computed (a zero baseline mean, an empty side) are NAN.
- *
- * Bootstrap: each replicate resamples both sides with replacement and takes
- * the ratio of their class means (hmean for THROUGHPUT); the CI is the
- * 2.5th and 97.5th percentile (linear) of the B ratios, NAN when any ratio
- * is not finite.  Replicates come in fixed blocks of VTB_BOOT_BLOCK, each
- * with its own random stream (GSL's taus2) seeded from (o->seed, @row_seed,
- * block index);
- * threads take whole blocks, so the CI is the same for any thread count and
- * reproducible for a given (seed, row_seed); the blocks of a thread that
- * cannot be started run in the caller.
- *
- * -1 with vtb_error() on a non-finite value or when out of memory; 0
- * otherwise.
- */
-#define VTB_BOOT_BLOCK 256
-int vtb_compare_samples(const double *base, size_t nb, const double *x, size_t nx,
-			enum vtb_metric_class k, const struct vtb_test_opts *o, uint64_t row_seed,
-			struct vtb_comparison *out);
-
-/*
- * Many rows at once, the rows spread over o->threads threads (0 = online
- * CPUs), each row's bootstrap on one: fills every rows[i].out exactly as
- * vtb_compare_samples() would, for any thread count, with one
- * synchronisation per table instead of one per row.  Stops at the first
- * failure: -1 with vtb_error(), the outputs then partly filled.
- */
-struct vtb_row_job {
-	const double *base, *x;
-	size_t nb, nx;
-	enum vtb_metric_class k;
-	uint64_t row_seed;
-	struct vtb_comparison out;
+/* Why a row is an error (vtb_comparison.error). */
+enum vtb_row_error {
+	VTB_RE_NONE,
+	VTB_RE_NONFINITE,   /* a value is NaN or infinite */
+	VTB_RE_NONPOSITIVE, /* a rate or latency <= 0: no inverse or log */
+	VTB_RE_ZERO_MEAN,   /* TIME: a side's mean <= 0: no relative change */
 };
-int vtb_compare_rows(struct vtb_row_job *rows, size_t n, const struct vtb_test_opts *o);
+
+struct vtb_comparison {
+	size_t nb, nx;			/* boots of each side */
+	double change_pct;		/* (r - 1) * 100; NAN when it cannot be computed */
+	double ci_low_pct, ci_high_pct; /* the (1 - alpha) CI of r, as % change; NAN untested */
+	double d, se, df, t;		/* log r, its standard error, Welch-Satterthwaite df */
+	double sd_base, sd_x;		/* per-boot spreads of the two sides on the scale of
+					   se (se^2 = sd_base^2 / nb + sd_x^2 / nx) */
+	const char *test;		/* "log-ratio-t" (TIME, THROUGHPUT) | "welch-log" */
+	double p;			/* two-sided; NAN: not tested */
+	double q;			/* BH-adjusted, filled by vtb_bh() */
+	int error;			/* enum vtb_row_error */
+	int error_side;			/* 0: base, 1: x */
+	size_t error_index;		/* the offending value's position in its side */
+	/* filled by vtb_verdict() after vtb_bh(): */
+	int verdict;
+	bool confirmed;	     /* worse/better with the whole CI beyond the threshold */
+	bool possible;	     /* inconclusive with the CI reaching past the threshold on the
+				worse side (--fail-on possible) */
+	double boots_needed; /* inconclusive: boots a side that would decide the row at the
+				observed estimate and spread (vtb_boots_needed); NAN unknown */
+};
 
 /*
- * A row's seed from its identity (e.g. "workload\x1fcell\x1fmetric\x1fconfig"):
- * 64-bit FNV-1a, so a row keeps its CI when other rows come and go.
+ * Compares per-boot values @x against @base (metric class @k) at level
+ * 1 - o->alpha: fills every member up to error; q = NAN and verdict =
+ * VTB_V_INCONCLUSIVE until vtb_bh() and vtb_verdict().  Not tested (p
+ * NAN): fewer than o->min_n (at least 2) boots on either side, or an
+ * error (a non-finite value; a THROUGHPUT or LATENCY value <= 0; a TIME
+ * side whose mean is <= 0).  Both sides constant and equal: change 0, CI
+ * [0, 0], p 1.  Both constant and different: se 0, p 0, the CI the point.
  */
-uint64_t vtb_stats_row_seed(const char *key);
+void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t nx,
+			 enum vtb_metric_class k, const struct vtb_test_opts *o,
+			 struct vtb_comparison *out);
 
 /* Benjamini-Hochberg over n p-values (NAN p = not tested, left out, q NAN): q[i].
  * @q may be @p.  -1 with vtb_error() when out of memory. */
 int vtb_bh(const double *p, size_t n, double *q);
 
 /*
- * better/worse need q < alpha AND |change| > threshold; direction from
- * higher_better; too few boots (either side below o->min_n) before too
- * noisy (cov * 100 of either side above o->cov_limit[k], or not finite)
- * before the rest.  A row not tested (q NAN) is "no significant change".
+ * The verdict of @c from its q, CI and estimate (enum above), direction
+ * from @higher_better; sets c->verdict, c->confirmed, c->possible and
+ * c->boots_needed, and returns the verdict.  Order: error, few, then
+ * worse/better, same, inconclusive.
  */
-int vtb_verdict(const struct vtb_comparison *c, const struct vtb_summary *base,
-		const struct vtb_summary *x, enum vtb_metric_class k, bool higher_better,
-		const struct vtb_test_opts *o);
+int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_test_opts *o);
 
-/* Welch p (two-sided): NAN when either side has fewer than 2 values, or both
- * are constant and equal; 0 when both are constant and differ (as scipy). */
-double vtb_welch_p(const double *a, size_t na, const double *b, size_t nb);
-/* Mann-Whitney U p (two-sided), conventions above; NAN when a side is empty
- * (or, with vtb_error(), when out of memory). */
-double vtb_mwu_p(const double *a, size_t na, const double *b, size_t nb);
+/*
+ * Boots a side (the same on both) that would decide @c if the estimate d
+ * and the per-boot spreads stayed as observed: the smallest n with
+ * t_{1 - alpha/2, df(n)} se(n) < |d| when |change| is beyond the
+ * threshold (significance), or with the CI inside +-threshold otherwise
+ * (equivalence); se(n)^2 = (sd_base^2 + sd_x^2) / n, df(n) Welch's.  At
+ * least one more than the larger side has.  NAN when the row has no
+ * spread estimate, or when no n up to 100000 would do (|change| at the
+ * threshold).  A planning figure, not a promise: the estimate moves.
+ */
+double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o);
+
 /* pct in [0, 100] of @n ascending values, linear as numpy's default; NAN when
  * n == 0 or pct is out of range. */
 double vtb_percentile(const double *sorted, size_t n, double pct);
-/* The same of @n values in any order, in O(n) (GSL's selection); reorders @v. */
-double vtb_percentile_select(double *v, size_t n, double pct);
 
 #endif

@@ -268,6 +268,26 @@ static const char *const migrations[] = {
 	");\n"
 	"CREATE UNIQUE INDEX upload_boot ON upload (boot_id, sink) WHERE boot_id IS NOT NULL;\n"
 	"CREATE INDEX upload_campaign ON upload (campaign_id, sink, what);\n",
+	/* 7: one sample per metric of a result (issue 15): a second sample of
+	 * one metric in one cell of one boot counted as another boot.  The
+	 * first is kept; each later one is dropped and stays as an event of
+	 * its boot, with its value. */
+	"-- sample: UNIQUE (result_id, metric); duplicates from older versions\n"
+	"-- are kept as warn events of their boot before they are dropped\n"
+	"INSERT INTO event (campaign_id, boot_id, time_ns, level, message)\n"
+	"	SELECT boot.campaign_id, boot.id, boot.ended_ns, 'warn',\n"
+	"		'schema 7 dropped a second sample of metric ''' || s.metric ||\n"
+	"		''' of cell ''' || cell.name || ''': ' || s.value || ' ' || s.unit ||\n"
+	"		' (the first is kept: one value per boot and metric)'\n"
+	"	FROM sample s JOIN result ON result.id = s.result_id\n"
+	"	JOIN boot ON boot.id = result.boot_id JOIN cell ON cell.id = result.cell_id\n"
+	"	WHERE EXISTS (SELECT 1 FROM sample f WHERE f.result_id = s.result_id\n"
+	"		AND f.metric = s.metric AND f.id < s.id)\n"
+	"	ORDER BY s.id;\n"
+	"DELETE FROM sample WHERE EXISTS (SELECT 1 FROM sample f\n"
+	"	WHERE f.result_id = sample.result_id AND f.metric = sample.metric AND f.id < sample.id);\n"
+	"DROP INDEX sample_result;\n"
+	"CREATE UNIQUE INDEX sample_metric ON sample (result_id, metric);\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
@@ -1153,11 +1173,29 @@ static int result_of(struct boot_ctx *bc, const char *key, const char *what, int
 	return 0;
 }
 
+/* A second sample of one metric in one result (the record parser refuses
+ * them; a caller of this API may not): the first is kept, this one is an
+ * error event of the boot. */
+static int note_duplicate(struct boot_ctx *bc, const struct vtb_rs_sample *sm)
+{
+	char *msg = vtb_asprintf("a second sample of metric '%s' in cell '%s' (%g %s) was not "
+				 "stored: one value per boot and metric",
+				 sm->metric, sm->cell ? sm->cell : "", sm->value,
+				 sm->unit ? sm->unit : "");
+	int ret;
+
+	if (!msg)
+		return vtb_error("out of memory");
+	ret = insert_event(bc->st, bc->campaign_id, bc->boot_id, "error", msg);
+	free(msg);
+	return ret;
+}
+
 static int store_samples(struct boot_ctx *bc, const struct vtb_boot_records *recs)
 {
 	static const char ins_sample[] =
 		"INSERT INTO sample (result_id, metric, unit, value, better)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)";
+		" VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (result_id, metric) DO NOTHING";
 	static const char ins_hist[] =
 		"INSERT INTO histogram (result_id, metric, unit, params, buckets)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -1185,6 +1223,8 @@ static int store_samples(struct boot_ctx *bc, const struct vtb_boot_records *rec
 		if (step(bc->st, s, "store a sample", NULL) < 0)
 			goto out;
 		sqlite3_reset(s);
+		if (!sqlite3_changes(bc->st->db) && note_duplicate(bc, sm) < 0)
+			goto out;
 	}
 	sqlite3_finalize(s);
 	if (prepare(bc->st, ins_hist, &s) < 0)
@@ -1993,6 +2033,84 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 	return query_each(st, sel, campaign_id, "read cells", emit_cell, &w);
 }
 
+struct campaign_cell_walk {
+	int (*fn)(const struct vtb_campaign_cell *row, void *arg);
+	void *arg;
+};
+
+static int emit_campaign_cell(sqlite3_stmt *s, void *ctx)
+{
+	struct campaign_cell_walk *w = ctx;
+	struct vtb_campaign_cell r = {
+		.config_key = column_text(s, 0),
+		.cell_key = column_text(s, 1),
+		.cell_name = column_text(s, 2),
+		.workload = column_text(s, 3),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_campaign_cell(struct vtb_store *st, int64_t campaign_id,
+				    int (*fn)(const struct vtb_campaign_cell *row, void *arg),
+				    void *arg)
+{
+	static const char sel[] = "SELECT config.key, cell.key, cell.name, cell.workload"
+				  " FROM cell JOIN config ON config.id = cell.config_id"
+				  " WHERE config.campaign_id = ?1 ORDER BY config.seq, cell.id";
+	struct campaign_cell_walk w = { fn, arg };
+
+	return query_each(st, sel, campaign_id, "read cells", emit_campaign_cell, &w);
+}
+
+int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			   const char *cell_key, struct vtb_cell_outcome *out)
+{
+	/* why the first result that is not ok is not: its boot's error for a
+	 * cell without records ("no records for this cell" says less), else
+	 * its own, else its boot's */
+	static const char sel[] =
+		"SELECT count(result.id),"
+		" coalesce(sum(result.status = 'ok' AND boot.status <> 'unexpected-topology'), 0),"
+		" coalesce(sum(boot.status = 'unexpected-topology'), 0),"
+		" (SELECT CASE r.status WHEN 'missing' THEN coalesce(b.error, r.error)"
+		"  ELSE coalesce(r.error, b.error) END FROM result r JOIN boot b ON b.id = r.boot_id"
+		"  WHERE r.cell_id = cell.id AND r.status <> 'ok'"
+		"  AND coalesce(r.error, b.error) IS NOT NULL ORDER BY b.rep, r.id LIMIT 1)"
+		" FROM cell JOIN config ON config.id = cell.config_id"
+		" LEFT JOIN result ON result.cell_id = cell.id"
+		" LEFT JOIN boot ON boot.id = result.boot_id"
+		" WHERE config.campaign_id = ?1 AND config.key = ?2 AND cell.key = ?3"
+		" GROUP BY cell.id";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) | bind_text(s, 2, config_key) | bind_text(s, 3, cell_key)) {
+		db_error(st, "bind the cell");
+		goto out;
+	}
+	if (step(st, s, "read a cell's results", &row) < 0)
+		goto out;
+	if (row) {
+		out->results = sqlite3_column_int64(s, 0);
+		out->usable = sqlite3_column_int64(s, 1);
+		out->unexpected = sqlite3_column_int64(s, 2);
+		if (sqlite3_column_text(s, 3) &&
+		    !(out->error = vtb_strdup((const char *)sqlite3_column_text(s, 3)))) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
 int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,
 			      size_t *n)
 {
@@ -2485,8 +2603,9 @@ out:
  * the input's ids to the output's.  A campaign whose uuid is already in
  * the output is skipped whole, so merging again adds nothing.
  */
-_Static_assert(VTB_STORE_SCHEMA == 6,
-	       "vtb_store_merge copies the columns of schema 6: add the new ones");
+/* schema 7 added no column (an index on sample) */
+_Static_assert(VTB_STORE_SCHEMA == 7,
+	       "vtb_store_merge copies the columns of schema 7: add the new ones");
 
 struct merge_step {
 	const char *sql;

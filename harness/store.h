@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "recparse.h"
 
-#define VTB_STORE_SCHEMA 6 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 7 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -193,6 +193,30 @@ struct vtb_cell_row {
 };
 int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg);
+
+/* The cells of a campaign in matrix order (configuration, then cell),
+ * without their results: cheap (compare lists them all). */
+struct vtb_campaign_cell {
+	const char *config_key, *cell_key, *cell_name, *workload;
+};
+int vtb_store_foreach_campaign_cell(struct vtb_store *st, int64_t campaign_id,
+				    int (*fn)(const struct vtb_campaign_cell *row, void *arg),
+				    void *arg);
+
+/*
+ * What the boots of one cell did (for compare's missing rows): results
+ * stored (one per boot of the configuration), usable (ok, of boots that
+ * built the planned topology: what compare counts), those of
+ * unexpected-topology boots, and why the first result that is not ok is
+ * not (its boot's error for a cell without records, else its own, else
+ * its boot's; malloc'ed, NULL when none says).  All 0 for an unknown cell.
+ */
+struct vtb_cell_outcome {
+	long results, usable, unexpected;
+	char *error;
+};
+int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			   const char *cell_key, struct vtb_cell_outcome *out);
 
 /* Campaigns whose uuid is @spec or starts with it: *n matches, *campaign_id
  * the first (by start time).  An empty @spec matches nothing. */

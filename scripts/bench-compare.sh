@@ -1,9 +1,8 @@
 #!/bin/sh
 # `make bench`: vtbench compare over a generated database of 1,000,000
 # samples in 10,000 cells (tests/tools/mkfixture --big): wall time and peak
-# RSS with the default B and with --no-ci, beside the floor (sqlite3's
-# plain GROUP BY mean over the same samples).  Figures only: nothing here
-# fails on a timing.
+# RSS beside the floor (sqlite3's plain GROUP BY mean over the same
+# samples).  Figures only: nothing here fails on a timing.
 set -eu
 BUILD=${1:-build}
 VTBENCH=$BUILD/vtbench
@@ -26,16 +25,12 @@ run() {
 	last=$1
 }
 
-B=$("$VTBENCH" compare --help | sed -n 's/.*bootstrap resamples (default: \([0-9]*\)).*/\1/p')
 # a shared machine: the load says how far the times can be trusted
-echo "compare over $DB: B = $B, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "compare over $DB: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 run "sqlite3 GROUP BY mean" sqlite3 "$DB" \
 	"SELECT result.cell_id, avg(sample.value) FROM sample JOIN result ON result.id = sample.result_id GROUP BY result.cell_id"
 floor=$last
-run "compare --no-ci" "$VTBENCH" compare --db "$DB" --no-ci --format json --fail-on none
-noci=$last
-run "compare (B = $B)" "$VTBENCH" compare --db "$DB" --format json --fail-on none
+run "compare --format json" "$VTBENCH" compare --db "$DB" --format json --fail-on none
 full=$last
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$noci $full $floor" | awk -v b="$B" \
-	'$3 > 0 { printf "ratio to the floor: --no-ci %.1fx, B = %s %.1fx\n", $1 / $3, b, $2 / $3 }'
+echo "$full $floor" | awk '$2 > 0 { printf "ratio to the floor: %.1fx\n", $1 / $2 }'

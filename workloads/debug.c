@@ -3,7 +3,9 @@
  * `debug`: a hidden workload that misbehaves on request, so the runner
  * and the record parser can be tested against every way a real workload
  * (or a guest) can fail: errors, hangs, crashes, early exits, console
- * noise mixed with forged frames, record floods.
+ * noise mixed with forged frames, record floods; and spins, a fixed amount
+ * of CPU work timed, whose time a CPU hog on its CPU doubles (the compare
+ * tests' regression).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +21,11 @@ struct debug_params {
 	const char *mode;
 	uint64_t seconds;
 	long long records;
+	long long work;
 };
 
 static const char *const debug_modes[] = {
-	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", NULL,
+	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", "spin", NULL,
 };
 
 static const struct vtb_opt debug_opts[] = {
@@ -47,6 +50,14 @@ static const struct vtb_opt debug_opts[] = {
 	  .help = "sample records for mode=flood",
 	  .shortopt = 'n',
 	  .off = offsetof(struct debug_params, records) },
+	{ .name = "work",
+	  .type = VTB_OPT_INT,
+	  .def = "20000000",
+	  .min = 1,
+	  .max = 100000000000LL,
+	  .help = "steps of arithmetic for mode=spin (reported as seconds)",
+	  .shortopt = 'w',
+	  .off = offsetof(struct debug_params, work) },
 	{ .name = NULL },
 };
 
@@ -92,12 +103,17 @@ out:
 	return ret;
 }
 
+/* Each record its own metric: a second sample of one metric in a cell is
+ * refused by the parser (one value per boot and metric). */
 static int flood_one(struct vtb_workload_ctx *ctx, long long i)
 {
-	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell", ctx->cell,
-			      "metric", "flood", "unit", "count", "value", (double)i, "better",
-			      "higher");
+	char metric[32];
+	json_t *r;
 	int ret;
+
+	snprintf(metric, sizeof(metric), "flood_%lld", i);
+	r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "type", "sample", "cell", ctx->cell,
+		      "metric", metric, "unit", "count", "value", (double)i, "better", "higher");
 
 	if (!r)
 		return vtb_error("out of memory");
@@ -141,6 +157,23 @@ static int panic_guest(void)
 	return vtb_error("the kernel did not panic");
 }
 
+/* A fixed amount of CPU work, timed on the monotonic clock: a CPU-bound
+ * single thread, so a hog on its CPU takes half of it. */
+static int spin(struct vtb_workload_ctx *ctx, long long work)
+{
+	volatile uint64_t x = 1;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long long i = 0; i < work; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return vtb_report_sample(ctx, "seconds", "s",
+				 (double)(t1.tv_sec - t0.tv_sec) +
+					 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+				 VTB_BETTER_LOWER);
+}
+
 static int debug_run(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct debug_params *p = params;
@@ -167,6 +200,8 @@ static int debug_run(void *params, struct vtb_workload_ctx *ctx)
 				return -1;
 		return vtb_report_info(ctx, "records", json_integer(p->records));
 	}
+	if (strcmp(p->mode, "spin") == 0)
+		return spin(ctx, p->work);
 	if (strcmp(p->mode, "sleep") == 0)
 		sleep_ns(p->seconds);
 	return vtb_report_sample(ctx, "value", "count", 1.0, VTB_BETTER_HIGHER);

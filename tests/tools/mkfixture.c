@@ -6,7 +6,7 @@
  * checked-in binary.  Bump FIXTURE_VERSION when the generated data
  * changes (and regenerate the goldens).
  *
- *   mkfixture OUT.db VARIANT...   base | clean | slow | other | stream (none: an empty database)
+ *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream (none: an empty database)
  *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
  *   mkfixture --version
  *
@@ -16,7 +16,13 @@
  * baseline, one boot of the SMT guest built another topology.  clean: the
  * same configurations a day later, other noise.  slow: the same with a
  * 10% slowdown injected into the cores/strict guest.  other: configurations
- * with other keys (nothing matches them).  stream: base's configurations
+ * with other keys (nothing matches them).  gaps: base with every way a row
+ * can lack an answer (issue 15): the SMT guest's wakeup cell failed in
+ * every boot, the cores/strict guest never reports triad and reports a
+ * copy of 0 MB/s in one boot, the unpinned guest reports copy in GB/s,
+ * the baseline's c2c stored an infinity in one boot, and a count
+ * (c2c_levels) is 0 on the baseline and 5 on the unpinned guest.
+ * stream: base's configurations
  * with membw's arrays cut to 207 MiB, below STREAM's 4 x 1016 MiB of LLC
  * (what a 1 GiB guest on a 508 MiB-per-core L3 gets), in every boot.
  */
@@ -31,7 +37,7 @@
 #include "../../harness/store.h"
 #include "../../workloads/lib/hist.h"
 
-#define FIXTURE_VERSION 1
+#define FIXTURE_VERSION 2
 #define T0 1700000000000000000LL /* 2023-11-14T22:13:20Z */
 #define DAY 86400000000000LL
 #define REPS 5
@@ -89,15 +95,17 @@ struct variant {
 	unsigned long seed;
 	int slow_cfg;	 /* configuration with an injected 10% slowdown, -1: none */
 	bool other_keys; /* configurations no other variant has (nothing matches) */
+	bool gaps;	 /* rows without an answer: missing, errors */
 	bool stream_cut; /* membw's arrays below STREAM's 4 x LLC (cut to fit a guest) */
 };
 
 static const struct variant variants[] = {
-	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false },
-	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false },
-	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false },
-	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false },
-	{ "stream", "f1c70000-0000-4000-8000-00000000000e", T0 + DAY, 55, -1, false, true },
+	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false },
+	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false, false },
+	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false, false },
+	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false, false },
+	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false },
+	{ "stream", "f1c70000-0000-4000-8000-00000000000f", T0 + DAY, 55, -1, false, false, true },
 };
 
 static int die(const char *what)
@@ -225,7 +233,7 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 	int ret = -1;
 
 	rec.cells = calloc(VTB_ARRAY_SIZE(cells), sizeof(*rec.cells));
-	rec.samples = calloc(8, sizeof(*rec.samples));
+	rec.samples = calloc(9, sizeof(*rec.samples));
 	rec.hists = calloc(1, sizeof(*rec.hists));
 	if (!rec.cells || !rec.samples || !rec.hists)
 		goto out;
@@ -236,6 +244,11 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 						     .status = (char *)"ok",
 						     .seconds = 2.0,
 						     .info_json = strdup("{}") };
+		/* the SMT guest's wakeup cell fails in every boot */
+		if (v->gaps && ci == 2 && j == 1) {
+			rec.cells[j].status = (char *)"failed";
+			rec.cells[j].error = (char *)"wakeup: cannot pin the message thread";
+		}
 		rec.n_cells++;
 		if (v->stream_cut && !strcmp(cells[j].workload, "membw")) {
 			free(rec.cells[j].info_json);
@@ -246,14 +259,30 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 				"\"stream_rule_bytes\":4261412864,\"stream_rule_pct\":5.09}");
 		}
 	}
-#define SAMPLE(j, m, u, val, hi)                                                                  \
-	rec.samples[rec.n_samples++] = (struct vtb_rs_sample){ .cell = strdup(rec.cells[j].cell), \
-							       .metric = (char *)(m),             \
-							       .unit = (char *)(u),               \
-							       .value = (val),                    \
-							       .better = (hi) }
-	SAMPLE(0, "copy", "MB/s", noisy(r, 12000 * f, 0.01), 1);
-	SAMPLE(0, "triad", "MB/s", noisy(r, 13000 * f, 0.012), 1);
+/* a failed cell reports no sample */
+#define SAMPLE(j, m, u, val, hi)                                               \
+	do {                                                                   \
+		if (!strcmp(rec.cells[j].status, "ok"))                        \
+			rec.samples[rec.n_samples++] = (struct vtb_rs_sample){ \
+				.cell = strdup(rec.cells[j].cell),             \
+				.metric = (char *)(m),                         \
+				.unit = (char *)(u),                           \
+				.value = (val),                                \
+				.better = (hi)                                 \
+			};                                                     \
+	} while (0)
+	{
+		double copy = noisy(r, 12000 * f, 0.01), triad = noisy(r, 13000 * f, 0.012);
+
+		if (v->gaps && ci == 3) /* another unit: not comparable */
+			SAMPLE(0, "copy", "GB/s", copy / 1000, 1);
+		else if (v->gaps && ci == 1 && rep == 1) /* a rate of 0 */
+			SAMPLE(0, "copy", "MB/s", 0, 1);
+		else
+			SAMPLE(0, "copy", "MB/s", copy, 1);
+		if (!(v->gaps && ci == 1)) /* a metric one configuration lacks */
+			SAMPLE(0, "triad", "MB/s", triad, 1);
+	}
 	{
 		/* the boot's p99 is its own histogram's, one value per boot */
 		double mean = 60 / f;
@@ -281,7 +310,10 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 		double rt = noisy(r, 80 / f, 0.02), a = noisy(r, 70 / f, 0.02);
 		int c0 = strcmp(c->kind, "vm") ? 2 : 0;
 
-		SAMPLE(2, "one_way_mean_ns", "ns", rt / 2, 0);
+		SAMPLE(2, "one_way_mean_ns", "ns",
+		       v->gaps && ci == 0 && rep == 2 ? INFINITY : rt / 2, 0);
+		if (v->gaps)
+			SAMPLE(2, "c2c_levels", "count", ci == 3 ? 5 : 0, 0);
 		free(rec.cells[2].info_json);
 		rec.cells[2].info_json = vtb_asprintf(
 			"{\"matrix\":{\"cpus\":[%d,%d],\"ns\":[[null,%.2f],[%.2f,null]],"
@@ -489,7 +521,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (i >= argc || (big_db && i + 1 != argc)) {
-		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other|stream]...\n"
+		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream]...\n"
 				"       mkfixture --big OUT.db\n"
 				"       mkfixture --version\n");
 		return 2;
@@ -516,7 +548,7 @@ int main(int argc, char **argv)
 			;
 		if (v == VTB_ARRAY_SIZE(variants)) {
 			fprintf(stderr,
-				"mkfixture: unknown variant '%s' (base, clean, slow, other, stream)\n",
+				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream)\n",
 				argv[i]);
 			ret = 2;
 			goto out;

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * statsbench ROWS N B THREADS [rows]: times the statistics of a compare table --
- * per row two summaries and vtb_compare_samples() of N vs N synthetic
- * per-boot values (a time metric, CoV 2%), then BH and the verdicts over
- * the table -- and prints "rows N B threads seconds peak_rss_kb".  With
- * "rows", the comparisons go through vtb_compare_rows() (threads across
- * rows) instead of one vtb_compare_samples() per row (threads within a
- * row).  The data are generated before the clock starts.  For
- * scripts/bench-stats.sh.
+ * statsbench ROWS N: times the statistics of a compare table -- per row
+ * two summaries and vtb_compare_samples() of N vs N synthetic per-boot
+ * values (a time metric, CoV 2%), then BH and the verdicts over the table
+ * -- and prints "rows N seconds peak_rss_kb worse".  The data are
+ * generated before the clock starts.  For scripts/bench-stats.sh.
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -38,15 +35,13 @@ int main(int argc, char **argv)
 	unsigned worse = 0;
 	gsl_rng *r;
 
-	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "rows"))) {
-		fprintf(stderr, "usage: statsbench ROWS N B THREADS [rows]\n");
+	if (argc != 3) {
+		fprintf(stderr, "usage: statsbench ROWS N\n");
 		return 2;
 	}
 	rows = strtoul(argv[1], NULL, 10);
 	n = strtoul(argv[2], NULL, 10);
 	vtb_test_opts_default(&o);
-	o.B = (unsigned)strtoul(argv[3], NULL, 10);
-	o.threads = atoi(argv[4]);
 	if (!rows || !n) {
 		fprintf(stderr, "statsbench: ROWS and N must be positive\n");
 		return 2;
@@ -65,39 +60,11 @@ int main(int argc, char **argv)
 		v[i] = 10 + gsl_ran_gaussian(r, 0.2) + (i % (2 * n) >= n && i % 7 == 0 ? 1 : 0);
 
 	t0 = now();
-	if (argc == 6) {
-		struct vtb_row_job *jobs = calloc(rows, sizeof(*jobs));
+	for (i = 0; i < rows; i++) {
+		const double *b = v + i * 2 * n, *x = b + n;
 
-		if (!jobs) {
-			fprintf(stderr, "statsbench: out of memory\n");
-			return 3;
-		}
-		for (i = 0; i < rows; i++)
-			jobs[i] = (struct vtb_row_job){ .base = v + i * 2 * n,
-							.nb = n,
-							.x = v + i * 2 * n + n,
-							.nx = n,
-							.k = VTB_MC_TIME,
-							.row_seed = i };
-		if (vtb_compare_rows(jobs, rows, &o)) {
-			fprintf(stderr, "statsbench: %s\n", vtb_errmsg());
-			return 3;
-		}
-		for (i = 0; i < rows; i++) {
-			c[i] = jobs[i].out;
-			p[i] = c[i].p;
-		}
-		free(jobs);
-	} else {
-		for (i = 0; i < rows; i++) {
-			const double *b = v + i * 2 * n, *x = b + n;
-
-			if (vtb_compare_samples(b, n, x, n, VTB_MC_TIME, &o, i, &c[i])) {
-				fprintf(stderr, "statsbench: %s\n", vtb_errmsg());
-				return 3;
-			}
-			p[i] = c[i].p;
-		}
+		vtb_compare_samples(b, n, x, n, VTB_MC_TIME, &o, &c[i]);
+		p[i] = c[i].p;
 	}
 	if (vtb_bh(p, rows, q)) {
 		fprintf(stderr, "statsbench: %s\n", vtb_errmsg());
@@ -113,13 +80,13 @@ int main(int argc, char **argv)
 			return 3;
 		}
 		c[i].q = q[i];
-		worse += vtb_verdict(&c[i], &sb, &sx, VTB_MC_TIME, false, &o) == VTB_V_WORSE;
+		worse += vtb_verdict(&c[i], false, &o) == VTB_V_WORSE;
 	}
 	t1 = now();
 
 	getrusage(RUSAGE_SELF, &ru);
-	printf("rows %zu n %zu B %u threads %d seconds %.3f peak_rss_kb %ld worse %u\n", rows, n,
-	       o.B, o.threads, t1 - t0, ru.ru_maxrss, worse);
+	printf("rows %zu n %zu seconds %.3f peak_rss_kb %ld worse %u\n", rows, n, t1 - t0,
+	       ru.ru_maxrss, worse);
 	gsl_rng_free(r);
 	free(v);
 	free(p);

@@ -187,6 +187,66 @@ Test(conf, placement_interval)
 	    "t.conf:2: placement_interval below 1ms (0 turns sampling off)");
 }
 
+/* reps = auto: the range, the budget and what decides; the boot order
+ * counts the cap. */
+Test(conf, reps_auto)
+{
+	struct vtb_matrix *m = ok("[global]\nreps = auto\n" WL);
+	struct vtb_bootref *order;
+	size_t n;
+
+	cr_assert(m->reps_auto);
+	cr_assert_eq(m->min_reps, 3);
+	cr_assert_eq(m->max_reps, 20);
+	cr_assert_eq(m->reps, 20, "the cap");
+	cr_assert_eq(m->budget_ns, 0);
+	cr_assert_null(m->auto_axis);
+	cr_assert_null(m->auto_baseline);
+	cr_assert_eq(vtb_matrix_boot_order(m, &order, &n), 0);
+	cr_assert_eq(n, 20 * m->n_configs);
+	free(order);
+	vtb_matrix_free(m);
+	m = ok("[global]\nreps = auto\nmin_reps = 2\nmax_reps = 40\nbudget = 5m\n"
+	       "auto_compare = axis:topology\n" WL);
+	cr_assert_eq(m->min_reps, 2);
+	cr_assert_eq(m->max_reps, 40);
+	cr_assert_eq(m->budget_ns, 300000000000ULL);
+	cr_assert_str_eq(m->auto_axis, "topology");
+	/* --reps N over it, and back */
+	vtb_matrix_set_reps(m, 7);
+	cr_assert(!m->reps_auto);
+	cr_assert_eq(m->reps, 7);
+	vtb_matrix_set_reps(m, 0);
+	cr_assert(m->reps_auto);
+	cr_assert_eq(m->reps, 40);
+	vtb_matrix_free(m);
+	m = ok("[global]\nreps = auto\nauto_compare = baseline:vm*flat*\n" WL);
+	cr_assert_str_eq(m->auto_baseline, "vm*flat*");
+	vtb_matrix_free(m);
+	/* --reps auto over reps = N: the defaults */
+	m = ok("[global]\nreps = 4\n" WL);
+	vtb_matrix_set_reps(m, 0);
+	cr_assert(m->reps_auto);
+	cr_assert_eq(m->min_reps, 3);
+	cr_assert_eq(m->max_reps, 20);
+	vtb_matrix_free(m);
+	bad("[global]\nreps = 4\nmax_reps = 9\n" WL,
+	    "t.conf:3: max_reps is for reps = auto (reps is 4, line 2)");
+	bad("[global]\nbudget = 1h\n" WL,
+	    "t.conf:2: budget is for reps = auto (reps is 3, line 1)");
+	bad("[global]\nreps = auto\nmin_reps = 8\nmax_reps = 5\n" WL,
+	    "t.conf:3: min_reps 8 is above max_reps 5");
+	bad("[global]\nreps = auto\nmax_reps = 2\n" WL, "t.conf:3: min_reps 3 is above max_reps 2");
+	bad("[global]\nreps = auto\nmin_reps = 1\n" WL,
+	    "t.conf:3: 'min_reps' must be between 2 and 100000, got '1'");
+	bad("[global]\nreps = auto\nauto_compare = topology\n" WL,
+	    "t.conf:3: auto_compare = topology: expected own, axis:NAME or baseline:SPEC");
+	bad("[global]\nreps = auto\norder = sequential\n" WL,
+	    "t.conf:3: order = sequential with reps = auto: the stopping rule needs interleaved rounds (interleave or random:SEED)");
+	bad("[global]\nreps = often\n" WL,
+	    "t.conf:2: invalid integer 'often' for 'reps' (or auto)");
+}
+
 Test(conf, baseline_cpus_axis_and_variables)
 {
 	struct vtb_matrix *m = ok(

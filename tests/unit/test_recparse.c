@@ -327,6 +327,40 @@ Test(recparse, many_cells_are_found_quickly)
 	cr_assert_null(res()->cells[2998].status);
 }
 
+/*
+ * One value per boot and metric: a second sample of a metric in a cell
+ * would count as another boot in compare.  It is an error of the boot and
+ * the first value is kept; the same metric in another cell, and many
+ * metrics in one cell, are fine.
+ */
+Test(recparse, a_second_sample_of_a_metric_in_a_cell_is_refused)
+{
+	char buf[160];
+
+	rec(HEADER);
+	rec(CELL);
+	rec("{\"type\":\"cell\",\"cell\":\"k2\",\"workload\":\"membw\",\"params\":{}}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":12.5,\"better\":\"higher\"}");
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":99,\"better\":\"higher\"}");
+	rec("{\"type\":\"sample\",\"cell\":\"k2\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":13,\"better\":\"higher\"}");
+	for (int i = 0; i < 2000; i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m%d\",\"unit\":\"s\","
+			 "\"value\":%d,\"better\":\"lower\"}",
+			 i, i);
+		rec(buf);
+	}
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m1999\",\"unit\":\"s\",\"value\":1,\"better\":\"lower\"}");
+	dump_errors();
+	cr_assert_eq(res()->n_samples, 2002);
+	cr_assert_float_eq(res()->samples[0].value, 12.5, 1e-12);
+	cr_assert_str_eq(res()->samples[1].cell, "k2");
+	cr_assert_eq(res()->n_errors, 2);
+	cr_assert(has_error(
+		"line 5: a second sample of metric 'triad' in cell 'k1' (the first is kept)"));
+	cr_assert(has_error("a second sample of metric 'm1999' in cell 'k1'"));
+}
+
 /* ---- chunks ---- */
 
 static void chunk(long id, long seq, bool last, const char *data)

@@ -69,15 +69,12 @@ static char *num(double v)
 	return vtb_asprintf("%.4g", v);
 }
 
-static const char *short_verdict(const char *v)
+/* The verdict as a table shows it: "worse!" when confirmed. */
+static char *short_verdict(const json_t *r)
 {
-	if (!strcmp(v, "no significant change"))
-		return "same";
-	if (!strcmp(v, "too noisy"))
-		return "noisy";
-	if (!strcmp(v, "too few boots"))
-		return "few";
-	return v;
+	const char *v = json_string_value(json_object_get(r, "verdict"));
+
+	return vtb_asprintf("%s%s", v, json_is_true(json_object_get(r, "confirmed")) ? "!" : "");
 }
 
 static double jnum_at(const json_t *o, const char *path)
@@ -86,17 +83,22 @@ static double jnum_at(const json_t *o, const char *path)
 }
 
 /* Text: "18504 (-11.6%)*" (the verdict follows after padding); Markdown:
- * "18504 (-11.6%)\* worse". */
+ * "18504 (-11.6%)\* worse!"; a row without a change (missing): "- missing". */
 static char *expected_cell(const json_t *r, bool md)
 {
-	char *v = num(jnum_at(json_object_get(json_object_get(r, "x"), "summary"), "mean"));
+	const json_t *m = json_object_get(json_object_get(json_object_get(r, "x"), "summary"),
+					  "mean");
+	char *v = json_is_number(m) ? num(json_number_value(m)) : vtb_strdup("-");
 	bool sig = json_is_true(json_object_get(r, "significant"));
-	char *s = vtb_asprintf("%s (%+.1f%%)%s%s%s", v, jnum_at(r, "change_pct"),
-			       sig ? (md ? "\\*" : "*") : "", md ? " " : "",
-			       md ? short_verdict(json_string_value(json_object_get(r, "verdict")))
-				  : "");
+	char *w = short_verdict(r), *s;
 
+	if (!json_is_number(json_object_get(r, "change_pct")))
+		s = vtb_asprintf("%s %s", v, w);
+	else
+		s = vtb_asprintf("%s (%+.1f%%)%s%s%s", v, jnum_at(r, "change_pct"),
+				 sig ? (md ? "\\*" : "*") : "", md ? " " : "", md ? w : "");
 	free(v);
+	free(w);
 	return s;
 }
 
@@ -121,7 +123,7 @@ Test(report_text, header_names_campaign_host_cpu_accelerator_options_and_the_tcg
 	assert_has(
 		s,
 		"note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n");
-	assert_has(s, "threshold 5%, alpha 0.05, B 2000 (seed 1)");
+	assert_has(s, "threshold 5%, alpha 0.05 (intervals at 95%), noisy above CoV 5%/5%/20%");
 	assert_has(s, "c3   = vm vcpus=2 topology=flat sched=lazy,\"nohz\" (vm, pCPUs 2-3)");
 	assert_has(s, "\nguest vs host");
 	free(s);
@@ -144,7 +146,7 @@ Test(report_text, no_tcg_note_under_kvm_and_the_against_campaign_is_named)
 	/* the evidence is this campaign's configuration */
 	assert_has(s, "\nc4 = vm vcpus=2 topology=cores pinning=strict\n  told ");
 	/* the injected slowdown */
-	assert_has(s, "\nseconds (-)  s     0.5246        0.5701 (+8.7%)* worse");
+	assert_has(s, "\nseconds (-)  s     0.5246        0.5701 (+8.7%)* worse!");
 	free(s);
 	json_decref(d);
 }
@@ -176,34 +178,49 @@ Test(report_text, baseline_first_then_compared_configurations_with_verdict_words
 	char *s = render(vtb_report_text, d);
 
 	assert_has(s, "\nstream (membw), baseline c1\nmetric     unit  c1 (base)     c2 ");
-	assert_has(s, "\ncopy (+)   MB/s  20938         18504 (-11.6%)* worse");
-	/* significant but within the threshold: a star, no verdict */
+	/* confirmed: the whole interval beyond the threshold */
+	assert_has(s, "\ncopy (+)   MB/s  20938         18504 (-11.6%)* worse!");
+	/* significant but within the threshold: a star, and same */
 	assert_has(s, "20480 (-2.2%)* same");
-	assert_has(s, "5.239 (-13.2%)* better");
-	assert_has(s, "7.716 (+27.9%)  noisy");
-	assert_has(s, "0.4687 (+15.5%) few");
+	assert_has(s, "5.238 (-13.1%)* better!");
+	assert_has(s, "0.4351 (+7.2%)* worse\n");
+	/* a noisy row is a note beside its interval, not a verdict */
+	assert_has(s, "5.444 (-9.7%)   inconclusive");
+	assert_has(s, "n=5 cov 69.7% ci -76.5%..+246.1% noisy");
+	assert_has(s, "0.4687 (+15.5%) inconclusive");
 	assert_has(s, "timer_avg (-)");
 	/* n, CoV and the CI under the value */
 	assert_has(
 		s,
-		"\n                 n=5 cov 0.6%  n=5 cov 0.7% ci -12.2%..-11.0%  n=5 cov 1.2% ci -3.2%..-1.2%\n");
+		"\n                 n=5 cov 0.6%  n=5 cov 0.7% ci -12.5%..-10.8%  n=5 cov 1.2% ci -3.7%..-0.7%\n");
 	assert_has(s, "n=2 cov 3.3%");
 	assert_has(s, "\nstream (membw), baseline c4\n");
+	/* a cell that failed in every boot of the VM: missing */
+	assert_has(s, "\nseconds (-)  s     0.2195        - missing\n");
 	assert_has(
 		s,
-		"\n15 rows: 1 better, 4 worse, 8 no significant change, 1 too noisy, 1 too few boots\n");
+		"\n16 rows: 4 worse (3 confirmed), 1 better (1 confirmed), 7 same, 3 inconclusive, 0 few, 1 missing, 0 error\n");
+	/* and the rows that could not be decided, with why */
+	assert_has(
+		s,
+		"\nrows not decided, and why:\n  timer timer_avg (us), c2 vs c1: inconclusive: change -9.7%, ci -76.5%..+246.1% reaches past +-5% (noisy) at n=5 vs 5;\n  about 433 boots a side would decide it at this spread\n");
+	assert_has(
+		s,
+		"\n  messaging groups=4 seconds (s), c5 vs c4: missing: 'vm vcpus=4 topology=mirror pinning=strict' failed in all 5 boots:\n  hackbench: cannot create 160 processes\n");
 	free(s);
 	json_decref(d);
 }
 
-Test(report_text, null_ci_is_a_dash)
+Test(report_text, a_row_of_too_few_boots_has_no_interval_and_says_why)
 {
 	json_t *d = load("noci");
 	char *s = render(vtb_report_text, d);
 
-	assert_has(s, "B 0 (--no-ci: no confidence intervals)");
-	assert_has(s, "n=4 cov 0.3% ci -");
-	assert_lacks(s, "ci +");
+	assert_has(s, "30.93 (+2.8%) few");
+	assert_has(s, "n=1 cov 0.0% ci -\n");
+	assert_has(
+		s,
+		"timer timer_max (us), c3 vs c1: few: 1 boot against 4: the t test needs at least 2 a side\n");
 	assert_lacks(s, "nan");
 	assert_has(s, "along topology");
 	free(s);
@@ -367,7 +384,8 @@ Test(report_text, a_document_without_rows_says_so)
 	assert_has(s, "\nno rows to compare\n");
 	assert_has(
 		s,
-		"\n0 rows: 0 better, 0 worse, 0 no significant change, 0 too noisy, 0 too few boots\n");
+		"\n0 rows: 0 worse, 0 better, 0 same, 0 inconclusive, 0 few, 0 missing, 0 error\n");
+	assert_lacks(s, "not decided");
 	free(s);
 	json_decref(d);
 }
@@ -382,14 +400,18 @@ Test(report_md, tables_in_github_markdown)
 	assert_has(s, "\n> note: guests ran under TCG (software emulation)");
 	assert_has(
 		s,
-		"\n### stream (membw), baseline c1\n\n| metric | unit | c1 (base) | c2 | c3 |\n|:--|:--|--:|--:|--:|\n| copy (+) | MB/s | 20938<br>n=5, cov 0.6% | 18504 (-11.6%)\\* worse<br>n=5, cov 0.7%, ci -12.2%..-11.0% |");
+		"\n### stream (membw), baseline c1\n\n| metric | unit | c1 (base) | c2 | c3 |\n|:--|:--|--:|--:|--:|\n| copy (+) | MB/s | 20938<br>n=5, cov 0.6% | 18504 (-11.6%)\\* worse!<br>n=5, cov 0.7%, ci -12.5%..-10.8% |");
 	assert_has(s, "| timer\\_avg (-) | us |");
 	assert_has(s, "| c3 | vm vcpus=2 topology=flat sched=lazy,\"nohz\" | vm | 2-3 |");
 	assert_has(s, "- guest levels SMT\\\\x1b\\[31mMC (4 of 5 boots)");
 	assert_has(s, "- checked 4 of 5 boots as planned, 1 unexpected-topology, 0 unchecked");
 	assert_has(
 		s,
-		"\n**15 rows: 1 better, 4 worse, 8 no significant change, 1 too noisy, 1 too few boots**\n");
+		"\n**16 rows: 4 worse (3 confirmed), 1 better (1 confirmed), 7 same, 3 inconclusive, 0 few, 1 missing, 0 error**\n");
+	assert_has(
+		s,
+		"\nRows not decided, and why:\n\n- timer timer\\_avg (us), c2 vs c1: inconclusive:");
+	assert_has(s, "ci -76.5%..+246.1%, noisy |");
 	json_array_foreach(json_object_get(d, "rows"), i, r)
 	{
 		char *want = expected_cell(r, true);
@@ -517,10 +539,14 @@ Test(report_csv, one_line_per_row_reading_back_exactly)
 	static const char *const docs[] = { "own", "against", "noci" };
 	static const char *const sum[] = { "n",	  "mean", "amean", "median", "stddev", "cov",
 					   "min", "max",  "p5",	   "p25",    "p75",    "p95" };
-	static const char *const top[] = { "workload",	  "cell",   "metric",	  "unit",
-					   "class",	  "better", "change_pct", "ci_low_pct",
-					   "ci_high_pct", "test",   "p",	  "q",
-					   "significant", "verdict" };
+	static const char *const top[] = {
+		"workload",   "cell",	     "metric",	     "unit",
+		"class",      "better",	     "effect",	     "change_pct",
+		"ci_low_pct", "ci_high_pct", "test",	     "df",
+		"p",	      "q",	     "significant",  "verdict",
+		"confirmed",  "possible",    "boots_needed", "noisy",
+		"reason"
+	};
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]), *r;
@@ -528,7 +554,7 @@ Test(report_csv, one_line_per_row_reading_back_exactly)
 		struct csv c;
 		size_t i;
 
-		cr_assert(!strncmp(s, "# vtbench-compare/1\n", 20), "first line: %.40s", s);
+		cr_assert(!strncmp(s, "# vtbench-compare/2\n", 20), "first line: %.40s", s);
 		csv_parse(s, &c);
 		cr_assert_eq(c.n, json_array_size(json_object_get(d, "rows")) + 2);
 		json_array_foreach(json_object_get(d, "rows"), i, r)
@@ -573,28 +599,35 @@ Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 	assert_has(
 		s,
 		"\nworkload,cell,metric,unit,class,better,base_config,base_label,base_campaign,base_n,base_mean,");
-	assert_has(s, ",x_p95,change_pct,ci_low_pct,ci_high_pct,test,p,q,significant,verdict\n");
+	assert_has(
+		s,
+		",x_p95,effect,change_pct,ci_low_pct,ci_high_pct,test,df,p,q,significant,verdict,confirmed,possible,boots_needed,noisy,reason\n");
 	assert_has(
 		s,
 		",77aa88bb99cc00dd,\"vm vcpus=2 topology=flat sched=lazy,\"\"nohz\"\"\",5f0c2a9e-");
-	/* the too-few-boots row has no p and no q: empty fields */
-	assert_has(s, ",welch,,,false,too few boots\n");
-	assert_has(s, ",no significant change\n");
+	/* the missing row: no change, no test, and its reason */
+	assert_has(
+		s,
+		",ratio of means,,,,,,,,false,missing,false,false,,false,'vm vcpus=4 topology=mirror pinning=strict' failed in all 5 boots: hackbench: cannot create 160 processes\n");
+	assert_has(s, ",true,worse,true,false,,false,\n");
+	assert_has(s, ",false,same,false,false,,false,\n");
 	free(s);
 	json_decref(d);
 }
 
-Test(report_csv, null_ci_is_empty)
+Test(report_csv, a_row_without_an_interval_has_empty_fields)
 {
 	json_t *d = load("noci");
 	char *s = render(vtb_report_csv, d);
 	struct csv c;
 
 	csv_parse(s, &c);
-	for (size_t i = 2; i < c.n; i++) {
-		cr_assert_str_empty(c.rows[i][col(&c, "ci_low_pct")]);
-		cr_assert_str_empty(c.rows[i][col(&c, "ci_high_pct")]);
-	}
+	cr_assert_eq(c.n, 6);
+	cr_assert_str_eq(c.rows[5][col(&c, "verdict")], "few");
+	cr_assert_str_empty(c.rows[5][col(&c, "ci_low_pct")]);
+	cr_assert_str_empty(c.rows[5][col(&c, "ci_high_pct")]);
+	cr_assert_str_empty(c.rows[5][col(&c, "p")]);
+	cr_assert_str_eq(c.rows[4][col(&c, "boots_needed")], "6");
 	csv_free(&c);
 	free(s);
 	json_decref(d);
@@ -622,9 +655,9 @@ Test(report, malformed_documents_are_refused_before_writing)
 {
 	json_t *d = load("noci"), *r0;
 
-	json_object_set_new(d, "schema", json_string("vtbench-compare/2"));
-	assert_refused(d, "schema 'vtbench-compare/2'");
 	json_object_set_new(d, "schema", json_string("vtbench-compare/1"));
+	assert_refused(d, "schema 'vtbench-compare/1'");
+	json_object_set_new(d, "schema", json_string("vtbench-compare/2"));
 
 	r0 = json_array_get(json_object_get(d, "rows"), 0);
 	json_object_set_new(json_object_get(r0, "x"), "config", json_string("ffffffffffffffff"));
@@ -639,6 +672,10 @@ Test(report, malformed_documents_are_refused_before_writing)
 	assert_refused(d, "must be numbers or null");
 	json_object_set_new(r0, "change_pct", json_real(-9.7));
 
+	json_object_set_new(r0, "better", json_null());
+	assert_refused(d, "metric, unit and better must be strings");
+	json_object_set_new(r0, "better", json_string("lower"));
+
 	json_array_append_new(json_object_get(d, "rows"), json_deep_copy(r0));
 	assert_refused(d, "are both messaging messaging seconds");
 	json_array_remove(json_object_get(d, "rows"), 4);
@@ -647,7 +684,7 @@ Test(report, malformed_documents_are_refused_before_writing)
 	assert_refused(d, "rows are required");
 	json_decref(d);
 
-	assert_refused(json_null(), "not a vtbench-compare/1 document");
+	assert_refused(json_null(), "not a vtbench-compare/2 document");
 }
 
 Test(report, a_write_error_is_reported)

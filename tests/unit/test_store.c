@@ -430,6 +430,80 @@ Test(store, a_version_1_database_is_migrated_with_its_rows)
 	sqlite3_close(db);
 }
 
+/*
+ * Schema 7: one sample per metric of a result.  A database of an older
+ * vtbench with a metric twice in one result (it counted as two boots in
+ * compare) keeps the first; the second becomes a warn event of its boot,
+ * with its value, and the index refuses another.
+ */
+Test(store, schema_7_keeps_the_first_sample_of_a_metric_and_the_rest_as_events)
+{
+	struct vtb_store *st;
+	char *rows;
+	sqlite3 *db;
+
+	make_v1_database();
+	db = raw_open();
+	raw_exec(db, "INSERT INTO sample VALUES (2, 1, 'rps', '1/s', 43.5, 'higher');"
+		     "INSERT INTO sample VALUES (3, 1, 'rps', '1/s', 44.5, 'higher');"
+		     "INSERT INTO sample VALUES (4, 1, 'rps_max', '1/s', 50, 'higher');");
+	sqlite3_close(db);
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT id, metric, value FROM sample ORDER BY id");
+	cr_expect_str_eq(rows, "1|rps|42.5\n4|rps_max|50.0\n");
+	free(rows);
+	rows = raw_rows(db, "SELECT boot_id, level, time_ns, message FROM event ORDER BY id");
+	cr_expect_str_eq(rows,
+			 "1|warn|20|schema 7 dropped a second sample of metric 'rps' of cell "
+			 "'wakeup': 43.5 1/s (the first is kept: one value per boot and metric)\n"
+			 "1|warn|20|schema 7 dropped a second sample of metric 'rps' of cell "
+			 "'wakeup': 44.5 1/s (the first is kept: one value per boot and metric)\n");
+	free(rows);
+	cr_expect_neq(sqlite3_exec(db,
+				   "INSERT INTO sample VALUES (5, 1, 'rps', '1/s', 1, 'higher')",
+				   NULL, NULL, NULL),
+		      SQLITE_OK, "a second sample of a metric in a result is refused");
+	sqlite3_close(db);
+}
+
+/* A caller of the API (not the record parser, which refuses them) with a
+ * metric twice in a cell: the boot is stored, the first value kept, the
+ * second an error event of the boot. */
+Test(store, a_second_sample_of_a_metric_in_a_cell_is_an_event_not_a_boot)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+	char *rows;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'v', 10);
+	r.samples[4] = r.samples[1];
+	r.samples[4].value = 7;
+	r.r.n_samples = 5;
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT value FROM sample WHERE metric = 'rps'");
+	cr_expect_str_eq(rows, "1000.0\n");
+	free(rows);
+	cr_expect_eq(raw_int(db,
+			     "SELECT count(*) FROM event WHERE level = 'error' AND message ="
+			     " 'a second sample of metric ''rps'' in cell ''v000000000000000'' (7"
+			     " 1/s) was not stored: one value per boot and metric'"),
+		     1);
+	sqlite3_close(db);
+	recs_release(&r);
+	matrix_release(&t);
+}
+
 Test(store, a_migrated_database_has_the_schema_of_a_new_one)
 {
 	static const char q[] = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name";
@@ -777,6 +851,62 @@ Test(store, a_boot_without_records_gets_missing_results)
 	cr_expect_eq(count_rows("SELECT count(*) FROM boot WHERE header IS NULL AND records = 0"
 				" AND status = 'timeout'"),
 		     1);
+	matrix_release(&t);
+}
+
+static int count_campaign_cell(const struct vtb_campaign_cell *row, void *arg)
+{
+	vtb_strbuf_addf(arg, "%s/%s ", row->config_key, row->cell_key);
+	return 0;
+}
+
+/* What compare's missing rows say: a cell's results, the usable ones and
+ * why the first that is not ok is not (the boot's error for a cell
+ * without records). */
+Test(store, a_cells_outcome_says_what_its_boots_did)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	struct vtb_cell_outcome oc;
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "b000000000000000", 0);
+	b.status = "failed";
+	b.error = "agent exited with status 1";
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	recs_init(&r, 'b', 10);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000001", "b000000000000000", 1);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_cell_outcome(st, id, "b000000000000000", "b000000000000000", &oc),
+		     0);
+	cr_expect_eq(oc.results, 2);
+	cr_expect_eq(oc.usable, 1);
+	cr_expect_eq(oc.unexpected, 0);
+	cr_expect_str_eq(oc.error, "agent exited with status 1");
+	free(oc.error);
+	/* a cell without records in either boot, no error of its own */
+	cr_assert_eq(vtb_store_cell_outcome(st, id, "b000000000000000", "b000000000000002", &oc),
+		     0);
+	cr_expect_eq(oc.results, 2);
+	cr_expect_eq(oc.usable, 0);
+	cr_expect_str_eq(oc.error, "agent exited with status 1");
+	free(oc.error);
+	cr_assert_eq(vtb_store_cell_outcome(st, id, "b000000000000000", "nope", &oc), 0);
+	cr_expect(oc.results == 0 && oc.usable == 0 && !oc.error);
+	cr_assert_eq(vtb_store_foreach_campaign_cell(st, id, count_campaign_cell, &sb), 0);
+	cr_expect_str_eq(vtb_strbuf_str(&sb),
+			 "b000000000000000/b000000000000000 b000000000000000/b000000000000001 "
+			 "b000000000000000/b000000000000002 v000000000000000/v000000000000000 "
+			 "v000000000000000/v000000000000001 v000000000000000/v000000000000002 "
+			 "x000000000000000/x000000000000000 ");
+	vtb_strbuf_release(&sb);
+	vtb_store_close(st);
+	recs_release(&r);
 	matrix_release(&t);
 }
 

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calibrate VTBENCH [SEEDS [WORKERS]]: how compare's verdicts behave on
+ * generated campaigns, through the binary (make bench; figures only, no
+ * assertion).  Each seed of a case writes a database with one campaign:
+ * a bare-metal baseline and a VM configuration (compare's default pairs
+ * them), one cell of 24 metrics -- 8 rates (MB/s, higher is better), 8
+ * times (s) and 8 latencies (us, lower is better) --, per-boot values of
+ * a given CoV, the VM's worse than the baseline's by a given change
+ * (rates lower by the ratio, times and latencies higher).  Then
+ * `VTBENCH compare --format json` decides (its exit code and its rows).
+ *
+ *   false alarms: identical sides, tables (campaigns) that exit 1;
+ *   power: every row changed, the share of rows found worse (and of
+ *     tables exiting 1);
+ *   n = 3, 5, 10 boots a side, and reps = auto (min_reps 3, max_reps 40):
+ *     the campaign grows one interleaved round at a time and the same
+ *     library calls as `vtbench run` (vtb_compare_build, then
+ *     vtb_compare_pending) decide whether it goes on; the median boots a
+ *     side it took are reported;
+ *   coverage: the share of rows whose interval holds the true change, at
+ *     CoV 10% and a 10% change, for normal, lognormal and contaminated
+ *     data (10% of boots slowed by up to 4 CoVs).
+ *
+ * Seeds are split over WORKERS processes (default: the online CPUs); each
+ * seed's values come from its own generator, so the figures do not depend
+ * on the split.  Databases live in $TMPDIR (tmpfs makes their fsyncs free).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <jansson.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../harness/compare.h"
+#include "../../harness/store.h"
+
+extern char **environ;
+
+#define NMETRIC 24
+#define MIN_REPS 3
+#define MAX_REPS 40
+
+enum dist { NORMAL, LOGNORMAL, CONTAMINATED };
+static const char *const dist_name[] = { "normal", "lognormal", "contaminated" };
+
+struct kase {
+	double cov, change;
+	int n; /* boots a side; 0: reps = auto */
+	enum dist dist;
+};
+
+/* What the workers add up, per case (in shared memory). */
+struct tally {
+	long tables, exit1, rows, worse, covered, ci_rows, boots[4096], nboots;
+	long errors;
+};
+
+static const char *vtbench;
+static char dir[256], template_db[300];
+
+static enum vtb_metric_class class_of(int m)
+{
+	return m < 8 ? VTB_MC_THROUGHPUT : m < 16 ? VTB_MC_TIME : VTB_MC_LATENCY;
+}
+
+/* The VM's scale against the baseline's: worse by @change in each sense. */
+static double factor(int m, double change)
+{
+	return class_of(m) == VTB_MC_THROUGHPUT ? 1 / (1 + change) : 1 + change;
+}
+
+static double draw(gsl_rng *r, enum dist d, double scale, double cov)
+{
+	double s = sqrt(log1p(cov * cov)), v = 0;
+
+	switch (d) {
+	case NORMAL:
+		v = scale * (1 + gsl_ran_gaussian(r, cov));
+		break;
+	case LOGNORMAL:
+		v = scale * exp(gsl_ran_gaussian(r, s) - s * s / 2);
+		break;
+	case CONTAMINATED:
+		v = scale * (1 + gsl_ran_gaussian(r, cov));
+		if (gsl_rng_uniform(r) < 0.1)
+			v += scale * cov * 4 * gsl_rng_uniform(r);
+		break;
+	}
+	return v > 0 ? v : scale * 1e-3;
+}
+
+static const char *const keys[2] = { "00000000000000b1", "000000000000c001" };
+
+static int begin(struct vtb_store *st, int64_t *campaign)
+{
+	struct vtb_host_info h = { .hostname = "calibration",
+				   .cpu_vendor = "GenuineIntel",
+				   .topo_digest = "0",
+				   .kernel = "6.1.0" };
+	struct vtb_config cf[2];
+	struct vtb_cell ce[2];
+	struct vtb_matrix m = { .path = (char *)"calibration.conf", .configs = cf, .n_configs = 2 };
+	struct vtb_campaign_info ci = { .uuid = "ca11b4a7-0000-4000-8000-000000000000",
+					.matrix_path = "calibration.conf",
+					.matrix_text = "",
+					.matrix_digest = "ca11",
+					.version = "calibrate",
+					.cmdline = "calibrate",
+					.started_ns = 1 };
+	int ret;
+
+	if (vtb_store_host(st, &h, &ci.host_id) < 0)
+		return -1;
+	memset(cf, 0, sizeof(cf));
+	memset(ce, 0, sizeof(ce));
+	for (int i = 0; i < 2; i++) {
+		snprintf(cf[i].key, sizeof(cf[i].key), "%s", keys[i]);
+		cf[i].kind = i ? VTB_CONFIG_VM : VTB_CONFIG_BASELINE;
+		cf[i].label = (char *)(i ? "vm vcpus=2" : "baseline cpus=2");
+		cf[i].params_json = (char *)(i ? "{\"vcpus\":\"2\"}" : "{\"cpus\":\"2\"}");
+		cf[i].mems = (char *)"0";
+		cf[i].runnable = true;
+		if (vtb_cpuset_parse("0-1", &cf[i].cpus) < 0)
+			return -1;
+		cf[i].cells = &ce[i];
+		cf[i].n_cells = 1;
+		snprintf(ce[i].key, sizeof(ce[i].key), "ce11%012d", i);
+		ce[i].name = (char *)"cell";
+		ce[i].workload = (char *)"synthetic";
+		ce[i].params_json = ce[i].resolved_json = (char *)"{}";
+	}
+	ret = vtb_store_campaign_begin(st, &ci, &m, campaign);
+	vtb_cpuset_release(&cf[0].cpus);
+	vtb_cpuset_release(&cf[1].cpus);
+	return ret;
+}
+
+static const char *metric_name(int m)
+{
+	static char names[NMETRIC][16];
+
+	if (!names[m][0])
+		snprintf(names[m], sizeof(names[m]), "%s%d",
+			 class_of(m) == VTB_MC_THROUGHPUT ? "rate"
+			 : class_of(m) == VTB_MC_TIME	  ? "time"
+							  : "lat_p50_",
+			 m % 8);
+	return names[m];
+}
+
+/* Boot @rep of configuration @side (0 baseline, 1 VM). */
+static int boot(struct vtb_store *st, int64_t campaign, int side, int rep, gsl_rng *r,
+		const struct kase *k)
+{
+	struct vtb_rs_sample s[NMETRIC];
+	char cell[17], uuid[37];
+	struct vtb_rs_cell c = { .cell = cell,
+				 .workload = (char *)"synthetic",
+				 .status = (char *)"ok",
+				 .info_json = (char *)"{}" };
+	struct vtb_boot_records rec = {
+		.cells = &c, .n_cells = 1, .samples = s, .n_samples = NMETRIC
+	};
+	struct vtb_boot_info b = { .campaign_id = campaign,
+				   .uuid = uuid,
+				   .config_key = keys[side],
+				   .rep = rep,
+				   .status = "ok",
+				   .started_ns = 1 + rep,
+				   .ended_ns = 2 + rep };
+	struct vtb_vm_boot_info vm = { .accelerator = "kvm", .vms = 1 };
+
+	snprintf(cell, sizeof(cell), "ce11%012d", side);
+	snprintf(uuid, sizeof(uuid), "ca11b4a7-0000-4000-8000-%04x%08x", side, rep);
+	for (int m = 0; m < NMETRIC; m++) {
+		double scale = 100 * (side ? factor(m, k->change) : 1);
+
+		s[m] = (struct vtb_rs_sample){
+			.cell = cell,
+			.metric = (char *)metric_name(m),
+			.unit = (char *)(class_of(m) == VTB_MC_THROUGHPUT ? "MB/s"
+					 : class_of(m) == VTB_MC_TIME	  ? "s"
+									  : "us"),
+			.value = draw(r, k->dist, scale, k->cov),
+			.better = class_of(m) == VTB_MC_THROUGHPUT
+		};
+	}
+	if (side)
+		b.vm = &vm;
+	return vtb_store_boot(st, &b, &rec);
+}
+
+/* reps = auto: undecided rows after the boots so far (the runner's rule). */
+static int undecided(struct vtb_store *st, const char *db, bool *more)
+{
+	struct vtb_compare_opts o;
+	json_t *doc = NULL;
+	bool bad = false;
+	size_t n = 0;
+	int ret;
+
+	vtb_compare_opts_default(&o);
+	more[0] = more[1] = false;
+	if (vtb_compare_build(st, db, NULL, NULL, &o, &doc, &bad) < 0)
+		return -1;
+	ret = vtb_compare_pending(doc, keys, 2, more, &n);
+	json_decref(doc);
+	return ret < 0 ? -1 : (int)n;
+}
+
+/* The binary's verdict on @db: its exit code, its rows into @t. */
+static int verdict(const char *db, const struct kase *k, struct tally *t)
+{
+	char out[300], *argv[] = { (char *)vtbench,
+				   (char *)"compare",
+				   (char *)"--db",
+				   (char *)db,
+				   (char *)"--format",
+				   (char *)"json",
+				   NULL };
+	posix_spawn_file_actions_t fa;
+	json_error_t e;
+	json_t *doc, *r;
+	int status, rc;
+	pid_t pid;
+	size_t i;
+
+	if (snprintf(out, sizeof(out), "%s.json", db) >= (int)sizeof(out))
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawn(&pid, vtbench, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return vtb_error("cannot run %s: %s", vtbench, strerror(rc));
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		return vtb_error("%s compare --db %s failed (status %d)", vtbench, db, status);
+	doc = json_load_file(out, 0, &e);
+	unlink(out);
+	if (!doc)
+		return vtb_error("%s: %s", out, e.text);
+	t->tables++;
+	t->exit1 += WEXITSTATUS(status) == 1;
+	json_array_foreach(json_object_get(doc, "rows"), i, r)
+	{
+		const char *m = json_string_value(json_object_get(r, "metric")), *v;
+		json_t *lo = json_object_get(r, "ci_low_pct"),
+		       *hi = json_object_get(r, "ci_high_pct");
+		int idx;
+		double truth;
+
+		v = json_string_value(json_object_get(r, "verdict"));
+		for (idx = 0; idx < NMETRIC && strcmp(metric_name(idx), m ? m : ""); idx++)
+			;
+		if (idx == NMETRIC || !v)
+			continue;
+		t->rows++;
+		t->worse += !strcmp(v, "worse");
+		t->errors += !strcmp(v, "error") || !strcmp(v, "missing");
+		truth = (factor(idx, k->change) - 1) * 100;
+		if (json_is_number(lo) && json_is_number(hi)) {
+			t->ci_rows++;
+			t->covered += json_number_value(lo) <= truth &&
+				      truth <= json_number_value(hi);
+		}
+	}
+	json_decref(doc);
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+	int ret = 0;
+
+	if (!in || !out)
+		ret = vtb_error("cannot copy '%s' to '%s': %s", from, to, strerror(errno));
+	while (!ret && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			ret = vtb_error("cannot write '%s': %s", to, strerror(errno));
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ret = vtb_error("cannot write '%s': %s", to, strerror(errno));
+	return ret;
+}
+
+/* The worker's empty campaign, checkpointed into one file to copy. */
+static int make_template(void)
+{
+	struct vtb_store *st = NULL;
+	int64_t campaign;
+	int ret;
+
+	snprintf(template_db, sizeof(template_db), "%s/template-%d.db", dir, getpid());
+	ret = vtb_store_open(template_db, &st) < 0 || begin(st, &campaign) < 0 ? -1 : 0;
+	vtb_store_close(st);
+	if (!ret && campaign != 1)
+		ret = vtb_error("the template's campaign is %lld, not 1", (long long)campaign);
+	return ret;
+}
+
+static int one_seed(const struct kase *k, unsigned long seed, struct tally *t)
+{
+	char db[300];
+	struct vtb_store *st = NULL;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	int64_t campaign;
+	int ret = -1, n = 0;
+
+	snprintf(db, sizeof(db), "%s/s%lu-%d.db", dir, seed, getpid());
+	if (!r)
+		return -1;
+	gsl_rng_set(r, seed);
+	/* a copy of the worker's empty campaign: the schema is made once */
+	if (copy_file(template_db, db) < 0 || vtb_store_open(db, &st) < 0)
+		goto out;
+	campaign = 1;
+	for (;;) {
+		bool more[2];
+		int u = 0;
+
+		for (int side = 0; side < 2; side++)
+			if (boot(st, campaign, side, n, r, k) < 0)
+				goto out;
+		n++;
+		if (k->n) {
+			if (n == k->n)
+				break;
+			continue;
+		}
+		if (n < MIN_REPS)
+			continue;
+		u = undecided(st, db, more);
+		if (u < 0)
+			goto out;
+		if (!u || n == MAX_REPS)
+			break;
+	}
+	vtb_store_close(st);
+	st = NULL;
+	if (verdict(db, k, t) < 0)
+		goto out;
+	if (t->nboots < (long)VTB_ARRAY_SIZE(t->boots))
+		t->boots[t->nboots++] = n;
+	ret = 0;
+out:
+	if (ret)
+		fprintf(stderr, "calibrate: seed %lu: %s\n", seed, vtb_errmsg());
+	vtb_store_close(st);
+	gsl_rng_free(r);
+	for (const char *sfx = ""; sfx; sfx = !*sfx		     ? "-wal"
+					      : !strcmp(sfx, "-wal") ? "-shm"
+								     : NULL) {
+		char p[320];
+
+		snprintf(p, sizeof(p), "%s%s", db, sfx);
+		unlink(p);
+	}
+	return ret;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_boots(struct tally *t)
+{
+	if (!t->nboots)
+		return NAN;
+	qsort(t->boots, (size_t)t->nboots, sizeof(long), cmp_long);
+	return t->nboots % 2 ? (double)t->boots[t->nboots / 2]
+			     : (t->boots[t->nboots / 2 - 1] + t->boots[t->nboots / 2]) / 2.0;
+}
+
+static double pct(long a, long b)
+{
+	return b ? 100.0 * (double)a / (double)b : NAN;
+}
+
+int main(int argc, char **argv)
+{
+	static const double covs[] = { 0.02, 0.10 }, changes[] = { 0, 0.05, 0.10, 0.30 };
+	static const int ns[] = { 3, 5, 10, 0 };
+	struct kase cases[64];
+	struct tally *t;
+	size_t nc = 0, ci;
+	long seeds = argc > 2 ? atol(argv[2]) : 200;
+	long workers = argc > 3 ? atol(argv[3]) : sysconf(_SC_NPROCESSORS_ONLN);
+	const char *tmp = getenv("TMPDIR");
+	struct timespec t0, t1;
+	int failed = 0;
+
+	if (argc < 2 || seeds <= 0 || workers <= 0) {
+		fprintf(stderr, "usage: calibrate VTBENCH [SEEDS [WORKERS]]\n");
+		return 2;
+	}
+	vtbench = argv[1];
+	for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++)
+		for (size_t b = 0; b < VTB_ARRAY_SIZE(changes); b++)
+			for (size_t c = 0; c < VTB_ARRAY_SIZE(ns); c++)
+				cases[nc++] = (struct kase){ covs[a], changes[b], ns[c], NORMAL };
+	/* coverage at CoV 10%, +10%, per distribution (normal is above) */
+	for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
+		for (size_t c = 0; c < 3; c++)
+			cases[nc++] = (struct kase){ 0.10, 0.10, ns[c], (enum dist)d };
+	snprintf(dir, sizeof(dir), "%s/vtbcal.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("calibrate: mkdtemp");
+		return 3;
+	}
+	t = mmap(NULL, nc * sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED) {
+		perror("calibrate: mmap");
+		return 3;
+	}
+	memset(t, 0, nc * sizeof(*t));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long w = 0; w < workers; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("calibrate: fork");
+			return 3;
+		}
+		if (pid)
+			continue;
+		/* worker w: cases whose index is w modulo workers, all seeds */
+		if (make_template() < 0) {
+			fprintf(stderr, "calibrate: %s\n", vtb_errmsg());
+			_exit(3);
+		}
+		for (ci = (size_t)w; ci < nc; ci += (size_t)workers)
+			for (long s = 1; s <= seeds; s++)
+				if (one_seed(&cases[ci], (unsigned long)(1000 * ci + (size_t)s),
+					     &t[ci]) < 0)
+					_exit(3);
+		unlink(template_db);
+		_exit(0);
+	}
+	for (long w = 0; w < workers; w++) {
+		int status;
+
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			failed = 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rmdir(dir);
+	if (failed) {
+		fprintf(stderr, "calibrate: a worker failed\n");
+		return 3;
+	}
+
+	printf("calibration: %ld seeds a case; one VM against its baseline, 24 rows (8 rates, "
+	       "8 times, 8 latencies), through `vtbench compare`; reps = auto: min_reps %d, "
+	       "max_reps %d\n",
+	       seeds, MIN_REPS, MAX_REPS);
+	printf("\nfalse alarms (identical sides): tables that exit 1\n");
+	for (ci = 0; ci < 32; ci++) {
+		if (cases[ci].change != 0)
+			continue;
+		if (cases[ci].n == 3)
+			printf("  CoV %2.0f%%:", cases[ci].cov * 100);
+		if (cases[ci].n)
+			printf("  n=%-2d %5.1f%%", cases[ci].n, pct(t[ci].exit1, t[ci].tables));
+		else
+			printf("  auto %5.1f%% (median %.0f boots)\n",
+			       pct(t[ci].exit1, t[ci].tables), median_boots(&t[ci]));
+	}
+	printf("\npower (every row worse by the change): rows found worse (tables exiting 1)\n");
+	for (ci = 0; ci < 32; ci++) {
+		if (cases[ci].change == 0)
+			continue;
+		if (cases[ci].n == 3)
+			printf("  CoV %2.0f%%, %2.0f%%:", cases[ci].cov * 100,
+			       cases[ci].change * 100);
+		if (cases[ci].n)
+			printf("  n=%-2d %5.1f%% (%5.1f%%)", cases[ci].n,
+			       pct(t[ci].worse, t[ci].rows), pct(t[ci].exit1, t[ci].tables));
+		else
+			printf("  auto %5.1f%% (%5.1f%%, median %.0f boots)\n",
+			       pct(t[ci].worse, t[ci].rows), pct(t[ci].exit1, t[ci].tables),
+			       median_boots(&t[ci]));
+	}
+	printf("\ncoverage of the 95%% interval (rows holding the true change), CoV 10%%, +10%%\n");
+	for (int d = NORMAL; d <= CONTAMINATED; d++) {
+		printf("  %-12s", dist_name[d]);
+		for (ci = 0; ci < nc; ci++)
+			if (cases[ci].dist == (enum dist)d && cases[ci].cov == 0.10 &&
+			    cases[ci].change == 0.10 && cases[ci].n)
+				printf("  n=%-2d %5.1f%%", cases[ci].n,
+				       pct(t[ci].covered, t[ci].ci_rows));
+		printf("\n");
+	}
+	{
+		double fa = 0, auto10 = NAN, n10 = NAN, cov = 100;
+		long errors = 0;
+
+		for (ci = 0; ci < nc; ci++) {
+			errors += t[ci].errors;
+			if (cases[ci].change == 0 && cases[ci].dist == NORMAL)
+				fa = fmax(fa, pct(t[ci].exit1, t[ci].tables));
+			if (cases[ci].cov == 0.10 && cases[ci].change == 0.10 && !cases[ci].n)
+				auto10 = pct(t[ci].worse, t[ci].rows);
+			if (cases[ci].cov == 0.10 && cases[ci].change == 0.30 && cases[ci].n == 10)
+				n10 = pct(t[ci].worse, t[ci].rows);
+			if (cases[ci].cov == 0.10 && cases[ci].change == 0.10 && cases[ci].n >= 5)
+				cov = fmin(cov, pct(t[ci].covered, t[ci].ci_rows));
+		}
+		printf("\ngoals: false alarms <= 5%%: %.1f%% %s; 10%% at CoV 10%% with reps = auto "
+		       ">= 90%%: %.1f%% %s; 30%% at CoV 10%% at n=10 >= 95%%: %.1f%% %s; coverage "
+		       ">= 93%% at n >= 5: %.1f%% %s\n",
+		       fa, fa <= 5 ? "met" : "NOT MET", auto10, auto10 >= 90 ? "met" : "NOT MET",
+		       n10, n10 >= 95 ? "met" : "NOT MET", cov, cov >= 93 ? "met" : "NOT MET");
+		if (errors)
+			printf("(%ld missing or error rows: the generator is wrong)\n", errors);
+	}
+	printf("(%.0f s on %ld workers)\n",
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, workers);
+	return 0;
+}
