@@ -368,7 +368,7 @@ static int lp_boots(struct sink *sk, struct up_boot *const *b, size_t n, struct 
 /*
  * The campaign's aggregates, in a measurement of their own (a panel of
  * boots never averages them in): per configuration, cell and metric the
- * mean as vtbench compare computes it (harmonic for rates), median,
+ * mean as vtbench compare computes it (harmonic for rates, geometric for latencies), median,
  * stddev, min, max, n and the campaign's uuid.
  */
 static int lp_aggregates(struct sink *sk, struct vtb_strbuf *body, long *points)
@@ -561,7 +561,7 @@ static int prom_labels(struct sink *sk, const struct up_aggr *a, struct vtb_strb
 /*
  * The latest campaign as a snapshot.  Per configuration, cell and metric,
  * in families named as prom_family() says: the mean over the campaign's
- * boots as vtbench compare computes it (harmonic for rates), its sample
+ * boots as vtbench compare computes it (harmonic for rates, geometric for latencies), its sample
  * standard deviation (FAMILY_stddev_UNIT) and the boots with a value
  * (FAMILY_boots); then vtbench_campaign_info{campaign} and the campaign's
  * start time.  A family's series come together, as the text format wants.
@@ -617,7 +617,7 @@ static int prom_snapshot(struct sink *sk, struct vtb_strbuf *body, long *points)
 			if (f == 0)
 				r = vtb_strbuf_addf(
 					body,
-					"# HELP %s %s %s: the mean of the campaign's boots as vtbench compare computes it (harmonic for rates), from %s\n",
+					"# HELP %s %s %s: the mean of the campaign's boots as vtbench compare computes it (harmonic for rates, geometric for latencies), from %s\n",
 					names[i], sm->workload, sm->metric,
 					*sm->unit ? sm->unit : "a count");
 			else if (f == 1)

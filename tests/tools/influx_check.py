@@ -15,6 +15,8 @@ import sys
 import urllib.parse
 import urllib.request
 
+from compare_mean import compare_mean
+
 
 def get(url, **params):
     with urllib.request.urlopen(url + "?" + urllib.parse.urlencode(params), timeout=10) as r:
@@ -51,15 +53,13 @@ def compare_series(vtbench, path):
     return {(s["config"], s["cell"], s["metric"]): s["summary"] for s in doc.get("series", [])}
 
 
-def is_rate(unit):
-    return unit in ("rps", "iops", "Hz") or unit.endswith("/s")
 
-
-def summary(values, unit):
-    """what compare computes: the harmonic mean for rates, else the mean"""
+def summary(values, metric, unit):
+    """what compare computes: the harmonic mean for rates, the geometric
+    mean for latencies, else the mean"""
     return {"n": len(values), "min": min(values), "max": max(values),
             "median": statistics.median(values),
-            "mean": statistics.harmonic_mean(values) if is_rate(unit) else statistics.mean(values),
+            "mean": compare_mean(metric, unit, values),
             "stddev": statistics.stdev(values) if len(values) > 1 else 0.0}
 
 
@@ -115,7 +115,7 @@ def readback(base, db, path, vtbench):
         errors.append("two boots share a timestamp")
     # the aggregates: their own measurement, one per configuration, cell
     # and metric, equal to what compare shows (the mean is harmonic for
-    # rates), checked against vtbench compare's series where it has them
+    # rates, geometric for latencies), checked against vtbench compare's series where it has them
     # and against the same statistics computed here
     groups = {}
     for (uuid, cell, metric), w in want.items():
@@ -128,7 +128,7 @@ def readback(base, db, path, vtbench):
         if key not in groups:
             errors.append("aggregate of nothing: %s" % a)
             continue
-        for source, s in (("here", summary(groups[key][1], groups[key][0])), ("compare", series.get(key))):
+        for source, s in (("here", summary(groups[key][1], key[2], groups[key][0])), ("compare", series.get(key))):
             if not s:
                 continue
             n_compare += source == "compare"

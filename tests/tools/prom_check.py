@@ -12,6 +12,8 @@ import subprocess
 import sys
 import urllib.request
 
+from compare_mean import compare_mean
+
 url, job, inst, path, vtbench = sys.argv[1:6]
 must = sys.argv[6:]
 text = urllib.request.urlopen(url + "/metrics", timeout=10).read().decode()
@@ -41,9 +43,6 @@ def family(workload, metric, unit):
     base = "vtbench_" + workload + ("_" + m if m else "")
     return base, suffix, scale
 
-
-def is_rate(unit):
-    return unit in ("rps", "iops", "Hz") or unit.endswith("/s")
 
 
 help_, type_, got = {}, {}, {}
@@ -94,7 +93,7 @@ want_names = set()
 for (cfg, cell, wl, metric, unit), (kind, params, v) in vals.items():
     base, suffix, scale = family(wl, metric, unit)
     u = "_" + suffix if suffix else ""
-    mean = statistics.harmonic_mean(v) if is_rate(unit) else statistics.mean(v)
+    mean = compare_mean(metric, unit, v)
     sd = statistics.stdev(v) if len(v) > 1 else 0.0
     want = {base + u: mean * scale, base + "_stddev" + u: sd * scale, base + "_boots": len(v)}
     s = series.get((cfg, cell, metric))
