@@ -2,6 +2,7 @@
 /* vtbench list runs|cells|workloads|sinks */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,25 +33,55 @@ static void fmt_time(char *buf, size_t len, int64_t ns)
 		snprintf(buf, len, "-");
 }
 
+/* The database is a file anyone may hand over: each string it gives goes
+ * through the sanitiser (vtb_term_safe) to the terminal. */
+#define N_SAFE 8
+struct safe {
+	char *s[N_SAFE];
+	size_t n;
+};
+
+static const char *safe(struct safe *t, const char *s)
+{
+	char *c = vtb_term_safe(s ? s : "?");
+
+	if (!c || t->n == N_SAFE) {
+		free(c);
+		return "?";
+	}
+	return t->s[t->n++] = c;
+}
+
+static void safe_release(struct safe *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+}
+
 static int print_run(const struct vtb_run_row *r, void *arg)
 {
+	struct safe t = { .n = 0 };
 	char start[32];
 
 	(void)arg;
 	fmt_time(start, sizeof(start), r->started_ns);
-	printf("%s  %s  %-11s  %-20s  %ld boot%s (%ld ok, %ld failed)  %s\n", r->uuid, start,
-	       r->status ? r->status : "?", r->hostname ? r->hostname : "?", r->boots,
-	       r->boots == 1 ? "" : "s", r->boots_ok, r->boots_failed,
-	       r->matrix_path ? r->matrix_path : "?");
+	printf("%s  %s  %-11s  %-20s  %ld boot%s (%ld ok, %ld failed)  %s\n", safe(&t, r->uuid),
+	       start, safe(&t, r->status), safe(&t, r->hostname), r->boots,
+	       r->boots == 1 ? "" : "s", r->boots_ok, r->boots_failed, safe(&t, r->matrix_path));
+	safe_release(&t);
 	return 0;
 }
 
 static int print_cell(const struct vtb_cell_row *r, void *arg)
 {
+	struct safe t = { .n = 0 };
+
 	(void)arg;
-	printf("%s  %s  %-24s  %-10s  %s  %ld boot%s (%ld ok)  %s\n", r->config_key, r->cell_key,
-	       r->config_label, r->workload, r->cell_name, r->boots, r->boots == 1 ? "" : "s",
-	       r->ok, r->params_json);
+	printf("%s  %s  %-24s  %-10s  %s  %ld boot%s (%ld ok)  %s\n", safe(&t, r->config_key),
+	       safe(&t, r->cell_key), safe(&t, r->config_label), safe(&t, r->workload),
+	       safe(&t, r->cell_name), r->boots, r->boots == 1 ? "" : "s", r->ok,
+	       safe(&t, r->params_json));
+	safe_release(&t);
 	return 0;
 }
 

@@ -48,51 +48,65 @@ static void fmt_dur(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-static void on_progress(const struct vtb_progress *p, void *arg)
+/* A boot's line.  @label, @status (NULL: starting) and @error are safe
+ * for the terminal already. */
+static void boot_line(struct progress_state *ps, const struct vtb_progress *p, const char *label,
+		      const char *status, const char *error)
 {
-	struct progress_state *ps = arg;
 	char el[32], eta[32];
 
-	if (p->warning) {
-		if (ps->line_open)
-			fputs("\r\033[K", stderr);
-		ps->line_open = false;
-		fprintf(stderr, "warning: %s\n", p->warning);
-		return;
-	}
-	if (p->note) {
-		if (ps->line_open)
-			fputs("\r\033[K", stderr);
-		ps->line_open = false;
-		if (!ps->quiet)
-			fprintf(stderr, "%s\n", p->note);
-		return;
-	}
-	if (ps->quiet)
-		return;
 	fmt_dur(el, sizeof(el), p->elapsed_seconds);
 	if (p->eta_seconds < 0)
 		snprintf(eta, sizeof(eta), "?");
 	else
 		fmt_dur(eta, sizeof(eta), p->eta_seconds);
 	if (ps->tty) {
-		if (!p->status) {
+		if (!status) {
 			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d  elapsed %s  eta %s",
-				p->index, p->total, p->label, p->rep, el, eta);
+				p->index, p->total, label, p->rep, el, eta);
 			ps->line_open = true;
-		} else if (strcmp(p->status, "ok")) {
+		} else if (strcmp(status, "ok")) {
 			fprintf(stderr, "\r\033[Kboot %zu/%zu  %s  rep %d: %s: %s\n", p->index,
-				p->total, p->label, p->rep, p->status, p->error ? p->error : "");
+				p->total, label, p->rep, status, error ? error : "");
 			ps->line_open = false;
 		}
 		fflush(stderr);
 		return;
 	}
-	if (p->status)
-		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, p->label,
-		       p->rep, p->status, p->boot_seconds, p->error ? ": " : "",
-		       p->error ? p->error : "");
+	if (status)
+		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, label, p->rep,
+		       status, p->boot_seconds, error ? ": " : "", error ? error : "");
 	fflush(stdout);
+}
+
+/* Labels, errors, warnings and notes quote guests and files: every one
+ * goes through the one sanitiser (vtb_term_safe) to the terminal. */
+static void on_progress(const struct vtb_progress *p, void *arg)
+{
+	struct progress_state *ps = arg;
+	char *label, *status, *error;
+
+	if (p->warning || p->note) {
+		if (ps->line_open)
+			fputs("\r\033[K", stderr);
+		ps->line_open = false;
+		if (p->warning || !ps->quiet) {
+			fputs(p->warning ? "warning: " : "", stderr);
+			vtb_term_fputs(p->warning ? p->warning : p->note, stderr);
+			fputc('\n', stderr);
+		}
+		return;
+	}
+	if (ps->quiet)
+		return;
+	label = vtb_term_safe(p->label);
+	status = p->status ? vtb_term_safe(p->status) : NULL;
+	error = p->error ? vtb_term_safe(p->error) : NULL;
+	if (label && (status || !p->status) && (error || !p->error))
+		boot_line(ps, p, label, status, error);
+	free(label);
+	free(status);
+	free(error);
 }
 
 /* run --upload: the campaign to each sink, one after the other; nonzero

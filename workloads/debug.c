@@ -3,7 +3,8 @@
  * `debug`: a hidden workload that misbehaves on request, so the runner
  * and the record parser can be tested against every way a real workload
  * (or a guest) can fail: errors, hangs, crashes, early exits, console
- * noise mixed with forged frames, record floods.
+ * noise mixed with forged frames, record floods, and text meant for a
+ * terminal or a spreadsheet (mode=hostile).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,7 @@ struct debug_params {
 };
 
 static const char *const debug_modes[] = {
-	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", NULL,
+	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", "hostile", NULL,
 };
 
 static const struct vtb_opt debug_opts[] = {
@@ -90,6 +91,20 @@ out:
 		vtb_error("out of memory");
 	free(line);
 	return ret;
+}
+
+/* What a hostile guest would say: an OSC 52 sequence (writes the user's
+ * clipboard in some terminals), a bell, a carriage return that rewrites
+ * the line, in an error record, a sample named like a spreadsheet
+ * formula, and a failure message with escapes.  The harness must show
+ * them as text, keep them as they are, and neutralise the formula. */
+static int hostile(struct vtb_workload_ctx *ctx)
+{
+	if (vtb_report_error(ctx, "\x1b]52;c;ZXZpbA==\x07" "clipboard\r\x1b[2Kall fine") ||
+	    vtb_report_sample(ctx, "=HYPERLINK(\"http://example.invalid/\",\"x\")", "+count", 1.0,
+			      VTB_BETTER_HIGHER))
+		return -1;
+	return vtb_error("\x1b[31mred\x07 and\rforged");
 }
 
 static int flood_one(struct vtb_workload_ctx *ctx, long long i)
@@ -160,6 +175,8 @@ static int debug_run(void *params, struct vtb_workload_ctx *ctx)
 		_exit(3);
 	if (strcmp(p->mode, "garbage") == 0 && garbage(ctx))
 		return -1;
+	if (strcmp(p->mode, "hostile") == 0)
+		return hostile(ctx);
 	if (strcmp(p->mode, "flood") == 0) {
 		/* Written directly: the summary must not keep N samples. */
 		for (i = 0; ctx->rec && i < p->records; i++)
