@@ -46,8 +46,9 @@ static const char upload_usage[] =
 	"\n"
 	"Credentials come only from VTBENCH_UPLOAD_TOKEN, or VTBENCH_UPLOAD_USER and\n"
 	"VTBENCH_UPLOAD_PASSWORD (basic authentication), or --token-file; they are never\n"
-	"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured) and\n"
-	"5xx are retried; other answers fail at once with the server's message.\n"
+	"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured up to\n"
+	"86400 s; a larger one gives up) and 5xx are retried, each wait at most a day;\n"
+	"other answers fail at once with the server's message.\n"
 	"Exit: 0 everything sent, 2 usage or input error, 3 something remains unsent\n"
 	"(a later upload sends it).\n";
 
