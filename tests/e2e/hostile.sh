@@ -99,4 +99,34 @@ else
 	got=$(jq '[.histograms[].buckets // [] | .[] | select(.[1] < 0)] | length' "$T/h.json")
 	expect_eq "overflowing histograms: no negative count" "$got" "0"
 	expect_exit "overflowing histograms: the HTML report is written" 1 "$VTBENCH" compare --db "$T/h.db" -o "$T/h.html"
+
+	# ---- compare -o FILE: the old file or the whole new one, never a part ----
+	mkdir "$T/o"
+	cp "$T/base.db" "$T/o.db"
+	# no WAL: reading it writes no -shm file that the limit would stop
+	sql "$T/o.db" "PRAGMA journal_mode = DELETE" >/dev/null
+	echo previous >"$T/o/r.html"
+	# writes fail past 20-40 KiB (the report is ~90 KiB), SIGXFSZ ignored
+	sh -c "trap '' XFSZ; ulimit -f 40; exec '$VTBENCH' compare --db '$T/o.db' -o '$T/o/r.html'" \
+		>"$T/out" 2>"$T/err"
+	expect_eq "-o: a write that fails midway exits 3" "$?" "3"
+	expect_eq "-o: ... and leaves the old file as it was" "$(cat "$T/o/r.html")" "previous"
+	expect_eq "-o: ... and no temporary file" "$(ls "$T/o")" "r.html"
+	(umask 022 && "$VTBENCH" compare --db "$T/o.db" -o "$T/o/r.html" >/dev/null 2>&1)
+	expect_eq "-o: a whole report replaces it" "$(head -n 1 "$T/o/r.html")" "<!DOCTYPE html>"
+	expect_eq "-o: ... with the mode fopen would give it, and nothing else left" \
+		"$(stat -c %a "$T/o/r.html") $(ls "$T/o")" "644 r.html"
+	expect_exit "-o into a missing directory: exit 2" 2 "$VTBENCH" compare --db "$T/o.db" -o "$T/nodir/r.html"
+fi
+
+# ---- upload URLs a server would misread: exit 2 before anything is sent ----
+if [ -f "$T/base.db" ]; then
+	for url in 'pushgateway://127.0.0.1/%2E%2E' 'pushgateway://127.0.0.1:0/job' \
+		'influx://127.0.0.1/db%00x' 'http://127.0.0.1/a%0d%0aX-Injected:%201'; do
+		expect_exit "upload --to '$url': exit 2" 2 "$VTBENCH" upload --db "$T/base.db" --to "$url"
+		if grep -q "to ''\|URL ''" "$T/err"; then notok "... names the URL" "$(cat "$T/err")"; else ok "... names the URL"; fi
+	done
+	expect_exit "run --upload with a traversing URL: exit 2 before the run" 2 \
+		"$VTBENCH" run "$T/esc.conf" --db "$T/u.db" --upload 'http://127.0.0.1/x/%2e%2e/y'
+	[ ! -e "$T/u.db" ] && ok "... nothing run" || notok "... nothing run"
 fi
