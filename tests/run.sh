@@ -1,12 +1,16 @@
 #!/bin/sh
 # Runs every test: Criterion unit binaries, CLI golden tests and end-to-end
 # runner tests against BUILD, then the unit and CLI tests again against the
-# ASan+UBSan build.  Prints per-suite results and the closing line
+# ASan+UBSan build, then the fuzz smoke (each libFuzzer target of FUZZBUILD
+# for $FUZZ_SMOKE seconds, default 30, all at once: scripts/fuzz.sh).
+# Usage: tests/run.sh BUILD [ASANBUILD [FUZZBUILD]].
+# Prints per-suite results and the closing line
 # "N passed, N failed, N skipped".  Under CI=true a skipped test (missing
 # tool or daemon) counts as failed: nothing is skipped silently.
 set -u
 BUILD=${1:-build}
 ASAN=${2:-}
+FUZZ=${3:-}
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 export SRCDIR
 passed=0 failed=0 skipped=0
@@ -95,6 +99,17 @@ if [ -n "$ASAN" ]; then
 	run_unit "$ASAN" asan
 	run_scripts "$ASAN" asan-cli cli
 	run_scripts "$ASAN" asan-e2e e2e
+fi
+if [ -n "$FUZZ" ]; then
+	start=$(date +%s)
+	out=$(sh "$SRCDIR/scripts/fuzz.sh" "$FUZZ" "${FUZZ_SMOKE:-30}" 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | head -n 60
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	echo "fuzz smoke: $(($(date +%s) - start)) s wall"
+	printf '%-40s %3d passed, %d failed\n' "fuzz:smoke" "$p" "$f"
+	add fuzz "$p" "$f" 0
 fi
 [ -n "$failures" ] && echo "failed suites:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -130,3 +130,9 @@ if [ -f "$T/base.db" ]; then
 		"$VTBENCH" run "$T/esc.conf" --db "$T/u.db" --upload 'http://127.0.0.1/x/%2e%2e/y'
 	[ ! -e "$T/u.db" ] && ok "... nothing run" || notok "... nothing run"
 fi
+
+# ---- found by fuzz_hosttopo: hwloc XML whose PUs all fail to parse ----
+# (qsort(NULL, 0) in topo.c: undefined behaviour, caught by the ASan+UBSan run)
+expect_exit "a topology without a PU: exit 2" 2 "$VTBENCH" topo \
+	--host-topology "$SRCDIR/tests/fuzz/corpus/fuzz_hosttopo/regress-bad-cpuset-no-pu.xml"
+expect_grep "... saying so" "$T/err" "the topology has no online CPU"
