@@ -164,7 +164,8 @@ int cmd_list(struct vtb_cmd_env *env)
 	}
 	if (ret) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
-		return VTB_EXIT_INFRA;
+		/* a damaged or crafted database is input */
+		return vtb_store_bad_content(env->store) ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 	}
 	return 0;
 }

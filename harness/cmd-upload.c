@@ -74,8 +74,9 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = res.sink ? VTB_EXIT_INFRA : VTB_EXIT_USAGE;
 		/* nothing started: an input error; the store failing later is
-		 * infrastructure */
-		if (!res.campaign)
+		 * infrastructure, unless its content was (a damaged or crafted
+		 * database) */
+		if (!res.campaign || vtb_store_bad_content(st))
 			ret = VTB_EXIT_USAGE;
 		vtb_upload_result_release(&res);
 		return ret;

@@ -1566,17 +1566,17 @@ static int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_che
 {
 	for (int i = 0; i < rc->n; i++) {
 		const struct ref_col *c = rc->col[i];
-		int type = sqlite3_column_type(s, i);
 		const char *t;
-		int len;
+		int type, len;
 
-		if (!c)
+		/* a rowid is an integer: nothing to check */
+		if (!c || c->pk)
 			continue;
-		/* a row a LEFT JOIN did not find: NULL throughout */
-		if (rc->idcol[i] >= 0 && sqlite3_column_type(s, rc->idcol[i]) == SQLITE_NULL)
-			continue;
+		type = sqlite3_column_type(s, i);
 		if (type == SQLITE_NULL) {
-			if (c->notnull)
+			/* NULL throughout: a row a LEFT JOIN did not find */
+			if (c->notnull && !(rc->idcol[i] >= 0 &&
+					    sqlite3_column_type(s, rc->idcol[i]) == SQLITE_NULL))
 				return bad_row(st, s, rc, i, "is NULL, which the schema forbids");
 			continue;
 		}
@@ -1589,7 +1589,7 @@ static int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_che
 		len = sqlite3_column_bytes(s, i);
 		if (!t)
 			return vtb_error("cannot read '%s': out of memory", st->path);
-		if ((int)strlen(t) != len || !vtb_utf8_valid(t, (size_t)len))
+		if (memchr(t, '\0', (size_t)len) || !vtb_utf8_valid(t, (size_t)len))
 			return bad_row(st, s, rc, i, "is not UTF-8 text");
 		if (c->json) {
 			json_t *j = json_loadb(t, (size_t)len, JSON_DECODE_ANY, NULL);

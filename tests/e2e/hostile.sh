@@ -87,6 +87,16 @@ else
 		"table histogram, row 2: column params is not JSON"
 	got=$(sql "$T/c.db" "pragma integrity_check")
 	expect_eq "crafted: SQLite's integrity_check passes such files" "$got" "ok"
+	# list and upload read the same rows
+	cp "$T/base.db" "$T/c.db"
+	sql "$T/c.db" "$(unnull cell name)" && sql "$T/c.db" "UPDATE cell SET name = NULL WHERE id = 2"
+	expect_exit "crafted: list cells exits 2" 2 "$VTBENCH" list cells --db "$T/c.db" &&
+		expect_grep "... naming the row" "$T/err" "table cell, row 2: column name is NULL"
+	cp "$T/base.db" "$T/c.db"
+	sql "$T/c.db" "UPDATE sample SET unit = CAST(x'c0af' AS TEXT) WHERE id = 9"
+	expect_exit "crafted: upload --dry-run exits 2" 2 "$VTBENCH" upload --db "$T/c.db" \
+		--to http://127.0.0.1:9/x --dry-run &&
+		expect_grep "... naming the row" "$T/err" "table sample, row 9: column unit is not UTF-8 text"
 
 	# histograms whose merged counts overflow: left out, never negative
 	cp "$T/base.db" "$T/h.db"

@@ -604,6 +604,10 @@ bool vtb_utf8_valid(const char *s, size_t n)
 	size_t i = 0, k;
 
 	while (i < n) {
+		if ((unsigned char)s[i] < 0x80) { /* ASCII: most text */
+			i++;
+			continue;
+		}
 		k = vtb_utf8_char(s + i, n - i, NULL);
 		if (!k)
 			return false;
