@@ -74,8 +74,8 @@ static void boot_line(struct progress_state *ps, const struct vtb_progress *p, c
 		return;
 	}
 	if (status)
-		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, label, p->rep,
-		       status, p->boot_seconds, error ? ": " : "", error ? error : "");
+		printf("boot %zu/%zu %s rep %d: %s (%.1fs)%s%s\n", p->index, p->total, label,
+		       p->rep, status, p->boot_seconds, error ? ": " : "", error ? error : "");
 	fflush(stdout);
 }
 

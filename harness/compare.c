@@ -1223,7 +1223,8 @@ static void hist_close(struct hist_acc *h)
 			json_decref(a);
 			a = json_null();
 			put(h->cur, "error",
-			    json_string("the bucket counts of its boots add up to more than 2^63 - 1: not merged"),
+			    json_string(
+				    "the bucket counts of its boots add up to more than 2^63 - 1: not merged"),
 			    &h->fail);
 			break;
 		}

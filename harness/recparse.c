@@ -46,6 +46,13 @@ struct chunk_seq {
 	struct vtb_strbuf buf;
 };
 
+/* A cell's errors: kept in its text, and beyond it; the text's length
+ * and its last error's offset. */
+struct cell_errs {
+	size_t kept, dropped;
+	size_t len, last;
+};
+
 struct vtb_rec_parser {
 	char *nonce;
 	struct vtb_rec_limits lim;
@@ -54,11 +61,8 @@ struct vtb_rec_parser {
 	/* cell key -> index + 1 (0 = empty slot), open addressing */
 	size_t *cellmap;
 	size_t cellmap_cap;
-	bool *cell_ended; /* parallel to r.cells */
-	struct cell_errs {
-		size_t kept, dropped; /* errors in the cell's text, and beyond it */
-		size_t len, last;     /* the text's length, its last error's offset */
-	} *cell_errs;		      /* parallel to r.cells */
+	bool *cell_ended;	     /* parallel to r.cells */
+	struct cell_errs *cell_errs; /* parallel to r.cells */
 	/* current line */
 	char *line;
 	size_t line_len, line_cap;
@@ -448,20 +452,24 @@ static bool hist_ok(struct vtb_rec_parser *p, json_t *o, json_t *params, json_t 
 	    !json_is_integer(bits) || json_integer_value(bits) < 1 ||
 	    json_integer_value(bits) > VTB_HIST_BITS_MAX ||
 	    !json_is_string(json_object_get(params, "unit"))) {
-		add_error(p,
-			  "line %zu: hist record: 'params' is not {\"kind\":\"loglinear\", \"bits\":1-%d, \"unit\":STR}",
-			  p->lineno, VTB_HIST_BITS_MAX);
+		add_error(
+			p,
+			"line %zu: hist record: 'params' is not {\"kind\":\"loglinear\", \"bits\":1-%d, \"unit\":STR}",
+			p->lineno, VTB_HIST_BITS_MAX);
 		return false;
 	}
 	if (!json_is_integer(count) || json_integer_value(count) < 0) {
-		add_error(p, "line %zu: hist record: field 'count' missing or not a non-negative integer",
-			  p->lineno);
+		add_error(
+			p,
+			"line %zu: hist record: field 'count' missing or not a non-negative integer",
+			p->lineno);
 		return false;
 	}
 	if (!json_is_array(b)) {
-		add_error(p,
-			  "line %zu: hist record: field 'buckets' missing or not an array of [index, count] pairs",
-			  p->lineno);
+		add_error(
+			p,
+			"line %zu: hist record: field 'buckets' missing or not an array of [index, count] pairs",
+			p->lineno);
 		return false;
 	}
 	nb = vtb_hist_n_buckets((unsigned)json_integer_value(bits));
@@ -472,8 +480,10 @@ static bool hist_ok(struct vtb_rec_parser *p, json_t *o, json_t *params, json_t 
 
 		if (json_array_size(pair) != 2 || !json_is_integer(x) || !json_is_integer(y) ||
 		    json_integer_value(x) < 0 || json_integer_value(y) < 0) {
-			add_error(p, "line %zu: hist record: bucket %zu is not an [index, count] pair of non-negative integers",
-				  p->lineno, i);
+			add_error(
+				p,
+				"line %zu: hist record: bucket %zu is not an [index, count] pair of non-negative integers",
+				p->lineno, i);
 			return false;
 		}
 		idx = json_integer_value(x);
@@ -483,25 +493,31 @@ static bool hist_ok(struct vtb_rec_parser *p, json_t *o, json_t *params, json_t 
 			return false;
 		}
 		if (idx < prev) {
-			add_error(p, "line %zu: hist record: bucket index %lld after %lld (indexes must increase)",
-				  p->lineno, (long long)idx, (long long)prev);
+			add_error(
+				p,
+				"line %zu: hist record: bucket index %lld after %lld (indexes must increase)",
+				p->lineno, (long long)idx, (long long)prev);
 			return false;
 		}
 		if ((uint64_t)idx >= nb) {
-			add_error(p, "line %zu: hist record: bucket index %lld beyond the %zu buckets of %lld bits",
-				  p->lineno, (long long)idx, nb, (long long)json_integer_value(bits));
+			add_error(
+				p,
+				"line %zu: hist record: bucket index %lld beyond the %zu buckets of %lld bits",
+				p->lineno, (long long)idx, nb, (long long)json_integer_value(bits));
 			return false;
 		}
 		prev = idx;
 		if (__builtin_add_overflow(sum, (uint64_t)json_integer_value(y), &sum) ||
 		    sum > (uint64_t)INT64_MAX) {
-			add_error(p, "line %zu: hist record: bucket counts add up to more than %lld",
+			add_error(p,
+				  "line %zu: hist record: bucket counts add up to more than %lld",
 				  p->lineno, (long long)INT64_MAX);
 			return false;
 		}
 	}
 	if (sum != (uint64_t)json_integer_value(count)) {
-		add_error(p, "line %zu: hist record: buckets hold %llu samples, the record claims %lld",
+		add_error(p,
+			  "line %zu: hist record: buckets hold %llu samples, the record claims %lld",
 			  p->lineno, (unsigned long long)sum, (long long)json_integer_value(count));
 		return false;
 	}
@@ -1484,8 +1500,8 @@ void vtb_rec_parser_finish(struct vtb_rec_parser *p)
 
 		if (!d)
 			continue;
-		e = vtb_asprintf("%s; and %zu more error%s (not kept)", c->error ? c->error : "",
-				 d, d == 1 ? "" : "s");
+		e = vtb_asprintf("%s; and %zu more error%s (not kept)", c->error ? c->error : "", d,
+				 d == 1 ? "" : "s");
 		if (!e) {
 			oom(p);
 			continue;

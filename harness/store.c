@@ -1468,9 +1468,9 @@ static void ref_build(void)
 			goto out;
 	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
 			       &t, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db,
-			       "SELECT name, upper(type), \"notnull\", pk FROM pragma_table_info(?1)",
-			       -1, &c, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(
+		    db, "SELECT name, upper(type), \"notnull\", pk FROM pragma_table_info(?1)", -1,
+		    &c, NULL) != SQLITE_OK)
 		goto out;
 	while (sqlite3_step(t) == SQLITE_ROW) {
 		const char *table = (const char *)sqlite3_column_text(t, 0);
@@ -1532,11 +1532,13 @@ static int row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_chec
 	if (ref.failed || !rc->col || !rc->idcol)
 		return vtb_error("cannot check the rows of '%s': out of memory", st->path);
 	for (int i = 0; i < rc->n; i++)
-		rc->col[i] = ref_find(sqlite3_column_table_name(s, i), sqlite3_column_origin_name(s, i));
+		rc->col[i] = ref_find(sqlite3_column_table_name(s, i),
+				      sqlite3_column_origin_name(s, i));
 	for (int i = 0; i < rc->n; i++) {
 		rc->idcol[i] = -1;
 		for (int j = 0; rc->col[i] && j < rc->n; j++)
-			if (rc->col[j] && rc->col[j]->pk && !strcmp(rc->col[j]->table, rc->col[i]->table))
+			if (rc->col[j] && rc->col[j]->pk &&
+			    !strcmp(rc->col[j]->table, rc->col[i]->table))
 				rc->idcol[i] = j;
 	}
 	return 0;
@@ -1556,8 +1558,8 @@ static int bad_row(struct vtb_store *st, sqlite3_stmt *s, const struct row_check
 	st->bad_content = true;
 	if (rc->idcol[i] >= 0)
 		return vtb_error("'%s' is damaged or crafted: table %s, row %lld: column %s %s",
-				 st->path, c->table, (long long)sqlite3_column_int64(s, rc->idcol[i]),
-				 c->name, what);
+				 st->path, c->table,
+				 (long long)sqlite3_column_int64(s, rc->idcol[i]), c->name, what);
 	return vtb_error("'%s' is damaged or crafted: table %s: column %s %s", st->path, c->table,
 			 c->name, what);
 }
@@ -2275,10 +2277,13 @@ int vtb_store_campaign_get(struct vtb_store *st, int64_t campaign_id,
 		" campaign.version, campaign.cmdline, campaign.status, campaign.host_state,"
 		" campaign.started_ns, coalesce(campaign.ended_ns, 0), host.hostname,"
 		" host.cpu_vendor, host.cpu_model_name, host.cpu_codename, host.kernel,"
-		" host.topo_summary, host.topo_digest," DISTINCT("accelerator") "," DISTINCT(
-			"libvirt_version") "," DISTINCT("qemu_version") "," DISTINCT("guest_kernel") ","
+		" host.topo_summary, host.topo_digest,"
+		/* clang-format off */
+		DISTINCT("accelerator") "," DISTINCT("libvirt_version") ","
+		DISTINCT("qemu_version") "," DISTINCT("guest_kernel") ","
 		" host.id" /* for row_check() */
 		" FROM campaign JOIN host ON host.id = campaign.host_id WHERE campaign.id = ?1";
+	/* clang-format on */
 #undef DISTINCT
 	struct campaign_walk w = { fn, arg };
 
@@ -2342,7 +2347,7 @@ int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 {
 #define HIST_COLS                                                        \
 	"SELECT config.key, cell.key, histogram.metric, histogram.unit," \
-	" histogram.params, histogram.buckets, boot.rep, cell.name,"   \
+	" histogram.params, histogram.buckets, boot.rep, cell.name,"     \
 	" histogram.id, boot.id, cell.id, config.id" /* row_check() */
 #define HIST_WHERE                                                          \
 	" WHERE config.campaign_id = ?1 AND result.status = 'ok'"           \

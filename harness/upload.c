@@ -999,7 +999,9 @@ static int parse_url(struct sink *sk, const char *url)
 	curl_url_get(u, CURLUPART_PORT, &port, 0);
 	if (curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK) {
 		/* libcurl refuses to decode %00 and other control characters */
-		vtb_error("'%s': the path holds an encoded NUL or control character (%%00, %%0d, %%0a ...)", url);
+		vtb_error(
+			"'%s': the path holds an encoded NUL or control character (%%00, %%0d, %%0a ...)",
+			url);
 		goto out;
 	}
 	if (bad_path(url, path) < 0)
@@ -1248,8 +1250,9 @@ long vtb_upload_retry_delay(long backoff_ms, long attempt, long long retry_after
 	long w = backoff_ms < 1 ? 1 : backoff_ms, d;
 
 	if (retry_after_s > 0)
-		return (retry_after_s < VTB_UPLOAD_MAX_RETRY_AFTER_S ? (long)retry_after_s
-								     : VTB_UPLOAD_MAX_RETRY_AFTER_S) *
+		return (retry_after_s < VTB_UPLOAD_MAX_RETRY_AFTER_S
+				? (long)retry_after_s
+				: VTB_UPLOAD_MAX_RETRY_AFTER_S) *
 		       1000;
 	for (long i = 1; i < attempt && w < VTB_UPLOAD_MAX_DELAY_MS; i++)
 		w *= 2;

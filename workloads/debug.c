@@ -23,7 +23,8 @@ struct debug_params {
 };
 
 static const char *const debug_modes[] = {
-	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", "hostile", NULL,
+	"ok",	 "fail",  "hang",  "crash",   "exit", "garbage",
+	"flood", "sleep", "panic", "hostile", NULL,
 };
 
 static const struct vtb_opt debug_opts[] = {
@@ -100,7 +101,8 @@ out:
  * them as text, keep them as they are, and neutralise the formula. */
 static int hostile(struct vtb_workload_ctx *ctx)
 {
-	if (vtb_report_error(ctx, "\x1b]52;c;ZXZpbA==\x07" "clipboard\r\x1b[2Kall fine") ||
+	if (vtb_report_error(ctx, "\x1b]52;c;ZXZpbA==\x07"
+				  "clipboard\r\x1b[2Kall fine") ||
 	    vtb_report_sample(ctx, "=HYPERLINK(\"http://example.invalid/\",\"x\")", "+count", 1.0,
 			      VTB_BETTER_HIGHER))
 		return -1;

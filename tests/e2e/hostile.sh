@@ -5,6 +5,7 @@
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need script || exit 0
+need jq || exit 0
 
 ESC=$(printf '\033') BEL=$(printf '\007') CR=$(printf '\r')
 

@@ -15,13 +15,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-#define CHECK(cond)                                                                      \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
+#define CHECK(cond)                                                                          \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
 			fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, \
-				#cond);                                                  \
-			abort();                                                         \
-		}                                                                        \
+				#cond);                                                      \
+			abort();                                                             \
+		}                                                                            \
 	} while (0)
 
 #endif

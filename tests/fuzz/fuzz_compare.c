@@ -218,8 +218,9 @@ static void mutate(sqlite3 *db, struct in *in)
 
 		for (size_t i = 0; i < t->ncols; i++)
 			vtb_strbuf_addf(&cols, "%s\"%s\"", i ? ", " : "", t->cols[i]);
-		q = vtb_asprintf("INSERT OR IGNORE INTO \"%s\" (%s) SELECT %s FROM \"%s\" WHERE rowid = ?2",
-				 t->name, vtb_strbuf_str(&cols), vtb_strbuf_str(&cols), t->name);
+		q = vtb_asprintf(
+			"INSERT OR IGNORE INTO \"%s\" (%s) SELECT %s FROM \"%s\" WHERE rowid = ?2",
+			t->name, vtb_strbuf_str(&cols), vtb_strbuf_str(&cols), t->name);
 		vtb_strbuf_release(&cols);
 	} else {
 		q = vtb_asprintf("UPDATE OR IGNORE \"%s\" SET \"%s\" = %s WHERE rowid = ?2",

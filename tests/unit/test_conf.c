@@ -78,7 +78,7 @@ static void bad(const char *text, const char *expect)
 }
 
 #define WL "[workload stream]\ntype = membw\n"
-#define NOT_UTF8                                                                      \
+#define NOT_UTF8                                                                       \
 	"not UTF-8 text (a byte that is not UTF-8, a surrogate or a code point above " \
 	"U+10FFFF)"
 
@@ -872,7 +872,9 @@ Test(conf_bad, binary_garbage)
  * UTF-8 (issue 16); the reader let them through. */
 Test(conf_bad, utf8_surrogates_and_code_points_above_u10ffff)
 {
-	bad("[global]\nname = a\xed\xa0\x80" "b\n", "t.conf:2: " NOT_UTF8);
+	bad("[global]\nname = a\xed\xa0\x80"
+	    "b\n",
+	    "t.conf:2: " NOT_UTF8);
 	bad("[global]\nname = \xed\xbf\xbf\n", "t.conf:2: " NOT_UTF8);
 	bad("[global]\nname = \xf4\x90\x80\x80\n", "t.conf:2: " NOT_UTF8);
 	bad("[global]\nname = \xf7\xbf\xbf\xbf\n", "t.conf:2: " NOT_UTF8);

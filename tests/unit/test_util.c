@@ -179,8 +179,7 @@ Test(util, utf8_cut_keeps_characters_whole)
 		size_t c = vtb_utf8_cut(s, n, max);
 
 		cr_expect(c <= max && c <= n);
-		cr_expect(vtb_utf8_valid(s, c), "cut at %zu of max %zu splits a character", c,
-			  max);
+		cr_expect(vtb_utf8_valid(s, c), "cut at %zu of max %zu splits a character", c, max);
 	}
 	cr_expect_eq(vtb_utf8_cut(s, n, 2), 1);
 	cr_expect_eq(vtb_utf8_cut(s, n, 3), 3);
@@ -197,9 +196,15 @@ Test(util, term_safe_shows_control_characters)
 		{ "\x1b]52;c;ZXZpbA==\x07", "\\x1b]52;c;ZXZpbA==\\x07" },
 		{ "a\rb\nc\td\x7f\x01", "a\\rb\\nc\\td\\x7f\\x01" },
 		{ "C:\\x1b", "C:\\\\x1b" },
-		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
-		{ "csi \xc2\x9b" "31m", "csi \\u009b31m" },
-		{ "rtl \xe2\x80\xae" "x \xe2\x81\xa6" "y \xe2\x80\xa8", "rtl \\u202ex \\u2066y \\u2028" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "csi \xc2\x9b"
+		  "31m",
+		  "csi \\u009b31m" },
+		{ "rtl \xe2\x80\xae"
+		  "x \xe2\x81\xa6"
+		  "y \xe2\x80\xa8",
+		  "rtl \\u202ex \\u2066y \\u2028" },
 		{ "bad \xff\xfe utf8 \xed\xa0\x80!", "bad \\xff\\xfe utf8 \\xed\\xa0\\x80!" },
 		{ "cut \xe2\x82", "cut \\xe2\\x82" },
 		{ "", "" },
