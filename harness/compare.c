@@ -1209,7 +1209,8 @@ static void hist_close(struct hist_acc *h)
 
 	if (!h->cur)
 		return;
-	qsort(h->b, h->n, sizeof(*h->b), bucket_cmp);
+	if (h->n) /* qsort(NULL, 0) is undefined: boots without buckets */
+		qsort(h->b, h->n, sizeof(*h->b), bucket_cmp);
 	a = json_array();
 	for (i = 0; i < h->n; i = j) {
 		json_int_t sum = 0;

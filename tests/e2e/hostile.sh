@@ -147,3 +147,10 @@ fi
 expect_exit "a topology without a PU: exit 2" 2 "$VTBENCH" topo \
 	--host-topology "$SRCDIR/tests/fuzz/corpus/fuzz_hosttopo/regress-bad-cpuset-no-pu.xml"
 expect_grep "... saying so" "$T/err" "the topology has no online CPU"
+
+# ---- found by fuzz_hosttopo: hwloc 2.9 dereferences NULL on a NUMA node
+# without complete_nodeset; a file is loaded by a child process first ----
+expect_exit "hwloc XML that crashes hwloc: exit 2" 2 "$VTBENCH" topo \
+	--host-topology "$SRCDIR/tests/fuzz/corpus/fuzz_hosttopo/regress-numa-without-complete-nodeset.xml"
+expect_grep "... saying so" "$T/err" "hwloc crashed (signal 11) reading"
+expect_exit "... a good file still loads" 0 "$VTBENCH" topo --host-topology "$SRCDIR/tests/fixtures/topo/xeon-2s-snc2.xml"
