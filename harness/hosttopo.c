@@ -17,6 +17,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -765,6 +766,75 @@ static bool looks_like_path(const char *spec)
  * whole and consistent, is loaded here.  A malloc'ed copy (*@out_len
  * bytes), or NULL with vtb_error() naming the file.
  */
+/*
+ * What hwloc would spend minutes and gigabytes on: a PU or NUMA node
+ * without os_index becomes index 2^32 - 1 (fuzz_hosttopo: 22 s, then out
+ * of memory), and so do huge indexes and bitmaps.  Indexes below 2^20
+ * (topo.c's bound), bitmaps in hwloc's syntax ("0xffffffff,0x0000000f")
+ * that fit it.  0, or -1 naming the file and the line.
+ */
+#define HWLOC_MAX_OS (1 << 20)
+
+static int hwloc_xml_bounded(xmlNodePtr n, const char *name)
+{
+	static const char *const sets[] = { "cpuset",	      "complete_cpuset", "allowed_cpuset",
+					    "online_cpuset",  "nodeset",	 "complete_nodeset",
+					    "allowed_nodeset" };
+
+	for (; n; n = n->next) {
+		xmlChar *type;
+		bool index_needed;
+		long long os;
+
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (!xmlStrcmp(n->name, X("object"))) {
+			type = xmlGetProp(n, X("type"));
+			index_needed = type && (!xmlStrcmp(type, X("PU")) ||
+						!xmlStrcmp(type, X("NUMANode")));
+			xmlFree(type);
+			os = attr_num(n, "os_index");
+			if (os == -2 || os >= HWLOC_MAX_OS || (os == -1 && index_needed))
+				return vtb_error(
+					"host topology file '%s':%ld: an object's os_index is missing or not below %d",
+					name, xmlGetLineNo(n), HWLOC_MAX_OS);
+			for (size_t i = 0; i < VTB_ARRAY_SIZE(sets); i++) {
+				xmlChar *v = xmlGetProp(n, X(sets[i]));
+				const char *c = (const char *)v;
+				size_t words = 0;
+				bool ok = true;
+
+				/* hwloc_bitmap_snprintf(): 32-bit words "0x%08x", a zero
+				 * word may be left empty ("0x0000ffff,,0x0000ffff"), an
+				 * infinite set starts "0xf...f" */
+				if (c && !strncmp(c, "0xf...f", 7))
+					c += 7 + (c[7] == ',');
+				while (c && *c && ok) {
+					size_t hex = 0;
+
+					if (c[0] == '0' && c[1] == 'x') {
+						hex = strspn(c + 2, "0123456789abcdefABCDEF");
+						ok = hex >= 1 && hex <= 8;
+						c += 2 + hex;
+					}
+					ok = ok && ++words <= HWLOC_MAX_OS / 32 + 2 &&
+					     (!*c || *c == ',');
+					if (*c == ',' && !*++c)
+						ok = false; /* a trailing comma */
+				}
+				xmlFree(v);
+				if (!ok)
+					return vtb_error(
+						"host topology file '%s':%ld: %s is not an hwloc bitmap of CPUs below %d",
+						name, xmlGetLineNo(n), sets[i], HWLOC_MAX_OS);
+			}
+		}
+		if (hwloc_xml_bounded(n->children, name) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int write_all(int fd, const void *p, size_t n)
 {
 	for (size_t off = 0; off < n;) {
@@ -781,6 +851,7 @@ static int write_all(int fd, const void *p, size_t n)
 
 static char *hwloc_vetted(const char *xml, size_t len, const char *name, size_t *out_len)
 {
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	int pfd[2], status, err = 0;
 	char buf[65536];
@@ -805,6 +876,13 @@ static char *hwloc_vetted(const char *xml, size_t len, const char *name, size_t 
 		unsigned char ok = 0;
 
 		close(pfd[0]);
+		/* a crash ends this process quietly, whatever handlers it
+		 * inherited (a sanitizer's, a fuzzer's): the parent says it */
+		for (size_t i = 0; i < VTB_ARRAY_SIZE(fatal); i++)
+			signal(fatal[i], SIG_DFL);
+		/* a real topology loads in milliseconds: a runaway is ended */
+		signal(SIGALRM, SIG_DFL);
+		alarm(5);
 		if (hwloc_topology_init(&t) == 0) {
 			hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 			errno = 0;
@@ -833,11 +911,12 @@ static char *hwloc_vetted(const char *xml, size_t len, const char *name, size_t 
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!err && WIFSIGNALED(status)) {
-		vtb_error(
-			"hwloc crashed (signal %d) reading '%s': not hwloc XML that hwloc can load",
-			WTERMSIG(status), name);
-	} else if (err || !WIFEXITED(status) || WEXITSTATUS(status) || !sb.len) {
+	if (!err && !sb.len) {
+		/* died before saying anything (under ASan a crash is an exit) */
+		vtb_error("hwloc crashed (%s %d) reading '%s': not hwloc XML that hwloc can load",
+			  WIFSIGNALED(status) ? "signal" : "exit",
+			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), name);
+	} else if (err || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		vtb_error("cannot read hwloc XML '%s': %s", name, strerror(err ? err : EIO));
 	} else if (sb.buf[0] != 1) {
 		memcpy(&err, sb.buf + 1, sb.len >= 1 + sizeof(err) ? sizeof(err) : 0);
@@ -960,6 +1039,8 @@ static int load_file(struct vtb_hosttopo **out, struct vtb_hosttopo *h, const ch
 		vtb_error("out of memory");
 		goto out;
 	}
+	if (hwloc_xml_bounded(xmlDocGetRootElement(doc), path) < 0)
+		goto out;
 	{
 		size_t vlen = 0;
 		char *vetted = hwloc_vetted(text, len, path, &vlen);

@@ -142,15 +142,18 @@ if [ -f "$T/base.db" ]; then
 	[ ! -e "$T/u.db" ] && ok "... nothing run" || notok "... nothing run"
 fi
 
-# ---- found by fuzz_hosttopo: hwloc XML whose PUs all fail to parse ----
-# (qsort(NULL, 0) in topo.c: undefined behaviour, caught by the ASan+UBSan run)
-expect_exit "a topology without a PU: exit 2" 2 "$VTBENCH" topo \
-	--host-topology "$SRCDIR/tests/fuzz/corpus/fuzz_hosttopo/regress-bad-cpuset-no-pu.xml"
+# ---- found by fuzz_hosttopo (corpus/fuzz_hosttopo/regress-*) ----
+C=$SRCDIR/tests/fuzz/corpus/fuzz_hosttopo
+# no PU at all: qsort(NULL, 0) in topo.c (undefined behaviour: the ASan+UBSan run)
+expect_exit "a topology without a PU: exit 2" 2 "$VTBENCH" topo --host-topology "$C/regress-no-pu.xml"
 expect_grep "... saying so" "$T/err" "the topology has no online CPU"
-
-# ---- found by fuzz_hosttopo: hwloc 2.9 dereferences NULL on a NUMA node
-# without complete_nodeset; a file is loaded by a child process first ----
+# hwloc 2.9 dereferences NULL on a NUMA node without complete_nodeset: a
+# file is loaded by a child process first
 expect_exit "hwloc XML that crashes hwloc: exit 2" 2 "$VTBENCH" topo \
-	--host-topology "$SRCDIR/tests/fuzz/corpus/fuzz_hosttopo/regress-numa-without-complete-nodeset.xml"
-expect_grep "... saying so" "$T/err" "hwloc crashed (signal 11) reading"
+	--host-topology "$C/regress-hwloc-crash-numa-without-complete-nodeset.xml"
+expect_grep "... saying so, naming the file" "$T/err" \
+	"hwloc crashed (signal 11) reading '$C/regress-hwloc-crash-numa-without-complete-nodeset.xml': not hwloc XML"
+# a PU without os_index: hwloc took 22 s and ran out of memory
+expect_exit "a PU without os_index: exit 2" 2 "$VTBENCH" topo --host-topology "$C/regress-pu-without-os-index.xml"
+expect_grep "... naming the line" "$T/err" "regress-pu-without-os-index.xml':7: an object's os_index is missing"
 expect_exit "... a good file still loads" 0 "$VTBENCH" topo --host-topology "$SRCDIR/tests/fixtures/topo/xeon-2s-snc2.xml"

@@ -122,7 +122,7 @@ for name, text in mats.items():
     put("fuzz_matrix", name, text)
 
 # host topologies: two tiny seeds (the fixtures are passed as a directory)
-put("fuzz_hosttopo", "hwloc-1pu.xml",
+HWLOC_1PU = (
     '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE topology SYSTEM "hwloc2.dtd">\n'
     '<topology version="2.0">\n <object type="Machine" os_index="0" cpuset="0x00000001" '
     'complete_cpuset="0x00000001" allowed_cpuset="0x00000001" nodeset="0x00000001" '
@@ -136,6 +136,17 @@ put("fuzz_hosttopo", "hwloc-1pu.xml",
     '   </object>\n  </object>\n  <object type="NUMANode" os_index="0" cpuset="0x00000001" '
     'complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" '
     'gp_index="5" local_memory="1073741824"/>\n </object>\n</topology>\n')
+put("fuzz_hosttopo", "hwloc-1pu.xml", HWLOC_1PU)
+# what fuzz_hosttopo found, each reduced to one change of the seed:
+# no PU at all (qsort(NULL, 0) in topo.c), a NUMA node without
+# complete_nodeset (hwloc 2.9 crashes), a PU without os_index (hwloc took
+# 22 s and ran out of memory)
+put("fuzz_hosttopo", "regress-no-pu.xml",
+    "".join(l + "\n" for l in HWLOC_1PU.split("\n") if 'type="PU"' not in l and l))
+put("fuzz_hosttopo", "regress-hwloc-crash-numa-without-complete-nodeset.xml",
+    HWLOC_1PU.replace('complete_nodeset="0x00000001" gp_index="5"', 'gp_index="5"'))
+put("fuzz_hosttopo", "regress-pu-without-os-index.xml",
+    HWLOC_1PU.replace('type="PU" os_index="0" ', 'type="PU" '))
 put("fuzz_hosttopo", "caps-1cpu.xml",
     "<capabilities><host><cpu><arch>x86_64</arch><model>EPYC</model><vendor>AMD</vendor>"
     "<topology sockets='1' dies='1' cores='1' threads='1'/></cpu><topology><cells num='1'>"
