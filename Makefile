@@ -1,5 +1,7 @@
 # vtbench — plain Makefile.  `make V=1` shows commands; `make SAN=1
-# BUILD=build/asan` builds the ASan+UBSan variant (agent dynamic).
+# BUILD=build/asan` builds the ASan+UBSan variant (agent dynamic);
+# `make fuzz` builds the libFuzzer targets with clang (build/fuzz) and
+# runs them.
 # Every library's flags come from pkg-config.
 
 BUILD   ?= build
@@ -45,6 +47,10 @@ AGENT_STATIC :=
 else
 AGENT_STATIC := -static
 endif
+# FUZZ=1 (with CC=clang SAN=1): every object carries libFuzzer's coverage
+ifeq ($(FUZZ),1)
+ALL_CFLAGS += -fsanitize=fuzzer-no-link
+endif
 
 WL_SRC      := $(sort $(wildcard workloads/lib/*.c) $(filter-out workloads/agent.c,$(wildcard workloads/*.c)))
 HARNESS_SRC := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)))
@@ -57,12 +63,18 @@ TEST_BIN    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # Test tools: small drivers the CLI test scripts run (tests/tools/NAME.c).
 TOOL_SRC    := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN    := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRC))
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c), built in FUZZ_BUILD.
+FUZZ_SRC    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN    := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-bin/%,$(FUZZ_SRC))
+FUZZ_BUILD  ?= build/fuzz
+FUZZ_TIME   ?= 600
+FUZZ_SMOKE  ?= 30
 
 BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
 # The guest image needs the static agent: not built in the ASan variant.
 GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 
-.PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest
+.PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest fuzz fuzz-smoke fuzz-build fuzz-bins
 all: $(BINS) $(GUEST)
 guest: $(GUEST)
 tests: $(TEST_BIN) $(TOOL_BIN)
@@ -70,7 +82,8 @@ tests: $(TEST_BIN) $(TOOL_BIN)
 # STREAM's kernels must stay plain loops with regular stores: stop gcc from
 # turning the copy loop into memcpy (glibc switches to non-temporal stores
 # on large copies).
-$(BUILD)/obj/workloads/membw.o: ALL_CFLAGS += -fno-tree-loop-distribute-patterns
+# (gcc's flag; clang builds only the fuzz variant, whose figures don't count)
+$(BUILD)/obj/workloads/membw.o: ALL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-tree-loop-distribute-patterns)
 
 # Objects that embed the version are rebuilt when `git describe` changes.
 VERSION_STAMP := $(BUILD)/VERSION
@@ -108,6 +121,29 @@ $(BUILD)/tests/tools/%: $(call OBJ,tests/tools/%.c) $(BUILD)/libvtbh.a $(BUILD)/
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
 
+# clang's libFuzzer main; the objects are built with FUZZ=1
+$(BUILD)/fuzz-bin/%: $(call OBJ,tests/fuzz/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(HARNESS_LIBS)
+
+fuzz-bins: $(FUZZ_BIN)
+
+# The fuzz variant: clang, ASan+UBSan, libFuzzer coverage.
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory CC=clang SAN=1 FUZZ=1 BUILD=$(FUZZ_BUILD) fuzz-bins
+
+# Each target for FUZZ_TIME seconds (all at once), new inputs kept in
+# FUZZ_BUILD/corpus; a finding stops its target and names the reproducer.
+fuzz: fuzz-build
+	$(Q)sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME) keep
+
+# make check's smoke: each target FUZZ_SMOKE seconds from the committed
+# corpus (tests/fuzz/corpus, regression inputs included); fails on any
+# finding.
+fuzz-smoke: fuzz-build
+	$(Q)sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SMOKE)
+
 # Live drivers against a real libvirt daemon (tests/live/NAME.c): built on
 # demand, not part of `make check`.
 $(BUILD)/tests/live/%: $(call OBJ,tests/live/%.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
@@ -123,12 +159,14 @@ deps:
 	$(Q)sh scripts/install-deps.sh
 
 # Unit tests, CLI golden tests and the end-to-end runner tests; then the
-# unit and CLI tests again under ASan+UBSan.  tests/run.sh prints the
-# closing "N passed, N failed" line.
+# unit and CLI tests again under ASan+UBSan; then every fuzz target for
+# FUZZ_SMOKE seconds (all at once) from the committed corpus.
+# tests/run.sh prints the closing "N passed, N failed" line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan all tests
-	$(Q)sh tests/run.sh $(BUILD) $(BUILD)/asan
+	$(Q)$(MAKE) --no-print-directory fuzz-build FUZZ_BUILD=$(BUILD)/fuzz
+	$(Q)FUZZ_SMOKE=$(FUZZ_SMOKE) sh tests/run.sh $(BUILD) $(BUILD)/asan $(BUILD)/fuzz
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "compare.h"
@@ -239,6 +241,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 	const char *against_db = NULL, *out_path = NULL;
 	struct vtb_store *against = NULL;
 	json_t *doc = NULL;
+	char *tmp = NULL;
 	FILE *f = stdout;
 	const char *arg;
 	bool bad = false, quiet = false;
@@ -347,16 +350,34 @@ int cmd_compare(struct vtb_cmd_env *env)
 		ret = bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		goto out;
 	}
+	/* -o FILE: written to a temporary file beside it and renamed over
+	 * it, so FILE is either the old one or the whole new report, never a
+	 * truncated one (a full disk, a kill) */
 	if (out_path && strcmp(out_path, "-")) {
-		f = fopen(out_path, "w");
+		mode_t mask = umask(0);
+		int fd;
+
+		umask(mask);
+		tmp = vtb_asprintf("%s.XXXXXX", out_path);
+		fd = tmp ? mkstemp(tmp) : -1;
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!f) {
-			vtb_cmd_err(env, "cannot write '%s': %s", out_path, strerror(errno));
-			ret = errno == ENOENT || errno == EACCES || errno == EISDIR
+			int e = tmp ? errno : ENOMEM;
+
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			free(tmp);
+			tmp = NULL;
+			vtb_cmd_err(env, "cannot write '%s': %s", out_path, strerror(e));
+			ret = e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR
 				      ? VTB_EXIT_USAGE
 				      : VTB_EXIT_INFRA;
-			f = NULL;
 			goto out;
 		}
+		/* what fopen() would have made: 0666 less the umask */
+		fchmod(fd, 0666 & ~mask);
 	}
 	if ((!quiet || f != stdout) && fmt->emit(doc, f) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
@@ -365,18 +386,25 @@ int cmd_compare(struct vtb_cmd_env *env)
 	}
 	if (f != stdout) {
 		FILE *g = f;
+		int bad_write = fflush(g) || fsync(fileno(g));
 
 		f = NULL;
-		if (fclose(g)) {
+		if (fclose(g) || bad_write || rename(tmp, out_path)) {
 			vtb_cmd_err(env, "cannot write '%s': %s", out_path, strerror(errno));
 			ret = VTB_EXIT_INFRA;
 			goto out;
 		}
+		free(tmp);
+		tmp = NULL;
 	}
 	ret = vtb_compare_failing(doc, o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 out:
 	if (f && f != stdout)
 		fclose(f);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
 	json_decref(doc);
 	vtb_store_close(against);
 	return ret;

@@ -6,6 +6,7 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,12 +145,15 @@ static int on_cell(const struct vtb_cell_row *r, void *arg)
 				 params ? params : json_string(r->params_json)));
 }
 
-/* A cell's text: strings as they are, numbers in decimal, objects as
- * compact JSON, null as "-" (text) or "" (TSV).  Malloc'ed. */
+/* A cell's text: strings through the sanitiser (the database is a file
+ * anyone may hand over: no escape sequence, tab or line break of its
+ * strings reaches the terminal or splits a TSV field), numbers in
+ * decimal, objects as compact JSON, null as "-" (text) or "" (TSV).
+ * Malloc'ed. */
 static char *cell_text(const json_t *v, bool tsv)
 {
 	if (json_is_string(v))
-		return strdup(json_string_value(v));
+		return vtb_term_safe(json_string_value(v));
 	if (json_is_integer(v))
 		return vtb_asprintf("%lld", (long long)json_integer_value(v));
 	if (!v || json_is_null(v))
@@ -348,6 +352,9 @@ int cmd_list(struct vtb_cmd_env *env)
 	goto out;
 fail:
 	vtb_cmd_err(env, "%s", vtb_errmsg());
+	/* a damaged or crafted database is input */
+	if (env->store && vtb_store_bad_content(env->store))
+		ret = VTB_EXIT_USAGE;
 out:
 	json_decref(rows);
 	return ret;

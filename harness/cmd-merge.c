@@ -59,12 +59,19 @@ static int on_campaign(const struct vtb_merge_campaign *c, void *arg)
 
 	if (ms->quiet)
 		return 0;
-	if (c->merged)
-		printf("%s: merged campaign %s (host %s, %s, %ld boot%s)\n", c->input, c->uuid,
-		       c->hostname, c->status, c->boots, c->boots == 1 ? "" : "s");
-	else
-		printf("%s: skipped campaign %s (host %s): already in %s\n", c->input, c->uuid,
-		       c->hostname, ms->out);
+	/* names from the input databases: through the sanitiser */
+	char *uuid = vtb_term_safe(c->uuid), *host = vtb_term_safe(c->hostname);
+	char *status = vtb_term_safe(c->status);
+
+	if (uuid && host && status && c->merged)
+		printf("%s: merged campaign %s (host %s, %s, %ld boot%s)\n", c->input, uuid, host,
+		       status, c->boots, c->boots == 1 ? "" : "s");
+	else if (uuid && host && status)
+		printf("%s: skipped campaign %s (host %s): already in %s\n", c->input, uuid, host,
+		       ms->out);
+	free(uuid);
+	free(host);
+	free(status);
 	return 0;
 }
 

@@ -91,30 +91,13 @@ static void close_line(struct progress_state *ps)
 	ps->line_open = false;
 }
 
-static void on_progress(const struct vtb_progress *p, void *arg)
+/* A boot's line.  @label, @status (NULL: starting) and @error are safe
+ * for the terminal already. */
+static void boot_line(struct progress_state *ps, const struct vtb_progress *p, const char *label,
+		      const char *status, const char *error)
 {
-	struct progress_state *ps = arg;
 	char el[32], eta[32], rows[48] = "";
 
-	if (p->warning) {
-		close_line(ps);
-		/* whose warning: the program, and the boot when it has one */
-		if (p->label)
-			fprintf(stderr, "vtbench run: boot %zu/%s%zu %s rep %d: warning: %s\n",
-				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep,
-				p->warning);
-		else
-			fprintf(stderr, "vtbench run: warning: %s\n", p->warning);
-		return;
-	}
-	if (p->note) {
-		close_line(ps);
-		if (!ps->quiet)
-			fprintf(stderr, "%s\n", p->note);
-		return;
-	}
-	if (ps->quiet)
-		return;
 	fmt_dur(el, sizeof(el), p->elapsed_seconds);
 	if (p->eta_seconds < 0)
 		snprintf(eta, sizeof(eta), "?");
@@ -125,27 +108,67 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		snprintf(rows, sizeof(rows), ", %ld row%s undecided", p->undecided,
 			 p->undecided == 1 ? "" : "s");
 	if (ps->tty) {
-		if (!p->status) {
+		if (!status) {
 			fprintf(stderr,
 				"\r\033[Kboot %zu/%s%zu  %s  rep %d  elapsed %s  eta %s%s%s",
-				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep, el,
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep, el,
 				p->reps_auto ? "<=" : "", eta, rows);
 			ps->line_open = true;
-		} else if (strcmp(p->status, "ok") || ps->verbose) {
+		} else if (strcmp(status, "ok") || ps->verbose) {
 			fprintf(stderr, "\r\033[Kboot %zu/%s%zu  %s  rep %d: %s (%.1fs)%s%s\n",
-				p->index, p->reps_auto ? "<=" : "", p->total, p->label, p->rep,
-				p->status, p->boot_seconds, p->error ? ": " : "",
-				p->error ? p->error : "");
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep,
+				status, p->boot_seconds, error ? ": " : "", error ? error : "");
 			ps->line_open = false;
 		}
 		fflush(stderr);
 		return;
 	}
-	if (p->status)
+	if (status)
 		printf("boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n", p->index,
-		       p->reps_auto ? "<=" : "", p->total, p->label, p->rep, p->status,
-		       p->boot_seconds, p->error ? ": " : "", p->error ? p->error : "", rows);
+		       p->reps_auto ? "<=" : "", p->total, label, p->rep, status,
+		       p->boot_seconds, error ? ": " : "", error ? error : "", rows);
 	fflush(stdout);
+}
+
+/* Labels, errors, warnings and notes quote guests and files: every one
+ * goes through the one sanitiser (vtb_term_safe) to the terminal. */
+static void on_progress(const struct vtb_progress *p, void *arg)
+{
+	struct progress_state *ps = arg;
+	char *label, *status, *error;
+
+	if (p->warning) {
+		close_line(ps);
+		/* whose warning: the program, and the boot when it has one */
+		label = p->label ? vtb_term_safe(p->label) : NULL;
+		if (label)
+			fprintf(stderr, "vtbench run: boot %zu/%s%zu %s rep %d: warning: ",
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep);
+		else
+			fputs("vtbench run: warning: ", stderr);
+		vtb_term_fputs(p->warning, stderr);
+		fputc('\n', stderr);
+		free(label);
+		return;
+	}
+	if (p->note) {
+		close_line(ps);
+		if (!ps->quiet) {
+			vtb_term_fputs(p->note, stderr);
+			fputc('\n', stderr);
+		}
+		return;
+	}
+	if (ps->quiet)
+		return;
+	label = vtb_term_safe(p->label);
+	status = p->status ? vtb_term_safe(p->status) : NULL;
+	error = p->error ? vtb_term_safe(p->error) : NULL;
+	if (label && (status || !p->status) && (error || !p->error))
+		boot_line(ps, p, label, status, error);
+	free(label);
+	free(status);
+	free(error);
 }
 
 /* run --upload: the campaign to each sink, one after the other; nonzero

@@ -288,16 +288,25 @@ static int topo_text(const struct vtb_hosttopo *h)
 	size_t i;
 	int ret;
 
-	printf("source   %s\n", h->source);
-	printf("cpu      ");
-	if (h->cpu_vendor && *h->cpu_vendor)
-		printf("%s family %d model %d", h->cpu_vendor, h->cpu_family, h->cpu_model);
-	else
+	/* names from an XML file or a libvirt host: through the sanitiser */
+	printf("source   ");
+	vtb_term_fputs(h->source, stdout);
+	printf("\ncpu      ");
+	if (h->cpu_vendor && *h->cpu_vendor) {
+		vtb_term_fputs(h->cpu_vendor, stdout);
+		printf(" family %d model %d", h->cpu_family, h->cpu_model);
+	} else {
 		printf("unknown");
-	if (h->cpu_model_name && *h->cpu_model_name)
-		printf(": %s", h->cpu_model_name);
-	if (h->cpu_codename && *h->cpu_codename)
-		printf(" (%s)", h->cpu_codename);
+	}
+	if (h->cpu_model_name && *h->cpu_model_name) {
+		fputs(": ", stdout);
+		vtb_term_fputs(h->cpu_model_name, stdout);
+	}
+	if (h->cpu_codename && *h->cpu_codename) {
+		fputs(" (", stdout);
+		vtb_term_fputs(h->cpu_codename, stdout);
+		fputc(')', stdout);
+	}
 	putchar('\n');
 	printf("shape    %s\n", h->summary);
 	for (i = 0; i < m->n_pus; i++) {

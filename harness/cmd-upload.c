@@ -105,8 +105,9 @@ static const struct vtb_cli upload_cli = {
 	.more = "DUR is a time with a unit: 500ms, 10s, 2m (a bare number means seconds).\n"
 		"Credentials come only from VTBENCH_UPLOAD_TOKEN, or VTBENCH_UPLOAD_USER and\n"
 		"VTBENCH_UPLOAD_PASSWORD (basic authentication), or --token-file; they are never\n"
-		"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured) and\n"
-		"5xx are retried; other answers fail at once with the server's message.\n",
+		"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured up to\n"
+		"86400 s; a larger one gives up) and 5xx are retried, each wait at most a day;\n"
+		"other answers fail at once with the server's message.\n",
 	.exits = "0 everything sent (or, with --dry-run, shown), 2 usage or input error, 3 "
 		 "something remains unsent (a later upload sends it).",
 };
@@ -133,8 +134,9 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = res.sink ? VTB_EXIT_INFRA : VTB_EXIT_USAGE;
 		/* nothing started: an input error; the store failing later is
-		 * infrastructure */
-		if (!res.campaign)
+		 * infrastructure, unless its content was (a damaged or crafted
+		 * database) */
+		if (!res.campaign || vtb_store_bad_content(st))
 			ret = VTB_EXIT_USAGE;
 		vtb_upload_result_release(&res);
 		return ret;

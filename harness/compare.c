@@ -1636,18 +1636,32 @@ static int bucket_cmp(const void *a, const void *b)
 
 static void hist_close(struct hist_acc *h)
 {
+	json_int_t total = 0;
 	json_t *a;
 	size_t i, j;
 
 	if (!h->cur)
 		return;
-	qsort(h->b, h->n, sizeof(*h->b), bucket_cmp);
+	if (h->n) /* qsort(NULL, 0) is undefined: boots without buckets */
+		qsort(h->b, h->n, sizeof(*h->b), bucket_cmp);
 	a = json_array();
 	for (i = 0; i < h->n; i = j) {
 		json_int_t sum = 0;
+		bool over = false;
 
+		/* each boot's histogram fits in 63 bits (the record parser checks
+		 * it); their sum may not: then the merged one is left out */
 		for (j = i; j < h->n && h->b[j].idx == h->b[i].idx; j++)
-			sum += h->b[j].count;
+			over = over || __builtin_add_overflow(sum, h->b[j].count, &sum);
+		if (over || __builtin_add_overflow(total, sum, &total)) {
+			json_decref(a);
+			a = json_null();
+			put(h->cur, "error",
+			    json_string(
+				    "the bucket counts of its boots add up to more than 2^63 - 1: not merged"),
+			    &h->fail);
+			break;
+		}
 		push(a, json_pack("[I, I]", h->b[i].idx, sum), &h->fail);
 	}
 	put(h->cur, "buckets", a, &h->fail);
@@ -1987,6 +2001,9 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 oom:
 	vtb_error("out of memory");
 out:
+	/* a damaged or crafted database is input too */
+	if (ret < 0 && (vtb_store_bad_content(st) || vtb_store_bad_content(bst)))
+		*bad_input = true;
 	json_decref(d);
 	json_decref(configs);
 	json_decref(hists);

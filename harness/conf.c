@@ -16,7 +16,12 @@
  *  - a line indented deeper than the key line before it (no blank line
  *    between) continues that value, joined with one space: a comma list
  *    may span lines, and keys indented alike stay separate keys;
- *  - lines up to 4096 bytes, values up to 1024 bytes, UTF-8 text only.
+ *  - lines up to 4096 bytes, values up to 1024 bytes, UTF-8 text only;
+ *  - at most 4096 sections and 100000 keys in all: the file limit (64 MiB)
+ *    allows millions, and the checks and expansion after the reader go
+ *    over sections; keys are found by hashing, so a big section costs
+ *    linear time (40k sections took 13.6 s, 40k keys in one section 5 s,
+ *    a million sections would have taken most of an hour).
  *
  * The only/exclude filters of [global] are comma lists of fnmatch() globs
  * matched against configuration labels ("baseline cpus=2") and against
@@ -45,6 +50,8 @@
 #define LINE_LIMIT 4096
 #define VALUE_LIMIT 1024
 #define FILE_LIMIT (64u << 20)
+#define SECTION_LIMIT 4096
+#define KEY_LIMIT 100000
 #define CONFIG_LIMIT 10000
 #define CELL_LIMIT 100000
 
@@ -478,6 +485,8 @@ struct sect {
 	int line;
 	struct ent *ents;
 	size_t n, alloc;
+	size_t *slots; /* key -> index + 1 (0: empty), open addressing */
+	size_t nslots;
 };
 
 struct parser {
@@ -490,6 +499,7 @@ struct parser {
 	struct strv only, exclude;
 	int only_line;
 	size_t n_cells;
+	size_t n_keys;	   /* key lines in all sections (KEY_LIMIT) */
 	bool vm_baselines; /* [baseline] enabled and vm = yes */
 };
 
@@ -519,14 +529,53 @@ static char *did_you_mean(const char *fmt_q, const char *s)
 	return vtb_asprintf(fmt_q, s);
 }
 
+static uint64_t key_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 static const struct ent *sect_ent(const struct sect *s, const char *key)
 {
-	size_t i;
+	size_t i, mask;
 
-	for (i = 0; s && i < s->n; i++)
-		if (!strcmp(s->ents[i].key, key))
-			return &s->ents[i];
+	if (!s || !s->nslots)
+		return NULL;
+	mask = s->nslots - 1;
+	for (i = key_hash(key) & mask; s->slots[i]; i = (i + 1) & mask)
+		if (!strcmp(s->ents[s->slots[i] - 1].key, key))
+			return &s->ents[s->slots[i] - 1];
 	return NULL;
+}
+
+/* Indexes ents[s->n - 1], the key just added; at most half full. */
+static int sect_index(struct sect *s)
+{
+	size_t i, mask;
+
+	if (2 * s->n > s->nslots) {
+		size_t n = s->nslots ? 2 * s->nslots : 16;
+		size_t *g = calloc(n, sizeof(*g));
+
+		if (!g)
+			return vtb_error("out of memory");
+		free(s->slots);
+		s->slots = g;
+		s->nslots = n;
+		for (size_t k = 0; k + 1 < s->n; k++) {
+			for (i = key_hash(s->ents[k].key) & (n - 1); g[i]; i = (i + 1) & (n - 1))
+				;
+			g[i] = k + 1;
+		}
+	}
+	mask = s->nslots - 1;
+	for (i = key_hash(s->ents[s->n - 1].key) & mask; s->slots[i]; i = (i + 1) & mask)
+		;
+	s->slots[i] = s->n;
+	return 0;
 }
 
 static void sects_release(struct parser *p)
@@ -541,6 +590,7 @@ static void sects_release(struct parser *p)
 			vtb_strbuf_release(&s->ents[j].val);
 		}
 		free(s->ents);
+		free(s->slots);
 		free(s->name);
 		free(s->title);
 	}
@@ -550,39 +600,33 @@ static void sects_release(struct parser *p)
 }
 
 /*
- * UTF-8 text without control characters other than tab.  @cut: the
- * buffer was cut at the line limit, so a sequence may end early.
+ * UTF-8 text (strictly: no surrogates, nothing above U+10FFFF, no
+ * overlong forms) without control characters other than tab.  @cut: the
+ * buffer was cut at the line limit, so a sequence may end early.  NULL,
+ * or what is wrong.
  */
-static bool is_text(const unsigned char *s, size_t n, bool cut)
+static const char *not_text(const unsigned char *s, size_t n, bool cut)
 {
-	size_t i = 0, k, j;
+	size_t i = 0, k;
+	bool truncated;
 
 	while (i < n) {
 		unsigned c = s[i];
 
 		if (c < 0x80) {
 			if ((c < 0x20 && c != '\t') || c == 0x7f)
-				return false;
+				return "binary data";
 			i++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf)
-			k = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			k = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			k = 3;
-		else
-			return false;
-		for (j = 1; j <= k; j++) {
-			if (i + j >= n)
-				return cut;
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-		}
-		i += k + 1;
+		k = vtb_utf8_char((const char *)s + i, n - i, &truncated);
+		if (!k)
+			return truncated && cut ? NULL
+						: "not UTF-8 text (a byte that is not UTF-8, "
+						  "a surrogate or a code point above U+10FFFF)";
+		i += k;
 	}
-	return true;
+	return NULL;
 }
 
 static bool is_ws(char c)
@@ -668,6 +712,10 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 			   type, name);
 		goto out;
 	}
+	if (p->n_sects == SECTION_LIMIT) {
+		ret = perr(p, line, "too many sections (limit %d)", SECTION_LIMIT);
+		goto out;
+	}
 	for (i = 0; i < p->n_sects; i++) {
 		const struct sect *o = &p->sects[i];
 
@@ -726,6 +774,10 @@ static int lex_keyval(struct parser *p, int line, const char *s, const char *e)
 		ret = perr(p, line, "key '%s' outside a section", key);
 		goto out;
 	}
+	if (p->n_keys == KEY_LIMIT) {
+		ret = perr(p, line, "too many keys (limit %d in all sections)", KEY_LIMIT);
+		goto out;
+	}
 	sec = &p->sects[p->n_sects - 1];
 	dup = sect_ent(sec, key);
 	if (dup) {
@@ -751,7 +803,8 @@ static int lex_keyval(struct parser *p, int line, const char *s, const char *e)
 	en->line = line;
 	key = NULL;
 	sec->n++;
-	ret = 0;
+	p->n_keys++;
+	ret = sect_index(sec);
 out:
 	free(key);
 	return ret;
@@ -779,7 +832,7 @@ static int lex(struct parser *p, const char *text, size_t len)
 	size_t key_indent = 0;
 
 	while (pos < len) {
-		const char *ln = text + pos, *s, *e, *q;
+		const char *ln = text + pos, *s, *e, *q, *why;
 		const char *nl = memchr(ln, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - ln) : len - pos;
 		size_t indent;
@@ -788,9 +841,10 @@ static int lex(struct parser *p, const char *text, size_t len)
 		line++;
 		if (n && ln[n - 1] == '\r')
 			n--;
-		if (!is_text((const unsigned char *)ln, n > LINE_LIMIT ? LINE_LIMIT + 1 : n,
-			     n > LINE_LIMIT))
-			return perr(p, line, "binary data");
+		why = not_text((const unsigned char *)ln, n > LINE_LIMIT ? LINE_LIMIT + 1 : n,
+			       n > LINE_LIMIT);
+		if (why)
+			return perr(p, line, "%s", why);
 		if (n > LINE_LIMIT)
 			return perr(p, line, "line too long (%zu bytes, limit %d)", n, LINE_LIMIT);
 		s = ln;
@@ -1098,6 +1152,51 @@ static bool numbered(const char *s, const char *pfx)
 	return strspn(s + n, "0123456789") == strlen(s + n) && strlen(s + n) <= 5;
 }
 
+/*
+ * [sched] cmdline: the harness's own parameters (vtbench.*) are not the
+ * profile's.  Tokens are read as the kernel reads them (next_arg() in
+ * lib/cmdline.c): split at white space outside double quotes, the quotes
+ * then dropped, the name ending at the first '=': a quoted
+ * "vtbench.nonce=..." is that parameter too.  An unbalanced quote would
+ * swallow the rest of the line.
+ */
+static int check_cmdline(struct parser *p, const struct sect *s, const struct ent *e)
+{
+	static const char pfx[] = "vtbench.";
+	const char *c = e->val.buf;
+
+	while (*c) {
+		size_t matched = 0; /* name characters equal to pfx so far */
+		bool quoted = false, in_name = true, other = false;
+
+		while (is_ws(*c))
+			c++;
+		if (!*c)
+			break;
+		for (; *c && (quoted || !is_ws(*c)); c++) {
+			if (*c == '"') {
+				quoted = !quoted;
+				continue;
+			}
+			if (*c == '=')
+				in_name = false;
+			if (!in_name || other)
+				continue;
+			if (matched < sizeof(pfx) - 1 && *c == pfx[matched])
+				matched++;
+			else if (matched < sizeof(pfx) - 1)
+				other = true;
+		}
+		if (quoted)
+			return perr(p, e->line, "'cmdline' in %s: unbalanced '\"'", s->title);
+		if (matched == sizeof(pfx) - 1)
+			return perr(p, e->line,
+				    "'cmdline' in %s: vtbench.* parameters belong to the harness",
+				    s->title);
+	}
+	return 0;
+}
+
 static int check_sched_key(struct parser *p, const struct sect *s, const struct ent *e)
 {
 	const char *key = e->key, *val = e->val.buf, *rest, *c;
@@ -1126,14 +1225,7 @@ static int check_sched_key(struct parser *p, const struct sect *s, const struct 
 		rest = key + 8;
 		sep = '/';
 	} else {
-		/* cmdline: the harness's own parameters are not the profile's */
-		for (c = val; (c = strstr(c, "vtbench.")); c++)
-			if (c == val || is_ws(c[-1]))
-				return perr(
-					p, e->line,
-					"'cmdline' in %s: vtbench.* parameters belong to the harness",
-					s->title);
-		return 0;
+		return check_cmdline(p, s, e);
 	}
 	for (c = rest;; c++) {
 		const char *e2 = strchr(c, sep);

@@ -20,11 +20,13 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define X(s) ((const xmlChar *)(s))
@@ -907,6 +909,187 @@ static bool looks_like_path(const char *spec)
 	return strchr(spec, '/') || (n > 4 && !strcasecmp(spec + n - 4, ".xml"));
 }
 
+/*
+ * hwloc trusts the XML it imports: 2.9 dereferences NULL on a NUMA node
+ * without complete_nodeset (found by fuzz_hosttopo), and a crafted file
+ * must not crash vtbench.  So a file is first loaded by a child process,
+ * which hands back hwloc's own export of what it read; only that export,
+ * whole and consistent, is loaded here.  A malloc'ed copy (*@out_len
+ * bytes), or NULL with vtb_error() naming the file.
+ */
+/*
+ * What hwloc would spend minutes and gigabytes on: a PU or NUMA node
+ * without os_index becomes index 2^32 - 1 (fuzz_hosttopo: 22 s, then out
+ * of memory), and so do huge indexes and bitmaps.  Indexes below 2^20
+ * (topo.c's bound), bitmaps in hwloc's syntax ("0xffffffff,0x0000000f")
+ * that fit it.  0, or -1 naming the file and the line.
+ */
+#define HWLOC_MAX_OS (1 << 20)
+
+static int hwloc_xml_bounded(xmlNodePtr n, const char *name)
+{
+	static const char *const sets[] = { "cpuset",	      "complete_cpuset", "allowed_cpuset",
+					    "online_cpuset",  "nodeset",	 "complete_nodeset",
+					    "allowed_nodeset" };
+
+	for (; n; n = n->next) {
+		xmlChar *type;
+		bool index_needed;
+		long long os;
+
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (!xmlStrcmp(n->name, X("object"))) {
+			type = xmlGetProp(n, X("type"));
+			index_needed = type && (!xmlStrcmp(type, X("PU")) ||
+						!xmlStrcmp(type, X("NUMANode")));
+			xmlFree(type);
+			os = attr_num(n, "os_index");
+			if (os == -2 || os >= HWLOC_MAX_OS || (os == -1 && index_needed))
+				return vtb_error(
+					"host topology file '%s':%ld: an object's os_index is missing or not below %d",
+					name, xmlGetLineNo(n), HWLOC_MAX_OS);
+			for (size_t i = 0; i < VTB_ARRAY_SIZE(sets); i++) {
+				xmlChar *v = xmlGetProp(n, X(sets[i]));
+				const char *c = (const char *)v;
+				size_t words = 0;
+				bool ok = true;
+
+				/* hwloc_bitmap_snprintf(): 32-bit words "0x%08x", a zero
+				 * word may be left empty ("0x0000ffff,,0x0000ffff"), an
+				 * infinite set starts "0xf...f" */
+				if (c && !strncmp(c, "0xf...f", 7))
+					c += 7 + (c[7] == ',');
+				while (c && *c && ok) {
+					size_t hex = 0;
+
+					if (c[0] == '0' && c[1] == 'x') {
+						hex = strspn(c + 2, "0123456789abcdefABCDEF");
+						ok = hex >= 1 && hex <= 8;
+						c += 2 + hex;
+					}
+					ok = ok && ++words <= HWLOC_MAX_OS / 32 + 2 &&
+					     (!*c || *c == ',');
+					if (*c == ',' && !*++c)
+						ok = false; /* a trailing comma */
+				}
+				xmlFree(v);
+				if (!ok)
+					return vtb_error(
+						"host topology file '%s':%ld: %s is not an hwloc bitmap of CPUs below %d",
+						name, xmlGetLineNo(n), sets[i], HWLOC_MAX_OS);
+			}
+		}
+		if (hwloc_xml_bounded(n->children, name) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, (const char *)p + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+static char *hwloc_vetted(const char *xml, size_t len, const char *name, size_t *out_len)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int pfd[2], status, err = 0;
+	char buf[65536];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		vtb_error("cannot read hwloc XML '%s': pipe: %s", name, strerror(errno));
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		vtb_error("cannot read hwloc XML '%s': fork: %s", name, strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		hwloc_topology_t t;
+		char *out = NULL;
+		int olen = 0, e = EINVAL;
+		unsigned char ok = 0;
+
+		close(pfd[0]);
+		/* a crash ends this process quietly, whatever handlers it
+		 * inherited (a sanitizer's, a fuzzer's): the parent says it */
+		for (size_t i = 0; i < VTB_ARRAY_SIZE(fatal); i++)
+			signal(fatal[i], SIG_DFL);
+		/* a real topology loads in milliseconds: a runaway is ended */
+		signal(SIGALRM, SIG_DFL);
+		alarm(5);
+		if (hwloc_topology_init(&t) == 0) {
+			hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+			errno = 0;
+			if (hwloc_topology_set_xmlbuffer(t, xml, (int)len + 1) == 0 &&
+			    hwloc_topology_load(t) == 0 &&
+			    hwloc_topology_export_xmlbuffer(t, &out, &olen, 0) == 0)
+				ok = 1;
+			else if (errno)
+				e = errno;
+		}
+		/* a status byte, then the export (its NUL left out) or the errno */
+		_exit(write_all(pfd[1], &ok, 1) || (ok ? write_all(pfd[1], out, (size_t)olen - 1)
+						       : write_all(pfd[1], &e, sizeof(e)))
+			      ? 3
+			      : 0);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || sb.len > (64u << 20) || vtb_strbuf_add(&sb, buf, (size_t)n)) {
+			err = n < 0 ? errno : ENOMEM;
+			break;
+		}
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!err && !sb.len) {
+		/* died before saying anything (under ASan a crash is an exit) */
+		vtb_error("hwloc crashed (%s %d) reading '%s': not hwloc XML that hwloc can load",
+			  WIFSIGNALED(status) ? "signal" : "exit",
+			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), name);
+	} else if (err || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		vtb_error("cannot read hwloc XML '%s': %s", name, strerror(err ? err : EIO));
+	} else if (sb.buf[0] != 1) {
+		memcpy(&err, sb.buf + 1, sb.len >= 1 + sizeof(err) ? sizeof(err) : 0);
+		vtb_error("host topology file '%s' is not hwloc XML that hwloc can load%s%s", name,
+			  err ? ": " : "", err ? strerror(err) : "");
+	} else {
+		char *x = malloc(sb.len);
+
+		if (!x) {
+			vtb_error("out of memory");
+		} else {
+			memcpy(x, sb.buf + 1, sb.len - 1);
+			x[sb.len - 1] = '\0';
+			*out_len = sb.len - 1;
+		}
+		vtb_strbuf_release(&sb);
+		return x;
+	}
+	vtb_strbuf_release(&sb);
+	return NULL;
+}
+
 /* hwloc sources: local, XML text, synthetic */
 static int load_hwloc(struct vtb_hosttopo *h, const char *xml, size_t len, const char *synthetic)
 {
@@ -1064,7 +1247,15 @@ static int load_file(struct vtb_hosttopo **out, struct vtb_hosttopo *h, const ch
 		vtb_error("out of memory");
 		goto out;
 	}
-	ret = load_hwloc(h, text, len, NULL) || host_finish(h) ? -1 : 1;
+	if (hwloc_xml_bounded(xmlDocGetRootElement(doc), path) < 0)
+		goto out;
+	{
+		size_t vlen = 0;
+		char *vetted = hwloc_vetted(text, len, path, &vlen);
+
+		ret = !vetted || load_hwloc(h, vetted, vlen, NULL) || host_finish(h) ? -1 : 1;
+		free(vetted);
+	}
 out:
 	xmlFreeDoc(doc);
 	free(name);

@@ -3,6 +3,7 @@
  * vtbench: the command table and the shared setup it drives.
  */
 #include <errno.h>
+#include <gsl/gsl_errno.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -41,15 +42,21 @@ static const struct vtb_cmd commands[] = {
 	  "send a campaign to a dashboard (InfluxDB ...), exactly once" },
 };
 
+/* Messages quote what guests, servers and files said: they reach the
+ * terminal through the one sanitiser (vtb_term_safe), on one line. */
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
 
-	fprintf(stderr, "vtbench %s: ", env->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	fprintf(stderr, "vtbench %s: ", env->name);
+	vtb_term_fputs(msg ? msg : "out of memory", stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 /* "libvirt:URI": the capabilities of that libvirt host.  A connection
@@ -189,6 +196,9 @@ int main(int argc, char **argv)
 	char *cmdline;
 	int ret;
 
+	/* no GSL call may abort the process: errors come back as values
+	 * (NaN, a status) that the callers check */
+	gsl_set_error_handler_off();
 	if (argc < 2) {
 		usage(stderr);
 		return VTB_EXIT_USAGE;

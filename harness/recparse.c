@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/lib/hist.h"
 #include "../workloads/lib/record.h"
 #include "../workloads/lib/vtbutil.h"
 #include "recparse.h"
@@ -23,6 +24,11 @@
 #define MAGIC_LEN (sizeof(MAGIC_PREFIX) - 1)
 #define QUOTE_MAX 48	   /* bytes of hostile text quoted in an error */
 #define AGENT_MSG_MAX 4096 /* bytes of an agent error message kept */
+/* A cell's error text: its first errors, bounded; the rest are counted.
+ * Appending every error of a cell to one string cost the square of the
+ * stream (8 MB of distinct errors took minutes). */
+#define CELL_ERRORS_KEPT 8
+#define CELL_ERROR_TEXT_MAX (16 * 1024)
 #define CANON_FLAGS (JSON_SORT_KEYS | JSON_COMPACT)
 
 const struct vtb_rec_limits vtb_rec_default_limits = {
@@ -40,6 +46,13 @@ struct chunk_seq {
 	struct vtb_strbuf buf;
 };
 
+/* A cell's errors: kept in its text, and beyond it; the text's length
+ * and its last error's offset. */
+struct cell_errs {
+	size_t kept, dropped;
+	size_t len, last;
+};
+
 struct vtb_rec_parser {
 	char *nonce;
 	struct vtb_rec_limits lim;
@@ -51,7 +64,8 @@ struct vtb_rec_parser {
 	/* (cell, metric) -> sample index + 1: one sample per metric of a cell */
 	size_t *samplemap;
 	size_t samplemap_cap;
-	bool *cell_ended; /* parallel to r.cells */
+	bool *cell_ended;	     /* parallel to r.cells */
+	struct cell_errs *cell_errs; /* parallel to r.cells */
 	/* current line */
 	char *line;
 	size_t line_len, line_cap;
@@ -173,6 +187,7 @@ static int add_cell(struct vtb_rec_parser *p, const char *key, const char *workl
 	if (p->r.n_cells == p->cap_cells) {
 		size_t cap = p->cap_cells ? 2 * p->cap_cells : 8;
 		struct vtb_rs_cell *nc = realloc(p->r.cells, cap * sizeof(*nc));
+		struct cell_errs *ce;
 		bool *ne;
 
 		if (!nc)
@@ -182,6 +197,10 @@ static int add_cell(struct vtb_rec_parser *p, const char *key, const char *workl
 		if (!ne)
 			return -1;
 		p->cell_ended = ne;
+		ce = realloc(p->cell_errs, cap * sizeof(*ce));
+		if (!ce)
+			return -1;
+		p->cell_errs = ce;
 		p->cap_cells = cap;
 	}
 	if ((idx + 1) * 2 > p->cellmap_cap) {
@@ -208,6 +227,7 @@ static int add_cell(struct vtb_rec_parser *p, const char *key, const char *workl
 		return -1;
 	}
 	p->cell_ended[idx] = false;
+	memset(&p->cell_errs[idx], 0, sizeof(p->cell_errs[idx]));
 	p->r.n_cells++;
 	cellmap_put(p->cellmap, p->cellmap_cap, p->r.cells, idx);
 	return 0;
@@ -485,20 +505,92 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 	p->r.records++;
 }
 
-static bool buckets_ok(json_t *b)
+/*
+ * A histogram as workloads/lib/hist.h writes it: loglinear parameters,
+ * buckets in increasing index order (a repeated index would be counted
+ * twice by every reader), each index inside the histogram, and counts
+ * that add up, without overflow, to the "count" the record claims.
+ */
+static bool hist_ok(struct vtb_rec_parser *p, json_t *o, json_t *params, json_t *b)
 {
-	json_t *pair;
-	size_t i;
+	json_t *kind = json_object_get(params, "kind"), *bits = json_object_get(params, "bits");
+	json_t *count = json_object_get(o, "count"), *pair;
+	json_int_t prev = -1;
+	uint64_t sum = 0;
+	size_t i, nb;
 
-	if (!json_is_array(b))
+	if (!json_is_string(kind) || strcmp(json_string_value(kind), "loglinear") ||
+	    !json_is_integer(bits) || json_integer_value(bits) < 1 ||
+	    json_integer_value(bits) > VTB_HIST_BITS_MAX ||
+	    !json_is_string(json_object_get(params, "unit"))) {
+		add_error(
+			p,
+			"line %zu: hist record: 'params' is not {\"kind\":\"loglinear\", \"bits\":1-%d, \"unit\":STR}",
+			p->lineno, VTB_HIST_BITS_MAX);
 		return false;
+	}
+	if (!json_is_integer(count) || json_integer_value(count) < 0) {
+		add_error(
+			p,
+			"line %zu: hist record: field 'count' missing or not a non-negative integer",
+			p->lineno);
+		return false;
+	}
+	if (!json_is_array(b)) {
+		add_error(
+			p,
+			"line %zu: hist record: field 'buckets' missing or not an array of [index, count] pairs",
+			p->lineno);
+		return false;
+	}
+	nb = vtb_hist_n_buckets((unsigned)json_integer_value(bits));
 	json_array_foreach(b, i, pair)
 	{
 		json_t *x = json_array_get(pair, 0), *y = json_array_get(pair, 1);
+		json_int_t idx;
 
 		if (json_array_size(pair) != 2 || !json_is_integer(x) || !json_is_integer(y) ||
-		    json_integer_value(x) < 0 || json_integer_value(y) < 0)
+		    json_integer_value(x) < 0 || json_integer_value(y) < 0) {
+			add_error(
+				p,
+				"line %zu: hist record: bucket %zu is not an [index, count] pair of non-negative integers",
+				p->lineno, i);
 			return false;
+		}
+		idx = json_integer_value(x);
+		if (idx == prev) {
+			add_error(p, "line %zu: hist record: bucket index %lld repeated", p->lineno,
+				  (long long)idx);
+			return false;
+		}
+		if (idx < prev) {
+			add_error(
+				p,
+				"line %zu: hist record: bucket index %lld after %lld (indexes must increase)",
+				p->lineno, (long long)idx, (long long)prev);
+			return false;
+		}
+		if ((uint64_t)idx >= nb) {
+			add_error(
+				p,
+				"line %zu: hist record: bucket index %lld beyond the %zu buckets of %lld bits",
+				p->lineno, (long long)idx, nb, (long long)json_integer_value(bits));
+			return false;
+		}
+		prev = idx;
+		if (__builtin_add_overflow(sum, (uint64_t)json_integer_value(y), &sum) ||
+		    sum > (uint64_t)INT64_MAX) {
+			add_error(p,
+				  "line %zu: hist record: bucket counts add up to more than %lld",
+				  p->lineno, (long long)INT64_MAX);
+			return false;
+		}
+	}
+	if (sum != (uint64_t)json_integer_value(count)) {
+		add_error(p,
+			  "line %zu: hist record: buckets hold %llu samples, the record claims %lld",
+			  p->lineno, (unsigned long long)sum, (long long)json_integer_value(count));
+		return false;
 	}
 	return true;
 }
@@ -513,13 +605,8 @@ static void rec_hist(struct vtb_rec_parser *p, json_t *o)
 	if (!need_str(p, o, "hist", "metric", &metric) || !need_str(p, o, "hist", "unit", &unit) ||
 	    !need_obj(p, o, "hist", "params", false, &params))
 		return;
-	if (!buckets_ok(buckets)) {
-		add_error(
-			p,
-			"line %zu: hist record: field 'buckets' missing or not an array of [index, count] pairs",
-			p->lineno);
+	if (!hist_ok(p, o, params, buckets))
 		return;
-	}
 	idx = record_cell(p, o, "hist");
 	if (idx < 0 || !cell_open(p, idx, "hist"))
 		return;
@@ -553,20 +640,46 @@ static void rec_hist(struct vtb_rec_parser *p, json_t *o)
 	p->r.records++;
 }
 
-/* Appends @msg to a cell's error text ("; " separated). */
-static void cell_add_error(struct vtb_rec_parser *p, struct vtb_rs_cell *c, const char *msg)
+/*
+ * Appends @msg to cell @idx's error text ("; " separated), unless it
+ * repeats the last one: the first CELL_ERRORS_KEPT errors, at most
+ * CELL_ERROR_TEXT_MAX bytes; later ones are counted, and finish() says
+ * how many.  Linear in the stream.
+ */
+static void cell_add_error(struct vtb_rec_parser *p, size_t idx, const char *msg)
 {
+	struct vtb_rs_cell *c = &p->r.cells[idx];
+	struct cell_errs *ce = &p->cell_errs[idx];
+	size_t n = strlen(msg), sep = c->error ? 2 : 0;
 	char *e;
 
-	if (c->error && strcmp(c->error, msg) == 0)
+	if (c->error && strcmp(c->error + ce->last, msg) == 0)
 		return;
-	e = c->error ? vtb_asprintf("%s; %s", c->error, msg) : strdup(msg);
+	if (ce->kept >= CELL_ERRORS_KEPT || ce->len + sep + n > CELL_ERROR_TEXT_MAX) {
+		ce->dropped++;
+		return;
+	}
+	e = realloc(c->error, ce->len + sep + n + 1);
 	if (!e) {
 		oom(p);
 		return;
 	}
-	free(c->error);
+	memcpy(e + ce->len, "; ", sep);
+	memcpy(e + ce->len + sep, msg, n + 1);
 	c->error = e;
+	ce->last = ce->len + sep;
+	ce->len += sep + n;
+	ce->kept++;
+}
+
+/* A copy of an agent's message, cut to AGENT_MSG_MAX bytes on a
+ * character boundary (jansson gave valid UTF-8: it stays valid). */
+static char *agent_msg(const char *msg, bool *cut)
+{
+	size_t n = strlen(msg), k = vtb_utf8_cut(msg, n, AGENT_MSG_MAX);
+
+	*cut = k < n;
+	return strndup(msg, k);
 }
 
 static void rec_error(struct vtb_rec_parser *p, json_t *o)
@@ -575,6 +688,7 @@ static void rec_error(struct vtb_rec_parser *p, json_t *o)
 	const char *msg, *key = NULL;
 	char *m, *q = NULL;
 	long idx = -1;
+	bool cut;
 
 	if (!need_str(p, o, "error", "message", &msg))
 		return;
@@ -589,20 +703,19 @@ static void rec_error(struct vtb_rec_parser *p, json_t *o)
 		}
 		idx = record_cell(p, o, "error");
 	}
-	m = strlen(msg) > AGENT_MSG_MAX ? strndup(msg, AGENT_MSG_MAX) : strdup(msg);
+	m = agent_msg(msg, &cut);
 	if (!m) {
 		oom(p);
 		return;
 	}
 	if (key) {
 		q = quote(key, strlen(key));
-		add_error(p, "agent: cell %s: %s%s", QUOTED(q), m,
-			  strlen(msg) > AGENT_MSG_MAX ? "..." : "");
+		add_error(p, "agent: cell %s: %s%s", QUOTED(q), m, cut ? "..." : "");
 	} else {
-		add_error(p, "agent: %s%s", m, strlen(msg) > AGENT_MSG_MAX ? "..." : "");
+		add_error(p, "agent: %s%s", m, cut ? "..." : "");
 	}
 	if (idx >= 0)
-		cell_add_error(p, &p->r.cells[idx], m);
+		cell_add_error(p, (size_t)idx, m);
 	free(q);
 	free(m);
 	p->r.records++;
@@ -667,10 +780,11 @@ static void rec_cell_end(struct vtb_rec_parser *p, json_t *o)
 	c->status = st;
 	c->seconds = secs;
 	if (err) {
-		char *m = strlen(err) > AGENT_MSG_MAX ? strndup(err, AGENT_MSG_MAX) : strdup(err);
+		bool cut;
+		char *m = agent_msg(err, &cut);
 
 		if (m)
-			cell_add_error(p, c, m);
+			cell_add_error(p, (size_t)idx, m);
 		else
 			oom(p);
 		free(m);
@@ -1450,6 +1564,22 @@ void vtb_rec_parser_finish(struct vtb_rec_parser *p)
 		add_error(p, "unfinished chunk sequence %lld at end of stream", p->ch.id);
 	chunk_drop(p, false);
 	p->line_len = 0;
+	for (size_t i = 0; i < p->r.n_cells; i++) {
+		struct vtb_rs_cell *c = &p->r.cells[i];
+		size_t d = p->cell_errs[i].dropped;
+		char *e;
+
+		if (!d)
+			continue;
+		e = vtb_asprintf("%s; and %zu more error%s (not kept)", c->error ? c->error : "", d,
+				 d == 1 ? "" : "s");
+		if (!e) {
+			oom(p);
+			continue;
+		}
+		free(c->error);
+		c->error = e;
+	}
 }
 
 const struct vtb_boot_records *vtb_rec_parser_result(const struct vtb_rec_parser *p)
@@ -1502,6 +1632,7 @@ void vtb_rec_parser_free(struct vtb_rec_parser *p)
 	free(p->cellmap);
 	free(p->samplemap);
 	free(p->cell_ended);
+	free(p->cell_errs);
 	free(p->line);
 	vtb_strbuf_release(&p->ch.buf);
 	free(p->nonce);

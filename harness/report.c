@@ -79,40 +79,6 @@ static const char *const verdicts[] = { "worse", "better",  "same", "inconclusiv
 
 /* ---- escaping ---------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at @p (2..4), 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
-{
-	unsigned char c = p[0];
-	size_t n, i;
-	uint32_t v, min;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, v = c & 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, v = c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, v = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (p[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return n;
-}
-
-/* Code points that move the cursor or reorder text: C1 controls, line and
- * paragraph separators, bidirectional overrides and isolates. */
-static bool invisible_control(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 static int put_md(struct vtb_strbuf *sb, enum mode m, const char *s, size_t n)
 {
 	static const char punct[] = "\\`*_[]<>|~&";
@@ -129,44 +95,19 @@ static int put_md(struct vtb_strbuf *sb, enum mode m, const char *s, size_t n)
 }
 
 /*
- * Appends @s escaped for mode @m: control characters and bytes that are
- * not UTF-8 as \t \n \r \xNN (\uNNNN for the code points above), a
- * backslash doubled so the escapes stay unambiguous; in Markdown each
- * punctuation character that could start markup gets a backslash.
+ * Appends @s escaped for mode @m: vtb_term_escape(), the one sanitiser
+ * (control characters and bytes that are not UTF-8 as \t \n \r \xNN,
+ * \uNNNN for C1 controls and bidi overrides, a backslash doubled); in
+ * Markdown each punctuation character that could start markup then gets
+ * a backslash.
  */
 static int esc_add(struct vtb_strbuf *sb, enum mode m, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	char e[16];
+	struct vtb_strbuf t = VTB_STRBUF_INIT;
+	int r = vtb_term_escape(&t, s) || put_md(sb, m, t.buf, t.len) ? -1 : 0;
 
-	while (*p) {
-		uint32_t cp = 0;
-		size_t n = *p < 0x80 ? 1 : utf8_seq(p, &cp);
-
-		e[0] = 0;
-		if (*p == '\t')
-			strcpy(e, "\\t");
-		else if (*p == '\n')
-			strcpy(e, "\\n");
-		else if (*p == '\r')
-			strcpy(e, "\\r");
-		else if (*p == '\\')
-			strcpy(e, "\\\\");
-		else if (*p < 0x20 || *p == 0x7f || !n)
-			snprintf(e, sizeof(e), "\\x%02x", *p);
-		else if (n > 1 && invisible_control(cp))
-			snprintf(e, sizeof(e), "\\u%04x", (unsigned)cp);
-		if (e[0]) {
-			if (put_md(sb, m, e, strlen(e)))
-				return -1;
-			p += n ? n : 1;
-		} else {
-			if (put_md(sb, m, (const char *)p, n))
-				return -1;
-			p += n;
-		}
-	}
-	return 0;
+	vtb_strbuf_release(&t);
+	return r;
 }
 
 /* Frees the strings of the pool: each table's are printed before the next. */
@@ -1397,16 +1338,23 @@ static void csv_num(FILE *f, double v)
 }
 
 /* A string field: escaped, quoted as RFC 4180 says when it holds a comma
- * or a quote (escaping leaves no line break). */
+ * or a quote (escaping leaves no line break).  Metric, unit and cell names
+ * come from guests: a field a spreadsheet would take for a formula (one
+ * that starts with =, +, -, @, tab or CR; the last two are escaped
+ * already) gets a leading ' and quotes, as OWASP's CSV injection advice
+ * says. */
 static void csv_str(struct ctx *c, const char *raw)
 {
 	const char *s = esc(c, raw);
+	bool formula = strchr("=+-@\t\r", s[0]) && s[0];
 
-	if (!strpbrk(s, ",\"\r\n")) {
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, c->f);
 		return;
 	}
 	fputc('"', c->f);
+	if (formula)
+		fputc('\'', c->f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', c->f);

@@ -15,6 +15,7 @@
 #include "stats.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -206,6 +207,14 @@ int vtb_summarise(const double *v, size_t n, enum vtb_metric_class k, struct vtb
 	return 0;
 }
 
+/* GSL's default error handler aborts the process (a quantile's domain
+ * error would kill compare): every entry point that calls GSL turns it
+ * off, and the callers check what GSL returns (NaN on an error). */
+static void gsl_quiet(void)
+{
+	gsl_set_error_handler_off();
+}
+
 int vtb_bh(const double *p, size_t n, double *q)
 {
 	double *ps = NULL, cur = INFINITY;
@@ -304,6 +313,7 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 	size_t min_n = o->min_n > 2 ? o->min_n : 2, i;
 	double mb, mx, a, b, tc;
 
+	gsl_quiet();
 	*out = (struct vtb_comparison){ .nb = nb,
 					.nx = nx,
 					.change_pct = NAN,
@@ -395,6 +405,7 @@ double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_op
 	double hi = log1p(o->threshold_pct / 100), lo = log1p(-fmin(o->threshold_pct, 99.9) / 100);
 	size_t n, have = c->nb > c->nx ? c->nb : c->nx;
 
+	gsl_quiet();
 	if (!isfinite(c->d) || !isfinite(v) || v <= 0 || c->error)
 		return NAN;
 	/* what the interval must clear: 0 (significance) when the estimate is

@@ -15,6 +15,7 @@
  * go into a new step.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -31,6 +32,7 @@ struct vtb_store {
 	sqlite3 *db;
 	char *path;
 	bool ro;
+	bool bad_content; /* the last error was the database's content */
 };
 
 static const char *const migrations[] = {
@@ -311,7 +313,16 @@ static int64_t realtime_ns(void)
 
 static int db_error(struct vtb_store *st, const char *what)
 {
+	int rc = sqlite3_errcode(st->db) & 0xff;
+
+	/* a damaged or crafted file is input, not infrastructure */
+	st->bad_content = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
 	return vtb_error("cannot %s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+}
+
+bool vtb_store_bad_content(const struct vtb_store *st)
+{
+	return st && st->bad_content;
 }
 
 static int prepare(struct vtb_store *st, const char *sql, sqlite3_stmt **out)
@@ -1450,18 +1461,205 @@ out:
 }
 
 /*
+ * Crafted databases.  A database is a file anyone may hand over, and its
+ * schema may have been edited (a NOT NULL or a CHECK dropped) with
+ * integrity_check still "ok": a NULL metric crashed compare, NULLs and
+ * text that is not UTF-8 elsewhere became "out of memory".  So every row
+ * read through query_each() is checked against the schema this vtbench
+ * writes (built once, in memory, from the migrations): a NULL where it
+ * says NOT NULL, text that is not UTF-8 or holds a NUL, a number column
+ * holding text, a JSON column that is not JSON.  Each is an input error
+ * naming the table, the column and the row (the query selects the rows'
+ * ids for this).
+ */
+struct ref_col {
+	char *table, *name;
+	bool notnull, number, json, pk;
+};
+
+static struct {
+	pthread_once_t once;
+	struct ref_col *cols;
+	size_t n;
+	bool failed;
+} ref = { .once = PTHREAD_ONCE_INIT };
+
+/* Is "json_valid(NAME)" in @sql? */
+static bool json_checked(const char *sql, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = sql; (p = strstr(p, "json_valid(")); p++)
+		if (!strncmp(p + 11, name, n) && p[11 + n] == ')')
+			return true;
+	return false;
+}
+
+static void ref_build(void)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *t = NULL, *c = NULL;
+
+	ref.failed = true;
+	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		goto out;
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(migrations); i++)
+		if (sqlite3_exec(db, migrations[i], NULL, NULL, NULL) != SQLITE_OK)
+			goto out;
+	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
+			       &t, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    db, "SELECT name, upper(type), \"notnull\", pk FROM pragma_table_info(?1)", -1,
+		    &c, NULL) != SQLITE_OK)
+		goto out;
+	while (sqlite3_step(t) == SQLITE_ROW) {
+		const char *table = (const char *)sqlite3_column_text(t, 0);
+		const char *sql = (const char *)sqlite3_column_text(t, 1);
+
+		sqlite3_reset(c);
+		if (sqlite3_bind_text(c, 1, table, -1, SQLITE_TRANSIENT) != SQLITE_OK)
+			goto out;
+		while (sqlite3_step(c) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(c, 0);
+			const char *type = (const char *)sqlite3_column_text(c, 1);
+			struct ref_col *g = realloc(ref.cols, (ref.n + 1) * sizeof(*g));
+
+			if (!g)
+				goto out;
+			ref.cols = g;
+			g[ref.n] = (struct ref_col){
+				.table = strdup(table),
+				.name = strdup(name),
+				.notnull = sqlite3_column_int(c, 2) != 0,
+				.number = !strcmp(type, "INTEGER") || !strcmp(type, "REAL"),
+				.json = json_checked(sql, name),
+				.pk = sqlite3_column_int(c, 3) != 0,
+			};
+			if (!g[ref.n].table || !g[ref.n].name)
+				goto out;
+			ref.n++;
+		}
+	}
+	ref.failed = false;
+out:
+	sqlite3_finalize(t);
+	sqlite3_finalize(c);
+	sqlite3_close(db);
+}
+
+static const struct ref_col *ref_find(const char *table, const char *name)
+{
+	for (size_t i = 0; table && name && i < ref.n; i++)
+		if (!strcmp(ref.cols[i].table, table) && !strcmp(ref.cols[i].name, name))
+			return &ref.cols[i];
+	return NULL;
+}
+
+/* Per statement: each column's schema entry, and the column holding the
+ * id of its row (-1: none selected). */
+struct row_check {
+	int n;
+	const struct ref_col **col;
+	int *idcol;
+};
+
+static int row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc)
+{
+	pthread_once(&ref.once, ref_build);
+	rc->n = sqlite3_column_count(s);
+	rc->col = calloc((size_t)rc->n + 1, sizeof(*rc->col));
+	rc->idcol = calloc((size_t)rc->n + 1, sizeof(*rc->idcol));
+	if (ref.failed || !rc->col || !rc->idcol)
+		return vtb_error("cannot check the rows of '%s': out of memory", st->path);
+	for (int i = 0; i < rc->n; i++)
+		rc->col[i] = ref_find(sqlite3_column_table_name(s, i),
+				      sqlite3_column_origin_name(s, i));
+	for (int i = 0; i < rc->n; i++) {
+		rc->idcol[i] = -1;
+		for (int j = 0; rc->col[i] && j < rc->n; j++)
+			if (rc->col[j] && rc->col[j]->pk &&
+			    !strcmp(rc->col[j]->table, rc->col[i]->table))
+				rc->idcol[i] = j;
+	}
+	return 0;
+}
+
+static void row_check_release(struct row_check *rc)
+{
+	free(rc->col);
+	free(rc->idcol);
+}
+
+static int bad_row(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc, int i,
+		   const char *what)
+{
+	const struct ref_col *c = rc->col[i];
+
+	st->bad_content = true;
+	if (rc->idcol[i] >= 0)
+		return vtb_error("'%s' is damaged or crafted: table %s, row %lld: column %s %s",
+				 st->path, c->table,
+				 (long long)sqlite3_column_int64(s, rc->idcol[i]), c->name, what);
+	return vtb_error("'%s' is damaged or crafted: table %s: column %s %s", st->path, c->table,
+			 c->name, what);
+}
+
+static int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc)
+{
+	for (int i = 0; i < rc->n; i++) {
+		const struct ref_col *c = rc->col[i];
+		const char *t;
+		int type, len;
+
+		/* a rowid is an integer: nothing to check */
+		if (!c || c->pk)
+			continue;
+		type = sqlite3_column_type(s, i);
+		if (type == SQLITE_NULL) {
+			/* NULL throughout: a row a LEFT JOIN did not find */
+			if (c->notnull && !(rc->idcol[i] >= 0 &&
+					    sqlite3_column_type(s, rc->idcol[i]) == SQLITE_NULL))
+				return bad_row(st, s, rc, i, "is NULL, which the schema forbids");
+			continue;
+		}
+		if (c->number) {
+			if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+				return bad_row(st, s, rc, i, "is not a number");
+			continue;
+		}
+		t = (const char *)sqlite3_column_text(s, i);
+		len = sqlite3_column_bytes(s, i);
+		if (!t)
+			return vtb_error("cannot read '%s': out of memory", st->path);
+		if (memchr(t, '\0', (size_t)len) || !vtb_utf8_valid(t, (size_t)len))
+			return bad_row(st, s, rc, i, "is not UTF-8 text");
+		if (c->json) {
+			json_t *j = json_loadb(t, (size_t)len, JSON_DECODE_ANY, NULL);
+
+			if (!j)
+				return bad_row(st, s, rc, i, "is not JSON");
+			json_decref(j);
+		}
+	}
+	return 0;
+}
+
+/*
  * Runs @sql (its ?1 bound to @id when @id is not 0 or the query has a
- * parameter) and hands each row to @emit, which converts the columns and
- * calls the caller's callback; a negative return stops the walk.
+ * parameter) and hands each row, checked (row_check), to @emit, which
+ * converts the columns and calls the caller's callback; a negative return
+ * stops the walk.
  */
 static int query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
 		      int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx)
 {
+	struct row_check rc = { 0 };
 	sqlite3_stmt *s = NULL;
 	bool row;
 	int ret = -1;
 
-	if (prepare(st, sql, &s) < 0)
+	st->bad_content = false;
+	if (prepare(st, sql, &s) < 0 || row_check_init(st, s, &rc) < 0)
 		goto out;
 	if (sqlite3_bind_parameter_count(s) > 0 && bind_int(s, 1, id)) {
 		db_error(st, "bind the campaign");
@@ -1472,11 +1670,12 @@ static int query_each(struct vtb_store *st, const char *sql, int64_t id, const c
 			goto out;
 		if (!row)
 			break;
-		if (emit(s, ctx) < 0)
+		if (row_check(st, s, &rc) < 0 || emit(s, ctx) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
+	row_check_release(&rc);
 	sqlite3_finalize(s);
 	return ret;
 }
@@ -1790,20 +1989,23 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		"SELECT cell.id, config.key, config.label, config.kind, cell.key, cell.name,"
 		" cell.workload,"
 		" CAST(coalesce(json_extract(config.params, '$.vcpus'),"
-		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER), config.cpus"
+		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER), config.cpus,"
+		" config.id" /* for row_check() */
 		" FROM cell JOIN config ON config.id = cell.config_id"
 		" WHERE config.campaign_id = ?1 ORDER BY config.seq, cell.id";
 	/* campaign_scan() chooses; both filter alike: ok results of boots
 	 * that built the planned topology (a guest that built another did
 	 * not run this configuration) */
 	static const char scan[] = "SELECT result.cell_id, sample.id, sample.metric, sample.unit,"
-				   " sample.better = 'higher', boot.rep, sample.value"
+				   " sample.better = 'higher', boot.rep, sample.value, result.id,"
+				   " boot.id"
 				   " FROM sample CROSS JOIN result ON result.id = sample.result_id"
 				   " CROSS JOIN boot ON boot.id = result.boot_id"
 				   " WHERE boot.campaign_id = ?1 AND result.status = 'ok'"
 				   " AND boot.status <> 'unexpected-topology'";
 	static const char seek[] = "SELECT result.cell_id, sample.id, sample.metric, sample.unit,"
-				   " sample.better = 'higher', boot.rep, sample.value"
+				   " sample.better = 'higher', boot.rep, sample.value, result.id,"
+				   " boot.id"
 				   " FROM boot JOIN result ON result.boot_id = boot.id"
 				   " JOIN sample ON sample.result_id = result.id"
 				   " WHERE boot.campaign_id = ?1 AND result.status = 'ok'"
@@ -1941,7 +2143,8 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 	static const char sel[] =
 		"SELECT config.key, config.label, config.plan, boot.status, boot.guest_kernel,"
 		" guest_view.levels, guest_view.digest, boot.placement, boot.topology_diff,"
-		" boot.rep, boot.vm_index, boot.vms, boot.topology_check, config.params"
+		" boot.rep, boot.vm_index, boot.vms, boot.topology_check, config.params,"
+		" boot.id, config.id, guest_view.boot_id" /* for row_check() */
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN guest_view ON guest_view.boot_id = boot.id"
 		" WHERE boot.campaign_id = ?1 AND boot.kind = 'vm'"
@@ -1983,7 +2186,8 @@ int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_r
 		"SELECT campaign.id, campaign.uuid, host.hostname, campaign.matrix_path,"
 		" campaign.version, campaign.status, campaign.started_ns,"
 		" coalesce(campaign.ended_ns, 0), count(boot.id),"
-		" coalesce(sum(boot.status = 'ok'), 0), coalesce(sum(boot.status != 'ok'), 0)"
+		" coalesce(sum(boot.status = 'ok'), 0), coalesce(sum(boot.status != 'ok'), 0),"
+		" host.id" /* for row_check() */
 		" FROM campaign JOIN host ON host.id = campaign.host_id"
 		" LEFT JOIN boot ON boot.campaign_id = campaign.id"
 		" GROUP BY campaign.id ORDER BY campaign.started_ns, campaign.id";
@@ -2021,7 +2225,8 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 	static const char sel[] =
 		"SELECT campaign.uuid, config.key, config.label, cell.key, cell.name,"
 		" cell.workload, cell.params, count(result.id),"
-		" coalesce(sum(result.status = 'ok'), 0)"
+		" coalesce(sum(result.status = 'ok'), 0),"
+		" campaign.id, config.id, cell.id" /* for row_check() */
 		" FROM cell JOIN config ON config.id = cell.config_id"
 		" JOIN campaign ON campaign.id = config.campaign_id"
 		" LEFT JOIN result ON result.cell_id = cell.id"
@@ -2190,8 +2395,13 @@ int vtb_store_campaign_get(struct vtb_store *st, int64_t campaign_id,
 		" campaign.version, campaign.cmdline, campaign.status, campaign.host_state,"
 		" campaign.started_ns, coalesce(campaign.ended_ns, 0), host.hostname,"
 		" host.cpu_vendor, host.cpu_model_name, host.cpu_codename, host.kernel,"
-		" host.topo_summary, host.topo_digest," DISTINCT("accelerator") "," DISTINCT(
-			"libvirt_version") "," DISTINCT("qemu_version") "," DISTINCT("guest_kernel") " FROM campaign JOIN host ON host.id = campaign.host_id WHERE campaign.id = ?1";
+		" host.topo_summary, host.topo_digest,"
+		/* clang-format off */
+		DISTINCT("accelerator") "," DISTINCT("libvirt_version") ","
+		DISTINCT("qemu_version") "," DISTINCT("guest_kernel") ","
+		" host.id" /* for row_check() */
+		" FROM campaign JOIN host ON host.id = campaign.host_id WHERE campaign.id = ?1";
+	/* clang-format on */
 #undef DISTINCT
 	struct campaign_walk w = { fn, arg };
 
@@ -2221,7 +2431,7 @@ static int emit_config(sqlite3_stmt *s, void *ctx)
 int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_config_row *row, void *arg), void *arg)
 {
-	static const char sel[] = "SELECT key, label, kind, params, cpus, runnable FROM config"
+	static const char sel[] = "SELECT key, label, kind, params, cpus, runnable, id FROM config"
 				  " WHERE campaign_id = ?1 ORDER BY seq, id";
 	struct config_walk w = { fn, arg };
 
@@ -2255,7 +2465,8 @@ int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 {
 #define HIST_COLS                                                        \
 	"SELECT config.key, cell.key, histogram.metric, histogram.unit," \
-	" histogram.params, histogram.buckets, boot.rep, cell.name"
+	" histogram.params, histogram.buckets, boot.rep, cell.name,"     \
+	" histogram.id, boot.id, cell.id, config.id" /* row_check() */
 #define HIST_WHERE                                                          \
 	" WHERE config.campaign_id = ?1 AND result.status = 'ok'"           \
 	" AND boot.status <> 'unexpected-topology'"                         \
@@ -2309,7 +2520,7 @@ int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 {
 #define C2C_COLS                                                              \
 	"SELECT config.key, cell.key, json_extract(result.info, '$.matrix')," \
-	" boot.rep, cell.name FROM result"
+	" boot.rep, cell.name, boot.id, cell.id, config.id FROM result"
 #define C2C_WHERE                                                            \
 	" WHERE result.info IS NOT NULL AND config.campaign_id = ?1"         \
 	" AND result.status = 'ok' AND boot.status <> 'unexpected-topology'" \
@@ -2404,16 +2615,18 @@ int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
 {
 	static const char sel[] =
 		"SELECT campaign.id, campaign.uuid, campaign.status, host.hostname, host.kernel,"
-		" campaign.started_ns, coalesce(campaign.ended_ns, 0)"
+		" campaign.started_ns, coalesce(campaign.ended_ns, 0), host.id"
 		" FROM campaign JOIN host ON host.id = campaign.host_id"
 		" WHERE ?1 IS NULL OR campaign.uuid = ?1"
 		" ORDER BY campaign.started_ns DESC, campaign.id DESC LIMIT 1";
+	struct row_check rc = { 0 };
 	sqlite3_stmt *s = NULL;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	*found = false;
-	if (prepare(st, sel, &s) < 0)
+	st->bad_content = false;
+	if (prepare(st, sel, &s) < 0 || row_check_init(st, s, &rc) < 0)
 		goto out;
 	if (bind_text(s, 1, uuid)) {
 		db_error(st, "bind the campaign");
@@ -2421,6 +2634,10 @@ int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
 	}
 	if (step(st, s, "find the campaign", found) < 0)
 		goto out;
+	if (*found && row_check(st, s, &rc) < 0) {
+		*found = false;
+		goto out;
+	}
 	if (*found) {
 		out->id = sqlite3_column_int64(s, 0);
 		out->uuid = col_dup(s, 1);
@@ -2438,6 +2655,7 @@ int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
 	}
 	ret = 0;
 out:
+	row_check_release(&rc);
 	sqlite3_finalize(s);
 	return ret;
 }
@@ -2488,7 +2706,8 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 		" EXISTS (SELECT 1 FROM upload WHERE upload.boot_id = boot.id"
 		"  AND upload.sink = ?2 AND upload.status = 'sent'),"
 		" s.cell_key, s.cell_name, s.workload, s.metric, s.unit, s.better, s.value,"
-		" boot.rep, boot.vm_index"
+		" boot.rep, boot.vm_index,"
+		" config.id, s.cell_id, s.sample_id" /* for row_check() */
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN (SELECT result.boot_id AS boot_id, cell.key AS cell_key,"
 		"  cell.name AS cell_name, cell.workload AS workload, cell.id AS cell_id,"
@@ -2501,11 +2720,13 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 		" WHERE boot.campaign_id = ?1"
 		" ORDER BY boot.started_ns, boot.id, s.cell_id, s.metric_order, s.sample_id";
 	struct upload_walk w = { fn, arg };
+	struct row_check rc = { 0 };
 	sqlite3_stmt *s = NULL;
 	bool row;
 	int ret = -1;
 
-	if (prepare(st, sel, &s) < 0)
+	st->bad_content = false;
+	if (prepare(st, sel, &s) < 0 || row_check_init(st, s, &rc) < 0)
 		goto out;
 	if (bind_int(s, 1, campaign_id) || bind_text(s, 2, sink)) {
 		db_error(st, "bind the upload query");
@@ -2516,11 +2737,12 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 			goto out;
 		if (!row)
 			break;
-		if (emit_upload_row(s, &w) < 0)
+		if (row_check(st, s, &rc) < 0 || emit_upload_row(s, &w) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
+	row_check_release(&rc);
 	sqlite3_finalize(s);
 	return ret;
 }

@@ -32,6 +32,11 @@ int vtb_store_open(const char *path, struct vtb_store **out);
 int vtb_store_open_ro(const char *path, struct vtb_store **out);
 /* Accepts NULL. */
 void vtb_store_close(struct vtb_store *st);
+/* After a failed read: was it the database's content (a damaged or
+ * crafted file: NULL where the schema forbids it, text that is not UTF-8,
+ * a number that is text, JSON that is not JSON, SQLite's "malformed")
+ * rather than the system?  Input error (exit 2) vs infrastructure (3). */
+bool vtb_store_bad_content(const struct vtb_store *st);
 int vtb_store_schema_version(struct vtb_store *st, int *version);
 /* The SQL of the migration step that creates schema @version (1 = the
  * base schema), NULL when out of range.  For tests: released steps are

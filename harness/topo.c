@@ -370,7 +370,8 @@ int vtb_topo_finish(struct vtb_topo *t, const int *order, size_t n_order)
 	size_t i, n = 0;
 	int level, ret = -1;
 
-	qsort(t->pus, t->n_pus, sizeof(*t->pus), cmp_pu_os);
+	if (t->n_pus) /* qsort(NULL, 0) is undefined (a topology without PUs) */
+		qsort(t->pus, t->n_pus, sizeof(*t->pus), cmp_pu_os);
 	t->n_online = 0;
 	for (i = 0; i < t->n_pus; i++) {
 		struct vtb_topo_pu *p = &t->pus[i];

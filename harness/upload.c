@@ -21,6 +21,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1181,6 +1182,30 @@ int vtb_sinks_check(void)
 
 /* ---- URL, credentials ---- */
 
+/*
+ * The decoded path goes into request paths (escaped again segment by
+ * segment) and into messages: a "." or ".." segment (curl removes the
+ * literal ones, not "%2E%2E") would reach the server as path traversal,
+ * and a control character (%0d%0a) would split a line.
+ */
+static int bad_path(const char *url, const char *path)
+{
+	for (const char *p = path; p && *p;) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return vtb_error("'%s': a '.' or '..' path segment (%%2E%%2E) is refused",
+					 url);
+		p += n + (p[n] == '/');
+	}
+	for (const unsigned char *c = (const unsigned char *)path; c && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return vtb_error(
+				"'%s': the path holds an encoded control character (%%%02X)", url,
+				*c);
+	return 0;
+}
+
 static int parse_url(struct sink *sk, const char *url)
 {
 	CURLU *u = curl_url();
@@ -1203,7 +1228,15 @@ static int parse_url(struct sink *sk, const char *url)
 	curl_url_get(u, CURLUPART_QUERY, &query, 0);
 	curl_url_get(u, CURLUPART_FRAGMENT, &frag, 0);
 	curl_url_get(u, CURLUPART_PORT, &port, 0);
-	curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE);
+	if (curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK) {
+		/* libcurl refuses to decode %00 and other control characters */
+		vtb_error(
+			"'%s': the path holds an encoded NUL or control character (%%00, %%0d, %%0a ...)",
+			url);
+		goto out;
+	}
+	if (bad_path(url, path) < 0)
+		goto out;
 	if (user || pass) {
 		vtb_error(
 			"credentials in the URL are refused (they would end up in logs and the database): use VTBENCH_UPLOAD_TOKEN, VTBENCH_UPLOAD_USER and VTBENCH_UPLOAD_PASSWORD, or --token-file");
@@ -1253,6 +1286,11 @@ static int parse_url(struct sink *sk, const char *url)
 		 : sk->ops->default_port ? sk->ops->default_port
 		 : tls			 ? 443
 					 : 80;
+	if (portno < 1 || portno > 65535) {
+		vtb_error("'%s': port %ld is not a port a server listens on (1-65535)", url,
+			  portno);
+		goto out;
+	}
 	sk->path = strdup(path && path[0] == '/' ? path + 1 : path ? path : "");
 	sk->base = vtb_asprintf("%s://%s:%ld", tls ? "https" : "http", host, portno);
 	sk->id = vtb_asprintf("%s://%s:%ld/%s", scheme, host, portno, sk->path ? sk->path : "");
@@ -1438,6 +1476,27 @@ static char *server_message(const struct resp *r)
 	return m;
 }
 
+long vtb_upload_retry_delay(long backoff_ms, long attempt, long long retry_after_s, double u)
+{
+	long w = backoff_ms < 1 ? 1 : backoff_ms, d;
+
+	if (retry_after_s > 0)
+		return (retry_after_s < VTB_UPLOAD_MAX_RETRY_AFTER_S
+				? (long)retry_after_s
+				: VTB_UPLOAD_MAX_RETRY_AFTER_S) *
+		       1000;
+	for (long i = 1; i < attempt && w < VTB_UPLOAD_MAX_DELAY_MS; i++)
+		w *= 2;
+	if (w > VTB_UPLOAD_MAX_DELAY_MS)
+		w = VTB_UPLOAD_MAX_DELAY_MS;
+	if (!(u >= 0) || u >= 1)
+		u = 0;
+	/* a double draw scaled: gsl_rng_uniform_int() aborted (GSL's error
+	 * handler) once its bound passed 2^32, at attempt 15 of --backoff 10m */
+	d = w / 2 + (long)(u * (double)(w - w / 2));
+	return d > VTB_UPLOAD_MAX_DELAY_MS ? VTB_UPLOAD_MAX_DELAY_MS : d;
+}
+
 /*
  * Sends one request, retrying what may succeed later.  0 on a 2xx; -1
  * with vtb_errmsg() saying why not (the last answer or error).
@@ -1528,15 +1587,11 @@ static int http_send(struct sink *sk, const char *body, size_t len, long *retrie
 			free(why);
 			break;
 		}
-		/* full jitter over an exponential window, at least half of it */
-		delay = o->backoff_ms << (attempt - 1 < 16 ? attempt - 1 : 16);
-		delay = delay / 2 +
-			(long)gsl_rng_uniform_int(sk->rng, (unsigned long)delay / 2 + 1);
-		if (code == 429) {
-			curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
-			if (retry_after > 0)
-				delay = (long)retry_after * 1000;
-		}
+		if (code == 429 && curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after))
+			retry_after = 0;
+		delay = vtb_upload_retry_delay(o->backoff_ms, attempt,
+					       code == 429 ? (long long)retry_after : 0,
+					       gsl_rng_uniform(sk->rng));
 		if (mono_ms() + delay > deadline) {
 			vtb_error(
 				"%s (gave up: waiting %ld ms more would pass the retry time of %ld ms)",
@@ -1909,6 +1964,8 @@ int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb
 
 	memset(res, 0, sizeof(*res));
 	memset(&camp, 0, sizeof(camp));
+	/* no GSL call may abort the process: errors are returned, and checked */
+	gsl_set_error_handler_off();
 	if (vtb_sinks_check() < 0)
 		return -1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)

@@ -49,6 +49,11 @@ struct vtb_upload_opts {
 #define VTB_UPLOAD_MAX_TIME_MS 120000L
 #define VTB_UPLOAD_BACKOFF_MS 500L
 #define VTB_UPLOAD_BATCH_POINTS 5000L
+/* The longest wait between attempts (the largest --retry-time too), and
+ * the largest Retry-After honoured: a larger one counts as this much,
+ * more than any retry time, so the upload gives up at once. */
+#define VTB_UPLOAD_MAX_DELAY_MS (24L * 3600 * 1000)
+#define VTB_UPLOAD_MAX_RETRY_AFTER_S (24L * 3600)
 
 struct vtb_upload_result {
 	char *sink;		  /* the sink's URL without credentials (malloc'ed) */
@@ -99,5 +104,14 @@ char *vtb_lp_field_string(const char *s, bool *replaced);
 /* Shortest decimal that reads back as @v ("%.17g" at most); false for
  * NaN and infinities (the protocol has no spelling for them). */
 bool vtb_lp_float(double v, char *buf, size_t len);
+
+/*
+ * The wait (ms) before the attempt after @attempt (1-based): full jitter
+ * over an exponential window of @backoff_ms doubled per attempt, at least
+ * half of it; or a 429's Retry-After (@retry_after_s > 0, seconds).  Both
+ * are capped (VTB_UPLOAD_MAX_DELAY_MS, VTB_UPLOAD_MAX_RETRY_AFTER_S), so
+ * nothing overflows.  @u: a uniform draw in [0, 1).  Pure, for tests.
+ */
+long vtb_upload_retry_delay(long backoff_ms, long attempt, long long retry_after_s, double u);
 
 #endif

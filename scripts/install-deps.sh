@@ -11,6 +11,10 @@ build-essential
 pkg-config
 git
 clang-format
+clang
+libclang-rt-dev
+llvm
+bsdutils
 libvirt-dev
 libhwloc-dev
 hwloc

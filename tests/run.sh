@@ -2,10 +2,13 @@
 # Runs every test: Criterion unit binaries, CLI golden tests and end-to-end
 # runner tests against BUILD, the Ansible roles and the real guests once,
 # then the unit, CLI and end-to-end tests again against the ASan+UBSan
-# build.  Prints per-suite results and the closing line "N passed, N
-# failed, N skipped".  Under CI=true a skipped test (missing tool or
-# daemon) counts as failed: nothing is skipped silently.  Each suite's line
-# ends with its wall time; the slowest suites and the total close the run.
+# build, then the fuzz smoke (each libFuzzer target of FUZZBUILD for
+# $FUZZ_SMOKE seconds, default 30, all at once: scripts/fuzz.sh).
+# Usage: tests/run.sh BUILD [ASANBUILD [FUZZBUILD]].  Prints per-suite
+# results and the closing line "N passed, N failed, N skipped".  Under
+# CI=true a skipped test (missing tool or daemon) counts as failed:
+# nothing is skipped silently.  Each suite's line ends with its wall time;
+# the slowest suites and the total close the run.
 #
 # Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
 # each a fixed sequence of suites:
@@ -19,6 +22,7 @@
 set -u
 BUILD=${1:-build}
 ASAN=${2:-}
+FUZZ=${3:-}
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 export SRCDIR
 W=$(mktemp -d "${TMPDIR:-/tmp}/vtbrun.XXXXXX") || exit 1
@@ -163,6 +167,17 @@ else
 	cat "$W/lane1.out"
 	wait "$l2"
 	cat "$W/lane2.out"
+fi
+if [ -n "$FUZZ" ]; then
+	# the fuzz smoke: each libFuzzer target of FUZZBUILD for $FUZZ_SMOKE
+	# seconds, all at once (scripts/fuzz.sh), after both lanes
+	t0=$(date +%s%N)
+	out=$(sh "$SRCDIR/scripts/fuzz.sh" "$FUZZ" "${FUZZ_SMOKE:-30}" 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | head -n 60
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	result fuzz:smoke "$p" "$f" 0 "$t0"
 fi
 
 # the counts; under CI=true a skip fails its suite

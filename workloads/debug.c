@@ -3,8 +3,9 @@
  * `debug`: a hidden workload that misbehaves on request, so the runner
  * and the record parser can be tested against every way a real workload
  * (or a guest) can fail: errors, hangs, crashes, early exits, console
- * noise mixed with forged frames, record floods; and spins, a fixed amount
- * of CPU work timed, whose time a CPU hog on its CPU doubles (the compare
+ * noise mixed with forged frames, record floods, text meant for a
+ * terminal or a spreadsheet (mode=hostile); and spins, a fixed amount of
+ * CPU work timed, whose time a CPU hog on its CPU doubles (the compare
  * tests' regression).
  */
 #include <errno.h>
@@ -25,7 +26,8 @@ struct debug_params {
 };
 
 static const char *const debug_modes[] = {
-	"ok", "fail", "hang", "crash", "exit", "garbage", "flood", "sleep", "panic", "spin", NULL,
+	"ok",	"fail",	 "hang",  "crash", "exit",    "garbage",
+	"flood", "sleep", "panic", "spin",  "hostile", NULL,
 };
 
 static const struct vtb_opt debug_opts[] = {
@@ -101,6 +103,21 @@ out:
 		vtb_error("out of memory");
 	free(line);
 	return ret;
+}
+
+/* What a hostile guest would say: an OSC 52 sequence (writes the user's
+ * clipboard in some terminals), a bell, a carriage return that rewrites
+ * the line, in an error record, a sample named like a spreadsheet
+ * formula, and a failure message with escapes.  The harness must show
+ * them as text, keep them as they are, and neutralise the formula. */
+static int hostile(struct vtb_workload_ctx *ctx)
+{
+	if (vtb_report_error(ctx, "\x1b]52;c;ZXZpbA==\x07"
+				  "clipboard\r\x1b[2Kall fine") ||
+	    vtb_report_sample(ctx, "=HYPERLINK(\"http://example.invalid/\",\"x\")", "+count", 1.0,
+			      VTB_BETTER_HIGHER))
+		return -1;
+	return vtb_error("\x1b[31mred\x07 and\rforged");
 }
 
 /* Each record its own metric: a second sample of one metric in a cell is
@@ -193,6 +210,8 @@ static int debug_run(void *params, struct vtb_workload_ctx *ctx)
 		_exit(3);
 	if (strcmp(p->mode, "garbage") == 0 && garbage(ctx))
 		return -1;
+	if (strcmp(p->mode, "hostile") == 0)
+		return hostile(ctx);
 	if (strcmp(p->mode, "flood") == 0) {
 		/* Written directly: the summary must not keep N samples. */
 		for (i = 0; ctx->rec && i < p->records; i++)

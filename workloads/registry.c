@@ -150,9 +150,9 @@ int vtb_report_hist(struct vtb_workload_ctx *ctx, const char *metric, const stru
 
 	if (!ctx->rec)
 		return 0;
-	r = json_pack("{s:s, s:s, s:s, s:s, s:o?, s:o?}", "type", "hist", "cell", ctx->cell,
-		      "metric", metric, "unit", h->unit, "params", vtb_hist_params_json(h),
-		      "buckets", vtb_hist_buckets_json(h));
+	r = json_pack("{s:s, s:s, s:s, s:s, s:o?, s:I, s:o?}", "type", "hist", "cell", ctx->cell,
+		      "metric", metric, "unit", h->unit, "params", vtb_hist_params_json(h), "count",
+		      (json_int_t)h->count, "buckets", vtb_hist_buckets_json(h));
 	if (!r || !json_object_get(r, "params") || !json_object_get(r, "buckets")) {
 		json_decref(r);
 		return vtb_error("out of memory");

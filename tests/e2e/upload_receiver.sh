@@ -94,6 +94,23 @@ expect_exit "a Retry-After beyond the retry time gives up" 3 "$VTBENCH" upload -
 	--to "influx://127.0.0.1:$PORT/later" --retry-time 5s
 expect_grep "... saying why" "$T/err" "would pass the retry time"
 
+# 5b. Retry-After: 9223372036854775807 overflowed when turned into
+#     milliseconds, and the retries fired back to back: capped at a day
+#     (VTB_UPLOAD_MAX_RETRY_AFTER_S), beyond any retry time, so one request
+start_receiver 429:9223372036854775807
+expect_exit "a Retry-After of 2^63-1 seconds gives up" 3 "$VTBENCH" upload --db "$T/r.db" \
+	--to "influx://127.0.0.1:$PORT/never" --attempts 5
+expect_grep "... waiting a day at most" "$T/err" "waiting 86400000 ms more would pass the retry time"
+expect_eq "... after one request, no retries back to back" "$(wc -l <"$LOG" | tr -d ' ')" "1"
+
+# 5c. a server's message reaches the terminal through the sanitiser: a
+#     C1 CSI (U+009B) and a bidi override are shown, not obeyed
+start_receiver "400:bad $(printf '\302\233')2J $(printf '\342\200\256')x"
+expect_exit "a refusal with escapes in its message: exit 3" 3 "$VTBENCH" upload --db "$T/r.db" \
+	--to "influx://127.0.0.1:$PORT/esc"
+expect_grep "... shown escaped" "$T/err" 'bad \u009b2J \u202ex'
+if LC_ALL=C grep -q "$(printf '\302\233')" "$T/err"; then notok "... no raw CSI on stderr"; else ok "... no raw CSI on stderr"; fi
+
 # 6. basic authentication from VTBENCH_UPLOAD_USER/PASSWORD
 start_receiver 204
 expect_exit "user and password: basic authentication" 0 env -u VTBENCH_UPLOAD_TOKEN \

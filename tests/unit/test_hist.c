@@ -192,3 +192,26 @@ Test(hist, json_is_sparse_and_round_trips)
 	json_decref(buckets);
 	vtb_hist_release(&h);
 }
+
+/* A reader rebuilding a histogram from stored JSON: counts that add up
+ * past 2^63 - 1 are refused, not wrapped (issue 16). */
+Test(hist, counts_that_overflow_are_refused_by_the_reader)
+{
+	json_t *params = json_pack("{s:s, s:i, s:s}", "kind", "loglinear", "bits", 6, "unit", "us");
+	json_t *b = json_loads("[[1,9223372036854775807],[2,1]]", 0, NULL);
+	json_t *ok = json_loads("[[1,9223372036854775806],[2,1]]", 0, NULL);
+	struct vtb_hist h;
+
+	cr_assert_not_null(params);
+	cr_assert_not_null(b);
+	cr_assert_eq(vtb_hist_from_json(&h, params, b), -1);
+	cr_expect(strstr(vtb_errmsg(), "more than 2^63 - 1"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_hist_from_json(&h, params, ok), 0, "%s", vtb_errmsg());
+	cr_expect_eq(h.count, 9223372036854775807ULL);
+	cr_expect_eq(h.min, 1);
+	cr_expect_eq(h.max, 2);
+	vtb_hist_release(&h);
+	json_decref(params);
+	json_decref(b);
+	json_decref(ok);
+}

@@ -477,7 +477,7 @@ Test(hosttopo, unreadable_or_malformed_files_are_named)
 	expect_load_error(bad, "is not well-formed XML");
 	expect_load_error(bad, bad);
 	expect_load_error(root, "the root element is <domain>");
-	expect_load_error(hw, "is not hwloc XML that hwloc can load");
+	expect_load_error(hw, ":1: cpuset is not an hwloc bitmap");
 	spec = vtb_asprintf("caps:%s", hw);
 	expect_load_error(spec, "not <capabilities>");
 	free(spec);

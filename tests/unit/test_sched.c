@@ -259,6 +259,33 @@ Test(sched_bad, keys_are_checked_at_load_with_file_and_line)
 	    "t.conf:2: 'cmdline' in [sched s]: vtbench.* parameters belong to the harness");
 }
 
+/* The kernel drops the quotes around a parameter (lib/cmdline.c
+ * next_arg()): a quoted vtbench.* token is that parameter (issue 16). */
+Test(sched_bad, quoted_harness_parameters_in_cmdline)
+{
+	static const char *const evil[] = {
+		"cmdline = \"vtbench.nonce=00\"\n", "cmdline = quiet \"vtbench.nonce=00\"\n",
+		"cmdline = \"vtbench.nonce\"=00\n", "cmdline = vtb\"ench.nonce=00\"\n",
+		"cmdline = a=1\t\"vtbench.x\"\n",
+	};
+
+	for (size_t i = 0; i < sizeof(evil) / sizeof(evil[0]); i++) {
+		char *t = vtb_asprintf("[sched s]\n%s" WL, evil[i]);
+
+		bad(t,
+		    "t.conf:2: 'cmdline' in [sched s]: vtbench.* parameters belong to the harness");
+		free(t);
+	}
+	bad("[sched s]\ncmdline = foo=\"a b\n" WL,
+	    "t.conf:2: 'cmdline' in [sched s]: unbalanced '\"'");
+	/* a value that mentions vtbench. is not a parameter of the harness */
+	struct vtb_matrix *m = ok(
+		"[baseline]\nenabled = no\n[vm]\nvcpus = 2\n[sched s]\n"
+		"cmdline = dyndbg=\"file vtbench.c +p\" novtbench.x=1 quiet\n" WL);
+
+	vtb_matrix_free(m);
+}
+
 Test(sched_bad, accepted_shapes)
 {
 	struct vtb_matrix *m = ok("[baseline]\nenabled = no\n[vm]\nvcpus = 2\n[sched s]\n"

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -586,4 +587,26 @@ Test(stats, p_values_are_calibrated_under_the_null)
 			  vtb_metric_class_name(ks[i]), rejected);
 	}
 	gsl_rng_free(r);
+}
+
+/* GSL's default error handler aborts the process: every entry point of
+ * stats.c turns it off, so an error comes back as NaN (issue 16). */
+Test(stats, no_gsl_error_aborts)
+{
+	static const double a[] = { 1, 2, 3, 4 }, b[] = { 2, 3, 4, 6 };
+	struct vtb_test_opts o;
+	struct vtb_comparison c;
+	gsl_error_handler_t *h;
+
+	vtb_test_opts_default(&o);
+	gsl_set_error_handler(NULL); /* the default: abort() */
+	vtb_compare_samples(a, 4, b, 4, VTB_MC_TIME, &o, &c);
+	h = gsl_set_error_handler(NULL);
+	cr_assert_not_null(h, "vtb_compare_samples() left GSL's aborting handler on");
+	gsl_set_error_handler(NULL);
+	(void)vtb_boots_needed(&c, &o);
+	h = gsl_set_error_handler(h);
+	cr_assert_not_null(h, "vtb_boots_needed() left GSL's aborting handler on");
+	/* with it off, an error is a value */
+	cr_expect(isnan(gsl_cdf_beta_Pinv(1.5, 1, 1)));
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../harness/upload.h"
+#include "../../workloads/lib/vtbutil.h"
 
 static void tag_is(const char *in, const char *want, bool want_replaced)
 {
@@ -86,4 +87,60 @@ Test(upload, the_sink_registry_is_consistent_and_listed)
 		cr_expect(strstr(si->url, "://") != NULL, "%s", si->url);
 	}
 	cr_expect_geq(n, 2);
+}
+
+/* ---- hostile URLs and servers (issue 16) ---- */
+
+static void url_refused(const char *url, const char *why)
+{
+	cr_expect_eq(vtb_upload_check_url(url), -1, "'%s' accepted", url);
+	cr_expect(strstr(vtb_errmsg(), why), "'%s': %s", url, vtb_errmsg());
+}
+
+Test(upload, path_traversal_port_0_and_encoded_control_characters_are_refused)
+{
+	/* curl removes literal dot segments, not encoded ones: the server
+	 * would get them */
+	url_refused("pushgateway://h/%2E%2E", "'..' path segment");
+	url_refused("pushgateway://h/%2e", "'..' path segment");
+	url_refused("http://h/a/%2e%2E/b", "'..' path segment");
+	url_refused("codespeed+https://h/%2E%2E/x", "'..' path segment");
+	url_refused("pushgateway://h:0/job", "port 0");
+	url_refused("influx://h:0/db", "port 0");
+	/* these yielded an empty path in the error message */
+	url_refused("influx://h/db%00x", "encoded NUL or control character");
+	url_refused("http://h/a%0d%0aX-Injected:%201", "encoded NUL or control character");
+	url_refused("http://h/a%7f", "encoded control character (%7F)");
+	cr_expect_eq(vtb_upload_check_url("pushgateway://h/job"), 0, "%s", vtb_errmsg());
+	cr_expect_eq(vtb_upload_check_url("http://h:8080/caf%C3%A9/a..b"), 0, "%s", vtb_errmsg());
+}
+
+Test(upload, retry_delays_are_bounded_at_every_attempt)
+{
+	/* --backoff 10m: at attempt 15 the jitter's bound passed 2^32 and
+	 * gsl_rng_uniform_int() aborted the process (exit 134) */
+	for (long a = 1; a <= 100; a++)
+		for (double u = 0; u < 1; u += 0.25) {
+			long d = vtb_upload_retry_delay(600000, a, 0, u);
+			long w = 600000L << (a - 1 < 10 ? a - 1 : 10);
+
+			if (w > VTB_UPLOAD_MAX_DELAY_MS)
+				w = VTB_UPLOAD_MAX_DELAY_MS;
+			cr_assert(d >= w / 2 && d <= w, "attempt %ld: %ld ms", a, d);
+		}
+	cr_expect_eq(vtb_upload_retry_delay(500, 1, 0, 0), 250);
+	cr_expect_eq(vtb_upload_retry_delay(500, 3, 0, 0.5), 1500);
+	cr_expect_eq(vtb_upload_retry_delay(86400000, 100, 0, 0), VTB_UPLOAD_MAX_DELAY_MS / 2);
+	cr_expect_leq(vtb_upload_retry_delay(86400000, 100, 0, 0.999999), VTB_UPLOAD_MAX_DELAY_MS);
+}
+
+Test(upload, a_huge_retry_after_is_capped_not_overflowed)
+{
+	/* Retry-After: 9223372036854775807 times 1000 overflowed: the
+	 * retries fired back to back */
+	cr_expect_eq(vtb_upload_retry_delay(500, 2, 9223372036854775807LL, 0.5),
+		     VTB_UPLOAD_MAX_RETRY_AFTER_S * 1000);
+	cr_expect_eq(vtb_upload_retry_delay(500, 2, 86401, 0.5),
+		     VTB_UPLOAD_MAX_RETRY_AFTER_S * 1000);
+	cr_expect_eq(vtb_upload_retry_delay(500, 2, 3, 0.5), 3000);
 }

@@ -133,3 +133,91 @@ Test(util, strbuf_and_errors_never_truncate)
 	cr_expect_eq(vtb_error("%s", big), -1);
 	cr_expect_eq(strlen(vtb_errmsg()), sizeof(big) - 1);
 }
+
+Test(util, hex_floats_are_refused)
+{
+	uint64_t v;
+
+	/* strtod reads "0x1p30" as 2^30: a matrix value must be decimal */
+	cr_expect_eq(vtb_parse_size("0x1p30", &v), -1);
+	cr_expect(strstr(vtb_errmsg(), "hexadecimal"), "%s", vtb_errmsg());
+	cr_expect_eq(vtb_parse_size(" 0X40000000", &v), -1);
+	cr_expect_eq(vtb_parse_time_ns("0x1p3s", &v), -1);
+	cr_expect(strstr(vtb_errmsg(), "hexadecimal"), "%s", vtb_errmsg());
+	cr_expect_eq(vtb_parse_size("0.5K", &v), 0, "decimal fractions still parse");
+	cr_expect_eq(v, 512);
+}
+
+Test(util, utf8_strict)
+{
+	bool tr;
+
+	cr_expect(vtb_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
+	cr_expect(vtb_utf8_valid("\xed\x9f\xbf", 3), "U+D7FF");
+	cr_expect(vtb_utf8_valid("\xf4\x8f\xbf\xbf", 4), "U+10FFFF");
+	cr_expect(!vtb_utf8_valid("\xed\xa0\x80", 3), "a surrogate, U+D800");
+	cr_expect(!vtb_utf8_valid("\xed\xbf\xbf", 3), "a surrogate, U+DFFF");
+	cr_expect(!vtb_utf8_valid("\xf4\x90\x80\x80", 4), "U+110000");
+	cr_expect(!vtb_utf8_valid("\xf5\x80\x80\x80", 4));
+	cr_expect(!vtb_utf8_valid("\xc0\xaf", 2), "overlong '/'");
+	cr_expect(!vtb_utf8_valid("\xe0\x80\xaf", 3), "overlong '/'");
+	cr_expect(!vtb_utf8_valid("\xf0\x80\x80\xaf", 4), "overlong '/'");
+	cr_expect(!vtb_utf8_valid("\x80", 1));
+	cr_expect_eq(vtb_utf8_char("\xe2\x82", 2, &tr), 0);
+	cr_expect(tr, "a valid start that ran out of bytes");
+	cr_expect_eq(vtb_utf8_char("\xe2\x28\xac", 3, &tr), 0);
+	cr_expect(!tr);
+}
+
+Test(util, utf8_cut_keeps_characters_whole)
+{
+	/* "aé€😀": 1 + 2 + 3 + 4 bytes */
+	const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	size_t n = strlen(s);
+
+	for (size_t max = 0; max <= n + 1; max++) {
+		size_t c = vtb_utf8_cut(s, n, max);
+
+		cr_expect(c <= max && c <= n);
+		cr_expect(vtb_utf8_valid(s, c), "cut at %zu of max %zu splits a character", c, max);
+	}
+	cr_expect_eq(vtb_utf8_cut(s, n, 2), 1);
+	cr_expect_eq(vtb_utf8_cut(s, n, 3), 3);
+	cr_expect_eq(vtb_utf8_cut(s, n, 9), 6);
+	cr_expect_eq(vtb_utf8_cut(s, n, 10), 10);
+}
+
+Test(util, term_safe_shows_control_characters)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "plain text", "plain text" },
+		{ "\x1b]52;c;ZXZpbA==\x07", "\\x1b]52;c;ZXZpbA==\\x07" },
+		{ "a\rb\nc\td\x7f\x01", "a\\rb\\nc\\td\\x7f\\x01" },
+		{ "C:\\x1b", "C:\\\\x1b" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "csi \xc2\x9b"
+		  "31m",
+		  "csi \\u009b31m" },
+		{ "rtl \xe2\x80\xae"
+		  "x \xe2\x81\xa6"
+		  "y \xe2\x80\xa8",
+		  "rtl \\u202ex \\u2066y \\u2028" },
+		{ "bad \xff\xfe utf8 \xed\xa0\x80!", "bad \\xff\\xfe utf8 \\xed\\xa0\\x80!" },
+		{ "cut \xe2\x82", "cut \\xe2\\x82" },
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *s = vtb_term_safe(t[i].in);
+
+		cr_assert_not_null(s);
+		cr_expect_str_eq(s, t[i].out);
+		free(s);
+	}
+	char *s = vtb_term_safe(NULL);
+	cr_expect_str_eq(s, "");
+	free(s);
+}

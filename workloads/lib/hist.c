@@ -196,14 +196,18 @@ int vtb_hist_from_json(struct vtb_hist *h, json_t *params, json_t *buckets)
 		}
 		if (cnt == 0)
 			continue;
+		if (__builtin_add_overflow(h->count, (uint64_t)cnt, &h->count) ||
+		    h->count > (uint64_t)INT64_MAX) {
+			vtb_hist_release(h);
+			return vtb_error("histogram counts add up to more than 2^63 - 1");
+		}
 		h->buckets[idx] += (uint64_t)cnt;
 		lo = vtb_hist_bucket_lo(h->bits, (size_t)idx);
 		hi = lo + (vtb_hist_bucket_width(h->bits, (size_t)idx) - 1);
-		if (h->count == 0 || lo < h->min)
+		if (h->count == (uint64_t)cnt || lo < h->min)
 			h->min = lo;
-		if (h->count == 0 || hi > h->max)
+		if (h->count == (uint64_t)cnt || hi > h->max)
 			h->max = hi;
-		h->count += (uint64_t)cnt;
 		h->sum += (double)cnt * ((double)lo + (double)(hi - lo) / 2);
 	}
 	return 0;

@@ -27,8 +27,9 @@
  *             "value":NUMBER (finite),"better":"higher"|"lower"}
  *   hist     {"type":"hist","cell":KEY,"metric":STR,"unit":STR,
  *             "params":{"kind":"loglinear","bits":B,"unit":STR,...},
- *             "buckets":[[INDEX,COUNT],...]}   (only non-zero buckets,
- *             increasing index; see workloads/lib/hist.h)
+ *             "count":INT,"buckets":[[INDEX,COUNT],...]}   (only non-zero
+ *             buckets, strictly increasing index; COUNTs add up to count;
+ *             see workloads/lib/hist.h)
  *   error    {"type":"error","cell":KEY|null,"message":STR}
  *   cell_end {"type":"cell_end","cell":KEY,"status":"ok"|"failed",
  *             "seconds":NUMBER,"info":{...},"error":STR (optional, failed)}

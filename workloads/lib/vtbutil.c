@@ -163,6 +163,9 @@ static int split_number(const char *s, double *num, const char **suffix, const c
 		s++;
 	if (!isdigit((unsigned char)*s) && *s != '.')
 		return vtb_error("bad %s '%s': expected a non-negative number", what, s);
+	/* decimal only: strtod also reads hex floats ("0x1p30") */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return vtb_error("bad %s '%s': hexadecimal numbers are not accepted", what, s);
 	errno = 0;
 	*num = strtod(s, &end);
 	if (errno || end == s || !isfinite(*num) || *num < 0)
@@ -599,4 +602,157 @@ int vtb_mkdir_p(const char *path, unsigned mode)
 out:
 	free(p);
 	return ret;
+}
+
+/* ---- UTF-8 and the terminal ---- */
+
+size_t vtb_utf8_char(const char *s, size_t n, bool *truncated)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t k, j;
+
+	if (truncated)
+		*truncated = false;
+	if (!n)
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		k = 1;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		k = 2;
+		if (u[0] == 0xe0)
+			lo = 0xa0; /* overlong below U+0800 */
+		else if (u[0] == 0xed)
+			hi = 0x9f; /* surrogates U+D800-U+DFFF */
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		k = 3;
+		if (u[0] == 0xf0)
+			lo = 0x90; /* overlong below U+10000 */
+		else if (u[0] == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 0; /* a continuation byte, C0/C1 (overlong), F5-FF */
+	}
+	for (j = 1; j <= k; j++) {
+		if (j >= n) {
+			if (truncated)
+				*truncated = true;
+			return 0;
+		}
+		if (u[j] < (j == 1 ? lo : 0x80) || u[j] > (j == 1 ? hi : 0xbf))
+			return 0;
+	}
+	return k + 1;
+}
+
+bool vtb_utf8_valid(const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n) {
+		if ((unsigned char)s[i] < 0x80) { /* ASCII: most text */
+			i++;
+			continue;
+		}
+		k = vtb_utf8_char(s + i, n - i, NULL);
+		if (!k)
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+size_t vtb_utf8_cut(const char *s, size_t n, size_t max)
+{
+	size_t cut = n < max ? n : max;
+
+	/* back off continuation bytes: at most three */
+	for (size_t i = 0; cut < n && i < 3 && cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80;
+	     i++)
+		cut--;
+	return cut;
+}
+
+/* The code point of the valid @k-byte character at @u. */
+static uint32_t utf8_cp(const unsigned char *u, size_t k)
+{
+	uint32_t v = k == 1 ? u[0] : k == 2 ? u[0] & 0x1fu : k == 3 ? u[0] & 0x0fu : u[0] & 0x07u;
+
+	for (size_t i = 1; i < k; i++)
+		v = v << 6 | (u[i] & 0x3fu);
+	return v;
+}
+
+/* Code points that move the cursor or reorder text: C1 controls, line and
+ * paragraph separators, bidirectional overrides and isolates. */
+static bool invisible_control(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+int vtb_term_escape(struct vtb_strbuf *sb, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strlen(s), i = 0, run = 0;
+
+	while (i < n) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		size_t k = vtb_utf8_char(s + i, n - i, NULL);
+		char e[16] = "";
+
+		if (*u == '\t')
+			strcpy(e, "\\t");
+		else if (*u == '\n')
+			strcpy(e, "\\n");
+		else if (*u == '\r')
+			strcpy(e, "\\r");
+		else if (*u == '\\')
+			strcpy(e, "\\\\");
+		else if (*u < 0x20 || *u == 0x7f || !k)
+			e[0] = '\\', e[1] = 'x', e[2] = hex[*u >> 4], e[3] = hex[*u & 15], e[4] = 0;
+		else if (k > 1 && invisible_control(utf8_cp(u, k)))
+			snprintf(e, sizeof(e), "\\u%04x", (unsigned)utf8_cp(u, k));
+		if (!e[0]) {
+			i += k;
+			run += k;
+			continue;
+		}
+		if (run && vtb_strbuf_add(sb, s + i - run, run))
+			return -1;
+		run = 0;
+		if (vtb_strbuf_addstr(sb, e))
+			return -1;
+		/* a byte that is not UTF-8 is shown alone: what follows may
+		 * be text again */
+		i += k ? k : 1;
+	}
+	if (run && vtb_strbuf_add(sb, s + i - run, run))
+		return -1;
+	return vtb_strbuf_add(sb, "", 0);
+}
+
+char *vtb_term_safe(const char *s)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+
+	if (vtb_term_escape(&sb, s ? s : "")) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+int vtb_term_fputs(const char *s, FILE *f)
+{
+	char *t = vtb_term_safe(s);
+	int r;
+
+	if (!t)
+		return fputs("(out of memory)", f);
+	r = fputs(t, f);
+	free(t);
+	return r;
 }

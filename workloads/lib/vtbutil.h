@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define VTB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -97,6 +98,34 @@ char *vtb_read_file(const char *path, size_t max_bytes);
  * the umask for the new ones).  -1 with vtb_error() naming the component
  * that could not be made, or a component that is not a directory. */
 int vtb_mkdir_p(const char *path, unsigned mode);
+/*
+ * UTF-8, strictly (RFC 3629): no overlong forms, no surrogates
+ * (U+D800-U+DFFF), nothing above U+10FFFF.
+ * vtb_utf8_char(): length (1-4) of the valid character at @s, which has
+ * @n bytes left; 0 when the bytes there are not one.  *@truncated (may be
+ * NULL) tells a sequence that was valid so far but ran out of bytes.
+ */
+size_t vtb_utf8_char(const char *s, size_t n, bool *truncated);
+bool vtb_utf8_valid(const char *s, size_t n);
+/* The longest prefix of @s (@n bytes) of at most @max bytes that does not
+ * end inside a character: cut there, text stays valid UTF-8. */
+size_t vtb_utf8_cut(const char *s, size_t n, size_t max);
+
+/*
+ * The one sanitiser for what a guest, a server or a file says and a
+ * terminal or a report shows.  Appends @s to @sb with tab, line feed and
+ * carriage return as \t \n \r, other control characters (C0, DEL) and
+ * every byte that is not part of valid UTF-8 as \xNN (ESC: "\x1b"), C1
+ * controls, line/paragraph separators and bidi overrides/isolates as
+ * \uNNNN, and a backslash doubled so the escapes stay unambiguous: no
+ * escape sequence, bell, carriage return or line break gets through, and
+ * valid UTF-8 text stays as it is.  -1 on ENOMEM.
+ * vtb_term_safe(): the same as a malloc'ed string ("" for NULL; NULL on
+ * ENOMEM); vtb_term_fputs() writes it to @f.
+ */
+int vtb_term_escape(struct vtb_strbuf *sb, const char *s);
+char *vtb_term_safe(const char *s);
+int vtb_term_fputs(const char *s, FILE *f);
 
 /* CRC-32 (IEEE 802.3, as zlib's crc32()) of a buffer. */
 uint32_t vtb_crc32(const void *buf, size_t len);
