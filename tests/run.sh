@@ -12,8 +12,8 @@
 #
 # Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
 # each a fixed sequence of suites:
-#   lane 1: unit, cli, guests, asan unit, asan cli
-#   lane 2: e2e, ansible, asan e2e
+#   lane 1: unit, cli, guests, asan unit
+#   lane 2: e2e, ansible, asan e2e, asan cli
 # Many suites mostly wait (timeouts, sleeps, daemons starting, retries
 # with backoff, guests booting), so the other lane's work fills the wait.
 # Nothing in one lane reads or kills what the other runs: temporary
@@ -142,7 +142,6 @@ lane1() {
 	[ -n "$ASAN" ] || return 0
 	asan_env
 	run_unit "$ASAN" asan
-	run_scripts "$ASAN" asan-cli cli
 }
 
 lane2() {
@@ -152,6 +151,7 @@ lane2() {
 	[ -n "$ASAN" ] || return 0
 	asan_env
 	run_scripts "$ASAN" asan-e2e e2e
+	run_scripts "$ASAN" asan-cli cli
 }
 
 cd "$SRCDIR" || exit 1
