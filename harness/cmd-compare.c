@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "compare.h"
@@ -206,6 +208,28 @@ static const struct format *format_of_file(const char *path)
 	return NULL;
 }
 
+/* The width text is written for: COLUMNS, else the terminal's (when the
+ * report goes to it), else VTB_REPORT_COLUMNS, as ls and git do. */
+static size_t text_columns(FILE *f)
+{
+	const char *e = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+
+	if (e && *e) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(e, &end, 10);
+		if (!errno && !*end && v > 0 && v <= 10000)
+			return v;
+	}
+	if (f == stdout && isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return VTB_REPORT_COLUMNS;
+}
+
 static int parse_double(const char *s, double min, double max, double *out)
 {
 	char *end;
@@ -358,7 +382,9 @@ int cmd_compare(struct vtb_cmd_env *env)
 			goto out;
 		}
 	}
-	if ((!quiet || f != stdout) && fmt->emit(doc, f) < 0) {
+	if ((!quiet || f != stdout) &&
+	    (fmt->emit == vtb_report_text ? vtb_report_text_cols(doc, f, text_columns(f))
+					  : fmt->emit(doc, f)) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = VTB_EXIT_INFRA;
 		goto out;
