@@ -978,7 +978,7 @@ static void put_evidence(struct ctx *c)
 		fprintf(c->f,
 			"\n## Guest evidence\n\nPer VM configuration: what the guest was told, what it built, where its vCPUs ran on the host.\n");
 	else
-		put_folded(c, "\n",
+		fputc('\n', c->f), put_folded(c, "",
 			   "guest evidence (per VM configuration: what the guest was told, what it "
 			   "built, where its vCPUs ran on the host)");
 	json_array_foreach(c->evidence, i, e)
