@@ -1010,10 +1010,8 @@ static const char *unit_for(const char *unit, double maxabs, double *div)
 	best = i;
 	for (k = 0; k < sizeof(u) / sizeof(u[0]); k++)
 		if (u[k].family == u[i].family && maxabs * u[i].f / u[k].f >= 1 &&
-		    u[k].f > u[best].f)
+		    (maxabs * u[i].f / u[best].f < 1 || u[k].f > u[best].f))
 			best = k;
-	if (maxabs * u[i].f / u[best].f < 1) /* below the family's smallest: as it is */
-		best = i;
 	*div = u[best].f / u[i].f;
 	return u[best].shown;
 }
