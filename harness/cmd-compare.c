@@ -104,7 +104,8 @@ static const struct vtb_cli_opt compare_opts[] = {
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
 	  .values = format_names,
-	  .help = "text (default), md, html, json, csv" },
+	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), md, "
+		  "html, json, csv" },
 	{ .name = "output",
 	  .id = OPT_OUTPUT,
 	  .shortopt = 'o',

@@ -1206,8 +1206,8 @@ static void headline(struct page *pg, xmlNodePtr body)
 		 * baseline too */
 		label = vtb_asprintf("%s %s: %s vs %s", orstr(jstr(r, "cell")),
 				     orstr(jstr(r, "metric")), xl ? xl : "-", bl ? bl : "-");
-		onscreen = vtb_asprintf("%s %s: %s", orstr(jstr(r, "cell")), orstr(jstr(r, "metric")),
-				     xl ? xl : "-");
+		onscreen = vtb_asprintf("%s %s: %s", orstr(jstr(r, "cell")),
+					orstr(jstr(r, "metric")), xl ? xl : "-");
 		free(xl);
 		free(bl);
 		if (!label || !onscreen) {

@@ -855,8 +855,9 @@ static void put_configs(struct ctx *c)
 		else
 			put_folded(c, fmt(c, "  %-4s = ", g->name),
 				   fmt(c, "%s (%s, pCPUs %s%s%s)", esc(c, g->label),
-				       g->kind ? esc(c, g->kind) : "?", g->cpus ? esc(c, g->cpus) : "?",
-				       two ? ", campaign " : "", camp));
+				       g->kind ? esc(c, g->kind) : "?",
+				       g->cpus ? esc(c, g->cpus) : "?", two ? ", campaign " : "",
+				       camp));
 	}
 }
 
@@ -977,10 +978,12 @@ static void put_evidence(struct ctx *c)
 	if (c->mode == M_MD)
 		fprintf(c->f,
 			"\n## Guest evidence\n\nPer VM configuration: what the guest was told, what it built, where its vCPUs ran on the host.\n");
-	else
-		fputc('\n', c->f), put_folded(c, "",
+	else {
+		fputc('\n', c->f);
+		put_folded(c, "",
 			   "guest evidence (per VM configuration: what the guest was told, what it "
 			   "built, where its vCPUs ran on the host)");
+	}
 	json_array_foreach(c->evidence, i, e)
 	{
 		put_evidence_one(c, e);
@@ -1014,7 +1017,7 @@ static const char *undecided_why(struct ctx *c, const struct rrow *r)
 				 r->boots_needed));
 }
 
-/* The verdicts counted: the answer, the report's first line. */
+/* The verdicts counted: the answer, right after what was compared. */
 static void put_summary(struct ctx *c)
 {
 	static const char *const k[] = { "rows",	 "worse", "better",  "same",
