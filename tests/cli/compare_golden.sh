@@ -122,6 +122,14 @@ if awk 'length($0) > 80 { n++ } END { exit !n }' "$T/w100" && ! cmp -s "$T/w80" 
 	ok "compare text: without COLUMNS and a terminal, 100 columns"
 else notok "compare text: without COLUMNS and a terminal, 100 columns"; fi
 
+# on a terminal, its width (TIOCGWINSZ): a pseudo-terminal of 70 columns
+if need script; then
+	w=$(script -qec "stty cols 70; '$VTBENCH' compare --db '$T/base.db'" /dev/null </dev/null |
+		tr -d '\r' | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+	if [ "$w" -gt 60 ] && [ "$w" -le 70 ]; then ok "compare text on a 70-column terminal: $w wide"
+	else notok "compare text on a 70-column terminal" "widest line $w"; fi
+fi
+
 # the CSV loads: its first line is the header row (python's csv module)
 if command -v python3 >/dev/null 2>&1; then
 	"$VTBENCH" compare --db "$T/failed.db" --format csv >"$T/f.csv" 2>"$T/err"
