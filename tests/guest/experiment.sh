@@ -88,7 +88,11 @@ done
 expect_eq "steal time is stored before and after the cells" \
 	"$(q "select count(*) from guest_view where json_extract(steal_before, '\$.phase') = 'before' and json_extract(steal_after, '\$.phase') = 'after'")" "2"
 
-expect_exit "compare exits 0" 0 "$VTBENCH" compare --db "$T/r.db"
+# c2c's per-level metrics follow the topology each side shows (an SMT guest
+# has c2c_smt_ns, a host without cache information no c2c_llc_ns): such a
+# row is `missing` and fails compare's default --fail-on, on some machines
+# and not on others.  This test checks the evidence, not the verdicts.
+expect_exit "compare exits 0 without failing on verdicts" 0 "$VTBENCH" compare --db "$T/r.db" --fail-on none
 expect_grep "compare shows the cores guest's levels" "$T/out" "levels MC (1 of 1 boots)"
 expect_grep "compare shows the SMT guest's levels" "$T/out" "levels SMT (1 of 1 boots)"
 expect_eq "no domain of ours remains" "$(ours)" "0"
