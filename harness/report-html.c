@@ -1224,13 +1224,15 @@ static void headline(struct page *pg, xmlNodePtr body)
 		svg_text(pg, g, label_w, cy + 4, "end", onscreen);
 		free(label);
 		free(onscreen);
+		/* an interval beyond the domain ends at its edge, clear of the text */
 		if (jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b))
-			attr(pg, svg_line(pg, g, sc(&s, a), cy, sc(&s, b), cy, col), "stroke-width",
-			     "3");
+			attr(pg, svg_line(pg, g, fmax(sc(&s, a), s.p0), cy, fmin(sc(&s, b), s.p1), cy,
+					  col),
+			     "stroke-width", "3");
 		if (jnum(r, "change_pct", &ch)) {
 			xmlNodePtr c = el(pg, g, "circle", NULL);
 
-			attrf(pg, c, "cx", "%.1f", sc(&s, ch));
+			attrf(pg, c, "cx", "%.1f", fmin(fmax(sc(&s, ch), s.p0), s.p1));
 			attrf(pg, c, "cy", "%.1f", cy);
 			attr(pg, c, "r", "4");
 			attr(pg, c, "fill", col);
