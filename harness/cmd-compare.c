@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -104,7 +105,8 @@ static const struct vtb_cli_opt compare_opts[] = {
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
 	  .values = format_names,
-	  .help = "text (default), md, html, json, csv" },
+	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), md, "
+		  "html, json, csv" },
 	{ .name = "output",
 	  .id = OPT_OUTPUT,
 	  .shortopt = 'o',
@@ -206,6 +208,28 @@ static const struct format *format_of_file(const char *path)
 			if (!strcasecmp(dot, formats[i].ext[e]))
 				return &formats[i];
 	return NULL;
+}
+
+/* The width text is written for: COLUMNS, else the terminal's (when the
+ * report goes to it), else VTB_REPORT_COLUMNS, as ls and git do. */
+static size_t text_columns(FILE *f)
+{
+	const char *e = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+
+	if (e && *e) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(e, &end, 10);
+		if (!errno && !*end && v > 0 && v <= 10000)
+			return v;
+	}
+	if (f == stdout && isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return VTB_REPORT_COLUMNS;
 }
 
 static int parse_double(const char *s, double min, double max, double *out)
@@ -379,7 +403,9 @@ int cmd_compare(struct vtb_cmd_env *env)
 		/* what fopen() would have made: 0666 less the umask */
 		fchmod(fd, 0666 & ~mask);
 	}
-	if ((!quiet || f != stdout) && fmt->emit(doc, f) < 0) {
+	if ((!quiet || f != stdout) &&
+	    (fmt->emit == vtb_report_text ? vtb_report_text_cols(doc, f, text_columns(f))
+					  : fmt->emit(doc, f)) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = VTB_EXIT_INFRA;
 		goto out;

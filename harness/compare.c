@@ -463,6 +463,49 @@ out:
  * Resolves @spec (NULL: the latest campaign) in @st and loads it.  An
  * input problem sets *bad.
  */
+static int add_failure(const struct vtb_failure_row *r, void *arg)
+{
+	json_t *a = arg, *o = json_object(), *reps = json_array();
+	bool fail = !o || !reps;
+	const char *p;
+
+	for (p = r->reps; p && *p && !fail; p += strcspn(p, ","), p += *p == ',')
+		push(reps, json_integer(strtoll(p, NULL, 10)), &fail);
+	put(o, "config", jstr(r->config_key), &fail);
+	put(o, "label", jstr(r->config_label), &fail);
+	put(o, "cell", jstr(r->cell_name), &fail);
+	put(o, "status", jstr(r->status), &fail);
+	put(o, "boots", json_integer(r->boots), &fail);
+	put(o, "reps", reps, &fail);
+	put(o, "reason", jstr(r->reason), &fail);
+	push(a, o, &fail);
+	return fail ? vtb_error("out of memory") : 0;
+}
+
+/* The campaign's boots by status and what failed (the "boots" and
+ * "failures" members of its object): what a reader must see first. */
+static int campaign_failures(struct vtb_store *st, struct campaign *c)
+{
+	struct vtb_boot_counts n;
+	json_t *b = json_object(), *f = json_array();
+	bool fail = !b || !f;
+
+	if (fail || vtb_store_boot_counts(st, c->id, &n) < 0 ||
+	    vtb_store_foreach_failure(st, c->id, add_failure, f) < 0) {
+		json_decref(b);
+		json_decref(f);
+		return fail ? vtb_error("out of memory") : -1;
+	}
+	put(b, "total", json_integer(n.total), &fail);
+	put(b, "ok", json_integer(n.ok), &fail);
+	put(b, "failed", json_integer(n.failed), &fail);
+	put(b, "timeout", json_integer(n.timeout), &fail);
+	put(b, "unexpected-topology", json_integer(n.unexpected), &fail);
+	put(c->info, "boots", b, &fail);
+	put(c->info, "failures", f, &fail);
+	return fail ? vtb_error("out of memory") : 0;
+}
+
 static int campaign_load(struct vtb_store *st, const char *db, const char *spec,
 			 const struct vtb_compare_opts *o, struct campaign *c, bool *bad)
 {
@@ -502,6 +545,8 @@ static int campaign_load(struct vtb_store *st, const char *db, const char *spec,
 		return -1;
 	if (!c->info)
 		return vtb_error("campaign %" PRId64 " vanished from '%s'", c->id, db);
+	if (campaign_failures(st, c) < 0)
+		return -1;
 	if (o->workload && c->samples_seen && !c->workload_seen) {
 		*bad = true;
 		return vtb_error("no workload or cell '%s' in campaign %s", o->workload, c->uuid);
@@ -696,6 +741,98 @@ out:
 		free(rest[i]);
 	free(rest);
 	return ret;
+}
+
+/* Would --axis @axis pair two configurations of @c?  (axis_baselines
+ * without its messages.)  -1 when out of memory. */
+static int axis_pairs(const struct campaign *c, const char *axis)
+{
+	char **rest = calloc(c->nc ? c->nc : 1, sizeof(*rest));
+	bool has = false;
+	int ret = -1, found = 0;
+
+	if (!rest)
+		return -1;
+	for (size_t i = 0; i < c->nc; i++) {
+		bool h = false;
+
+		rest[i] = without_axis(&c->c[i], axis, &h);
+		if (!rest[i])
+			goto out;
+		has |= h;
+	}
+	for (size_t i = 0; i < c->nc && has && !found; i++)
+		for (size_t j = 0; j < i && !found; j++)
+			found = !strcmp(rest[i], rest[j]);
+	ret = found;
+out:
+	for (size_t i = 0; i < c->nc; i++)
+		free(rest[i]);
+	free(rest);
+	return ret;
+}
+
+/*
+ * Each VM against its own baseline found nothing to compare: what would
+ * (the "advice" of the document).  Axes are the configurations'
+ * parameters (the part before a '.') that pair two of them; a campaign of
+ * baselines alone has no VM to compare with them.  NULL when out of
+ * memory.
+ */
+static json_t *advice_json(const struct campaign *c)
+{
+	struct vtb_strbuf axes = VTB_STRBUF_INIT;
+	json_t *seen = json_object(), *out = NULL;
+	size_t vms = 0, bases = 0, naxes = 0;
+	char *msg = NULL;
+	bool fail = !seen;
+
+	for (size_t i = 0; i < c->nc && !fail; i++) {
+		const char *k;
+		json_t *v;
+
+		vms += !strcmp(c->c[i].kind, "vm");
+		bases += !strcmp(c->c[i].kind, "baseline");
+		json_object_foreach(c->c[i].params, k, v)
+		{
+			char *a = vtb_asprintf("%.*s", (int)strcspn(k, "."), k);
+			int works;
+
+			if (!a || json_object_get(seen, a)) {
+				fail |= !a;
+				free(a);
+				continue;
+			}
+			works = json_object_set_new(seen, a, json_true()) ? -1 : axis_pairs(c, a);
+			if (works < 0 || (works && vtb_strbuf_addf(&axes, "%s--axis %s",
+								     naxes ? " or " : "", a) < 0))
+				fail = true;
+			naxes += works > 0;
+			free(a);
+		}
+	}
+	if (fail)
+		goto out;
+	if (!vms)
+		msg = vtb_asprintf(
+			"campaign %s ran %zu bare-metal baseline%s and no VM: there is no guest to "
+			"compare with a host. Compare the baselines with each other (%s), or add "
+			"[vm] configurations to the matrix",
+			c->uuid, bases, bases == 1 ? "" : "s",
+			naxes ? vtb_strbuf_str(&axes) : "--baseline LABEL-GLOB");
+	else
+		msg = vtb_asprintf(
+			"no VM configuration of campaign %s has a bare-metal baseline with as many "
+			"CPUs: compare %s, or add a [baseline] with the VMs' CPU count to the matrix",
+			c->uuid,
+			naxes ? vtb_strbuf_str(&axes) : "with one named configuration (--baseline "
+							 "LABEL-GLOB)");
+	out = msg ? json_string(msg) : NULL;
+out:
+	free(msg);
+	vtb_strbuf_release(&axes);
+	json_decref(seen);
+	return out;
 }
 
 /* Axes that are not configuration parameters: they differ between
@@ -1977,6 +2114,7 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 	put(d, "campaign", json_incref(x.info), &fail);
 	put(d, "against", cross ? json_incref(b.info) : json_null(), &fail);
 	put(d, "options", options_json(o), &fail);
+	put(d, "advice", !ps.n && !cross ? advice_json(&x) : json_null(), &fail);
 	if (fail || build_configs(&x, configs) < 0 || (cross && build_configs(&b, configs) < 0))
 		goto oom;
 	put(d, "configs", configs, &fail);

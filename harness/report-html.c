@@ -466,7 +466,9 @@ static const char css[] =
 	".dom{display:inline-block;border:1px solid #7a8cc2;background:#e8edfb;border-radius:3px;"
 	"padding:0 5px;margin-right:2px;font-family:ui-monospace,monospace;font-size:12px}"
 	".st-true{color:#116b2d}.st-false{color:#b3261e;font-weight:600}.st-unbacked{color:#777}"
-	".note{color:#666;font-size:12px}";
+	".note{color:#666;font-size:12px}"
+	".advice{background:#fff3b0;padding:4px 8px;border-radius:4px;display:inline-block}"
+	"ul.failures{margin:0 0 1em;font-size:13px}";
 
 static char *fmt_time_ns(double ns)
 {
@@ -502,6 +504,9 @@ static const char *verdict_class(const char *v)
 		return "v-error";
 	return "v-none";
 }
+
+static void part_boots(struct page *pg, xmlNodePtr body, const json_t *camp, const char *who);
+static void headline(struct page *pg, xmlNodePtr body);
 
 static void part_header(struct page *pg, xmlNodePtr body)
 {
@@ -546,6 +551,27 @@ static void part_header(struct page *pg, xmlNodePtr body)
 		b = elf(pg, p, "span", "%s %s", fmt_num(v).s, counts[i].label);
 		attrf(pg, b, "class", "badge %s", counts[i].cls);
 	}
+	part_boots(pg, body, camp, NULL);
+	if (json_is_object(against))
+		part_boots(pg, body, against, "against: ");
+	if (jstr(pg->rep, "advice") && !json_array_size(json_object_get(pg->rep, "rows"))) {
+		p = el(pg, body, "p", NULL);
+		attr(pg, p, "class", "advice");
+		el(pg, p, "b", "Nothing to compare. ");
+		text(pg, p, jstr(pg->rep, "advice"));
+	}
+	for (int side = 0; side < 2; side++) {
+		const char *acc = jstr(side ? against : camp, "accelerators");
+
+		if (acc && strstr(acc, "tcg")) {
+			attr(pg, el(pg, body, "p",
+				    "Note: guests ran under TCG (software emulation): these ratios "
+				    "measure QEMU's emulator, not virtualization overhead."),
+			     "class", "advice");
+			break;
+		}
+	}
+	headline(pg, body);
 	nav = el(pg, body, "nav", NULL);
 	static const char *const links[][2] = {
 		{ "#campaign", "campaign" },	   { "#configs", "configurations" },
@@ -636,7 +662,6 @@ static void host_state(struct page *pg, xmlNodePtr parent, const json_t *a, cons
 		goto out;
 	}
 	det = el(pg, parent, "details", NULL);
-	attr(pg, det, "open", "open");
 	el(pg, det, "summary", "host state snapshot (differences highlighted)");
 	tbody = header_row(pg, el(pg, det, "table", NULL), json_is_object(b) ? two : one);
 	for (int side = 0; side < 2; side++) {
@@ -691,10 +716,23 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 	static const char *const two[] = { "", "campaign", "against", NULL };
 	xmlNodePtr h, tbody, tr;
 
+	json_t *cfgs = json_object_get(pg->rep, "configs"), *c;
+	bool vms = false;
+	size_t k;
+
+	/* a campaign of baselines alone: no accelerator, libvirt, QEMU or
+	 * guest kernel to show */
+	json_array_foreach(cfgs, k, c)
+		vms |= jstr(c, "kind") && !strcmp(jstr(c, "kind"), "vm");
 	h = el(pg, body, "h2", "Campaign");
 	attr(pg, h, "id", "campaign");
 	tbody = header_row(pg, el(pg, body, "table", NULL), sides[1] ? two : one);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!vms && (!strcmp(fields[i][0], "guest_kernels") ||
+			     !strcmp(fields[i][0], "accelerators") ||
+			     !strcmp(fields[i][0], "libvirt_version") ||
+			     !strcmp(fields[i][0], "qemu_version")))
+			continue;
 		tr = el(pg, tbody, "tr", NULL);
 		attr(pg, el(pg, tr, "td", fields[i][1]), "class", "k");
 		for (int s = 0; s < (sides[1] ? 2 : 1); s++) {
@@ -876,7 +914,7 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 		td = el(pg, tr, "td", orstr(verdict));
 		attr(pg, td, "class", "verdict");
 		if (json_is_true(json_object_get(r, "confirmed")))
-			text(pg, td, " (confirmed)");
+			text(pg, td, " confirmed");
 		if (jnum(r, "boots_needed", &ch))
 			elf(pg, td, "div", "about %s boots a side would decide it", fmt_num(ch).s);
 		if (jstr(r, "reason"))
@@ -942,11 +980,53 @@ static void scale_lin(struct scale *s, double lo, double hi)
 	s->log = false;
 }
 
-/* Vertical grid lines with labels under the plot (x axis at @y). */
+/*
+ * Axis labels in a readable unit: a time in ns, us or ms shown in the
+ * largest of ns, Âµs, ms, s that keeps @maxabs at 1 or more, a size in
+ * bytes in B, KiB, MiB, GiB, TiB; other units as they are.  *div divides
+ * a value into the unit shown.
+ */
+static const char *unit_for(const char *unit, double maxabs, double *div)
+{
+	static const struct {
+		const char *name, *shown;
+		double f; /* in the family's base unit */
+		int family;
+	} u[] = {
+		{ "ns", "ns", 1, 1 },	       { "us", "\xc2\xb5s", 1e3, 1 },
+		{ "\xc2\xb5s", "\xc2\xb5s", 1e3, 1 }, { "ms", "ms", 1e6, 1 },
+		{ "s", "s", 1e9, 1 },	       { "B", "B", 1, 2 },
+		{ "bytes", "B", 1, 2 },	       { "KiB", "KiB", 1024, 2 },
+		{ "MiB", "MiB", 1048576, 2 },   { "GiB", "GiB", 1073741824.0, 2 },
+		{ "TiB", "TiB", 1099511627776.0, 2 },
+	};
+	size_t i, k, best;
+
+	*div = 1;
+	for (i = 0; unit && i < sizeof(u) / sizeof(u[0]) && strcmp(u[i].name, unit); i++)
+		;
+	if (!unit || i == sizeof(u) / sizeof(u[0]) || !isfinite(maxabs) || maxabs <= 0)
+		return unit;
+	best = i;
+	for (k = 0; k < sizeof(u) / sizeof(u[0]); k++)
+		if (u[k].family == u[i].family && maxabs * u[i].f / u[k].f >= 1 &&
+		    (maxabs * u[i].f / u[best].f < 1 || u[k].f > u[best].f))
+			best = k;
+	*div = u[best].f / u[i].f;
+	return u[best].shown;
+}
+
+/* Vertical grid lines with labels under the plot (x axis at @y), in a
+ * readable unit (unit_for). */
 static void axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, double top, double y,
 		   const char *unit)
 {
 	xmlNodePtr g = el(pg, svg, "g", NULL);
+	double div = 1;
+
+	unit = unit_for(unit,
+			s->log ? pow(10, s->hi) : fmax(fabs(s->lo), fabs(s->hi)),
+			&div);
 
 	attr(pg, g, "class", "axis");
 	svg_line(pg, g, s->p0, y, s->p1, y, "#888888");
@@ -962,11 +1042,12 @@ static void axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, doubl
 					continue;
 				x = sc(s, v);
 				attr(pg, svg_line(pg, g, x, top, x, y, "#eeeeee"), "class", "grid");
-				svg_text(pg, g, x, y + 14, "middle", fmt_num(v).s);
+				svg_text(pg, g, x, y + 14, "middle", fmt_num(v / div).s);
 			}
 		}
 	} else {
-		double step = nice_step(s->hi - s->lo, 6);
+		/* steps nice in the unit shown */
+		double step = nice_step((s->hi - s->lo) / div, 6) * div;
 		double v = ceil(s->lo / step) * step;
 
 		for (int k = 0; v <= s->hi && k < 30; k++, v += step) {
@@ -974,10 +1055,197 @@ static void axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, doubl
 
 			attr(pg, svg_line(pg, g, x, top, x, y, "#eeeeee"), "class", "grid");
 			svg_text(pg, g, x, y + 14, "middle",
-				 fmt_num(fabs(v) < step * 1e-9 ? 0 : v).s);
+				 fmt_num(fabs(v) < step * 1e-9 ? 0 : v / div).s);
 		}
 	}
 	svg_text(pg, g, s->p1, y + 28, "end", orstr(unit));
+}
+
+/* ---- the answer first: boots, failures, the headline chart ---- */
+
+/* The campaign's boots by status and what failed, before any result. */
+static void part_boots(struct page *pg, xmlNodePtr body, const json_t *camp, const char *who)
+{
+	static const char *const st[] = { "ok", "failed", "timeout", "unexpected-topology" };
+	const json_t *b = json_object_get(camp, "boots"), *fl = json_object_get(camp, "failures");
+	const json_t *o;
+	xmlNodePtr p, ul;
+	double v;
+	size_t i;
+
+	if (!json_is_object(b))
+		return;
+	p = el(pg, body, "p", NULL);
+	attr(pg, p, "class", "boots");
+	if (who)
+		text(pg, p, who);
+	elf(pg, p, "b", "%s boots:", jfmt(b, "total").s);
+	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		if (!jnum(b, st[i], &v) || (i && v <= 0))
+			continue;
+		attrf(pg, elf(pg, p, "span", "%s %s", fmt_num(v).s, st[i]), "class", "badge %s",
+		      i ? "v-error" : "v-same");
+	}
+	if (!json_array_size(fl))
+		return;
+	ul = el(pg, body, "ul", NULL);
+	attr(pg, ul, "class", "failures");
+	json_array_foreach(fl, i, o)
+	{
+		const json_t *reps = json_object_get(o, "reps"), *r;
+		struct vtb_strbuf sb = VTB_STRBUF_INIT;
+		const char *cell = jstr(o, "cell");
+		xmlNodePtr li = el(pg, ul, "li", NULL);
+		size_t k;
+
+		json_array_foreach(reps, k, r)
+			pg->failed |= vtb_strbuf_addf(&sb, "%s%" JSON_INTEGER_FORMAT, k ? "," : "",
+						      json_integer_value(r)) < 0;
+		swatch(pg, li, cfg_colour(pg, jstr(o, "config"), jstr(camp, "uuid")));
+		text(pg, li, orstr(jstr(o, "label")));
+		if (cell)
+			elf(pg, li, "b", " %s: %s", cell, orstr(jstr(o, "status")));
+		else
+			elf(pg, li, "b", ": boot %s", orstr(jstr(o, "status")));
+		elf(pg, li, "span", " in %s boot%s (rep%s %s)", jfmt(o, "boots").s,
+		    json_array_size(reps) == 1 ? "" : "s", json_array_size(reps) == 1 ? "" : "s",
+		    sb.len ? vtb_strbuf_str(&sb) : "?");
+		vtb_strbuf_release(&sb);
+		if (jstr(o, "reason")) {
+			text(pg, li, ": ");
+			attr(pg, el(pg, li, "span", jstr(o, "reason")), "class", "mono");
+		}
+	}
+}
+
+static const char *verdict_colour(const char *v)
+{
+	static const char *const c[][2] = {
+		{ "worse", "#b3261e" },	 { "better", "#116b2d" }, { "same", "#777777" },
+		{ "inconclusive", "#c77700" }, { "few", "#4a5fa8" },	  { "missing", "#8e24aa" },
+		{ "error", "#c62828" },
+	};
+
+	for (size_t i = 0; v && i < sizeof(c) / sizeof(c[0]); i++)
+		if (!strcmp(c[i][0], v))
+			return c[i][1];
+	return "#777777";
+}
+
+/* At most this many rows in the headline chart (the verdict table has all). */
+#define HEADLINE_ROWS 200
+/* Characters of a headline label on screen (390 px of 11 px text). */
+#define HEADLINE_LABEL 58
+
+/*
+ * The answer at a glance: one line per row, its change with its interval
+ * against the +-threshold band, coloured by verdict; rows without a
+ * change (missing, error) say so in words.  The domain is the intervals
+ * and twice the threshold, clipped to -100%..+300% (marks beyond sit at
+ * the edge).
+ */
+static void headline(struct page *pg, xmlNodePtr body)
+{
+	const json_t *rows = json_object_get(pg->rep, "rows"), *r;
+	const json_t *opt = json_object_get(pg->rep, "options");
+	size_t n = json_array_size(rows), shown = n < HEADLINE_ROWS ? n : HEADLINE_ROWS, i;
+	const double W = 960, label_w = 390, right_w = 170, top = 6, row_h = 18;
+	double t = 5, lo, hi, H;
+	struct scale s;
+	xmlNodePtr fig, svg, cap, g;
+
+	if (!n)
+		return;
+	jnum(opt, "threshold_pct", &t);
+	lo = -2 * t;
+	hi = 2 * t;
+	json_array_foreach(rows, i, r)
+	{
+		double a, b;
+
+		if (i < shown && jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b)) {
+			lo = fmin(lo, a);
+			hi = fmax(hi, b);
+		}
+	}
+	scale_lin(&s, fmax(lo, -100), fmin(hi, 300));
+	s.p0 = label_w + 10;
+	s.p1 = W - right_w;
+	H = top + (double)shown * row_h + 36;
+	fig = el(pg, body, "figure", NULL);
+	attr(pg, fig, "class", "headline");
+	cap = el(pg, fig, "figcaption", NULL);
+	elf(pg, cap, "span", "Change against the baseline, with its %s%% interval; the band is "
+			     "\xc2\xb1%s%%, the threshold",
+	    jnum(opt, "ci_level", &lo) ? fmt_num(lo * 100).s : "95", fmt_num(t).s);
+	if (shown < n)
+		elf(pg, cap, "span", " (the first %zu of %zu rows: the verdict table has them all)",
+		    shown, n);
+	svg = svg_root(pg, fig, "chart headline", W, H);
+	attr(pg, svg, "id", "headline");
+	attr(pg, svg, "data-mark", "hl");
+	attrf(pg, svg, "data-marks", "%zu", shown);
+	attr(pg, svg_rect(pg, svg, sc(&s, -t), top, sc(&s, t) - sc(&s, -t),
+			  (double)shown * row_h, "#eeeeee"),
+	     "class", "band");
+	axis_x(pg, svg, &s, top, top + (double)shown * row_h + 4, "change %");
+	svg_line(pg, svg, sc(&s, 0), top, sc(&s, 0), top + (double)shown * row_h, "#999999");
+	json_array_foreach(rows, i, r)
+	{
+		const json_t *x = json_object_get(r, "x"), *base = json_object_get(r, "base");
+		const char *v = jstr(r, "verdict"), *col = verdict_colour(v);
+		double cy = top + (double)i * row_h + row_h / 2, ch, a, b;
+		char *xl, *bl, *label, *onscreen;
+		xmlNodePtr tt;
+
+		if (i >= shown)
+			break;
+		xl = side_label(pg, jstr(x, "config"), jstr(x, "campaign"));
+		bl = side_label(pg, jstr(base, "config"), jstr(base, "campaign"));
+		/* on screen the row and its configuration, in the tooltip the
+		 * baseline too */
+		label = vtb_asprintf("%s %s: %s vs %s", orstr(jstr(r, "cell")),
+				     orstr(jstr(r, "metric")), xl ? xl : "-", bl ? bl : "-");
+		onscreen = vtb_asprintf("%s %s: %s", orstr(jstr(r, "cell")),
+					orstr(jstr(r, "metric")), xl ? xl : "-");
+		free(xl);
+		free(bl);
+		if (!label || !onscreen) {
+			free(label);
+			free(onscreen);
+			pg->failed = true;
+			return;
+		}
+		if (strlen(onscreen) > HEADLINE_LABEL)
+			strcpy(onscreen + HEADLINE_LABEL - 3, "...");
+		g = el(pg, svg, "g", NULL);
+		attrf(pg, g, "class", "hl %s", verdict_class(v));
+		el(pg, g, "title", label);
+		svg_text(pg, g, label_w, cy + 4, "end", onscreen);
+		free(label);
+		free(onscreen);
+		/* an interval beyond the domain ends at its edge, clear of the text */
+		if (jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b))
+			attr(pg, svg_line(pg, g, fmax(sc(&s, a), s.p0), cy, fmin(sc(&s, b), s.p1), cy,
+					  col),
+			     "stroke-width", "3");
+		if (jnum(r, "change_pct", &ch)) {
+			xmlNodePtr c = el(pg, g, "circle", NULL);
+
+			attrf(pg, c, "cx", "%.1f", fmin(fmax(sc(&s, ch), s.p0), s.p1));
+			attrf(pg, c, "cy", "%.1f", cy);
+			attr(pg, c, "r", "4");
+			attr(pg, c, "fill", col);
+		}
+		tt = svg_text(pg, g, W - right_w + 8, cy + 4, NULL,
+			      jnum(r, "change_pct", &ch) ? fmt_pct(ch).s : "");
+		attr(pg, tt, "fill", col);
+		if (jnum(r, "change_pct", &ch))
+			text(pg, tt, " ");
+		text(pg, tt, orstr(v));
+		if (json_is_true(json_object_get(r, "confirmed")))
+			text(pg, tt, " confirmed");
+	}
 }
 
 /* ---- per-boot values: box plots ---- */
@@ -1034,6 +1302,9 @@ static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
+
+/* Characters of a box plot's label line (two lines at most). */
+#define LABEL_LINE 40
 
 static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, size_t first)
 {
@@ -1122,13 +1393,32 @@ static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, si
 			pg->failed = true;
 			continue;
 		}
-		/* label, shortened on screen, whole in the tooltip */
+		/* label, wrapped on two lines at a blank, whole in the tooltip */
 		t = svg_text(pg, svg, label_w, cy + 4, "end", NULL);
-		if (strlen(label) > 40) {
-			char *shortl = vtb_asprintf("%.37s...", label);
+		if (strlen(label) > LABEL_LINE) {
+			size_t cut = LABEL_LINE;
+			char *l1, *l2;
+			xmlNodePtr ts;
 
-			text(pg, t, shortl ? shortl : "");
-			free(shortl);
+			while (cut > LABEL_LINE / 2 && label[cut] != ' ')
+				cut--;
+			if (label[cut] != ' ')
+				cut = LABEL_LINE;
+			l1 = vtb_asprintf("%.*s", (int)cut, label);
+			l2 = strlen(label + cut + (label[cut] == ' ')) > LABEL_LINE
+				     ? vtb_asprintf("%.*s...", LABEL_LINE - 3,
+						    label + cut + (label[cut] == ' '))
+				     : vtb_asprintf("%s", label + cut + (label[cut] == ' '));
+			if (!l1 || !l2)
+				pg->failed = true;
+			ts = el(pg, t, "tspan", l1 ? l1 : "");
+			attrf(pg, ts, "x", "%.1f", label_w);
+			attr(pg, ts, "dy", "-6");
+			ts = el(pg, t, "tspan", l2 ? l2 : "");
+			attrf(pg, ts, "x", "%.1f", label_w);
+			attr(pg, ts, "dy", "12");
+			free(l1);
+			free(l2);
 		} else {
 			text(pg, t, label);
 		}

@@ -21,8 +21,8 @@
 #include "../workloads/lib/vtbutil.h"
 
 #define SCHEMA "vtbench-compare/2"
-/* Text tables wider than this are split into several. */
-#define TEXT_COLUMNS 120
+/* The narrowest text the reports fold to (VTB_REPORT_COLUMNS is the default). */
+#define MIN_COLUMNS 40
 
 enum mode { M_TEXT, M_MD, M_CSV };
 
@@ -70,6 +70,7 @@ struct ctx {
 	size_t ngroups, agroups;
 	char **pool; /* strings to free at the end */
 	size_t npool, apool;
+	size_t cols; /* text: the width lines fold and tables split at */
 	bool oom;
 };
 
@@ -181,6 +182,22 @@ static size_t width(const char *s)
 	for (; *s; s++)
 		w += ((unsigned char)*s & 0xc0) != 0x80;
 	return w;
+}
+
+/* @s cut to @w columns, its end marked with '~' when cut. */
+static const char *cut(struct ctx *c, const char *s, size_t w)
+{
+	size_t n = 0, col = 0;
+
+	if (width(s) <= w || !w)
+		return s;
+	while (s[n] && col < w - 1) {
+		n++;
+		while (((unsigned char)s[n] & 0xc0) == 0x80)
+			n++;
+		col++;
+	}
+	return fmt(c, "%.*s~", (int)n, s);
 }
 
 /* ---- reading the document ---------------------------------------------- */
@@ -407,8 +424,8 @@ static int read_row(struct ctx *c, json_t *index, const json_t *o, size_t i, str
 	}
 	r->confirmed = json_is_true(json_object_get(o, "confirmed"));
 	r->noisy = json_is_true(json_object_get(o, "noisy"));
-	r->vshort = r->confirmed && v == 0   ? "worse!"
-		    : r->confirmed && v == 1 ? "better!"
+	r->vshort = r->confirmed && v == 0   ? "worse confirmed"
+		    : r->confirmed && v == 1 ? "better confirmed"
 					     : verdicts[v];
 	if (jnum(o, "change_pct", &r->change) || jnum(o, "ci_low_pct", &r->ci_lo) ||
 	    jnum(o, "ci_high_pct", &r->ci_hi) || jnum(o, "p", &r->p) || jnum(o, "q", &r->q) ||
@@ -594,7 +611,7 @@ static bool has_tcg(const json_t *camp)
 }
 
 /*
- * Text: @s folded at blanks into lines of at most TEXT_COLUMNS (a word
+ * Text: @s folded at blanks into lines of at most c->cols (a word
  * longer than that gets a line of its own), the first line after @first,
  * the others indented as far.  Markdown: one line, the reader folds.
  */
@@ -611,7 +628,7 @@ static void put_folded(struct ctx *c, const char *first, const char *s)
 		size_t n = strcspn(s, " "), w;
 
 		w = width(fmt(c, "%.*s", (int)n, s));
-		if (col > ind && col + 1 + w > TEXT_COLUMNS) {
+		if (col > ind && col + 1 + w > c->cols) {
 			fprintf(c->f, "\n%*s", (int)ind, "");
 			col = ind;
 		} else if (col > ind) {
@@ -630,7 +647,7 @@ static void put_folded(struct ctx *c, const char *first, const char *s)
 static void put_kv(struct ctx *c, const char *k, const char *v)
 {
 	if (c->mode == M_MD)
-		put_folded(c, fmt(c, "- **%s** ", k), v);
+		put_folded(c, k[0] ? fmt(c, "- **%s** ", k) : "  - ", v);
 	else
 		put_folded(c, fmt(c, "%-12s ", k), v);
 }
@@ -640,6 +657,19 @@ static const char *str_or(struct ctx *c, const json_t *o, const char *k)
 	const char *s = jstr(o, k);
 
 	return s ? esc(c, s) : "?";
+}
+
+/* Did campaign @camp have VM configurations?  (A campaign of baselines
+ * alone has no accelerator, libvirt, QEMU or guest kernel to show.) */
+static bool has_vms(const struct ctx *c, const json_t *camp)
+{
+	const char *u = jstr(camp, "uuid");
+
+	for (size_t i = 0; i < c->ncfg; i++)
+		if (c->cfgs[i].kind && !strcmp(c->cfgs[i].kind, "vm") &&
+		    (!u || !c->cfgs[i].campaign || !strcmp(c->cfgs[i].campaign, u)))
+			return true;
+	return jstr(camp, "accelerators") || json_array_size(json_object_get(camp, "guest_kernels"));
 }
 
 static void put_campaign(struct ctx *c, const char *title, const json_t *camp)
@@ -654,6 +684,8 @@ static void put_campaign(struct ctx *c, const char *title, const json_t *camp)
 	put_kv(c, "host",
 	       fmt(c, "%s, cpu %s, kernel %s", str_or(c, camp, "host"), str_or(c, camp, "cpu"),
 		   str_or(c, camp, "kernel")));
+	if (!has_vms(c, camp))
+		return;
 	json_array_foreach(gk, i, k)
 	{
 		if ((i && vtb_strbuf_addstr(&sb, ", ")) ||
@@ -694,10 +726,20 @@ static void put_header(struct ctx *c)
 		   isnan(jnumv(lim, "throughput")) ? "?" : fmt(c, "%g%%", jnumv(lim, "throughput")),
 		   isnan(jnumv(lim, "time")) ? "?" : fmt(c, "%g%%", jnumv(lim, "time")),
 		   isnan(jnumv(lim, "latency")) ? "?" : fmt(c, "%g%%", jnumv(lim, "latency"))));
-	if (has_tcg(c->camp) || (json_is_object(c->against) && has_tcg(c->against)))
+}
+
+/* Under TCG the ratios say nothing about virtualization: said up front. */
+static void put_note(struct ctx *c)
+{
+	if (!has_tcg(c->camp) && !(json_is_object(c->against) && has_tcg(c->against)))
+		return;
+	if (c->mode == M_MD)
 		fprintf(c->f,
-			"%snote: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n",
-			c->mode == M_MD ? "\n> " : "");
+			"\n> note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n");
+	else
+		put_folded(c, "note: ",
+			   "guests ran under TCG (software emulation): these ratios measure QEMU's "
+			   "emulator, not virtualization overhead");
 }
 
 /* What the tables compare, from the options. */
@@ -721,7 +763,7 @@ static const char *legend(struct ctx *c)
 
 	return fmt(
 		c,
-		"%s significant (Benjamini-Hochberg q < %s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies); ci = its %s t interval; n = boots; cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the interval on that side of 0, the change beyond %s; worse!, better!: confirmed, the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side), missing (no result on a side), error (values the statistic cannot take)",
+		"%s significant (Benjamini-Hochberg q < %s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies); ci = its %s t interval; n = boots; cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the interval on that side of 0, the change beyond %s; confirmed: the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side), missing (no result on a side), error (values the statistic cannot take)",
 		c->mode == M_MD ? "\\*" : "*", opt_num(c, "alpha", "%g"),
 		isnan(level) ? "?" : fmt(c, "%g%%", level * 100),
 		opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "threshold_pct", "%g%%"));
@@ -752,9 +794,11 @@ static void put_configs(struct ctx *c)
 				g->kind ? esc(c, g->kind) : "-", g->cpus ? esc(c, g->cpus) : "-",
 				two ? fmt(c, " %s |", camp) : "");
 		else
-			fprintf(c->f, "  %-4s = %s (%s, pCPUs %s%s%s)\n", g->name, esc(c, g->label),
-				g->kind ? esc(c, g->kind) : "?", g->cpus ? esc(c, g->cpus) : "?",
-				two ? ", campaign " : "", camp);
+			put_folded(c, fmt(c, "  %-4s = ", g->name),
+				   fmt(c, "%s (%s, pCPUs %s%s%s)", esc(c, g->label),
+				       g->kind ? esc(c, g->kind) : "?",
+				       g->cpus ? esc(c, g->cpus) : "?", two ? ", campaign " : "",
+				       camp));
 	}
 }
 
@@ -771,7 +815,7 @@ static void put_ev(struct ctx *c, const char *k, const char *v)
 	if (c->mode == M_MD)
 		fprintf(c->f, "- %s %s\n", k, v);
 	else
-		fprintf(c->f, "  %-8s %s\n", k, v);
+		put_folded(c, fmt(c, "  %-8s ", k), v);
 }
 
 static void put_evidence_one(struct ctx *c, const json_t *e)
@@ -875,9 +919,12 @@ static void put_evidence(struct ctx *c)
 	if (c->mode == M_MD)
 		fprintf(c->f,
 			"\n## Guest evidence\n\nPer VM configuration: what the guest was told, what it built, where its vCPUs ran on the host.\n");
-	else
-		fprintf(c->f,
-			"\nguest evidence (per VM configuration: what the guest was told, what it built,\nwhere its vCPUs ran on the host)\n");
+	else {
+		fputc('\n', c->f);
+		put_folded(c, "",
+			   "guest evidence (per VM configuration: what the guest was told, what it "
+			   "built, where its vCPUs ran on the host)");
+	}
 	json_array_foreach(c->evidence, i, e)
 	{
 		put_evidence_one(c, e);
@@ -911,12 +958,12 @@ static const char *undecided_why(struct ctx *c, const struct rrow *r)
 				 r->boots_needed));
 }
 
+/* The verdicts counted: the answer, right after what was compared. */
 static void put_summary(struct ctx *c)
 {
 	static const char *const k[] = { "rows",	 "worse", "better",  "same",
 					 "inconclusive", "few",	  "missing", "error" };
 	double s[VTB_ARRAY_SIZE(k)], cw = 0, cb = 0;
-	size_t undecided = 0;
 
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(k); i++)
 		s[i] = jnumv(c->summary, k[i]);
@@ -933,12 +980,22 @@ static void put_summary(struct ctx *c)
 		cw += c->rows[i].confirmed && !strcmp(c->rows[i].verdict, "worse");
 		cb += c->rows[i].confirmed && !strcmp(c->rows[i].verdict, "better");
 	}
-	fprintf(c->f,
-		"\n%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s\n",
-		c->mode == M_MD ? "**" : "", s[0], s[1],
-		cw > 0 ? fmt(c, " (%.0f confirmed)", cw) : "", s[2],
-		cb > 0 ? fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6], s[7],
-		c->mode == M_MD ? "**" : "");
+	if (!c->nrows)
+		return; /* nothing compared: the advice says what would */
+	put_folded(c, "",
+		   fmt(c,
+		       "%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s",
+		       c->mode == M_MD ? "**" : "", s[0], s[1],
+		       cw > 0 ? fmt(c, " (%.0f confirmed)", cw) : "", s[2],
+		       cb > 0 ? fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6], s[7],
+		       c->mode == M_MD ? "**" : ""));
+}
+
+/* The rows without a decision, with why: after the tables. */
+static void put_undecided(struct ctx *c)
+{
+	size_t undecided = 0;
+
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct rrow *r = &c->rows[i];
 
@@ -948,13 +1005,133 @@ static void put_summary(struct ctx *c)
 		if (!undecided++)
 			fprintf(c->f, "%s\n",
 				c->mode == M_MD ? "\nRows not decided, and why:\n"
-						: "rows not decided, and why:");
+						: "\nrows not decided, and why:");
 		put_folded(c, c->mode == M_MD ? "- " : "  ",
 			   fmt(c, "%s %s%s, %s: %s: %s", esc(c, r->cell), esc(c, r->metric),
 			       r->unit[0] ? fmt(c, " (%s)", esc(c, r->unit)) : "", row_who(c, r),
 			       r->verdict, undecided_why(c, r)));
 		pool_reset(c);
 	}
+}
+
+/* The configuration @key of campaign @camp (NULL when the document does
+ * not list it). */
+static const struct rcfg *cfg_of(const struct ctx *c, const char *key, const char *camp)
+{
+	const struct rcfg *any = NULL;
+
+	for (size_t i = 0; key && i < c->ncfg; i++) {
+		if (strcmp(c->cfgs[i].key, key))
+			continue;
+		if (!camp || !c->cfgs[i].campaign || !strcmp(c->cfgs[i].campaign, camp))
+			return &c->cfgs[i];
+		any = any ? any : &c->cfgs[i];
+	}
+	return any;
+}
+
+/* "0-4", "1,3,7-9": a failure's reps (sorted, as the store lists them). */
+static const char *reps_s(struct ctx *c, const json_t *reps)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t n = json_array_size(reps), i, j;
+	const char *r;
+
+	for (i = 0; i < n; i = j + 1) {
+		json_int_t a = json_integer_value(json_array_get(reps, i));
+
+		for (j = i; j + 1 < n && json_integer_value(json_array_get(reps, j + 1)) ==
+						 json_integer_value(json_array_get(reps, j)) + 1;
+		     j++)
+			;
+		if (vtb_strbuf_addf(&sb, i ? ",%" JSON_INTEGER_FORMAT : "%" JSON_INTEGER_FORMAT,
+				    a) < 0 ||
+		    (j > i && vtb_strbuf_addf(&sb, "-%" JSON_INTEGER_FORMAT,
+					      json_integer_value(json_array_get(reps, j))) < 0))
+			c->oom = true;
+	}
+	r = fmt(c, "%s", sb.len ? vtb_strbuf_str(&sb) : "?");
+	vtb_strbuf_release(&sb);
+	return r;
+}
+
+/* At most this many failures are listed (the JSON has them all). */
+#define MAX_FAILURES 20
+
+/*
+ * The campaign's boots by status and what failed: before any table, as
+ * a reader must know what the verdicts leave out.  A failed boot takes
+ * all its cells with it (they are missing rows, or no rows at all when
+ * every boot of a configuration failed); a failed cell in an ok boot is
+ * listed with its own reason.
+ */
+static void put_boots_of(struct ctx *c, const char *title, const json_t *camp)
+{
+	static const char *const st[] = { "ok", "failed", "timeout", "unexpected-topology" };
+	const json_t *b = json_object_get(camp, "boots"), *fl = json_object_get(camp, "failures");
+	const json_t *o;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	double total = jnumv(b, "total");
+	size_t i;
+
+	if (!json_is_object(b))
+		return;
+	for (i = 0; i < VTB_ARRAY_SIZE(st); i++) {
+		double v = jnumv(b, st[i]);
+
+		if (!i || v > 0)
+			c->oom |= vtb_strbuf_addf(&sb, "%s%.0f %s", i ? ", " : "",
+						  isnan(v) ? 0 : v, st[i]) < 0;
+	}
+	put_kv(c, title, fmt(c, "%.0f: %s", isnan(total) ? 0 : total, vtb_strbuf_str(&sb)));
+	vtb_strbuf_release(&sb);
+	json_array_foreach(fl, i, o)
+	{
+		const struct rcfg *g = cfg_of(c, jstr(o, "config"), jstr(camp, "uuid"));
+		const char *cell = jstr(o, "cell"), *status = jstr(o, "status");
+		double n = jnumv(o, "boots");
+		const char *what, *reason = jstr(o, "reason");
+
+		if (i == MAX_FAILURES) {
+			put_kv(c, "", fmt(c, "... and %zu more (--format json lists them all)",
+					  json_array_size(fl) - i));
+			break;
+		}
+		if (cell)
+			what = fmt(c, "%s %s: %s in %.0f boot%s (rep%s %s)",
+				   g ? g->name : esc(c, jstr(o, "label")), esc(c, cell),
+				   esc(c, status), n, n == 1 ? "" : "s", n == 1 ? "" : "s",
+				   reps_s(c, json_object_get(o, "reps")));
+		else
+			what = fmt(c, "%s: %.0f boot%s %s (rep%s %s)",
+				   g ? g->name : esc(c, jstr(o, "label")), n, n == 1 ? "" : "s",
+				   esc(c, status), n == 1 ? "" : "s",
+				   reps_s(c, json_object_get(o, "reps")));
+		put_kv(c, i ? "" : "failures",
+		       fmt(c, "%s%s%s", what, reason ? ": " : "", reason ? esc(c, reason) : ""));
+	}
+}
+
+static void put_boots(struct ctx *c)
+{
+	bool two = json_is_object(c->against);
+
+	put_boots_of(c, "boots", c->camp);
+	if (two)
+		put_boots_of(c, "against boots", c->against);
+}
+
+/* Nothing compared: what would compare (compare.c's advice). */
+static void put_advice(struct ctx *c)
+{
+	const char *a = jstr(c->doc, "advice");
+
+	if (c->nrows)
+		return;
+	if (c->mode == M_MD)
+		fprintf(c->f, "\n**Nothing to compare.** %s\n", a ? esc(c, a) : "");
+	else
+		put_folded(c, "nothing to compare: ", a ? esc(c, a) : "no rows");
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -1148,12 +1325,21 @@ static void text_table(struct ctx *c, const struct rgroup *g)
 	}
 	for (x = 0; x < nc; x++)
 		tcol_close(&cols[x]);
-	/* as many compared columns per table as fit in TEXT_COLUMNS, at least one */
+	/* metric names cut when even one compared column would not fit */
+	for (x = 1, left = 0; x < nc; x++)
+		left = max_sz(left, cols[x].w);
+	left += wm + 2 + wu + 2 + cols[0].w + 2;
+	if (left > c->cols && wm > 12) {
+		wm = max_sz(12, wm - (left - c->cols));
+		for (m = 0; m < g->nm; m++)
+			mlab[m] = cut(c, mlab[m], wm);
+	}
+	/* as many compared columns per table as fit in c->cols, at least one */
 	left = wm + 2 + wu + 2 + cols[0].w;
 	for (size_t from = 0; from < g->nx;) {
 		size_t to = from + 1, w = left + 2 + cols[from + 1].w;
 
-		while (to < g->nx && w + 2 + cols[to + 1].w <= TEXT_COLUMNS)
+		while (to < g->nx && w + 2 + cols[to + 1].w <= c->cols)
 			w += 2 + cols[++to].w;
 		if (from)
 			fputc('\n', c->f);
@@ -1169,17 +1355,18 @@ out:
 /*
  * Per configuration, cell and metric: the summary of its per-boot values
  * ("series"), whether or not it takes part in a comparison (a campaign
- * of baselines alone has no comparison rows).  Text only.
+ * of baselines alone has no comparison rows).  Text only.  Configurations
+ * by their names (c1...); the first NKEY columns are repeated in each
+ * part when the figures do not fit c->cols.
  */
 static void put_series(struct ctx *c)
 {
-	static const char *const head[] = { "configuration", "cell",   "metric",
-					    "unit",	     "n",      "mean",
-					    "median",	     "stddev", "cov",
-					    "min",	     "max" };
-	enum { NCOL = 11 };
+	static const char *const head[] = { "config", "cell",	"metric", "unit",
+					    "n",      "mean",	"median", "stddev",
+					    "cov",    "min",	"max" };
+	enum { NCOL = 11, NKEY = 4 };
 	const json_t *series = json_object_get(c->doc, "series"), *o;
-	size_t n = json_array_size(series), i, k, w[NCOL];
+	size_t n = json_array_size(series), i, k, w[NCOL], keyw = 0, widest = 0;
 	const char **cells;
 
 	if (!n)
@@ -1196,8 +1383,9 @@ static void put_series(struct ctx *c)
 		const json_t *sm = json_object_get(o, "summary");
 		const char **r = &cells[i * NCOL];
 		const char *better = jstr(o, "better");
+		const struct rcfg *g = cfg_of(c, jstr(o, "config"), jstr(c->camp, "uuid"));
 
-		r[0] = esc(c, jstr(o, "label") ? jstr(o, "label") : "?");
+		r[0] = g ? g->name : esc(c, jstr(o, "label") ? jstr(o, "label") : "?");
 		r[1] = esc(c, jstr(o, "cell") ? jstr(o, "cell") : "?");
 		r[2] = fmt(c, "%s %s", esc(c, jstr(o, "metric") ? jstr(o, "metric") : "?"),
 			   better && !strcmp(better, "higher") ? "(+)" : "(-)");
@@ -1213,40 +1401,73 @@ static void put_series(struct ctx *c)
 			if (r[k] && width(r[k]) > w[k])
 				w[k] = width(r[k]);
 	}
-	fprintf(c->f, "\nper configuration (n = boots, one value per boot; the mean of a rate is "
-		      "its harmonic mean, of a latency its geometric mean)\n\n");
-	for (i = 0; i <= n; i++) {
-		const char *const *r = i ? &cells[(i - 1) * NCOL] : head;
+	for (k = 0; k < NCOL; k++) {
+		if (k < NKEY)
+			keyw += w[k] + 2;
+		else
+			widest = max_sz(widest, w[k]);
+	}
+	/* cells and metrics cut when the keys and one figure do not fit */
+	for (k = 2; keyw + widest > c->cols && k >= 1; k--) {
+		size_t over = keyw + widest - c->cols, nw = w[k] > 8 + over ? w[k] - over : 8;
 
-		for (k = 0; k < NCOL; k++) {
-			const char *v = r[k] ? r[k] : "?";
-			size_t pad = w[k] - width(v);
+		if (nw >= w[k])
+			continue;
+		keyw -= w[k] - nw;
+		w[k] = nw;
+		for (i = 0; i < n; i++)
+			cells[i * NCOL + k] = cut(c, cells[i * NCOL + k], nw);
+	}
+	fputc('\n', c->f);
+	put_folded(c, "",
+		   "per configuration (n = boots, one value per boot; the mean of a rate is its "
+		   "harmonic mean, of a latency its geometric mean)");
+	for (size_t from = NKEY; from < NCOL;) {
+		size_t to = from + 1, lw = keyw + w[from];
 
-			if (k >= 4)
-				fprintf(c->f, "%*s", (int)pad, "");
-			fputs(v, c->f);
-			if (k < 4 && k + 1 < NCOL)
-				fprintf(c->f, "%*s", (int)pad, "");
-			fputs(k + 1 < NCOL ? "  " : "\n", c->f);
+		while (to < NCOL && lw + 2 + w[to] <= c->cols)
+			lw += 2 + w[to++];
+		fputc('\n', c->f);
+		for (i = 0; i <= n; i++) {
+			const char *const *r = i ? &cells[(i - 1) * NCOL] : head;
+
+			for (k = 0; k < to; k++) {
+				const char *v = r[k] ? r[k] : "?";
+				size_t pad = w[k] - width(v);
+
+				if (k >= NKEY && k < from)
+					continue;
+				if (k >= NKEY)
+					fprintf(c->f, "%*s", (int)pad, "");
+				fputs(v, c->f);
+				if (k < NKEY && k + 1 < to)
+					fprintf(c->f, "%*s", (int)pad, "");
+				fputs(k + 1 < to ? "  " : "\n", c->f);
+			}
 		}
+		from = to;
 	}
 	free(cells);
 }
 
-int vtb_report_text(const json_t *doc, FILE *f)
+/* Text at most @cols columns wide (VTB_REPORT_COLUMNS by default). */
+int vtb_report_text_cols(const json_t *doc, FILE *f, size_t cols)
 {
 	struct ctx c;
 
 	if (ctx_load(&c, doc, f, M_TEXT))
 		return -1;
-	fprintf(f, "vtbench compare\n\n");
-	put_header(&c);
-	put_configs(&c);
-	put_series(&c);
+	c.cols = cols < MIN_COLUMNS ? MIN_COLUMNS : cols;
+	/* the answer first: what was compared, the verdicts, what failed */
+	put_folded(&c, "vtbench compare: ", title(&c));
+	fputc('\n', f);
+	put_summary(&c);
+	put_boots(&c);
+	put_note(&c);
+	put_advice(&c);
 	pool_reset(&c);
-	fprintf(f, "\n%s\n", title(&c));
-	if (!c.nrows)
-		fprintf(f, "\nno rows to compare\n");
+	put_configs(&c);
+	pool_reset(&c);
 	for (size_t i = 0; i < c.ngroups; i++) {
 		text_table(&c, &c.groups[i]);
 		pool_reset(&c);
@@ -1255,9 +1476,20 @@ int vtb_report_text(const json_t *doc, FILE *f)
 		fputc('\n', f);
 		put_folded(&c, "", legend(&c));
 	}
+	put_undecided(&c);
+	pool_reset(&c);
+	/* then the details */
+	fputc('\n', f);
+	put_header(&c);
+	put_series(&c);
+	pool_reset(&c);
 	put_evidence(&c);
-	put_summary(&c);
 	return ctx_finish(&c);
+}
+
+int vtb_report_text(const json_t *doc, FILE *f)
+{
+	return vtb_report_text_cols(doc, f, VTB_REPORT_COLUMNS);
 }
 
 /* ---- Markdown ------------------------------------------------------------ */
@@ -1301,12 +1533,17 @@ int vtb_report_md(const json_t *doc, FILE *f)
 
 	if (ctx_load(&c, doc, f, M_MD))
 		return -1;
-	fprintf(f, "# vtbench compare\n\n");
-	put_header(&c);
+	c.cols = VTB_REPORT_COLUMNS;
+	fprintf(f, "# vtbench compare: %s\n\n", title(&c));
+	put_summary(&c);
+	fputc('\n', f);
+	put_boots(&c);
+	put_note(&c);
+	put_advice(&c);
+	pool_reset(&c);
 	put_configs(&c);
-	fprintf(f, "\n## %s\n", title(&c));
-	if (!c.nrows)
-		fprintf(f, "\nNo rows to compare.\n");
+	if (c.nrows)
+		fprintf(f, "\n## %s\n", title(&c));
 	for (size_t i = 0; i < c.ngroups; i++) {
 		md_table(&c, &c.groups[i]);
 		pool_reset(&c);
@@ -1315,8 +1552,10 @@ int vtb_report_md(const json_t *doc, FILE *f)
 		fputc('\n', f);
 		put_folded(&c, "", legend(&c));
 	}
+	put_undecided(&c);
+	fprintf(f, "\n## Campaign\n\n");
+	put_header(&c);
 	put_evidence(&c);
-	put_summary(&c);
 	return ctx_finish(&c);
 }
 
@@ -1386,6 +1625,11 @@ static const char *const csv_row_keys[] = {
 	"workload", "cell", "metric", "unit", "class", "better"
 };
 static const char *const csv_side_keys[] = { "config", "label", "campaign" };
+/* the campaign's boots by status (its "boots" object), as boots_COL */
+static const char *const csv_boot_keys[] = { "total",	"ok", "failed",
+					     "timeout", "unexpected-topology" };
+static const char *const csv_boot_cols[] = { "total",	"ok", "failed",
+					     "timeout", "unexpected_topology" };
 static const char *const csv_sum_keys[] = { "n",   "mean", "amean", "median", "stddev", "cov",
 					    "min", "max",  "p5",    "p25",    "p75",	"p95" };
 static const char *const csv_tail_keys[] = {
@@ -1414,9 +1658,13 @@ int vtb_report_csv(const json_t *doc, FILE *f)
 
 	if (ctx_load(&c, doc, f, M_CSV))
 		return -1;
-	fprintf(f, "# %s\n", SCHEMA);
+	/* the header first (a CSV reader takes line 1 as the column names);
+	 * provenance and the boots by status in columns of their own */
+	fputs("schema,campaign,against", f);
+	for (k = 0; k < VTB_ARRAY_SIZE(csv_boot_keys); k++)
+		fprintf(f, ",boots_%s", csv_boot_cols[k]);
 	for (k = 0; k < VTB_ARRAY_SIZE(csv_row_keys); k++)
-		fprintf(f, "%s%s", k ? "," : "", csv_row_keys[k]);
+		fprintf(f, ",%s", csv_row_keys[k]);
 	for (int side = 0; side < 2; side++) {
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_side_keys); k++)
 			fprintf(f, ",%s_%s", side ? "x" : "base", csv_side_keys[k]);
@@ -1429,8 +1677,13 @@ int vtb_report_csv(const json_t *doc, FILE *f)
 	for (i = 0; i < c.nrows; i++) {
 		const struct rrow *r = &c.rows[i];
 
+		fputs(SCHEMA, f);
+		csv_field(&c, c.camp, "uuid", false);
+		csv_field(&c, json_is_object(c.against) ? c.against : NULL, "uuid", false);
+		for (k = 0; k < VTB_ARRAY_SIZE(csv_boot_keys); k++)
+			csv_field(&c, json_object_get(c.camp, "boots"), csv_boot_keys[k], false);
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_row_keys); k++)
-			csv_field(&c, r->j, csv_row_keys[k], !k);
+			csv_field(&c, r->j, csv_row_keys[k], false);
 		csv_side(&c, r, &r->base, "base");
 		csv_side(&c, r, &r->x, "x");
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_tail_keys); k++)

@@ -24,20 +24,28 @@
  * Markdown also escapes its punctuation (\| in tables), CSV quotes fields
  * as RFC 4180 says.
  *
- * text: the header (campaign, host, CPU, kernel, accelerator with the TCG
- *   note, options), the legend of configuration names (c1 = LABEL), per
- *   workload, cell and baseline a table (rows = metrics, first column the
- *   baseline, then each compared configuration: mean (change%), * when
- *   significant, verdict; a second line with n, CoV and the 95% CI), split
- *   into several tables of at most 120 columns when wider, the legend, the
- *   guest evidence per VM configuration and the summary line.
+ * text: the answer first: what was compared, the verdicts counted, the
+ *   campaign's boots by status and what failed (boots, cells, with their
+ *   reasons), the TCG note, what to compare instead when nothing was;
+ *   then the legend of configuration names (c1 = LABEL), per workload,
+ *   cell and baseline a table (rows = metrics, first column the baseline,
+ *   then each compared configuration: mean (change%), * when significant,
+ *   verdict; a second line with n, CoV and the 95% CI), split into several
+ *   tables when wider than the width, the legend, the rows not decided
+ *   and why; then the details: campaign, host, accelerator (VM campaigns
+ *   only), options, the per-configuration summaries, the guest evidence.
+ *   Every line fits the width (a word or figure wider than it aside):
+ *   prose folds, tables split by columns, over-long names are cut with ~.
  * md: the same as GitHub Markdown (tables, one line per metric, <br>).
- * csv: "# vtbench-compare/1", a header line, one line per row of the
- *   document (cell x metric x compared configuration), numbers with the
- *   shortest precision that reads back to the same double, null as an
- *   empty field.
+ * csv: a header line, then one line per row of the document (cell x
+ *   metric x compared configuration), its first columns the provenance
+ *   (schema, campaign, against) and the campaign's boots by status;
+ *   numbers with the shortest precision that reads back to the same
+ *   double, null as an empty field.
  */
-int vtb_report_text(const json_t *doc, FILE *f);
+#define VTB_REPORT_COLUMNS 100
+int vtb_report_text_cols(const json_t *doc, FILE *f, size_t cols);
+int vtb_report_text(const json_t *doc, FILE *f); /* VTB_REPORT_COLUMNS */
 int vtb_report_md(const json_t *doc, FILE *f);
 int vtb_report_csv(const json_t *doc, FILE *f);
 

@@ -2316,6 +2316,94 @@ out:
 	return ret;
 }
 
+int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id,
+			  struct vtb_boot_counts *out)
+{
+	static const char sel[] =
+		"SELECT count(*), coalesce(sum(status = 'ok'), 0),"
+		" coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'timeout'), 0),"
+		" coalesce(sum(status = 'unexpected-topology'), 0)"
+		" FROM boot WHERE campaign_id = ?1";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "count the boots", &row) < 0)
+		goto out;
+	if (row) {
+		out->total = sqlite3_column_int64(s, 0);
+		out->ok = sqlite3_column_int64(s, 1);
+		out->failed = sqlite3_column_int64(s, 2);
+		out->timeout = sqlite3_column_int64(s, 3);
+		out->unexpected = sqlite3_column_int64(s, 4);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_foreach_failure(struct vtb_store *st, int64_t campaign_id,
+			      int (*fn)(const struct vtb_failure_row *row, void *arg), void *arg)
+{
+	/* boots that are not ok (all their cells with them), then the cells
+	 * that failed in ok boots; alike failures grouped, with their reps */
+	static const char sel[] =
+		"SELECT key, label, cell, status, reason, count(*), group_concat(rep, ',')"
+		" FROM (SELECT config.seq AS seq, -1 AS cell_id, config.key AS key,"
+		"  config.label AS label, NULL AS cell, boot.status AS status,"
+		"  coalesce(boot.error, boot.topology_diff) AS reason, boot.rep AS rep"
+		"  FROM boot JOIN config ON config.id = boot.config_id"
+		"  WHERE boot.campaign_id = ?1 AND boot.status <> 'ok'"
+		" UNION ALL SELECT config.seq, cell.id, config.key, config.label, cell.name,"
+		"  result.status, coalesce(result.error, boot.error), boot.rep"
+		"  FROM result JOIN boot ON boot.id = result.boot_id"
+		"  JOIN cell ON cell.id = result.cell_id JOIN config ON config.id = boot.config_id"
+		"  WHERE boot.campaign_id = ?1 AND boot.status = 'ok' AND result.status <> 'ok'"
+		"  ORDER BY 1, 2, 8)"
+		" GROUP BY seq, cell_id, status, reason ORDER BY seq, cell_id, min(rep)";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	for (;;) {
+		struct vtb_failure_row r;
+
+		if (step(st, s, "read the failures", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		r = (struct vtb_failure_row){
+			.config_key = (const char *)sqlite3_column_text(s, 0),
+			.config_label = (const char *)sqlite3_column_text(s, 1),
+			.cell_name = (const char *)sqlite3_column_text(s, 2),
+			.status = (const char *)sqlite3_column_text(s, 3),
+			.reason = (const char *)sqlite3_column_text(s, 4),
+			.boots = sqlite3_column_int64(s, 5),
+			.reps = (const char *)sqlite3_column_text(s, 6),
+		};
+		if (fn(&r, arg) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
 int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,
 			      size_t *n)
 {

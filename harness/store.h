@@ -223,6 +223,28 @@ struct vtb_cell_outcome {
 int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
 			   const char *cell_key, struct vtb_cell_outcome *out);
 
+/* The boots of a campaign by status (compare opens with them). */
+struct vtb_boot_counts {
+	long total, ok, failed, timeout, unexpected;
+};
+int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id,
+			  struct vtb_boot_counts *out);
+
+/*
+ * What failed in a campaign, in configuration order: boots that are not
+ * ok (cell_name NULL; reason the boot's error, or how its topology
+ * differed), then cells that failed or reported nothing in ok boots
+ * (reason the result's error, else its boot's).  Alike failures (same
+ * configuration, cell, status and reason) are one row: @boots of them,
+ * @reps their reps ("0,3,4").  reason may be NULL.
+ */
+struct vtb_failure_row {
+	const char *config_key, *config_label, *cell_name, *status, *reason, *reps;
+	long boots;
+};
+int vtb_store_foreach_failure(struct vtb_store *st, int64_t campaign_id,
+			      int (*fn)(const struct vtb_failure_row *row, void *arg), void *arg);
+
 /* Campaigns whose uuid is @spec or starts with it: *n matches, *campaign_id
  * the first (by start time).  An empty @spec matches nothing. */
 int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,

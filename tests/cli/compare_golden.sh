@@ -8,6 +8,8 @@
 cd "$SRCDIR" || exit 1
 
 E=tests/cli/expected
+# text is sized to COLUMNS (else the terminal, else 100): the goldens are 100
+unset COLUMNS
 MKFIXTURE=${MKFIXTURE:-$(dirname "$VTBENCH")/tests/tools/mkfixture}
 if [ ! -x "$MKFIXTURE" ]; then
 	notok "mkfixture is built" "$MKFIXTURE is missing (make tests)"
@@ -18,7 +20,7 @@ if [ "${UPDATE_GOLDEN:-}" = 1 ]; then "$MKFIXTURE" --version >$E/compare-fixture
 expect_eq "the goldens were made from this fixture version" \
 	"$("$MKFIXTURE" --version)" "$(cat $E/compare-fixture.version)"
 
-for v in base clean slow other gaps; do
+for v in base clean slow other gaps failed bare; do
 	"$MKFIXTURE" "$T/$v.db" "$v" 2>"$T/err" || notok "mkfixture $v" "$(cat "$T/err")"
 done
 "$MKFIXTURE" "$T/both.db" base clean 2>"$T/err" || notok "mkfixture base clean" "$(cat "$T/err")"
@@ -67,6 +69,80 @@ expect_exit "compare --fail-on worse,possible" 1 \
 expect_exit "compare --fail-on garbage exits 2" 2 \
 	"$VTBENCH" compare --db "$T/base.db" --fail-on worse,
 expect_grep "compare --fail-on garbage says what it takes" "$T/err" "worse, possible"
+
+# failed boots and cells come first, in every format, before any verdict
+# (issue 17): the boots by status, then each failure with its reason
+golden "compare text: failed boots and cells first, with their reasons" $E/compare-failed.txt 1 \
+	--db "$T/failed.db" --format text
+expect_eq "compare text: the verdicts counted, then the boots by status" \
+	"$(sed -n '3p;4p' "$T/got" | cut -c1-46)" \
+	"15 rows: 5 worse (5 confirmed), 0 better, 5 sa
+boots        20: 14 ok, 5 failed, 1 timeout"
+for f in md:'5 failed' html:'5 failed' json:'"failed": 5' csv:',20,14,5,1,0,'; do
+	want=${f#*:} f=${f%%:*}
+	"$VTBENCH" compare --db "$T/failed.db" --format $f >"$T/failed.$f" 2>"$T/err"
+	expect_grep "compare $f: the failed boots are counted" "$T/failed.$f" "$want"
+	if [ $f != csv ]; then
+		expect_grep "compare $f: a failed boot's reason" "$T/failed.$f" \
+			"cannot start the domain: unsupported configuration"
+		expect_grep "compare $f: a failed cell's reason" "$T/failed.$f" \
+			"wakeup: timer$([ $f = md ] && printf '\\')_create: Invalid argument"
+	fi
+done
+if [ "$(grep -n 'boot timeout' "$T/failed.md" | cut -d: -f1)" -lt \
+	"$(grep -n '^| metric' "$T/failed.md" | head -n 1 | cut -d: -f1)" ]; then
+	ok "compare md: the failures come before the first table"
+else
+	notok "compare md: the failures come before the first table" "$(head -n 20 "$T/failed.md")"
+fi
+
+# a campaign of baselines alone: what to compare instead, no VM fields, exit 0
+golden "compare text: baselines alone say what to compare" $E/compare-bare.txt 0 \
+	--db "$T/bare.db" --format text
+expect_grep "compare text: baselines alone suggest an axis" "$T/got" "(--axis cpus)"
+if grep -qE '^accelerator|\?' "$T/got"; then
+	notok "compare text: baselines alone have no VM fields" "$(grep -nE '^accelerator|\?' "$T/got")"
+else ok "compare text: baselines alone have no VM fields"; fi
+expect_exit "compare --axis cpus compares the baselines" 0 \
+	"$VTBENCH" compare --db "$T/bare.db" --axis cpus --fail-on none
+expect_grep "compare --axis cpus: a row per metric" "$T/out" "5 rows: 0 worse, 0 better, 5 same"
+
+# text fits COLUMNS: every line of the report, at 80 and at 100
+for w in 80 100; do
+	for v in base failed gaps; do
+		COLUMNS=$w "$VTBENCH" compare --db "$T/$v.db" >"$T/w$w" 2>"$T/err"
+		long=$(awk -v w=$w 'length($0) > w' "$T/w$w" | head -n 3)
+		if [ -z "$long" ] && [ -s "$T/w$w" ]; then ok "compare text $v: COLUMNS=$w, no line wider"
+		else notok "compare text $v: COLUMNS=$w, no line wider" "$long"; fi
+	done
+done
+COLUMNS=80 "$VTBENCH" compare --db "$T/base.db" >"$T/w80" 2>&1
+"$VTBENCH" compare --db "$T/base.db" >"$T/w100" 2>&1
+if awk 'length($0) > 80 { n++ } END { exit !n }' "$T/w100" && ! cmp -s "$T/w80" "$T/w100"; then
+	ok "compare text: without COLUMNS and a terminal, 100 columns"
+else notok "compare text: without COLUMNS and a terminal, 100 columns"; fi
+
+# on a terminal, its width (TIOCGWINSZ): a pseudo-terminal of 70 columns
+if need script; then
+	w=$(script -qec "stty cols 70; '$VTBENCH' compare --db '$T/base.db'" /dev/null </dev/null |
+		tr -d '\r' | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+	if [ "$w" -gt 60 ] && [ "$w" -le 70 ]; then ok "compare text on a 70-column terminal: $w wide"
+	else notok "compare text on a 70-column terminal" "widest line $w"; fi
+fi
+
+# the CSV loads: its first line is the header row (python's csv module)
+if command -v python3 >/dev/null 2>&1; then
+	"$VTBENCH" compare --db "$T/failed.db" --format csv >"$T/f.csv" 2>"$T/err"
+	got=$(python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+k = list(rows[0].keys())
+print(len(rows), k[:9], k[9:12], sorted(set(r["verdict"] for r in rows)),
+      rows[0]["schema"], rows[0]["campaign"][-4:], rows[0]["boots_failed"])' "$T/f.csv" 2>&1)
+	expect_eq "compare csv: csv.DictReader reads the header and every row" "$got" \
+		"15 ['schema', 'campaign', 'against', 'boots_total', 'boots_ok', 'boots_failed', 'boots_timeout', 'boots_unexpected_topology', 'workload'] ['cell', 'metric', 'unit'] ['missing', 'same', 'worse'] vtbench-compare/2 0010 5"
+elif [ "${CI:-}" = true ]; then
+	notok "compare csv: python3 reads it back" "python3 is missing"
+fi
 
 # the other formats of the same comparison
 golden "compare text: each VM against its own baseline" $E/compare-own.txt 1 \
@@ -120,7 +196,7 @@ if cmp -s "$T/r.json" $E/compare-own.json; then ok "compare -o FILE.json writes 
 expect_exit "compare -o FILE.html" 1 "$VTBENCH" compare --db "$T/base.db" -o "$T/r.html"
 expect_grep "compare -o FILE.html writes html" "$T/r.html" "<html"
 expect_exit "compare -o - is stdout" 1 "$VTBENCH" compare --db "$T/base.db" -o - --format csv
-expect_grep "compare csv: a header line names the schema" "$T/out" "vtbench-compare/2"
+expect_grep "compare csv: a column names the schema" "$T/out" "vtbench-compare/2,f1c70000-"
 expect_exit "compare -o FILE.unknown: exit 2" 2 "$VTBENCH" compare --db "$T/base.db" -o "$T/r.xyz"
 expect_grep "compare -o FILE.unknown: says so" "$T/err" "cannot tell the format of"
 

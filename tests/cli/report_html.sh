@@ -144,3 +144,65 @@ EOF
 		notok "$name: every chart has its marks" "$(cat "$T/check")"
 	fi
 done
+
+# The first screen holds the answer (issue 17): the boots by status and the
+# failures, then the headline chart, all above the fold of a 1366x768
+# laptop screen; the host state is collapsed; the campaign's details come
+# after.  A copy of the page gets a script that writes what Chromium laid
+# out into the DOM it dumps (the report itself has no script).
+"$MKFIXTURE" "$T/failed.db" failed 2>"$T/err" || notok "mkfixture failed" "$(cat "$T/err")"
+expect_exit "failed boots: vtbench compare -o writes the page" 1 \
+	"$VTBENCH" compare --db "$T/failed.db" -o "$T/failed.html"
+sed 's|</body>|<script>var h = document.getElementById("headline").getBoundingClientRect(), c = document.getElementById("campaign").getBoundingClientRect(), f = document.querySelector("ul.failures").getBoundingClientRect(); document.body.setAttribute("data-layout", [Math.round(h.top), Math.round(h.bottom), Math.round(c.top), Math.round(f.top), innerHeight, document.querySelectorAll("details[open]").length].join(" "));</script></body>|' \
+	"$T/failed.html" >"$T/measured.html"
+timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$T/profile" --window-size=1366,768 \
+	--dump-dom "file://$T/measured.html" >"$T/dom" 2>"$T/log"
+layout=$(sed -n 's/.*data-layout="\([0-9 -]*\)".*/\1/p' "$T/dom" | head -n 1)
+set -- $layout
+if [ $# -eq 6 ] && [ "$1" -lt "$5" ] && [ "$3" -gt "$2" ] && [ "$4" -lt "$1" ] && [ "$6" -eq 0 ]; then
+	ok "first screen: the failures, then the headline chart on it; host state closed ($layout)"
+else
+	notok "first screen: the failures, then the headline chart on it; host state closed" \
+		"headline top, bottom, campaign top, failures top, viewport, open details: '$layout'" \
+		"$(head -c 600 "$T/log")"
+fi
+# the headline: a line per row, coloured by its verdict
+if python3 - "$T/failed.html" >"$T/check" 2>&1 <<'EOF2'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+svg = re.search(r'<svg[^>]*id="headline"[^>]*data-marks="(\d+)".*?</svg>', page, re.S)
+bad = []
+if not svg:
+    bad.append("no headline chart")
+else:
+    rows = re.findall(r'<g class="hl v-(\w+)"', svg.group(0))
+    if len(rows) != 15 or int(svg.group(1)) != 15:
+        bad.append("%d headline rows, want 15" % len(rows))
+    if sorted(set(rows)) != ["missing", "same", "worse"]:
+        bad.append("verdicts %s" % sorted(set(rows)))
+    if 'class="band"' not in svg.group(0):
+        bad.append("no threshold band")
+if page.index('id="headline"') > page.index('id="campaign"'):
+    bad.append("the headline comes after the campaign's details")
+print("; ".join(bad) or "15 rows, worse/same/missing, a band")
+sys.exit(1 if bad else 0)
+EOF2
+then ok "headline chart: $(cat "$T/check")"; else notok "headline chart" "$(cat "$T/check")"; fi
+
+# box-plot labels are never cut (wrapped on two lines, whole in the
+# tooltip), and axes speak in readable units (0.41 s of report-own is ms)
+for name in own fixture; do
+	if python3 - "$T/report-$name.html" >"$T/check" 2>&1 <<'EOF2'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+plots = re.findall(r'<svg[^>]*class="chart boxplot".*?</svg>', page, re.S)
+cut = [t for p in plots for t in re.findall(r'>([^<>]*\.\.\.)<', p)]
+print("%d box plots%s" % (len(plots), ", cut: " + "; ".join(cut[:3]) if cut else ""))
+sys.exit(1 if cut or not plots else 0)
+EOF2
+	then ok "$name: box-plot labels whole ($(cat "$T/check"))"
+	else notok "$name: box-plot labels whole" "$(cat "$T/check")"; fi
+done
+expect_grep "own: a box plot of seconds has its axis in ms" "$T/report-own.html" '>ms</text>'
+expect_grep "own: a long box-plot label wraps on a second line" "$T/report-own.html" '<tspan'

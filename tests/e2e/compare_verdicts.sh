@@ -90,8 +90,10 @@ for r in 1 2; do
 	VTBENCH_AGENT="$T/broken-agent" "$VTBENCH" run "$T/spin.conf" --db "$T/broken.db" \
 		--resume --reps "$r" --quiet >/dev/null 2>&1
 done
+# wide: the reason is grepped whole (text folds at COLUMNS)
 expect_exit "a cell that failed in every boot of one side exits 1" 1 \
-	"$VTBENCH" compare --db "$T/broken.db" --against "$T/clean.db"
+	env COLUMNS=250 "$VTBENCH" compare --db "$T/broken.db" --against "$T/clean.db"
+expect_grep "... and the failed boots come first" "$T/out" "boots        2: 0 ok, 2 failed"
 expect_grep "... with a missing row" "$T/out" "seconds (-)  s"
 expect_grep "... that says why" "$T/out" \
 	"spin seconds (s), c1 vs c2: missing: 'baseline cpus=1' of campaign"

@@ -6,7 +6,8 @@
  * checked-in binary.  Bump FIXTURE_VERSION when the generated data
  * changes (and regenerate the goldens).
  *
- *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream (none: an empty database)
+ *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream | failed | bare
+ *                                 (none: an empty database)
  *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
  *   mkfixture --version
  *
@@ -25,6 +26,10 @@
  * stream: base's configurations
  * with membw's arrays cut to 207 MiB, below STREAM's 4 x 1016 MiB of LLC
  * (what a 1 GiB guest on a 508 MiB-per-core L3 gets), in every boot.
+ * failed: base with boots that failed (issue 17): the SMT guest failed to
+ * start in every boot, the unpinned guest timed out in its last boot, and
+ * the cores/strict guest's wakeup cell failed in one boot.  bare: two
+ * bare-metal baselines (cpus=1, cpus=2) and no VM.
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -37,7 +42,7 @@
 #include "../../harness/store.h"
 #include "../../workloads/lib/hist.h"
 
-#define FIXTURE_VERSION 2
+#define FIXTURE_VERSION 3
 #define T0 1700000000000000000LL /* 2023-11-14T22:13:20Z */
 #define DAY 86400000000000LL
 #define REPS 5
@@ -79,6 +84,15 @@ static const struct cfg cfgs[] = {
 	  0.90, "MC" },
 };
 
+/* bare: baselines alone */
+static const struct cfg bare_cfgs[] = {
+	{ "00000000000000b1", "baseline cpus=1 cpuset=2-3", "baseline",
+	  "{\"confine\":\"affinity\",\"cpus\":\"1\",\"cpuset\":\"2-3\"}", "2", NULL, 1.0, NULL },
+	{ "00000000000000b2", "baseline cpus=2 cpuset=2-3", "baseline",
+	  "{\"confine\":\"affinity\",\"cpus\":\"2\",\"cpuset\":\"2-3\"}", "2-3", NULL, 1.0,
+	  NULL },
+};
+
 struct cell {
 	const char *name, *workload, *params;
 };
@@ -97,15 +111,27 @@ struct variant {
 	bool other_keys; /* configurations no other variant has (nothing matches) */
 	bool gaps;	 /* rows without an answer: missing, errors */
 	bool stream_cut; /* membw's arrays below STREAM's 4 x LLC (cut to fit a guest) */
+	bool failed;	 /* failed boots and a failed cell */
+	bool bare;	 /* baselines alone */
 };
 
 static const struct variant variants[] = {
-	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false },
-	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false, false },
-	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false, false },
-	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false, false },
-	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false },
-	{ "stream", "f1c70000-0000-4000-8000-00000000000f", T0 + DAY, 55, -1, false, false, true },
+	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false,
+	  false, false },
+	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false, false,
+	  false, false },
+	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false, false,
+	  false, false },
+	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false, false,
+	  false, false },
+	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false,
+	  false, false },
+	{ "stream", "f1c70000-0000-4000-8000-00000000000f", T0 + DAY, 55, -1, false, false, true,
+	  false, false },
+	{ "failed", "f1c70000-0000-4000-8000-000000000010", T0 + DAY, 66, -1, false, false, false,
+	  true, false },
+	{ "bare", "f1c70000-0000-4000-8000-000000000011", T0 + DAY, 77, -1, false, false, false,
+	  false, true },
 };
 
 static int die(const char *what)
@@ -249,6 +275,10 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 			rec.cells[j].status = (char *)"failed";
 			rec.cells[j].error = (char *)"wakeup: cannot pin the message thread";
 		}
+		if (v->failed && ci == 1 && j == 1 && rep == 2) {
+			rec.cells[j].status = (char *)"failed";
+			rec.cells[j].error = (char *)"wakeup: timer_create: Invalid argument";
+		}
 		rec.n_cells++;
 		if (v->stream_cut && !strcmp(cells[j].workload, "membw")) {
 			free(rec.cells[j].info_json);
@@ -327,6 +357,14 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 	b.config_key = c->key;
 	b.rep = rep;
 	b.status = odd ? "unexpected-topology" : "ok";
+	if (v->failed && ci == 2) {
+		b.status = "failed";
+		b.error = "cannot start the domain: unsupported configuration: CPU topology "
+			  "doesn't match the vCPU count";
+	} else if (v->failed && ci == 3 && rep == REPS - 1) {
+		b.status = "timeout";
+		b.error = "no record from the guest within 600 s";
+	}
 	b.started_ns = v->started + ((int64_t)rep * 4 + (int64_t)ci) * 60000000000LL;
 	b.ended_ns = b.started_ns + 50000000000LL;
 	b.nonce = "00000000000000000000000000000000";
@@ -359,7 +397,9 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 		};
 		b.vm = &vm;
 	}
-	if (vtb_store_boot(st, &b, &rec) < 0)
+	if (vtb_store_boot(st, &b, strcmp(b.status, "failed") && strcmp(b.status, "timeout")
+					   ? &rec
+					   : NULL) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -378,23 +418,28 @@ static int small(struct vtb_store *st, const struct variant *v, int64_t host_id)
 	struct vtb_cell ce[VTB_ARRAY_SIZE(cfgs) * VTB_ARRAY_SIZE(cells)];
 	struct vtb_matrix m;
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t ncfg = v->bare ? VTB_ARRAY_SIZE(bare_cfgs) : VTB_ARRAY_SIZE(cfgs);
 	int64_t id;
 	int ret = -1;
 
 	if (!r)
 		return vtb_error("out of memory");
 	gsl_rng_set(r, v->seed);
-	memcpy(local, cfgs, sizeof(local));
+	memset(cf, 0, sizeof(cf));
+	if (v->bare)
+		memcpy(local, bare_cfgs, ncfg * sizeof(*local));
+	else
+		memcpy(local, cfgs, sizeof(local));
 	for (size_t i = 0; v->other_keys && i < VTB_ARRAY_SIZE(cfgs); i++) {
 		snprintf(keys[i], sizeof(keys[i]), "e%s", cfgs[i].key + 1);
 		local[i].key = keys[i];
 	}
-	if (matrix(&m, cf, ce, VTB_ARRAY_SIZE(cfgs), local, VTB_ARRAY_SIZE(cells), cells) < 0 ||
+	if (matrix(&m, cf, ce, ncfg, local, VTB_ARRAY_SIZE(cells), cells) < 0 ||
 	    begin(st, v, host_id, &m, &id) < 0)
 		goto out;
 	/* interleaved, as vtbench run does */
 	for (int rep = 0; rep < REPS; rep++)
-		for (size_t i = 0; i < VTB_ARRAY_SIZE(cfgs); i++)
+		for (size_t i = 0; i < ncfg; i++)
 			if (small_boot(st, id, v, local, i, rep, r) < 0)
 				goto out;
 	if (vtb_store_campaign_end_at(st, id, "done", v->started + 3600000000000LL) < 0)
@@ -521,7 +566,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (i >= argc || (big_db && i + 1 != argc)) {
-		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream]...\n"
+		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream|failed|bare]...\n"
 				"       mkfixture --big OUT.db\n"
 				"       mkfixture --version\n");
 		return 2;
@@ -548,7 +593,7 @@ int main(int argc, char **argv)
 			;
 		if (v == VTB_ARRAY_SIZE(variants)) {
 			fprintf(stderr,
-				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream)\n",
+				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream, failed, bare)\n",
 				argv[i]);
 			ret = 2;
 			goto out;
