@@ -163,5 +163,7 @@ int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, 
 
 /* Section and key reference (for --help and README). */
 void vtb_conf_help(FILE *f);
+/* The same tables as vtbench-matrix(5), in roff; @version for its header. */
+void vtb_conf_man(FILE *f, const char *version);
 
 #endif
