@@ -533,7 +533,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 		plan_text(m, env->host, n_order, quiet);
 	}
 	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
-	if (xml_dir && vtb_mkdir_p(xml_dir, 0777) < 0) {
+	if (xml_dir && vtb_mkdir_p(xml_dir, 0777, false) < 0) {
 		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
 		goto out;
 	}

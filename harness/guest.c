@@ -662,50 +662,6 @@ char *vtb_guest_default_dir(void)
 	return dir;
 }
 
-/* mkdir -p; directories it creates get @mode whatever the umask, since
- * the hypervisor's user must be able to enter them. */
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char *p = vtb_strdup(path);
-	struct stat st;
-	int ret = -1;
-
-	if (!p)
-		return vtb_error("out of memory");
-	if (!*p) {
-		free(p);
-		return vtb_error("empty guest staging directory name");
-	}
-	for (char *s = p + 1;; s++) {
-		bool last = *s == '\0';
-
-		if (*s != '/' && !last)
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) == 0) {
-			if (chmod(p, mode)) {
-				ret = vtb_error("cannot set the mode of '%s': %s", p,
-						strerror(errno));
-				goto out;
-			}
-		} else if (errno != EEXIST) {
-			ret = vtb_error("cannot create directory '%s': %s", p, strerror(errno));
-			goto out;
-		}
-		if (last)
-			break;
-		*s = '/';
-	}
-	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
-		ret = vtb_error("'%s' is not a directory", path);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(p);
-	return ret;
-}
-
 /* 1 when @a and @b hold the same bytes, 0 when not (or unreadable). */
 static int same_content(const char *a, const char *b)
 {
@@ -880,7 +836,8 @@ int vtb_guest_stage(const char *dir, const char *configured_kernel, const char *
 			vtb_error("out of memory");
 		goto out;
 	}
-	if (mkdir_p(want, 0755))
+	/* the hypervisor's user must enter what this creates */
+	if (vtb_mkdir_p(want, 0755, true))
 		goto out;
 	s.dir = resolve(want);
 	if (!s.dir || check_private(s.dir))

@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../workloads/lib/vtbutil.h"
 
@@ -220,4 +222,44 @@ Test(util, term_safe_shows_control_characters)
 	char *s = vtb_term_safe(NULL);
 	cr_expect_str_eq(s, "");
 	free(s);
+}
+
+/* mkdir -p: the umask applies unless the mode must be exact (the guest
+ * staging directory, which the hypervisor's user enters). */
+Test(util, mkdir_p_makes_parents_with_the_mode_asked)
+{
+	char tmpl[] = "/tmp/vtbmkdir.XXXXXX", *root = mkdtemp(tmpl), *a, *b, *f;
+	mode_t old = umask(077);
+	struct stat st;
+	FILE *fp;
+
+	cr_assert_not_null(root);
+	a = vtb_asprintf("%s/a/b/c", root);
+	b = vtb_asprintf("%s/x/y", root);
+	f = vtb_asprintf("%s/file", root);
+	cr_assert_eq(vtb_mkdir_p(a, 0755, false), 0, "%s", vtb_errmsg());
+	cr_assert_eq(stat(a, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0700, "umask kept: %o", st.st_mode & 0777);
+	cr_assert_eq(vtb_mkdir_p(b, 0755, true), 0, "%s", vtb_errmsg());
+	cr_assert_eq(stat(b, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0755, "exact: %o", st.st_mode & 0777);
+	cr_assert_eq(vtb_mkdir_p(a, 0755, false), 0, "an existing directory is fine");
+	fp = fopen(f, "w");
+	cr_assert_not_null(fp);
+	fclose(fp);
+	cr_expect_lt(vtb_mkdir_p(f, 0755, false), 0);
+	cr_expect_not_null(strstr(vtb_errmsg(), "not a directory"), "%s", vtb_errmsg());
+	umask(old);
+	unlink(f);
+	for (const char *const *d = (const char *const[]){ "a/b/c", "a/b", "a", "x/y", "x", NULL }; *d;
+	     d++) {
+		char *p = vtb_asprintf("%s/%s", root, *d);
+
+		rmdir(p);
+		free(p);
+	}
+	rmdir(root);
+	free(a);
+	free(b);
+	free(f);
 }

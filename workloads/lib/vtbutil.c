@@ -568,7 +568,7 @@ int vtb_uuid(char out[37])
 	return 0;
 }
 
-int vtb_mkdir_p(const char *path, unsigned mode)
+int vtb_mkdir_p(const char *path, unsigned mode, bool exact)
 {
 	char *p = vtb_strdup(path);
 	struct stat st;
@@ -586,7 +586,12 @@ int vtb_mkdir_p(const char *path, unsigned mode)
 		if (*s != '/' && !last)
 			continue;
 		*s = '\0';
-		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+		if (mkdir(p, (mode_t)mode) == 0) {
+			if (exact && chmod(p, (mode_t)mode)) {
+				vtb_error("cannot set the mode of '%s': %s", p, strerror(errno));
+				goto out;
+			}
+		} else if (errno != EEXIST) {
 			vtb_error("cannot create directory '%s': %s", p, strerror(errno));
 			goto out;
 		}

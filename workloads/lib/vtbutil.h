@@ -94,10 +94,12 @@ uint64_t vtb_now_ns(void);
  * trailing newline stripped.  NULL with vtb_errmsg() set on failure. */
 char *vtb_read_file(const char *path, size_t max_bytes);
 
-/* Creates @path and its missing parents as `mkdir -p` does (@mode and
- * the umask for the new ones).  -1 with vtb_error() naming the component
- * that could not be made, or a component that is not a directory. */
-int vtb_mkdir_p(const char *path, unsigned mode);
+/* Creates @path and its missing parents as `mkdir -p` does: the new ones
+ * get @mode and the umask, or @mode exactly when @exact (chmod after
+ * mkdir: a directory another user, the hypervisor's, must enter).  -1
+ * with vtb_error() naming the component that could not be made, or a
+ * component that is not a directory. */
+int vtb_mkdir_p(const char *path, unsigned mode, bool exact);
 /*
  * UTF-8, strictly (RFC 3629): no overlong forms, no surrogates
  * (U+D800-U+DFFF), nothing above U+10FFFF.
