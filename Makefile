@@ -207,6 +207,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vtbench/examples
 	install -m 0755 $(BUILD)/vtbench $(BUILD)/vtbench-agent $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 examples/*.conf $(DESTDIR)$(PREFIX)/share/vtbench/examples/
+	install -d $(DESTDIR)$(PREFIX)/share/vtbench/docs
+	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/vtbench/
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/vtbench/docs/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 0644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/

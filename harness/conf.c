@@ -1113,7 +1113,7 @@ static struct sect *find_sect(struct parser *p, int kind, const char *name)
 }
 
 /*
- * A key of [sched NAME] (spec: README "Sched profiles").  What the guest
+ * A key of [sched NAME] (spec: docs/guest-runs.md "Sched profiles").  What the guest
  * kernel really offers is only known in the guest (the agent's probe);
  * here the shape: path components the agent can join safely, levels and
  * per-domain knobs that exist in some kernel, read-only files refused.

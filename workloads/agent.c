@@ -264,7 +264,7 @@ static json_t *header_record(const struct agent *a, const char *boot, const char
 	cmdline = vtb_read_file("/proc/cmdline", 1 << 20);
 	cpus = vtb_cpuset_format(&a->cpus);
 	/* What the kernel left for us: the harness's guest memory reserve is
-	 * measured from this (README "Memory feasibility"). */
+	 * measured from this (docs/guest-runs.md "Memory feasibility"). */
 	if (vtb_meminfo(NULL, &total, &avail) == 0)
 		mem = json_pack("{s:I, s:I}", "total", (json_int_t)total, "available",
 				(json_int_t)avail);
