@@ -71,11 +71,17 @@ FUZZ_TIME   ?= 600
 FUZZ_SMOKE  ?= 30
 
 BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
+# Manual pages, written by the binaries from their option tables (the ones
+# --help and --help-matrix print), so they never drift.
+MAN1 := $(BUILD)/man/vtbench.1 $(BUILD)/man/vtbench-agent.1
+MAN5 := $(BUILD)/man/vtbench-matrix.5
+MANS := $(MAN1) $(MAN5)
 # The guest image needs the static agent: not built in the ASan variant.
 GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 
-.PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest fuzz fuzz-smoke fuzz-build fuzz-bins
-all: $(BINS) $(GUEST)
+.PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest fuzz fuzz-smoke fuzz-build fuzz-bins man
+all: $(BINS) $(GUEST) $(MANS)
+man: $(MANS)
 guest: $(GUEST)
 tests: $(TEST_BIN) $(TOOL_BIN)
 
@@ -151,6 +157,16 @@ $(BUILD)/tests/live/%: $(call OBJ,tests/live/%.c) $(BUILD)/libvtbh.a $(BUILD)/li
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
 
+$(BUILD)/man/vtbench.1 $(BUILD)/man/vtbench-matrix.5: $(BUILD)/vtbench
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MAN     $@")
+	$(Q)$< --man $(basename $(@F)) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/vtbench-agent.1: $(BUILD)/vtbench-agent
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MAN     $@")
+	$(Q)$< --man >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/guest/initramfs.cpio.gz: $(BUILD)/vtbench-agent scripts/mkinitramfs.sh
 	@$(if $(Q),echo "  CPIO    $@")
 	$(Q)sh scripts/mkinitramfs.sh $< $@
@@ -185,14 +201,24 @@ bench: all $(TOOL_BIN)
 bench-workloads: all
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)
 
+# The guest image is not built in the ASan variant (SAN=1): installed
+# where there is one.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vtbench/examples
 	install -m 0755 $(BUILD)/vtbench $(BUILD)/vtbench-agent $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 examples/*.conf $(DESTDIR)$(PREFIX)/share/vtbench/examples/
+	install -d $(DESTDIR)$(PREFIX)/share/vtbench/docs
+	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/vtbench/
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/vtbench/docs/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 0644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
+ifneq ($(GUEST),)
 	install -d $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot
-	install -m 0644 $(BUILD)/guest/initramfs.cpio.gz $(DESTDIR)$(PREFIX)/share/vtbench/guest/
+	install -m 0644 $(GUEST) $(DESTDIR)$(PREFIX)/share/vtbench/guest/
 	for k in $(wildcard $(BUILD)/guest/kernel/boot/vmlinuz-*); do \
 		install -m 0644 $$k $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot/; done
+endif
 
 format:
 	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c tests/tools/*.c)

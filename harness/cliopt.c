@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/lib/man.h"
 #include "../workloads/lib/opt.h"
 #include "../workloads/lib/vtbutil.h"
 
@@ -280,6 +281,72 @@ void vtb_cli_help(FILE *f, const struct vtb_cli *cli)
 	if (cli->exits) {
 		fputs("\nexit codes: ", f);
 		vtb_wrap(f, cli->exits, 12, 2, VTB_CLI_WIDTH);
+		fputc('\n', f);
+	}
+}
+
+/* "-o, --output FILE" in roff: names bold, the value's name italic */
+static void man_tag(FILE *f, const struct vtb_cli_opt *o)
+{
+	vtb_man_tp(f);
+	if (o->shortopt)
+		fprintf(f, "\\fB\\-%c\\fR, ", o->shortopt);
+	fputs("\\fB\\-\\-", f);
+	vtb_man_text(f, o->name);
+	fputs("\\fR", f);
+	if (o->arg) {
+		fputc(' ', f);
+		vtb_man_font(f, 'I', o->arg);
+	}
+	fputc('\n', f);
+	vtb_man_body(f, o->help ? o->help : "");
+}
+
+void vtb_cli_man_usage(FILE *f, const struct vtb_cli *cli)
+{
+	const char *u = cli->usage;
+
+	while (u && *u) {
+		size_t n = strcspn(u, "\n");
+		char *line = strndup(u, n);
+
+		fputs("\\fBvtbench ", f);
+		vtb_man_text(f, cli->cmd);
+		fputs("\\fR ", f);
+		vtb_man_text(f, line ? line : "");
+		fputs("\n.br\n", f);
+		free(line);
+		u += n + (u[n] == '\n');
+	}
+}
+
+void vtb_cli_man(FILE *f, const struct vtb_cli *cli)
+{
+	const struct vtb_cli_opt *o;
+
+	fputs(".PP\n", f);
+	vtb_cli_man_usage(f, cli);
+	if (cli->about)
+		vtb_man_block(f, cli->about);
+	for (o = cli->opts; o && !is_end(o); o++) {
+		if (!o->name) {
+			fputs(".PP\n", f);
+			vtb_man_font(f, 'I', o->help);
+			fputc('\n', f);
+			continue;
+		}
+		if (o == cli->opts)
+			vtb_man_para(f, "Options:");
+		man_tag(f, o);
+	}
+	if (!cli->opts || is_end(cli->opts))
+		vtb_man_para(f, "Options:");
+	man_tag(f, &help_row);
+	if (cli->more)
+		vtb_man_block(f, cli->more);
+	if (cli->exits) {
+		fputs(".PP\nExit codes: ", f);
+		vtb_man_text(f, cli->exits);
 		fputc('\n', f);
 	}
 }

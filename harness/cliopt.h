@@ -68,6 +68,12 @@ int vtb_cli_exit(int r);
 /* The whole --help text of @cli. */
 void vtb_cli_help(FILE *f, const struct vtb_cli *cli);
 
+/* The same, as roff for vtbench(1): usage lines, about, every option of
+ * the table (headings included), more and the exit codes. */
+void vtb_cli_man(FILE *f, const struct vtb_cli *cli);
+/* Its usage lines alone ("vtbench CMD ..."), each ended by .br */
+void vtb_cli_man_usage(FILE *f, const struct vtb_cli *cli);
+
 /* Prints "vtbench CMD: MESSAGE; see 'vtbench CMD --help'" (usage errors
  * found after parsing, such as a missing operand). */
 void vtb_cli_usage_error(const struct vtb_cli *cli, const char *fmt, ...)

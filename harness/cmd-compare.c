@@ -120,7 +120,7 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli compare_cli = {
+const struct vtb_cli compare_cli = {
 	.cmd = "compare",
 	.usage = "[options]",
 	.about =

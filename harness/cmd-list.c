@@ -41,7 +41,7 @@ static const struct vtb_cli_opt list_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli list_cli = {
+const struct vtb_cli list_cli = {
 	.cmd = "list",
 	.usage = "runs|cells|workloads|sinks [options]",
 	.about = "  runs        campaigns in the database: uuid, start and end, status, host,\n"

@@ -19,7 +19,7 @@ static const struct vtb_cli_opt merge_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli merge_cli = {
+const struct vtb_cli merge_cli = {
 	.cmd = "merge",
 	.usage = "OUT.db IN.db... [options]",
 	.about =

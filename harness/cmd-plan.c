@@ -73,7 +73,7 @@ static const struct vtb_cli_opt plan_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli plan_cli = {
+const struct vtb_cli plan_cli = {
 	.cmd = "plan",
 	.usage = "MATRIX.conf [options]",
 	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"

@@ -58,7 +58,7 @@ static const struct vtb_cli_opt run_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli run_cli = {
+const struct vtb_cli run_cli = {
 	.cmd = "run",
 	.usage = "MATRIX.conf [options]",
 	.about = "Runs every (configuration, rep) boot of the matrix in its order and stores\n"

@@ -36,7 +36,7 @@ static const struct vtb_cli_opt topo_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli topo_cli = {
+const struct vtb_cli topo_cli = {
 	.cmd = "topo",
 	.usage = "[options]",
 	.about = "Shows the host topology the planner uses: packages, dies, NUMA nodes\n"

@@ -77,7 +77,7 @@ static const struct vtb_cli_opt upload_opts[] = {
 	{ 0 },
 };
 
-static const struct vtb_cli upload_cli = {
+const struct vtb_cli upload_cli = {
 	.cmd = "upload",
 	.usage = "--to URL [--db FILE] [--campaign UUID] [--dry-run] [options]",
 	.about = "Sends a campaign (default: the latest) to a dashboard.  Each boot sent to a\n"

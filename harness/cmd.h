@@ -61,6 +61,11 @@ int cmd_run(struct vtb_cmd_env *env);
 int cmd_topo(struct vtb_cmd_env *env);
 int cmd_upload(struct vtb_cmd_env *env);
 
+/* Each command's option table (cmd-<name>.c): its --help and its part of
+ * vtbench(1). */
+extern const struct vtb_cli compare_cli, list_cli, merge_cli, plan_cli, run_cli, topo_cli,
+	upload_cli;
+
 struct vtb_upload_opts;
 /* Uploads (upload.h) and prints the summary (@quiet: only when something
  * remains unsent); 0, VTB_EXIT_INFRA when

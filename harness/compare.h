@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The compare model: from the store, the report document
- * ("schema": "vtbench-compare/1", README "compare") that every emitter
+ * ("schema": "vtbench-compare/1", docs/commands.md "compare") that every emitter
  * (text, md, csv, html, json) renders.  The unit of observation is the
  * boot: one value per boot and metric.
  *
@@ -34,7 +34,7 @@ struct vtb_compare_opts {
 					 (or its latest when there is an against store) */
 	const char *baseline;	      /* NULL or "own": each VM against its own baseline;
 					 else a configuration key prefix or label glob */
-	const char *axis;	      /* NULL or an axis name (README) */
+	const char *axis;	      /* NULL or an axis name (docs/commands.md) */
 	const char *metric;	      /* glob on metric names; NULL: all */
 	const char *workload;	      /* workload type or cell name; NULL: all */
 	unsigned fail_on;	      /* VTB_FAIL_* (default: VTB_FAIL_WORSE) */

@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../workloads/lib/man.h"
 #include "../workloads/lib/opt.h"
 #include "../workloads/workload.h"
 #include "conf.h"
@@ -1112,7 +1113,7 @@ static struct sect *find_sect(struct parser *p, int kind, const char *name)
 }
 
 /*
- * A key of [sched NAME] (spec: README "Sched profiles").  What the guest
+ * A key of [sched NAME] (spec: docs/guest-runs.md "Sched profiles").  What the guest
  * kernel really offers is only known in the guest (the agent's probe);
  * here the shape: path components the agent can join safely, levels and
  * per-domain knobs that exist in some kernel, read-only files refused.
@@ -2805,17 +2806,20 @@ int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, 
 	return 0;
 }
 
+/* What --help-matrix and vtbench-matrix(5) say before the sections */
+static const char conf_intro[] =
+	"matrix.conf: INI sections and keys.  A comma list is an axis (marked ', ...');\n"
+	"INT axes accept $host_cpus, $host_nodes, $host_llcs, $vcpus and N%.\n"
+	"Comments start with ';' or '#'; a line indented deeper than its key continues the value.\n"
+	"only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n"
+	"TIME takes a unit: ns, us, ms, s, m, h (a bare number means seconds); SIZE takes\n"
+	"K, M, G, T (powers of 1024; a bare number is bytes).\n";
+
 void vtb_conf_help(FILE *f)
 {
 	size_t i, w;
 
-	fprintf(f,
-		"matrix.conf: INI sections and keys.  A comma list is an axis (marked ', ...');\n"
-		"INT axes accept $host_cpus, $host_nodes, $host_llcs, $vcpus and N%%.\n"
-		"Comments start with ';' or '#'; a line indented deeper than its key continues the value.\n"
-		"only/exclude globs match labels (\"baseline cpus=2\") and LABEL/CELL.\n"
-		"TIME takes a unit: ns, us, ms, s, m, h (a bare number means seconds); SIZE takes\n"
-		"K, M, G, T (powers of 1024; a bare number is bytes).\n");
+	fputs(conf_intro, f);
 	for (i = 0; i < VTB_ARRAY_SIZE(sectdefs); i++) {
 		int col = fprintf(f, "\n[%s%s]  ", sectdefs[i].type,
 				  sectdefs[i].named ? " NAME" : "") -
@@ -2836,4 +2840,52 @@ void vtb_conf_help(FILE *f)
 		fputc('\n', f);
 		vtb_opts_help(f, vtb_workloads[w]->opts, false);
 	}
+}
+
+void vtb_conf_man(FILE *f, const char *version)
+{
+	size_t i, w;
+
+	vtb_man_head(f, "vtbench-matrix", "5", version, "vtbench manual");
+	vtb_man_section(f, "NAME");
+	fputs("vtbench\\-matrix \\- the matrix file of vtbench plan and vtbench run\n", f);
+	vtb_man_section(f, "SYNOPSIS");
+	fputs("\\fBvtbench plan\\fR \\fIMATRIX.conf\\fR\n.br\n"
+	      "\\fBvtbench run\\fR \\fIMATRIX.conf\\fR\n.br\n"
+	      "\\fBvtbench plan \\-\\-help\\-matrix\\fR\n", f);
+	vtb_man_section(f, "DESCRIPTION");
+	vtb_man_block(f, conf_intro);
+	vtb_man_para(f, "A configuration is one point of the VM axes, or a bare-metal baseline; "
+			"a cell is a configuration, a workload and its parameters.  Each "
+			"rep of a VM configuration boots once and runs every cell of that "
+			"configuration.  'vtbench plan MATRIX.conf' shows every configuration "
+			"and cell without running anything; the examples installed with "
+			"vtbench (share/vtbench/examples) are matrices to start from.");
+	vtb_man_section(f, "SECTIONS");
+	for (i = 0; i < VTB_ARRAY_SIZE(sectdefs); i++) {
+		char *h = vtb_asprintf("[%s%s]", sectdefs[i].type,
+				       sectdefs[i].named ? " NAME" : "");
+
+		vtb_man_subsection(f, h ? h : sectdefs[i].type);
+		free(h);
+		vtb_man_para(f, sectdefs[i].help);
+		vtb_man_opts(f, sectdefs[i].opts, false);
+	}
+	vtb_man_section(f, "WORKLOAD TYPES");
+	vtb_man_para(f, "The keys of [workload NAME] beside type =, per type (INT keys accept "
+			"variables too); the same options vtbench-agent takes on its command "
+			"line.");
+	for (w = 0; vtb_workloads[w]; w++) {
+		char *h;
+
+		if (vtb_workloads[w]->hidden)
+			continue;
+		h = vtb_asprintf("type = %s", vtb_workloads[w]->name);
+		vtb_man_subsection(f, h ? h : vtb_workloads[w]->name);
+		free(h);
+		vtb_man_para(f, vtb_workloads[w]->summary ? vtb_workloads[w]->summary : "");
+		vtb_man_opts(f, vtb_workloads[w]->opts, false);
+	}
+	vtb_man_section(f, "SEE ALSO");
+	fputs("\\fBvtbench\\fR(1), \\fBvtbench\\-agent\\fR(1)\n", f);
 }

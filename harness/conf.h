@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * matrix.conf: parsing, validation and expansion into configurations and
- * cells (README "matrix.conf").  Pure: the host is described by a
+ * cells (docs/matrix.md).  Pure: the host is described by a
  * struct vtb_host_ctx, so unit tests use made-up hosts.
  */
 #ifndef VTB_CONF_H
@@ -161,7 +161,9 @@ struct vtb_bootref {
 };
 int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, size_t *n);
 
-/* Section and key reference (for --help and README). */
+/* Section and key reference (plan --help-matrix). */
 void vtb_conf_help(FILE *f);
+/* The same tables as vtbench-matrix(5), in roff; @version for its header. */
+void vtb_conf_man(FILE *f, const char *version);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest's view of its topology against the plan (README "Guest view
+ * The guest's view of its topology against the plan (docs/guest-runs.md "Guest view
  * and plan").  Pure (jansson only): the guest_view record comes from
  * recparse, the plan from plan.c.
  *

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../workloads/lib/man.h"
 #include "../workloads/workload.h"
+#include "conf.h"
 #include "cmd.h"
 #include "provision.h"
 #include "upload.h"
@@ -22,6 +24,7 @@ struct vtb_cmd {
 	int (*fn)(struct vtb_cmd_env *env);
 	unsigned flags;
 	const char *summary;
+	const struct vtb_cli *cli; /* its options: --help and vtbench(1) */
 };
 
 /* alphabetical.  VTB_CMD_WRITES: the command changes the database, so a
@@ -29,17 +32,19 @@ struct vtb_cmd {
  * and end quietly when their reader goes away (SIGPIPE), as cat does. */
 static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
-	  "summarise a campaign's results per configuration, cell and metric" },
-	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks" },
+	  "summarise a campaign's results per configuration, cell and metric", &compare_cli },
+	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks", &list_cli },
 	{ "merge", cmd_merge, VTB_CMD_WRITES,
-	  "unite the databases of several hosts (campaigns by uuid; again adds nothing)" },
+	  "unite the databases of several hosts (campaigns by uuid; again adds nothing)",
+	  &merge_cli },
 	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
-	  "dry run: every configuration and cell, with keys and parameters" },
-	{ "run", cmd_run, VTB_CMD_WRITES, "run a matrix and store every boot in SQLite" },
+	  "dry run: every configuration and cell, with keys and parameters", &plan_cli },
+	{ "run", cmd_run, VTB_CMD_WRITES, "run a matrix and store every boot in SQLite",
+	  &run_cli },
 	{ "topo", cmd_topo, VTB_CMD_NEED_HOST,
-	  "show the host topology (packages, nodes, LLCs, cores, PUs) or export it" },
+	  "show the host topology (packages, nodes, LLCs, cores, PUs) or export it", &topo_cli },
 	{ "upload", cmd_upload, VTB_CMD_WRITES,
-	  "send a campaign to a dashboard (InfluxDB ...), exactly once" },
+	  "send a campaign to a dashboard (InfluxDB ...), exactly once", &upload_cli },
 };
 
 /* Messages quote what guests, servers and files said: they reach the
@@ -126,22 +131,102 @@ char *vtb_agent_path(void)
 	return vtb_asprintf("%s/vtbench-agent", dirname(self));
 }
 
+/* What vtbench is, for --help and vtbench(1) */
+static const char about[] =
+	"vtbench measures how much performance a VM loses against its bare-metal\n"
+	"host, and which guest scheduler configuration wins it back.\n";
+static const char exit_codes[] =
+	"0 ok, 1 regression found (compare) or boots failed (run),\n"
+	"2 usage or input error, 3 infrastructure failure; run: 130 interrupted\n"
+	"(SIGINT), 143 terminated (SIGTERM).\n";
+
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: vtbench [-V | --version] [-h | --help] COMMAND [ARGS]\n\n"
-		   "vtbench measures how much performance a VM loses against its bare-metal\n"
-		   "host, and which guest scheduler configuration wins it back.\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: vtbench [-V | --version] [-h | --help] COMMAND [ARGS]\n\n%s\ncommands:\n",
+		about);
 	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n'vtbench help COMMAND' or 'vtbench COMMAND --help' shows a command's options\n"
 		"and exit codes.\n"
-		"exit codes: 0 ok, 1 regression found (compare) or boots failed (run),\n"
-		"2 usage or input error, 3 infrastructure failure; run: 130 interrupted\n"
-		"(SIGINT), 143 terminated (SIGTERM).\n");
+		"exit codes: %s",
+		exit_codes);
+}
+
+/* vtbench(1): the commands' tables, whole */
+static void man_vtbench(FILE *f)
+{
+	size_t i;
+
+	vtb_man_head(f, "vtbench", "1", "vtbench " VTB_VERSION, "vtbench manual");
+	vtb_man_section(f, "NAME");
+	fputs("vtbench \\- measure what a VM loses against its bare-metal host\n", f);
+	vtb_man_section(f, "SYNOPSIS");
+	fputs("\\fBvtbench\\fR [\\fB\\-V\\fR | \\fB\\-\\-version\\fR] "
+	      "[\\fB\\-h\\fR | \\fB\\-\\-help\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n", f);
+	fputs(".br\n", f);
+	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
+		vtb_cli_man_usage(f, commands[i].cli);
+	vtb_man_section(f, "DESCRIPTION");
+	vtb_man_block(f, about);
+	vtb_man_para(f, "Each command declares its options in one table; this page, the "
+			"command's --help and its error messages come from it.  "
+			"'vtbench help COMMAND' shows one command's options.  "
+			"The matrix file is described in vtbench-matrix(5), the workloads "
+			"in vtbench-agent(1).");
+	vtb_man_section(f, "COMMANDS");
+	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++) {
+		char *h = vtb_asprintf("vtbench %s", commands[i].name);
+
+		vtb_man_subsection(f, h ? h : commands[i].name);
+		free(h);
+		vtb_man_para(f, commands[i].summary);
+		vtb_cli_man(f, commands[i].cli);
+	}
+	vtb_man_section(f, "EXIT STATUS");
+	vtb_man_block(f, exit_codes);
+	vtb_man_section(f, "ENVIRONMENT");
+	vtb_man_tp(f);
+	vtb_man_font(f, 'B', "VTBENCH_AGENT");
+	vtb_man_body(f, "\nthe vtbench-agent to run for bare-metal baselines (default: the one "
+			"beside vtbench)");
+	vtb_man_tp(f);
+	vtb_man_font(f, 'B', "VTBENCH_GUEST_DIR");
+	vtb_man_body(f, "\nwhere kernels and guest images are staged for the hypervisor's user "
+			"(default: /var/lib/vtbench/guest as root, else under XDG_CACHE_HOME "
+			"or ~/.cache)");
+	vtb_man_tp(f);
+	vtb_man_font(f, 'B', "VTBENCH_GUEST_IMAGE");
+	vtb_man_body(f, "\nthe guest initramfs (default: the one built or installed with vtbench)");
+	vtb_man_tp(f);
+	vtb_man_font(f, 'B', "VTBENCH_HOST_ID");
+	vtb_man_body(f, "\nthe host identity run stores instead of the host name (host_id = in "
+			"[global])");
+	vtb_man_tp(f);
+	vtb_man_font(f, 'B', "VTBENCH_UPLOAD_TOKEN, VTBENCH_UPLOAD_USER, VTBENCH_UPLOAD_PASSWORD");
+	vtb_man_body(f, "\nupload credentials (see vtbench upload)");
+	vtb_man_section(f, "SEE ALSO");
+	fputs("\\fBvtbench\\-agent\\fR(1), \\fBvtbench\\-matrix\\fR(5), \\fBvirsh\\fR(1), "
+	      "\\fBlstopo\\fR(1)\n", f);
+}
+
+static int stdout_done(const char *cmd, int ret);
+
+/* vtbench --man PAGE: a manual page, written at build time (Makefile) */
+static int man_page(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[2], "vtbench"))
+		man_vtbench(stdout);
+	else if (argc == 3 && !strcmp(argv[2], "vtbench-matrix"))
+		vtb_conf_man(stdout, "vtbench " VTB_VERSION);
+	else {
+		fprintf(stderr, "vtbench: --man takes vtbench or vtbench-matrix\n");
+		return VTB_EXIT_USAGE;
+	}
+	return stdout_done(NULL, 0);
 }
 
 static const struct vtb_cmd *find_cmd(const char *name)
@@ -208,6 +293,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return stdout_done(NULL, 0);
 	}
+	if (!strcmp(argv[1], "--man")) /* hidden: the build writes the pages */
+		return man_page(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("vtbench %s\n", VTB_VERSION);
 		return stdout_done(NULL, 0);

@@ -17,7 +17,7 @@
 #define MiB (UINT64_C(1) << 20)
 
 /*
- * Measured (README "Memory feasibility" has the table and the commands):
+ * Measured (docs/guest-runs.md "Memory feasibility" has the table and the commands):
  * TCG guests of Debian 12's kernel 6.1.0-57-amd64 with the agent as init
  * and the pc machine, 1 to 16 vCPUs, 160 MiB to 16 GiB; the agent's
  * header record gives MemTotal and MemAvailable, read before any cell

@@ -24,7 +24,7 @@
  * workloads: memory the firmware and the guest kernel take before
  * MemTotal, the kernel's own use, and the agent and its initramfs, i.e.
  * @memory - MemAvailable as the agent reads it, plus a safety margin.
- * Measured with Debian 12's kernel (README "Memory feasibility").
+ * Measured with Debian 12's kernel (docs/guest-runs.md "Memory feasibility").
  */
 uint64_t vtb_guest_reserve(uint64_t memory, long vcpus);
 

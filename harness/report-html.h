@@ -2,8 +2,8 @@
 /*
  * The HTML report of `vtbench compare`: one self-contained page (inline
  * CSS and SVG, no script, nothing fetched) rendered from the report
- * document ("schema": "vtbench-compare/1", see the compare section of
- * README.md): campaign metadata, the verdict table, per metric a box plot
+ * document ("schema": "vtbench-compare/1", see docs/commands.md
+ * "compare"): campaign metadata, the verdict table, per metric a box plot
  * of per-boot values by configuration, latency CDFs from the merged
  * histograms, c2c heat maps (guest beside its host) and the guests'
  * domain levels.

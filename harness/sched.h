@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Guest scheduler profiles ([sched NAME], README "Sched profiles") on the
+ * Guest scheduler profiles ([sched NAME], docs/guest-runs.md "Sched profiles") on the
  * harness side: what a VM configuration's job carries to the agent (the
  * "sched" object of the job) and what its guest kernel command line
  * gains.  Pure: reads the configuration's params, where conf.c keeps a

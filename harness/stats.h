@@ -10,7 +10,7 @@
  * The unit of observation is the boot: every array here holds one value per
  * boot (for a latency metric, that boot's percentile).
  *
- * The statistic of a row, by metric class (README "Statistics"):
+ * The statistic of a row, by metric class (docs/statistics.md):
  *   - TIME: the ratio of arithmetic means, r = mean(x) / mean(base);
  *   - THROUGHPUT: the ratio of harmonic means (rates, as mmtests),
  *     r = mean(1/base) / mean(1/x);

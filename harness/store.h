@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The results database (SQLite; README "Database schema").  The only
+ * The results database (SQLite; docs/schema.md).  The only
  * module with SQL.  WAL, foreign keys, PRAGMA user_version migrations,
  * prepared statements only; a boot is stored in one transaction, whole or
  * not at all.  All functions return 0 or -1 with vtb_errmsg() set.

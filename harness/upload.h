@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Upload: sends a campaign's results to a dashboard (README "Upload").
+ * Upload: sends a campaign's results to a dashboard (docs/upload.md).
  * Sinks are chosen by the URL's scheme from one registry of ops tables;
  * upload.c is the only libcurl user.  Exactly once: what a sink was sent
  * is recorded per boot in the store's upload table, a batch only after
@@ -20,7 +20,7 @@ struct vtb_upload_opts {
 	const char *url;
 	const char *campaign;	 /* uuid; NULL: the latest campaign */
 	const char *cacert;	 /* CA bundle for TLS (NULL: the system's) */
-	const char *token_file;	 /* credentials file (see README) */
+	const char *token_file;	 /* credentials file (docs/upload.md) */
 	long connect_timeout_ms; /* each attempt */
 	long timeout_ms;	 /* each request, whole */
 	long attempts;		 /* per batch, first one included */
@@ -39,10 +39,10 @@ struct vtb_upload_opts {
 #define VTB_LP_BOOTS "vtbench"
 #define VTB_LP_AGGREGATES "vtbench_campaign"
 
-/* The generic JSON sink's document (README "Upload"). */
+/* The generic JSON sink's document (docs/upload.md). */
 #define VTB_UPLOAD_JSON_SCHEMA "vtbench-upload/1"
 
-/* Defaults of the options above (README, --help). */
+/* Defaults of the options above (docs/upload.md, --help). */
 #define VTB_UPLOAD_CONNECT_TIMEOUT_MS 10000L
 #define VTB_UPLOAD_TIMEOUT_MS 60000L
 #define VTB_UPLOAD_ATTEMPTS 5L

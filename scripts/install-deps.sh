@@ -48,6 +48,8 @@ influxdb
 prometheus-pushgateway
 jq
 rsync
+man-db
+groff-base
 ansible
 ansible-lint
 "

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/guestview.h"
+#include "lib/man.h"
 #include "lib/pid1.h"
 #include "lib/schedprof.h"
 #include "lib/sysfs.h"
@@ -49,17 +50,109 @@ struct agent {
 	char *reject;	   /* when set, every cell is rejected with it */
 };
 
+enum {
+	OPT_RECORDS = 1000,
+	OPT_NONCE,
+	OPT_OUT,
+	OPT_HELP,
+	OPT_JOB,
+	OPT_LIST,
+	OPT_ALL,
+	OPT_VERSION,
+	OPT_MAN,
+	OPT_WL = 2000
+};
+
+/*
+ * The agent's own options, declared once: getopt's tables, --help and
+ * vtbench-agent(1) come from these rows.  TOP: before any workload
+ * (vtbench-agent --job ...); WL: after a workload's name, beside its own
+ * options (which come from its vtb_opt table).
+ */
+#define TOP 1u
+#define WL 2u
+
+struct agent_opt {
+	const char *name;
+	int id;
+	const char *arg;  /* the value's name; NULL: a flag */
+	unsigned where;	  /* TOP, WL or both */
+	const char *help; /* NULL: hidden */
+};
+
+static const struct agent_opt agent_opts[] = {
+	{ "job", OPT_JOB, "FILE", TOP,
+	  "run the cells of a job file, as the harness does (in a guest: /job.json)" },
+	{ "records", OPT_RECORDS, NULL, TOP | WL,
+	  "write framed records (the harness format) instead of a summary" },
+	{ "nonce", OPT_NONCE, "HEX", WL, "nonce of the record frames (default 0)" },
+	{ "out", OPT_OUT, "PATH", TOP | WL, "write output to PATH instead of stdout" },
+	{ "list", OPT_LIST, NULL, TOP, "list the workloads" },
+	{ "all", OPT_ALL, NULL, TOP, "with --list or --help: the hidden (debug) workloads too" },
+	{ "version", OPT_VERSION, NULL, TOP, "print the version and the record schema" },
+	{ "help", OPT_HELP, NULL, TOP | WL, "this help; after a workload, its options" },
+	{ "man", OPT_MAN, NULL, TOP, NULL }, /* vtbench-agent(1), written by the build */
+	{ NULL, 0, NULL, 0, NULL },
+};
+
+/* getopt_long's rows for @where: at most VTB_ARRAY_SIZE(agent_opts) */
+static size_t agent_longopts(struct option *lo, unsigned where, const struct vtb_workload_ops *w)
+{
+	const struct agent_opt *o;
+	size_t n = 0;
+
+	for (o = agent_opts; o->name; o++) {
+		int has = o->arg ? required_argument : no_argument;
+
+		if (!(o->where & where))
+			continue;
+		/* a workload option named like an agent flag ("records") is
+		 * reached as --records=N: the bare flag stays the agent's */
+		if (w && o->id == OPT_RECORDS && vtb_opt_find(w->opts, "records"))
+			has = optional_argument;
+		lo[n++] = (struct option){ o->name, has, NULL, o->id };
+	}
+	return n;
+}
+
+static void agent_opts_help(FILE *f, unsigned where, bool with_help)
+{
+	const struct agent_opt *o;
+
+	for (o = agent_opts; o->name; o++) {
+		char *name;
+
+		if (!(o->where & where) || !o->help || (!with_help && o->id == OPT_HELP))
+			continue;
+		name = vtb_asprintf("--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-12s  %s\n", name ? name : o->name, o->help);
+		free(name);
+	}
+}
+
+static const char *const synopsis[] = {
+	"WORKLOAD [OPTIONS] [--records] [--nonce HEX] [--out PATH]",
+	"WORKLOAD --help",
+	"--job FILE [--records] [--out PATH]",
+	"--list [--all]",
+	"--version",
+	NULL,
+};
+static const char about[] =
+	"Runs a vtbench workload and prints a summary, or framed records for the\n"
+	"harness with --records.  Options are also accepted as NAME=VALUE.\n";
+static const char wl_opts_intro[] =
+	"--NAME VALUE, -LETTER VALUE or NAME=VALUE; a yes|no option alone means yes";
+static const char records_note[] =
+	"(the workload's 'records' option is given as --records=N or records=N)";
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: vtbench-agent WORKLOAD [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n"
-		"       vtbench-agent WORKLOAD --help\n"
-		"       vtbench-agent --job FILE [--records] [--out PATH]\n"
-		"       vtbench-agent --list [--all]\n"
-		"       vtbench-agent --version\n"
-		"\n"
-		"Runs a vtbench workload and prints a summary, or framed records for the\n"
-		"harness with --records.  Options are also accepted as NAME=VALUE.\n");
+	size_t i;
+
+	for (i = 0; synopsis[i]; i++)
+		fprintf(f, "%s vtbench-agent %s\n", i ? "      " : "usage:", synopsis[i]);
+	fprintf(f, "\n%s", about);
 }
 
 static void list_workloads(FILE *f, bool all)
@@ -82,16 +175,78 @@ static void workload_help(FILE *f, const struct vtb_workload_ops *w)
 	fprintf(f, "usage: vtbench-agent %s [OPTIONS] [--records] [--nonce HEX] [--out PATH]\n",
 		w->name);
 	vtb_wrap(f, w->summary, 0, 0, VTB_HELP_WIDTH);
-	fprintf(f, "\n\nOptions (--NAME VALUE, -LETTER VALUE or NAME=VALUE; a yes|no option alone means yes):\n");
+	fprintf(f, "\n\nOptions (%s):\n", wl_opts_intro);
 	vtb_opts_help(f, w->opts, true);
-	fprintf(f,
-		"\nAgent options:\n"
-		"  --records     write framed records (the harness format) instead of a summary\n"
-		"  --nonce HEX   nonce of the record frames (default 0)\n"
-		"  --out PATH    write output to PATH instead of stdout\n");
+	fprintf(f, "\nAgent options:\n");
+	agent_opts_help(f, WL, false);
 	if (vtb_opt_find(w->opts, "records"))
-		fprintf(f,
-			"  (the workload's 'records' option is given as --records=N or records=N)\n");
+		fprintf(f, "  %s\n", records_note);
+}
+
+/* vtbench-agent(1): the agent's table and every workload's */
+static void man_page(FILE *f)
+{
+	const struct agent_opt *o;
+	size_t i;
+
+	vtb_man_head(f, "vtbench-agent", "1", "vtbench " VTB_VERSION, "vtbench manual");
+	vtb_man_section(f, "NAME");
+	fputs("vtbench\\-agent \\- the workloads of vtbench, run by hand or from a job\n", f);
+	vtb_man_section(f, "SYNOPSIS");
+	for (i = 0; synopsis[i]; i++) {
+		fputs("\\fBvtbench\\-agent\\fR ", f);
+		vtb_man_text(f, synopsis[i]);
+		fputs("\n.br\n", f);
+	}
+	vtb_man_section(f, "DESCRIPTION");
+	vtb_man_block(f, about);
+	vtb_man_para(f, "The same binary is /init of the guests vtbench boots: as process 1 it "
+			"mounts the kernel's file systems, reads /job.json, applies the job's "
+			"scheduler profile, records the guest's view of its topology, runs each "
+			"cell, writes records to the second serial port and powers the guest "
+			"off.  vtbench run also starts it on the host for bare-metal baselines, "
+			"confined to the configuration's CPUs.");
+	vtb_man_section(f, "OPTIONS");
+	for (i = 0; i < 2; i++) {
+		unsigned where = i ? WL : TOP;
+
+		vtb_man_para(f, i ? "After a workload's name, beside its own options:"
+				  : "Without a workload:");
+		for (o = agent_opts; o->name; o++) {
+			if (!o->help || !(o->where & where))
+				continue;
+			vtb_man_tp(f);
+			fputs("\\fB\\-\\-", f);
+			vtb_man_text(f, o->name);
+			fputs("\\fR", f);
+			if (o->arg) {
+				fputc(' ', f);
+				vtb_man_font(f, 'I', o->arg);
+			}
+			fputc('\n', f);
+			vtb_man_body(f, o->help);
+		}
+	}
+	vtb_man_section(f, "WORKLOADS");
+	vtb_man_para(f, "Each workload's options, as --NAME VALUE, -LETTER VALUE or NAME=VALUE "
+			"after its name (a yes|no option alone means yes); the same keys "
+			"[workload NAME] takes in the matrix file.");
+	for (i = 0; vtb_workloads[i]; i++) {
+		const struct vtb_workload_ops *w = vtb_workloads[i];
+
+		if (w->hidden)
+			continue;
+		vtb_man_subsection(f, w->name);
+		vtb_man_para(f, w->summary);
+		vtb_man_opts(f, w->opts, true);
+		if (vtb_opt_find(w->opts, "records"))
+			vtb_man_para(f, records_note);
+	}
+	vtb_man_section(f, "EXIT STATUS");
+	vtb_man_para(f, "0 ok, 1 a workload failed, 2 usage or input error.");
+	vtb_man_section(f, "SEE ALSO");
+	fputs("\\fBvtbench\\fR(1), \\fBvtbench\\-matrix\\fR(5), \\fBcyclictest\\fR(8), "
+	      "\\fBhackbench\\fR(8)\n", f);
 }
 
 /* The header record: who and where, before any cell. */
@@ -109,7 +264,7 @@ static json_t *header_record(const struct agent *a, const char *boot, const char
 	cmdline = vtb_read_file("/proc/cmdline", 1 << 20);
 	cpus = vtb_cpuset_format(&a->cpus);
 	/* What the kernel left for us: the harness's guest memory reserve is
-	 * measured from this (README "Memory feasibility"). */
+	 * measured from this (docs/guest-runs.md "Memory feasibility"). */
 	if (vtb_meminfo(NULL, &total, &avail) == 0)
 		mem = json_pack("{s:I, s:I}", "total", (json_int_t)total, "available",
 				(json_int_t)avail);
@@ -345,18 +500,6 @@ static int agent_start(struct agent *a, const char *boot, const char *config)
 	return 0;
 }
 
-enum {
-	OPT_RECORDS = 1000,
-	OPT_NONCE,
-	OPT_OUT,
-	OPT_HELP,
-	OPT_JOB,
-	OPT_LIST,
-	OPT_ALL,
-	OPT_VERSION,
-	OPT_WL = 2000
-};
-
 static int cmd_workload(int argc, char **argv)
 {
 	struct agent a = { .nonce = "0" };
@@ -376,7 +519,7 @@ static int cmd_workload(int argc, char **argv)
 	}
 	for (i = 0; w->opts[i].name; i++)
 		nopts++;
-	lopts = calloc(nopts + 5, sizeof(*lopts));
+	lopts = calloc(nopts + VTB_ARRAY_SIZE(agent_opts), sizeof(*lopts));
 	params = calloc(1, w->params_size ? w->params_size : 1);
 	texts = default_texts(w);
 	if (!lopts || !params || !texts || vtb_strbuf_addstr(&shorts, ":h")) {
@@ -388,15 +531,7 @@ static int cmd_workload(int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	/* A workload option named like an agent flag ("records") is reached
-	 * as --records=N: the bare flag stays the agent's. */
-	lopts[k++] = (struct option){ "records",
-				      vtb_opt_find(w->opts, "records") ? optional_argument
-								       : no_argument,
-				      NULL, OPT_RECORDS };
-	lopts[k++] = (struct option){ "nonce", required_argument, NULL, OPT_NONCE };
-	lopts[k++] = (struct option){ "out", required_argument, NULL, OPT_OUT };
-	lopts[k++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	k = agent_longopts(lopts, WL, w);
 	for (i = 0; i < nopts; i++) {
 		const struct vtb_opt *o = &w->opts[i];
 		bool isbool = o->type == VTB_OPT_BOOL;
@@ -854,21 +989,13 @@ static void pid1_main(void)
 
 static int cmd_top(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "job", required_argument, NULL, OPT_JOB },
-		{ "records", no_argument, NULL, OPT_RECORDS },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "list", no_argument, NULL, OPT_LIST },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option lopts[VTB_ARRAY_SIZE(agent_opts)];
 	struct agent a = { .nonce = "0" };
 	const char *job = NULL;
-	bool list = false, all = false, version = false, help = false;
+	bool list = false, all = false, version = false, help = false, man = false;
 	int c, ret;
 
+	lopts[agent_longopts(lopts, TOP, NULL)] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -890,6 +1017,9 @@ static int cmd_top(int argc, char **argv)
 		case OPT_VERSION:
 			version = true;
 			break;
+		case OPT_MAN:
+			man = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			help = true;
@@ -910,8 +1040,14 @@ static int cmd_top(int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (man) {
+		man_page(stdout);
+		return 0;
+	}
 	if (help) {
 		usage(stdout);
+		printf("\nOptions:\n");
+		agent_opts_help(stdout, TOP, true);
 		printf("\nWorkloads:\n");
 		list_workloads(stdout, all);
 		return 0;

@@ -26,7 +26,7 @@ def unescape(v):
     return v.replace('\\n', '\n').replace('\\"', '"').replace('\\\\', '\\')
 
 
-# the naming rule README "Upload" states, written again here
+# the naming rule docs/upload.md states, written again here
 UNITS = {"ns": ("seconds", 1e-9), "us": ("seconds", 1e-6), "ms": ("seconds", 1e-3),
          "s": ("seconds", 1), "MB/s": ("bytes_per_second", 1e6),
          "rps": ("requests_per_second", 1), "count": ("", 1), "": ("", 1)}

@@ -70,7 +70,7 @@ static uint64_t resolved_u64(const struct vtb_cell *x, const char *key)
 
 Test(memfit, guest_reserve_stays_above_the_measurements)
 {
-	/* memory, vCPUs, memory - MemAvailable measured (MiB): README */
+	/* memory, vCPUs, memory - MemAvailable measured (MiB): docs/guest-runs.md */
 	static const struct {
 		uint64_t mem_mib;
 		long vcpus;

@@ -36,6 +36,11 @@ static bool is_prefix_opt(const struct vtb_opt *o)
 	return (o->flags & VTB_OPT_PREFIX) || (n > 0 && o->name[n - 1] == '.');
 }
 
+bool vtb_opt_is_prefix(const struct vtb_opt *o)
+{
+	return is_prefix_opt(o);
+}
+
 const struct vtb_opt *vtb_opt_find(const struct vtb_opt *table, const char *name)
 {
 	const struct vtb_opt *o;
@@ -444,6 +449,11 @@ static char *type_column(const struct vtb_opt *o)
 		return NULL;
 	}
 	return vtb_strbuf_detach(&sb);
+}
+
+char *vtb_opt_type_text(const struct vtb_opt *o)
+{
+	return type_column(o);
 }
 
 static char *name_column(const struct vtb_opt *o, bool with_short)

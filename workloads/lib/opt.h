@@ -95,6 +95,11 @@ size_t vtb_edit_distance(const char *a, const char *b);
  * other columns is wrapped under them, or goes on the lines below.
  */
 void vtb_opts_help(FILE *f, const struct vtb_opt *table, bool with_short);
+/* The type column of that help ("INT 1..1024|auto, ...", "yes|no");
+ * the caller frees it; NULL when out of memory. */
+char *vtb_opt_type_text(const struct vtb_opt *o);
+/* A prefix option ("debugfs."): matches every "NAME*" key. */
+bool vtb_opt_is_prefix(const struct vtb_opt *o);
 #define VTB_HELP_WIDTH 100
 
 /* Writes @text wrapped at @width columns: the first line continues at

@@ -8,10 +8,10 @@
  * compact single-line JSON object, <crc32> 8 lowercase hex digits of the
  * CRC-32 of the <json> bytes.  A payload longer than VTB_REC_MAX_JSON is
  * sent as "chunk" records carrying consecutive slices of its text, which
- * the reader joins and parses as one record.  See README "Record format".
+ * the reader joins and parses as one record.  See docs/record-format.md.
  */
 /*
- * Record schema v1 (README "Record format" copies this block).  Every
+ * Record schema v1 (docs/record-format.md copies this block).  Every
  * record is a JSON object with a "type"; KEY is a cell key (string).
  *
  *   header   {"type":"header","schema":1,"agent":VERSION,"kernel":uname -r,
@@ -36,7 +36,7 @@
  *   end      {"type":"end","status":"ok"|"failed","cells":INT}
  *            Last record of a stream.
  *   probe, sched, guest_view, steal
- *            A VM job's guest records (README "Record format"; issue 6
+ *            A VM job's guest records (docs/record-format.md; issue 6
  *            spec B): after the header, before the first cell; the
  *            second steal (phase "after") after the last cell_end.
  *   chunk    {"type":"chunk","id":N,"seq":I,"last":BOOL,"data":STR}
