@@ -1612,9 +1612,26 @@ static int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_che
 		int type, len;
 
 		/* a rowid is an integer: nothing to check */
-		if (!c || c->pk)
+		if (c && c->pk)
 			continue;
 		type = sqlite3_column_type(s, i);
+		/* a computed column (coalesce, group_concat, a union): no table
+		 * to name, but its text is still from the file */
+		if (!c) {
+			if (type != SQLITE_TEXT)
+				continue;
+			t = (const char *)sqlite3_column_text(s, i);
+			len = sqlite3_column_bytes(s, i);
+			if (!t)
+				return vtb_error("cannot read '%s': out of memory", st->path);
+			if (memchr(t, '\0', (size_t)len) || !vtb_utf8_valid(t, (size_t)len)) {
+				st->bad_content = true;
+				return vtb_error("'%s' is damaged or crafted: column %d (%s) of a query "
+						 "is not UTF-8 text",
+						 st->path, i + 1, sqlite3_column_name(s, i));
+			}
+			continue;
+		}
 		if (type == SQLITE_NULL) {
 			/* NULL throughout: a row a LEFT JOIN did not find */
 			if (c->notnull && !(rc->idcol[i] >= 0 &&
@@ -2350,13 +2367,37 @@ out:
 	return ret;
 }
 
+struct failure_walk {
+	int (*fn)(const struct vtb_failure_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_failure(sqlite3_stmt *s, void *ctx)
+{
+	struct failure_walk *w = ctx;
+	struct vtb_failure_row r = {
+		.config_key = column_text(s, 0),
+		.config_label = column_text(s, 1),
+		.cell_name = column_text(s, 2),
+		.status = column_text(s, 3),
+		.reason = column_text(s, 4),
+		.boots = sqlite3_column_int64(s, 5),
+		.reps = column_text(s, 6),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
 int vtb_store_foreach_failure(struct vtb_store *st, int64_t campaign_id,
 			      int (*fn)(const struct vtb_failure_row *row, void *arg), void *arg)
 {
 	/* boots that are not ok (all their cells with them), then the cells
 	 * that failed in ok boots; alike failures grouped, with their reps */
 	static const char sel[] =
-		"SELECT key, label, cell, status, reason, count(*), group_concat(rep, ',')"
+		/* cell is NULL for a whole boot: an expression, so the row check
+		 * does not take it for cell.name (NOT NULL) */
+		"SELECT key, label, CAST(cell AS TEXT), status, reason, count(*),"
+		" group_concat(rep, ',')"
 		" FROM (SELECT config.seq AS seq, -1 AS cell_id, config.key AS key,"
 		"  config.label AS label, NULL AS cell, boot.status AS status,"
 		"  coalesce(boot.error, boot.topology_diff) AS reason, boot.rep AS rep"
@@ -2369,39 +2410,9 @@ int vtb_store_foreach_failure(struct vtb_store *st, int64_t campaign_id,
 		"  WHERE boot.campaign_id = ?1 AND boot.status = 'ok' AND result.status <> 'ok'"
 		"  ORDER BY 1, 2, 8)"
 		" GROUP BY seq, cell_id, status, reason ORDER BY seq, cell_id, min(rep)";
-	sqlite3_stmt *s = NULL;
-	bool row;
-	int ret = -1;
+	struct failure_walk w = { fn, arg };
 
-	if (prepare(st, sel, &s) < 0)
-		goto out;
-	if (bind_int(s, 1, campaign_id)) {
-		db_error(st, "bind the campaign");
-		goto out;
-	}
-	for (;;) {
-		struct vtb_failure_row r;
-
-		if (step(st, s, "read the failures", &row) < 0)
-			goto out;
-		if (!row)
-			break;
-		r = (struct vtb_failure_row){
-			.config_key = (const char *)sqlite3_column_text(s, 0),
-			.config_label = (const char *)sqlite3_column_text(s, 1),
-			.cell_name = (const char *)sqlite3_column_text(s, 2),
-			.status = (const char *)sqlite3_column_text(s, 3),
-			.reason = (const char *)sqlite3_column_text(s, 4),
-			.boots = sqlite3_column_int64(s, 5),
-			.reps = (const char *)sqlite3_column_text(s, 6),
-		};
-		if (fn(&r, arg) < 0)
-			goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(s);
-	return ret;
+	return query_each(st, sel, campaign_id, "read the failures", emit_failure, &w);
 }
 
 int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,

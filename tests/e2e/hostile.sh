@@ -88,6 +88,13 @@ else
 		"table histogram, row 2: column params is not JSON"
 	got=$(sql "$T/c.db" "pragma integrity_check")
 	expect_eq "crafted: SQLite's integrity_check passes such files" "$got" "ok"
+	# the failures compare lists first come from computed columns (a
+	# boot's error or its topology difference): checked all the same
+	"$MKFIXTURE" "$T/failed.db" failed 2>"$T/err" || notok "mkfixture failed" "$(cat "$T/err")"
+	sql "$T/failed.db" "UPDATE boot SET error = CAST(x'41ff42' AS TEXT) WHERE status <> 'ok'"
+	expect_exit "crafted: a failed boot's error not UTF-8: compare exits 2" 2 \
+		"$VTBENCH" compare --db "$T/failed.db" &&
+		expect_grep "... naming the column of the failures" "$T/err" "(reason) of a query is not UTF-8 text"
 	# list and upload read the same rows
 	cp "$T/base.db" "$T/c.db"
 	sql "$T/c.db" "$(unnull cell name)" && sql "$T/c.db" "UPDATE cell SET name = NULL WHERE id = 2"
