@@ -175,13 +175,13 @@ deps:
 	$(Q)sh scripts/install-deps.sh
 
 # Unit tests, CLI golden tests and the end-to-end runner tests; then the
-# unit and CLI tests again under ASan+UBSan; then every fuzz target for
-# FUZZ_SMOKE seconds (all at once) from the committed corpus.
+# unit and CLI tests again under ASan+UBSan; and every fuzz target for
+# FUZZ_SMOKE seconds (all at once) from the committed corpus (tests/run.sh
+# builds the fuzz variant in its second lane, beside the first's suites).
 # tests/run.sh prints the closing "N passed, N failed" line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan all tests
-	$(Q)$(MAKE) --no-print-directory fuzz-build FUZZ_BUILD=$(BUILD)/fuzz
 	$(Q)FUZZ_SMOKE=$(FUZZ_SMOKE) sh tests/run.sh $(BUILD) $(BUILD)/asan $(BUILD)/fuzz
 
 demo: deps

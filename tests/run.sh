@@ -2,8 +2,8 @@
 # Runs every test: Criterion unit binaries, CLI golden tests and end-to-end
 # runner tests against BUILD, the Ansible roles and the real guests once,
 # then the unit, CLI and end-to-end tests again against the ASan+UBSan
-# build, then the fuzz smoke (each libFuzzer target of FUZZBUILD for
-# $FUZZ_SMOKE seconds, default 30, all at once: scripts/fuzz.sh).
+# build, and the fuzz smoke (the libFuzzer targets built in FUZZBUILD,
+# each for $FUZZ_SMOKE seconds, default 30, all at once: scripts/fuzz.sh).
 # Usage: tests/run.sh BUILD [ASANBUILD [FUZZBUILD]].  Prints per-suite
 # results and the closing line "N passed, N failed, N skipped".  Under
 # CI=true a skipped test (missing tool or daemon) counts as failed:
@@ -13,7 +13,7 @@
 # Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
 # each a fixed sequence of suites:
 #   lane 1: unit, cli, guests, asan unit
-#   lane 2: e2e, ansible, asan e2e, asan cli
+#   lane 2: fuzz build, e2e, ansible, asan e2e, asan cli, fuzz smoke
 # Many suites mostly wait (timeouts, sleeps, daemons starting, retries
 # with backoff, guests booting), so the other lane's work fills the wait.
 # Nothing in one lane reads or kills what the other runs: temporary
@@ -144,7 +144,33 @@ lane1() {
 	run_unit "$ASAN" asan
 }
 
+# The fuzz variant (clang, ASan+UBSan, libFuzzer coverage) is built here,
+# beside lane 1's suites, and its smoke ends lane 2, the shorter one:
+# each target for $FUZZ_SMOKE seconds, all at once (scripts/fuzz.sh).
+fuzz_build() {
+	t0=$(date +%s%N)
+	out=$(make -C "$SRCDIR" --no-print-directory fuzz-build FUZZ_BUILD="$FUZZ" 2>&1); rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | tail -n 30
+		result fuzz:build 0 1 0 "$t0"
+		return 1
+	fi
+	result fuzz:build 1 0 0 "$t0"
+}
+
+fuzz_smoke() {
+	t0=$(date +%s%N)
+	out=$(sh "$SRCDIR/scripts/fuzz.sh" "$FUZZ" "${FUZZ_SMOKE:-30}" 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | head -n 60
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	result fuzz:smoke "$p" "$f" 0 "$t0"
+}
+
 lane2() {
+	fuzz_ok=""
+	if [ -n "$FUZZ" ] && fuzz_build; then fuzz_ok=yes; fi
 	run_scripts "$BUILD" e2e e2e
 	# the Ansible roles and playbooks (once: they install their own build)
 	run_scripts "$BUILD" ansible ansible
@@ -152,6 +178,7 @@ lane2() {
 	asan_env
 	run_scripts "$ASAN" asan-e2e e2e
 	run_scripts "$ASAN" asan-cli cli
+	[ -z "$fuzz_ok" ] || fuzz_smoke
 }
 
 cd "$SRCDIR" || exit 1
@@ -167,17 +194,6 @@ else
 	cat "$W/lane1.out"
 	wait "$l2"
 	cat "$W/lane2.out"
-fi
-if [ -n "$FUZZ" ]; then
-	# the fuzz smoke: each libFuzzer target of FUZZBUILD for $FUZZ_SMOKE
-	# seconds, all at once (scripts/fuzz.sh), after both lanes
-	t0=$(date +%s%N)
-	out=$(sh "$SRCDIR/scripts/fuzz.sh" "$FUZZ" "${FUZZ_SMOKE:-30}" 2>&1); rc=$?
-	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)' | head -n 60
-	p=$(printf '%s\n' "$out" | grep -c '^ok ')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	result fuzz:smoke "$p" "$f" 0 "$t0"
 fi
 
 # the counts; under CI=true a skip fails its suite
