@@ -454,27 +454,3 @@ out:
 	vtb_plan_free(plan);
 	return ret;
 }
-
-int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vtb_boot_outcome *out,
-		char **live_xml)
-{
-	struct vtb_vmboot_vm vm = { .uuid = r->uuid, .nonce = r->nonce, .job_json = r->job_json };
-	struct vtb_vmboot_group_req g = { .config = r->config,
-					  .model = r->model,
-					  .vms = &vm,
-					  .n = 1,
-					  .timeout_ns = r->timeout_ns,
-					  .stop = r->stop,
-					  .waitmask = r->waitmask,
-					  .tick = r->tick,
-					  .tick_arg = r->tick_arg };
-	struct vtb_vmboot_result res;
-	int ret = vtb_vm_boot_group(vh, &g, &res);
-
-	*out = res.out;
-	*live_xml = res.live_xml;
-	memset(&res.out, 0, sizeof(res.out));
-	res.live_xml = NULL;
-	vtb_vmboot_result_release(&res);
-	return ret;
-}
