@@ -93,41 +93,36 @@ static char *fmt(uint64_t bytes)
 	return s ? s : vtb_strdup("?");
 }
 
-/* Each VM's pCPUs, from the plan's "vms" (one set, the configuration's,
+static int set_copy(struct vtb_cpuset *dst, const struct vtb_cpuset *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		if (vtb_cpuset_add(dst, src->cpus[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Each VM's pCPUs, from the plan (one set, the configuration's,
  * without a plan). */
 static int vm_sets(struct cfg *f)
 {
 	const struct vtb_config *c = f->c;
-	json_t *plan = c->plan_json ? json_loads(c->plan_json, 0, NULL) : NULL;
-	json_t *vms = json_object_get(plan, "vms"), *vm;
-	size_t k, n = json_array_size(vms);
-	int ret = -1;
+	size_t k, n = c->n_vm_cpus ? c->n_vm_cpus : 1;
 
-	f->vm_sets = calloc(n ? n : 1, sizeof(*f->vm_sets));
+	f->vm_sets = calloc(n, sizeof(*f->vm_sets));
 	if (!f->vm_sets)
-		goto oom;
-	json_array_foreach(vms, k, vm)
-	{
-		const char *cs = json_string_value(json_object_get(vm, "cpus"));
-
-		if (cs && vtb_cpuset_parse(cs, &f->vm_sets[f->n_vm_sets]) == 0)
-			f->n_vm_sets++;
-		else
-			vtb_error_clear();
-	}
+		return vtb_error("out of memory");
+	for (k = 0; k < c->n_vm_cpus; k++)
+		if (set_copy(&f->vm_sets[k], &c->vm_cpus[k]) < 0)
+			return -1;
+	f->n_vm_sets = c->n_vm_cpus;
 	if (!f->n_vm_sets) {
-		for (k = 0; k < c->cpus.n; k++)
-			if (vtb_cpuset_add(&f->vm_sets[0], c->cpus.cpus[k]) < 0)
-				goto out;
+		if (set_copy(&f->vm_sets[0], &c->cpus) < 0)
+			return -1;
 		f->n_vm_sets = 1;
 	}
-	ret = 0;
-	goto out;
-oom:
-	ret = vtb_error("out of memory");
-out:
-	json_decref(plan);
-	return ret;
+	return 0;
 }
 
 /* The room of a VM configuration: one guest's memory minus its reserve. */

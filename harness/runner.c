@@ -477,7 +477,8 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 	const struct vtb_boot_records **recs = NULL;
 	struct vtb_vmboot_vm *vms = NULL;
 	struct vm_store *v = NULL;
-	struct vtb_plan *plan = NULL;
+	/* planned once, when the matrix was loaded */
+	const struct vtb_plan *plan = b->model ? c->plan : NULL;
 	char *warns[3] = { NULL, NULL, NULL }, group[37] = "";
 	size_t n_warns = 0, i;
 	int ret = -1;
@@ -494,8 +495,6 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (b->model && c->plan_json && vtb_plan_config(b->model, c, &plan) < 0)
-		goto out;
 	if (plan && (size_t)plan->req.vms != n) {
 		vtb_error("%s: the plan has %d VMs side by side, the configuration %zu", c->label,
 			  plan->req.vms, n);
@@ -641,7 +640,6 @@ out:
 		vtb_vmboot_result_release(&vr[k]);
 	for (k = 0; v && k < n; k++)
 		vm_store_release(&v[k]);
-	vtb_plan_free(plan);
 	free(vr);
 	free(vmi);
 	free(info);
