@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "baremetal.h"
+#include "bootstatus.h"
 #include "conf.h"
 
 struct vtb_vmhost {
