@@ -78,13 +78,6 @@ static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
 	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
 }
 
-static uint64_t param_u64(const struct vtb_params *p, const char *key)
-{
-	const char *v = vtb_params_get(p, key);
-
-	return v ? strtoull(v, NULL, 10) : 0;
-}
-
 /* "1G" for 1073741824 (labels use the matrix's binary units). */
 static char *fmt(uint64_t bytes)
 {
@@ -128,7 +121,7 @@ static int vm_sets(struct cfg *f)
 /* The room of a VM configuration: one guest's memory minus its reserve. */
 static int vm_room(struct cfg *f)
 {
-	uint64_t mem = param_u64(&f->c->params, "memory");
+	uint64_t mem = f->c->req.memory_bytes;
 	uint64_t res = vtb_guest_reserve(mem, (long)f->ncpus);
 	char *m = fmt(mem), *r = fmt(res), *a;
 
@@ -387,7 +380,7 @@ static int check_config(struct cfg *f)
 		return 0;
 	too_small = c->kind == VTB_CONFIG_VM && fitting_size(f->room.avail) < MiB;
 	if (too_small) {
-		uint64_t mem = param_u64(&c->params, "memory");
+		uint64_t mem = c->req.memory_bytes;
 		char *m = fmt(mem), *r = fmt(vtb_guest_reserve(mem, (long)f->ncpus));
 
 		why = vtb_asprintf(
@@ -445,7 +438,7 @@ int vtb_matrix_fit_memory(struct vtb_matrix *m, const struct vtb_host_ctx *host)
 		f->c = &m->configs[i];
 		f->comp = i;
 		if (f->c->kind == VTB_CONFIG_VM) {
-			f->ncpus = (size_t)param_u64(&f->c->params, "vcpus");
+			f->ncpus = (size_t)f->c->req.vcpus;
 			if (vm_sets(f) < 0 || vm_room(f) < 0)
 				goto out;
 		} else {

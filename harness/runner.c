@@ -425,8 +425,7 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			struct vtb_boot_outcome *out, struct vtb_run_result *res)
 {
-	const char *vms_param = vtb_params_get(&c->params, "vms");
-	size_t n = vms_param ? strtoul(vms_param, NULL, 10) : 1, k;
+	size_t n = (size_t)c->req.vms, k;
 	struct vtb_vmboot_result *vr = NULL;
 	struct vtb_vm_boot_info *vmi = NULL;
 	struct vtb_boot_info *info = NULL;
