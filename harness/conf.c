@@ -2348,38 +2348,36 @@ static int partition_why_not(struct vtb_config *c, const char *sched, long long 
  * VMs, which need disjoint pCPUs).  Returns -1 on errors;
  * sets c->why_not when not runnable.
  */
-static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
-		   int line)
+static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, int line)
 {
-	const char *pin = vtb_params_get(&c->params, "pinning");
-	const char *vms = vtb_params_get(&c->params, "vms");
+	const struct vtb_plan_req *r = &c->req;
 
 	if (p->host->place) {
-		int r = p->host->place(p->host, c);
+		int rc = p->host->place(p->host, c);
 
 		/* a host too small for it: listed as not runnable here, so
 		 * one matrix serves hosts of every size */
-		if (r == VTB_PLACE_NO_ROOM) {
+		if (rc == VTB_PLACE_NO_ROOM) {
 			c->why_not = vtb_asprintf("does not fit this host: %s", vtb_errmsg());
 			return c->why_not ? 0 : vtb_error("out of memory");
 		}
-		if (r < 0)
+		if (rc < 0)
 			return perr(p, line, "%s: %s", c->label, vtb_errmsg());
 		if (p->host->mems_of && !(c->mems = p->host->mems_of(p->host, &c->cpus)))
 			return vtb_error("out of memory");
-	} else if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores")) {
+		return 0;
+	}
+	if (r->topology == VTB_VTOPO_MIRROR || r->topology == VTB_VTOPO_LIE)
 		c->why_not = vtb_asprintf("topology '%s' needs a host model to plan on", topo);
-	} else if (ts && vtb_params_get(&c->params, "topology.cells")) {
+	else if (r->topology == VTB_VTOPO_EXPLICIT && r->cells)
 		c->why_not = vtb_asprintf("[topology %s]: guest cells need a host model to plan on",
 					  topo);
-	} else if (pin && strcmp(pin, "none")) {
-		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on", pin);
-	}
-	if (c->why_not || p->host->place)
-		return 0;
-	if (vms && strcmp(vms, "1"))
-		c->why_not = vtb_asprintf("vms = %s: side-by-side VMs need a host model to plan on",
-					  vms);
+	else if (r->pinning != VTB_PIN_NONE)
+		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on",
+					  vtb_pinning_name(r->pinning));
+	else if (r->vms != 1)
+		c->why_not = vtb_asprintf("vms = %d: side-by-side VMs need a host model to plan on",
+					  r->vms);
 	else
 		return 0;
 	return c->why_not ? 0 : vtb_error("out of memory");
@@ -2582,7 +2580,7 @@ static int expand_vm(struct parser *p)
 		       is_yes(locked));
 		if (!c.why_not && partition_why_not(&c, sched, nv) < 0)
 			goto out;
-		if (!c.why_not && vm_plan(p, &c, topo, ts, s->line) < 0)
+		if (!c.why_not && vm_plan(p, &c, topo, s->line) < 0)
 			goto out;
 		c.runnable = !c.why_not;
 		if (add_config(p, &c, nv) < 0)

@@ -15,7 +15,7 @@
 #include "../workloads/lib/vtbutil.h"
 #include "vmreq.h"
 
-#define VTB_KEY_LEN 16 /* hex digits of a configuration or cell key */
+#define VTB_KEY_LEN 16	       /* hex digits of a configuration or cell key */
 #define VTB_PLACE_NO_ROOM (-2) /* as VTB_PLAN_NO_ROOM (plan.h) */
 
 struct vtb_topo;

@@ -383,9 +383,10 @@ static void check_live_pins(struct vm_store *v, const char *placement, const str
 		vtb_cpuset_release(&got);
 		free(norm);
 		if (!same) {
-			vtb_boot_demote(&v->status, &v->error, "failed",
-					vtb_asprintf("libvirt pinned vCPU %zu to '%s', the plan to '%s'",
-						     i, live ? live : "?", want ? want : "?"));
+			vtb_boot_demote(
+				&v->status, &v->error, "failed",
+				vtb_asprintf("libvirt pinned vCPU %zu to '%s', the plan to '%s'", i,
+					     live ? live : "?", want ? want : "?"));
 			free(want);
 			break;
 		}
