@@ -89,7 +89,7 @@ static void stop_tick(void *arg)
 /* Two guests of one name: the second cannot be created. */
 static void name_clash(struct vtb_vmhost *vh)
 {
-	char *cmdline = vtb_vm_cmdline("00");
+	char *cmdline = vtb_vm_cmdline("00", NULL);
 	struct vtb_domspec d = { .name = "vtbench-live-clash",
 				 .cpu_model = vh->cpu_model,
 				 .vcpus = 1,
