@@ -96,47 +96,6 @@ static void tail_add(struct vtb_strbuf *tail, const char *buf, size_t n)
 	vtb_strbuf_add(tail, buf, n);
 }
 
-const char *vtb_boot_judge(int wstatus, const struct vtb_boot_records *r, char **error)
-{
-	size_t i;
-
-	*error = NULL;
-	if (WIFSIGNALED(wstatus)) {
-		*error = vtb_asprintf("agent killed by signal %d (%s)", WTERMSIG(wstatus),
-				      strsignal(WTERMSIG(wstatus)));
-		return "failed";
-	}
-	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
-		const char *why = r->n_errors ? r->errors[r->n_errors - 1] : NULL;
-
-		*error = why ? vtb_asprintf("agent exited with status %d: %s", WEXITSTATUS(wstatus),
-					    why)
-			     : vtb_asprintf("agent exited with status %d", WEXITSTATUS(wstatus));
-		return "failed";
-	}
-	if (r->n_errors) {
-		*error = vtb_asprintf("%zu record error%s (first: %s)",
-				      r->n_errors + r->errors_dropped,
-				      r->n_errors + r->errors_dropped == 1 ? "" : "s",
-				      r->errors[0]);
-		return "failed";
-	}
-	if (!r->ended) {
-		*error = strdup("the agent ended without its end record");
-		return "failed";
-	}
-	for (i = 0; i < r->n_cells; i++) {
-		if (!r->cells[i].status || strcmp(r->cells[i].status, "ok")) {
-			*error = vtb_asprintf("cell '%s' (%s) failed%s%s", r->cells[i].cell,
-					      r->cells[i].workload ? r->cells[i].workload : "?",
-					      r->cells[i].error ? ": " : "",
-					      r->cells[i].error ? r->cells[i].error : "");
-			return "failed";
-		}
-	}
-	return "ok";
-}
-
 /* ---------------------------------------------------------------- partitions */
 
 char *vtb_cgroup2_mount(const char *mountinfo)
@@ -662,16 +621,4 @@ out:
 	free(why);
 	out->stderr_tail = vtb_strbuf_detach(&tail);
 	return ret;
-}
-
-void vtb_boot_outcome_release(struct vtb_boot_outcome *o)
-{
-	if (!o)
-		return;
-	free(o->error);
-	free(o->stderr_tail);
-	free(o->confinement);
-	free(o->warning);
-	vtb_rec_parser_free(o->parser);
-	memset(o, 0, sizeof(*o));
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../workloads/lib/vtbutil.h"
+#include "bootstatus.h"
 #include "recparse.h"
 
 struct vtb_baremetal_req {
@@ -43,20 +44,6 @@ struct vtb_baremetal_req {
 	void *tick_arg;
 };
 
-struct vtb_boot_outcome {
-	const char *status;	       /* "ok" | "failed" | "timeout" | "interrupted" */
-	char *error;		       /* NULL when ok */
-	char *stderr_tail;	       /* last bytes of the agent's stderr */
-	int64_t started_ns, ended_ns;  /* CLOCK_REALTIME */
-	struct vtb_rec_parser *parser; /* the boot's records */
-	bool membind;		       /* bare metal: memory bound to req->mems */
-	/* bare metal: what confined the agent, e.g. "partition+membind" or
-	 * "affinity+membind (partition unavailable: ...)"; the warning when
-	 * a partition was asked for and not used (else NULL) */
-	char *confinement;
-	char *warning;
-};
-
 /*
  * cgroup-v2 cpuset partitions, the pure parts.  vtb_cgroup2_mount(): the
  * mount point of the cgroup2 hierarchy in @mountinfo (the text of
@@ -73,9 +60,5 @@ char *vtb_partition_unavailable(const char *root);
 /* Returns 0 with @out filled (whatever the boot's fate); -1 with
  * vtb_errmsg() only when the harness itself failed (no pipe, no spawn). */
 int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outcome *out);
-void vtb_boot_outcome_release(struct vtb_boot_outcome *o);
-
-/* Decides a boot's status from what the agent did and wrote. */
-const char *vtb_boot_judge(int wstatus, const struct vtb_boot_records *r, char **error);
 
 #endif

@@ -107,9 +107,9 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 	root = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:i, s:s, s:s}, s:I, s:s, s:I, s:I}",
 			 "schema", 1, "matrix", m->path, "digest", m->digest, "host", "source",
 			 h->source, "summary", h->summary, "cpus", (int)h->n_compact, "digest",
-			 h->digest, "llc", h->llc_source,
-			 "reps", (json_int_t)m->reps, "order", order_names[m->order], "timeout_ns",
-			 (json_int_t)m->timeout_ns, "boots", (json_int_t)boots);
+			 h->digest, "llc", h->llc_source, "reps", (json_int_t)m->reps, "order",
+			 order_names[m->order], "timeout_ns", (json_int_t)m->timeout_ns, "boots",
+			 (json_int_t)boots);
 	cfgs = json_array();
 	if (!root || !cfgs)
 		goto oom;
@@ -335,15 +335,8 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 		free(cpus);
 		if (!c->runnable)
 			printf("  not runnable: %s\n", c->why_not ? c->why_not : "?");
-		if (c->plan_json) {
-			struct vtb_plan *p = NULL;
-
-			if (vtb_plan_config(&h->model, c, &p) == 0)
-				print_plan(p);
-			else
-				printf("  plan: %s\n", vtb_errmsg());
-			vtb_plan_free(p);
-		}
+		if (c->plan)
+			print_plan(c->plan);
 		for (j = 0; j < c->n_cells; j++)
 			print_cell(&c->cells[j]);
 	}
@@ -366,23 +359,19 @@ static int write_file(const char *path, const char *text)
 /* One domain XML per VM (of each VM configuration) into @dir (NULL:
  * build them only); with @timing, the time of planning and XML per
  * configuration on stderr (the figure `make bench` prints). */
-static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, const char *dir,
-		     bool kvm, bool timing)
+static int write_xml(const struct vtb_matrix *m, const char *dir, bool kvm, bool timing)
 {
 	size_t i;
 	int v, ret = 0;
 
 	for (i = 0; i < m->n_configs && !ret; i++) {
 		const struct vtb_config *c = &m->configs[i];
-		struct vtb_plan *p = NULL;
-
+		const struct vtb_plan *p = c->plan; /* made when the matrix was loaded */
 		uint64_t t0, t1 = 0;
 
-		if (!c->plan_json)
+		if (!p)
 			continue;
 		t0 = vtb_now_ns();
-		if (vtb_plan_config(&h->model, c, &p) < 0)
-			return -1;
 		for (v = 0; v < p->req.vms && !ret; v++) {
 			struct vtb_plan_domstore st;
 			char *name = p->req.vms > 1 ? vtb_asprintf("vtbench-%s-vm%d", c->key, v)
@@ -416,8 +405,7 @@ static int write_xml(const struct vtb_matrix *m, const struct vtb_hosttopo *h, c
 		if (timing && !ret)
 			fprintf(stderr, "timing: %s: plan and domain XML of %d VM%s in %.2f ms\n",
 				c->label, p->req.vms, p->req.vms == 1 ? "" : "s",
-				(double)(t1 - t0) / 1e6);
-		vtb_plan_free(p);
+				(double)(c->plan_ns + t1 - t0) / 1e6);
 	}
 	return ret;
 }
@@ -469,7 +457,8 @@ int cmd_plan(struct vtb_cmd_env *env)
 		case OPT_REPS:
 			reps_auto = !strcmp(arg, "auto");
 			if (!reps_auto && vtb_parse_int(arg, 1, 100000, &reps)) {
-				vtb_cli_usage_error(&plan_cli, "--reps: %s (or auto)", vtb_errmsg());
+				vtb_cli_usage_error(&plan_cli, "--reps: %s (or auto)",
+						    vtb_errmsg());
 				return VTB_EXIT_USAGE;
 			}
 			break;
@@ -537,7 +526,7 @@ int cmd_plan(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
 		goto out;
 	}
-	if ((xml_dir || timing) && write_xml(m, env->host, xml_dir, kvm, timing) < 0) {
+	if ((xml_dir || timing) && write_xml(m, xml_dir, kvm, timing) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		goto out;
 	}

@@ -46,7 +46,6 @@
 #include "conf.h"
 #include "digest.h"
 #include "memfit.h"
-#include "plan.h"
 
 #define LINE_LIMIT 4096
 #define VALUE_LIMIT 1024
@@ -61,9 +60,7 @@
 static const char *const order_values[] = { "interleave", "sequential", "random:SEED", NULL };
 static const char *const accel_values[] = { "auto", "kvm", "tcg", NULL };
 static const char *const confine_values[] = { "affinity", "partition", NULL };
-static const char *const pinning_values[] = { "none", "strict", "core", "llc", "node", NULL };
 static const char *const numa_values[] = { "auto", "off", NULL };
-static const char *const topology_presets[] = { "flat", "cores", "mirror", "lie", NULL };
 static const char *const machine_values[] = { "pc", "q35", NULL };
 
 static const struct vtb_opt global_opts[] = {
@@ -191,7 +188,7 @@ static const struct vtb_opt vm_opts[] = {
 	  .type = VTB_OPT_ENUM,
 	  .flags = VTB_OPT_AXIS,
 	  .def = "none",
-	  .values = pinning_values,
+	  .values = vtb_pinning_names,
 	  .help = "how vCPUs are bound to pCPUs" },
 	{ .name = "memory",
 	  .type = VTB_OPT_SIZE,
@@ -1783,6 +1780,11 @@ static void config_release(struct vtb_config *c)
 	vtb_cpuset_release(&c->cpus);
 	free(c->mems);
 	free(c->plan_json);
+	if (c->plan && c->plan_free)
+		c->plan_free(c->plan);
+	for (i = 0; i < c->n_vm_cpus; i++)
+		vtb_cpuset_release(&c->vm_cpus[i]);
+	free(c->vm_cpus);
 	free(c->why_not);
 	for (i = 0; i < c->n_cells; i++)
 		cell_release(&c->cells[i]);
@@ -2216,35 +2218,19 @@ static int expand_vm_baselines(struct parser *p)
 	if (baseline_confinement(p, &confine) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct vtb_config *v = &m->configs[i];
-		json_t *plan, *vms, *vm;
-
-		if (v->kind != VTB_CONFIG_VM || !v->plan_json || !v->cpus.n)
+		/* m->configs moves as baselines are added: no pointer into it */
+		if (m->configs[i].kind != VTB_CONFIG_VM || !m->configs[i].plan ||
+		    !m->configs[i].cpus.n)
 			continue;
-		plan = json_loads(v->plan_json, 0, NULL);
-		vms = json_object_get(plan, "vms");
-		if (json_array_size(vms) <= 1) {
-			json_decref(plan);
+		if (m->configs[i].n_vm_cpus <= 1) {
 			if (add_vm_baseline(p, &m->configs[i].cpus, m->configs[i].mems, confine) <
 			    0)
 				goto out;
 			continue;
 		}
-		json_array_foreach(vms, k, vm)
-		{
-			struct vtb_cpuset set = { 0 };
-			const char *cs = json_string_value(json_object_get(vm, "cpus"));
-			int r = cs ? vtb_cpuset_parse(cs, &set) : vtb_error("plan without cpus");
-
-			if (r == 0)
-				r = add_vm_baseline(p, &set, NULL, confine);
-			vtb_cpuset_release(&set);
-			if (r < 0) {
-				json_decref(plan);
+		for (k = 0; k < m->configs[i].n_vm_cpus; k++)
+			if (add_vm_baseline(p, &m->configs[i].vm_cpus[k], NULL, confine) < 0)
 				goto out;
-			}
-		}
-		json_decref(plan);
 	}
 	ret = 0;
 out:
@@ -2363,58 +2349,78 @@ static int partition_why_not(struct vtb_config *c, const char *sched, long long 
  * VMs, which need disjoint pCPUs).  Returns -1 on errors;
  * sets c->why_not when not runnable.
  */
-static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, const struct sect *ts,
-		   int line)
+static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, int line)
 {
-	const char *pin = vtb_params_get(&c->params, "pinning");
-	const char *vms = vtb_params_get(&c->params, "vms");
-	struct vtb_plan *plan = NULL;
-	int v;
+	const struct vtb_plan_req *r = &c->req;
 
-	if (p->host->model) {
-		int r = vtb_plan_config(p->host->model, c, &plan);
+	if (p->host->place) {
+		int rc = p->host->place(p->host, c);
 
 		/* a host too small for it: listed as not runnable here, so
 		 * one matrix serves hosts of every size */
-		if (r == VTB_PLAN_NO_ROOM) {
+		if (rc == VTB_PLACE_NO_ROOM) {
 			c->why_not = vtb_asprintf("does not fit this host: %s", vtb_errmsg());
 			return c->why_not ? 0 : vtb_error("out of memory");
 		}
-		if (r < 0)
+		if (rc < 0)
 			return perr(p, line, "%s: %s", c->label, vtb_errmsg());
-		c->plan_json = vtb_plan_json(plan);
-		for (v = 0; c->plan_json && v < plan->req.vms; v++)
-			for (size_t i = 0; i < plan->vm[v].cpus.n; i++)
-				if (vtb_cpuset_add(&c->cpus, plan->vm[v].cpus.cpus[i]) < 0)
-					goto fail;
-		if (!c->plan_json)
-			goto fail;
 		if (p->host->mems_of && !(c->mems = p->host->mems_of(p->host, &c->cpus)))
-			goto fail;
-		/* placed, but its memory does not fit the host nodes */
-		if (plan->why_not && !(c->why_not = vtb_strdup(plan->why_not)))
-			goto fail;
-		vtb_plan_free(plan);
-		plan = NULL;
-	} else if (!ts && strcmp(topo, "flat") && strcmp(topo, "cores")) {
+			return vtb_error("out of memory");
+		return 0;
+	}
+	if (r->topology == VTB_VTOPO_MIRROR || r->topology == VTB_VTOPO_LIE)
 		c->why_not = vtb_asprintf("topology '%s' needs a host model to plan on", topo);
-	} else if (ts && vtb_params_get(&c->params, "topology.cells")) {
+	else if (r->topology == VTB_VTOPO_EXPLICIT && r->cells)
 		c->why_not = vtb_asprintf("[topology %s]: guest cells need a host model to plan on",
 					  topo);
-	} else if (pin && strcmp(pin, "none")) {
-		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on", pin);
-	}
-	if (c->why_not)
-		return 0;
-	if (!p->host->model && vms && strcmp(vms, "1"))
-		c->why_not = vtb_asprintf("vms = %s: side-by-side VMs need a host model to plan on",
-					  vms);
+	else if (r->pinning != VTB_PIN_NONE)
+		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on",
+					  vtb_pinning_name(r->pinning));
+	else if (r->vms != 1)
+		c->why_not = vtb_asprintf("vms = %d: side-by-side VMs need a host model to plan on",
+					  r->vms);
 	else
 		return 0;
 	return c->why_not ? 0 : vtb_error("out of memory");
-fail:
-	vtb_plan_free(plan);
-	return vtb_error("out of memory");
+}
+
+/* A topology.KEY of @c as a number, @dflt when absent (normalised and
+ * bounded when the section was read). */
+static int topology_int(const struct vtb_config *c, const char *key, int dflt)
+{
+	const char *v = vtb_params_get(&c->params, key);
+
+	return v ? (int)strtol(v, NULL, 10) : dflt;
+}
+
+/* @c's settings as typed values (c->params sorted, every value checked
+ * already): what the planner and the boot take. */
+static void vm_req(struct vtb_config *c, long long vcpus, const char *topo, const char *pin,
+		   const char *memory, const char *numa, const char *vms, bool over, bool huge,
+		   bool locked)
+{
+	struct vtb_plan_req *r = &c->req;
+
+	r->vcpus = (int)vcpus;
+	r->vms = (int)strtol(vms, NULL, 10);
+	r->overcommit = over;
+	if (vtb_pinning_parse(pin, &r->pinning) < 0)
+		vtb_error_clear(); /* not reached: a checked enum */
+	if (vtb_vtopo_preset(topo, &r->topology) < 0) {
+		r->topology = VTB_VTOPO_EXPLICIT;
+		r->sockets = topology_int(c, "topology.sockets", 1);
+		r->dies = topology_int(c, "topology.dies", 1);
+		r->cores = topology_int(c, "topology.cores", 1);
+		r->threads = topology_int(c, "topology.threads", 1);
+		r->clusters = topology_int(c, "topology.clusters", 1);
+		r->cells = topology_int(c, "topology.cells", 0);
+	}
+	r->memory_bytes = strtoull(memory, NULL, 10);
+	r->numa = !strcmp(numa, "auto");
+	r->hugepages = huge;
+	r->locked = locked;
+	r->housekeeping = vtb_params_get(&c->params, "housekeeping");
+	r->machine = vtb_params_get(&c->params, "machine");
 }
 
 static int expand_vm(struct parser *p)
@@ -2474,8 +2480,8 @@ static int expand_vm(struct parser *p)
 			goto out;
 	}
 	/* topology: presets or [topology NAME]; sched: [sched NAME] or default */
-	for (i = 0; topology_presets[i]; i++)
-		if (strv_push(&cands, topology_presets[i]) < 0)
+	for (i = 0; vtb_vtopo_presets[i]; i++)
+		if (strv_push(&cands, vtb_vtopo_presets[i]) < 0)
 			goto out;
 	for (i = 0; i < p->n_sects; i++)
 		if (p->sects[i].kind == S_TOPOLOGY && strv_has(&cands, p->sects[i].name)) {
@@ -2570,9 +2576,12 @@ static int expand_vm(struct parser *p)
 						     topo, tcpus, nv);
 		}
 		params_sort(&c.params); /* vtb_params_get() searches a sorted array */
+		vm_req(&c, nv, topo, ax[A_PINNING].vals.v[idx[A_PINNING]],
+		       ax[A_MEMORY].vals.v[idx[A_MEMORY]], numa, vms, is_yes(over), is_yes(huge),
+		       is_yes(locked));
 		if (!c.why_not && partition_why_not(&c, sched, nv) < 0)
 			goto out;
-		if (!c.why_not && vm_plan(p, &c, topo, ts, s->line) < 0)
+		if (!c.why_not && vm_plan(p, &c, topo, s->line) < 0)
 			goto out;
 		c.runnable = !c.why_not;
 		if (add_config(p, &c, nv) < 0)

@@ -13,10 +13,14 @@
 #include <stdio.h>
 
 #include "../workloads/lib/vtbutil.h"
+#include "vmreq.h"
 
-#define VTB_KEY_LEN 16 /* hex digits of a configuration or cell key */
+#define VTB_KEY_LEN 16	       /* hex digits of a configuration or cell key */
+#define VTB_PLACE_NO_ROOM (-2) /* as VTB_PLAN_NO_ROOM (plan.h) */
 
 struct vtb_topo;
+struct vtb_plan;
+struct vtb_config;
 
 /* What matrix resolution needs to know about the host. */
 struct vtb_host_ctx {
@@ -37,6 +41,14 @@ struct vtb_host_ctx {
 	 * none, and VM configurations that need the planner (pinning,
 	 * mirror, lie, cells) are not runnable. */
 	const struct vtb_topo *model;
+	/* Places VM configuration @c (its typed c->req) on the host model:
+	 * the only way the matrix reaches the planner, which the layer that
+	 * owns the model provides (cfgplan.h).  Sets c->plan, plan_free,
+	 * plan_json, cpus and vm_cpus, and c->why_not when the plan says the
+	 * placement cannot run.  0, VTB_PLACE_NO_ROOM with vtb_error() when
+	 * the host has too few pCPUs for it, -1 with vtb_error() when the
+	 * planner refuses the request.  NULL exactly when model is NULL. */
+	int (*place)(const struct vtb_host_ctx *h, struct vtb_config *c);
 	/* The local host: MemAvailable when it was loaded, a bound on what a
 	 * baseline may use besides its nodes' size; 0 unknown (a described
 	 * host). */
@@ -93,6 +105,17 @@ struct vtb_config {
 				   VM's, from the plan */
 	char *mems;		/* memory nodes, cpulist syntax */
 	char *plan_json;	/* VM: the placement plan and its claims (vtb_plan_json()) */
+	/* VM: the settings as typed values (strings in it point into
+	 * params), what the planner takes */
+	struct vtb_plan_req req;
+	/* VM: the plan, made once per campaign when the matrix is loaded and
+	 * carried to the boot (NULL without a host model); released with
+	 * plan_free; and each VM's pCPUs (req.vms sets) */
+	struct vtb_plan *plan;
+	void (*plan_free)(struct vtb_plan *p);
+	uint64_t plan_ns; /* how long planning it took */
+	struct vtb_cpuset *vm_cpus;
+	size_t n_vm_cpus;
 	bool runnable;
 	char *why_not; /* when !runnable: why, for plan and run */
 	struct vtb_cell *cells;

@@ -9,6 +9,7 @@
  * to be adjacent for siblings.
  */
 #include "hosttopo.h"
+#include "cfgplan.h"
 
 #include "../workloads/lib/sysfs.h"
 
@@ -819,6 +820,7 @@ static int host_finish(struct vtb_hosttopo *h)
 	h->ctx.llc_bytes = host_llc_bytes;
 	h->ctx.mems_of = host_mems_of;
 	h->ctx.model = &h->model;
+	h->ctx.place = vtb_cfgplan_place;
 	h->ctx.priv = h;
 	return 0;
 }

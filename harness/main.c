@@ -16,6 +16,7 @@
 #include "../workloads/workload.h"
 #include "conf.h"
 #include "cmd.h"
+#include "plan.h"
 #include "provision.h"
 #include "upload.h"
 
@@ -342,6 +343,9 @@ int main(int argc, char **argv)
 	env.argv = argv + 1;
 	env.cmdline = cmdline;
 	ret = cmd->fn(&env);
+	/* for tests: each configuration is planned once per campaign */
+	if (getenv("VTBENCH_PLAN_CALLS"))
+		fprintf(stderr, "vtbench: planner calls: %lu\n", vtb_plan_calls());
 	vtb_store_close(env.store);
 	vtb_hosttopo_free(env.host);
 	free(cmdline);

@@ -78,13 +78,6 @@ static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
 	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
 }
 
-static uint64_t param_u64(const struct vtb_params *p, const char *key)
-{
-	const char *v = vtb_params_get(p, key);
-
-	return v ? strtoull(v, NULL, 10) : 0;
-}
-
 /* "1G" for 1073741824 (labels use the matrix's binary units). */
 static char *fmt(uint64_t bytes)
 {
@@ -93,47 +86,42 @@ static char *fmt(uint64_t bytes)
 	return s ? s : vtb_strdup("?");
 }
 
-/* Each VM's pCPUs, from the plan's "vms" (one set, the configuration's,
+static int set_copy(struct vtb_cpuset *dst, const struct vtb_cpuset *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		if (vtb_cpuset_add(dst, src->cpus[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Each VM's pCPUs, from the plan (one set, the configuration's,
  * without a plan). */
 static int vm_sets(struct cfg *f)
 {
 	const struct vtb_config *c = f->c;
-	json_t *plan = c->plan_json ? json_loads(c->plan_json, 0, NULL) : NULL;
-	json_t *vms = json_object_get(plan, "vms"), *vm;
-	size_t k, n = json_array_size(vms);
-	int ret = -1;
+	size_t k, n = c->n_vm_cpus ? c->n_vm_cpus : 1;
 
-	f->vm_sets = calloc(n ? n : 1, sizeof(*f->vm_sets));
+	f->vm_sets = calloc(n, sizeof(*f->vm_sets));
 	if (!f->vm_sets)
-		goto oom;
-	json_array_foreach(vms, k, vm)
-	{
-		const char *cs = json_string_value(json_object_get(vm, "cpus"));
-
-		if (cs && vtb_cpuset_parse(cs, &f->vm_sets[f->n_vm_sets]) == 0)
-			f->n_vm_sets++;
-		else
-			vtb_error_clear();
-	}
+		return vtb_error("out of memory");
+	for (k = 0; k < c->n_vm_cpus; k++)
+		if (set_copy(&f->vm_sets[k], &c->vm_cpus[k]) < 0)
+			return -1;
+	f->n_vm_sets = c->n_vm_cpus;
 	if (!f->n_vm_sets) {
-		for (k = 0; k < c->cpus.n; k++)
-			if (vtb_cpuset_add(&f->vm_sets[0], c->cpus.cpus[k]) < 0)
-				goto out;
+		if (set_copy(&f->vm_sets[0], &c->cpus) < 0)
+			return -1;
 		f->n_vm_sets = 1;
 	}
-	ret = 0;
-	goto out;
-oom:
-	ret = vtb_error("out of memory");
-out:
-	json_decref(plan);
-	return ret;
+	return 0;
 }
 
 /* The room of a VM configuration: one guest's memory minus its reserve. */
 static int vm_room(struct cfg *f)
 {
-	uint64_t mem = param_u64(&f->c->params, "memory");
+	uint64_t mem = f->c->req.memory_bytes;
 	uint64_t res = vtb_guest_reserve(mem, (long)f->ncpus);
 	char *m = fmt(mem), *r = fmt(res), *a;
 
@@ -392,7 +380,7 @@ static int check_config(struct cfg *f)
 		return 0;
 	too_small = c->kind == VTB_CONFIG_VM && fitting_size(f->room.avail) < MiB;
 	if (too_small) {
-		uint64_t mem = param_u64(&c->params, "memory");
+		uint64_t mem = c->req.memory_bytes;
 		char *m = fmt(mem), *r = fmt(vtb_guest_reserve(mem, (long)f->ncpus));
 
 		why = vtb_asprintf(
@@ -450,7 +438,7 @@ int vtb_matrix_fit_memory(struct vtb_matrix *m, const struct vtb_host_ctx *host)
 		f->c = &m->configs[i];
 		f->comp = i;
 		if (f->c->kind == VTB_CONFIG_VM) {
-			f->ncpus = (size_t)param_u64(&f->c->params, "vcpus");
+			f->ncpus = (size_t)f->c->req.vcpus;
 			if (vm_sets(f) < 0 || vm_room(f) < 0)
 				goto out;
 		} else {

@@ -254,11 +254,6 @@ int vtb_placement_add(struct vtb_placement *p, const int *cpus)
 	return 0;
 }
 
-uint64_t vtb_placement_samples(const struct vtb_placement *p)
-{
-	return p->samples;
-}
-
 void vtb_placement_counters(struct vtb_placement *p, int vcpu, uint64_t migrations,
 			    uint64_t run_delay_ns)
 {

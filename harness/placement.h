@@ -53,7 +53,6 @@ void vtb_placement_set_tid(struct vtb_placement *p, int vcpu, int tid);
  * vtb_error() on ENOMEM only.
  */
 int vtb_placement_add(struct vtb_placement *p, const int *cpus);
-uint64_t vtb_placement_samples(const struct vtb_placement *p);
 
 /* A reading of vCPU @vcpu's cumulative counters: the first one is the
  * start, each later one the end. */

@@ -28,14 +28,9 @@
 #include "../workloads/lib/opt.h"
 #include "plan.h"
 
-static const char *const pin_names[] = { "none", "strict", "core", "llc", "node" };
 static const char *const kind_names[] = { "smt", "llc", "node" };
 static const char *const state_names[] = { "true", "false", "unbacked" };
-
-const char *vtb_pinning_name(enum vtb_pinning p)
-{
-	return (unsigned)p < VTB_ARRAY_SIZE(pin_names) ? pin_names[p] : "?";
-}
+static unsigned long plan_calls;
 
 const char *vtb_claim_kind_name(enum vtb_claim_kind k)
 {
@@ -47,17 +42,9 @@ const char *vtb_claim_state_name(enum vtb_claim_state s)
 	return (unsigned)s < VTB_ARRAY_SIZE(state_names) ? state_names[s] : "?";
 }
 
-int vtb_pinning_parse(const char *s, enum vtb_pinning *out)
+unsigned long vtb_plan_calls(void)
 {
-	size_t i;
-
-	for (i = 0; i < VTB_ARRAY_SIZE(pin_names); i++)
-		if (s && !strcmp(s, pin_names[i])) {
-			*out = (enum vtb_pinning)i;
-			return 0;
-		}
-	return vtb_error("unknown pinning '%s': expected none, strict, core, llc or node",
-			 s ? s : "");
+	return plan_calls;
 }
 
 /* ---------------------------------------------------------------- sets */
@@ -2003,17 +1990,8 @@ static int place_final(struct ctx *x, const int *pool, size_t n_pool, struct scr
 				 "the packages used hold different numbers of the %d LLC groups used (no regular choice fits): told 1 socket of %d dies, the real package boundary is not shown",
 				 sh->l, sh->l)) < 0)
 			goto out;
-	} else if (r->topology == VTB_VTOPO_FLAT) {
-		p->sockets = r->vcpus;
-		p->dies = p->cores = p->threads = 1;
-	} else if (r->topology == VTB_VTOPO_CORES) {
-		p->sockets = p->dies = p->threads = 1;
-		p->cores = r->vcpus;
 	} else {
-		p->sockets = r->sockets;
-		p->dies = r->dies;
-		p->cores = r->cores;
-		p->threads = r->threads;
+		vtb_vtopo_shape(r, &p->sockets, &p->dies, &p->cores, &p->threads);
 	}
 	for (vm = 0; vm < r->vms; vm++) {
 		struct vtb_plan_vm *m = &p->vm[vm];
@@ -2345,6 +2323,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	int ret;
 
 	*out = NULL;
+	plan_calls++;
 	if (check_req(req) < 0)
 		return -1;
 	if (req->topology != VTB_VTOPO_LIE) {
@@ -2411,125 +2390,6 @@ void vtb_plan_free(struct vtb_plan *p)
 	vtb_cpuset_release(&p->housekeeping);
 	free(p->why_not);
 	free(p);
-}
-
-/* ---------------------------------------------------------------- from a configuration */
-
-static int int_param(const struct vtb_config *c, const char *key, int dflt, int *out)
-{
-	const char *v = vtb_params_get(&c->params, key);
-	long long n;
-
-	if (!v) {
-		*out = dflt;
-		return 0;
-	}
-	if (vtb_parse_int(v, 0, 1 << 20, &n) < 0)
-		return vtb_error("%s = %s: not an integer", key, v);
-	*out = (int)n;
-	return 0;
-}
-
-/* A yes/no param (absent: no); anything else is an error, never "no". */
-static int bool_param(const struct vtb_config *c, const char *key, bool *out)
-{
-	const char *v = vtb_params_get(&c->params, key);
-
-	*out = v && !strcmp(v, "yes");
-	if (v && strcmp(v, "yes") && strcmp(v, "no"))
-		return vtb_error("%s = %s: expected yes or no", key, v);
-	return 0;
-}
-
-/* @v (NULL: @dflt) must be one of @names; its index into *out. */
-static int word_param(const char *key, const char *v, const char *dflt, const char *const *names,
-		      int *out)
-{
-	const char *near;
-	int i;
-
-	if (!v)
-		v = dflt;
-	for (i = 0; names[i]; i++)
-		if (!strcmp(v, names[i])) {
-			*out = i;
-			return 0;
-		}
-	near = vtb_suggest(names, v);
-	return vtb_error("unknown %s '%s'%s%s%s", key, v, near ? " (did you mean '" : "",
-			 near ? near : "", near ? "'?)" : "");
-}
-
-int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *r)
-{
-	static const char *const presets[] = { "flat", "cores", "mirror", "lie", NULL };
-	static const char *const numa_words[] = { "auto", "off", NULL };
-	static const char *const machines[] = { "pc", "q35", NULL };
-	const char *topo = vtb_params_get(&c->params, "topology");
-	const char *mem = vtb_params_get(&c->params, "memory");
-	long long bytes = 0;
-	int k;
-	size_t i;
-	bool shape = false;
-
-	memset(r, 0, sizeof(*r));
-	if (int_param(c, "vcpus", 1, &r->vcpus) < 0 || int_param(c, "vms", 1, &r->vms) < 0 ||
-	    int_param(c, "topology.sockets", 1, &r->sockets) < 0 ||
-	    int_param(c, "topology.dies", 1, &r->dies) < 0 ||
-	    int_param(c, "topology.cores", 1, &r->cores) < 0 ||
-	    int_param(c, "topology.threads", 1, &r->threads) < 0 ||
-	    int_param(c, "topology.clusters", 1, &r->clusters) < 0 ||
-	    int_param(c, "topology.cells", 0, &r->cells) < 0)
-		return -1;
-	if (vtb_pinning_parse(vtb_params_get(&c->params, "pinning")
-				      ? vtb_params_get(&c->params, "pinning")
-				      : "none",
-			      &r->pinning) < 0)
-		return -1;
-	/* a name that is not a preset is an explicit [topology NAME]: it
-	 * comes with its shape keys; a bare unknown name is a typo, never
-	 * silently a 1x1x1x1 shape */
-	if (!topo)
-		topo = "flat";
-	for (i = 0; i < c->params.n && !shape; i++)
-		shape = !strncmp(c->params.kv[i].key, "topology.", strlen("topology."));
-	if (word_param("topology", topo, "flat", presets, &k) == 0) {
-		r->topology = (enum vtb_vtopo)k;
-	} else if (shape) {
-		r->topology = VTB_VTOPO_EXPLICIT;
-	} else {
-		const char *near = vtb_suggest(presets, topo);
-
-		return vtb_error(
-			"unknown topology '%s': not a preset (flat, cores, mirror, lie) nor a [topology %s] with a shape%s%s%s",
-			topo, topo, near ? " (did you mean '" : "", near ? near : "",
-			near ? "'?)" : "");
-	}
-	if (mem && vtb_parse_int(mem, 0, 1LL << 50, &bytes) < 0)
-		return vtb_error("memory = %s: not a size in bytes", mem);
-	r->memory_bytes = mem ? (uint64_t)bytes : 1ull << 30;
-	if (word_param("numa", vtb_params_get(&c->params, "numa"), "auto", numa_words, &k) < 0)
-		return -1;
-	r->numa = k == 0;
-	if (bool_param(c, "overcommit", &r->overcommit) < 0 ||
-	    bool_param(c, "hugepages", &r->hugepages) < 0 ||
-	    bool_param(c, "locked", &r->locked) < 0)
-		return -1;
-	r->housekeeping = vtb_params_get(&c->params, "housekeeping");
-	r->machine = vtb_params_get(&c->params, "machine");
-	if (r->machine && word_param("machine", r->machine, "pc", machines, &k) < 0)
-		return -1;
-	return 0;
-}
-
-int vtb_plan_config(const struct vtb_topo *t, const struct vtb_config *c, struct vtb_plan **out)
-{
-	struct vtb_plan_req r;
-
-	*out = NULL;
-	if (vtb_plan_req_of(c, &r) < 0)
-		return -1;
-	return vtb_plan_make(t, &r, out);
 }
 
 /* ---------------------------------------------------------------- outputs */

@@ -69,37 +69,12 @@
 #include <stdio.h>
 
 #include "../workloads/lib/vtbutil.h"
-#include "conf.h"
 #include "domxml.h"
 #include "topo.h"
+#include "vmreq.h"
 
-enum vtb_pinning { VTB_PIN_NONE, VTB_PIN_STRICT, VTB_PIN_CORE, VTB_PIN_LLC, VTB_PIN_NODE };
-enum vtb_vtopo {
-	VTB_VTOPO_FLAT,
-	VTB_VTOPO_CORES,
-	VTB_VTOPO_MIRROR,
-	VTB_VTOPO_LIE,
-	VTB_VTOPO_EXPLICIT
-};
 enum vtb_claim_kind { VTB_CLAIM_SMT, VTB_CLAIM_LLC, VTB_CLAIM_NODE };
 enum vtb_claim_state { VTB_CLAIM_TRUE, VTB_CLAIM_FALSE, VTB_CLAIM_UNBACKED };
-
-struct vtb_plan_req {
-	int vcpus; /* per VM */
-	int vms;   /* side by side, disjoint pCPUs unless overcommit */
-	bool overcommit;
-	enum vtb_pinning pinning;
-	enum vtb_vtopo topology;
-	/* VTB_VTOPO_EXPLICIT: the shape; clusters > 1 is rejected (not
-	 * expressible with libvirt 9.0 / QEMU 7.2); cells 0: by numa */
-	int sockets, dies, cores, threads, clusters, cells;
-	bool numa; /* numa = auto: one guest cell per host node used */
-	uint64_t memory_bytes;
-	const char *housekeeping; /* NULL or "auto", "none", or a cpulist */
-	/* passed through to the domain */
-	bool hugepages, locked;
-	const char *machine; /* NULL: pc */
-};
 
 struct vtb_plan_cell {
 	struct vtb_cpuset vcpus;
@@ -142,12 +117,9 @@ struct vtb_plan {
 	char *why_not;
 };
 
-/* "none", "strict"...; "flat", ...; "smt", "llc", "node"; "true", "false",
- * "unbacked". */
-const char *vtb_pinning_name(enum vtb_pinning p);
+/* "smt", "llc", "node"; "true", "false", "unbacked". */
 const char *vtb_claim_kind_name(enum vtb_claim_kind k);
 const char *vtb_claim_state_name(enum vtb_claim_state s);
-int vtb_pinning_parse(const char *s, enum vtb_pinning *out);
 
 /*
  * Plans @req on @t.  0, or -1 with vtb_error() saying what is wrong (an
@@ -159,17 +131,9 @@ int vtb_pinning_parse(const char *s, enum vtb_pinning *out);
 #define VTB_PLAN_NO_ROOM (-2)
 int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out);
 
-/*
- * The request of a VM configuration (its params: vcpus, topology,
- * topology.*, pinning, memory, numa, vms, overcommit, housekeeping).
- * A topology that is not a preset is explicit (the [topology NAME] keys).
- * -1 with vtb_error() for a malformed value.
- * Strings in @out point into @c.
- */
-int vtb_plan_req_of(const struct vtb_config *c, struct vtb_plan_req *out);
-
-/* vtb_plan_req_of() + vtb_plan_make(). */
-int vtb_plan_config(const struct vtb_topo *t, const struct vtb_config *c, struct vtb_plan **out);
+/* How many times vtb_plan_make() ran in this process: a campaign plans
+ * each configuration once (tests count). */
+unsigned long vtb_plan_calls(void);
 
 /* Claims (and the plan's shape) as a JSON text (compact, sorted keys),
  * malloc'ed; NULL with vtb_error().  Plan-wide notes in "notes", each

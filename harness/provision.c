@@ -368,18 +368,6 @@ static int64_t realtime_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The first "Kernel panic" line of the console tail, or NULL. */
-static char *panic_line(const char *tail)
-{
-	const char *p = strstr(tail, "Kernel panic");
-	const char *e;
-
-	if (!p)
-		return NULL;
-	e = strchr(p, '\n');
-	return e ? strndup(p, (size_t)(e - p)) : vtb_strdup(p);
-}
-
 enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
 {
 	if (w->stop)
@@ -397,38 +385,6 @@ enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
 	if (w->grace_until && w->now >= w->grace_until)
 		return VTB_VM_DONE;
 	return VTB_VM_WAIT;
-}
-
-const char *vtb_vm_judge(const struct vtb_vm_facts *f, const struct vtb_boot_records *r,
-			 char **error)
-{
-	char *pl = f->console_tail ? panic_line(f->console_tail) : NULL;
-	const char *status = "failed";
-
-	*error = NULL;
-	if (f->interrupted) {
-		status = "interrupted";
-	} else if (f->start_error) {
-		*error = vtb_strdup(f->start_error);
-	} else if (f->timed_out) {
-		status = "timeout";
-		*error = vtb_asprintf(
-			"the guest did not power off within %.0f s and was destroyed (%zu records read)",
-			(double)f->timeout_ns * 1e-9, r->records);
-	} else if (f->panicked || pl) {
-		*error = vtb_asprintf("the guest kernel panicked%s%s", pl ? ": " : "",
-				      pl ? pl : "");
-	} else if (f->qemu_failed) {
-		*error = vtb_strdup("QEMU failed (see the console tail and libvirt's log)");
-	} else if (!r->records && !r->header) {
-		*error = vtb_asprintf(
-			"the guest wrote no records%s%s (its console tail is kept with the boot)",
-			f->stream_error ? ": " : "", f->stream_error ? f->stream_error : "");
-	} else {
-		status = vtb_boot_judge(0, r, error);
-	}
-	free(pl);
-	return status;
 }
 
 static void judge(struct vm *b, const struct vtb_vm_group_req *g, bool interrupted,

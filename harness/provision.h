@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "baremetal.h" /* struct vtb_boot_outcome */
+#include "bootstatus.h"
 
 struct vtb_hv;
 
@@ -142,23 +142,5 @@ enum vtb_vm_step { VTB_VM_WAIT, VTB_VM_DONE, VTB_VM_TIMEOUT, VTB_VM_STOP, VTB_VM
  * only one end came, the other gets grace_ns before the boot is finished
  * anyway. */
 enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w);
-
-/* What a boot's end looked like, for vtb_vm_judge(). */
-struct vtb_vm_facts {
-	bool interrupted;
-	bool timed_out;
-	bool panicked;		  /* libvirt said so (pvpanic, or stopped "crashed") */
-	bool qemu_failed;	  /* stopped "failed": the emulator died */
-	const char *start_error;  /* the domain could not be started */
-	const char *stream_error; /* the record stream broke */
-	uint64_t timeout_ns;
-	const char *console_tail; /* a "Kernel panic" line there is a panic */
-};
-/* A VM boot's status (ok | failed | timeout | interrupted) and its
- * error (malloc'ed, NULL when ok): the first of interrupted, could not
- * start, timeout, panic, QEMU failure, no records at all; otherwise the
- * records decide, as for bare metal (vtb_boot_judge). */
-const char *vtb_vm_judge(const struct vtb_vm_facts *f, const struct vtb_boot_records *r,
-			 char **error);
 
 #endif

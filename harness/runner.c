@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "baremetal.h"
+#include "bootstatus.h"
 #include "compare.h"
 #include "conf.h"
 #include "hoststate.h"
@@ -225,44 +226,6 @@ static void preboot_checks(struct boot_ctx *b, const struct vtb_config *c, char 
 	free(busy);
 }
 
-/* The agent reports the affinity it ran with: confinement is verified,
- * not assumed.  A boot that ran elsewhere is failed. */
-static void check_confinement(struct vtb_boot_outcome *out, const char *cpus)
-{
-	const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
-	const char *seen = r->header ? json_string_value(json_object_get(r->header, "cpus")) : NULL;
-
-	if (!seen || !strcmp(seen, cpus) || strcmp(out->status, "ok"))
-		return;
-	out->status = "failed";
-	free(out->error);
-	out->error = vtb_asprintf("the agent ran on CPUs %s, not on the configuration's CPUs %s",
-				  seen, cpus);
-}
-
-/* Every cell of the configuration must have reported: an agent that
- * skips one does not make an ok boot. */
-static void check_cells_reported(struct vtb_boot_outcome *out, const struct vtb_config *c)
-{
-	const struct vtb_boot_records *r = vtb_rec_parser_result(out->parser);
-	size_t i, k;
-
-	if (strcmp(out->status, "ok"))
-		return;
-	for (i = 0; i < c->n_cells; i++) {
-		for (k = 0; k < r->n_cells; k++)
-			if (r->cells[k].cell && !strcmp(r->cells[k].cell, c->cells[i].key))
-				break;
-		if (k < r->n_cells)
-			continue;
-		out->status = "failed";
-		free(out->error);
-		out->error = vtb_asprintf("cell '%s' (%s) reported nothing", c->cells[i].name,
-					  c->cells[i].key);
-		return;
-	}
-}
-
 /* Counts one stored boot. */
 static void tally(struct vtb_run_result *res, const char *status)
 {
@@ -349,10 +312,8 @@ static int judge_view(struct vm_store *v, const struct vtb_config *c,
 
 	v->check = "unchecked";
 	if (!r->view) {
-		if (!strcmp(v->status, "ok")) {
-			v->status = "failed";
-			v->error = vtb_strdup("the guest reported no view of its topology");
-		}
+		vtb_boot_demote(&v->status, &v->error, "failed",
+				vtb_strdup("the guest reported no view of its topology"));
 		return 0;
 	}
 	if (!(v->view = dump_json(r->view)))
@@ -360,10 +321,8 @@ static int judge_view(struct vm_store *v, const struct vtb_config *c,
 	v->cpuid = dump_json(json_object_get(r->view, "cpuid"));
 	tree = vtb_gv_normalise(r->view, v->digest);
 	if (!tree) {
-		if (!strcmp(v->status, "ok")) {
-			v->status = "failed";
-			v->error = vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg());
-		}
+		vtb_boot_demote(&v->status, &v->error, "failed",
+				vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg()));
 		return 0;
 	}
 	v->tree = dump_json(tree);
@@ -375,10 +334,8 @@ static int judge_view(struct vm_store *v, const struct vtb_config *c,
 		return 0;
 	rc = vtb_gv_check(plan, k, r->view, &v->diff);
 	if (rc < 0) {
-		if (!strcmp(v->status, "ok")) {
-			v->status = "failed";
-			v->error = vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg());
-		}
+		vtb_boot_demote(&v->status, &v->error, "failed",
+				vtb_asprintf("the guest's view is malformed: %s", vtb_errmsg()));
 		return 0;
 	}
 	v->check = rc ? "differs" : "match";
@@ -389,8 +346,9 @@ static int judge_view(struct vm_store *v, const struct vtb_config *c,
 		v->check = "unchecked";
 		return 0;
 	}
-	if (rc && !strcmp(v->status, "ok"))
-		v->status = "unexpected-topology";
+	/* the difference is kept in v->diff, not as an error */
+	if (rc)
+		vtb_boot_demote(&v->status, &v->error, "unexpected-topology", NULL);
 	return 0;
 }
 
@@ -425,9 +383,10 @@ static void check_live_pins(struct vm_store *v, const char *placement, const str
 		vtb_cpuset_release(&got);
 		free(norm);
 		if (!same) {
-			v->status = "failed";
-			v->error = vtb_asprintf("libvirt pinned vCPU %zu to '%s', the plan to '%s'",
-						i, live ? live : "?", want ? want : "?");
+			vtb_boot_demote(
+				&v->status, &v->error, "failed",
+				vtb_asprintf("libvirt pinned vCPU %zu to '%s', the plan to '%s'", i,
+					     live ? live : "?", want ? want : "?"));
 			free(want);
 			break;
 		}
@@ -452,10 +411,8 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 	rc = vtb_sched_verify(c, r->probe, r->sched, &why);
 	if (rc < 0)
 		return -1;
-	if (rc == 1) {
-		v->status = "failed";
-		v->error = why;
-	}
+	if (rc == 1)
+		vtb_boot_demote(&v->status, &v->error, "failed", why);
 	return 0;
 }
 
@@ -469,15 +426,15 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			struct vtb_boot_outcome *out, struct vtb_run_result *res)
 {
-	const char *vms_param = vtb_params_get(&c->params, "vms");
-	size_t n = vms_param ? strtoul(vms_param, NULL, 10) : 1, k;
+	size_t n = (size_t)c->req.vms, k;
 	struct vtb_vmboot_result *vr = NULL;
 	struct vtb_vm_boot_info *vmi = NULL;
 	struct vtb_boot_info *info = NULL;
 	const struct vtb_boot_records **recs = NULL;
 	struct vtb_vmboot_vm *vms = NULL;
 	struct vm_store *v = NULL;
-	struct vtb_plan *plan = NULL;
+	/* planned once, when the matrix was loaded */
+	const struct vtb_plan *plan = b->model ? c->plan : NULL;
 	char *warns[3] = { NULL, NULL, NULL }, group[37] = "";
 	size_t n_warns = 0, i;
 	int ret = -1;
@@ -494,8 +451,6 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (b->model && c->plan_json && vtb_plan_config(b->model, c, &plan) < 0)
-		goto out;
 	if (plan && (size_t)plan->req.vms != n) {
 		vtb_error("%s: the plan has %d VMs side by side, the configuration %zu", c->label,
 			  plan->req.vms, n);
@@ -550,7 +505,7 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 					   : NULL;
 
 		recs[k] = r;
-		check_cells_reported(o, c);
+		vtb_boot_check_cells(o, c);
 		v[k].status = o->status;
 		/* the kernel we booted, read from its image: the guest's
 		 * uname -r is its word only, kept in the header */
@@ -641,7 +596,6 @@ out:
 		vtb_vmboot_result_release(&vr[k]);
 	for (k = 0; v && k < n; k++)
 		vm_store_release(&v[k]);
-	vtb_plan_free(plan);
 	free(vr);
 	free(vmi);
 	free(info);
@@ -701,11 +655,11 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		ret = 1;
 		goto out;
 	}
-	check_confinement(out, cpus);
+	vtb_boot_check_confinement(out, cpus);
 	if (out->warning && n_warns < VTB_ARRAY_SIZE(warns) &&
 	    (warns[n_warns] = vtb_strdup(out->warning)))
 		boot_warn(b->o, b->cur, warns[n_warns++]);
-	check_cells_reported(out, c);
+	vtb_boot_check_cells(out, c);
 	info = (struct vtb_boot_info){
 		.campaign_id = b->campaign,
 		.uuid = uuid,

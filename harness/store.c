@@ -1697,27 +1697,6 @@ out:
 	return ret;
 }
 
-static int emit_accel(sqlite3_stmt *s, void *ctx)
-{
-	char **out = ctx;
-	const char *t = column_text(s, 0);
-
-	free(*out);
-	*out = vtb_strdup(t ? t : "");
-	return *out ? 0 : vtb_error("out of memory");
-}
-
-int vtb_store_accelerators(struct vtb_store *st, int64_t campaign_id, char **out)
-{
-	static const char sel[] =
-		"SELECT group_concat(a, ',') FROM (SELECT DISTINCT accelerator AS a"
-		" FROM boot WHERE campaign_id = ?1 AND kind = 'vm'"
-		" AND accelerator IS NOT NULL ORDER BY a)";
-
-	*out = NULL;
-	return query_each(st, sel, campaign_id, "read accelerators", emit_accel, out);
-}
-
 /*
  * Samples for compare.  One statement that joins, filters and sorts a
  * campaign's samples in SQL took 5 s for a million (a temporary B-tree

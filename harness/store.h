@@ -143,9 +143,6 @@ int vtb_store_boots(struct vtb_store *st, const struct vtb_boot_info *b,
 		    const struct vtb_boot_records *const *recs, size_t n);
 
 /* Queries for compare and list. */
-/* The accelerators VM boots of @campaign_id ran under, "kvm,tcg"-style
- * (malloc'ed; "" when none). */
-int vtb_store_accelerators(struct vtb_store *st, int64_t campaign_id, char **out);
 int vtb_store_latest_campaign(struct vtb_store *st, int64_t *campaign_id, bool *found);
 
 struct vtb_sample_row {

@@ -37,34 +37,6 @@ char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c)
 			    extra ? extra : "");
 }
 
-static int topology_of(const struct vtb_config *c, struct vtb_domspec *d)
-{
-	const char *topo = vtb_params_get(&c->params, "topology");
-	static const char *const keys[] = { "topology.sockets", "topology.dies", "topology.cores",
-					    "topology.threads" };
-	int *dst[] = { &d->sockets, &d->dies, &d->cores, &d->threads };
-	size_t i;
-
-	d->vcpus = atoi(vtb_params_get(&c->params, "vcpus"));
-	if (!strcmp(topo, "flat")) {
-		/* libvirt's default: one single-core socket per vCPU */
-		d->sockets = d->vcpus;
-		d->dies = d->cores = d->threads = 1;
-		return 0;
-	}
-	if (!strcmp(topo, "cores")) {
-		d->sockets = d->dies = d->threads = 1;
-		d->cores = d->vcpus;
-		return 0;
-	}
-	for (i = 0; i < VTB_ARRAY_SIZE(keys); i++) {
-		const char *v = vtb_params_get(&c->params, keys[i]);
-
-		*dst[i] = v ? atoi(v) : 1;
-	}
-	return 0;
-}
-
 static char *cache_key(const struct vtb_vmhost *vh)
 {
 	struct utsname u;
@@ -351,7 +323,6 @@ static int vmprep_make(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req 
 		       const struct vtb_plan *plan, size_t k, struct vmprep *v)
 {
 	const struct vtb_vmboot_vm *vm = &r->vms[k];
-	const char *mem = vtb_params_get(&r->config->params, "memory");
 	struct vtb_domspec d = { 0 };
 
 	snprintf(v->name, sizeof(v->name), "vtbench-%s", vm->uuid);
@@ -363,15 +334,17 @@ static int vmprep_make(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req 
 	d.uuid = vm->uuid;
 	d.kvm = !strcmp(vh->accel, "kvm");
 	d.cpu_model = vh->cpu_model;
-	d.memory_bytes = mem ? strtoull(mem, NULL, 10) : (1ull << 30);
+	d.memory_bytes = r->config->req.memory_bytes;
 	d.kernel = vh->stage->kernel;
 	d.initrd = v->img;
 	d.cmdline = v->cmdline;
 	if (plan) {
 		if (vtb_plan_domspec(plan, (int)k, &d, &v->st) < 0)
 			return -1;
-	} else if (topology_of(r->config, &d)) {
-		return -1;
+	} else {
+		d.vcpus = r->config->req.vcpus;
+		if (vtb_vtopo_shape(&r->config->req, &d.sockets, &d.dies, &d.cores, &d.threads))
+			return vtb_error("%s: topology needs a plan", r->config->label);
 	}
 	v->xml = vtb_domxml(&d);
 	if (!v->xml)
@@ -383,7 +356,8 @@ static int vmprep_make(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req 
 int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *r,
 		      struct vtb_vmboot_result *res)
 {
-	struct vtb_plan *plan = NULL;
+	/* planned once, when the matrix was loaded: carried, never made again */
+	const struct vtb_plan *plan = r->model ? r->config->plan : NULL;
 	struct vmprep *prep = NULL;
 	struct vtb_vm_spec *specs = NULL;
 	struct vtb_vm_result *hres = NULL;
@@ -394,15 +368,8 @@ int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *
 		memset(&res[k], 0, sizeof(res[k]));
 	if (!n)
 		return vtb_error("no VMs to boot");
-	/* the plan is pure and cheap: made again rather than carried */
-	if (r->model && r->config->plan_json) {
-		if (vtb_plan_config(r->model, r->config, &plan) < 0)
-			return -1;
-		if ((size_t)plan->req.vms != n) {
-			vtb_error("the plan has %d VMs side by side, not %zu", plan->req.vms, n);
-			goto out;
-		}
-	}
+	if (plan && (size_t)plan->req.vms != n)
+		return vtb_error("the plan has %d VMs side by side, not %zu", plan->req.vms, n);
 	prep = calloc(n, sizeof(*prep));
 	specs = calloc(n, sizeof(*specs));
 	hres = calloc(n, sizeof(*hres));
@@ -451,30 +418,5 @@ out:
 	free(prep);
 	free(specs);
 	free(hres);
-	vtb_plan_free(plan);
-	return ret;
-}
-
-int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *r, struct vtb_boot_outcome *out,
-		char **live_xml)
-{
-	struct vtb_vmboot_vm vm = { .uuid = r->uuid, .nonce = r->nonce, .job_json = r->job_json };
-	struct vtb_vmboot_group_req g = { .config = r->config,
-					  .model = r->model,
-					  .vms = &vm,
-					  .n = 1,
-					  .timeout_ns = r->timeout_ns,
-					  .stop = r->stop,
-					  .waitmask = r->waitmask,
-					  .tick = r->tick,
-					  .tick_arg = r->tick_arg };
-	struct vtb_vmboot_result res;
-	int ret = vtb_vm_boot_group(vh, &g, &res);
-
-	*out = res.out;
-	*live_xml = res.live_xml;
-	memset(&res.out, 0, sizeof(res.out));
-	res.live_xml = NULL;
-	vtb_vmboot_result_release(&res);
 	return ret;
 }

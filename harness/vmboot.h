@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "baremetal.h"
+#include "bootstatus.h"
 #include "conf.h"
 
 struct vtb_vmhost {
@@ -45,28 +45,9 @@ int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
 		    struct vtb_vmhost **out, bool *input);
 void vtb_vmhost_free(struct vtb_vmhost *vh);
 
-struct vtb_vmboot_req {
-	const struct vtb_config *config;
-	/* the host model the configuration was planned on: its placement
-	 * (pins, cells, numatune) comes from the plan; NULL: no placement */
-	const struct vtb_topo *model;
-	const char *uuid, *nonce, *job_json;
-	uint64_t timeout_ns;
-	volatile sig_atomic_t *stop;
-	const sigset_t *waitmask;
-	void (*tick)(void *arg);
-	void *tick_arg;
-};
-
 /* The guest kernel command line of a boot (malloc'ed): the harness's
  * parameters, then those of @c's sched profile (@c may be NULL). */
 char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c);
-
-/* Boots @req->config once (a group of one, without the placement
- * summary).  As vtb_hv_boot(): 0 with @out filled, -1 only on
- * infrastructure failure.  *live_xml is malloc'ed or NULL. */
-int vtb_vm_boot(struct vtb_vmhost *vh, const struct vtb_vmboot_req *req,
-		struct vtb_boot_outcome *out, char **live_xml);
 
 /* One VM of a side-by-side group: its own boot uuid (the domain is
  * "vtbench-UUID"), nonce and job. */
@@ -76,7 +57,9 @@ struct vtb_vmboot_vm {
 
 struct vtb_vmboot_group_req {
 	const struct vtb_config *config;
-	/* as in struct vtb_vmboot_req; with a plan, VM k is the plan's VM k */
+	/* the host model the configuration was planned on: its placement
+	 * (pins, cells, numatune) comes from the plan, VM k from the plan's
+	 * VM k; NULL: no placement */
 	const struct vtb_topo *model;
 	const struct vtb_vmboot_vm *vms;
 	size_t n; /* the configuration's vms = (the plan's VM count) */

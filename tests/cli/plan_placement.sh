@@ -61,6 +61,15 @@ xmls() { # name host
 xmls synthetic "$SYN"
 xmls epyc "$XML"
 
+# each VM configuration is planned once (issue 18): showing the plan and
+# writing its domain XML use the plan made when the matrix was read
+mkdir -p "$T/count"
+VTBENCH_PLAN_CALLS=1 "$VTBENCH" plan "$M" --host-topology "$SYN" --xml-dir "$T/count" \
+	>"$T/count.out" 2>"$T/count.err"
+_vms=$(grep -c '^vm ' "$T/count.out")
+_calls=$(sed -n 's/^vtbench: planner calls: //p' "$T/count.err")
+if [ "$_vms" -gt 0 ] && [ "$_calls" = "$_vms" ]; then ok "one planner call per VM configuration ($_vms)"; else notok "one planner call per VM configuration" "$_calls calls for $_vms VM configurations" "$(head -c 400 "$T/count.err")"; fi
+
 # refusals are input errors with a clear message
 bad() { # name expected-text matrix-text [host]
 	printf '%s\n[workload s]\ntype = membw\n' "$3" >"$T/bad.conf"

@@ -36,7 +36,12 @@ case "$p0,$p1" in
 [0-9]*,[0-9]*) if [ "$p0" != "$p1" ]; then ok "the plan gives each VM its own pCPU ($p0, $p1)"; else notok "the plan gives each VM its own pCPU" "both on $p0"; fi ;;
 *) notok "the plan gives each VM its own pCPU" "vm 0 '$p0', vm 1 '$p1'" ;;
 esac
+# the configuration is planned once for the campaign (issue 18): the
+# boot takes the plan made when the matrix was read, never makes another
+export VTBENCH_PLAN_CALLS=1
 expect_exit "run exits 0" 0 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
+unset VTBENCH_PLAN_CALLS
+if grep -qx 'vtbench: planner calls: 1' "$T/err"; then ok "the run planned its one configuration once"; else notok "the run planned its one configuration once" "$(grep 'planner calls' "$T/err")"; fi
 q() { sql "$T/r.db" "$1"; }
 expect_eq "two VM boots, both ok, indexes 0 and 1" \
 	"$(echo $(q "select vm_index || ':' || status || ':' || vms from boot order by vm_index"))" "0:ok:2 1:ok:2"

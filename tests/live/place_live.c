@@ -89,7 +89,7 @@ static void stop_tick(void *arg)
 /* Two guests of one name: the second cannot be created. */
 static void name_clash(struct vtb_vmhost *vh)
 {
-	char *cmdline = vtb_vm_cmdline("00");
+	char *cmdline = vtb_vm_cmdline("00", NULL);
 	struct vtb_domspec d = { .name = "vtbench-live-clash",
 				 .cpu_model = vh->cpu_model,
 				 .vcpus = 1,
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	struct vtb_hosttopo *h = NULL;
 	struct vtb_matrix *m = NULL;
 	struct vtb_vmhost *vh = NULL;
-	struct vtb_plan *plan = NULL;
+	const struct vtb_plan *plan = NULL;
 	const struct vtb_config *c = NULL;
 	struct vtb_vmboot_vm vms[2];
 	struct vtb_vmboot_result res[2];
@@ -165,8 +165,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < m->n_configs; i++)
 		if (m->configs[i].kind == VTB_CONFIG_VM)
 			c = &m->configs[i];
-	if (!c || !c->plan_json || vtb_plan_config(&h->model, c, &plan)) {
-		fprintf(stderr, "plan: %s\n", c ? vtb_errmsg() : "no VM configuration");
+	if (!c || !(plan = c->plan)) { /* planned when the matrix was read */
+		fprintf(stderr, "plan: %s\n", c ? "not planned" : "no VM configuration");
 		return 2;
 	}
 	printf("configuration: %s\n", c->label);
@@ -301,7 +301,6 @@ int main(int argc, char **argv)
 		free(job[i]);
 	}
 	vtb_vmhost_free(vh);
-	vtb_plan_free(plan);
 	vtb_matrix_free(m);
 	vtb_hosttopo_free(h);
 	free(text);

@@ -1274,7 +1274,7 @@ Test(conf, memory_backing_and_machine_reach_the_domain)
 {
 	struct vtb_hosttopo *h = NULL;
 	struct vtb_matrix *m;
-	struct vtb_plan *p = NULL;
+	const struct vtb_plan *p;
 	struct vtb_plan_domstore st;
 	struct vtb_domspec d = { 0 };
 
@@ -1286,13 +1286,53 @@ Test(conf, memory_backing_and_machine_reach_the_domain)
 	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 2\nhugepages = yes\nlocked = yes\n"
 		       "machine = q35\npinning = strict\n" WL);
 	cr_assert_str_eq(vtb_params_get(&m->configs[0].params, "machine"), "q35");
-	cr_assert_eq(vtb_plan_config(&h->model, &m->configs[0], &p), 0, "%s", vtb_errmsg());
+	p = m->configs[0].plan; /* planned once, when the matrix was read */
+	cr_assert_not_null(p);
 	cr_assert_eq(vtb_plan_domspec(p, 0, &d, &st), 0);
 	cr_assert(d.hugepages && d.locked && d.hint_dedicated);
 	cr_assert_str_eq(d.machine, "q35");
 	cr_assert_not_null(d.emulatorpin);
 	vtb_plan_domstore_release(&st);
-	vtb_plan_free(p);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(h);
+}
+
+/* Issue 18: the matrix yields typed configurations, and each VM
+ * configuration is planned once, when the matrix is read: the plan is
+ * carried (c->plan), its JSON is the plan's own. */
+Test(conf, each_vm_configuration_is_planned_once_and_typed)
+{
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m;
+	unsigned long before;
+	size_t i, vms = 0;
+
+	cr_assert_eq(vtb_hosttopo_load("pack:1 l3:2 core:4 pu:2", &h), 0);
+	before = vtb_plan_calls();
+	m = planned(h, "[vm]\nvcpus = 2, 4\ntopology = flat, mirror\npinning = strict\n"
+		       "numa = off\n" WL);
+	for (i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		char *json;
+
+		if (c->kind != VTB_CONFIG_VM)
+			continue;
+		vms++;
+		cr_assert_not_null(c->plan, "%s", c->label);
+		cr_expect_eq(c->req.vcpus, strstr(c->label, "vcpus=2 ") ? 2 : 4, "%s", c->label);
+		cr_expect_eq(c->req.topology,
+			     strstr(c->label, "topology=flat") ? VTB_VTOPO_FLAT : VTB_VTOPO_MIRROR);
+		cr_expect_eq(c->req.pinning, VTB_PIN_STRICT);
+		cr_expect_eq(c->req.memory_bytes, 1ull << 30); /* the one default */
+		cr_expect_eq(c->req.vms, 1);
+		cr_expect_not(c->req.numa);
+		json = vtb_plan_json(c->plan);
+		cr_expect_str_eq(json, c->plan_json);
+		free(json);
+	}
+	cr_assert_eq(vms, 4);
+	cr_assert_eq(vtb_plan_calls() - before, vms, "%lu planner calls for %zu configurations",
+		     vtb_plan_calls() - before, vms);
 	vtb_matrix_free(m);
 	vtb_hosttopo_free(h);
 }

@@ -794,43 +794,35 @@ Test(plan, notes_are_per_vm)
 	vtb_hosttopo_free(h);
 }
 
-static struct vtb_config config_of(struct vtb_kv *kv, size_t n)
+/* The words of the settings are listed once (vmreq.h), and a word that
+ * is not one of them is never silently a default; the presets that need
+ * no host are shaped in one place. */
+Test(plan, request_words_and_host_free_shapes)
 {
-	struct vtb_config c;
+	struct vtb_plan_req r = { .vcpus = 6, .sockets = 2, .dies = 1, .cores = 3, .threads = 1 };
+	enum vtb_vtopo t = VTB_VTOPO_EXPLICIT;
+	enum vtb_pinning pin = VTB_PIN_NONE;
+	int s, d, c, th;
 
-	memset(&c, 0, sizeof(c));
-	c.params.kv = kv;
-	c.params.n = n; /* sorted by key, as vtb_params_get() needs */
-	return c;
-}
-
-/* A request from params never turns a typo into a default. */
-Test(plan, request_typos_are_errors)
-{
-	char k_numa[] = "numa", k_topo[] = "topology", k_cores[] = "topology.cores",
-	     k_over[] = "overcommit", v_atuo[] = "atuo", v_mirror[] = "mirror",
-	     v_mirorr[] = "mirorr", v_t[] = "t", v_2[] = "2", v_yse[] = "yse";
-	struct vtb_kv numa[] = { { k_numa, v_atuo }, { k_topo, v_mirror } };
-	struct vtb_kv topo[] = { { k_topo, v_mirorr } };
-	struct vtb_kv expl[] = { { k_topo, v_t }, { k_cores, v_2 } };
-	struct vtb_kv over[] = { { k_over, v_yse } };
-	struct vtb_config c;
-	struct vtb_plan_req r;
-
-	c = config_of(numa, 2);
-	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
-	cr_assert_str_eq(vtb_errmsg(), "unknown numa 'atuo' (did you mean 'auto'?)");
-	c = config_of(topo, 1);
-	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
-	cr_assert(strstr(vtb_errmsg(), "unknown topology 'mirorr'") &&
-			  strstr(vtb_errmsg(), "did you mean 'mirror'"),
-		  "%s", vtb_errmsg());
-	c = config_of(expl, 2);
-	cr_assert_eq(vtb_plan_req_of(&c, &r), 0, "%s", vtb_errmsg());
-	cr_assert_eq(r.topology, VTB_VTOPO_EXPLICIT);
-	c = config_of(over, 1);
-	cr_assert_eq(vtb_plan_req_of(&c, &r), -1);
-	cr_assert(strstr(vtb_errmsg(), "expected yes or no"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_vtopo_preset("mirorr", &t), -1);
+	cr_assert_eq(t, VTB_VTOPO_EXPLICIT);
+	cr_assert_eq(vtb_vtopo_preset("lie", &t), 0);
+	cr_assert_eq(t, VTB_VTOPO_LIE);
+	cr_assert_eq(vtb_pinning_parse("stirct", &pin), -1);
+	cr_assert(strstr(vtb_errmsg(), "unknown pinning 'stirct'"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_pinning_parse("llc", &pin), 0);
+	cr_assert_str_eq(vtb_pinning_name(pin), "llc");
+	r.topology = VTB_VTOPO_FLAT;
+	cr_assert_eq(vtb_vtopo_shape(&r, &s, &d, &c, &th), 0);
+	cr_assert(s == 6 && d == 1 && c == 1 && th == 1);
+	r.topology = VTB_VTOPO_CORES;
+	cr_assert_eq(vtb_vtopo_shape(&r, &s, &d, &c, &th), 0);
+	cr_assert(s == 1 && d == 1 && c == 6 && th == 1);
+	r.topology = VTB_VTOPO_EXPLICIT;
+	cr_assert_eq(vtb_vtopo_shape(&r, &s, &d, &c, &th), 0);
+	cr_assert(s == 2 && d == 1 && c == 3 && th == 1);
+	r.topology = VTB_VTOPO_MIRROR; /* only the planner shapes it */
+	cr_assert_eq(vtb_vtopo_shape(&r, &s, &d, &c, &th), -1);
 }
 
 /* Issue 14, item 3: a guest cell bound to a host node must fit it,

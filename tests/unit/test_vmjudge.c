@@ -224,3 +224,31 @@ Test(vmjudge, wait_step_destroys_once_the_end_record_is_in)
 	w = (struct vtb_vm_wait){ .now = 100, .deadline = 1000, .grace_ns = 50 };
 	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "no end record: the guest powers off itself");
 }
+
+/* Issue 18: one place decides a boot's status.  The harness's checks
+ * after the boot only demote an ok boot, and the first reason stays. */
+Test(vmjudge, checks_after_the_boot_only_demote_an_ok_boot)
+{
+	const char *status = "ok";
+	char *error = NULL;
+
+	vtb_boot_demote(&status, &error, "unexpected-topology", NULL);
+	cr_assert_str_eq(status, "unexpected-topology");
+	cr_assert_null(error);
+	vtb_boot_demote(&status, &error, "failed", strdup("later"));
+	cr_assert_str_eq(status, "unexpected-topology", "a later check overrode the first");
+	cr_assert_null(error);
+	status = "ok";
+	vtb_boot_demote(&status, &error, "failed", strdup("libvirt pinned vCPU 0 elsewhere"));
+	cr_assert_str_eq(status, "failed");
+	cr_assert_str_eq(error, "libvirt pinned vCPU 0 elsewhere");
+	vtb_boot_demote(&status, &error, "failed", strdup("second"));
+	cr_assert_str_eq(error, "libvirt pinned vCPU 0 elsewhere");
+	free(error);
+	status = "timeout";
+	error = strdup("the guest did not power off");
+	vtb_boot_demote(&status, &error, "failed", strdup("no view"));
+	cr_assert_str_eq(status, "timeout");
+	cr_assert_str_eq(error, "the guest did not power off");
+	free(error);
+}
