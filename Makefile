@@ -52,8 +52,10 @@ ifeq ($(FUZZ),1)
 ALL_CFLAGS += -fsanitize=fuzzer-no-link
 endif
 
-WL_SRC      := $(sort $(wildcard workloads/lib/*.c) $(filter-out workloads/agent.c,$(wildcard workloads/*.c)))
-HARNESS_SRC := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)))
+# common/: what both binaries share; workloads/: the agent's workloads;
+# harness/PART/ and reports/: the harness (DESIGN.md section 2).
+WL_SRC      := $(sort $(wildcard common/*.c) $(filter-out workloads/agent.c,$(wildcard workloads/*.c)))
+HARNESS_SRC := $(sort $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c reports/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 
 OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -94,7 +96,7 @@ $(BUILD)/obj/workloads/membw.o: ALL_CFLAGS += $(if $(findstring clang,$(CC)),,-f
 # Objects that embed the version are rebuilt when `git describe` changes.
 VERSION_STAMP := $(BUILD)/VERSION
 $(shell mkdir -p $(BUILD) && (echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION)' > $(VERSION_STAMP)))
-$(call OBJ,harness/main.c harness/runner.c workloads/agent.c): $(VERSION_STAMP)
+$(call OBJ,harness/cli/main.c harness/boot/runner.c workloads/agent.c): $(VERSION_STAMP)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -109,7 +111,7 @@ $(BUILD)/libvtbh.a: $(HARNESS_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/vtbench: $(call OBJ,harness/main.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
+$(BUILD)/vtbench: $(call OBJ,harness/cli/main.c) $(BUILD)/libvtbh.a $(BUILD)/libvtbwl.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HARNESS_LIBS)
 
@@ -221,7 +223,7 @@ ifneq ($(GUEST),)
 endif
 
 format:
-	clang-format -i $(wildcard harness/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] tests/live/*.c tests/tools/*.c)
+	clang-format -i $(wildcard harness/*/*.[ch] reports/*.[ch] common/*.[ch] workloads/*.[ch] tests/unit/*.[ch] tests/live/*.c tests/tools/*.c)
 
 clean:
 	rm -rf $(BUILD)

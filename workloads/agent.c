@@ -23,11 +23,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "lib/guestview.h"
-#include "lib/man.h"
-#include "lib/pid1.h"
-#include "lib/schedprof.h"
-#include "lib/sysfs.h"
+#include "../common/guestview.h"
+#include "../common/man.h"
+#include "../common/pid1.h"
+#include "../common/schedprof.h"
+#include "../common/sysfs.h"
 #include "workload.h"
 
 #define EXIT_FAIL 1

@@ -36,7 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "lib/c2cclust.h"
+#include "../common/c2cclust.h"
 #include "workload.h"
 
 #define LINE_STRIDE 4096		/* bytes: one page per pinging CPU, see measure_all */

@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "lib/sysfs.h"
+#include "../common/sysfs.h"
 #include "workload.h"
 
 #define MiB (UINT64_C(1) << 20)

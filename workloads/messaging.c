@@ -41,7 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/sysfs.h"
+#include "../common/sysfs.h"
 #include "workload.h"
 
 #define BUF_STRIDE 128	      /* per-task buffers never share a cache line pair */

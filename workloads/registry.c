@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hist.h"
+#include "../common/hist.h"
 #include "workload.h"
 
 extern const struct vtb_workload_ops vtb_workload_membw;

@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/hist.h"
+#include "../common/hist.h"
 #include "workload.h"
 
 #define NSEC_PER_SEC 1000000000L

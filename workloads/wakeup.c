@@ -39,8 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/hist.h"
-#include "lib/sysfs.h"
+#include "../common/hist.h"
+#include "../common/sysfs.h"
 #include "workload.h"
 
 #define FUTEX_BLOCKED 0

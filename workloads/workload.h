@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/opt.h"
-#include "lib/record.h"
-#include "lib/vtbutil.h"
+#include "../common/opt.h"
+#include "../common/record.h"
+#include "../common/vtbutil.h"
 
 enum vtb_better { VTB_BETTER_LOWER = 0, VTB_BETTER_HIGHER = 1 };
 

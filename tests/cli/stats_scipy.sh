@@ -3,7 +3,7 @@
 # statistic of each class (change, t interval, p, degrees of freedom; for
 # latencies scipy's own Welch test on the logs), BH q-values, percentiles
 # and summaries on fixed data sets with Debian's python3-scipy, in this
-# run; build/tests/tools/statsref recomputes each with harness/stats.c and
+# run; build/tests/tools/statsref recomputes each with harness/compare/stats.c and
 # prints one ok/not ok line per case (match to 1e-6).  Without scipy the
 # test is skipped, and fails under CI=true.
 . "$(dirname "$0")/lib.sh"

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/compare.h"
-#include "../../harness/report-html.h"
-#include "../../harness/report.h"
-#include "../../harness/store.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/compare/compare.h"
+#include "../../reports/report-html.h"
+#include "../../reports/report.h"
+#include "../../harness/store/store.h"
+#include "../../common/vtbutil.h"
 #include "fuzz.h"
 
 #define MAX_OPS 16

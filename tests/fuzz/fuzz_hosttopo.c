@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/hosttopo.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../common/vtbutil.h"
 #include "fuzz.h"
 
 static char path[4096];

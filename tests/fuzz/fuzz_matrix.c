@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include "../../harness/conf.h"
-#include "../../harness/hosttopo.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/matrix/conf.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../common/vtbutil.h"
 #include "fuzz.h"
 
 static struct vtb_hosttopo *host;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../workloads/lib/record.h"
+#include "../../common/record.h"
 #include "rec_check.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -10,9 +10,9 @@
 
 #include <string.h>
 
-#include "../../harness/recparse.h"
-#include "../../workloads/lib/hist.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/records/recparse.h"
+#include "../../common/hist.h"
+#include "../../common/vtbutil.h"
 #include "fuzz.h"
 
 static bool utf8(const char *s)

@@ -1,5 +1,5 @@
 # The guest side of issue 6 in a real Debian guest kernel, without the
-# harness: the initramfs plus a job cpio (as harness/guest.c appends it)
+# harness: the initramfs plus a job cpio (as harness/boot/guest.c appends it)
 # boots under QEMU/TCG with 1 socket x 1 core x 2 threads, and the records
 # on the second serial port are checked with jq.  Boot A applies a sched
 # profile that must read back and show in the guest view; boot B asks for

@@ -22,15 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/domxml.h"
-#include "../../harness/guest.h"
-#include "../../harness/hosttopo.h"
-#include "../../harness/placement.h"
-#include "../../harness/plan.h"
-#include "../../harness/provision.h"
-#include "../../harness/runner.h"
-#include "../../harness/vcpusample.h"
-#include "../../harness/vmboot.h"
+#include "../../harness/boot/domxml.h"
+#include "../../harness/boot/guest.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../harness/boot/placement.h"
+#include "../../harness/plan/plan.h"
+#include "../../harness/boot/provision.h"
+#include "../../harness/boot/runner.h"
+#include "../../harness/boot/vcpusample.h"
+#include "../../harness/boot/vmboot.h"
 
 static int failures;
 

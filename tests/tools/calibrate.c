@@ -41,8 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../harness/compare.h"
-#include "../../harness/store.h"
+#include "../../harness/compare/compare.h"
+#include "../../harness/store/store.h"
 
 extern char **environ;
 

@@ -1,5 +1,5 @@
 """The mean vtbench compare shows for a metric, written apart from the C
-code (harness/stats.c vtb_metric_class) so the upload checks catch a drift:
+code (harness/compare/stats.c vtb_metric_class) so the upload checks catch a drift:
 the harmonic mean for rates, the geometric mean for latencies, else the
 arithmetic mean."""
 

@@ -39,8 +39,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/store.h"
-#include "../../workloads/lib/hist.h"
+#include "../../harness/store/store.h"
+#include "../../common/hist.h"
 
 #define FIXTURE_VERSION 3
 #define T0 1700000000000000000LL /* 2023-11-14T22:13:20Z */

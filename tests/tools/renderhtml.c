@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../harness/report-html.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../reports/report-html.h"
+#include "../../common/vtbutil.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Reference values for harness/stats.c, computed here with scipy/numpy.
+"""Reference values for harness/compare/stats.c, computed here with scipy/numpy.
 
 Writes one JSON document (stdout) of fixed data sets and what scipy 1.10
 and numpy say about them; tests/tools/statsref.c recomputes each with
@@ -8,7 +8,7 @@ vtbench's code and compares to 1e-6.  The data are literal or drawn from
 numpy's legacy RandomState (MT19937), whose streams numpy keeps stable
 across versions, so the cases do not change under us.
 
-Conventions (stated in harness/stats.h):
+Conventions (stated in harness/compare/stats.h):
   latency      Welch's t on the logs: scipy.stats.ttest_ind(log x, log base,
                equal_var=False); change and CI from the ratio of geometric
                means, its Welch-Satterthwaite df and scipy.stats.t quantiles

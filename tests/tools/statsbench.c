@@ -14,8 +14,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../../harness/stats.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/compare/stats.h"
+#include "../../common/vtbutil.h"
 
 static double now(void)
 {

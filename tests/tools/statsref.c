@@ -2,7 +2,7 @@
 /*
  * statsref REF.json: recomputes every case of the reference document that
  * tests/tools/stats_scipy.py wrote with scipy and numpy, using
- * harness/stats.c, and prints "ok - ..." or "not ok - ..." per case (the
+ * harness/compare/stats.c, and prints "ok - ..." or "not ok - ..." per case (the
  * lines tests/run.sh counts).  A figure matches when it is within 1e-6 of
  * scipy's (relative beyond 1; p-values relative to 1e-6 as well), or both
  * are NaN (JSON null).  Exit 1 when
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/stats.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/compare/stats.h"
+#include "../../common/vtbutil.h"
 
 #define TOL 1e-6
 

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../workloads/lib/guestview.h"
-#include "../../workloads/lib/schedprof.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../common/guestview.h"
+#include "../../common/schedprof.h"
+#include "../../common/vtbutil.h"
 
 static char *fixture(const char *name)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/baremetal.h"
+#include "../../harness/boot/baremetal.h"
 
 static char *fixture(const char *rel)
 {

@@ -15,10 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../harness/recparse.h"
-#include "../../workloads/lib/c2cclust.h"
-#include "../../workloads/lib/record.h"
-#include "../../workloads/lib/sysfs.h"
+#include "../../harness/records/recparse.h"
+#include "../../common/c2cclust.h"
+#include "../../common/record.h"
+#include "../../common/sysfs.h"
 #include "../../workloads/workload.h"
 #include "wltest.h"
 

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/conf.h"
-#include "../../harness/hosttopo.h"
-#include "../../harness/plan.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/matrix/conf.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../harness/plan/plan.h"
+#include "../../common/vtbutil.h"
 
 static const int compact8[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 

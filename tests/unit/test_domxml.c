@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../harness/domxml.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/boot/domxml.h"
+#include "../../common/vtbutil.h"
 
 extern char **environ;
 

@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../harness/guest.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/boot/guest.h"
+#include "../../common/vtbutil.h"
 
 extern char **environ;
 

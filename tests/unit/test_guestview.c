@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/guestview.h"
+#include "../../harness/records/guestview.h"
 
 /* ------------------------------------------------------------ plans */
 

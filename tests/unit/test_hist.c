@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../workloads/lib/hist.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../common/hist.h"
+#include "../../common/vtbutil.h"
 
 Test(hist, small_values_have_exact_buckets)
 {

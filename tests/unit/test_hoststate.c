@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/hoststate.h"
+#include "../../harness/host/hoststate.h"
 
 /* Fixture trees, found from $SRCDIR (tests/run.sh) or the current
  * directory (make's). */

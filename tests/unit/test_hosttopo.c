@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/hosttopo.h"
+#include "../../harness/host/hosttopo.h"
 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../workloads/lib/man.h"
+#include "../../common/man.h"
 
 /* What @fn writes, as a string the caller frees */
 #define CAPTURE(out, call)                               \

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../workloads/lib/sysfs.h"
+#include "../../common/sysfs.h"
 #include "../../workloads/workload.h"
 #include "wltest.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Memory feasibility at matrix resolution (harness/memfit.c) on described
+ * Memory feasibility at matrix resolution (harness/plan/memfit.c) on described
  * hosts: membw's size = auto is 4 x LLC where it fits and else the largest
  * size that fits the guest, the same for a VM configuration and its
  * baseline; a cell that cannot fit (in a guest, or on the host nodes a
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/conf.h"
-#include "../../harness/hosttopo.h"
-#include "../../harness/memfit.h"
+#include "../../harness/matrix/conf.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../harness/plan/memfit.h"
 
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)

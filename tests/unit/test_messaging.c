@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../workloads/lib/sysfs.h"
+#include "../../common/sysfs.h"
 #include "../../workloads/workload.h"
 #include "wltest.h"
 

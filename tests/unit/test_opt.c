@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../workloads/lib/opt.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../common/opt.h"
+#include "../../common/vtbutil.h"
 
 struct p {
 	long long reps;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/hosttopo.h"
-#include "../../harness/placement.h"
-#include "../../harness/plan.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../harness/boot/placement.h"
+#include "../../harness/plan/plan.h"
 
 struct fx {
 	struct vtb_hosttopo *h;

@@ -21,10 +21,10 @@
 
 #include <jansson.h>
 
-#include "../../harness/conf.h"
-#include "../../harness/domxml.h"
-#include "../../harness/hosttopo.h"
-#include "../../harness/plan.h"
+#include "../../harness/matrix/conf.h"
+#include "../../harness/boot/domxml.h"
+#include "../../harness/host/hosttopo.h"
+#include "../../harness/plan/plan.h"
 
 static const char *const hosts[] = {
 	"pack:1 core:2 pu:1",

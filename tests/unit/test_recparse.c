@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../harness/recparse.h"
-#include "../../workloads/lib/record.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/records/recparse.h"
+#include "../../common/record.h"
+#include "../../common/vtbutil.h"
 
 #define NONCE "c0ffee"
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/report.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../reports/report.h"
+#include "../../common/vtbutil.h"
 
 typedef int (*emit_fn)(const json_t *, FILE *);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report (harness/report-html.c) on hand-written report
+ * The HTML report (reports/report-html.c) on hand-written report
  * documents (tests/fixtures/html/): the page is well-formed XML (so also
  * clean HTML), fetches nothing, shows guest strings escaped, and every
  * chart has as many marks as the document says: a box per configuration
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/report-html.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../reports/report-html.h"
+#include "../../common/vtbutil.h"
 
 struct page {
 	char *html;

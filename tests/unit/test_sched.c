@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/conf.h"
-#include "../../harness/runner.h"
-#include "../../harness/sched.h"
-#include "../../harness/vmboot.h"
+#include "../../harness/matrix/conf.h"
+#include "../../harness/boot/runner.h"
+#include "../../harness/plan/sched.h"
+#include "../../harness/boot/vmboot.h"
 
 static const int compact4[] = { 0, 1, 2, 3 };
 

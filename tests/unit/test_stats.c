@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/stats.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/compare/stats.h"
+#include "../../common/vtbutil.h"
 
 #define EPS 1e-9
 

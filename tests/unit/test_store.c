@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../harness/store.h"
+#include "../../harness/store/store.h"
 
 /* String literals into the records' char * fields. */
 #define S(x) ((char *)(x))

@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../workloads/lib/sysfs.h"
+#include "../../common/sysfs.h"
 
 /*
  * The workload's RLIMIT_RTPRIO and mlockall calls, seen by the tests.

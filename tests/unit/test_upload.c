@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/upload.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/upload/upload.h"
+#include "../../common/vtbutil.h"
 
 static void tag_is(const char *in, const char *want, bool want_replaced)
 {

@@ -1,11 +1,11 @@
-/* Unit tests of workloads/lib/vtbutil.c: units, cpulists, CRC, ids. */
+/* Unit tests of common/vtbutil.c: units, cpulists, CRC, ids. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../workloads/lib/vtbutil.h"
+#include "../../common/vtbutil.h"
 
 Test(util, time_units)
 {

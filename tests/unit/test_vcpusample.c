@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../harness/vcpusample.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/boot/vcpusample.h"
+#include "../../common/vtbutil.h"
 
 static char *proc_root(void)
 {

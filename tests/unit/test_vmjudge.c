@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/provision.h"
-#include "../../harness/recparse.h"
-#include "../../workloads/lib/record.h"
-#include "../../workloads/lib/vtbutil.h"
+#include "../../harness/boot/provision.h"
+#include "../../harness/records/recparse.h"
+#include "../../common/record.h"
+#include "../../common/vtbutil.h"
 
 #define NONCE "5eed"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../workloads/lib/sysfs.h"
+#include "../../common/sysfs.h"
 #include "../../workloads/workload.h"
 #include "wltest.h"
 

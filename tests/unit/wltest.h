@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "../../workloads/lib/opt.h"
+#include "../../common/opt.h"
 #include "../../workloads/workload.h"
 
 static const struct vtb_workload_ops *W;

@@ -1,0 +1,794 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvirt, and nothing else, lives here.  The boot loop runs libvirt's
+ * default event loop in this thread with a 200 ms timer (or the sampling
+ * interval, when shorter), so a stop request, the timeout, progress
+ * ticks and vCPU samples happen even when the guests are silent.  One
+ * loop serves every guest of a side-by-side group.  Both serial ports are pty consoles read through
+ * non-blocking streams: serial1 feeds the record parser, serial0 is kept
+ * as a tail for the boot's log and for spotting a kernel panic.
+ */
+#include <errno.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../common/vtbutil.h"
+#include "placement.h"
+#include "provision.h"
+#include "vcpusample.h"
+
+#define TICK_MS 200
+#define CONSOLE_TAIL (16 * 1024)
+#define GRACE_NS (5ull * 1000000000ull) /* after EOF or stop, for the other */
+#define KEEPALIVE_SAFE_NS (10ull * 1000000000ull)
+
+struct vtb_hv {
+	virConnectPtr conn;
+	char *uri;
+	char libvirt_version[32];
+	char qemu_version[32];
+	bool system;
+	bool closed;	    /* the connection went away */
+	uint64_t last_used; /* CLOCK_MONOTONIC ns: opened, or the end of a boot */
+};
+
+static void quiet(void *opaque, virErrorPtr err)
+{
+	(void)opaque;
+	(void)err;
+}
+
+/* libvirt's last error as our error, with @what in front. */
+static int lv_error(const char *what)
+{
+	const char *m = virGetLastErrorMessage();
+
+	return vtb_error("%s: %s", what, m && *m ? m : "unknown libvirt error");
+}
+
+static void version_str(unsigned long v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%lu.%lu.%lu", v / 1000000, (v / 1000) % 1000, v % 1000);
+}
+
+static void close_cb(virConnectPtr conn, int reason, void *opaque)
+{
+	struct vtb_hv *hv = opaque;
+
+	(void)conn;
+	(void)reason;
+	hv->closed = true;
+}
+
+int vtb_hv_open(const char *uri, struct vtb_hv **out)
+{
+	static bool loop_registered;
+	struct vtb_hv *hv;
+	unsigned long v = 0;
+
+	*out = NULL;
+	virSetErrorFunc(NULL, quiet);
+	if (!loop_registered) {
+		if (virEventRegisterDefaultImpl() < 0)
+			return lv_error("cannot start libvirt's event loop");
+		loop_registered = true;
+	}
+	hv = calloc(1, sizeof(*hv));
+	if (!hv)
+		return vtb_error("out of memory");
+	hv->uri = vtb_strdup(uri ? uri : "qemu:///system");
+	if (!hv->uri) {
+		free(hv);
+		return vtb_error("out of memory");
+	}
+	hv->conn = virConnectOpen(hv->uri);
+	if (!hv->conn) {
+		lv_error("cannot connect to libvirt");
+		vtb_error(
+			"%s at '%s' (is a libvirt daemon running? without systemd: scripts/libvirtd.sh start)",
+			vtb_errmsg(), hv->uri);
+		vtb_hv_close(hv);
+		return -1;
+	}
+	virConnSetErrorFunc(hv->conn, NULL, quiet);
+	virConnectRegisterCloseCallback(hv->conn, close_cb, hv, NULL);
+	hv->last_used = vtb_now_ns();
+	if (virConnectGetLibVersion(hv->conn, &v) == 0)
+		version_str(v, hv->libvirt_version, sizeof(hv->libvirt_version));
+	v = 0;
+	if (virConnectGetVersion(hv->conn, &v) == 0)
+		version_str(v, hv->qemu_version, sizeof(hv->qemu_version));
+	hv->system = !strncmp(hv->uri, "qemu:///system", 14) ||
+		     !strncmp(hv->uri, "qemu+unix:///system", 19);
+	*out = hv;
+	return 0;
+}
+
+/*
+ * A registered event loop makes the client promise keepalive answers,
+ * but the loop only runs during a VM boot: between them (a long
+ * baseline boot) the daemon drops the silent connection after about
+ * 30 s.  A fresh connection per boot is cheap next to a boot and needs
+ * no second thread.
+ */
+int vtb_hv_reconnect(struct vtb_hv *hv)
+{
+	virConnectPtr conn;
+
+	/* fresh enough: the keepalive cannot have dropped it yet (libvirtd's
+	 * default: 5 unanswered pings 5 s apart) */
+	if (hv->conn && !hv->closed && vtb_now_ns() - hv->last_used < KEEPALIVE_SAFE_NS &&
+	    virConnectIsAlive(hv->conn) == 1)
+		return 0;
+
+	if (hv->conn) {
+		virConnectUnregisterCloseCallback(hv->conn, close_cb);
+		virConnectClose(hv->conn);
+		hv->conn = NULL;
+	}
+	hv->closed = false;
+	conn = virConnectOpen(hv->uri);
+	if (!conn) {
+		lv_error("cannot reconnect to libvirt");
+		return vtb_error("%s at '%s'", vtb_errmsg(), hv->uri);
+	}
+	virConnSetErrorFunc(conn, NULL, quiet);
+	virConnectRegisterCloseCallback(conn, close_cb, hv, NULL);
+	hv->conn = conn;
+	hv->last_used = vtb_now_ns();
+	return 0;
+}
+
+void vtb_hv_close(struct vtb_hv *hv)
+{
+	if (!hv)
+		return;
+	if (hv->conn) {
+		virConnectUnregisterCloseCallback(hv->conn, close_cb);
+		virConnectClose(hv->conn);
+	}
+	free(hv->uri);
+	free(hv);
+}
+
+const char *vtb_hv_uri(const struct vtb_hv *hv)
+{
+	return hv->uri;
+}
+
+const char *vtb_hv_libvirt_version(const struct vtb_hv *hv)
+{
+	return hv->libvirt_version;
+}
+
+const char *vtb_hv_qemu_version(const struct vtb_hv *hv)
+{
+	return hv->qemu_version;
+}
+
+bool vtb_hv_system(const struct vtb_hv *hv)
+{
+	return hv->system;
+}
+
+bool vtb_hv_kvm_listed(struct vtb_hv *hv)
+{
+	char *caps = virConnectGetDomainCapabilities(hv->conn, NULL, "x86_64", NULL, "kvm", 0);
+
+	free(caps);
+	return caps != NULL;
+}
+
+int vtb_hv_capabilities(struct vtb_hv *hv, char **xml)
+{
+	*xml = virConnectGetCapabilities(hv->conn);
+	if (!*xml)
+		return lv_error("cannot get the host capabilities");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ boot */
+
+struct console {
+	virStreamPtr st;
+	bool registered; /* a callback is added: remove it before freeing */
+	bool watching;	 /* events are enabled */
+	bool eof;
+	char *error; /* a stream error, if any */
+	struct vm *b;
+	bool records; /* serial1: feed the parser; else keep the tail */
+};
+
+/* One guest of a (side-by-side) group. */
+struct vm {
+	struct vtb_hv *hv;
+	const struct vtb_vm_spec *spec;
+	struct vtb_vm_result *res;
+	virDomainPtr dom;
+	int cb_id;
+	struct console con[2]; /* 0: kernel console, 1: records */
+	struct vtb_rec_parser *parser;
+	char tail[CONSOLE_TAIL];
+	size_t tail_len;   /* bytes in tail (ring when full) */
+	size_t tail_start; /* ring start */
+	uint64_t console_bytes;
+	bool stopped;
+	int stop_detail;
+	bool panicked;
+	char *start_error;
+	/* the wait */
+	bool done, timed_out;
+	uint64_t grace;
+	/* sampling (spec->placement) */
+	struct vtb_vcpu_sampler *sampler; /* NULL: through libvirt */
+	int n_vcpus;
+	int *cpus;
+	virVcpuInfoPtr info;
+	struct vtb_vcpu_counters *counters;
+	bool gone;	  /* the vCPU threads stopped reading: sampling is over */
+	bool end_counted; /* counters read after the "end" record */
+	bool destroyed;	  /* destroyed after the "end" record: the records are all in */
+};
+
+static void tail_add(struct vm *b, const char *d, size_t n)
+{
+	size_t i;
+
+	b->console_bytes += n;
+	for (i = 0; i < n; i++) {
+		if (b->tail_len < CONSOLE_TAIL) {
+			b->tail[b->tail_len++] = d[i];
+		} else {
+			b->tail[b->tail_start] = d[i];
+			b->tail_start = (b->tail_start + 1) % CONSOLE_TAIL;
+		}
+	}
+}
+
+/* The tail as a string, with bytes a database text column should not
+ * hold (NUL, other control characters but \n and \t) replaced. */
+static char *tail_str(const struct vm *b)
+{
+	char *s = malloc(b->tail_len + 1);
+	size_t i;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < b->tail_len; i++) {
+		unsigned char c = (unsigned char)b->tail[(b->tail_start + i) % CONSOLE_TAIL];
+
+		s[i] = (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) ? (char)c : '?';
+	}
+	s[b->tail_len] = '\0';
+	return s;
+}
+
+static void stream_cb(virStreamPtr st, int events, void *opaque)
+{
+	struct console *c = opaque;
+	char buf[64 * 1024];
+	int n;
+
+	for (;;) {
+		n = virStreamRecv(st, buf, sizeof(buf));
+		if (n > 0) {
+			if (c->records)
+				vtb_rec_parser_feed(c->b->parser, buf, (size_t)n);
+			else
+				tail_add(c->b, buf, (size_t)n);
+			continue;
+		}
+		if (n == -2)
+			break;
+		if (n < 0 && !c->error) {
+			const char *m = virGetLastErrorMessage();
+
+			c->error = vtb_strdup(m ? m : "stream error");
+		}
+		c->eof = true;
+		break;
+	}
+	if (!c->eof && (events & (VIR_STREAM_EVENT_HANGUP | VIR_STREAM_EVENT_ERROR)))
+		c->eof = true;
+	if (c->eof && c->watching) {
+		virStreamEventUpdateCallback(st, 0);
+		c->watching = false;
+	}
+}
+
+static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
+{
+	struct vm *b = opaque;
+
+	(void)conn;
+	(void)dom;
+	if (event == VIR_DOMAIN_EVENT_CRASHED)
+		b->panicked = true;
+	if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		b->stopped = true;
+		b->stop_detail = detail;
+		if (detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
+			b->panicked = true;
+	}
+	return 0;
+}
+
+static void timer_cb(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+static int open_console(struct vm *b, int idx, const char *dev)
+{
+	struct console *c = &b->con[idx];
+
+	c->b = b;
+	c->records = idx == 1;
+	c->st = virStreamNew(b->hv->conn, VIR_STREAM_NONBLOCK);
+	if (!c->st)
+		return lv_error("cannot create a stream");
+	if (virDomainOpenConsole(b->dom, dev, c->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+		return lv_error(idx ? "cannot open the record port (serial1)"
+				    : "cannot open the kernel console (serial0)");
+	if (virStreamEventAddCallback(c->st,
+				      VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_HANGUP |
+					      VIR_STREAM_EVENT_ERROR,
+				      stream_cb, c, NULL) < 0)
+		return lv_error("cannot watch a console stream");
+	c->registered = c->watching = true;
+	return 0;
+}
+
+static void close_console(struct console *c)
+{
+	if (!c->st)
+		return;
+	/* Always remove: the callback's timer holds references on the
+	 * stream and the connection even when events are disabled. */
+	if (c->registered)
+		virStreamEventRemoveCallback(c->st);
+	virStreamAbort(c->st);
+	virStreamFree(c->st);
+	c->st = NULL;
+	free(c->error);
+	c->error = NULL;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
+{
+	if (w->stop)
+		return VTB_VM_STOP;
+	if (w->records_eof && w->stopped)
+		return VTB_VM_DONE;
+	if (w->now >= w->deadline)
+		return VTB_VM_TIMEOUT;
+	if (w->ended && !w->stopped && !w->destroyed) {
+		w->destroyed = true;
+		return VTB_VM_END;
+	}
+	if (!w->grace_until && (w->records_eof || w->stopped))
+		w->grace_until = w->now + w->grace_ns;
+	if (w->grace_until && w->now >= w->grace_until)
+		return VTB_VM_DONE;
+	return VTB_VM_WAIT;
+}
+
+static void judge(struct vm *b, const struct vtb_vm_group_req *g, bool interrupted,
+		  struct vtb_boot_outcome *out)
+{
+	struct vtb_vm_facts f = {
+		.interrupted = interrupted,
+		.timed_out = b->timed_out,
+		.panicked = b->panicked,
+		.qemu_failed = b->stopped && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED,
+		.start_error = b->start_error,
+		.stream_error = b->con[1].error,
+		.timeout_ns = g->timeout_ns,
+		.console_tail = out->stderr_tail,
+	};
+
+	out->status = vtb_vm_judge(&f, vtb_rec_parser_result(b->parser), &out->error);
+}
+
+/* ------------------------------------------------------------- sampling */
+
+/*
+ * The live vCPU pinning, one cpulist per vCPU, into the placement.  Best
+ * effort: a failure leaves live_pins null.
+ */
+static void read_live_pins(struct vm *b)
+{
+	int ncpus = virNodeGetCPUMap(b->hv->conn, NULL, NULL, 0), n = b->n_vcpus, got, v;
+	size_t maplen;
+	unsigned char *maps;
+	char **pins;
+
+	if (ncpus <= 0 || n <= 0)
+		return;
+	maplen = VIR_CPU_MAPLEN(ncpus);
+	maps = calloc((size_t)n, maplen);
+	pins = calloc((size_t)n, sizeof(*pins));
+	if (!maps || !pins)
+		goto out;
+	got = virDomainGetVcpuPinInfo(b->dom, n, maps, (int)maplen, VIR_DOMAIN_AFFECT_LIVE);
+	if (got != n)
+		goto out;
+	for (v = 0; v < n; v++) {
+		struct vtb_cpuset set = { NULL, 0 };
+		int cpu;
+
+		for (cpu = 0; cpu < ncpus; cpu++)
+			if (VIR_CPU_USABLE(maps, maplen, v, cpu) && vtb_cpuset_add(&set, cpu))
+				break;
+		pins[v] = vtb_cpuset_format(&set);
+		vtb_cpuset_release(&set);
+		if (!pins[v])
+			goto out;
+	}
+	vtb_placement_set_live_pins(b->spec->placement, (const char *const *)pins, n);
+out:
+	for (v = 0; pins && v < n; v++)
+		free(pins[v]);
+	free(pins);
+	free(maps);
+}
+
+/*
+ * Prepares sampling of a created (paused) guest: its vCPU threads are
+ * already there.  /proc where the daemon is local and its QEMU's threads
+ * can be read, else virDomainGetVcpus.
+ */
+static int sampling_setup(struct vm *b, const struct vtb_vm_group_req *g)
+{
+	struct vtb_placement *p = b->spec->placement;
+	char *pidfile = NULL;
+	int pid, v;
+
+	b->n_vcpus = vtb_placement_vcpus(p);
+	b->cpus = calloc((size_t)b->n_vcpus, sizeof(int));
+	b->info = calloc((size_t)b->n_vcpus, sizeof(*b->info));
+	b->counters = calloc((size_t)b->n_vcpus, sizeof(*b->counters));
+	if (!b->cpus || !b->info || !b->counters)
+		return vtb_error("out of memory");
+	read_live_pins(b);
+	vtb_placement_set_source(p, "libvirt");
+	if (!b->hv->system)
+		return 0;
+	pidfile = vtb_asprintf("%s/%s.pid", g->pid_dir ? g->pid_dir : "/run/libvirt/qemu",
+			       b->spec->name);
+	if (!pidfile)
+		return vtb_error("out of memory");
+	pid = vtb_vcpu_qemu_pid(g->proc_root ? g->proc_root : "/proc", pidfile, b->spec->name);
+	free(pidfile);
+	if (pid < 0 || vtb_vcpu_sampler_open(g->proc_root ? g->proc_root : "/proc", pid, b->n_vcpus,
+					     &b->sampler) < 0)
+		return 0; /* libvirt it is; the summary's source says so */
+	vtb_placement_set_source(p, "proc");
+	for (v = 0; v < b->n_vcpus; v++)
+		vtb_placement_set_tid(p, v, vtb_vcpu_sampler_tid(b->sampler, v));
+	return 0;
+}
+
+static void sample(struct vm *b)
+{
+	uint64_t t0 = vtb_now_ns();
+	int v, got;
+
+	if (!b->spec->placement || !b->cpus || b->gone)
+		return;
+	if (b->sampler) {
+		got = vtb_vcpu_sampler_cpus(b->sampler, b->cpus);
+	} else {
+		got = virDomainGetVcpus(b->dom, b->info, b->n_vcpus, NULL, 0);
+		for (v = 0; v < b->n_vcpus; v++)
+			b->cpus[v] = v < got ? b->info[v].cpu : -1;
+	}
+	if (got <= 0) {
+		b->gone = true;
+		return;
+	}
+	vtb_placement_add(b->spec->placement, b->cpus);
+	b->res->sampling_ns += vtb_now_ns() - t0;
+	b->res->samples++;
+}
+
+static void read_counters(struct vm *b)
+{
+	int v;
+
+	if (!b->spec->placement || !b->sampler || b->gone)
+		return;
+	vtb_vcpu_sampler_counters(b->sampler, b->counters);
+	for (v = 0; v < b->n_vcpus; v++)
+		if (b->counters[v].ok)
+			vtb_placement_counters(b->spec->placement, v, b->counters[v].migrations,
+					       b->counters[v].run_delay_ns);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static void destroy(struct vm *b)
+{
+	if (b->dom && virDomainIsActive(b->dom) == 1)
+		virDomainDestroy(b->dom);
+}
+
+/* Creates guest @b paused, with its lifecycle callback and both consoles.
+ * 0; 1 when it could not start (b->start_error says why); -1 when the
+ * connection is gone. */
+static int create(struct vm *b, const struct vtb_vm_group_req *g)
+{
+	struct vtb_hv *hv = b->hv;
+
+	b->dom = virDomainCreateXML(hv->conn, b->spec->xml,
+				    VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+	if (!b->dom) {
+		lv_error("cannot start the guest");
+		if (hv->closed || virConnectIsAlive(hv->conn) != 1)
+			return -1;
+		b->start_error = vtb_strdup(vtb_errmsg());
+		return 1;
+	}
+	b->cb_id = virConnectDomainEventRegisterAny(hv->conn, b->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						    VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), b,
+						    NULL);
+	if (b->cb_id < 0 || open_console(b, 0, "serial0") || open_console(b, 1, "serial1")) {
+		if (b->cb_id < 0)
+			lv_error("cannot watch the guest's lifecycle");
+		b->start_error = vtb_strdup(vtb_errmsg());
+		return 1;
+	}
+	b->res->live_xml = virDomainGetXMLDesc(b->dom, 0);
+	if (b->spec->placement && sampling_setup(b, g) < 0) {
+		b->start_error = vtb_strdup(vtb_errmsg());
+		return 1;
+	}
+	return 0;
+}
+
+/* Guest @failed of the group could not start: the others did not run
+ * either, and say why. */
+static void group_failed(struct vm *vms, size_t n, size_t failed)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		destroy(&vms[k]);
+		if (k == failed || vms[k].start_error)
+			continue;
+		vms[k].start_error = vtb_asprintf(
+			"not run: side-by-side guest %zu ('%s') of the group could not start: %s",
+			failed, vms[failed].spec->name,
+			vms[failed].start_error ? vms[failed].start_error : "?");
+	}
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
+		      struct vtb_vm_result *res)
+{
+	struct vm *vms;
+	sigset_t old;
+	uint64_t now, deadline, next_tick, next_sample = 0, next_counters = 0, tick_ns;
+	int timer = -1, ret = -1, r;
+	bool interrupted = false;
+	int64_t started_ns = realtime_ns();
+	size_t k, n = g->n;
+
+	for (k = 0; k < n; k++)
+		memset(&res[k], 0, sizeof(res[k]));
+	if (!n)
+		return vtb_error("no guests to boot");
+	vms = calloc(n, sizeof(*vms));
+	if (!vms)
+		return vtb_error("out of memory");
+	for (k = 0; k < n; k++) {
+		vms[k].hv = hv;
+		vms[k].spec = &g->vms[k];
+		vms[k].res = &res[k];
+		vms[k].cb_id = -1;
+		res[k].out.parser = vms[k].parser = vtb_rec_parser_new(g->vms[k].nonce,
+								       &vtb_rec_default_limits);
+		if (!vms[k].parser) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		res[k].out.started_ns = started_ns;
+	}
+	/* every guest created paused before any runs */
+	for (k = 0; k < n; k++) {
+		r = create(&vms[k], g);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			group_failed(vms, n, k);
+			goto done;
+		}
+	}
+	tick_ns = TICK_MS * 1000000ull;
+	if (g->sample_ns)
+		tick_ns = min_u64(tick_ns, g->sample_ns);
+	timer = virEventAddTimeout((int)((tick_ns + 999999) / 1000000), timer_cb, NULL, NULL);
+	if (timer < 0) {
+		vtb_error("cannot add a timer to libvirt's event loop");
+		goto out;
+	}
+	/* then all resumed back to back: side by side from the start */
+	for (k = 0; k < n; k++)
+		if (virDomainResume(vms[k].dom) < 0) {
+			lv_error("cannot resume the guest");
+			vms[k].start_error = vtb_strdup(vtb_errmsg());
+			group_failed(vms, n, k);
+			goto done;
+		}
+	now = vtb_now_ns();
+	deadline = now + g->timeout_ns;
+	next_tick = now + 1000000000ull;
+	for (;;) {
+		bool all_done = true, stop;
+
+		if (g->sample_ns && now >= next_sample) {
+			for (k = 0; k < n; k++)
+				if (vms[k].spec->placement && !vms[k].done)
+					sample(&vms[k]);
+			/* counters at the first sample, then once a second: the
+			 * last reading before the threads go is the end */
+			if (now >= next_counters) {
+				for (k = 0; k < n; k++)
+					if (!vms[k].done)
+						read_counters(&vms[k]);
+				next_counters = now + 1000000000ull;
+			}
+			next_sample += g->sample_ns;
+			if (next_sample <= now)
+				next_sample = now + g->sample_ns;
+		}
+		if (g->waitmask)
+			pthread_sigmask(SIG_SETMASK, g->waitmask, &old);
+		r = virEventRunDefaultImpl();
+		if (g->waitmask)
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (r < 0 && errno != EINTR) {
+			lv_error("libvirt's event loop failed");
+			goto out;
+		}
+		if (hv->closed) {
+			vtb_error("the connection to libvirt at '%s' was lost during a boot",
+				  hv->uri);
+			goto out;
+		}
+		now = vtb_now_ns();
+		stop = g->stop && *g->stop;
+		for (k = 0; k < n; k++) {
+			struct vm *b = &vms[k];
+			struct vtb_vm_wait w;
+			enum vtb_vm_step step;
+
+			if (b->done)
+				continue;
+			/* the agent's last record: its work is over, read the
+			 * counters while the threads are surely there */
+			if (g->sample_ns && !b->end_counted &&
+			    vtb_rec_parser_result(b->parser)->ended) {
+				b->end_counted = true;
+				sample(b);
+				read_counters(b);
+			}
+			w = (struct vtb_vm_wait){ .stop = stop,
+						  .records_eof = b->con[1].eof,
+						  .stopped = b->stopped,
+						  .ended = vtb_rec_parser_result(b->parser)->ended,
+						  .destroyed = b->destroyed,
+						  .now = now,
+						  .deadline = deadline,
+						  .grace_ns = GRACE_NS,
+						  .grace_until = b->grace };
+			step = vtb_vm_wait_step(&w);
+			b->grace = w.grace_until;
+			b->destroyed = w.destroyed;
+			if (step == VTB_VM_STOP)
+				interrupted = true;
+			/* The end record is checked: the harness has every
+			 * record, and the guest's ACPI poweroff after it would
+			 * measure nothing.  Destroyed now, the boot still
+			 * finishes on libvirt's stop event and the record
+			 * stream's end, so the next boot starts with this one
+			 * gone. */
+			if (step == VTB_VM_END)
+				destroy(b);
+			if (step == VTB_VM_WAIT || step == VTB_VM_END) {
+				all_done = false;
+				continue;
+			}
+			b->timed_out = step == VTB_VM_TIMEOUT;
+			b->done = true;
+			if (!b->end_counted && g->sample_ns)
+				read_counters(b);
+			destroy(b);
+			b->res->out.ended_ns = realtime_ns();
+		}
+		if (all_done)
+			break;
+		if (g->tick && now >= next_tick) {
+			g->tick(g->tick_arg);
+			next_tick = now + 1000000000ull;
+		}
+	}
+done:
+	ret = 0;
+out:
+	for (k = 0; k < n; k++)
+		destroy(&vms[k]);
+	if (timer >= 0)
+		virEventRemoveTimeout(timer);
+	hv->last_used = vtb_now_ns();
+	for (k = 0; k < n; k++) {
+		struct vm *b = &vms[k];
+		struct vtb_boot_outcome *out = &res[k].out;
+
+		/* what is still buffered, then judge; streams and the
+		 * callback go before the domain */
+		for (int i = 0; i < 2 && ret == 0; i++)
+			if (b->con[i].st && !b->con[i].eof)
+				stream_cb(b->con[i].st, 0, &b->con[i]);
+		if (!out->ended_ns)
+			out->ended_ns = realtime_ns();
+		if (b->parser)
+			vtb_rec_parser_finish(b->parser);
+		out->stderr_tail = tail_str(b);
+		if (ret == 0 && b->parser)
+			judge(b, g, interrupted, out);
+		close_console(&b->con[0]);
+		close_console(&b->con[1]);
+		if (b->cb_id >= 0)
+			virConnectDomainEventDeregisterAny(hv->conn, b->cb_id);
+		if (b->dom)
+			virDomainFree(b->dom);
+		vtb_vcpu_sampler_free(b->sampler);
+		free(b->cpus);
+		free(b->info);
+		free(b->counters);
+		free(b->start_error);
+	}
+	free(vms);
+	return ret;
+}
+
+int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot_outcome *out,
+		char **live_xml)
+{
+	struct vtb_vm_spec spec = {
+		.xml = req->xml, .name = req->name, .nonce = req->nonce, .placement = NULL
+	};
+	struct vtb_vm_group_req g = { .vms = &spec,
+				      .n = 1,
+				      .timeout_ns = req->timeout_ns,
+				      .stop = req->stop,
+				      .waitmask = req->waitmask,
+				      .tick = req->tick,
+				      .tick_arg = req->tick_arg };
+	struct vtb_vm_result res;
+	int ret = vtb_hv_boot_group(hv, &g, &res);
+
+	*out = res.out;
+	*live_xml = res.live_xml;
+	return ret;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * VM boots for the runner: one libvirt connection, the staged guest
+ * files and the accelerator decision per campaign; per boot the image
+ * with its job, the domain XML and the boot itself (provision.c).
+ */
+#ifndef VTB_VMBOOT_H
+#define VTB_VMBOOT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "bootstatus.h"
+#include "../matrix/conf.h"
+
+struct vtb_vmhost {
+	struct vtb_hv *hv;
+	struct vtb_guest_stage *stage;
+	char *accel;	 /* "kvm" | "tcg" */
+	char *accel_why; /* how it was decided */
+	char *cpu_model; /* "host-passthrough" | "kvm64" */
+};
+
+/* Notes for the user while setting up (accelerator choice...). */
+typedef void (*vtb_note_fn)(const char *msg, void *arg);
+
+/* What setting up may need: notes, and a stop request during the KVM
+ * probe (as in struct vtb_vm_req). */
+struct vtb_probe_ctl {
+	vtb_note_fn note;
+	void *arg;
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+};
+
+/*
+ * Connects to m->uri, stages the guest kernel and initramfs, decides the
+ * accelerator (m->accel; auto probes KVM with a short boot, and after a
+ * failure a TCG control boot, the answer cached in the staging
+ * directory per host, kernel, QEMU and libvirt version).
+ * -1 with vtb_error(); *input is set when the cause is the user's input
+ * (kernel =, a missing guest image) rather than the infrastructure.
+ */
+int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
+		    struct vtb_vmhost **out, bool *input);
+void vtb_vmhost_free(struct vtb_vmhost *vh);
+
+/* The guest kernel command line of a boot (malloc'ed): the harness's
+ * parameters, then those of @c's sched profile (@c may be NULL). */
+char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c);
+
+/* One VM of a side-by-side group: its own boot uuid (the domain is
+ * "vtbench-UUID"), nonce and job. */
+struct vtb_vmboot_vm {
+	const char *uuid, *nonce, *job_json;
+};
+
+struct vtb_vmboot_group_req {
+	const struct vtb_config *config;
+	/* the host model the configuration was planned on: its placement
+	 * (pins, cells, numatune) comes from the plan, VM k from the plan's
+	 * VM k; NULL: no placement */
+	const struct vtb_topo *model;
+	const struct vtb_vmboot_vm *vms;
+	size_t n; /* the configuration's vms = (the plan's VM count) */
+	uint64_t timeout_ns;
+	uint64_t placement_interval_ns; /* m->placement_interval_ns; 0: no sampling */
+	volatile sig_atomic_t *stop;
+	const sigset_t *waitmask;
+	void (*tick)(void *arg);
+	void *tick_arg;
+};
+
+struct vtb_vmboot_result {
+	struct vtb_boot_outcome out;
+	char *live_xml;		       /* NULL if the domain never started */
+	char *placement;	       /* the placement summary JSON (spec E) */
+	char *claims;		       /* JSON array of the plan's claims of this VM (vm == k);
+					  NULL without a plan */
+	uint64_t samples, sampling_ns; /* samples taken and their cost, here */
+};
+
+/*
+ * Boots the configuration's @req->n VMs side by side (provision.c's
+ * vtb_hv_boot_group(): all created paused, resumed back to back, one
+ * event loop), VM k with the plan's placement for VM k.  0 with res[k]
+ * filled for every k (each with its own status; placement and claims
+ * set whenever the boot returned 0), -1 with vtb_error() on an
+ * infrastructure failure (res[] then holds nothing to store; release
+ * it all the same).  Release each with vtb_vmboot_result_release().
+ */
+int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *req,
+		      struct vtb_vmboot_result *res);
+void vtb_vmboot_result_release(struct vtb_vmboot_result *r);
+
+#endif

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/* vtbench plan: the dry run.  Every configuration and cell, with keys;
+ * for VM configurations the placement plan (vCPU -> pCPU map, virtual
+ * topology, node binding, claims) and, with --xml-dir, their domain XML. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../workloads/workload.h"
+#include "cmd.h"
+#include "../matrix/conf.h"
+#include "../boot/domxml.h"
+#include "../host/hosttopo.h"
+#include "../plan/plan.h"
+
+static const char *const text_json[] = { "text", "json", NULL };
+static const char *const accels[] = { "kvm", "tcg", NULL };
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_HOST_TOPOLOGY,
+	OPT_REPS,
+	OPT_XML_DIR,
+	OPT_ACCEL,
+	OPT_TIMING,
+	OPT_HELP_MATRIX,
+	OPT_QUIET = 'q',
+};
+
+static const struct vtb_cli_opt plan_opts[] = {
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FMT",
+	  .values = text_json,
+	  .help = "output format: text (default) or json" },
+	{ .name = "host-topology",
+	  .id = OPT_HOST_TOPOLOGY,
+	  .arg = "SPEC",
+	  .help = "plan for another host (default: this machine): an hwloc XML file, an hwloc "
+		  "synthetic description, caps:FILE (virsh capabilities) or libvirt:URI; see "
+		  "'vtbench topo --help'" },
+	{ .name = "reps",
+	  .id = OPT_REPS,
+	  .arg = "N|auto",
+	  .help = "override the matrix's reps = (auto: its min_reps and max_reps, default 3 and "
+		  "20)" },
+	{ .name = "xml-dir",
+	  .id = OPT_XML_DIR,
+	  .arg = "DIR",
+	  .help = "write each VM configuration's libvirt domain XML to DIR/KEY.xml (KEY-vmN.xml "
+		  "for vms > 1); DIR is created as by mkdir -p" },
+	{ .name = "accel",
+	  .id = OPT_ACCEL,
+	  .arg = "ACCEL",
+	  .values = accels,
+	  .help = "domain type of those files: kvm or tcg (default)" },
+	{ .name = "timing",
+	  .id = OPT_TIMING,
+	  .help = "time planning and domain XML per VM configuration (stderr; what 'make bench' "
+		  "prints)" },
+	{ .name = "quiet",
+	  .id = OPT_QUIET,
+	  .shortopt = 'q',
+	  .help = "text: only the summary (matrix, host, counts) and the configurations that "
+		  "cannot run" },
+	{ .name = "help-matrix",
+	  .id = OPT_HELP_MATRIX,
+	  .help = "the matrix.conf reference (sections, keys, defaults)" },
+	{ 0 },
+};
+
+const struct vtb_cli plan_cli = {
+	.cmd = "plan",
+	.usage = "MATRIX.conf [options]",
+	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
+		 "nodes, whether it can run) and every cell (key, workload, resolved\n"
+		 "parameters, times and sizes with units), and the number of boots.  Runs\n"
+		 "nothing.\n",
+	.opts = plan_opts,
+	.exits = "0 planned (configurations that cannot run on this host are listed as such), "
+		 "2 usage or input error (the matrix, --host-topology), 3 infrastructure failure "
+		 "(this host's topology or libvirt cannot be read, a file cannot be written).",
+};
+
+static const char *const order_names[] = { "interleave", "sequential", "random" };
+
+static json_t *params_json(const struct vtb_params *p)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; o && i < p->n; i++)
+		json_object_set_new(o, p->kv[i].key, json_string(p->kv[i].value));
+	return o;
+}
+
+static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots)
+{
+	json_t *root, *cfgs;
+	size_t i, j;
+	char *text;
+
+	root = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:i, s:s, s:s}, s:I, s:s, s:I, s:I}",
+			 "schema", 1, "matrix", m->path, "digest", m->digest, "host", "source",
+			 h->source, "summary", h->summary, "cpus", (int)h->n_compact, "digest",
+			 h->digest, "llc", h->llc_source, "reps", (json_int_t)m->reps, "order",
+			 order_names[m->order], "timeout_ns", (json_int_t)m->timeout_ns, "boots",
+			 (json_int_t)boots);
+	cfgs = json_array();
+	if (!root || !cfgs)
+		goto oom;
+	if (m->reps_auto &&
+	    json_object_set_new(root, "reps_auto",
+				json_pack("{s:I, s:I, s:I, s:s?, s:s?}", "min_reps",
+					  (json_int_t)m->min_reps, "max_reps",
+					  (json_int_t)m->max_reps, "budget_ns",
+					  (json_int_t)m->budget_ns, "axis", m->auto_axis,
+					  "baseline", m->auto_baseline)))
+		goto oom;
+	for (i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		char *cpus = vtb_cpuset_format(&c->cpus);
+		json_t *cells = json_array(), *jc;
+
+		for (j = 0; cells && j < c->n_cells; j++) {
+			const struct vtb_cell *cell = &c->cells[j];
+
+			json_array_append_new(cells,
+					      json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?}", "key",
+							cell->key, "name", cell->name, "workload",
+							cell->workload, "params",
+							params_json(&cell->params), "resolved",
+							params_json(&cell->resolved), "note",
+							cell->note));
+		}
+		jc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:b, s:s?, s:o, s:o?}", "key",
+			       c->key, "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline",
+			       "label", c->label, "params", params_json(&c->params), "cpus",
+			       cpus ? cpus : "", "mems", c->mems, "runnable", c->runnable,
+			       "why_not", c->why_not, "cells", cells, "plan",
+			       c->plan_json ? json_loads(c->plan_json, 0, NULL) : NULL);
+		free(cpus);
+		if (!jc || json_array_append_new(cfgs, jc))
+			goto oom;
+	}
+	json_object_set_new(root, "configurations", cfgs);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	if (!text)
+		return vtb_error("out of memory");
+	puts(text);
+	free(text);
+	return 0;
+oom:
+	json_decref(root);
+	json_decref(cfgs);
+	return vtb_error("out of memory");
+}
+
+static void print_set(const char *pfx, const struct vtb_cpuset *s)
+{
+	char *f = vtb_cpuset_format(s);
+
+	printf("%s%s", pfx, f ? (*f ? f : "none") : "?");
+	free(f);
+}
+
+/* The placement plan of a VM configuration, under its header line. */
+static void print_plan(const struct vtb_plan *p)
+{
+	size_t i, k;
+	int v, j;
+
+	printf("  topology %d socket%s x %d die%s x %d core%s x %d thread%s, pinning %s",
+	       p->sockets, p->sockets == 1 ? "" : "s", p->dies, p->dies == 1 ? "" : "s", p->cores,
+	       p->cores == 1 ? "" : "s", p->threads, p->threads == 1 ? "" : "s",
+	       vtb_pinning_name(p->req.pinning));
+	print_set(", housekeeping ", &p->housekeeping);
+	putchar('\n');
+	for (v = 0; v < p->req.vms; v++) {
+		const struct vtb_plan_vm *m = &p->vm[v];
+
+		printf("  vm %d", v);
+		print_set(": pcpus ", &m->cpus);
+		print_set(", host nodes ", &m->nodes);
+		printf("\n    vcpu->pcpu");
+		for (j = 0; j < p->req.vcpus; j++) {
+			printf(" %d>", j);
+			if (m->pins)
+				print_set("", &m->pins[j]);
+			else
+				printf("%d(float)", m->pcpu[j]);
+		}
+		putchar('\n');
+		for (i = 0; i < m->n_cells; i++) {
+			char *mem = vtb_format_size(m->cells[i].memory_bytes);
+
+			printf("    cell %zu", i);
+			print_set(": vcpus ", &m->cells[i].vcpus);
+			printf(", memory %s, ", mem ? mem : "?");
+			if (m->cells[i].host_node >= 0)
+				printf("host node %d\n", m->cells[i].host_node);
+			else
+				printf("no single host node\n");
+			free(mem);
+		}
+		for (i = 0; i < m->n_notes; i++)
+			printf("    note: %s\n", m->notes[i]);
+	}
+	for (k = 0; k < 3; k++) {
+		bool any = false;
+
+		for (i = 0; i < p->n_claims; i++) {
+			const struct vtb_claim *c = &p->claims[i];
+
+			if (c->kind != (enum vtb_claim_kind)k)
+				continue;
+			printf(any ? "," : "  claims %s:", vtb_claim_kind_name(c->kind));
+			any = true;
+			if (p->req.vms > 1)
+				printf(" vm%d", c->vm);
+			print_set(" ", &c->vcpus);
+			printf("=%s", vtb_claim_state_name(c->state));
+		}
+		if (any)
+			putchar('\n');
+	}
+	for (i = 0; i < p->n_notes; i++)
+		printf("  note: %s\n", p->notes[i]);
+}
+
+/*
+ * A resolved parameter as people read it: times and sizes with a unit
+ * (runtime=2s, llc=1016MiB) where the unit says it exactly; the cell key
+ * and the JSON keep the exact form.  Malloc'ed.
+ */
+static char *readable(const struct vtb_workload_ops *w, const char *key, const char *value)
+{
+	const struct vtb_opt *o = w ? vtb_opt_find(w->opts, key) : NULL;
+	uint64_t u, back;
+	char *r = NULL;
+
+	if (o && o->type == VTB_OPT_TIME && vtb_parse_time_ns(value, &u) == 0) {
+		r = vtb_format_time_ns(u);
+		if (r && (vtb_parse_time_ns(r, &back) < 0 || back != u)) {
+			free(r);
+			r = NULL;
+		}
+	} else if (o && o->type == VTB_OPT_SIZE && vtb_parse_size(value, &u) == 0) {
+		r = vtb_format_size(u);
+		if (r && (vtb_parse_size(r, &back) < 0 || back != u)) {
+			free(r);
+			r = NULL;
+		}
+	}
+	vtb_error_clear();
+	return r ? r : strdup(value);
+}
+
+static void print_cell(const struct vtb_cell *cell)
+{
+	const struct vtb_workload_ops *w = vtb_workload_find(cell->workload);
+	size_t k;
+
+	printf("  cell %s  %s (%s)\n   ", cell->key, cell->name, cell->workload);
+	for (k = 0; k < cell->resolved.n; k++) {
+		const char *key = cell->resolved.kv[k].key, *v = cell->resolved.kv[k].value;
+		const char *pv = vtb_params_get(&cell->params, key);
+		char *rv = readable(w, key, v), *rpv = pv ? readable(w, key, pv) : NULL;
+
+		printf(" %s=%s", key, rv ? rv : v);
+		if (pv && strcmp(pv, v))
+			printf("(%s)", rpv ? rpv : pv);
+		free(rv);
+		free(rpv);
+	}
+	putchar('\n');
+	if (cell->note)
+		printf("    note: %s\n", cell->note);
+}
+
+static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
+		      bool quiet)
+{
+	size_t i, j, runnable = 0, cells = 0;
+	char *timeout = vtb_format_time_ns(m->timeout_ns);
+
+	for (i = 0; i < m->n_configs; i++) {
+		runnable += m->configs[i].runnable;
+		cells += m->configs[i].n_cells;
+	}
+	printf("matrix   %s (sha256 %.16s)\n", m->path, m->digest);
+	printf("host     %s: %s, %zu CPUs allowed\n", h->source, h->summary, h->n_compact);
+	printf("llc      %s\n", h->llc_source);
+	printf("order    %s", order_names[m->order]);
+	if (m->order == VTB_ORDER_RANDOM)
+		printf(":%llu", (unsigned long long)m->seed);
+	if (m->reps_auto) {
+		char *budget = m->budget_ns ? vtb_format_time_ns(m->budget_ns) : NULL;
+
+		printf(", reps auto (%lld to %lld boots a configuration, until its compare rows "
+		       "are decided%s%s%s%s), timeout %s per boot\n",
+		       m->min_reps, m->max_reps,
+		       m->auto_axis	  ? "; along "
+		       : m->auto_baseline ? "; against baseline "
+					  : "",
+		       m->auto_axis	  ? m->auto_axis
+		       : m->auto_baseline ? m->auto_baseline
+					  : "",
+		       budget ? "; budget " : "", budget ? budget : "", timeout ? timeout : "?");
+		free(budget);
+	} else {
+		printf(", reps %lld, timeout %s per boot\n", m->reps, timeout ? timeout : "?");
+	}
+	printf("plan     %zu configuration%s (%zu runnable), %zu cell%s, %s%zu boot%s\n",
+	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells, cells == 1 ? "" : "s",
+	       m->reps_auto ? "at most " : "", boots, boots == 1 ? "" : "s");
+	free(timeout);
+	for (i = 0; quiet && i < m->n_configs; i++)
+		if (!m->configs[i].runnable)
+			printf("not runnable: %s: %s\n", m->configs[i].label,
+			       m->configs[i].why_not ? m->configs[i].why_not : "?");
+	for (i = 0; !quiet && i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		char *cpus = vtb_cpuset_format(&c->cpus);
+
+		printf("\n%s\n  key %s", c->label, c->key);
+		if (c->cpus.n)
+			printf("  cpus %s  mems %s", cpus ? cpus : "?", c->mems ? c->mems : "?");
+		putchar('\n');
+		free(cpus);
+		if (!c->runnable)
+			printf("  not runnable: %s\n", c->why_not ? c->why_not : "?");
+		if (c->plan)
+			print_plan(c->plan);
+		for (j = 0; j < c->n_cells; j++)
+			print_cell(&c->cells[j]);
+	}
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return vtb_error("cannot write '%s': %s", path, strerror(errno));
+	if (fputs(text, f) == EOF)
+		ret = vtb_error("cannot write '%s': %s", path, strerror(errno));
+	if (fclose(f) != 0 && !ret)
+		ret = vtb_error("cannot write '%s': %s", path, strerror(errno));
+	return ret;
+}
+
+/* One domain XML per VM (of each VM configuration) into @dir (NULL:
+ * build them only); with @timing, the time of planning and XML per
+ * configuration on stderr (the figure `make bench` prints). */
+static int write_xml(const struct vtb_matrix *m, const char *dir, bool kvm, bool timing)
+{
+	size_t i;
+	int v, ret = 0;
+
+	for (i = 0; i < m->n_configs && !ret; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		const struct vtb_plan *p = c->plan; /* made when the matrix was loaded */
+		uint64_t t0, t1 = 0;
+
+		if (!p)
+			continue;
+		t0 = vtb_now_ns();
+		for (v = 0; v < p->req.vms && !ret; v++) {
+			struct vtb_plan_domstore st;
+			char *name = p->req.vms > 1 ? vtb_asprintf("vtbench-%s-vm%d", c->key, v)
+						    : vtb_asprintf("vtbench-%s", c->key);
+			struct vtb_domspec d = { .name = name,
+						 .kvm = kvm,
+						 .cpu_model = kvm ? "host-passthrough" : "kvm64",
+						 .kernel = m->kernel ? m->kernel : "/boot/vmlinuz",
+						 .initrd = "/var/lib/vtbench/initramfs.cpio",
+						 .cmdline = "console=ttyS0 panic=-1" };
+			char *xml = NULL, *path = NULL;
+
+			if (!name || vtb_plan_domspec(p, v, &d, &st) < 0) {
+				ret = -1;
+			} else {
+				xml = vtb_domxml(&d);
+				if (!xml)
+					ret = -1;
+				t1 = vtb_now_ns();
+				if (xml && dir) {
+					path = vtb_asprintf("%s/%s.xml", dir,
+							    name + strlen("vtbench-"));
+					ret = path ? write_file(path, xml) : -1;
+				}
+			}
+			vtb_plan_domstore_release(&st);
+			free(xml);
+			free(path);
+			free(name);
+		}
+		if (timing && !ret)
+			fprintf(stderr, "timing: %s: plan and domain XML of %d VM%s in %.2f ms\n",
+				c->label, p->req.vms, p->req.vms == 1 ? "" : "s",
+				(double)(c->plan_ns + t1 - t0) / 1e6);
+	}
+	return ret;
+}
+
+/*
+ * A host_topology = naming a file is taken relative to the matrix's
+ * directory when it is not found as given (a matrix and its topologies
+ * travel together); synthetic strings and found paths pass unchanged.
+ * Takes @value; returns it or the new path, NULL on ENOMEM.
+ */
+static char *relative_to(const char *matrix, char *value)
+{
+	const char *slash = strrchr(matrix, '/');
+	char *alt;
+
+	if (value[0] == '/' || !slash || access(value, F_OK) == 0)
+		return value;
+	alt = vtb_asprintf("%.*s/%s", (int)(slash - matrix), matrix, value);
+	if (alt && access(alt, F_OK) == 0) {
+		free(value);
+		return alt;
+	}
+	free(alt);
+	return value;
+}
+
+int cmd_plan(struct vtb_cmd_env *env)
+{
+	struct vtb_cli_parser cp;
+	struct vtb_matrix *m = NULL;
+	char *matrix_host = NULL;
+	struct vtb_bootref *order = NULL;
+	const char *format = "text", *xml_dir = NULL, *arg, *matrix;
+	bool kvm = false, timing = false, quiet = false;
+	long long reps = 0;
+	bool reps_auto = false;
+	size_t n_order = 0;
+	int c, ret;
+
+	vtb_cli_init(&cp, &plan_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
+		switch (c) {
+		case OPT_FORMAT:
+			format = arg;
+			break;
+		case OPT_HOST_TOPOLOGY:
+			env->host_topology = arg;
+			break;
+		case OPT_REPS:
+			reps_auto = !strcmp(arg, "auto");
+			if (!reps_auto && vtb_parse_int(arg, 1, 100000, &reps)) {
+				vtb_cli_usage_error(&plan_cli, "--reps: %s (or auto)",
+						    vtb_errmsg());
+				return VTB_EXIT_USAGE;
+			}
+			break;
+		case OPT_XML_DIR:
+			xml_dir = arg;
+			break;
+		case OPT_TIMING:
+			timing = true;
+			break;
+		case OPT_ACCEL:
+			kvm = !strcmp(arg, "kvm");
+			break;
+		case OPT_QUIET:
+			quiet = true;
+			break;
+		case OPT_HELP_MATRIX:
+			vtb_conf_help(stdout);
+			return 0;
+		}
+	}
+	if (c < 0)
+		return vtb_cli_exit(c);
+	if (cp.optind != env->argc - 1) {
+		vtb_cli_usage_error(&plan_cli, "expected one matrix file");
+		return VTB_EXIT_USAGE;
+	}
+	matrix = env->argv[cp.optind];
+	/* --host-topology wins over the matrix's host_topology = */
+	if (!env->host_topology) {
+		if (vtb_matrix_host_topology(matrix, &matrix_host) < 0) {
+			vtb_cmd_err(env, "%s", vtb_errmsg());
+			return VTB_EXIT_INFRA;
+		}
+		if (matrix_host && !(matrix_host = relative_to(matrix, matrix_host))) {
+			vtb_cmd_err(env, "out of memory");
+			return VTB_EXIT_INFRA;
+		}
+		env->host_topology = matrix_host;
+	}
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		goto out;
+	ret = VTB_EXIT_USAGE;
+	if (vtb_matrix_load(matrix, &env->host->ctx, &m)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		goto out;
+	}
+	if (reps || reps_auto)
+		vtb_matrix_set_reps(m, reps_auto ? 0 : reps);
+	ret = VTB_EXIT_INFRA;
+	if (vtb_matrix_boot_order(m, &order, &n_order)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		goto out;
+	}
+	if (!strcmp(format, "json")) {
+		if (plan_json(m, env->host, n_order)) {
+			vtb_cmd_err(env, "%s", vtb_errmsg());
+			goto out;
+		}
+	} else {
+		plan_text(m, env->host, n_order, quiet);
+	}
+	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
+	if (xml_dir && vtb_mkdir_p(xml_dir, 0777, false) < 0) {
+		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
+		goto out;
+	}
+	if ((xml_dir || timing) && write_xml(m, xml_dir, kvm, timing) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		goto out;
+	}
+	ret = 0;
+out:
+	free(order);
+	vtb_matrix_free(m);
+	if (matrix_host)
+		env->host_topology = NULL;
+	free(matrix_host);
+	return ret;
+}

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* vtbench run: options, progress display and the closing summary. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../boot/runner.h"
+#include "../upload/upload.h"
+
+enum {
+	OPT_DB = 256,
+	OPT_RESUME,
+	OPT_ONLY,
+	OPT_REPS,
+	OPT_UPLOAD,
+	OPT_QUIET = 'q',
+	OPT_VERBOSE = 'v',
+};
+
+static const struct vtb_cli_opt run_opts[] = {
+	{ .name = "db",
+	  .id = OPT_DB,
+	  .arg = "FILE",
+	  .help = "results database (default: the matrix's db =, else results.db)" },
+	{ .name = "resume",
+	  .id = OPT_RESUME,
+	  .help = "continue the latest campaign of this matrix on this host: boots already "
+		  "stored are skipped, never run twice" },
+	{ .name = "only",
+	  .id = OPT_ONLY,
+	  .arg = "GLOB",
+	  .help = "run only configurations whose label or key matches (comma list of globs, "
+		  "e.g. 'baseline cpus=2')" },
+	{ .name = "reps",
+	  .id = OPT_REPS,
+	  .arg = "N|auto",
+	  .help = "override the matrix's reps = (default: the matrix's); auto: interleaved rounds "
+		  "until every compare row of a configuration is decided (the matrix's min_reps, "
+		  "max_reps and budget, else 3, 20 and none)" },
+	{ .name = "upload",
+	  .id = OPT_UPLOAD,
+	  .arg = "URL",
+	  .help = "when the campaign ends, upload it (vtbench upload --to URL; repeatable); a "
+		  "failed upload is reported, exits 3 if the run was fine, and is left for a later "
+		  "vtbench upload" },
+	{ .name = "quiet",
+	  .id = OPT_QUIET,
+	  .shortopt = 'q',
+	  .help = "no progress: only warnings, errors and the summary" },
+	{ .name = "verbose",
+	  .id = OPT_VERBOSE,
+	  .shortopt = 'v',
+	  .help = "every boot's outcome on its own line, also on a terminal (where by default "
+		  "only failed boots get one)" },
+	{ 0 },
+};
+
+const struct vtb_cli run_cli = {
+	.cmd = "run",
+	.usage = "MATRIX.conf [options]",
+	.about = "Runs every (configuration, rep) boot of the matrix in its order and stores\n"
+		 "each boot in SQLite in one transaction.  Bare-metal baselines run the\n"
+		 "agent confined to the configuration's CPUs.\n",
+	.opts = run_opts,
+	.exits = "0 every boot ok; 1 some boots failed or timed out (all stored); 2 usage or "
+		 "input error; 3 infrastructure failure, or an --upload failed; 130 interrupted "
+		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
+};
+
+struct progress_state {
+	bool tty, quiet, verbose, line_open;
+};
+
+static void fmt_dur(char *buf, size_t len, double s)
+{
+	long t = s < 0 ? 0 : (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void close_line(struct progress_state *ps)
+{
+	if (ps->line_open)
+		fputs("\r\033[K", stderr);
+	ps->line_open = false;
+}
+
+/* A boot's line.  @label, @status (NULL: starting) and @error are safe
+ * for the terminal already. */
+static void boot_line(struct progress_state *ps, const struct vtb_progress *p, const char *label,
+		      const char *status, const char *error)
+{
+	char el[32], eta[32], rows[48] = "";
+
+	fmt_dur(el, sizeof(el), p->elapsed_seconds);
+	if (p->eta_seconds < 0)
+		snprintf(eta, sizeof(eta), "?");
+	else
+		fmt_dur(eta, sizeof(eta), p->eta_seconds);
+	/* reps = auto: the total is the most boots still possible */
+	if (p->reps_auto && p->undecided >= 0)
+		snprintf(rows, sizeof(rows), ", %ld row%s undecided", p->undecided,
+			 p->undecided == 1 ? "" : "s");
+	if (ps->tty) {
+		if (!status) {
+			fprintf(stderr,
+				"\r\033[Kboot %zu/%s%zu  %s  rep %d  elapsed %s  eta %s%s%s",
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep, el,
+				p->reps_auto ? "<=" : "", eta, rows);
+			ps->line_open = true;
+		} else if (strcmp(status, "ok") || ps->verbose) {
+			fprintf(stderr, "\r\033[Kboot %zu/%s%zu  %s  rep %d: %s (%.1fs)%s%s\n",
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep,
+				status, p->boot_seconds, error ? ": " : "", error ? error : "");
+			ps->line_open = false;
+		}
+		fflush(stderr);
+		return;
+	}
+	if (status)
+		printf("boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n", p->index,
+		       p->reps_auto ? "<=" : "", p->total, label, p->rep, status,
+		       p->boot_seconds, error ? ": " : "", error ? error : "", rows);
+	fflush(stdout);
+}
+
+/* Labels, errors, warnings and notes quote guests and files: every one
+ * goes through the one sanitiser (vtb_term_safe) to the terminal. */
+static void on_progress(const struct vtb_progress *p, void *arg)
+{
+	struct progress_state *ps = arg;
+	char *label, *status, *error;
+
+	if (p->warning) {
+		close_line(ps);
+		/* whose warning: the program, and the boot when it has one */
+		label = p->label ? vtb_term_safe(p->label) : NULL;
+		if (label)
+			fprintf(stderr, "vtbench run: boot %zu/%s%zu %s rep %d: warning: ",
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep);
+		else
+			fputs("vtbench run: warning: ", stderr);
+		vtb_term_fputs(p->warning, stderr);
+		fputc('\n', stderr);
+		free(label);
+		return;
+	}
+	if (p->note) {
+		close_line(ps);
+		if (!ps->quiet) {
+			vtb_term_fputs(p->note, stderr);
+			fputc('\n', stderr);
+		}
+		return;
+	}
+	if (ps->quiet)
+		return;
+	label = vtb_term_safe(p->label);
+	status = p->status ? vtb_term_safe(p->status) : NULL;
+	error = p->error ? vtb_term_safe(p->error) : NULL;
+	if (label && (status || !p->status) && (error || !p->error))
+		boot_line(ps, p, label, status, error);
+	free(label);
+	free(status);
+	free(error);
+}
+
+/* run --upload: the campaign to each sink, one after the other; nonzero
+ * when one of them left something unsent (each says what and why). */
+static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result *res,
+		      const char *const *urls, size_t n)
+{
+	struct vtb_store *st = NULL;
+	int failed = 0;
+
+	fflush(stdout);
+	if (vtb_store_open(res->db, &st)) {
+		vtb_cmd_err(env, "upload: %s", vtb_errmsg());
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct vtb_upload_opts o = {
+			.url = urls[i],
+			.campaign = res->campaign,
+			.connect_timeout_ms = VTB_UPLOAD_CONNECT_TIMEOUT_MS,
+			.timeout_ms = VTB_UPLOAD_TIMEOUT_MS,
+			.attempts = VTB_UPLOAD_ATTEMPTS,
+			.max_time_ms = VTB_UPLOAD_MAX_TIME_MS,
+			.backoff_ms = VTB_UPLOAD_BACKOFF_MS,
+			.batch_points = VTB_UPLOAD_BATCH_POINTS,
+		};
+
+		if (vtb_cmd_upload(env, st, res->db, &o, false))
+			failed = -1;
+	}
+	vtb_store_close(st);
+	return failed;
+}
+
+int cmd_run(struct vtb_cmd_env *env)
+{
+	struct vtb_cli_parser cp;
+	struct vtb_run_opts o = { 0 };
+	struct vtb_run_result res;
+	struct progress_state ps = { .tty = isatty(2) };
+	char *agent = NULL;
+	const char **uploads = calloc((size_t)env->argc + 1, sizeof(*uploads));
+	size_t n_uploads = 0;
+	const char *arg;
+	int c, ret;
+
+	if (!uploads) {
+		vtb_cmd_err(env, "out of memory");
+		return VTB_EXIT_INFRA;
+	}
+
+	vtb_cli_init(&cp, &run_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
+		switch (c) {
+		case OPT_DB:
+			o.db = arg;
+			break;
+		case OPT_RESUME:
+			o.resume = true;
+			break;
+		case OPT_ONLY:
+			o.only = arg;
+			break;
+		case OPT_REPS:
+			o.reps_auto = !strcmp(arg, "auto");
+			if (!o.reps_auto && vtb_parse_int(arg, 1, 100000, &o.reps)) {
+				vtb_cli_usage_error(&run_cli, "--reps: %s (or auto)", vtb_errmsg());
+				ret = VTB_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case OPT_QUIET:
+			ps.quiet = true;
+			break;
+		case OPT_VERBOSE:
+			ps.verbose = true;
+			break;
+		case OPT_UPLOAD:
+			/* a wrong URL is found now, not after hours of boots */
+			if (vtb_upload_check_url(arg) < 0) {
+				vtb_cli_usage_error(&run_cli, "--upload: %s", vtb_errmsg());
+				ret = VTB_EXIT_USAGE;
+				goto out;
+			}
+			uploads[n_uploads++] = arg;
+			break;
+		}
+	}
+	if (c < 0) {
+		ret = vtb_cli_exit(c);
+		goto out;
+	}
+	if (cp.optind != env->argc - 1) {
+		vtb_cli_usage_error(&run_cli, "expected one matrix file");
+		ret = VTB_EXIT_USAGE;
+		goto out;
+	}
+	if (ps.quiet && ps.verbose) {
+		vtb_cli_usage_error(&run_cli, "--quiet and --verbose contradict each other");
+		ret = VTB_EXIT_USAGE;
+		goto out;
+	}
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		goto out;
+	agent = vtb_agent_path();
+	if (!agent || access(agent, X_OK) < 0) {
+		vtb_cmd_err(env,
+			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
+			    agent ? agent : "vtbench-agent");
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
+	o.matrix = env->argv[cp.optind];
+	o.host_id = getenv("VTBENCH_HOST_ID");
+	if (o.host_id && !*o.host_id)
+		o.host_id = NULL;
+	o.agent = agent;
+	o.cmdline = env->cmdline;
+	o.progress = on_progress;
+	o.progress_arg = &ps;
+	if (vtb_run(&o, &res)) {
+		if (ps.line_open)
+			fputs("\r\033[K", stderr);
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = res.fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+		if (res.campaign[0] && res.db)
+			fprintf(stderr,
+				"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
+				o.matrix, res.db);
+		goto out_run;
+	}
+	if (ps.line_open)
+		fputs("\r\033[K", stderr);
+	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res.campaign,
+	       res.resumed ? " (resumed)" : "", res.ran, res.ran == 1 ? "" : "s", res.ok,
+	       res.failed, res.timeout);
+	if (res.unexpected)
+		printf(", %zu unexpected-topology", res.unexpected);
+	if (res.skipped)
+		printf(", %zu already stored", res.skipped);
+	if (res.reps_auto && res.undecided < 0 && (res.budget_spent || res.interrupted))
+		printf("\nreps = auto: stopped before the first decision (%s)",
+		       res.budget_spent ? "the budget is spent" : "interrupted");
+	else if (res.reps_auto && res.undecided == 0 && !res.rounds)
+		printf("\nreps = auto: every compare row was already decided");
+	else if (res.reps_auto && res.undecided == 0)
+		printf("\nreps = auto: every compare row decided after %zu round%s", res.rounds,
+		       res.rounds == 1 ? "" : "s");
+	else if (res.reps_auto && res.undecided > 0)
+		printf("\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
+		       res.undecided, res.undecided == 1 ? "" : "s", res.rounds,
+		       res.rounds == 1 ? "" : "s",
+		       res.budget_spent	 ? "the budget is spent"
+		       : res.capped	 ? "max_reps reached"
+		       : res.interrupted ? "interrupted"
+					 : "stopped");
+	printf("\nresults in %s; see: vtbench compare --db %s\n", res.db, res.db);
+	if (res.interrupted) {
+		fflush(stdout);
+		fprintf(stderr,
+			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
+			o.matrix, res.db);
+		/* as a shell reports a process the signal killed: 130, 143 */
+		ret = res.stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
+	} else {
+		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+	}
+	if (n_uploads && res.interrupted) {
+		fprintf(stderr,
+			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
+			res.db);
+	} else if (n_uploads) {
+		int up = upload_all(env, &res, uploads, n_uploads);
+
+		/* a failed upload never changes what is stored, nor hides a
+		 * failed boot (exit 1) */
+		if (up && ret == VTB_EXIT_OK)
+			ret = VTB_EXIT_INFRA;
+	}
+out_run:
+	vtb_run_result_release(&res);
+out:
+	free(agent);
+	free(uploads);
+	return ret;
+}

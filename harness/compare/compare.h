@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The compare model: from the store, the report document
+ * ("schema": "vtbench-compare/1", docs/commands.md "compare") that every emitter
+ * (text, md, csv, html, json) renders.  The unit of observation is the
+ * boot: one value per boot and metric.
+ *
+ * Selection: one campaign (the latest by default) against its own
+ * bare-metal baselines, a named baseline configuration, along one axis,
+ * or the same configurations of another campaign (--against).
+ */
+#ifndef VTB_COMPARE_H
+#define VTB_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+#include "../store/store.h"
+
+#define VTB_COMPARE_SCHEMA "vtbench-compare/2"
+
+/* --fail-on: what makes compare exit 1 (flags; 0 is none) */
+#define VTB_FAIL_WORSE 1u /* a worse, missing or error row */
+#define VTB_FAIL_POSSIBLE                                                \
+	2u /* an inconclusive row whose CI reaches past the threshold on \
+	      the worse side */
+
+struct vtb_compare_opts {
+	const char *campaign;	      /* uuid or prefix; NULL: the latest */
+	const char *against_campaign; /* uuid or prefix in the against store; NULL: none
+					 (or its latest when there is an against store) */
+	const char *baseline;	      /* NULL or "own": each VM against its own baseline;
+					 else a configuration key prefix or label glob */
+	const char *axis;	      /* NULL or an axis name (docs/commands.md) */
+	const char *metric;	      /* glob on metric names; NULL: all */
+	const char *workload;	      /* workload type or cell name; NULL: all */
+	unsigned fail_on;	      /* VTB_FAIL_* (default: VTB_FAIL_WORSE) */
+	struct vtb_test_opts test;
+};
+
+/* Defaults: own baseline, fail on worse (with missing and error rows),
+ * vtb_test_opts_default(). */
+void vtb_compare_opts_default(struct vtb_compare_opts *o);
+
+/*
+ * Builds the report document (a new reference in *doc).  @st is the
+ * database (@db its name, for messages); @against another database
+ * (--against OTHER.db) or NULL, in which case o->against_campaign (if
+ * any) is looked up in @st.  Returns 0, or -1 with vtb_error() and
+ * *bad_input true for an input error (exit 2: no campaign, an unknown
+ * or ambiguous campaign, nothing to compare, a glob matching nothing)
+ * or false for a failure of the database or memory.
+ */
+int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
+		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
+		      bool *bad_input);
+
+/* Rows of @doc that fail under @fail_on (VTB_FAIL_*). */
+size_t vtb_compare_failing(const json_t *doc, unsigned fail_on);
+
+/*
+ * reps = auto: which configurations need more boots.  For every row of
+ * @doc that is undecided (inconclusive or few), both of its
+ * configurations are marked in @more (parallel to @keys, configuration
+ * keys; members of other rows are left as they are); *undecided counts
+ * those rows.  A configuration no undecided row involves is decided.
+ */
+int vtb_compare_pending(const json_t *doc, const char *const *keys, size_t nkeys, bool *more,
+			size_t *undecided);
+
+#endif

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Statistics of compare: summaries, the log-ratio t statistic of a row
+ * (estimate, CI and test from one t), Benjamini-Hochberg, the verdict of a
+ * row and the boots that would decide it.  GSL does the t distribution,
+ * sorting, quantiles and moments; by hand only BH and the verdict rules.
+ *
+ * Why t intervals and not the bootstrap: a percentile bootstrap CI of a
+ * ratio of means covers the true ratio in 76-84% of seeds at n = 3 and
+ * 84-90% at n = 5 (it resamples from a handful of values and uses normal,
+ * not t, tails), where 95% is promised; the t interval on the log of the
+ * ratio keeps 94-98% down to n = 2 for normal, lognormal and contaminated
+ * data (tests/unit/test_stats.c, make bench).
+ */
+#include "stats.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../../common/vtbutil.h"
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* "_p50", "_p99", "_p999", "_p99_9": a percentile component in a name. */
+static bool has_percentile_part(const char *name)
+{
+	const char *s;
+
+	for (s = strstr(name, "_p"); s; s = strstr(s + 1, "_p")) {
+		const char *d = s + 2;
+
+		if (*d < '0' || *d > '9')
+			continue;
+		while (*d >= '0' && *d <= '9')
+			d++;
+		if (!*d || *d == '_' || *d == '.')
+			return true;
+	}
+	return false;
+}
+
+enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit)
+{
+	const char *m = metric ? metric : "", *u = unit ? unit : "";
+
+	if (!strcmp(u, "us") || !strcmp(u, "ns") || !strcmp(u, "ms") || !strcmp(u, "\u00b5s") ||
+	    strstr(m, "latency") || has_percentile_part(m) || has_suffix(m, "_max"))
+		return VTB_MC_LATENCY;
+	if (!strcmp(u, "s"))
+		return VTB_MC_TIME;
+	if (!strcmp(u, "rps") || !strcmp(u, "iops") || !strcasecmp(u, "hz") || has_suffix(u, "/s"))
+		return VTB_MC_THROUGHPUT;
+	return VTB_MC_TIME;
+}
+
+const char *vtb_metric_class_name(enum vtb_metric_class k)
+{
+	switch (k) {
+	case VTB_MC_THROUGHPUT:
+		return "throughput";
+	case VTB_MC_TIME:
+		return "time";
+	case VTB_MC_LATENCY:
+		return "latency";
+	}
+	return NULL;
+}
+
+const char *vtb_metric_class_effect(enum vtb_metric_class k)
+{
+	switch (k) {
+	case VTB_MC_THROUGHPUT:
+		return "ratio of harmonic means";
+	case VTB_MC_TIME:
+		return "ratio of means";
+	case VTB_MC_LATENCY:
+		return "ratio of geometric means";
+	}
+	return NULL;
+}
+
+const char *vtb_verdict_name(int v)
+{
+	static const char *const names[] = {
+		[VTB_V_WORSE] = "worse", [VTB_V_BETTER] = "better",
+		[VTB_V_SAME] = "same",	 [VTB_V_INCONCLUSIVE] = "inconclusive",
+		[VTB_V_FEW] = "few",	 [VTB_V_MISSING] = "missing",
+		[VTB_V_ERROR] = "error",
+	};
+
+	if (v < 0 || v >= VTB_V_COUNT)
+		return NULL;
+	return names[v];
+}
+
+void vtb_test_opts_default(struct vtb_test_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->alpha = 0.05;
+	o->threshold_pct = 5;
+	o->cov_limit[VTB_MC_THROUGHPUT] = 5;
+	o->cov_limit[VTB_MC_TIME] = 5;
+	o->cov_limit[VTB_MC_LATENCY] = 20;
+	o->min_n = 2;
+}
+
+double vtb_percentile(const double *sorted, size_t n, double pct)
+{
+	if (!n || !(pct >= 0 && pct <= 100))
+		return NAN;
+	return gsl_stats_quantile_from_sorted_data(sorted, 1, n, pct / 100);
+}
+
+/* The first non-finite value, or n. */
+static size_t first_nonfinite(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && isfinite(v[i]); i++)
+		;
+	return i;
+}
+
+/* The first value <= 0, or n. */
+static size_t first_nonpositive(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v[i] > 0; i++)
+		;
+	return i;
+}
+
+/* As scipy.stats.hmean: 0 when a value is 0, NAN when one is negative. */
+static double hmean(const double *v, size_t n)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] < 0)
+			return NAN;
+		if (v[i] == 0)
+			return 0;
+		s += 1 / v[i];
+	}
+	return n ? (double)n / s : NAN;
+}
+
+/* NAN when a value is <= 0. */
+static double gmean(const double *v, size_t n)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(v[i] > 0))
+			return NAN;
+		s += log(v[i]);
+	}
+	return n ? exp(s / (double)n) : NAN;
+}
+
+int vtb_summarise(const double *v, size_t n, enum vtb_metric_class k, struct vtb_summary *out)
+{
+	double *s;
+
+	memset(out, 0, sizeof(*out));
+	out->mean = out->amean = out->median = out->stddev = out->cov = NAN;
+	out->min = out->max = out->p5 = out->p25 = out->p75 = out->p95 = NAN;
+	out->n = n;
+	if (!n || first_nonfinite(v, n) < n)
+		return 0;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return vtb_error("out of memory");
+	memcpy(s, v, n * sizeof(*s));
+	gsl_sort(s, 1, n);
+	out->amean = gsl_stats_mean(s, 1, n);
+	out->mean = k == VTB_MC_THROUGHPUT ? hmean(s, n)
+		    : k == VTB_MC_LATENCY  ? gmean(s, n)
+					   : out->amean;
+	out->median = gsl_stats_median_from_sorted_data(s, 1, n);
+	out->stddev = n > 1 ? gsl_stats_sd_m(s, 1, n, out->amean) : 0;
+	if (out->stddev == 0)
+		out->cov = 0;
+	else
+		out->cov = out->amean != 0 ? out->stddev / fabs(out->amean) : NAN;
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->p5 = vtb_percentile(s, n, 5);
+	out->p25 = vtb_percentile(s, n, 25);
+	out->p75 = vtb_percentile(s, n, 75);
+	out->p95 = vtb_percentile(s, n, 95);
+	free(s);
+	return 0;
+}
+
+/* GSL's default error handler aborts the process (a quantile's domain
+ * error would kill compare): every entry point that calls GSL turns it
+ * off, and the callers check what GSL returns (NaN on an error). */
+static void gsl_quiet(void)
+{
+	gsl_set_error_handler_off();
+}
+
+int vtb_bh(const double *p, size_t n, double *q)
+{
+	double *ps = NULL, cur = INFINITY;
+	size_t *idx = NULL, *order = NULL, m = 0, i;
+
+	ps = malloc((n ? n : 1) * sizeof(*ps));
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!ps || !idx || !order) {
+		free(ps);
+		free(idx);
+		free(order);
+		return vtb_error("out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (!isnan(p[i])) {
+			ps[m] = p[i];
+			idx[m++] = i;
+		}
+	}
+	for (i = 0; i < n; i++)
+		q[i] = NAN;
+	if (m) {
+		gsl_sort_index(order, ps, 1, m);
+		for (i = m; i-- > 0;) {
+			double v = ps[order[i]] * (double)m / (double)(i + 1);
+
+			if (v < cur)
+				cur = v;
+			q[idx[order[i]]] = cur > 1 ? 1 : cur;
+		}
+	}
+	free(ps);
+	free(idx);
+	free(order);
+	return 0;
+}
+
+/*
+ * One side on the statistic's scale: its mean m (of the values, of their
+ * inverses for THROUGHPUT, of their logs for LATENCY) and its per-boot
+ * spread sd on the log scale: sd / m by the delta method (TIME,
+ * THROUGHPUT), the sd of the logs (LATENCY).  Values were checked.
+ */
+static void side_moments(const double *v, size_t n, enum vtb_metric_class k, double *m, double *sd)
+{
+	double s = 0, ss = 0, u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += k == VTB_MC_THROUGHPUT ? 1 / v[i] : k == VTB_MC_LATENCY ? log(v[i]) : v[i];
+	*m = s / (double)n;
+	for (i = 0; i < n; i++) {
+		u = (k == VTB_MC_THROUGHPUT ? 1 / v[i]
+		     : k == VTB_MC_LATENCY  ? log(v[i])
+					    : v[i]) -
+		    *m;
+		ss += u * u;
+	}
+	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	if (k != VTB_MC_LATENCY)
+		*sd /= *m;
+}
+
+static bool all_equal(const double *a, size_t na, const double *b, size_t nb)
+{
+	double v = na ? a[0] : nb ? b[0] : 0;
+	size_t i;
+
+	for (i = 0; i < na; i++)
+		if (a[i] != v)
+			return false;
+	for (i = 0; i < nb; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+static void row_error(struct vtb_comparison *c, int why, int side, size_t index)
+{
+	c->error = why;
+	c->error_side = side;
+	c->error_index = index;
+}
+
+/* Welch-Satterthwaite degrees of freedom of se^2 = a + b. */
+static double welch_df(double a, size_t na, double b, size_t nb)
+{
+	return (a + b) * (a + b) / (a * a / (double)(na - 1) + b * b / (double)(nb - 1));
+}
+
+void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t nx,
+			 enum vtb_metric_class k, const struct vtb_test_opts *o,
+			 struct vtb_comparison *out)
+{
+	size_t min_n = o->min_n > 2 ? o->min_n : 2, i;
+	double mb, mx, a, b, tc;
+
+	gsl_quiet();
+	*out = (struct vtb_comparison){ .nb = nb,
+					.nx = nx,
+					.change_pct = NAN,
+					.ci_low_pct = NAN,
+					.ci_high_pct = NAN,
+					.d = NAN,
+					.se = NAN,
+					.df = NAN,
+					.t = NAN,
+					.sd_base = NAN,
+					.sd_x = NAN,
+					.test = k == VTB_MC_LATENCY ? "welch-log" : "log-ratio-t",
+					.p = NAN,
+					.q = NAN,
+					.verdict = VTB_V_INCONCLUSIVE,
+					.boots_needed = NAN };
+	if ((i = first_nonfinite(base, nb)) < nb) {
+		row_error(out, VTB_RE_NONFINITE, 0, i);
+		return;
+	}
+	if ((i = first_nonfinite(x, nx)) < nx) {
+		row_error(out, VTB_RE_NONFINITE, 1, i);
+		return;
+	}
+	if (!nb || !nx)
+		return;
+	/* identical constants (a count that stays 0): nothing changed */
+	if (all_equal(base, nb, x, nx)) {
+		out->change_pct = 0;
+		if (nb < min_n || nx < min_n)
+			return;
+		out->d = out->se = out->t = 0;
+		out->sd_base = out->sd_x = 0;
+		out->ci_low_pct = out->ci_high_pct = 0;
+		out->p = 1;
+		return;
+	}
+	if (k != VTB_MC_TIME) {
+		if ((i = first_nonpositive(base, nb)) < nb) {
+			row_error(out, VTB_RE_NONPOSITIVE, 0, i);
+			return;
+		}
+		if ((i = first_nonpositive(x, nx)) < nx) {
+			row_error(out, VTB_RE_NONPOSITIVE, 1, i);
+			return;
+		}
+	}
+	side_moments(base, nb, k, &mb, &out->sd_base);
+	side_moments(x, nx, k, &mx, &out->sd_x);
+	if (k == VTB_MC_TIME && !(mb > 0)) {
+		row_error(out, VTB_RE_ZERO_MEAN, 0, 0);
+		return;
+	}
+	if (k == VTB_MC_TIME && !(mx > 0)) {
+		row_error(out, VTB_RE_ZERO_MEAN, 1, 0);
+		return;
+	}
+	/* log r: r = mx / mb (means), mb / mx (means of inverses: the ratio of
+	 * harmonic means), exp(mx - mb) (means of logs) */
+	out->d = k == VTB_MC_LATENCY	  ? mx - mb
+		 : k == VTB_MC_THROUGHPUT ? log(mb / mx)
+					  : log(mx / mb);
+	out->change_pct = expm1(out->d) * 100;
+	if (nb < min_n || nx < min_n)
+		return;
+	a = out->sd_base * out->sd_base / (double)nb;
+	b = out->sd_x * out->sd_x / (double)nx;
+	out->se = sqrt(a + b);
+	if (out->se == 0) {
+		/* both sides constant, and different: as scipy, p = 0 */
+		out->t = out->d > 0 ? INFINITY : -INFINITY;
+		out->p = 0;
+		out->ci_low_pct = out->ci_high_pct = out->change_pct;
+		return;
+	}
+	out->df = welch_df(a, nb, b, nx);
+	out->t = out->d / out->se;
+	out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+	if (out->p > 1)
+		out->p = 1;
+	tc = gsl_cdf_tdist_Qinv(o->alpha / 2, out->df);
+	out->ci_low_pct = expm1(out->d - tc * out->se) * 100;
+	out->ci_high_pct = expm1(out->d + tc * out->se) * 100;
+}
+
+double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o)
+{
+	double va = c->sd_base * c->sd_base, vb = c->sd_x * c->sd_x, v = va + vb, room, df1;
+	double hi = log1p(o->threshold_pct / 100), lo = log1p(-fmin(o->threshold_pct, 99.9) / 100);
+	size_t n, have = c->nb > c->nx ? c->nb : c->nx;
+
+	gsl_quiet();
+	if (!isfinite(c->d) || !isfinite(v) || v <= 0 || c->error)
+		return NAN;
+	/* what the interval must clear: 0 (significance) when the estimate is
+	 * beyond the threshold, else the nearer threshold (equivalence) */
+	if (c->d > hi || c->d < lo)
+		room = fabs(c->d);
+	else
+		room = fmin(hi - c->d, c->d - lo);
+	if (!(room > 0))
+		return NAN;
+	/* df(n) = (n - 1) (va + vb)^2 / (va^2 + vb^2) for n a side */
+	df1 = v * v / (va * va + vb * vb);
+	/* from the normal quantile up: t's is larger, so n only grows */
+	n = (size_t)ceil(pow(gsl_cdf_ugaussian_Qinv(o->alpha / 2) / room, 2) * v);
+	if (n < 2)
+		n = 2;
+	for (; n <= 100000; n++) {
+		double tc = gsl_cdf_tdist_Qinv(o->alpha / 2, (double)(n - 1) * df1);
+
+		if (tc * sqrt(v / (double)n) < room)
+			return (double)(n > have ? n : have + 1);
+	}
+	return NAN;
+}
+
+int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_test_opts *o)
+{
+	double t = o->threshold_pct, lo = c->ci_low_pct, hi = c->ci_high_pct;
+	size_t min_n = o->min_n > 2 ? o->min_n : 2;
+	bool up_is_worse = !higher_better;
+
+	c->confirmed = c->possible = false;
+	c->boots_needed = NAN;
+	if (c->error)
+		return c->verdict = VTB_V_ERROR;
+	if (c->nb < min_n || c->nx < min_n || isnan(c->p))
+		return c->verdict = VTB_V_FEW;
+	if (c->q < o->alpha && (lo > 0 || hi < 0) && fabs(c->change_pct) > t) {
+		c->verdict = (c->change_pct > 0) == up_is_worse ? VTB_V_WORSE : VTB_V_BETTER;
+		c->confirmed = lo > t || hi < -t;
+		return c->verdict;
+	}
+	if (lo >= -t && hi <= t)
+		return c->verdict = VTB_V_SAME;
+	c->possible = up_is_worse ? hi > t : lo < -t;
+	c->boots_needed = vtb_boots_needed(c, o);
+	return c->verdict = VTB_V_INCONCLUSIVE;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results database (SQLite; docs/schema.md).  The only
+ * module with SQL.  WAL, foreign keys, PRAGMA user_version migrations,
+ * prepared statements only; a boot is stored in one transaction, whole or
+ * not at all.  All functions return 0 or -1 with vtb_errmsg() set.
+ */
+#ifndef VTB_STORE_H
+#define VTB_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../matrix/conf.h"
+#include "../records/recparse.h"
+
+#define VTB_STORE_SCHEMA 7 /* current PRAGMA user_version */
+/* PRAGMA application_id of every vtbench database ("vtb1") */
+#define VTB_STORE_APPLICATION_ID 0x76746231
+
+struct vtb_store;
+
+/* Opens or creates @path and migrates it to VTB_STORE_SCHEMA; refuses a
+ * newer schema ("'F' was written by a newer vtbench (schema N, this one
+ * knows M)") and a non-empty SQLite file that is not a vtbench database
+ * ("'F' is not a vtbench database"), before writing anything to it. */
+int vtb_store_open(const char *path, struct vtb_store **out);
+/* Opens for reading (read-only commands).  Refuses a newer schema and a
+ * database that is not a vtbench one.  An older schema is copied into
+ * memory and the copy migrated (the queries need the current schema; the
+ * file is never written). */
+int vtb_store_open_ro(const char *path, struct vtb_store **out);
+/* Accepts NULL. */
+void vtb_store_close(struct vtb_store *st);
+/* After a failed read: was it the database's content (a damaged or
+ * crafted file: NULL where the schema forbids it, text that is not UTF-8,
+ * a number that is text, JSON that is not JSON, SQLite's "malformed")
+ * rather than the system?  Input error (exit 2) vs infrastructure (3). */
+bool vtb_store_bad_content(const struct vtb_store *st);
+int vtb_store_schema_version(struct vtb_store *st, int *version);
+/* The SQL of the migration step that creates schema @version (1 = the
+ * base schema), NULL when out of range.  For tests: released steps are
+ * frozen (tests/fixtures/schema-v1.sql). */
+const char *vtb_store_migration_sql(int version);
+
+struct vtb_host_info {
+	const char *hostname;
+	const char *cpu_vendor, *cpu_model_name, *cpu_codename;
+	int cpu_family, cpu_model;
+	const char *topo_digest;
+	const char *topo_summary; /* "1 package, 1 node, 1 LLC, 2 cores, 2 PUs" */
+	const char *kernel;	  /* uname -r */
+};
+int vtb_store_host(struct vtb_store *st, const struct vtb_host_info *h, int64_t *id);
+
+struct vtb_campaign_info {
+	const char *uuid;
+	int64_t host_id;
+	const char *matrix_path, *matrix_text, *matrix_digest;
+	const char *version; /* vtbench version */
+	const char *cmdline;
+	const char *state_json; /* host state snapshot */
+	int64_t started_ns;	/* CLOCK_REALTIME ns; 0: now (fixtures give a fixed time) */
+};
+/* Inserts the campaign and its configurations and cells (one
+ * transaction); fills the ids into @ids_config[i] / cell ids. */
+int vtb_store_campaign_begin(struct vtb_store *st, const struct vtb_campaign_info *c,
+			     const struct vtb_matrix *m, int64_t *campaign_id);
+/* Latest unfinished-or-finished campaign of this matrix digest on this
+ * host, for --resume; *found false when none. */
+int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest, int64_t host_id,
+			    int64_t *campaign_id, char uuid[37], bool *found);
+/* Makes sure configurations and cells of @m exist in the campaign (new
+ * ones are added when resuming with --reps or --only changes). */
+int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m);
+int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char *status);
+/* The same at a given time (CLOCK_REALTIME ns), for generated fixtures. */
+int vtb_store_campaign_end_at(struct vtb_store *st, int64_t campaign_id, const char *status,
+			      int64_t ended_ns);
+
+/* Is (configuration key, rep) stored in the campaign, whatever its
+ * status?  A boot is never stored twice. */
+int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			  int rep, bool *exists);
+
+/* Warnings and errors of a campaign or a boot (boot_uuid may be NULL). */
+int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_uuid,
+		    const char *level, const char *message);
+
+/* What a VM boot adds (NULL members are stored as NULL). */
+struct vtb_vm_boot_info {
+	const char *accelerator; /* kvm | tcg */
+	const char *cpu_model;	 /* host-passthrough | kvm64 ... */
+	const char *guest_kernel;
+	const char *libvirt_version, *qemu_version;
+	const char *live_xml;	  /* virDomainGetXMLDesc after start */
+	const char *console_tail; /* the kernel console's last bytes */
+	/* side by side (vms = N): this VM's index and the group's uuid */
+	int vm_index, vms;
+	const char *group_uuid;
+	/* JSON texts (NULL: none): this VM's claims from the plan, where its
+	 * vCPUs ran (host-side summary), the guest kernel probe and the
+	 * sched profile as applied */
+	const char *claims, *placement, *probe, *sched;
+	/* the guest's view against the plan: match | differs | unchecked (no
+	 * plan or no view), and how it differs (also for a failed boot) */
+	const char *topology_check, *topology_diff;
+	/* the guest view (NULL view: none stored): the verbatim record, the
+	 * normalised tree, its digest and level names, CPUID, steal */
+	const char *view, *tree, *digest, *levels, *cpuid, *steal_before, *steal_after;
+};
+
+struct vtb_boot_info {
+	int64_t campaign_id;
+	const char *uuid;
+	const char *config_key;
+	int rep;
+	const char *status; /* ok | failed | timeout | unexpected-topology */
+	const char *error;  /* NULL when ok */
+	int64_t started_ns; /* CLOCK_REALTIME ns */
+	int64_t ended_ns;
+	const char *nonce;
+	const char *cpus;	 /* where it ran (cpulist) */
+	const char *confinement; /* "affinity" ... */
+	const char *stderr_tail;
+	const char *kind_detail;	   /* JSON: accelerator, live XML... (NULL now) */
+	const struct vtb_vm_boot_info *vm; /* NULL for a baseline boot */
+	const char **warnings;		   /* stored as events of the boot */
+	size_t n_warnings;
+};
+/* Stores the boot, its header, every cell result, sample and histogram,
+ * and its errors as events, in one transaction.  Cells of the
+ * configuration that have no records get a result with status "missing";
+ * a cell started without cell_end is "failed"; records for a cell key the
+ * configuration lacks become error events of the boot.  @recs may be NULL
+ * (no records at all).  Storing (config, rep) twice fails ("boot N of
+ * configuration 'K' is already stored in 'F'"), storing nothing. */
+int vtb_store_boot(struct vtb_store *st, const struct vtb_boot_info *b,
+		   const struct vtb_boot_records *recs);
+/* Several boots in one transaction (VMs booted side by side): all or
+ * none.  @recs[i] may be NULL. */
+int vtb_store_boots(struct vtb_store *st, const struct vtb_boot_info *b,
+		    const struct vtb_boot_records *const *recs, size_t n);
+
+/* Queries for compare and list. */
+int vtb_store_latest_campaign(struct vtb_store *st, int64_t *campaign_id, bool *found);
+
+struct vtb_sample_row {
+	const char *config_key, *config_label, *kind;
+	const char *cell_key, *cell_name, *workload;
+	const char *metric, *unit;
+	int better;
+	int rep;
+	double value;
+	int cpus;	   /* the configuration's vcpus (VM) or cpus (baseline) */
+	const char *pcpus; /* its host CPUs (cpulist) */
+};
+/* Calls @fn for every sample of ok results of @campaign_id, ordered by
+ * configuration (campaign order), cell (matrix order), metric (the order
+ * the workload reported them: its first sample in the cell), rep, sample
+ * id.  Boots marked unexpected-topology are left out.  The samples are
+ * held in memory (32 bytes each) to be ordered.  Row strings are valid
+ * during the call.  In all foreach functions a negative return of
+ * @fn stops the walk and is returned as -1 (its vtb_error kept). */
+int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg);
+
+struct vtb_run_row {
+	int64_t id;
+	const char *uuid, *hostname, *matrix_path, *version, *status;
+	int64_t started_ns, ended_ns;
+	long boots, boots_ok, boots_failed;
+};
+int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_row *row, void *arg),
+			  void *arg);
+
+/* The evidence of each VM boot of @campaign_id, in configuration order,
+ * then rep and VM index: the plan of its configuration, what the guest
+ * built (level names, tree digest) and where its vCPUs ran (placement
+ * summary).  NULL members: not recorded. */
+struct vtb_vm_boot_row {
+	const char *config_key, *config_label, *plan_json;
+	const char *status, *guest_kernel, *levels, *digest, *placement_json;
+	const char *topology_diff, *topology_check, *params_json;
+	int rep, vm_index, vms;
+};
+int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
+			      int (*fn)(const struct vtb_vm_boot_row *row, void *arg), void *arg);
+
+/* campaign_id <= 0: the cells of every campaign. */
+struct vtb_cell_row {
+	const char *campaign_uuid, *config_key, *config_label, *cell_key;
+	const char *cell_name, *workload, *params_json;
+	long boots, ok;
+};
+int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_cell_row *row, void *arg), void *arg);
+
+/* The cells of a campaign in matrix order (configuration, then cell),
+ * without their results: cheap (compare lists them all). */
+struct vtb_campaign_cell {
+	const char *config_key, *cell_key, *cell_name, *workload;
+};
+int vtb_store_foreach_campaign_cell(struct vtb_store *st, int64_t campaign_id,
+				    int (*fn)(const struct vtb_campaign_cell *row, void *arg),
+				    void *arg);
+
+/*
+ * What the boots of one cell did (for compare's missing rows): results
+ * stored (one per boot of the configuration), usable (ok, of boots that
+ * built the planned topology: what compare counts), those of
+ * unexpected-topology boots, and why the first result that is not ok is
+ * not (its boot's error for a cell without records, else its own, else
+ * its boot's; malloc'ed, NULL when none says).  All 0 for an unknown cell.
+ */
+struct vtb_cell_outcome {
+	long results, usable, unexpected;
+	char *error;
+};
+int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+			   const char *cell_key, struct vtb_cell_outcome *out);
+
+/* The boots of a campaign by status (compare opens with them). */
+struct vtb_boot_counts {
+	long total, ok, failed, timeout, unexpected;
+};
+int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id,
+			  struct vtb_boot_counts *out);
+
+/*
+ * What failed in a campaign, in configuration order: boots that are not
+ * ok (cell_name NULL; reason the boot's error, or how its topology
+ * differed), then cells that failed or reported nothing in ok boots
+ * (reason the result's error, else its boot's).  Alike failures (same
+ * configuration, cell, status and reason) are one row: @boots of them,
+ * @reps their reps ("0,3,4").  reason may be NULL.
+ */
+struct vtb_failure_row {
+	const char *config_key, *config_label, *cell_name, *status, *reason, *reps;
+	long boots;
+};
+int vtb_store_foreach_failure(struct vtb_store *st, int64_t campaign_id,
+			      int (*fn)(const struct vtb_failure_row *row, void *arg), void *arg);
+
+/* Campaigns whose uuid is @spec or starts with it: *n matches, *campaign_id
+ * the first (by start time).  An empty @spec matches nothing. */
+int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,
+			      size_t *n);
+
+/* A campaign's provenance: its row, its host's, and what its VM boots
+ * ran under.  The list members are the distinct non-NULL values of the
+ * boots, sorted, joined with '\n' ("" when none). */
+struct vtb_campaign_row {
+	int64_t id;
+	const char *uuid, *matrix_path, *matrix_digest, *version, *cmdline, *status;
+	const char *host_state;	      /* JSON text, NULL when none */
+	int64_t started_ns, ended_ns; /* ended_ns 0: not ended */
+	const char *hostname, *cpu_vendor, *cpu_model_name, *cpu_codename, *host_kernel;
+	const char *topo_summary, *topo_digest;
+	const char *accelerators, *libvirt_versions, *qemu_versions, *guest_kernels;
+};
+/* Calls @fn once (no call when there is no such campaign). */
+int vtb_store_campaign_get(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_campaign_row *row, void *arg), void *arg);
+
+/* The configurations of a campaign in matrix order (seq). */
+struct vtb_config_row {
+	const char *key, *label, *kind, *params_json, *cpus;
+	bool runnable;
+};
+int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_config_row *row, void *arg), void *arg);
+
+/* The histograms of ok results (boots that built the planned topology),
+ * ordered as vtb_store_foreach_sample: configuration, cell, metric, rep. */
+struct vtb_hist_row {
+	const char *config_key, *cell_key, *cell_name, *metric, *unit;
+	const char *params_json, *buckets_json;
+	int rep;
+};
+int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
+			   int (*fn)(const struct vtb_hist_row *row, void *arg), void *arg);
+
+/* The c2c matrices of ok results (the "matrix" member of the result's
+ * info: {"cpus": [...], "ns": [[...]]}), in configuration, cell, rep order. */
+struct vtb_matrix_row {
+	const char *config_key, *cell_key, *cell_name, *matrix_json;
+	int rep;
+};
+int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_matrix_row *row, void *arg), void *arg);
+
+/*
+ * membw cells of campaign @campaign_id whose arrays were below STREAM's
+ * 4 x LLC rule (result info "stream_rule"), one row per configuration and
+ * cell in matrix order: the array sizes seen (bytes), the rule's size
+ * (4 x llc_bytes), the boots concerned and where the LLC size came from.
+ */
+struct vtb_stream_rule_row {
+	const char *config_key, *config_kind, *cell_name, *llc_source;
+	int64_t array_min, array_max, rule_bytes, boots;
+};
+int vtb_store_foreach_stream_rule(struct vtb_store *st, int64_t campaign_id,
+				  int (*fn)(const struct vtb_stream_rule_row *row, void *arg),
+				  void *arg);
+
+/*
+ * Upload (vtbench upload): what a sink has been sent.  @sink names the
+ * sink as its URL without credentials.
+ */
+struct vtb_upload_campaign {
+	int64_t id;
+	char *uuid, *status, *hostname, *host_kernel;
+	int64_t started_ns, ended_ns; /* ended_ns 0: not ended */
+};
+/* The campaign with @uuid (NULL: the latest); *found false when none.
+ * Release with vtb_upload_campaign_release(). */
+int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
+			      struct vtb_upload_campaign *out, bool *found);
+void vtb_upload_campaign_release(struct vtb_upload_campaign *c);
+
+/* One row per sample of an ok result of every boot of the campaign, and one
+ * row with metric NULL for a boot without any (failed, no samples, or
+ * unexpected-topology: its samples are not uploaded, as compare leaves them
+ * out); ordered by boot start, boot id, configuration, cell, metric order.
+ * @sent: the boot is already recorded as sent to @sink. */
+struct vtb_upload_row {
+	int64_t boot_id;
+	const char *boot_uuid, *boot_kind, *boot_status;
+	int64_t started_ns;
+	const char *accelerator, *guest_kernel; /* NULL for baselines */
+	const char *config_key, *config_label, *config_params;
+	int cpus; /* the configuration's vcpus (VM) or cpus (baseline) */
+	int rep, vm_index;
+	bool sent;
+	const char *cell_key, *cell_name, *workload, *metric, *unit;
+	int better; /* 1: higher is better */
+	double value;
+};
+int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, const char *sink,
+				 int (*fn)(const struct vtb_upload_row *row, void *arg), void *arg);
+/* Records in one transaction that @n boots were sent to @sink
+ * (status "sent", @points[i] points each) or that sending them failed
+ * (status "failed", @error).  A boot already recorded as sent stays so.
+ * @n == 0 records one campaign-level item @what ("aggregates",
+ * "snapshot") with @points[0] (points may be NULL: 0). */
+int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char *sink,
+			  const char *what, const int64_t *boot_ids, const long *points, size_t n,
+			  const char *status, const char *error);
+/* Has the campaign-level item @what been sent to @sink? */
+int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const char *sink,
+			       const char *what, bool *sent);
+
+/*
+ * Merge (vtbench merge): copies every campaign of the database @path that
+ * @out lacks (by uuid), with its host, configurations, cells, boots,
+ * results, samples, histograms, guest views, events and upload records,
+ * ids remapped, in one transaction (all of @path or nothing).  A campaign
+ * already in @out is skipped whole: merging again adds nothing.  @path is
+ * checked as vtb_store_open_ro does (a newer schema or a foreign file is
+ * refused; an older schema is migrated in memory, the file never
+ * written).  @fn, when not NULL, is called for each campaign of @path
+ * (merged or skipped) before the commit; its negative return aborts the
+ * merge.  @stats counts what was added.
+ */
+struct vtb_merge_stats {
+	long campaigns, skipped, hosts, configs, cells, boots, results, samples, histograms;
+	long guest_views, events, uploads;
+};
+struct vtb_merge_campaign {
+	const char *input, *uuid, *hostname, *status;
+	int64_t started_ns;
+	long boots;
+	bool merged; /* false: already in the output, skipped */
+};
+int vtb_store_merge(struct vtb_store *out, const char *path, struct vtb_merge_stats *stats,
+		    int (*fn)(const struct vtb_merge_campaign *c, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Upload: sends a campaign's results to a dashboard (docs/upload.md).
+ * Sinks are chosen by the URL's scheme from one registry of ops tables;
+ * upload.c is the only libcurl user.  Exactly once: what a sink was sent
+ * is recorded per boot in the store's upload table, a batch only after
+ * the server answered 2xx, so a second upload sends only what is missing.
+ */
+#ifndef VTB_UPLOAD_H
+#define VTB_UPLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../common/vtbutil.h"
+#include "../store/store.h"
+
+struct vtb_upload_opts {
+	const char *url;
+	const char *campaign;	 /* uuid; NULL: the latest campaign */
+	const char *cacert;	 /* CA bundle for TLS (NULL: the system's) */
+	const char *token_file;	 /* credentials file (docs/upload.md) */
+	long connect_timeout_ms; /* each attempt */
+	long timeout_ms;	 /* each request, whole */
+	long attempts;		 /* per batch, first one included */
+	long max_time_ms;	 /* per batch, retries and waits included */
+	long backoff_ms;	 /* first retry delay; doubles, with jitter */
+	long batch_points;	 /* points per request (whole boots) */
+	bool dry_run;		 /* print the requests, send and record nothing */
+	FILE *dry_out;		 /* where --dry-run prints */
+	/* warnings (a replaced character, a retry); may be NULL */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+/* The InfluxDB measurements: a point per boot, cell and metric; the
+ * campaign's aggregates per configuration, cell and metric. */
+#define VTB_LP_BOOTS "vtbench"
+#define VTB_LP_AGGREGATES "vtbench_campaign"
+
+/* The generic JSON sink's document (docs/upload.md). */
+#define VTB_UPLOAD_JSON_SCHEMA "vtbench-upload/1"
+
+/* Defaults of the options above (docs/upload.md, --help). */
+#define VTB_UPLOAD_CONNECT_TIMEOUT_MS 10000L
+#define VTB_UPLOAD_TIMEOUT_MS 60000L
+#define VTB_UPLOAD_ATTEMPTS 5L
+#define VTB_UPLOAD_MAX_TIME_MS 120000L
+#define VTB_UPLOAD_BACKOFF_MS 500L
+#define VTB_UPLOAD_BATCH_POINTS 5000L
+/* The longest wait between attempts (the largest --retry-time too), and
+ * the largest Retry-After honoured: a larger one counts as this much,
+ * more than any retry time, so the upload gives up at once. */
+#define VTB_UPLOAD_MAX_DELAY_MS (24L * 3600 * 1000)
+#define VTB_UPLOAD_MAX_RETRY_AFTER_S (24L * 3600)
+
+struct vtb_upload_result {
+	char *sink;		  /* the sink's URL without credentials (malloc'ed) */
+	char *campaign;		  /* its uuid */
+	long boots, boots_before; /* in the campaign; already sent before */
+	long boots_sent, boots_unsent, points_sent, requests, retries;
+	long items_sent, items_unsent; /* campaign-level: aggregates, snapshot */
+	bool items_before;	       /* the campaign-level item was sent before */
+	bool per_boot; /* the sink takes boots (else only the campaign-level item) */
+	char *error;   /* why something remains unsent (NULL: nothing does) */
+};
+void vtb_upload_result_release(struct vtb_upload_result *r);
+
+/*
+ * Uploads the campaign to o->url.  0: everything is sent (or was); 1:
+ * something remains unsent, res->error says why, what was sent is
+ * recorded; -1 with vtb_errmsg(): nothing could start (bad URL, unknown
+ * scheme, credentials, no such campaign, the store).  Never prints:
+ * warnings go to o->note, dry-run requests to o->dry_out.
+ */
+int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o,
+	       struct vtb_upload_result *res);
+
+/* 0 when @url names a sink and parses (run --upload checks its URLs
+ * before the campaign); -1 with vtb_errmsg() saying why not. */
+int vtb_upload_check_url(const char *url);
+
+/* The sinks (vtbench list sinks). */
+struct vtb_sink_info {
+	const char *name, *url, *summary;
+};
+/* NULL-terminated; checked by vtb_sinks_check() (hooks, unique schemes). */
+const struct vtb_sink_info *vtb_sink_info(size_t i);
+int vtb_sinks_check(void);
+
+/*
+ * Line protocol escaping (pure; exposed for tests).  A tag value: commas,
+ * equals signs and spaces escaped with a backslash; a backslash is sent as
+ * it is (InfluxDB does not unescape it), except at the end or before a
+ * comma, space or equals sign, where the protocol cannot carry it: '/'.
+ * Control characters (newline, carriage return, tab...) become a space.
+ * Either replacement sets *replaced; "" stays "" (a tag value cannot be
+ * empty: a tag without a value is left out of the point).  A string field value: quotes and
+ * backslashes escaped, control characters replaced the same way.  malloc'ed.
+ */
+char *vtb_lp_tag_value(const char *s, bool *replaced);
+char *vtb_lp_field_string(const char *s, bool *replaced);
+/* Shortest decimal that reads back as @v ("%.17g" at most); false for
+ * NaN and infinities (the protocol has no spelling for them). */
+bool vtb_lp_float(double v, char *buf, size_t len);
+
+/*
+ * The wait (ms) before the attempt after @attempt (1-based): full jitter
+ * over an exponential window of @backoff_ms doubled per attempt, at least
+ * half of it; or a 429's Retry-After (@retry_after_s > 0, seconds).  Both
+ * are capped (VTB_UPLOAD_MAX_DELAY_MS, VTB_UPLOAD_MAX_RETRY_AFTER_S), so
+ * nothing overflows.  @u: a uniform draw in [0, 1).  Pure, for tests.
+ */
+long vtb_upload_retry_delay(long backoff_ms, long attempt, long long retry_after_s, double u);
+
+#endif
