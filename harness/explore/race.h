@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The racing engine of `vtbench explore` (issue 19; in the style of
+ * F-Race and irace): N candidate configurations, an objective of one or
+ * more metrics in lexicographic order, one boot of every surviving
+ * candidate per round.  From round min_rounds on, each round compares
+ * every survivor against the round's best with compare's statistic
+ * (stats.h: the log-ratio t interval and test of the metric's class),
+ * adjusts the round's p-values with Holm, and drops the candidates that
+ * are significantly worse.  Every elimination keeps its round and its
+ * evidence.  It stops at one survivor, when every survivor is `same` as
+ * the best within the threshold on every metric, or when the boots or
+ * rounds are spent.  docs/explore.md gives the algorithm and the
+ * benchmark.
+ *
+ * Pure: no I/O, no globals, no randomness: the same rounds give the same
+ * race, so a resumed campaign replays its stored rounds to rebuild it.
+ * Errors: -1 or NULL with vtb_error().
+ */
+#ifndef VTB_RACE_H
+#define VTB_RACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../compare/stats.h"
+
+/* One metric of the objective, in priority order. */
+struct vtb_race_metric {
+	enum vtb_metric_class k; /* the statistic and its mean (stats.h) */
+	bool higher_better;
+};
+
+struct vtb_race_opts {
+	size_t min_rounds;	   /* rounds before the first test (>= 2; default 5) */
+	size_t max_rounds;	   /* rounds at most (0: no cap; default 40) */
+	size_t budget;		   /* boots at most, over all candidates (0: no cap) */
+	double alpha;		   /* family-wise error of one round's eliminations (Holm)
+				      and 1 - the intervals' level (default .05) */
+	double threshold_pct;	   /* compare's threshold: `same` within +-it (default 5) */
+	double elim_threshold_pct; /* a drop needs the estimate beyond it (default 0:
+				      any significant difference, as F-Race; set it to
+				      threshold_pct for compare's `worse` exactly) */
+};
+/* min_rounds 5, max_rounds 40, budget 0, alpha .05, threshold 5%, elim 0%. */
+void vtb_race_opts_default(struct vtb_race_opts *o);
+
+/* Why a race stopped (vtb_race_stopped()). */
+enum vtb_race_stop {
+	VTB_RACE_RUNNING, /* not stopped: boot the survivors again */
+	VTB_RACE_ONE,	  /* one survivor */
+	VTB_RACE_SAME,	  /* every survivor `same` as the best on every metric */
+	VTB_RACE_BUDGET,  /* another round would pass the boot budget */
+	VTB_RACE_ROUNDS,  /* max_rounds rounds done */
+	VTB_RACE_EMPTY,	  /* every candidate dropped as missing */
+};
+/* "running" "one" "same" "budget" "rounds" "empty"; NULL out of range. */
+const char *vtb_race_stop_name(int stop);
+
+/* An elimination and its evidence. */
+struct vtb_race_elim {
+	size_t candidate;
+	size_t round;		   /* 1-based round whose test dropped it */
+	size_t metric;		   /* index in the objective of the metric that decided */
+	size_t against;		   /* the round's best on that metric */
+	int why;		   /* VTB_V_WORSE, or VTB_V_MISSING: under 2 samples of a metric
+				      after min_rounds rounds (its boots failed) */
+	size_t family;		   /* comparisons in the round's Holm family */
+	const char *adjust;	   /* "holm" */
+	struct vtb_comparison cmp; /* the candidate (x) against `against` (base):
+				      change, interval, p, q (Holm-adjusted p), test,
+				      boots a side; verdict VTB_V_WORSE or VTB_V_MISSING */
+};
+
+/* Where a candidate stands after the last round. */
+struct vtb_race_standing {
+	bool alive;
+	bool winner;		   /* the round's best on the last metric reached */
+	size_t boots;		   /* rounds it was booted in */
+	size_t elim;		   /* index in vtb_race_elims() when dropped, else SIZE_MAX */
+	size_t metric;		   /* survivor: the metric of its last comparison */
+	struct vtb_comparison cmp; /* survivor, not winner: that comparison against the
+				      best; its verdict VTB_V_SAME on the last metric
+				      means tied on every metric */
+};
+
+struct vtb_race;
+
+/*
+ * A race of @n candidates (0 .. n - 1) on the @nm metrics of @metrics
+ * (copied), with @o (NULL: the defaults).  NULL with vtb_error() when
+ * n or nm is 0, an option is out of range or memory runs out.  One
+ * candidate: the race is over before it starts (VTB_RACE_ONE, winner 0);
+ * a budget smaller than n: VTB_RACE_BUDGET before round 1.
+ * vtb_race_free() it (NULL is fine).
+ */
+struct vtb_race *vtb_race_new(size_t n, const struct vtb_race_metric *metrics, size_t nm,
+			      const struct vtb_race_opts *o);
+void vtb_race_free(struct vtb_race *r);
+
+/* Survivors in candidate order into @idx (room for n), their count. */
+size_t vtb_race_survivors(const struct vtb_race *r, size_t *idx);
+
+/*
+ * One round: @samples[i * nm + m] is metric m of the boot of the i-th
+ * survivor (vtb_race_survivors() order).  NAN is a missing sample (a
+ * failed boot); the boot still counts.  From round min_rounds on, tests
+ * and drops, then decides whether to stop.  -1 with vtb_error(), the race
+ * unchanged, when it is stopped, a sample is infinite, a THROUGHPUT or
+ * LATENCY sample is <= 0 (no inverse or log), or memory runs out.
+ */
+int vtb_race_round(struct vtb_race *r, const double *samples);
+
+/* enum vtb_race_stop: RUNNING while another round is wanted. */
+int vtb_race_stopped(const struct vtb_race *r);
+/* Rounds fed, boots spent. */
+size_t vtb_race_rounds(const struct vtb_race *r);
+size_t vtb_race_boots(const struct vtb_race *r);
+/* The best survivor at the last round (by the estimates before
+ * min_rounds; the only candidate of a one-candidate race). */
+size_t vtb_race_winner(const struct vtb_race *r);
+/* The eliminations in the order they happened; *n their count.  Owned by
+ * the race. */
+const struct vtb_race_elim *vtb_race_elims(const struct vtb_race *r, size_t *n);
+/* Candidate @c's standing (owned by the race); NULL when c >= n. */
+const struct vtb_race_standing *vtb_race_standing(const struct vtb_race *r, size_t c);
+
+#endif
