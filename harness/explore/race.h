@@ -6,12 +6,11 @@
  * candidate per round.  From round min_rounds on, each round compares
  * every survivor against the round's best with compare's statistic
  * (stats.h: the log-ratio t interval and test of the metric's class),
- * adjusts the round's p-values with Holm, and drops the candidates that
- * are significantly worse.  Every elimination keeps its round and its
- * evidence.  It stops at one survivor, when every survivor is `same` as
- * the best within the threshold on every metric, or when the boots or
- * rounds are spent.  docs/explore.md gives the algorithm and the
- * benchmark.
+ * adjusts the round's p-values (BH, as compare, or Holm) and drops the
+ * candidates whose verdict is `worse` by compare's rules.  Every elimination keeps its round and
+ * its evidence.  It stops at one survivor, when every survivor is `same` as the best within the
+ * threshold on every metric, or when the boots or rounds are spent.  docs/explore.md gives the
+ * algorithm and the benchmark.
  *
  * Pure: no I/O, no globals, no randomness: the same rounds give the same
  * race, so a resumed campaign replays its stored rounds to rebuild it.
@@ -31,18 +30,27 @@ struct vtb_race_metric {
 	bool higher_better;
 };
 
-struct vtb_race_opts {
-	size_t min_rounds;	   /* rounds before the first test (>= 2; default 5) */
-	size_t max_rounds;	   /* rounds at most (0: no cap; default 40) */
-	size_t budget;		   /* boots at most, over all candidates (0: no cap) */
-	double alpha;		   /* family-wise error of one round's eliminations (Holm)
-				      and 1 - the intervals' level (default .05) */
-	double threshold_pct;	   /* compare's threshold: `same` within +-it (default 5) */
-	double elim_threshold_pct; /* a drop needs the estimate beyond it (default 0:
-				      any significant difference, as F-Race; set it to
-				      threshold_pct for compare's `worse` exactly) */
+/* Multiplicity control across the comparisons of one round. */
+enum vtb_race_adjust {
+	VTB_RACE_BH,   /* Benjamini-Hochberg, compare's (vtb_bh()) */
+	VTB_RACE_HOLM, /* Holm's step-down: the family-wise error of a round */
 };
-/* min_rounds 5, max_rounds 40, budget 0, alpha .05, threshold 5%, elim 0%. */
+
+struct vtb_race_opts {
+	size_t min_rounds;	     /* rounds before the first test (>= 2; default 3) */
+	size_t max_rounds;	     /* rounds at most (0: no cap; default 40) */
+	size_t budget;		     /* boots at most, over all candidates (0: no cap) */
+	double alpha;		     /* q below which a difference is significant, and 1 - the
+					intervals' level (default .05) */
+	double threshold_pct;	     /* compare's threshold (default 5): `worse` beyond it,
+					`same` within +-it */
+	enum vtb_race_adjust adjust; /* default BH, as compare */
+	bool drop_significant;	     /* also drop a candidate significantly worse by less
+					than the threshold (F-Race's rule); default false:
+					compare's `worse` verdict only */
+};
+/* min_rounds 3, max_rounds 40, budget 0, alpha .05, threshold 5%, BH,
+ * compare's `worse` only. */
 void vtb_race_opts_default(struct vtb_race_opts *o);
 
 /* Why a race stopped (vtb_race_stopped()). */
@@ -65,10 +73,10 @@ struct vtb_race_elim {
 	size_t against;		   /* the round's best on that metric */
 	int why;		   /* VTB_V_WORSE, or VTB_V_MISSING: under 2 samples of a metric
 				      after min_rounds rounds (its boots failed) */
-	size_t family;		   /* comparisons in the round's Holm family */
-	const char *adjust;	   /* "holm" */
+	size_t family;		   /* comparisons in the round's multiplicity family */
+	const char *adjust;	   /* "bh" or "holm" */
 	struct vtb_comparison cmp; /* the candidate (x) against `against` (base):
-				      change, interval, p, q (Holm-adjusted p), test,
+				      change, interval, p, q (adjusted p), test,
 				      boots a side; verdict VTB_V_WORSE or VTB_V_MISSING */
 };
 
@@ -104,8 +112,9 @@ size_t vtb_race_survivors(const struct vtb_race *r, size_t *idx);
 /*
  * One round: @samples[i * nm + m] is metric m of the boot of the i-th
  * survivor (vtb_race_survivors() order).  NAN is a missing sample (a
- * failed boot); the boot still counts.  From round min_rounds on, tests
- * and drops, then decides whether to stop.  -1 with vtb_error(), the race
+ * failed boot); the boot still counts.  Before round min_rounds the
+ * samples only accrue (no comparison, no standing); from it on, each round
+ * tests, drops and decides whether to stop.  -1 with vtb_error(), the race
  * unchanged, when it is stopped, a sample is infinite, a THROUGHPUT or
  * LATENCY sample is <= 0 (no inverse or log), or memory runs out.
  */
@@ -116,8 +125,8 @@ int vtb_race_stopped(const struct vtb_race *r);
 /* Rounds fed, boots spent. */
 size_t vtb_race_rounds(const struct vtb_race *r);
 size_t vtb_race_boots(const struct vtb_race *r);
-/* The best survivor at the last round (by the estimates before
- * min_rounds; the only candidate of a one-candidate race). */
+/* The best survivor at the last test; SIZE_MAX before the first (round
+ * min_rounds), 0 in a one-candidate race. */
 size_t vtb_race_winner(const struct vtb_race *r);
 /* The eliminations in the order they happened; *n their count.  Owned by
  * the race. */
