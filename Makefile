@@ -198,6 +198,7 @@ bench: all $(TOOL_BIN)
 	$(Q)sh scripts/bench-workloads.sh $(BUILD)
 	$(Q)sh scripts/bench-compare.sh $(BUILD)
 	$(Q)sh scripts/bench-calibrate.sh $(BUILD)
+	$(Q)sh scripts/bench-race.sh $(BUILD)
 
 # Each workload beside its reference tool (REPS=10 by default).
 bench-workloads: all

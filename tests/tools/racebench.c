@@ -278,6 +278,10 @@ int main(int argc, char **argv)
 	printf("  stops                one %u  same %u  rounds %u  budget %u  empty %u  (decisions no fixed R reaches: %u)\n",
 	       stops[VTB_RACE_ONE], stops[VTB_RACE_SAME], stops[VTB_RACE_ROUNDS],
 	       stops[VTB_RACE_BUDGET], stops[VTB_RACE_EMPTY], unreached);
+	printf("  goals (issue 19)     found >= 95%%: %s; boots <= 40%% of full, same precision: %s; same decisions: %s\n",
+	       found >= 0.95 * seeds ? "met" : "NOT met",
+	       boots_race <= 0.4 * boots_full ? "met" : "NOT met",
+	       boots_race <= 0.4 * boots_oracle ? "met" : "NOT met");
 	printf("  time                 %.1f s\n",
 	       (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0);
 	free(sc.v);
