@@ -45,6 +45,14 @@ static void run(struct vtb_race *r, const double *centre, size_t nm, double cov,
 			     vtb_errmsg());
 }
 
+static size_t ndrops(const struct vtb_race *r)
+{
+	size_t n;
+
+	vtb_race_elims(r, &n);
+	return n;
+}
+
 Test(race, defaults_and_names)
 {
 	struct vtb_race_opts o;
@@ -110,8 +118,7 @@ Test(race, no_elimination_before_min_rounds)
 	o.min_rounds = 5;
 	r = vtb_race_new(2, &TIME_LOW, 1, &o);
 	run(r, centre, 1, 0.01, 4);
-	vtb_race_elims(r, &n);
-	cr_assert_eq(n, 0);
+	cr_assert_eq(ndrops(r), 0);
 	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_RUNNING);
 	cr_assert_eq(vtb_race_winner(r), SIZE_MAX);
 	cr_assert_eq(vtb_race_standing(r, 1)->boots, 4);
@@ -131,12 +138,11 @@ Test(race, ties_end_as_same_survivors)
 	const double centre[] = { 100, 100.5, 140, 99.8 };
 	const struct vtb_race_standing *s;
 	struct vtb_race *r = vtb_race_new(4, &TIME_LOW, 1, NULL);
-	size_t n, c;
+	size_t c;
 
 	run(r, centre, 1, 0.005, 40);
 	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_SAME);
-	vtb_race_elims(r, &n);
-	cr_assert_eq(n, 1);
+	cr_assert_eq(ndrops(r), 1);
 	cr_assert_eq(vtb_race_winner(r), 3);
 	for (c = 0; c < 4; c++) {
 		s = vtb_race_standing(r, c);
@@ -236,8 +242,7 @@ Test(race, holm_and_drop_significant_options)
 	o.max_rounds = 10;
 	r = vtb_race_new(2, &TIME_LOW, 1, &o);
 	run(r, centre, 1, 0.015, 100);
-	vtb_race_elims(r, &n);
-	cr_assert_eq(n, 0);
+	cr_assert_eq(ndrops(r), 0);
 	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_SAME);
 	vtb_race_free(r);
 
@@ -341,7 +346,6 @@ Test(race, hostile_inputs)
 	for (k = 0; k < 3; k++)
 		cr_assert_eq(vtb_race_round(r, s), 0);
 	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_EMPTY);
-	vtb_race_elims(r, &n);
-	cr_assert_eq(n, 2);
+	cr_assert_eq(ndrops(r), 2);
 	vtb_race_free(r);
 }
