@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The compare model: from the store, the report document
- * ("schema": "vtbench-compare/1", docs/commands.md "compare") that every emitter
+ * ("schema": "vtbench-compare/2", docs/commands.md "compare") that every emitter
  * (text, md, csv, html, json) renders.  The unit of observation is the
  * boot: one value per boot and metric.
  *

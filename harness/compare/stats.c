@@ -64,30 +64,23 @@ enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit)
 	return VTB_MC_TIME;
 }
 
+/* Per class: its name, and what its rows' change is a ratio of. */
+static const struct {
+	const char *name, *effect;
+} metric_classes[] = {
+	[VTB_MC_THROUGHPUT] = { "throughput", "ratio of harmonic means" },
+	[VTB_MC_TIME] = { "time", "ratio of means" },
+	[VTB_MC_LATENCY] = { "latency", "ratio of geometric means" },
+};
+
 const char *vtb_metric_class_name(enum vtb_metric_class k)
 {
-	switch (k) {
-	case VTB_MC_THROUGHPUT:
-		return "throughput";
-	case VTB_MC_TIME:
-		return "time";
-	case VTB_MC_LATENCY:
-		return "latency";
-	}
-	return NULL;
+	return (size_t)k < VTB_ARRAY_SIZE(metric_classes) ? metric_classes[k].name : NULL;
 }
 
 const char *vtb_metric_class_effect(enum vtb_metric_class k)
 {
-	switch (k) {
-	case VTB_MC_THROUGHPUT:
-		return "ratio of harmonic means";
-	case VTB_MC_TIME:
-		return "ratio of means";
-	case VTB_MC_LATENCY:
-		return "ratio of geometric means";
-	}
-	return NULL;
+	return (size_t)k < VTB_ARRAY_SIZE(metric_classes) ? metric_classes[k].effect : NULL;
 }
 
 const char *vtb_verdict_name(int v)

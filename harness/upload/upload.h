@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Upload: sends a campaign's results to a dashboard (docs/upload.md).
- * Sinks are chosen by the URL's scheme from one registry of ops tables;
- * upload.c is the only libcurl user.  Exactly once: what a sink was sent
- * is recorded per boot in the store's upload table, a batch only after
- * the server answered 2xx, so a second upload sends only what is missing.
+ * Sinks are chosen by the URL's scheme from one registry of ops tables
+ * (upload.c), a file each; http.c is the only libcurl user.  Exactly
+ * once: what a sink was sent is recorded per boot in the store's upload
+ * table, a batch only after the server answered 2xx, so a second upload
+ * sends only what is missing.
  */
 #ifndef VTB_UPLOAD_H
 #define VTB_UPLOAD_H

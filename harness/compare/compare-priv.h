@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The compare model's internals, shared by the files of harness/compare
+ * and by nothing else: a campaign as loaded (its series, configurations
+ * and cells), the pairs that become rows, and the document's small JSON
+ * helpers.
+ *
+ *   campaign.c  a campaign read from the store into series and cells
+ *   pair.c      the selection: which configurations and cells pair
+ *   rows.c      a row per pair: summaries, the statistic, the verdict
+ *   evidence.c  what the guests saw: topology checks, placement, STREAM
+ *   merged.c    histograms and c2c matrices merged over boots
+ *   compare.c   the document, assembled; the verdicts read back
+ */
+#ifndef VTB_COMPARE_PRIV_H
+#define VTB_COMPARE_PRIV_H
+
+#include <math.h>
+
+#include "compare.h"
+
+/* One configuration x cell x metric of one campaign. */
+struct series {
+	char *config_key, *label, *kind, *cell_key, *cell_name, *workload, *metric, *unit;
+	int better, cpus;
+	char *pcpus;
+	double *v;
+	int *rep; /* per value: its boot's rep */
+	size_t n, cap;
+	enum vtb_metric_class k;
+	struct vtb_summary sum;
+	bool summed;
+	json_t *jsum, *jvalues; /* built once, shared by the rows that use the series */
+};
+
+struct config {
+	char *key, *label, *kind, *params_json, *cpus;
+	json_t *params;
+	long ncpus; /* vcpus (VM) or cpus (baseline) */
+	bool runnable;
+};
+
+/* One cell of one configuration. */
+struct cellinfo {
+	char *config_key, *cell_key, *cell_name, *workload;
+	size_t lo, hi; /* its series: [lo, hi) of the campaign's */
+};
+
+/* A campaign as loaded. */
+struct campaign {
+	struct vtb_store *st; /* where it is (a missing row's reason is read then) */
+	int64_t id;
+	char *uuid;
+	json_t *info; /* the document's "campaign" object */
+	struct series *s;
+	size_t n, cap;
+	struct config *c;
+	size_t nc;
+	struct cellinfo *ci;
+	size_t nci, capci;
+	/* filters and what they saw */
+	const char *metric, *workload;
+	size_t samples_seen, workload_seen;
+};
+
+/* ---- JSON helpers ---- */
+
+/* Finite numbers as reals, everything else as null: never NaN in JSON. */
+static inline json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static inline json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* Sets @k of @o to the new reference @v; a NULL @v is an allocation
+ * failure, remembered in *@fail. */
+static inline void put(json_t *o, const char *k, json_t *v, bool *fail)
+{
+	if (!v || json_object_set_new(o, k, v))
+		*fail = true;
+}
+
+static inline void push(json_t *a, json_t *v, bool *fail)
+{
+	if (!v || json_array_append_new(a, v))
+		*fail = true;
+}
+
+/* ---- a campaign (campaign.c) ---- */
+
+/* @p (*@cap elements of @size bytes) with room for element @n: @p
+ * itself, or reallocated to twice its capacity (@first at first) and
+ * *@cap updated.  NULL when out of memory, @p left as it was. */
+void *cm_grow(void *p, size_t *cap, size_t n, size_t size, size_t first);
+
+/*
+ * Resolves @spec (NULL: the latest campaign) in @st (@db its name, for
+ * messages) and loads it, narrowed by o->metric and o->workload.  An
+ * input problem sets *bad.
+ */
+int cm_campaign_load(struct vtb_store *st, const char *db, const char *spec,
+		     const struct vtb_compare_opts *o, struct campaign *c, bool *bad);
+void cm_campaign_release(struct campaign *c);
+
+/* The position of configuration @key in @c, or -1. */
+long cm_config_index(const struct campaign *c, const char *key);
+
+/* Strings to positions: sorted keys, binary search. */
+struct ent {
+	char *k;
+	size_t i;
+};
+
+struct index {
+	struct ent *e;
+	size_t n;
+};
+
+/* The cells of @c by (configuration, cell key), or by name. */
+int cm_index_cells(const struct campaign *c, bool by_name, struct index *ix);
+void cm_index_release(struct index *ix);
+/* The position for (@a, @b), or -1 (-2: no memory). */
+long cm_index_find(const struct index *ix, const char *a, const char *b);
+
+/* ---- pairing (pair.c) ---- */
+
+enum { P_OK, P_MISSING, P_UNITS };
+
+/* A row to be: a metric of a cell on both sides (P_OK), on one side only
+ * or on none (P_MISSING), or with units that differ (P_UNITS). */
+struct pair {
+	long b, x;	 /* series of the base campaign, of the main campaign; -1: none */
+	size_t bci, xci; /* their cells */
+	int kind;
+};
+
+struct pairs {
+	struct pair *p;
+	size_t n, cap;
+};
+
+/* Each VM configuration's own baseline in base[] (-1: none). */
+void cm_own_baselines(const struct campaign *c, long *base);
+/* --baseline SPEC: every configuration's base[] is the one SPEC names. */
+int cm_named_baseline(const struct campaign *c, const char *spec, long *base, bool *bad);
+/* --axis NAME: the first of each group equal but for the axis is the
+ * others' base[]. */
+int cm_axis_baselines(const struct campaign *c, const char *axis, long *base, bool *bad);
+/* Is @axis one that differs between campaigns (host, kernel)? */
+bool cm_campaign_axis(const char *axis);
+/* --axis host|kernel in one database: the uuid of the campaign to
+ * compare @x with (*uuid, malloc'ed). */
+int cm_find_other(struct vtb_store *st, const char *db, const struct campaign *x, const char *axis,
+		  char **uuid, bool *bad);
+/* The rows to be of @xc against @bc: within one campaign by base[],
+ * across two (@base NULL) by configuration key. */
+int cm_pair_campaigns(const struct campaign *bc, const struct campaign *xc, const long *base,
+		      bool metric_filter, struct pairs *ps);
+/* What would compare when nothing did (the document's "advice"); NULL
+ * when out of memory. */
+json_t *cm_advice_json(const struct campaign *c);
+
+/* ---- the document's parts ---- */
+
+/* rows.c: "rows" and "summary", then "series" */
+int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
+		  const struct vtb_compare_opts *o, bool cross, json_t *doc);
+int cm_build_series(struct campaign *c, json_t *doc);
+/* evidence.c: "evidence" and "stream_rule" */
+int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc);
+/* merged.c: the campaign's merged histograms and c2c matrices, appended
+ * to @list */
+int cm_build_hists(struct vtb_store *st, const struct campaign *c, json_t *list);
+int cm_build_c2c(struct vtb_store *st, const struct campaign *c, json_t *list);
+
+#endif
