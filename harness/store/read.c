@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reads: the queries of compare, list, run (resume) and upload.  Every row
- * read through query_each() is checked against the schema first (a
+ * read through store_query_each() is checked against the schema first (a
  * database is a file anyone may hand over).
  */
 #include <stdio.h>
@@ -87,8 +87,8 @@ out:
  * converts the columns and calls the caller's callback; a negative return
  * stops the walk.
  */
-int query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
-	       int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx)
+int store_query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
+		     int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx)
 {
 	struct row_check rc = { 0 };
 	sqlite3_stmt *s = NULL;
@@ -96,7 +96,7 @@ int query_each(struct vtb_store *st, const char *sql, int64_t id, const char *wh
 	int ret = -1;
 
 	st->bad_content = false;
-	if (prepare(st, sql, &s) < 0 || row_check_init(st, s, &rc) < 0)
+	if (prepare(st, sql, &s) < 0 || store_row_check_init(st, s, &rc) < 0)
 		goto out;
 	if (sqlite3_bind_parameter_count(s) > 0 && bind_int(s, 1, id)) {
 		db_error(st, "bind the campaign");
@@ -107,12 +107,12 @@ int query_each(struct vtb_store *st, const char *sql, int64_t id, const char *wh
 			goto out;
 		if (!row)
 			break;
-		if (row_check(st, s, &rc) < 0 || emit(s, ctx) < 0)
+		if (store_row_check(st, s, &rc) < 0 || emit(s, ctx) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
-	row_check_release(&rc);
+	store_row_check_release(&rc);
 	sqlite3_finalize(s);
 	return ret;
 }
@@ -135,13 +135,13 @@ static int emit_counts(sqlite3_stmt *s, void *ctx)
  * its configurations or boots through the indexes (0.8 s a million, but
  * no row of another campaign read).  *scan says which.
  */
-int campaign_scan(struct vtb_store *st, int64_t campaign_id, bool *scan)
+int store_campaign_scan(struct vtb_store *st, int64_t campaign_id, bool *scan)
 {
 	static const char share[] = "SELECT (SELECT count(*) FROM boot WHERE campaign_id = ?1),"
 				    " (SELECT count(*) FROM boot)";
 	int64_t counts[2] = { 0, 0 };
 
-	if (query_each(st, share, campaign_id, "count boots", emit_counts, counts) < 0)
+	if (store_query_each(st, share, campaign_id, "count boots", emit_counts, counts) < 0)
 		return -1;
 	*scan = 2 * counts[0] >= counts[1];
 	return 0;
@@ -182,14 +182,14 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 		"SELECT config.key, config.label, config.plan, boot.status, boot.guest_kernel,"
 		" guest_view.levels, guest_view.digest, boot.placement, boot.topology_diff,"
 		" boot.rep, boot.vm_index, boot.vms, boot.topology_check, config.params,"
-		" boot.id, config.id, guest_view.boot_id" /* for row_check() */
+		" boot.id, config.id, guest_view.boot_id" /* for store_row_check() */
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN guest_view ON guest_view.boot_id = boot.id"
 		" WHERE boot.campaign_id = ?1 AND boot.kind = 'vm'"
 		" ORDER BY config.seq, boot.rep, boot.vm_index";
 	struct vm_boot_walk w = { fn, arg };
 
-	return query_each(st, sel, campaign_id, "read VM boots", emit_vm_boot, &w);
+	return store_query_each(st, sel, campaign_id, "read VM boots", emit_vm_boot, &w);
 }
 
 struct run_walk {
@@ -225,13 +225,13 @@ int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_r
 		" campaign.version, campaign.status, campaign.started_ns,"
 		" coalesce(campaign.ended_ns, 0), count(boot.id),"
 		" coalesce(sum(boot.status = 'ok'), 0), coalesce(sum(boot.status != 'ok'), 0),"
-		" host.id" /* for row_check() */
+		" host.id" /* for store_row_check() */
 		" FROM campaign JOIN host ON host.id = campaign.host_id"
 		" LEFT JOIN boot ON boot.campaign_id = campaign.id"
 		" GROUP BY campaign.id ORDER BY campaign.started_ns, campaign.id";
 	struct run_walk w = { fn, arg };
 
-	return query_each(st, sel, 0, "read campaigns", emit_run, &w);
+	return store_query_each(st, sel, 0, "read campaigns", emit_run, &w);
 }
 
 struct cell_walk {
@@ -264,7 +264,7 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 		"SELECT campaign.uuid, config.key, config.label, cell.key, cell.name,"
 		" cell.workload, cell.params, count(result.id),"
 		" coalesce(sum(result.status = 'ok'), 0),"
-		" campaign.id, config.id, cell.id" /* for row_check() */
+		" campaign.id, config.id, cell.id" /* for store_row_check() */
 		" FROM cell JOIN config ON config.id = cell.config_id"
 		" JOIN campaign ON campaign.id = config.campaign_id"
 		" LEFT JOIN result ON result.cell_id = cell.id"
@@ -273,7 +273,7 @@ int vtb_store_foreach_cell(struct vtb_store *st, int64_t campaign_id,
 		" ORDER BY campaign.started_ns, campaign.id, config.seq, cell.id";
 	struct cell_walk w = { fn, arg };
 
-	return query_each(st, sel, campaign_id, "read cells", emit_cell, &w);
+	return store_query_each(st, sel, campaign_id, "read cells", emit_cell, &w);
 }
 
 struct campaign_cell_walk {
@@ -303,7 +303,7 @@ int vtb_store_foreach_campaign_cell(struct vtb_store *st, int64_t campaign_id,
 				  " WHERE config.campaign_id = ?1 ORDER BY config.seq, cell.id";
 	struct campaign_cell_walk w = { fn, arg };
 
-	return query_each(st, sel, campaign_id, "read cells", emit_campaign_cell, &w);
+	return store_query_each(st, sel, campaign_id, "read cells", emit_campaign_cell, &w);
 }
 
 int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char *config_key,
@@ -354,8 +354,7 @@ out:
 	return ret;
 }
 
-int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id,
-			  struct vtb_boot_counts *out)
+int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id, struct vtb_boot_counts *out)
 {
 	static const char sel[] =
 		"SELECT count(*), coalesce(sum(status = 'ok'), 0),"
@@ -433,7 +432,7 @@ int vtb_store_foreach_failure(struct vtb_store *st, int64_t campaign_id,
 		" GROUP BY seq, cell_id, status, reason ORDER BY seq, cell_id, min(rep)";
 	struct failure_walk w = { fn, arg };
 
-	return query_each(st, sel, campaign_id, "read the failures", emit_failure, &w);
+	return store_query_each(st, sel, campaign_id, "read the failures", emit_failure, &w);
 }
 
 int vtb_store_campaign_lookup(struct vtb_store *st, const char *spec, int64_t *campaign_id,
@@ -519,13 +518,13 @@ int vtb_store_campaign_get(struct vtb_store *st, int64_t campaign_id,
 		/* clang-format off */
 		DISTINCT("accelerator") "," DISTINCT("libvirt_version") ","
 		DISTINCT("qemu_version") "," DISTINCT("guest_kernel") ","
-		" host.id" /* for row_check() */
+		" host.id" /* for store_row_check() */
 		" FROM campaign JOIN host ON host.id = campaign.host_id WHERE campaign.id = ?1";
 	/* clang-format on */
 #undef DISTINCT
 	struct campaign_walk w = { fn, arg };
 
-	return query_each(st, sel, campaign_id, "read the campaign", emit_campaign, &w);
+	return store_query_each(st, sel, campaign_id, "read the campaign", emit_campaign, &w);
 }
 
 struct config_walk {
@@ -555,7 +554,7 @@ int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
 				  " WHERE campaign_id = ?1 ORDER BY seq, id";
 	struct config_walk w = { fn, arg };
 
-	return query_each(st, sel, campaign_id, "read configurations", emit_config, &w);
+	return store_query_each(st, sel, campaign_id, "read configurations", emit_config, &w);
 }
 
 struct hist_walk {
@@ -586,7 +585,7 @@ int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 #define HIST_COLS                                                        \
 	"SELECT config.key, cell.key, histogram.metric, histogram.unit," \
 	" histogram.params, histogram.buckets, boot.rep, cell.name,"     \
-	" histogram.id, boot.id, cell.id, config.id" /* row_check() */
+	" histogram.id, boot.id, cell.id, config.id" /* store_row_check() */
 #define HIST_WHERE                                                          \
 	" WHERE config.campaign_id = ?1 AND result.status = 'ok'"           \
 	" AND boot.status <> 'unexpected-topology'"                         \
@@ -611,9 +610,10 @@ int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 	struct hist_walk w = { fn, arg };
 	bool by_scan = false;
 
-	if (campaign_scan(st, campaign_id, &by_scan) < 0)
+	if (store_campaign_scan(st, campaign_id, &by_scan) < 0)
 		return -1;
-	return query_each(st, by_scan ? scan : seek, campaign_id, "read histograms", emit_hist, &w);
+	return store_query_each(st, by_scan ? scan : seek, campaign_id, "read histograms",
+				emit_hist, &w);
 }
 
 struct matrix_walk {
@@ -658,10 +658,10 @@ int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 	struct matrix_walk w = { fn, arg };
 	bool by_scan = false;
 
-	if (campaign_scan(st, campaign_id, &by_scan) < 0)
+	if (store_campaign_scan(st, campaign_id, &by_scan) < 0)
 		return -1;
-	return query_each(st, by_scan ? scan : seek, campaign_id, "read c2c matrices", emit_matrix,
-			  &w);
+	return store_query_each(st, by_scan ? scan : seek, campaign_id, "read c2c matrices",
+				emit_matrix, &w);
 }
 
 struct stream_rule_walk {
@@ -706,8 +706,8 @@ int vtb_store_foreach_stream_rule(struct vtb_store *st, int64_t campaign_id,
 		" GROUP BY config.id, cell.id ORDER BY config.seq, cell.id";
 	struct stream_rule_walk w = { fn, arg };
 
-	return query_each(st, sql, campaign_id, "read membw's STREAM rule notes",
-			  emit_stream_rule, &w);
+	return store_query_each(st, sql, campaign_id, "read membw's STREAM rule notes",
+				emit_stream_rule, &w);
 }
 
 /* ---- upload ---- */
@@ -746,7 +746,7 @@ int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
 	memset(out, 0, sizeof(*out));
 	*found = false;
 	st->bad_content = false;
-	if (prepare(st, sel, &s) < 0 || row_check_init(st, s, &rc) < 0)
+	if (prepare(st, sel, &s) < 0 || store_row_check_init(st, s, &rc) < 0)
 		goto out;
 	if (bind_text(s, 1, uuid)) {
 		db_error(st, "bind the campaign");
@@ -754,7 +754,7 @@ int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
 	}
 	if (step(st, s, "find the campaign", found) < 0)
 		goto out;
-	if (*found && row_check(st, s, &rc) < 0) {
+	if (*found && store_row_check(st, s, &rc) < 0) {
 		*found = false;
 		goto out;
 	}
@@ -775,7 +775,7 @@ int vtb_store_upload_campaign(struct vtb_store *st, const char *uuid,
 	}
 	ret = 0;
 out:
-	row_check_release(&rc);
+	store_row_check_release(&rc);
 	sqlite3_finalize(s);
 	return ret;
 }
@@ -827,7 +827,7 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 		"  AND upload.sink = ?2 AND upload.status = 'sent'),"
 		" s.cell_key, s.cell_name, s.workload, s.metric, s.unit, s.better, s.value,"
 		" boot.rep, boot.vm_index,"
-		" config.id, s.cell_id, s.sample_id" /* for row_check() */
+		" config.id, s.cell_id, s.sample_id" /* for store_row_check() */
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN (SELECT result.boot_id AS boot_id, cell.key AS cell_key,"
 		"  cell.name AS cell_name, cell.workload AS workload, cell.id AS cell_id,"
@@ -846,7 +846,7 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 	int ret = -1;
 
 	st->bad_content = false;
-	if (prepare(st, sel, &s) < 0 || row_check_init(st, s, &rc) < 0)
+	if (prepare(st, sel, &s) < 0 || store_row_check_init(st, s, &rc) < 0)
 		goto out;
 	if (bind_int(s, 1, campaign_id) || bind_text(s, 2, sink)) {
 		db_error(st, "bind the upload query");
@@ -857,12 +857,12 @@ int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, cons
 			goto out;
 		if (!row)
 			break;
-		if (row_check(st, s, &rc) < 0 || emit_upload_row(s, &w) < 0)
+		if (store_row_check(st, s, &rc) < 0 || emit_upload_row(s, &w) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
-	row_check_release(&rc);
+	store_row_check_release(&rc);
 	sqlite3_finalize(s);
 	return ret;
 }

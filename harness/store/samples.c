@@ -268,10 +268,10 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 		" cell.workload,"
 		" CAST(coalesce(json_extract(config.params, '$.vcpus'),"
 		"  json_extract(config.params, '$.cpus'), 0) AS INTEGER), config.cpus,"
-		" config.id" /* for row_check() */
+		" config.id" /* for store_row_check() */
 		" FROM cell JOIN config ON config.id = cell.config_id"
 		" WHERE config.campaign_id = ?1 ORDER BY config.seq, cell.id";
-	/* campaign_scan() chooses; both filter alike: ok results of boots
+	/* store_campaign_scan() chooses; both filter alike: ok results of boots
 	 * that built the planned topology (a guest that built another did
 	 * not run this configuration) */
 	static const char scan[] = "SELECT result.cell_id, sample.id, sample.metric, sample.unit,"
@@ -296,10 +296,10 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 	size_t ngroups_cap = 0;
 	int ret = -1;
 
-	if (query_each(st, cells, campaign_id, "read cells", lean_add_cell, &l) < 0 ||
-	    lean_index_cells(&l) < 0 || campaign_scan(st, campaign_id, &by_scan) < 0 ||
-	    query_each(st, by_scan ? scan : seek, campaign_id, "read samples", lean_add_sample,
-		       &l) < 0)
+	if (store_query_each(st, cells, campaign_id, "read cells", lean_add_cell, &l) < 0 ||
+	    lean_index_cells(&l) < 0 || store_campaign_scan(st, campaign_id, &by_scan) < 0 ||
+	    store_query_each(st, by_scan ? scan : seek, campaign_id, "read samples",
+			     lean_add_sample, &l) < 0)
 		goto out;
 	/* counting sort by cell position, stable */
 	order = malloc((l.n + 1) * sizeof(*order));

@@ -569,7 +569,7 @@ void vtb_store_close(struct vtb_store *st)
  * schema may have been edited (a NOT NULL or a CHECK dropped) with
  * integrity_check still "ok": a NULL metric crashed compare, NULLs and
  * text that is not UTF-8 elsewhere became "out of memory".  So every row
- * read through query_each() is checked against the schema this vtbench
+ * read through store_query_each() is checked against the schema this vtbench
  * writes (built once, in memory, from the migrations): a NULL where it
  * says NOT NULL, text that is not UTF-8 or holds a NUL, a number column
  * holding text, a JSON column that is not JSON.  Each is an input error
@@ -659,8 +659,7 @@ static const struct ref_col *ref_find(const char *table, const char *name)
 	return NULL;
 }
 
-
-int row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc)
+int store_row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc)
 {
 	pthread_once(&ref.once, ref_build);
 	rc->n = sqlite3_column_count(s);
@@ -681,7 +680,7 @@ int row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc)
 	return 0;
 }
 
-void row_check_release(struct row_check *rc)
+void store_row_check_release(struct row_check *rc)
 {
 	free(rc->col);
 	free(rc->idcol);
@@ -701,7 +700,7 @@ static int bad_row(struct vtb_store *st, sqlite3_stmt *s, const struct row_check
 			 c->name, what);
 }
 
-int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc)
+int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc)
 {
 	for (int i = 0; i < rc->n; i++) {
 		const struct ref_col *c = rc->col[i];
@@ -723,9 +722,10 @@ int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc)
 				return vtb_error("cannot read '%s': out of memory", st->path);
 			if (memchr(t, '\0', (size_t)len) || !vtb_utf8_valid(t, (size_t)len)) {
 				st->bad_content = true;
-				return vtb_error("'%s' is damaged or crafted: column %d (%s) of a query "
-						 "is not UTF-8 text",
-						 st->path, i + 1, sqlite3_column_name(s, i));
+				return vtb_error(
+					"'%s' is damaged or crafted: column %d (%s) of a query "
+					"is not UTF-8 text",
+					st->path, i + 1, sqlite3_column_name(s, i));
 			}
 			continue;
 		}

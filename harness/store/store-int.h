@@ -124,15 +124,15 @@ struct row_check {
 	int *idcol;
 };
 
-int row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc);
-void row_check_release(struct row_check *rc);
+int store_row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc);
+void store_row_check_release(struct row_check *rc);
 /* 0, or -1 with vtb_error() and bad_content set when the row breaks the
  * schema. */
-int row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc);
+int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc);
 
 /* Queries (read.c), see there. */
-int query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
-	       int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx);
-int campaign_scan(struct vtb_store *st, int64_t campaign_id, bool *scan);
+int store_query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
+		     int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx);
+int store_campaign_scan(struct vtb_store *st, int64_t campaign_id, bool *scan);
 
 #endif
