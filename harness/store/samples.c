@@ -260,8 +260,8 @@ static int group_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
-			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg)
+/* A campaign's cells in matrix order and its usable samples, unordered. */
+static int lean_load(struct vtb_store *st, int64_t campaign_id, struct lean *l)
 {
 	static const char cells[] =
 		"SELECT cell.id, config.key, config.label, config.kind, cell.key, cell.name,"
@@ -288,101 +288,134 @@ int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
 				   " JOIN sample ON sample.result_id = result.id"
 				   " WHERE boot.campaign_id = ?1 AND result.status = 'ok'"
 				   " AND boot.status <> 'unexpected-topology'";
-	struct lean l = { 0 };
 	bool by_scan = false;
+
+	if (store_query_each(st, cells, campaign_id, "read cells", lean_add_cell, l) < 0 ||
+	    lean_index_cells(l) < 0 || store_campaign_scan(st, campaign_id, &by_scan) < 0 ||
+	    store_query_each(st, by_scan ? scan : seek, campaign_id, "read samples",
+			     lean_add_sample, l) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Counting sort by cell position, stable: *order holds the samples'
+ * indexes, those of cell c from (*start)[c] to (*start)[c + 1].
+ */
+static int lean_order_by_cell(const struct lean *l, uint32_t **order, size_t **start)
+{
+	uint32_t *o = malloc((l->n + 1) * sizeof(*o));
+	size_t *s = calloc(l->ncells + 1, sizeof(*s));
+	size_t *next = malloc((l->ncells + 1) * sizeof(*next));
+
+	*order = o;
+	*start = s;
+	if (!o || !s || !next) {
+		free(next);
+		return vtb_error("out of memory");
+	}
+	for (size_t i = 0; i < l->n; i++)
+		s[l->s[i].cell + 1]++;
+	for (size_t c = 0; c < l->ncells; c++)
+		s[c + 1] += s[c];
+	memcpy(next, s, (l->ncells + 1) * sizeof(*next));
+	for (size_t i = 0; i < l->n; i++)
+		o[next[l->s[i].cell]++] = (uint32_t)i;
+	free(next);
+	return 0;
+}
+
+/* One cell's metrics, each a run of its slice of the order. */
+struct groups {
+	struct group *g;
+	size_t n, cap;
+};
+
+/*
+ * Sorts one cell's slice order[lo..hi) by metric, rep and id and groups
+ * it by metric, the groups in the order the workload reported the
+ * metrics (STREAM: copy, scale, add, triad), not alphabetically.
+ */
+static int group_by_metric(const struct lean *l, uint32_t *order, size_t lo, size_t hi,
+			   struct groups *gs)
+{
+	gs->n = 0;
+	qsort_r(order + lo, hi - lo, sizeof(*order), sample_cmp, l->s);
+	for (size_t i = lo; i < hi; i++) {
+		const struct lean_sample *r = &l->s[order[i]];
+
+		if (i == lo || r->metric != l->s[order[i - 1]].metric) {
+			if (gs->n == gs->cap) {
+				size_t cap = gs->cap ? 2 * gs->cap : 16;
+				struct group *g = realloc(gs->g, cap * sizeof(*g));
+
+				if (!g)
+					return vtb_error("out of memory");
+				gs->g = g;
+				gs->cap = cap;
+			}
+			gs->g[gs->n++] = (struct group){ i, i, r->id };
+		}
+		gs->g[gs->n - 1].hi = i + 1;
+		if (r->id < gs->g[gs->n - 1].first)
+			gs->g[gs->n - 1].first = r->id;
+	}
+	qsort(gs->g, gs->n, sizeof(*gs->g), group_cmp);
+	return 0;
+}
+
+static int emit_cell_samples(const struct lean *l, const struct lean_cell *cell,
+			     const uint32_t *order, const struct groups *gs,
+			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg)
+{
+	for (size_t g = 0; g < gs->n; g++)
+		for (size_t i = gs->g[g].lo; i < gs->g[g].hi; i++) {
+			const struct lean_sample *r = &l->s[order[i]];
+			struct vtb_sample_row row = {
+				.config_key = cell->config_key,
+				.config_label = cell->config_label,
+				.kind = cell->kind,
+				.cell_key = cell->cell_key,
+				.cell_name = cell->cell_name,
+				.workload = cell->workload,
+				.metric = l->names[r->metric],
+				.unit = l->names[r->unit],
+				.better = r->better,
+				.rep = r->rep,
+				.value = r->value,
+				.cpus = cell->cpus,
+				.pcpus = cell->pcpus,
+			};
+
+			if (fn(&row, arg) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+int vtb_store_foreach_sample(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_sample_row *row, void *arg), void *arg)
+{
+	struct lean l = { 0 };
 	uint32_t *order = NULL;
 	size_t *start = NULL;
-	struct group *groups = NULL;
-	size_t ngroups_cap = 0;
+	struct groups gs = { 0 };
 	int ret = -1;
 
-	if (store_query_each(st, cells, campaign_id, "read cells", lean_add_cell, &l) < 0 ||
-	    lean_index_cells(&l) < 0 || store_campaign_scan(st, campaign_id, &by_scan) < 0 ||
-	    store_query_each(st, by_scan ? scan : seek, campaign_id, "read samples",
-			     lean_add_sample, &l) < 0)
+	if (lean_load(st, campaign_id, &l) < 0 || lean_order_by_cell(&l, &order, &start) < 0)
 		goto out;
-	/* counting sort by cell position, stable */
-	order = malloc((l.n + 1) * sizeof(*order));
-	start = calloc(l.ncells + 1, sizeof(*start));
-	if (!order || !start) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < l.n; i++)
-		start[l.s[i].cell + 1]++;
-	for (size_t c = 0; c < l.ncells; c++)
-		start[c + 1] += start[c];
-	{
-		size_t *next = malloc((l.ncells + 1) * sizeof(*next));
-
-		if (!next) {
-			vtb_error("out of memory");
-			goto out;
-		}
-		memcpy(next, start, (l.ncells + 1) * sizeof(*next));
-		for (size_t i = 0; i < l.n; i++)
-			order[next[l.s[i].cell]++] = (uint32_t)i;
-		free(next);
-	}
 	for (size_t c = 0; c < l.ncells; c++) {
-		const struct lean_cell *cell = &l.cells[c];
-		size_t lo = start[c], hi = start[c + 1], ng = 0;
-
-		if (lo == hi)
+		if (start[c] == start[c + 1])
 			continue;
-		qsort_r(order + lo, hi - lo, sizeof(*order), sample_cmp, l.s);
-		for (size_t i = lo; i < hi; i++) {
-			const struct lean_sample *r = &l.s[order[i]];
-
-			if (i == lo || r->metric != l.s[order[i - 1]].metric) {
-				if (ng == ngroups_cap) {
-					size_t cap = ngroups_cap ? 2 * ngroups_cap : 16;
-					struct group *g = realloc(groups, cap * sizeof(*g));
-
-					if (!g) {
-						vtb_error("out of memory");
-						goto out;
-					}
-					groups = g;
-					ngroups_cap = cap;
-				}
-				groups[ng++] = (struct group){ i, i, r->id };
-			}
-			groups[ng - 1].hi = i + 1;
-			if (r->id < groups[ng - 1].first)
-				groups[ng - 1].first = r->id;
-		}
-		/* metrics in the order the workload reported them (STREAM:
-		 * copy, scale, add, triad), not alphabetically */
-		qsort(groups, ng, sizeof(*groups), group_cmp);
-		for (size_t g = 0; g < ng; g++)
-			for (size_t i = groups[g].lo; i < groups[g].hi; i++) {
-				const struct lean_sample *r = &l.s[order[i]];
-				struct vtb_sample_row row = {
-					.config_key = cell->config_key,
-					.config_label = cell->config_label,
-					.kind = cell->kind,
-					.cell_key = cell->cell_key,
-					.cell_name = cell->cell_name,
-					.workload = cell->workload,
-					.metric = l.names[r->metric],
-					.unit = l.names[r->unit],
-					.better = r->better,
-					.rep = r->rep,
-					.value = r->value,
-					.cpus = cell->cpus,
-					.pcpus = cell->pcpus,
-				};
-
-				if (fn(&row, arg) < 0)
-					goto out;
-			}
+		if (group_by_metric(&l, order, start[c], start[c + 1], &gs) < 0 ||
+		    emit_cell_samples(&l, &l.cells[c], order, &gs, fn, arg) < 0)
+			goto out;
 	}
 	ret = 0;
 out:
 	free(order);
 	free(start);
-	free(groups);
+	free(gs.g);
 	lean_release(&l);
 	return ret;
 }
