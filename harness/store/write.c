@@ -64,6 +64,90 @@ out:
 	return ret;
 }
 
+/* Where configurations added to a campaign start: after its last one. */
+static int next_seq(struct vtb_store *st, int64_t campaign_id, int64_t *base)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, "SELECT coalesce(max(seq) + 1, 0) FROM config WHERE campaign_id = ?1", &s) <
+	    0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) || step(st, s, "read configurations", &row) < 0)
+		goto out;
+	*base = row ? sqlite3_column_int64(s, 0) : 0;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* The statements of insert_configs(), prepared once for all rows. */
+struct config_stmts {
+	sqlite3_stmt *config, *config_id, *cell;
+};
+
+/* One configuration row (kept as it is under sync) and its id. */
+static int insert_config(struct vtb_store *st, const struct config_stmts *q, int64_t campaign_id,
+			 const struct vtb_config *cf, int64_t seq, int64_t *config_id)
+{
+	sqlite3_stmt *ic = q->config, *sc = q->config_id;
+	char *cpus = vtb_cpuset_format(&cf->cpus);
+	bool row;
+	int ret = -1;
+
+	if (!cpus)
+		return vtb_error("out of memory");
+	if (bind_int(ic, 1, campaign_id) | bind_text(ic, 2, cf->key) |
+	    bind_text(ic, 3, cf->kind == VTB_CONFIG_VM ? "vm" : "baseline") |
+	    bind_text0(ic, 4, cf->label) |
+	    bind_text(ic, 5, cf->params_json ? cf->params_json : "{}") | bind_text(ic, 6, cpus) |
+	    bind_text(ic, 7, cf->mems) | bind_int(ic, 8, cf->runnable) |
+	    bind_text(ic, 9, cf->why_not) | bind_int(ic, 10, seq) |
+	    bind_text(ic, 11, cf->plan_json)) {
+		db_error(st, "bind a configuration");
+		goto out;
+	}
+	if (step(st, ic, "store a configuration", NULL) < 0)
+		goto out;
+	sqlite3_reset(ic);
+	if (bind_int(sc, 1, campaign_id) | bind_text(sc, 2, cf->key)) {
+		db_error(st, "bind a configuration");
+		goto out;
+	}
+	if (step(st, sc, "read a configuration", &row) < 0)
+		goto out;
+	if (!row) {
+		vtb_error("configuration '%s' vanished from '%s'", cf->key, st->path);
+		goto out;
+	}
+	*config_id = sqlite3_column_int64(sc, 0);
+	sqlite3_reset(sc);
+	ret = 0;
+out:
+	free(cpus);
+	return ret;
+}
+
+static int insert_cells(struct vtb_store *st, sqlite3_stmt *icell, int64_t config_id,
+			const struct vtb_config *cf)
+{
+	for (size_t j = 0; j < cf->n_cells; j++) {
+		const struct vtb_cell *ce = &cf->cells[j];
+
+		if (bind_int(icell, 1, config_id) | bind_text(icell, 2, ce->key) |
+		    bind_text0(icell, 3, ce->name) | bind_text0(icell, 4, ce->workload) |
+		    bind_text(icell, 5, ce->params_json ? ce->params_json : "{}") |
+		    bind_text(icell, 6, ce->resolved_json ? ce->resolved_json : "{}"))
+			return db_error(st, "bind a cell");
+		if (step(st, icell, "store a cell", NULL) < 0)
+			return -1;
+		sqlite3_reset(icell);
+	}
+	return 0;
+}
+
 /*
  * Configurations and cells of @m.  @sync: rows already there are kept
  * (and their seq); new configurations go after the existing ones, in
@@ -94,83 +178,29 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id, const struc
 	static const char sync_cell[] =
 		"INSERT INTO cell (config_id, key, name, workload, params, resolved)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (config_id, key) DO NOTHING";
-	sqlite3_stmt *ic = NULL, *sc = NULL, *icell = NULL, *smax = NULL;
-	char *cpus = NULL;
+	struct config_stmts q = { 0 };
 	int64_t base = 0;
-	bool row;
 	int ret = -1;
 
-	if (prepare(st, sync ? sync_config : ins_config, &ic) < 0 ||
-	    prepare(st, sel_config, &sc) < 0 ||
-	    prepare(st, sync ? sync_cell : ins_cell, &icell) < 0)
+	if (prepare(st, sync ? sync_config : ins_config, &q.config) < 0 ||
+	    prepare(st, sel_config, &q.config_id) < 0 ||
+	    prepare(st, sync ? sync_cell : ins_cell, &q.cell) < 0)
 		goto out;
-	if (sync) {
-		if (prepare(st,
-			    "SELECT coalesce(max(seq) + 1, 0) FROM config WHERE campaign_id = ?1",
-			    &smax) < 0)
-			goto out;
-		if (bind_int(smax, 1, campaign_id) ||
-		    step(st, smax, "read configurations", &row) < 0)
-			goto out;
-		base = row ? sqlite3_column_int64(smax, 0) : 0;
-	}
+	if (sync && next_seq(st, campaign_id, &base) < 0)
+		goto out;
 	for (size_t i = 0; i < m->n_configs; i++) {
 		const struct vtb_config *cf = &m->configs[i];
-		int64_t config_id;
+		int64_t config_id = 0;
 
-		free(cpus);
-		cpus = vtb_cpuset_format(&cf->cpus);
-		if (!cpus) {
-			vtb_error("out of memory");
+		if (insert_config(st, &q, campaign_id, cf, base + (int64_t)i, &config_id) < 0 ||
+		    insert_cells(st, q.cell, config_id, cf) < 0)
 			goto out;
-		}
-		if (bind_int(ic, 1, campaign_id) | bind_text(ic, 2, cf->key) |
-		    bind_text(ic, 3, cf->kind == VTB_CONFIG_VM ? "vm" : "baseline") |
-		    bind_text0(ic, 4, cf->label) |
-		    bind_text(ic, 5, cf->params_json ? cf->params_json : "{}") |
-		    bind_text(ic, 6, cpus) | bind_text(ic, 7, cf->mems) |
-		    bind_int(ic, 8, cf->runnable) | bind_text(ic, 9, cf->why_not) |
-		    bind_int(ic, 10, base + (int64_t)i) | bind_text(ic, 11, cf->plan_json)) {
-			db_error(st, "bind a configuration");
-			goto out;
-		}
-		if (step(st, ic, "store a configuration", NULL) < 0)
-			goto out;
-		sqlite3_reset(ic);
-		if (bind_int(sc, 1, campaign_id) | bind_text(sc, 2, cf->key)) {
-			db_error(st, "bind a configuration");
-			goto out;
-		}
-		if (step(st, sc, "read a configuration", &row) < 0)
-			goto out;
-		if (!row) {
-			vtb_error("configuration '%s' vanished from '%s'", cf->key, st->path);
-			goto out;
-		}
-		config_id = sqlite3_column_int64(sc, 0);
-		sqlite3_reset(sc);
-		for (size_t j = 0; j < cf->n_cells; j++) {
-			const struct vtb_cell *ce = &cf->cells[j];
-
-			if (bind_int(icell, 1, config_id) | bind_text(icell, 2, ce->key) |
-			    bind_text0(icell, 3, ce->name) | bind_text0(icell, 4, ce->workload) |
-			    bind_text(icell, 5, ce->params_json ? ce->params_json : "{}") |
-			    bind_text(icell, 6, ce->resolved_json ? ce->resolved_json : "{}")) {
-				db_error(st, "bind a cell");
-				goto out;
-			}
-			if (step(st, icell, "store a cell", NULL) < 0)
-				goto out;
-			sqlite3_reset(icell);
-		}
 	}
 	ret = 0;
 out:
-	free(cpus);
-	sqlite3_finalize(ic);
-	sqlite3_finalize(sc);
-	sqlite3_finalize(icell);
-	sqlite3_finalize(smax);
+	sqlite3_finalize(q.config);
+	sqlite3_finalize(q.config_id);
+	sqlite3_finalize(q.cell);
 	return ret;
 }
 
@@ -605,40 +635,14 @@ static void test_commit_delay(void)
 		;
 }
 
-/* One boot inside the caller's transaction. */
-static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
-			 const struct vtb_boot_records *recs)
+/* The id of the boot's configuration in its campaign. */
+static int boot_config_id(struct vtb_store *st, const struct vtb_boot_info *b, int64_t *config_id)
 {
 	static const char sel_config[] = "SELECT id FROM config WHERE campaign_id = ?1 AND key = ?2";
-	static const char ins[] =
-		"INSERT INTO boot (uuid, campaign_id, config_id, rep, status, error,"
-		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
-		" detail, noise_lines, records, kind, accelerator, cpu_model, guest_kernel,"
-		" libvirt_version, qemu_version, live_xml, console_tail, vm_index, vms,"
-		" group_uuid, claims, placement, probe, sched, topology_diff, topology_check)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-		" ?33)";
-	static const char ins_view[] =
-		"INSERT INTO guest_view (boot_id, view, tree, digest, levels, cpuid, steal_before,"
-		" steal_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-	static const struct vtb_vm_boot_info novm;
-	static const struct vtb_boot_records none;
-	const struct vtb_vm_boot_info *vm = b->vm ? b->vm : &novm;
-	struct boot_ctx bc = { .st = st,
-			       .campaign_id = b->campaign_id,
-			       .config_key = b->config_key };
 	sqlite3_stmt *s = NULL;
-	char *header = NULL;
-	int64_t config_id;
 	bool row;
 	int ret = -1;
 
-	if (!recs)
-		recs = &none;
-	if (recs->header &&
-	    !(header = json_dumps(recs->header, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)))
-		return vtb_error("out of memory");
 	if (prepare(st, sel_config, &s) < 0)
 		goto out;
 	if (bind_int(s, 1, b->campaign_id) | bind_text(s, 2, b->config_key)) {
@@ -652,8 +656,35 @@ static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
 			  b->config_key ? b->config_key : "", b->campaign_id, st->path);
 		goto out;
 	}
-	config_id = sqlite3_column_int64(s, 0);
+	*config_id = sqlite3_column_int64(s, 0);
+	ret = 0;
+out:
 	sqlite3_finalize(s);
+	return ret;
+}
+
+/* The boot row; a second boot of one (configuration, rep) is refused. */
+static int insert_boot(struct vtb_store *st, const struct vtb_boot_info *b,
+		       const struct vtb_boot_records *recs, int64_t config_id, int64_t *boot_id)
+{
+	static const char ins[] =
+		"INSERT INTO boot (uuid, campaign_id, config_id, rep, status, error,"
+		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
+		" detail, noise_lines, records, kind, accelerator, cpu_model, guest_kernel,"
+		" libvirt_version, qemu_version, live_xml, console_tail, vm_index, vms,"
+		" group_uuid, claims, placement, probe, sched, topology_diff, topology_check)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
+		" ?33)";
+	static const struct vtb_vm_boot_info novm;
+	const struct vtb_vm_boot_info *vm = b->vm ? b->vm : &novm;
+	sqlite3_stmt *s = NULL;
+	char *header = NULL;
+	int ret = -1;
+
+	if (recs->header &&
+	    !(header = json_dumps(recs->header, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)))
+		return vtb_error("out of memory");
 	if (prepare(st, ins, &s) < 0)
 		goto out;
 	if (bind_text(s, 1, b->uuid) | bind_int(s, 2, b->campaign_id) | bind_int(s, 3, config_id) |
@@ -683,31 +714,63 @@ static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
 			db_error(st, "store the boot");
 		goto out;
 	}
-	bc.boot_id = sqlite3_last_insert_rowid(st->db);
-	sqlite3_finalize(s);
-	s = NULL;
-	if (vm->view) {
-		if (prepare(st, ins_view, &s) < 0)
-			goto out;
-		if (bind_int(s, 1, bc.boot_id) | bind_text(s, 2, vm->view) |
-		    bind_text(s, 3, vm->tree) | bind_text(s, 4, vm->digest) |
-		    bind_text(s, 5, vm->levels) | bind_text(s, 6, vm->cpuid) |
-		    bind_text(s, 7, vm->steal_before) | bind_text(s, 8, vm->steal_after)) {
-			db_error(st, "bind the guest view");
-			goto out;
-		}
-		if (sqlite3_step(s) != SQLITE_DONE) {
-			db_error(st, "store the guest view");
-			goto out;
-		}
-	}
-	if (load_cells(&bc, config_id) < 0 || store_results(&bc, recs) < 0 ||
-	    store_samples(&bc, recs) < 0 || store_boot_events(&bc, b, recs) < 0)
-		goto out;
+	*boot_id = sqlite3_last_insert_rowid(st->db);
 	ret = 0;
 out:
 	sqlite3_finalize(s);
 	free(header);
+	return ret;
+}
+
+/* What the guest saw of its topology (VM boots that brought a view). */
+static int insert_guest_view(struct vtb_store *st, int64_t boot_id,
+			     const struct vtb_vm_boot_info *vm)
+{
+	static const char ins_view[] =
+		"INSERT INTO guest_view (boot_id, view, tree, digest, levels, cpuid, steal_before,"
+		" steal_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (prepare(st, ins_view, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, boot_id) | bind_text(s, 2, vm->view) | bind_text(s, 3, vm->tree) |
+	    bind_text(s, 4, vm->digest) | bind_text(s, 5, vm->levels) | bind_text(s, 6, vm->cpuid) |
+	    bind_text(s, 7, vm->steal_before) | bind_text(s, 8, vm->steal_after)) {
+		db_error(st, "bind the guest view");
+		goto out;
+	}
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		db_error(st, "store the guest view");
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* One boot inside the caller's transaction. */
+static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
+			 const struct vtb_boot_records *recs)
+{
+	static const struct vtb_boot_records none;
+	struct boot_ctx bc = { .st = st,
+			       .campaign_id = b->campaign_id,
+			       .config_key = b->config_key };
+	int64_t config_id = 0;
+	int ret = -1;
+
+	if (!recs)
+		recs = &none;
+	if (boot_config_id(st, b, &config_id) < 0 ||
+	    insert_boot(st, b, recs, config_id, &bc.boot_id) < 0 ||
+	    (b->vm && b->vm->view && insert_guest_view(st, bc.boot_id, b->vm) < 0) ||
+	    load_cells(&bc, config_id) < 0 || store_results(&bc, recs) < 0 ||
+	    store_samples(&bc, recs) < 0 || store_boot_events(&bc, b, recs) < 0)
+		goto out;
+	ret = 0;
+out:
 	for (size_t i = 0; i < bc.n_cells; i++)
 		free(bc.cells[i].key);
 	free(bc.cells);
