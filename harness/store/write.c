@@ -88,6 +88,13 @@ struct config_stmts {
 	sqlite3_stmt *config, *config_id, *cell;
 };
 
+static void config_stmts_release(struct config_stmts *q)
+{
+	sqlite3_finalize(q->config);
+	sqlite3_finalize(q->config_id);
+	sqlite3_finalize(q->cell);
+}
+
 /* One configuration row (kept as it is under sync) and its id. */
 static int insert_config(struct vtb_store *st, const struct config_stmts *q, int64_t campaign_id,
 			 const struct vtb_config *cf, int64_t seq, int64_t *config_id)
@@ -198,9 +205,7 @@ static int insert_configs(struct vtb_store *st, int64_t campaign_id, const struc
 	}
 	ret = 0;
 out:
-	sqlite3_finalize(q.config);
-	sqlite3_finalize(q.config_id);
-	sqlite3_finalize(q.cell);
+	config_stmts_release(&q);
 	return ret;
 }
 
