@@ -235,71 +235,71 @@ static void level_mean(const double *m, size_t n, const size_t *prev, struct vtb
 	lv->mean_ns = k ? s / (double)k : NAN;
 }
 
-int vtb_c2c_cluster(const double *m, size_t n, double gap, struct vtb_c2c_clusters *out)
+/* Every cpu a cluster of its own, the measured pairs their distances. */
+static int linkage_init(struct linkage *l, const double *m, size_t n)
 {
-	struct linkage l = { .n = n };
-	struct merge_step *steps = NULL;
-	size_t i, j, nsteps = 0, k, start, *label = NULL;
-	int ret = -1;
+	size_t i, j;
 
-	memset(out, 0, sizeof(*out));
-	out->n = n;
-	if (!(gap >= 0) || !isfinite(gap))
-		return vtb_error("invalid clustering gap %g", gap);
-	if (n < 2)
-		return 0;
-	if (n > SIZE_MAX / n / sizeof(double)) {
-		vtb_error("matrix of %zu cpus is too large", n);
-		goto out;
-	}
-	l.sum = calloc(n * n, sizeof(*l.sum));
-	l.cnt = calloc(n * n, sizeof(*l.cnt));
-	l.active = calloc(n, sizeof(*l.active));
-	l.nn = calloc(n, sizeof(*l.nn));
-	l.nnd = calloc(n, sizeof(*l.nnd));
-	l.label = calloc(n, sizeof(*l.label));
-	steps = calloc(n, sizeof(*steps));
-	label = calloc(n, sizeof(*label));
-	if (!l.sum || !l.cnt || !l.active || !l.nn || !l.nnd || !l.label || !steps || !label) {
-		vtb_error("out of memory");
-		goto out;
-	}
+	l->sum = calloc(n * n, sizeof(*l->sum));
+	l->cnt = calloc(n * n, sizeof(*l->cnt));
+	l->active = calloc(n, sizeof(*l->active));
+	l->nn = calloc(n, sizeof(*l->nn));
+	l->nnd = calloc(n, sizeof(*l->nnd));
+	l->label = calloc(n, sizeof(*l->label));
+	if (!l->sum || !l->cnt || !l->active || !l->nn || !l->nnd || !l->label)
+		return vtb_error("out of memory");
 	for (i = 0; i < n; i++) {
-		l.active[i] = true;
-		l.label[i] = i;
+		l->active[i] = true;
+		l->label[i] = i;
 		for (j = i + 1; j < n; j++) {
 			double v = pair_value(m, n, i, j);
 
 			if (!isfinite(v))
 				continue;
-			l.sum[i * n + j] = l.sum[j * n + i] = v;
-			l.cnt[i * n + j] = l.cnt[j * n + i] = 1;
+			l->sum[i * n + j] = l->sum[j * n + i] = v;
+			l->cnt[i * n + j] = l->cnt[j * n + i] = 1;
 		}
 	}
 	for (i = 0; i < n; i++)
-		nn_update(&l, i);
+		nn_update(l, i);
+	return 0;
+}
+
+/* Merges the closest pair of clusters until none is left to merge;
+ * each merge into steps[*nsteps] (at most n - 1 of them). */
+static void linkage_run(struct linkage *l, struct merge_step *steps, size_t *nsteps)
+{
+	*nsteps = 0;
 	for (;;) {
 		size_t best = SIZE_MAX, a, b;
 		double bd = INFINITY;
 
-		for (i = 0; i < n; i++) {
-			if (l.active[i] && l.nn[i] != SIZE_MAX && l.nnd[i] < bd) {
-				bd = l.nnd[i];
+		for (size_t i = 0; i < l->n; i++) {
+			if (l->active[i] && l->nn[i] != SIZE_MAX && l->nnd[i] < bd) {
+				bd = l->nnd[i];
 				best = i;
 			}
 		}
 		if (best == SIZE_MAX)
 			break;
-		a = best < l.nn[best] ? best : l.nn[best];
-		b = best < l.nn[best] ? l.nn[best] : best;
-		steps[nsteps].a = a;
-		steps[nsteps].b = b;
-		steps[nsteps].h = bd;
-		nsteps++;
-		merge(&l, a, b);
+		a = best < l->nn[best] ? best : l->nn[best];
+		b = best < l->nn[best] ? l->nn[best] : best;
+		steps[*nsteps].a = a;
+		steps[*nsteps].b = b;
+		steps[*nsteps].h = bd;
+		(*nsteps)++;
+		merge(l, a, b);
 	}
+}
 
-	/* Cut the merge sequence into levels at the gaps. */
+/* Cuts the merge sequence into levels at the gaps: out->levels. */
+static int cut_levels(const double *m, size_t n, const struct merge_step *steps, size_t nsteps,
+		      double gap, struct vtb_c2c_clusters *out)
+{
+	size_t i, j, k, start, *label = calloc(n, sizeof(*label));
+
+	if (!label)
+		return vtb_error("out of memory");
 	for (i = 0; i < n; i++)
 		label[i] = i;
 	for (start = 0; start < nsteps; start = k) {
@@ -312,18 +312,14 @@ int vtb_c2c_cluster(const double *m, size_t n, double gap, struct vtb_c2c_cluste
 				break;
 		}
 		nl = realloc(out->levels, (out->n_levels + 1) * sizeof(*nl));
-		if (!nl) {
-			vtb_error("out of memory");
-			goto out;
-		}
+		if (!nl)
+			goto oom;
 		out->levels = nl;
 		lv = &nl[out->n_levels];
 		memset(lv, 0, sizeof(*lv));
 		lv->cluster_of = calloc(n, sizeof(size_t));
-		if (!lv->cluster_of) {
-			vtb_error("out of memory");
-			goto out;
-		}
+		if (!lv->cluster_of)
+			goto oom;
 		out->n_levels++;
 		lv->lo_ns = steps[start].h;
 		lv->hi_ns = steps[k - 1].h;
@@ -337,13 +333,46 @@ int vtb_c2c_cluster(const double *m, size_t n, double gap, struct vtb_c2c_cluste
 			   out->n_levels > 1 ? out->levels[out->n_levels - 2].cluster_of : NULL,
 			   lv);
 	}
+	free(label);
+	return 0;
+oom:
+	free(label);
+	return vtb_error("out of memory");
+}
+
+int vtb_c2c_cluster(const double *m, size_t n, double gap, struct vtb_c2c_clusters *out)
+{
+	struct linkage l = { .n = n };
+	struct merge_step *steps = NULL;
+	size_t nsteps = 0;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (!(gap >= 0) || !isfinite(gap))
+		return vtb_error("invalid clustering gap %g", gap);
+	if (n < 2)
+		return 0;
+	if (n > SIZE_MAX / n / sizeof(double)) {
+		vtb_error("matrix of %zu cpus is too large", n);
+		goto out;
+	}
+	steps = calloc(n, sizeof(*steps));
+	if (!steps) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (linkage_init(&l, m, n))
+		goto out;
+	linkage_run(&l, steps, &nsteps);
+	if (cut_levels(m, n, steps, nsteps, gap, out))
+		goto out;
 	ret = 0;
 out:
 	if (ret)
 		vtb_c2c_clusters_release(out);
 	linkage_release(&l);
 	free(steps);
-	free(label);
 	return ret;
 }
 

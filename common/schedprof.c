@@ -457,36 +457,157 @@ static int *domain_cpus(const char *root, size_t *n)
 	return ids;
 }
 
-static void apply_domain(struct sp *s, const char *path, const char *val)
+/* Splits @copy (domains/LEVEL/KNOB or domains/cpuN/domainM/KNOB) into
+ * @comp; the number of components, 0 when one is not a name. */
+static size_t domain_split(char *copy, char *comp[5])
 {
-	char *key = vtb_asprintf("debugfs.%s", path), *copy = strdup(path), *save = NULL;
-	char *comp[5] = { 0 }, *rel = NULL, *names = NULL;
-	json_t *levels = json_array(), *lv;
-	const char *knob;
-	size_t nc = 0, ncpu = 0, i, k;
-	int *cpus = NULL, m;
-	bool hit = false, known = false;
+	char *save = NULL;
+	size_t nc = 0;
 
-	if (!key || !copy || !levels) {
+	for (char *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (nc == 5 || !name_ok(t, ""))
+			return 0;
+		comp[nc++] = t;
+	}
+	return nc;
+}
+
+static bool domain_knob_known(const char *knob)
+{
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(domain_knobs); k++)
+		if (!strcmp(knob, domain_knobs[k]))
+			return true;
+	return false;
+}
+
+/* domains/cpuN/domainM/KNOB: that one file. */
+static void apply_domain_file(struct sp *s, const char *key, char *const comp[5], const char *val)
+{
+	char *rel = vtb_asprintf(VTB_GV_SCHED_DIR "/domains/%s/%s/%s", comp[1], comp[2], comp[3]);
+
+	if (!rel) {
+		s->oom = true;
+		return;
+	}
+	if (!exists(s->root, rel, false))
+		fail(s, "%s: no such domain knob in guest kernel %s ('%s' is missing)", key,
+		     s->release, rel);
+	else
+		apply(s, key, rel, val, NULL, CMP_TRIM);
+	free(rel);
+}
+
+/*
+ * Domain directory @d: its level's name joins @levels (once), and @knob
+ * is set there when the domain is of @level.  1 when it is, 0 when not,
+ * -1 on ENOMEM.
+ */
+static int apply_in_domain(struct sp *s, const char *key, const char *d, const char *level,
+			   const char *knob, const char *val, json_t *levels)
+{
+	char *name = vtb_asprintf("%s/name", d), *nm, *rel;
+	bool seen = false, hit = false;
+	json_t *lv;
+	size_t k;
+
+	if (!name) {
+		s->oom = true;
+		return -1;
+	}
+	nm = read_rel(s->root, name);
+	free(name);
+	json_array_foreach(levels, k, lv) if (nm && !strcmp(json_string_value(lv), nm)) seen = true;
+	if (nm && !seen && json_array_append_new(levels, json_string(nm)))
+		s->oom = true;
+	if (vtb_gv_level_match(level, nm)) {
+		rel = vtb_asprintf("%s/%s", d, knob);
+		if (!rel) {
+			s->oom = true;
+		} else if (!exists(s->root, rel, false)) {
+			fail(s, "%s: '%s' is missing in guest kernel %s", key, rel, s->release);
+		} else {
+			apply(s, key, rel, val, NULL, CMP_TRIM);
+		}
+		free(rel);
+		hit = true;
+	}
+	free(nm);
+	return hit;
+}
+
+/* domains/LEVEL/KNOB: @knob in every domain of @level, of every cpu. */
+static void apply_domain_level(struct sp *s, const char *key, const char *level, const char *knob,
+			       const char *val)
+{
+	json_t *levels = json_array();
+	char *names = NULL;
+	size_t ncpu = 0;
+	int *cpus = NULL;
+	bool hit = false;
+
+	if (!levels) {
+		s->oom = true;
+		return;
+	}
+	cpus = domain_cpus(s->root, &ncpu);
+	if (!cpus) {
 		s->oom = true;
 		goto out;
 	}
-	for (char *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-		if (nc == VTB_ARRAY_SIZE(comp) || !name_ok(t, "")) {
-			nc = 0;
-			break;
+	for (size_t i = 0; i < ncpu; i++) {
+		for (int m = 0; m < VTB_GV_MAX_LEVELS; m++) {
+			char *d = vtb_asprintf(VTB_GV_SCHED_DIR "/domains/cpu%d/domain%d", cpus[i],
+					       m);
+			int r;
+
+			if (!d) {
+				s->oom = true;
+				goto out;
+			}
+			if (!exists(s->root, d, true)) {
+				free(d);
+				break;
+			}
+			r = apply_in_domain(s, key, d, level, knob, val, levels);
+			free(d);
+			if (r < 0)
+				goto out;
+			hit = hit || r;
 		}
-		comp[nc++] = t;
 	}
+	if (!hit) {
+		names = join(levels);
+		if (!names) {
+			s->oom = true;
+			goto out;
+		}
+		fail(s, "%s: no %s level in guest kernel %s (levels: %s)", key, level, s->release,
+		     *names ? names : "none");
+	}
+out:
+	json_decref(levels);
+	free(cpus);
+	free(names);
+}
+
+static void apply_domain(struct sp *s, const char *path, const char *val)
+{
+	char *key = vtb_asprintf("debugfs.%s", path), *copy = strdup(path);
+	char *comp[5] = { 0 };
+	const char *knob;
+	size_t nc;
+
+	if (!key || !copy) {
+		s->oom = true;
+		goto out;
+	}
+	nc = domain_split(copy, comp);
 	if (nc != 3 && nc != 4) {
 		fail(s, "%s: expected domains/LEVEL/KNOB or domains/cpuN/domainM/KNOB", key);
 		goto out;
 	}
 	knob = comp[nc - 1];
-	for (k = 0; k < VTB_ARRAY_SIZE(domain_knobs); k++)
-		if (!strcmp(knob, domain_knobs[k]))
-			known = true;
-	if (!known) {
+	if (!domain_knob_known(knob)) {
 		fail(s,
 		     "%s: '%s' is not a writable per-domain knob (min_interval, max_interval, busy_factor, imbalance_pct, cache_nice_tries)",
 		     key, knob);
@@ -499,80 +620,11 @@ static void apply_domain(struct sp *s, const char *path, const char *val)
 		     s->release);
 		goto out;
 	}
-	if (nc == 4) {
-		rel = vtb_asprintf(VTB_GV_SCHED_DIR "/domains/%s/%s/%s", comp[1], comp[2], knob);
-		if (!rel) {
-			s->oom = true;
-			goto out;
-		}
-		if (!exists(s->root, rel, false))
-			fail(s, "%s: no such domain knob in guest kernel %s ('%s' is missing)", key,
-			     s->release, rel);
-		else
-			apply(s, key, rel, val, NULL, CMP_TRIM);
-		goto out;
-	}
-	cpus = domain_cpus(s->root, &ncpu);
-	if (!cpus) {
-		s->oom = true;
-		goto out;
-	}
-	for (i = 0; i < ncpu; i++) {
-		for (m = 0; m < VTB_GV_MAX_LEVELS; m++) {
-			char *d = vtb_asprintf(VTB_GV_SCHED_DIR "/domains/cpu%d/domain%d", cpus[i],
-					       m);
-			char *name = d ? vtb_asprintf("%s/name", d) : NULL, *nm;
-			bool seen = false;
-
-			if (!d || !name) {
-				free(d);
-				free(name);
-				s->oom = true;
-				goto out;
-			}
-			if (!exists(s->root, d, true)) {
-				free(d);
-				free(name);
-				break;
-			}
-			nm = read_rel(s->root, name);
-			free(name);
-			json_array_foreach(levels, k, lv) if (nm && !strcmp(json_string_value(lv),
-									    nm)) seen = true;
-			if (nm && !seen && json_array_append_new(levels, json_string(nm)))
-				s->oom = true;
-			if (vtb_gv_level_match(comp[1], nm)) {
-				rel = vtb_asprintf("%s/%s", d, knob);
-				if (!rel) {
-					s->oom = true;
-				} else if (!exists(s->root, rel, false)) {
-					fail(s, "%s: '%s' is missing in guest kernel %s", key, rel,
-					     s->release);
-				} else {
-					apply(s, key, rel, val, NULL, CMP_TRIM);
-				}
-				free(rel);
-				rel = NULL;
-				hit = true;
-			}
-			free(nm);
-			free(d);
-		}
-	}
-	if (!hit) {
-		names = join(levels);
-		if (!names) {
-			s->oom = true;
-			goto out;
-		}
-		fail(s, "%s: no %s level in guest kernel %s (levels: %s)", key, comp[1], s->release,
-		     *names ? names : "none");
-	}
+	if (nc == 4)
+		apply_domain_file(s, key, comp, val);
+	else
+		apply_domain_level(s, key, comp[1], knob, val);
 out:
-	json_decref(levels);
-	free(cpus);
-	free(names);
-	free(rel);
 	free(copy);
 	free(key);
 }

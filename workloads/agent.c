@@ -246,7 +246,8 @@ static void man_page(FILE *f)
 	vtb_man_para(f, "0 ok, 1 a workload failed, 2 usage or input error.");
 	vtb_man_section(f, "SEE ALSO");
 	fputs("\\fBvtbench\\fR(1), \\fBvtbench\\-matrix\\fR(5), \\fBcyclictest\\fR(8), "
-	      "\\fBhackbench\\fR(8)\n", f);
+	      "\\fBhackbench\\fR(8)\n",
+	      f);
 }
 
 /* The header record: who and where, before any cell. */
@@ -500,56 +501,75 @@ static int agent_start(struct agent *a, const char *boot, const char *config)
 	return 0;
 }
 
-static int cmd_workload(int argc, char **argv)
-{
-	struct agent a = { .nonce = "0" };
-	const struct vtb_workload_ops *w = vtb_workload_find(argv[1]);
-	struct option *lopts = NULL;
-	struct vtb_strbuf shorts = VTB_STRBUF_INIT;
-	json_t *texts = NULL;
-	void *params = NULL;
-	size_t nopts = 0, i, k = 0;
-	int ret = EXIT_USAGE, c;
-	bool help = false;
+/* What cmd_workload parses its arguments into. */
+struct wl_args {
+	const struct vtb_workload_ops *w;
+	size_t nopts; /* rows of w->opts */
+	void *params;
+	json_t *texts; /* the given values as text, for the cell record */
+	bool help;
+};
 
-	if (!w) {
-		unknown_workload_msg(argv[1]);
-		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
-		return EXIT_USAGE;
-	}
-	for (i = 0; w->opts[i].name; i++)
-		nopts++;
-	lopts = calloc(nopts + VTB_ARRAY_SIZE(agent_opts), sizeof(*lopts));
-	params = calloc(1, w->params_size ? w->params_size : 1);
-	texts = default_texts(w);
-	if (!lopts || !params || !texts || vtb_strbuf_addstr(&shorts, ":h")) {
-		fprintf(stderr, "vtbench-agent: out of memory\n");
-		goto out;
-	}
-	if (vtb_opts_defaults(w->opts, params)) {
-		fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	k = agent_longopts(lopts, WL, w);
-	for (i = 0; i < nopts; i++) {
+/* getopt_long's tables: the agent's options beside a workload's, then
+ * each of the workload's (but "records", the agent's own) and its letters. */
+static int wl_getopt_tables(const struct wl_args *wa, struct option **lopts,
+			    struct vtb_strbuf *shorts)
+{
+	const struct vtb_workload_ops *w = wa->w;
+	size_t k;
+
+	*lopts = calloc(wa->nopts + VTB_ARRAY_SIZE(agent_opts), sizeof(**lopts));
+	if (!*lopts || vtb_strbuf_addstr(shorts, ":h"))
+		return vtb_error("out of memory");
+	k = agent_longopts(*lopts, WL, w);
+	for (size_t i = 0; i < wa->nopts; i++) {
 		const struct vtb_opt *o = &w->opts[i];
 		bool isbool = o->type == VTB_OPT_BOOL;
 
 		if (!strcmp(o->name, "records"))
 			continue;
-		lopts[k++] = (struct option){ o->name,
-					      isbool ? optional_argument : required_argument, NULL,
-					      OPT_WL + (int)i };
+		(*lopts)[k++] = (struct option){ o->name,
+						 isbool ? optional_argument : required_argument,
+						 NULL, OPT_WL + (int)i };
 		/* a boolean's letter is a bare flag (cyclictest -m, hackbench
 		 * -p -T), so letters group (-Tp); a value may follow as the
 		 * next word (-m no), or NAME=VALUE */
-		if (o->shortopt &&
-		    vtb_strbuf_addf(&shorts, "%c%s", o->shortopt, isbool ? "" : ":")) {
-			fprintf(stderr, "vtbench-agent: out of memory\n");
-			goto out;
-		}
+		if (o->shortopt && vtb_strbuf_addf(shorts, "%c%s", o->shortopt, isbool ? "" : ":"))
+			return vtb_error("out of memory");
 	}
+	return 0;
+}
+
+/* getopt's '?' or ':' for the option argv[optind - 1]. */
+static int bad_option(const struct vtb_workload_ops *w, int c, const char *arg)
+{
+	char *name;
+
+	if (c == ':')
+		return vtb_error("%s: option '%s' needs a value", w->name, arg);
+	if (strncmp(arg, "--", 2) == 0) {
+		name = strndup(arg + 2, strcspn(arg + 2, "="));
+	} else {
+		name = vtb_asprintf("-%c", optopt ? optopt : '?');
+	}
+	if (!name)
+		return vtb_error("out of memory");
+	unknown_option_msg(w, name);
+	free(name);
+	return -1;
+}
+
+/* The options after the workload's name: the agent's into @a, the
+ * workload's into wa->params. */
+static int wl_parse_options(int argc, char **argv, struct wl_args *wa, struct agent *a)
+{
+	const struct vtb_workload_ops *w = wa->w;
+	struct option *lopts = NULL;
+	struct vtb_strbuf shorts = VTB_STRBUF_INIT;
+	int ret = -1, c;
+
+	if (wl_getopt_tables(wa, &lopts, &shorts))
+		goto out;
 	opterr = 0;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, vtb_strbuf_str(&shorts), lopts, NULL)) != -1) {
@@ -557,47 +577,28 @@ static int cmd_workload(int argc, char **argv)
 		const char *val = optarg;
 
 		if (c == 'h' || c == OPT_HELP) {
-			help = true;
+			wa->help = true;
 			continue;
 		}
 		if (c == OPT_RECORDS && !optarg) {
-			a.records = true;
+			a->records = true;
 			continue;
 		}
 		if (c == OPT_RECORDS) {
 			o = vtb_opt_find(w->opts, "records");
 		} else if (c == OPT_NONCE) {
-			a.nonce = optarg;
+			a->nonce = optarg;
 			continue;
 		} else if (c == OPT_OUT) {
-			a.out = optarg;
+			a->out = optarg;
 			continue;
-		} else if (c >= OPT_WL && c < OPT_WL + (int)nopts) {
+		} else if (c >= OPT_WL && c < OPT_WL + (int)wa->nopts) {
 			o = &w->opts[c - OPT_WL];
 		} else if (c == '?' || c == ':') {
-			const char *arg = argv[optind - 1];
-			char *name;
-
-			if (c == ':') {
-				fprintf(stderr, "vtbench-agent: %s: option '%s' needs a value\n",
-					w->name, arg);
-				goto out;
-			}
-			if (strncmp(arg, "--", 2) == 0) {
-				name = strndup(arg + 2, strcspn(arg + 2, "="));
-			} else {
-				name = vtb_asprintf("-%c", optopt ? optopt : '?');
-			}
-			if (!name) {
-				fprintf(stderr, "vtbench-agent: out of memory\n");
-				goto out;
-			}
-			unknown_option_msg(w, name);
-			free(name);
-			fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+			bad_option(w, c, argv[optind - 1]);
 			goto out;
 		} else {
-			for (i = 0; i < nopts; i++)
+			for (size_t i = 0; i < wa->nopts; i++)
 				if (w->opts[i].shortopt == c)
 					o = &w->opts[i];
 			if (!o)
@@ -608,34 +609,72 @@ static int cmd_workload(int argc, char **argv)
 			if (optind < argc && is_bool_word(argv[optind]))
 				val = argv[optind++];
 		}
-		if (set_param(w, params, texts, o->name, val)) {
-			fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
+		if (set_param(w, wa->params, wa->texts, o->name, val)) {
+			vtb_error("%s: %s", w->name, vtb_errmsg());
 			goto out;
 		}
 	}
+	ret = 0;
+out:
+	free(lopts);
+	vtb_strbuf_release(&shorts);
+	return ret;
+}
+
+/* The NAME=VALUE words after the options. */
+static int wl_parse_assignments(int argc, char **argv, struct wl_args *wa)
+{
+	const struct vtb_workload_ops *w = wa->w;
+
 	for (; optind < argc; optind++) {
 		char *eq = strchr(argv[optind], '='), *name;
 		int r;
 
-		if (!eq) {
-			fprintf(stderr,
-				"vtbench-agent: %s: unexpected argument '%s' (options are --NAME VALUE or NAME=VALUE)\n",
+		if (!eq)
+			return vtb_error(
+				"%s: unexpected argument '%s' (options are --NAME VALUE or NAME=VALUE)",
 				w->name, argv[optind]);
-			goto out;
-		}
 		name = strndup(argv[optind], (size_t)(eq - argv[optind]));
-		if (!name) {
-			fprintf(stderr, "vtbench-agent: out of memory\n");
-			goto out;
-		}
-		r = set_param(w, params, texts, name, eq + 1);
+		if (!name)
+			return vtb_error("out of memory");
+		r = set_param(w, wa->params, wa->texts, name, eq + 1);
 		free(name);
-		if (r) {
-			fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
-			goto out;
-		}
+		if (r)
+			return vtb_error("%s: %s", w->name, vtb_errmsg());
 	}
-	if (help) {
+	return 0;
+}
+
+static int cmd_workload(int argc, char **argv)
+{
+	struct agent a = { .nonce = "0" };
+	struct wl_args wa = { .w = vtb_workload_find(argv[1]) };
+	const struct vtb_workload_ops *w = wa.w;
+	int ret = EXIT_USAGE;
+
+	if (!w) {
+		unknown_workload_msg(argv[1]);
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		return EXIT_USAGE;
+	}
+	while (w->opts[wa.nopts].name)
+		wa.nopts++;
+	wa.params = calloc(1, w->params_size ? w->params_size : 1);
+	wa.texts = default_texts(w);
+	if (!wa.params || !wa.texts) {
+		fprintf(stderr, "vtbench-agent: out of memory\n");
+		goto out;
+	}
+	if (vtb_opts_defaults(w->opts, wa.params)) {
+		fprintf(stderr, "vtbench-agent: %s: %s\n", w->name, vtb_errmsg());
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (wl_parse_options(argc, argv, &wa, &a) || wl_parse_assignments(argc, argv, &wa)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		goto out;
+	}
+	if (wa.help) {
 		workload_help(stdout, w);
 		ret = 0;
 		goto out;
@@ -647,17 +686,15 @@ static int cmd_workload(int argc, char **argv)
 		goto out;
 	}
 	if (write_rec(&a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell", "manual",
-				    "workload", w->name, "params", texts)) ||
-	    run_parsed(&a, "manual", w, params) || write_end(&a)) {
+				    "workload", w->name, "params", wa.texts)) ||
+	    run_parsed(&a, "manual", w, wa.params) || write_end(&a)) {
 		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 		goto out;
 	}
 	ret = a.cells_failed ? EXIT_FAIL : 0;
 out:
-	free(lopts);
-	free(params);
-	json_decref(texts);
-	vtb_strbuf_release(&shorts);
+	free(wa.params);
+	json_decref(wa.texts);
 	vtb_cpuset_release(&a.cpus);
 	return ret;
 }

@@ -406,15 +406,105 @@ static void *pong_thread(void *arg)
 	return NULL;
 }
 
+/* The three barriers; *nbar counts those made, for c2c_barriers_destroy(). */
+static int c2c_barriers_init(struct c2c_shared *sh, int *nbar)
+{
+	int err = pthread_barrier_init(&sh->go, NULL, 3);
+
+	if (!err) {
+		(*nbar)++;
+		err = pthread_barrier_init(&sh->ready, NULL, 2);
+	}
+	if (!err) {
+		(*nbar)++;
+		err = pthread_barrier_init(&sh->done, NULL, 3);
+	}
+	if (err)
+		return vtb_error("cannot create a barrier: %s", strerror(err));
+	(*nbar)++;
+	return 0;
+}
+
+static void c2c_barriers_destroy(struct c2c_shared *sh, int nbar)
+{
+	if (nbar > 0)
+		pthread_barrier_destroy(&sh->go);
+	if (nbar > 1)
+		pthread_barrier_destroy(&sh->ready);
+	if (nbar > 2)
+		pthread_barrier_destroy(&sh->done);
+}
+
+/* Starts ping and pong (*started of them) and opens or closes the gate. */
+static int c2c_threads_start(struct c2c_shared *sh, pthread_t tid[2], size_t *started)
+{
+	int err = pthread_create(&tid[0], NULL, ping_thread, sh);
+
+	if (!err) {
+		(*started)++;
+		err = pthread_create(&tid[1], NULL, pong_thread, sh);
+		if (!err)
+			(*started)++;
+	}
+	pthread_mutex_lock(&sh->lock);
+	sh->gate = *started == 2 ? 1 : -1;
+	pthread_cond_broadcast(&sh->cond);
+	pthread_mutex_unlock(&sh->lock);
+	if (*started < 2)
+		return vtb_error("cannot start a thread: %s", strerror(err));
+	return 0;
+}
+
+/* Pair @i of the plan, ping on its first cpu's line: its median round
+ * trip into @m, its one-way figure, its batches into the counts. */
+static int measure_pair(const struct c2c_params *p, struct c2c_shared *sh, void *lines, size_t i,
+			double *m, double *one_way, size_t *min_batches, size_t *cut)
+{
+	size_t a = p->pairs[i].a, b = p->pairs[i].b, n = p->use.n;
+	double med, sum = 0;
+
+	sh->ping_cpu = p->use.cpus[a];
+	sh->pong_cpu = p->use.cpus[b];
+	sh->line = (uint64_t *)((char *)lines + a * LINE_STRIDE);
+	pthread_barrier_wait(&sh->go);
+	pthread_barrier_wait(&sh->done);
+	if (sh->ping_err || sh->pong_err)
+		return vtb_error("cannot pin a thread to cpu %d: %s",
+				 sh->ping_err ? sh->ping_cpu : sh->pong_cpu,
+				 strerror(sh->ping_err ? sh->ping_err : sh->pong_err));
+	if (sh->ping_late || sh->pong_late) {
+		char *d = vtb_format_time_ns(pair_deadline_ns(p));
+
+		vtb_error(
+			"cpu %d did not answer cpu %d within %s (max(1s, 100 x time) per pair): is it running? (a stalled vcpu, a real-time task)",
+			sh->ping_late ? sh->pong_cpu : sh->ping_cpu,
+			sh->ping_late ? sh->ping_cpu : sh->pong_cpu, d ? d : "the deadline");
+		free(d);
+		return -1;
+	}
+	if (sh->n_batches < *min_batches)
+		*min_batches = sh->n_batches;
+	*cut += sh->n_cut;
+	for (size_t k = 0; k < sh->n_batches; k++)
+		sum += sh->batch_rt[k];
+	one_way[i] = sh->n_batches ? sum / (double)sh->n_batches / 2 : NAN;
+	med = vtb_c2c_median(sh->batch_rt, sh->n_batches);
+	if (!(med > 0) || !isfinite(med))
+		return vtb_error("cpus %d and %d: no measurable round trip", sh->ping_cpu,
+				 sh->pong_cpu);
+	m[a * n + b] = m[b * n + a] = med;
+	return 0;
+}
+
 /* Measures every planned pair into @m (n x n, NaN elsewhere). */
 static int measure_all(const struct c2c_params *p, double *m, double *one_way, size_t *min_batches,
 		       size_t *cut)
 {
 	struct c2c_shared *sh = NULL;
 	pthread_t tid[2];
-	size_t i, started = 0, n = p->use.n, bytes = n * LINE_STRIDE;
+	size_t i, started = 0, bytes = p->use.n * LINE_STRIDE;
 	void *lines = MAP_FAILED;
-	int ret = -1, err, nbar = 0;
+	int ret = -1, nbar = 0;
 
 	*min_batches = SIZE_MAX;
 	*cut = 0;
@@ -442,75 +532,13 @@ static int measure_all(const struct c2c_params *p, double *m, double *one_way, s
 	sh->silent = p->silent;
 	sh->rounds = p->rounds;
 	sh->max_batches = p->batches;
-	err = pthread_barrier_init(&sh->go, NULL, 3);
-	if (!err) {
-		nbar++;
-		err = pthread_barrier_init(&sh->ready, NULL, 2);
-	}
-	if (!err) {
-		nbar++;
-		err = pthread_barrier_init(&sh->done, NULL, 3);
-	}
-	if (err) {
-		vtb_error("cannot create a barrier: %s", strerror(err));
+	if (c2c_barriers_init(sh, &nbar))
 		goto out;
-	}
-	nbar++;
-	err = pthread_create(&tid[0], NULL, ping_thread, sh);
-	if (!err) {
-		started++;
-		err = pthread_create(&tid[1], NULL, pong_thread, sh);
-		if (!err)
-			started++;
-	}
-	pthread_mutex_lock(&sh->lock);
-	sh->gate = started == 2 ? 1 : -1;
-	pthread_cond_broadcast(&sh->cond);
-	pthread_mutex_unlock(&sh->lock);
-	if (started < 2) {
-		vtb_error("cannot start a thread: %s", strerror(err));
+	if (c2c_threads_start(sh, tid, &started))
 		goto join;
-	}
-	for (i = 0; i < p->n_pairs; i++) {
-		size_t a = p->pairs[i].a, b = p->pairs[i].b, k;
-		double med, sum = 0;
-
-		sh->ping_cpu = p->use.cpus[a];
-		sh->pong_cpu = p->use.cpus[b];
-		sh->line = (uint64_t *)((char *)lines + a * LINE_STRIDE);
-		pthread_barrier_wait(&sh->go);
-		pthread_barrier_wait(&sh->done);
-		if (sh->ping_err || sh->pong_err) {
-			vtb_error("cannot pin a thread to cpu %d: %s",
-				  sh->ping_err ? sh->ping_cpu : sh->pong_cpu,
-				  strerror(sh->ping_err ? sh->ping_err : sh->pong_err));
+	for (i = 0; i < p->n_pairs; i++)
+		if (measure_pair(p, sh, lines, i, m, one_way, min_batches, cut))
 			break;
-		}
-		if (sh->ping_late || sh->pong_late) {
-			char *d = vtb_format_time_ns(pair_deadline_ns(p));
-
-			vtb_error(
-				"cpu %d did not answer cpu %d within %s (max(1s, 100 x time) per pair): is it running? (a stalled vcpu, a real-time task)",
-				sh->ping_late ? sh->pong_cpu : sh->ping_cpu,
-				sh->ping_late ? sh->ping_cpu : sh->pong_cpu,
-				d ? d : "the deadline");
-			free(d);
-			break;
-		}
-		if (sh->n_batches < *min_batches)
-			*min_batches = sh->n_batches;
-		*cut += sh->n_cut;
-		for (k = 0; k < sh->n_batches; k++)
-			sum += sh->batch_rt[k];
-		one_way[i] = sh->n_batches ? sum / (double)sh->n_batches / 2 : NAN;
-		med = vtb_c2c_median(sh->batch_rt, sh->n_batches);
-		if (!(med > 0) || !isfinite(med)) {
-			vtb_error("cpus %d and %d: no measurable round trip", sh->ping_cpu,
-				  sh->pong_cpu);
-			break;
-		}
-		m[a * n + b] = m[b * n + a] = med;
-	}
 	ret = i == p->n_pairs ? 0 : -1;
 	sh->quit = true;
 	pthread_barrier_wait(&sh->go);
@@ -518,12 +546,7 @@ join:
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 out:
-	if (nbar > 0)
-		pthread_barrier_destroy(&sh->go);
-	if (nbar > 1)
-		pthread_barrier_destroy(&sh->ready);
-	if (nbar > 2)
-		pthread_barrier_destroy(&sh->done);
+	c2c_barriers_destroy(sh, nbar);
 	if (lines != MAP_FAILED)
 		munmap(lines, bytes);
 	pthread_mutex_destroy(&sh->lock);
@@ -742,13 +765,88 @@ static int report_one_way(struct vtb_workload_ctx *ctx, double *one_way, size_t 
 					 "per pair the mean of batches / 2 (core-to-core-latency)"));
 }
 
+static void print_intro(const struct c2c_params *p, const char *cpul, const char *ts)
+{
+	printf("c2c: core-to-core round trips, CAS ping-pong on one cache line "
+	       "(core-to-core-latency model)\n"
+	       "cpus %s, %s mode%s%s: %zu pairs, batches of %lld round trips, "
+	       "median of 3..%lld batches within %s per pair\n",
+	       cpul, p->sampled ? "sampled" : "full",
+	       p->sampled
+		       ? (p->sampled_by >= 0 ? " by " : " (no smt, llc or node groups: every pair)")
+		       : "",
+	       p->sampled && p->sampled_by >= 0 ? vtb_c2c_kind_names[p->sampled_by] : "",
+	       p->n_pairs, p->rounds, p->batches, ts);
+	fflush(stdout);
+}
+
+/* Sampled by groups: the cpus that stood for their group, as a cpulist
+ * (*reps NULL when the run was not sampled). */
+static int representatives(const struct c2c_params *p, char **reps)
+{
+	struct vtb_cpuset r = { 0 };
+	size_t i, n = p->use.n;
+
+	*reps = NULL;
+	if (!p->rep_of)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (p->rep_of[i] == i && vtb_cpuset_add(&r, p->use.cpus[i]))
+			break;
+	*reps = i == n ? vtb_cpuset_format(&r) : NULL;
+	vtb_cpuset_release(&r);
+	if (!*reps)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+/* A run's figures besides the matrix and the clusters, for its info. */
+struct c2c_figures {
+	const char *cpul, *reps;
+	double *one_way; /* per pair; report_one_way() sorts it */
+	size_t min_batches, cut;
+	double secs;
+};
+
+static int report_info(struct vtb_workload_ctx *ctx, const struct c2c_params *p, json_t *matrix,
+		       json_t *levels, const struct c2c_figures *f)
+{
+	if (json_object_set_new(matrix, "value", json_string("round trip, median of batches")) ||
+	    vtb_report_info(ctx, "matrix", json_incref(matrix)) ||
+	    vtb_report_info(ctx, "clusters", json_incref(levels)) ||
+	    vtb_report_info(ctx, "mode", json_string(p->sampled ? "sampled" : "full")) ||
+	    (p->sampled &&
+	     vtb_report_info(
+		     ctx, "sampled_by",
+		     json_string(p->sampled_by >= 0
+					 ? vtb_c2c_kind_names[p->sampled_by]
+					 : "nothing: no smt, llc or node groups, every pair"))) ||
+	    (f->reps && vtb_report_info(ctx, "representatives", json_string(f->reps))) ||
+	    vtb_report_info(ctx, "cpus", json_string(f->cpul)) ||
+	    vtb_report_info(ctx, "pairs", json_integer((json_int_t)p->n_pairs)) ||
+	    vtb_report_info(ctx, "time_per_pair_ns", json_integer((json_int_t)p->time)) ||
+	    vtb_report_info(ctx, "rounds", json_integer(p->rounds)) ||
+	    vtb_report_info(ctx, "batches_max", json_integer(p->batches)) ||
+	    vtb_report_info(ctx, "batches_min_measured",
+			    json_integer((json_int_t)f->min_batches)) ||
+	    vtb_report_info(ctx, "batches_cut", json_integer((json_int_t)f->cut)) ||
+	    report_one_way(ctx, f->one_way, p->n_pairs) ||
+	    vtb_report_info(ctx, "stat", json_string("median")) ||
+	    vtb_report_info(ctx, "gap_percent", json_integer(p->gap)) ||
+	    vtb_report_info(ctx, "expected_seconds", json_real(p->expect)) ||
+	    vtb_report_info(ctx, "measured_seconds", json_real(f->secs)))
+		return -1;
+	return 0;
+}
+
 static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 {
 	struct c2c_params *p = params;
 	struct vtb_c2c_clusters cl = { 0 };
 	struct vtb_c2c_topo topo = { 0 };
-	double *m = NULL, *one_way = NULL, secs, expect;
-	size_t i, n, min_batches = 0, cut = 0;
+	struct c2c_figures f = { 0 };
+	double *m = NULL;
+	size_t i, n;
 	json_t *matrix = NULL, *levels = NULL;
 	char *cpul = NULL, *reps = NULL, *ts = NULL;
 	uint64_t t0;
@@ -757,40 +855,27 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 	if (p->use.n == 0 && c2c_prepare(p, ctx))
 		return -1;
 	n = p->use.n;
-	expect = p->expect;
 	cpul = vtb_cpuset_format(&p->use);
 	ts = vtb_format_time_ns(p->time);
 	m = malloc(n * n * sizeof(*m));
-	one_way = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*one_way));
-	if (!cpul || !ts || !m || !one_way) {
+	f.one_way = malloc((p->n_pairs ? p->n_pairs : 1) * sizeof(*f.one_way));
+	if (!cpul || !ts || !m || !f.one_way) {
 		vtb_error("out of memory");
 		goto out;
 	}
 	for (i = 0; i < n * n; i++)
 		m[i] = NAN;
-	if (!ctx->rec) {
-		printf("c2c: core-to-core round trips, CAS ping-pong on one cache line "
-		       "(core-to-core-latency model)\n"
-		       "cpus %s, %s mode%s%s: %zu pairs, batches of %lld round trips, "
-		       "median of 3..%lld batches within %s per pair\n",
-		       cpul, p->sampled ? "sampled" : "full",
-		       p->sampled
-			       ? (p->sampled_by >= 0 ? " by "
-						     : " (no smt, llc or node groups: every pair)")
-			       : "",
-		       p->sampled && p->sampled_by >= 0 ? vtb_c2c_kind_names[p->sampled_by] : "",
-		       p->n_pairs, p->rounds, p->batches, ts);
-		fflush(stdout);
-	}
+	if (!ctx->rec)
+		print_intro(p, cpul, ts);
 	/* Always, records mode included: in a guest stderr is the console,
 	 * where whoever waits for a long run looks. */
 	fprintf(stderr, "c2c: %zu pairs x %s: expected duration about %.3f s\n", p->n_pairs, ts,
-		expect);
+		p->expect);
 	fflush(stderr);
 	t0 = vtb_now_ns();
-	if (measure_all(p, m, one_way, &min_batches, &cut))
+	if (measure_all(p, m, f.one_way, &f.min_batches, &f.cut))
 		goto out;
-	secs = (double)(vtb_now_ns() - t0) * 1e-9;
+	f.secs = (double)(vtb_now_ns() - t0) * 1e-9;
 	if (vtb_c2c_cluster(m, n, (double)p->gap / 100.0, &cl) ||
 	    vtb_c2c_topo_read(NULL, &p->use, &topo))
 		goto out;
@@ -803,46 +888,13 @@ static int c2c_run(void *params, struct vtb_workload_ctx *ctx)
 	if (!ctx->rec) {
 		print_matrix(&p->use, m);
 		print_levels(&cl, levels);
-		printf("measured in %.3f s (expected about %.3f s)\n", secs, expect);
+		printf("measured in %.3f s (expected about %.3f s)\n", f.secs, p->expect);
 	}
-	if (report_samples(ctx, m, n, &cl, levels))
+	f.cpul = cpul;
+	if (report_samples(ctx, m, n, &cl, levels) || representatives(p, &reps))
 		goto out;
-	if (p->rep_of) {
-		struct vtb_cpuset r = { 0 };
-
-		for (i = 0; i < n; i++)
-			if (p->rep_of[i] == i && vtb_cpuset_add(&r, p->use.cpus[i]))
-				break;
-		reps = i == n ? vtb_cpuset_format(&r) : NULL;
-		vtb_cpuset_release(&r);
-		if (!reps) {
-			vtb_error("out of memory");
-			goto out;
-		}
-	}
-	if (json_object_set_new(matrix, "value", json_string("round trip, median of batches")) ||
-	    vtb_report_info(ctx, "matrix", json_incref(matrix)) ||
-	    vtb_report_info(ctx, "clusters", json_incref(levels)) ||
-	    vtb_report_info(ctx, "mode", json_string(p->sampled ? "sampled" : "full")) ||
-	    (p->sampled &&
-	     vtb_report_info(
-		     ctx, "sampled_by",
-		     json_string(p->sampled_by >= 0
-					 ? vtb_c2c_kind_names[p->sampled_by]
-					 : "nothing: no smt, llc or node groups, every pair"))) ||
-	    (reps && vtb_report_info(ctx, "representatives", json_string(reps))) ||
-	    vtb_report_info(ctx, "cpus", json_string(cpul)) ||
-	    vtb_report_info(ctx, "pairs", json_integer((json_int_t)p->n_pairs)) ||
-	    vtb_report_info(ctx, "time_per_pair_ns", json_integer((json_int_t)p->time)) ||
-	    vtb_report_info(ctx, "rounds", json_integer(p->rounds)) ||
-	    vtb_report_info(ctx, "batches_max", json_integer(p->batches)) ||
-	    vtb_report_info(ctx, "batches_min_measured", json_integer((json_int_t)min_batches)) ||
-	    vtb_report_info(ctx, "batches_cut", json_integer((json_int_t)cut)) ||
-	    report_one_way(ctx, one_way, p->n_pairs) ||
-	    vtb_report_info(ctx, "stat", json_string("median")) ||
-	    vtb_report_info(ctx, "gap_percent", json_integer(p->gap)) ||
-	    vtb_report_info(ctx, "expected_seconds", json_real(expect)) ||
-	    vtb_report_info(ctx, "measured_seconds", json_real(secs)))
+	f.reps = reps;
+	if (report_info(ctx, p, matrix, levels, &f))
 		goto out;
 	ret = 0;
 out:
@@ -851,7 +903,7 @@ out:
 	vtb_c2c_clusters_release(&cl);
 	vtb_c2c_topo_release(&topo);
 	free(m);
-	free(one_way);
+	free(f.one_way);
 	free(cpul);
 	free(reps);
 	free(ts);

@@ -232,8 +232,10 @@ static int membw_prepare(void *params, struct vtb_workload_ctx *ctx)
 	}
 	if (p->size < min_size) {
 		if (p->size_auto)
-			vtb_error("no array size fits: 3 arrays of even %zu bytes need more than %d%% of the available memory (%" PRIu64 " bytes)",
-				  min_size, VTB_MEM_SHARE_PCT, avail);
+			vtb_error(
+				"no array size fits: 3 arrays of even %zu bytes need more than %d%% of the available memory (%" PRIu64
+				" bytes)",
+				min_size, VTB_MEM_SHARE_PCT, avail);
 		else
 			vtb_error("'size' of %" PRIu64 " bytes is too small for %zu threads",
 				  p->size, nthreads);
@@ -510,25 +512,11 @@ static void print_header(const struct membw_params *p, const struct membw_shared
 	free(cl);
 }
 
-static int membw_run(void *params, struct vtb_workload_ctx *ctx)
+/* The arrays (p->size bytes each, whole cache lines) and the start gate. */
+static int shared_init(const struct membw_params *p, struct membw_shared *sh)
 {
-	struct membw_params *p = params;
-	struct membw_shared *sh = NULL;
-	struct membw_thread *th = NULL;
-	size_t i, bytes = 0, started = 0;
-	bool barrier = false;
-	json_t *kernels = NULL;
-	char *cl = NULL;
-	int ret = -1, k, err;
+	size_t bytes;
 
-	if (p->use.n == 0 && membw_prepare(p, ctx))
-		return -1;
-	sh = calloc(1, sizeof(*sh));
-	th = calloc((size_t)p->threads, sizeof(*th));
-	if (!sh || !th) {
-		vtb_error("out of memory");
-		goto out;
-	}
 	sh->nthreads = (size_t)p->threads;
 	pthread_mutex_init(&sh->lock, NULL);
 	pthread_cond_init(&sh->cond, NULL);
@@ -539,18 +527,44 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 	sh->a = map_array(bytes);
 	sh->b = map_array(bytes);
 	sh->c = map_array(bytes);
-	if (!sh->a || !sh->b || !sh->c) {
-		vtb_error("cannot map 3 arrays of %zu bytes: %s", bytes, strerror(errno));
-		goto out;
-	}
-	if (!ctx->rec)
-		print_header(p, sh);
+	if (!sh->a || !sh->b || !sh->c)
+		return vtb_error("cannot map 3 arrays of %zu bytes: %s", bytes, strerror(errno));
+	return 0;
+}
+
+/* Accepts NULL. */
+static void shared_free(struct membw_shared *sh)
+{
+	size_t bytes;
+
+	if (!sh)
+		return;
+	bytes = sh->n * sizeof(double);
+	pthread_mutex_destroy(&sh->lock);
+	pthread_cond_destroy(&sh->cond);
+	if (sh->a)
+		munmap(sh->a, bytes);
+	if (sh->b)
+		munmap(sh->b, bytes);
+	if (sh->c)
+		munmap(sh->c, bytes);
+	free(sh);
+}
+
+/*
+ * One thread per cpu of p->use, pinned to it.  The gate opens when all
+ * exist (or closes when one could not start, so none waits at a barrier
+ * for it); the kernels' times are in sh->times once all are joined.
+ */
+static int run_threads(const struct membw_params *p, struct membw_shared *sh,
+		       struct membw_thread *th)
+{
+	size_t i, started = 0;
+	int err;
+
 	err = pthread_barrier_init(&sh->barrier, NULL, (unsigned)sh->nthreads);
-	if (err) {
-		vtb_error("cannot create a barrier: %s", strerror(err));
-		goto out;
-	}
-	barrier = true;
+	if (err)
+		return vtb_error("cannot create a barrier: %s", strerror(err));
 	for (i = 0; i < sh->nthreads; i++) {
 		pthread_attr_t attr;
 		cpu_set_t *set;
@@ -586,19 +600,20 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 	pthread_mutex_unlock(&sh->lock);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i].tid, NULL);
-	if (started < sh->nthreads)
-		goto out;
+	pthread_barrier_destroy(&sh->barrier);
+	return started < sh->nthreads ? -1 : 0;
+}
 
-	if (validate(sh))
-		goto out;
-	kernels = json_object();
-	if (!kernels) {
-		vtb_error("out of memory");
-		goto out;
-	}
+/* STREAM's table and a sample per kernel (its best rate); each kernel's
+ * figures into @kernels for the info. */
+static int report_kernels(struct vtb_workload_ctx *ctx, const struct membw_shared *sh,
+			  json_t *kernels)
+{
+	size_t bytes = sh->n * sizeof(double);
+
 	if (!ctx->rec)
 		printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
-	for (k = 0; k < K_N; k++) {
+	for (int k = 0; k < K_N; k++) {
 		double best = INFINITY, worst = 0, sum = 0, moved, rate;
 		long long it;
 
@@ -610,10 +625,8 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 			if (sh->times[k][it] > worst)
 				worst = sh->times[k][it];
 		}
-		if (!(best > 0)) {
-			vtb_error("kernel %s took no measurable time", kernel_names[k]);
-			goto out;
-		}
+		if (!(best > 0))
+			return vtb_error("kernel %s took no measurable time", kernel_names[k]);
 		/* bytes moved: 2 arrays for copy and scale, 3 for add and triad */
 		moved = (double)kernel_words[k] * (double)bytes;
 		rate = 1e-6 * moved / best;
@@ -624,27 +637,32 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 					json_pack("{s:f, s:f, s:f, s:f}", "bytes_moved", moved,
 						  "best_s", best, "avg_s",
 						  sum / (double)(sh->iterations - 1), "max_s",
-						  worst))) {
-			vtb_error("out of memory");
-			goto out;
-		}
+						  worst)))
+			return vtb_error("out of memory");
 		if (vtb_report_sample(ctx, kernel_names[k], "MB/s", rate, VTB_BETTER_HIGHER))
-			goto out;
+			return -1;
 	}
-	cl = vtb_cpuset_format(&p->use);
-	if (!cl) {
-		vtb_error("out of memory");
-		goto out;
-	}
+	return 0;
+}
+
+/* The run's provenance: sizes, the STREAM rule, threads and stores. */
+static int report_info(struct vtb_workload_ctx *ctx, const struct membw_params *p, size_t bytes,
+		       json_t *kernels)
+{
+	char *cl = vtb_cpuset_format(&p->use);
+	int ret = -1;
+
+	if (!cl)
+		return vtb_error("out of memory");
 	if (vtb_report_info(ctx, "array_bytes", json_integer((json_int_t)bytes)) ||
 	    vtb_report_info(ctx, "size_source",
 			    json_string(!p->size_auto ? "given"
 					: p->shrunk   ? "auto, the most that fits the memory"
 						      : "auto")) ||
-	    vtb_report_info(ctx, "llc_bytes", p->llc ? json_integer((json_int_t)p->llc)
-						    : json_null()) ||
-	    vtb_report_info(ctx, "llc_source", p->llc_source ? json_string(p->llc_source)
-							     : json_null()) ||
+	    vtb_report_info(ctx, "llc_bytes",
+			    p->llc ? json_integer((json_int_t)p->llc) : json_null()) ||
+	    vtb_report_info(ctx, "llc_source",
+			    p->llc_source ? json_string(p->llc_source) : json_null()) ||
 	    vtb_report_info(ctx, "stream_rule", json_string(rule_state(p, bytes))) ||
 	    (p->llc &&
 	     vtb_report_info(ctx, "stream_rule_bytes", json_integer((json_int_t)(4 * p->llc)))) ||
@@ -661,21 +679,44 @@ static int membw_run(void *params, struct vtb_workload_ctx *ctx)
 		goto out;
 	ret = 0;
 out:
-	json_decref(kernels);
 	free(cl);
-	if (barrier)
-		pthread_barrier_destroy(&sh->barrier);
-	if (sh) {
-		pthread_mutex_destroy(&sh->lock);
-		pthread_cond_destroy(&sh->cond);
-		if (sh->a)
-			munmap(sh->a, bytes);
-		if (sh->b)
-			munmap(sh->b, bytes);
-		if (sh->c)
-			munmap(sh->c, bytes);
+	return ret;
+}
+
+static int membw_run(void *params, struct vtb_workload_ctx *ctx)
+{
+	struct membw_params *p = params;
+	struct membw_shared *sh = NULL;
+	struct membw_thread *th = NULL;
+	json_t *kernels = NULL;
+	int ret = -1;
+
+	if (p->use.n == 0 && membw_prepare(p, ctx))
+		return -1;
+	sh = calloc(1, sizeof(*sh));
+	th = calloc((size_t)p->threads, sizeof(*th));
+	if (!sh || !th) {
+		vtb_error("out of memory");
+		goto out;
 	}
-	free(sh);
+	if (shared_init(p, sh))
+		goto out;
+	if (!ctx->rec)
+		print_header(p, sh);
+	if (run_threads(p, sh, th) || validate(sh))
+		goto out;
+	kernels = json_object();
+	if (!kernels) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (report_kernels(ctx, sh, kernels) ||
+	    report_info(ctx, p, sh->n * sizeof(double), kernels))
+		goto out;
+	ret = 0;
+out:
+	json_decref(kernels);
+	shared_free(sh);
 	free(th);
 	vtb_cpuset_release(&p->use);
 	return ret;

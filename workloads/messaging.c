@@ -914,109 +914,148 @@ static int report(struct vtb_workload_ctx *ctx, const struct msg_params *p, doub
 	return 0;
 }
 
-static int msg_run(void *params, struct vtb_workload_ctx *ctx)
+/* The run's descriptor arrays, its tasks and their buffers. */
+static int run_alloc(struct msg_run *r, const struct msg_params *p)
 {
-	struct msg_params *p = params;
-	struct msg_run r = { .p = p, .ready = { -1, -1 }, .wake = { -1, -1 }, .devnull = -1 };
-	struct rlimit old_nofile = { 0 }, rl;
-	struct sched_param old_sp = { 0 }, sp = { .sched_priority = 1 };
-	int old_policy = -1, ret = -1, err;
-	struct sigaction old_chld, dfl = { .sa_handler = SIG_DFL };
-	sigset_t pipeset, old_mask;
-	bool nofile_set = false, mask_set = false, chld_set = false, timed = false;
-	uint64_t stride, t0 = 0, t1 = 0;
-	size_t i, g, f;
+	size_t f = (size_t)p->fds;
+	uint64_t stride;
 
-	if (!p->prepared && msg_prepare(p, ctx))
-		return -1;
-	p->prepared = false; /* limits are checked again on the next run */
-	r.fds = f = (size_t)p->fds;
-	r.loops = (uint64_t)p->loops;
-	r.datasize = (size_t)p->datasize;
-	r.ntasks = (size_t)p->tasks;
-	r.npairs = (size_t)p->groups * f;
-	r.parent = getpid();
-	r.in_fds = malloc(r.npairs * sizeof(int));
-	r.out_fds = malloc(r.npairs * sizeof(int));
-	r.tasks = calloc(r.ntasks, sizeof(*r.tasks));
-	if (!r.in_fds || !r.out_fds || !r.tasks) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < r.npairs; i++)
-		r.in_fds[i] = r.out_fds[i] = -1;
+	r->fds = f;
+	r->loops = (uint64_t)p->loops;
+	r->datasize = (size_t)p->datasize;
+	r->ntasks = (size_t)p->tasks;
+	r->npairs = (size_t)p->groups * f;
+	r->parent = getpid();
+	r->in_fds = malloc(r->npairs * sizeof(int));
+	r->out_fds = malloc(r->npairs * sizeof(int));
+	r->tasks = calloc(r->ntasks, sizeof(*r->tasks));
+	if (!r->in_fds || !r->out_fds || !r->tasks)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < r->npairs; i++)
+		r->in_fds[i] = r->out_fds[i] = -1;
 	/* Per-task buffers, untouched until their task runs (mapped lazily,
 	 * so process children only copy their own pages). */
 	stride = stride_of(p->datasize);
-	r.bufs_len = (size_t)(stride * r.ntasks);
-	r.bufs = mmap(NULL, r.bufs_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r.bufs == MAP_FAILED) {
-		r.bufs = NULL;
-		vtb_error("cannot map %zu bytes of message buffers: %s", r.bufs_len,
-			  strerror(errno));
-		goto out;
+	r->bufs_len = (size_t)(stride * r->ntasks);
+	r->bufs = mmap(NULL, r->bufs_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+	if (r->bufs == MAP_FAILED) {
+		r->bufs = NULL;
+		return vtb_error("cannot map %zu bytes of message buffers: %s", r->bufs_len,
+				 strerror(errno));
 	}
-	for (g = 0; g < (size_t)p->groups; g++) {
-		for (i = 0; i < 2 * f; i++) {
-			struct msg_task *t = &r.tasks[g * 2 * f + i];
+	for (size_t g = 0; g < (size_t)p->groups; g++) {
+		for (size_t i = 0; i < 2 * f; i++) {
+			struct msg_task *t = &r->tasks[g * 2 * f + i];
 
-			t->run = &r;
+			t->run = r;
 			t->group = g;
 			t->sender = i >= f;
 			t->index = t->sender ? i - f : i;
 			t->in_fd = -1;
-			t->buf = r.bufs + (g * 2 * f + i) * stride;
+			t->buf = r->bufs + (g * 2 * f + i) * stride;
 			atomic_init(&t->ended, false);
 		}
 	}
-	if (getrlimit(RLIMIT_NOFILE, &old_nofile)) {
-		vtb_error("cannot read RLIMIT_NOFILE: %s", strerror(errno));
-		goto out;
+	return 0;
+}
+
+/* The ready and wake pairs, and /dev/null for threads over pipes. */
+static int run_open(struct msg_run *r, const struct msg_params *p)
+{
+	if (fdpair(r, r->ready) || fdpair(r, r->wake))
+		return -1;
+	if (p->threads && p->pipe) {
+		r->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (r->devnull < 0)
+			return vtb_error("cannot open '/dev/null': %s", strerror(errno));
 	}
-	rl = old_nofile;
+	return 0;
+}
+
+static void run_release(struct msg_run *r)
+{
+	if (r->in_fds)
+		for (size_t i = 0; i < r->npairs; i++) {
+			close_fd(&r->in_fds[i]);
+			close_fd(&r->out_fds[i]);
+		}
+	close_fd(&r->ready[0]);
+	close_fd(&r->ready[1]);
+	close_fd(&r->wake[0]);
+	close_fd(&r->wake[1]);
+	close_fd(&r->devnull);
+	if (r->bufs)
+		munmap(r->bufs, r->bufs_len);
+	free(r->in_fds);
+	free(r->out_fds);
+	free(r->tasks);
+}
+
+/* What a run changes in the agent's process, put back after it. */
+struct msg_env {
+	struct rlimit old_nofile;
+	struct sigaction old_chld;
+	sigset_t old_mask;
+	bool nofile_set, chld_set, mask_set;
+};
+
+/* Enough open files for every pair; SIGCHLD at its default for process
+ * tasks, SIGPIPE blocked for threads. */
+static int env_set(const struct msg_params *p, struct msg_env *env)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct rlimit rl;
+	sigset_t pipeset;
+	int err;
+
+	if (getrlimit(RLIMIT_NOFILE, &env->old_nofile))
+		return vtb_error("cannot read RLIMIT_NOFILE: %s", strerror(errno));
+	rl = env->old_nofile;
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < p->nofile) {
 		rl.rlim_cur = p->nofile;
-		if (setrlimit(RLIMIT_NOFILE, &rl)) {
-			vtb_error("cannot raise RLIMIT_NOFILE to %" PRIu64 ": %s", p->nofile,
-				  strerror(errno));
-			goto out;
-		}
-		nofile_set = true;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return vtb_error("cannot raise RLIMIT_NOFILE to %" PRIu64 ": %s", p->nofile,
+					 strerror(errno));
+		env->nofile_set = true;
 	}
 	if (!p->threads) {
 		/* An inherited SIG_IGN would reap the children behind waitpid()'s back. */
 		sigemptyset(&dfl.sa_mask);
-		if (sigaction(SIGCHLD, &dfl, &old_chld)) {
-			vtb_error("cannot reset SIGCHLD: %s", strerror(errno));
-			goto out;
-		}
-		chld_set = true;
+		if (sigaction(SIGCHLD, &dfl, &env->old_chld))
+			return vtb_error("cannot reset SIGCHLD: %s", strerror(errno));
+		env->chld_set = true;
 	} else {
 		/* A write to a shut-down socket must fail, not kill the agent. */
 		sigemptyset(&pipeset);
 		sigaddset(&pipeset, SIGPIPE);
-		err = pthread_sigmask(SIG_BLOCK, &pipeset, &old_mask);
-		if (err) {
-			vtb_error("cannot block SIGPIPE: %s", strerror(err));
-			goto out;
-		}
-		mask_set = true;
+		err = pthread_sigmask(SIG_BLOCK, &pipeset, &env->old_mask);
+		if (err)
+			return vtb_error("cannot block SIGPIPE: %s", strerror(err));
+		env->mask_set = true;
 	}
-	if (fdpair(&r, r.ready) || fdpair(&r, r.wake))
-		goto out;
-	if (p->threads && p->pipe) {
-		r.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (r.devnull < 0) {
-			vtb_error("cannot open '/dev/null': %s", strerror(errno));
-			goto out;
-		}
-	}
-	if (!ctx->rec)
-		print_header(p);
-	else
-		fflush(stdout);
-	for (g = 0; g < (size_t)p->groups; g++)
-		if (start_group(&r, g))
+	return 0;
+}
+
+static void env_restore(const struct msg_env *env)
+{
+	if (env->chld_set)
+		sigaction(SIGCHLD, &env->old_chld, NULL);
+	if (env->mask_set)
+		pthread_sigmask(SIG_SETMASK, &env->old_mask, NULL);
+	if (env->nofile_set)
+		setrlimit(RLIMIT_NOFILE, &env->old_nofile);
+}
+
+/* Starts every group and times them (*secs). */
+static int msg_measure(struct msg_run *r, const struct msg_params *p, double *secs)
+{
+	struct sched_param old_sp = { 0 }, sp = { .sched_priority = 1 };
+	int old_policy = -1, ret = -1;
+	uint64_t t0;
+
+	for (size_t g = 0; g < (size_t)p->groups; g++)
+		if (start_group(r, g))
 			goto fail;
 	if (p->fifo) {
 		/* hackbench -F: the main thread outranks the tasks it manages */
@@ -1029,7 +1068,7 @@ static int msg_run(void *params, struct vtb_workload_ctx *ctx)
 			goto fail;
 		}
 	}
-	if (wait_ready(&r))
+	if (wait_ready(r))
 		goto fail;
 	/*
 	 * What is timed, as hackbench does: every task exists and sits in
@@ -1040,46 +1079,46 @@ static int msg_run(void *params, struct vtb_workload_ctx *ctx)
 	 * exits and their reaping, and nothing of their creation.
 	 */
 	t0 = vtb_now_ns();
-	if (write_wake(&r))
+	if (write_wake(r))
 		goto fail;
-	ret = reap_all(&r);
-	t1 = vtb_now_ns();
-	timed = true;
+	ret = reap_all(r);
+	*secs = (double)(vtb_now_ns() - t0) * 1e-9;
 	goto out;
 fail:
-	stop_all(&r);
+	stop_all(r);
 	ret = -1;
 out:
 	if (old_policy >= 0 && sched_setscheduler(0, old_policy, &old_sp) && ret == 0)
 		ret = vtb_error("cannot restore the main thread's scheduling policy: %s",
 				strerror(errno));
-	if (r.in_fds)
-		for (i = 0; i < r.npairs; i++) {
-			close_fd(&r.in_fds[i]);
-			close_fd(&r.out_fds[i]);
-		}
-	close_fd(&r.ready[0]);
-	close_fd(&r.ready[1]);
-	close_fd(&r.wake[0]);
-	close_fd(&r.wake[1]);
-	close_fd(&r.devnull);
-	if (chld_set)
-		sigaction(SIGCHLD, &old_chld, NULL);
-	if (mask_set)
-		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-	if (nofile_set)
-		setrlimit(RLIMIT_NOFILE, &old_nofile);
-	if (r.bufs)
-		munmap(r.bufs, r.bufs_len);
-	free(r.in_fds);
-	free(r.out_fds);
-	free(r.tasks);
-	if (ret == 0 && timed) {
-		double secs = (double)(t1 - t0) * 1e-9;
+	return ret;
+}
 
+static int msg_run(void *params, struct vtb_workload_ctx *ctx)
+{
+	struct msg_params *p = params;
+	struct msg_run r = { .p = p, .ready = { -1, -1 }, .wake = { -1, -1 }, .devnull = -1 };
+	struct msg_env env = { 0 };
+	double secs = 0;
+	int ret = -1;
+
+	if (!p->prepared && msg_prepare(p, ctx))
+		return -1;
+	p->prepared = false; /* limits are checked again on the next run */
+	if (run_alloc(&r, p) || env_set(p, &env) || run_open(&r, p))
+		goto out;
+	if (!ctx->rec)
+		print_header(p);
+	else
+		fflush(stdout);
+	ret = msg_measure(&r, p, &secs);
+out:
+	run_release(&r);
+	env_restore(&env);
+	if (ret == 0) {
 		if (!ctx->rec)
 			printf("Time: %.3f\n", secs);
-		ret = report(ctx, p, secs, nofile_set);
+		ret = report(ctx, p, secs, env.nofile_set);
 	}
 	return ret;
 }

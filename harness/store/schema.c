@@ -1,0 +1,759 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The store's schema: the migrations, opening and creating a database,
+ * and the schema as the reference every row read is checked against.
+ *
+ * Durability: WAL with synchronous=FULL.  WAL+NORMAL already survives a
+ * killed process (the interesting case: the harness is SIGKILLed in the
+ * middle of a boot), but may lose the last commits on power loss.  A boot
+ * costs minutes of machine time and is stored with one commit, so one
+ * more fsync per boot is nothing; FULL keeps a boot we reported as stored.
+ *
+ * Schema changes are migrations: migrations[i] takes a database from
+ * user_version i to i + 1, each in its own transaction.  A released step
+ * is never edited (tests/fixtures/schema-v1.sql freezes step 1); changes
+ * go into a new step.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "store-int.h"
+
+static const char *const migrations[] = {
+	/* 1: the base schema */
+	"-- host: one machine identity (results compare only within one CPU, topology and kernel)\n"
+	"CREATE TABLE host (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	hostname TEXT NOT NULL,\n"
+	"	cpu_vendor TEXT NOT NULL,\n"
+	"	cpu_family INTEGER NOT NULL,\n"
+	"	cpu_model INTEGER NOT NULL,\n"
+	"	cpu_model_name TEXT NOT NULL,\n"
+	"	cpu_codename TEXT NOT NULL,\n"
+	"	topo_digest TEXT NOT NULL,\n"
+	"	topo_summary TEXT NOT NULL,\n"
+	"	kernel TEXT NOT NULL,\n"
+	"	UNIQUE (hostname, cpu_vendor, cpu_family, cpu_model, cpu_model_name,\n"
+	"		cpu_codename, topo_digest, topo_summary, kernel)\n"
+	");\n"
+	"-- campaign: one `vtbench run` of one matrix on one host, with its provenance\n"
+	"CREATE TABLE campaign (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	uuid TEXT NOT NULL UNIQUE,\n"
+	"	host_id INTEGER NOT NULL REFERENCES host (id),\n"
+	"	matrix_path TEXT NOT NULL,\n"
+	"	matrix_text TEXT NOT NULL,\n"
+	"	matrix_digest TEXT NOT NULL,\n"
+	"	version TEXT NOT NULL,\n"
+	"	cmdline TEXT NOT NULL,\n"
+	"	started_ns INTEGER NOT NULL,\n"
+	"	ended_ns INTEGER,\n"
+	"	status TEXT NOT NULL DEFAULT 'running'\n"
+	"		CHECK (status IN ('running', 'done', 'interrupted', 'failed')),\n"
+	"	host_state TEXT CHECK (host_state IS NULL OR json_valid(host_state))\n"
+	");\n"
+	"-- config: a VM configuration or a baseline, in matrix order (seq); the\n"
+	"-- non-runnable ones are kept with the reason\n"
+	"CREATE TABLE config (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	key TEXT NOT NULL,\n"
+	"	kind TEXT NOT NULL CHECK (kind IN ('vm', 'baseline')),\n"
+	"	label TEXT NOT NULL,\n"
+	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
+	"	cpus TEXT NOT NULL,\n"
+	"	mems TEXT,\n"
+	"	runnable INTEGER NOT NULL CHECK (runnable IN (0, 1)),\n"
+	"	why_not TEXT,\n"
+	"	seq INTEGER NOT NULL,\n"
+	"	UNIQUE (campaign_id, key)\n"
+	");\n"
+	"-- cell: configuration x workload x workload parameters\n"
+	"CREATE TABLE cell (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	config_id INTEGER NOT NULL REFERENCES config (id) ON DELETE CASCADE,\n"
+	"	key TEXT NOT NULL,\n"
+	"	name TEXT NOT NULL,\n"
+	"	workload TEXT NOT NULL,\n"
+	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
+	"	resolved TEXT NOT NULL CHECK (json_valid(resolved)),\n"
+	"	UNIQUE (config_id, key)\n"
+	");\n"
+	"-- boot: one rep of one configuration (a VM boot or a baseline agent run);\n"
+	"-- stored whole in one transaction, never twice\n"
+	"CREATE TABLE boot (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	uuid TEXT NOT NULL UNIQUE,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	config_id INTEGER NOT NULL REFERENCES config (id) ON DELETE CASCADE,\n"
+	"	rep INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'timeout')),\n"
+	"	error TEXT,\n"
+	"	started_ns INTEGER NOT NULL,\n"
+	"	ended_ns INTEGER NOT NULL,\n"
+	"	nonce TEXT,\n"
+	"	cpus TEXT,\n"
+	"	confinement TEXT,\n"
+	"	header TEXT CHECK (header IS NULL OR json_valid(header)),\n"
+	"	stderr_tail TEXT,\n"
+	"	detail TEXT CHECK (detail IS NULL OR json_valid(detail)),\n"
+	"	noise_lines INTEGER NOT NULL DEFAULT 0,\n"
+	"	records INTEGER NOT NULL DEFAULT 0,\n"
+	"	UNIQUE (campaign_id, config_id, rep)\n"
+	");\n"
+	"-- result: one cell of one boot\n"
+	"CREATE TABLE result (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	boot_id INTEGER NOT NULL REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	cell_id INTEGER NOT NULL REFERENCES cell (id) ON DELETE CASCADE,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'missing')),\n"
+	"	error TEXT,\n"
+	"	seconds REAL,\n"
+	"	info TEXT CHECK (info IS NULL OR json_valid(info)),\n"
+	"	UNIQUE (boot_id, cell_id)\n"
+	");\n"
+	"-- sample: one scalar metric of a result\n"
+	"CREATE TABLE sample (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	result_id INTEGER NOT NULL REFERENCES result (id) ON DELETE CASCADE,\n"
+	"	metric TEXT NOT NULL,\n"
+	"	unit TEXT NOT NULL,\n"
+	"	value REAL NOT NULL,\n"
+	"	better TEXT NOT NULL CHECK (better IN ('lower', 'higher'))\n"
+	");\n"
+	"-- histogram: a whole latency histogram of a result, with its bucket parameters\n"
+	"CREATE TABLE histogram (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	result_id INTEGER NOT NULL REFERENCES result (id) ON DELETE CASCADE,\n"
+	"	metric TEXT NOT NULL,\n"
+	"	unit TEXT NOT NULL,\n"
+	"	params TEXT NOT NULL CHECK (json_valid(params)),\n"
+	"	buckets TEXT NOT NULL CHECK (json_valid(buckets))\n"
+	");\n"
+	"PRAGMA application_id = 1987338801;\n",
+	/* 2: what compare, list and --resume look up, and the event log */
+	"-- event: warnings and errors of a campaign, or of one of its boots\n"
+	"CREATE TABLE event (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	boot_id INTEGER REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	time_ns INTEGER NOT NULL,\n"
+	"	level TEXT NOT NULL CHECK (level IN ('info', 'warn', 'error')),\n"
+	"	message TEXT NOT NULL\n"
+	");\n"
+	"CREATE INDEX event_campaign ON event (campaign_id);\n"
+	"CREATE INDEX event_boot ON event (boot_id);\n"
+	"-- --resume: the latest campaign of a matrix on a host\n"
+	"CREATE INDEX campaign_find ON campaign (matrix_digest, host_id, started_ns);\n"
+	"-- compare: results of a cell, samples and histograms of a result\n"
+	"CREATE INDEX result_cell ON result (cell_id);\n"
+	"CREATE INDEX sample_result ON sample (result_id);\n"
+	"CREATE INDEX histogram_result ON histogram (result_id);\n"
+	"-- list: boots of a configuration\n"
+	"CREATE INDEX boot_config ON boot (config_id);\n",
+	/* 3: VM boots: what ran the guest, and what it printed */
+	"-- boot: kind of boot and, for VMs, the guest's provenance\n"
+	"ALTER TABLE boot ADD COLUMN kind TEXT NOT NULL DEFAULT 'baseline'"
+	" CHECK (kind IN ('baseline', 'vm'));\n"
+	"ALTER TABLE boot ADD COLUMN accelerator TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN cpu_model TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN guest_kernel TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN libvirt_version TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN qemu_version TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN live_xml TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN console_tail TEXT;\n",
+	/* 4: the placement plan of a VM configuration, with its claims */
+	"-- config: the plan (JSON: virtual topology, vCPU pins, cells, claims)\n"
+	"ALTER TABLE config ADD COLUMN plan TEXT;\n",
+	/* 5: guest experiments: side-by-side VMs, the guest's view, where vCPUs
+	 * ran.  boot is rebuilt (SQLite cannot change a CHECK or UNIQUE
+	 * constraint in place); migrate() runs this with foreign keys off and
+	 * checks them before committing. */
+	"-- boot: vm_index and group_uuid for VMs booted side by side (vms = N),\n"
+	"-- claims of that VM, the host-side placement summary, the guest kernel\n"
+	"-- probe and the sched profile as applied; status unexpected-topology\n"
+	"-- when the guest's view differs from the plan (topology_diff says how)\n"
+	"CREATE TABLE boot_v5 (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	uuid TEXT NOT NULL UNIQUE,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	config_id INTEGER NOT NULL REFERENCES config (id) ON DELETE CASCADE,\n"
+	"	rep INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL\n"
+	"		CHECK (status IN ('ok', 'failed', 'timeout', 'unexpected-topology')),\n"
+	"	error TEXT,\n"
+	"	started_ns INTEGER NOT NULL,\n"
+	"	ended_ns INTEGER NOT NULL,\n"
+	"	nonce TEXT,\n"
+	"	cpus TEXT,\n"
+	"	confinement TEXT,\n"
+	"	header TEXT CHECK (header IS NULL OR json_valid(header)),\n"
+	"	stderr_tail TEXT,\n"
+	"	detail TEXT CHECK (detail IS NULL OR json_valid(detail)),\n"
+	"	noise_lines INTEGER NOT NULL DEFAULT 0,\n"
+	"	records INTEGER NOT NULL DEFAULT 0,\n"
+	"	kind TEXT NOT NULL DEFAULT 'baseline' CHECK (kind IN ('baseline', 'vm')),\n"
+	"	accelerator TEXT,\n"
+	"	cpu_model TEXT,\n"
+	"	guest_kernel TEXT,\n"
+	"	libvirt_version TEXT,\n"
+	"	qemu_version TEXT,\n"
+	"	live_xml TEXT,\n"
+	"	console_tail TEXT,\n"
+	"	vm_index INTEGER NOT NULL DEFAULT 0,\n"
+	"	vms INTEGER NOT NULL DEFAULT 1,\n"
+	"	group_uuid TEXT,\n"
+	"	claims TEXT CHECK (claims IS NULL OR json_valid(claims)),\n"
+	"	placement TEXT CHECK (placement IS NULL OR json_valid(placement)),\n"
+	"	probe TEXT CHECK (probe IS NULL OR json_valid(probe)),\n"
+	"	sched TEXT CHECK (sched IS NULL OR json_valid(sched)),\n"
+	"	topology_check TEXT CHECK (topology_check IS NULL OR\n"
+	"		topology_check IN ('match', 'differs', 'unchecked')),\n"
+	"	topology_diff TEXT,\n"
+	"	UNIQUE (campaign_id, config_id, rep, vm_index)\n"
+	");\n"
+	"INSERT INTO boot_v5 (id, uuid, campaign_id, config_id, rep, status, error, started_ns,\n"
+	"	ended_ns, nonce, cpus, confinement, header, stderr_tail, detail, noise_lines,\n"
+	"	records, kind, accelerator, cpu_model, guest_kernel, libvirt_version,\n"
+	"	qemu_version, live_xml, console_tail)\n"
+	"	SELECT id, uuid, campaign_id, config_id, rep, status, error, started_ns,\n"
+	"	ended_ns, nonce, cpus, confinement, header, stderr_tail, detail, noise_lines,\n"
+	"	records, kind, accelerator, cpu_model, guest_kernel, libvirt_version,\n"
+	"	qemu_version, live_xml, console_tail FROM boot;\n"
+	"DROP TABLE boot;\n"
+	"ALTER TABLE boot_v5 RENAME TO boot;\n"
+	"CREATE INDEX boot_config ON boot (config_id);\n"
+	"-- guest_view: what the guest saw (verbatim record), its normalised\n"
+	"-- sched-domain tree (DIE = PKG) with a digest, the level names, the\n"
+	"-- CPUID view and steal time before and after the cells\n"
+	"CREATE TABLE guest_view (\n"
+	"	boot_id INTEGER PRIMARY KEY REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	view TEXT NOT NULL CHECK (json_valid(view)),\n"
+	"	tree TEXT CHECK (tree IS NULL OR json_valid(tree)),\n"
+	"	digest TEXT,\n"
+	"	levels TEXT,\n"
+	"	cpuid TEXT CHECK (cpuid IS NULL OR json_valid(cpuid)),\n"
+	"	steal_before TEXT CHECK (steal_before IS NULL OR json_valid(steal_before)),\n"
+	"	steal_after TEXT CHECK (steal_after IS NULL OR json_valid(steal_after))\n"
+	");\n",
+	/* 6: what was uploaded where (vtbench upload) */
+	"-- upload: per boot and sink what was sent and when (exactly once: a\n"
+	"-- boot sent to a sink is never sent there again); a campaign-level item\n"
+	"-- (boot_id NULL: the aggregates, a Pushgateway snapshot) is recorded\n"
+	"-- the same way; a failed attempt is kept with its error until it succeeds\n"
+	"CREATE TABLE upload (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	boot_id INTEGER REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	sink TEXT NOT NULL,\n"
+	"	what TEXT NOT NULL CHECK (what IN ('boot', 'aggregates', 'snapshot')),\n"
+	"	time_ns INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('sent', 'failed')),\n"
+	"	points INTEGER NOT NULL DEFAULT 0,\n"
+	"	error TEXT\n"
+	");\n"
+	"CREATE UNIQUE INDEX upload_boot ON upload (boot_id, sink) WHERE boot_id IS NOT NULL;\n"
+	"CREATE INDEX upload_campaign ON upload (campaign_id, sink, what);\n",
+	/* 7: one sample per metric of a result (issue 15): a second sample of
+	 * one metric in one cell of one boot counted as another boot.  The
+	 * first is kept; each later one is dropped and stays as an event of
+	 * its boot, with its value. */
+	"-- sample: UNIQUE (result_id, metric); duplicates from older versions\n"
+	"-- are kept as warn events of their boot before they are dropped\n"
+	"INSERT INTO event (campaign_id, boot_id, time_ns, level, message)\n"
+	"	SELECT boot.campaign_id, boot.id, boot.ended_ns, 'warn',\n"
+	"		'schema 7 dropped a second sample of metric ''' || s.metric ||\n"
+	"		''' of cell ''' || cell.name || ''': ' || s.value || ' ' || s.unit ||\n"
+	"		' (the first is kept: one value per boot and metric)'\n"
+	"	FROM sample s JOIN result ON result.id = s.result_id\n"
+	"	JOIN boot ON boot.id = result.boot_id JOIN cell ON cell.id = result.cell_id\n"
+	"	WHERE EXISTS (SELECT 1 FROM sample f WHERE f.result_id = s.result_id\n"
+	"		AND f.metric = s.metric AND f.id < s.id)\n"
+	"	ORDER BY s.id;\n"
+	"DELETE FROM sample WHERE EXISTS (SELECT 1 FROM sample f\n"
+	"	WHERE f.result_id = sample.result_id AND f.metric = sample.metric AND f.id < sample.id);\n"
+	"DROP INDEX sample_result;\n"
+	"CREATE UNIQUE INDEX sample_metric ON sample (result_id, metric);\n",
+};
+
+_Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,
+	       "one migration step per schema version");
+
+const char *vtb_store_migration_sql(int version)
+{
+	if (version < 1 || version > VTB_STORE_SCHEMA)
+		return NULL;
+	return migrations[version - 1];
+}
+
+bool vtb_store_bad_content(const struct vtb_store *st)
+{
+	return st && st->bad_content;
+}
+
+static int pragma_int(struct vtb_store *st, const char *sql, int *out)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sql, &s) < 0 || step(st, s, "read the database header", &row) < 0)
+		goto out;
+	*out = row ? sqlite3_column_int(s, 0) : 0;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_schema_version(struct vtb_store *st, int *version)
+{
+	return pragma_int(st, "PRAGMA user_version", version);
+}
+
+/*
+ * Is this a database we may use?  Checked before anything is written, so
+ * a foreign file is left as it was.  *fresh: an empty database, ours to
+ * create.
+ */
+static int check_identity(struct vtb_store *st, bool *fresh)
+{
+	int app_id, version, objects;
+
+	*fresh = false;
+	if (pragma_int(st, "PRAGMA application_id", &app_id) < 0 ||
+	    pragma_int(st, "PRAGMA user_version", &version) < 0 ||
+	    pragma_int(st, "SELECT count(*) FROM sqlite_master", &objects) < 0)
+		return -1;
+	if (app_id == 0 && version == 0 && objects == 0) {
+		*fresh = true;
+		return 0;
+	}
+	if (app_id != VTB_STORE_APPLICATION_ID)
+		return vtb_error("'%s' is not a vtbench database", st->path);
+	if (version > VTB_STORE_SCHEMA)
+		return vtb_error(
+			"'%s' was written by a newer vtbench (schema %d, this one knows %d)",
+			st->path, version, VTB_STORE_SCHEMA);
+	return 0;
+}
+
+/* Broken references in the database (PRAGMA foreign_key_check rows). */
+static int fk_violations(struct vtb_store *st, int64_t *n, char **table)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	*n = 0;
+	if (prepare(st, "PRAGMA foreign_key_check", &s) < 0)
+		return -1;
+	for (;;) {
+		if (step(st, s, "check foreign keys", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		if (!*n && table)
+			*table = vtb_strdup(column_text(s, 0));
+		(*n)++;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* A migration step must not break a reference: more violations after
+ * it than before (a row deleted by hand with foreign keys off, outside
+ * vtbench, is an old one and does not stop the migration). */
+static int fk_check(struct vtb_store *st, int64_t before)
+{
+	char *table = NULL;
+	int64_t after;
+
+	if (fk_violations(st, &after, &table) < 0)
+		return -1;
+	if (after > before) {
+		vtb_error("migrating '%s' broke a reference in table '%s'", st->path,
+			  table ? table : "?");
+		free(table);
+		return -1;
+	}
+	free(table);
+	return 0;
+}
+
+static int migrate(struct vtb_store *st)
+{
+	int version, ret = -1;
+	char *set_version = NULL;
+
+	/* Steps that rebuild a table must not cascade its deletion into
+	 * the tables that refer to it: foreign keys are off while migrating
+	 * (the pragma is a no-op inside a transaction) and checked before
+	 * each step commits. */
+	if (exec_sql(st, "PRAGMA foreign_keys = OFF", "migrate the schema") < 0)
+		return -1;
+	for (;;) {
+		int64_t fk_before;
+
+		if (begin(st) < 0)
+			goto out;
+		/* Read again under the write lock: another vtbench may have
+		 * migrated while we waited. */
+		if (vtb_store_schema_version(st, &version) < 0)
+			goto out;
+		if (version > VTB_STORE_SCHEMA) {
+			vtb_error(
+				"'%s' was written by a newer vtbench (schema %d, this one knows %d)",
+				st->path, version, VTB_STORE_SCHEMA);
+			goto out;
+		}
+		if (version == VTB_STORE_SCHEMA)
+			break;
+		if (fk_violations(st, &fk_before, NULL) < 0 ||
+		    exec_sql(st, migrations[version], "migrate the schema") < 0)
+			goto out;
+		/* PRAGMA takes no bound parameters; the value is our integer. */
+		free(set_version);
+		set_version = vtb_asprintf("PRAGMA user_version = %d", version + 1);
+		if (!set_version) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (exec_sql(st, set_version, "migrate the schema") < 0 ||
+		    fk_check(st, fk_before) < 0 || commit(st) < 0)
+			goto out;
+	}
+	if (commit(st) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		rollback(st);
+	if (exec_sql(st, "PRAGMA foreign_keys = ON", "enable foreign keys") < 0)
+		ret = -1;
+	free(set_version);
+	return ret;
+}
+
+static int store_open(const char *path, bool ro, struct vtb_store **out)
+{
+	struct vtb_store *st;
+	sqlite3_stmt *s = NULL;
+	bool fresh, row;
+	int ret = -1, flags;
+
+	*out = NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		return vtb_error("out of memory");
+	}
+	st->ro = ro;
+	flags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+		SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		if (!st->db)
+			vtb_error("cannot open '%s': out of memory", path);
+		else
+			vtb_error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
+		goto out;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	/* Several vtbench processes may share a database (run + compare). */
+	sqlite3_busy_timeout(st->db, 10000);
+	if (check_identity(st, &fresh) < 0)
+		goto out;
+	if (ro && fresh) {
+		vtb_error("'%s' is not a vtbench database (it is empty)", path);
+		goto out;
+	}
+	if (exec_sql(st, "PRAGMA foreign_keys = ON", "enable foreign keys") < 0)
+		goto out;
+	if (!ro) {
+		if (prepare(st, "PRAGMA journal_mode = WAL", &s) < 0 ||
+		    step(st, s, "switch to WAL", &row) < 0)
+			goto out;
+		/* :memory: and temporary databases have no WAL */
+		if (!row ||
+		    (strcmp(column_text(s, 0), "wal") && strcmp(column_text(s, 0), "memory"))) {
+			vtb_error("cannot switch '%s' to WAL (journal mode '%s')", path,
+				  row ? column_text(s, 0) : "?");
+			goto out;
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+		if (exec_sql(st, "PRAGMA synchronous = FULL", "set synchronous") < 0 ||
+		    migrate(st) < 0)
+			goto out;
+	}
+	*out = st;
+	st = NULL;
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	vtb_store_close(st);
+	return ret;
+}
+
+int vtb_store_open(const char *path, struct vtb_store **out)
+{
+	return store_open(path, false, out);
+}
+
+int vtb_store_open_ro(const char *path, struct vtb_store **out)
+{
+	struct vtb_store *mem = NULL;
+	sqlite3_backup *b;
+	int version, rc;
+
+	if (store_open(path, true, out) < 0)
+		return -1;
+	if (vtb_store_schema_version(*out, &version) < 0)
+		goto fail;
+	if (version == VTB_STORE_SCHEMA)
+		return 0;
+	/* An older database: its queries need the current schema, but a
+	 * read-only command must not write to it (it may be on a read-only
+	 * mount, or another vtbench's).  Migrate an in-memory copy. */
+	if (store_open(":memory:", false, &mem) < 0)
+		goto fail;
+	b = sqlite3_backup_init(mem->db, "main", (*out)->db, "main");
+	if (!b) {
+		vtb_error("cannot copy '%s' to migrate it: %s", path, sqlite3_errmsg(mem->db));
+		goto fail;
+	}
+	rc = sqlite3_backup_step(b, -1);
+	sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		vtb_error("cannot copy '%s' to migrate it: %s", path, sqlite3_errstr(rc));
+		goto fail;
+	}
+	free(mem->path);
+	mem->path = vtb_strdup(path);
+	if (!mem->path) {
+		vtb_error("out of memory");
+		goto fail;
+	}
+	if (migrate(mem) < 0) {
+		vtb_error("'%s' has schema %d and could not be migrated to %d: %s", path, version,
+			  VTB_STORE_SCHEMA, vtb_errmsg());
+		goto fail;
+	}
+	mem->ro = true;
+	vtb_store_close(*out);
+	*out = mem;
+	return 0;
+fail:
+	vtb_store_close(mem);
+	vtb_store_close(*out);
+	*out = NULL;
+	return -1;
+}
+
+void vtb_store_close(struct vtb_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+/*
+ * Crafted databases.  A database is a file anyone may hand over, and its
+ * schema may have been edited (a NOT NULL or a CHECK dropped) with
+ * integrity_check still "ok": a NULL metric crashed compare, NULLs and
+ * text that is not UTF-8 elsewhere became "out of memory".  So every row
+ * read through store_query_each() is checked against the schema this vtbench
+ * writes (built once, in memory, from the migrations): a NULL where it
+ * says NOT NULL, text that is not UTF-8 or holds a NUL, a number column
+ * holding text, a JSON column that is not JSON.  Each is an input error
+ * naming the table, the column and the row (the query selects the rows'
+ * ids for this).
+ */
+struct ref_col {
+	char *table, *name;
+	bool notnull, number, json, pk;
+};
+
+static struct {
+	pthread_once_t once;
+	struct ref_col *cols;
+	size_t n;
+	bool failed;
+} ref = { .once = PTHREAD_ONCE_INIT };
+
+/* Is "json_valid(NAME)" in @sql? */
+static bool json_checked(const char *sql, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = sql; (p = strstr(p, "json_valid(")); p++)
+		if (!strncmp(p + 11, name, n) && p[11 + n] == ')')
+			return true;
+	return false;
+}
+
+static void ref_build(void)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *t = NULL, *c = NULL;
+
+	ref.failed = true;
+	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		goto out;
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(migrations); i++)
+		if (sqlite3_exec(db, migrations[i], NULL, NULL, NULL) != SQLITE_OK)
+			goto out;
+	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
+			       &t, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    db, "SELECT name, upper(type), \"notnull\", pk FROM pragma_table_info(?1)", -1,
+		    &c, NULL) != SQLITE_OK)
+		goto out;
+	while (sqlite3_step(t) == SQLITE_ROW) {
+		const char *table = (const char *)sqlite3_column_text(t, 0);
+		const char *sql = (const char *)sqlite3_column_text(t, 1);
+
+		sqlite3_reset(c);
+		if (sqlite3_bind_text(c, 1, table, -1, SQLITE_TRANSIENT) != SQLITE_OK)
+			goto out;
+		while (sqlite3_step(c) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(c, 0);
+			const char *type = (const char *)sqlite3_column_text(c, 1);
+			struct ref_col *g = realloc(ref.cols, (ref.n + 1) * sizeof(*g));
+
+			if (!g)
+				goto out;
+			ref.cols = g;
+			g[ref.n] = (struct ref_col){
+				.table = strdup(table),
+				.name = strdup(name),
+				.notnull = sqlite3_column_int(c, 2) != 0,
+				.number = !strcmp(type, "INTEGER") || !strcmp(type, "REAL"),
+				.json = json_checked(sql, name),
+				.pk = sqlite3_column_int(c, 3) != 0,
+			};
+			if (!g[ref.n].table || !g[ref.n].name)
+				goto out;
+			ref.n++;
+		}
+	}
+	ref.failed = false;
+out:
+	sqlite3_finalize(t);
+	sqlite3_finalize(c);
+	sqlite3_close(db);
+}
+
+static const struct ref_col *ref_find(const char *table, const char *name)
+{
+	for (size_t i = 0; table && name && i < ref.n; i++)
+		if (!strcmp(ref.cols[i].table, table) && !strcmp(ref.cols[i].name, name))
+			return &ref.cols[i];
+	return NULL;
+}
+
+int store_row_check_init(struct vtb_store *st, sqlite3_stmt *s, struct row_check *rc)
+{
+	pthread_once(&ref.once, ref_build);
+	rc->n = sqlite3_column_count(s);
+	rc->col = calloc((size_t)rc->n + 1, sizeof(*rc->col));
+	rc->idcol = calloc((size_t)rc->n + 1, sizeof(*rc->idcol));
+	if (ref.failed || !rc->col || !rc->idcol)
+		return vtb_error("cannot check the rows of '%s': out of memory", st->path);
+	for (int i = 0; i < rc->n; i++)
+		rc->col[i] = ref_find(sqlite3_column_table_name(s, i),
+				      sqlite3_column_origin_name(s, i));
+	for (int i = 0; i < rc->n; i++) {
+		rc->idcol[i] = -1;
+		for (int j = 0; rc->col[i] && j < rc->n; j++)
+			if (rc->col[j] && rc->col[j]->pk &&
+			    !strcmp(rc->col[j]->table, rc->col[i]->table))
+				rc->idcol[i] = j;
+	}
+	return 0;
+}
+
+void store_row_check_release(struct row_check *rc)
+{
+	free(rc->col);
+	free(rc->idcol);
+}
+
+static int bad_row(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc, int i,
+		   const char *what)
+{
+	const struct ref_col *c = rc->col[i];
+
+	st->bad_content = true;
+	if (rc->idcol[i] >= 0)
+		return vtb_error("'%s' is damaged or crafted: table %s, row %lld: column %s %s",
+				 st->path, c->table,
+				 (long long)sqlite3_column_int64(s, rc->idcol[i]), c->name, what);
+	return vtb_error("'%s' is damaged or crafted: table %s: column %s %s", st->path, c->table,
+			 c->name, what);
+}
+
+int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc)
+{
+	for (int i = 0; i < rc->n; i++) {
+		const struct ref_col *c = rc->col[i];
+		const char *t;
+		int type, len;
+
+		/* a rowid is an integer: nothing to check */
+		if (c && c->pk)
+			continue;
+		type = sqlite3_column_type(s, i);
+		/* a computed column (coalesce, group_concat, a union): no table
+		 * to name, but its text is still from the file */
+		if (!c) {
+			if (type != SQLITE_TEXT)
+				continue;
+			t = (const char *)sqlite3_column_text(s, i);
+			len = sqlite3_column_bytes(s, i);
+			if (!t)
+				return vtb_error("cannot read '%s': out of memory", st->path);
+			if (memchr(t, '\0', (size_t)len) || !vtb_utf8_valid(t, (size_t)len)) {
+				st->bad_content = true;
+				return vtb_error(
+					"'%s' is damaged or crafted: column %d (%s) of a query "
+					"is not UTF-8 text",
+					st->path, i + 1, sqlite3_column_name(s, i));
+			}
+			continue;
+		}
+		if (type == SQLITE_NULL) {
+			/* NULL throughout: a row a LEFT JOIN did not find */
+			if (c->notnull && !(rc->idcol[i] >= 0 &&
+					    sqlite3_column_type(s, rc->idcol[i]) == SQLITE_NULL))
+				return bad_row(st, s, rc, i, "is NULL, which the schema forbids");
+			continue;
+		}
+		if (c->number) {
+			if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+				return bad_row(st, s, rc, i, "is not a number");
+			continue;
+		}
+		t = (const char *)sqlite3_column_text(s, i);
+		len = sqlite3_column_bytes(s, i);
+		if (!t)
+			return vtb_error("cannot read '%s': out of memory", st->path);
+		if (memchr(t, '\0', (size_t)len) || !vtb_utf8_valid(t, (size_t)len))
+			return bad_row(st, s, rc, i, "is not UTF-8 text");
+		if (c->json) {
+			json_t *j = json_loadb(t, (size_t)len, JSON_DECODE_ANY, NULL);
+
+			if (!j)
+				return bad_row(st, s, rc, i, "is not JSON");
+			json_decref(j);
+		}
+	}
+	return 0;
+}
