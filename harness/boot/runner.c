@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <libgen.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -914,7 +913,7 @@ out:
 }
 
 static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
-			  struct vtb_hosttopo *host, struct vtb_matrix *m, json_t *state,
+			  const struct vtb_hosttopo *host, struct vtb_matrix *m, json_t *state,
 			  int64_t *campaign, struct vtb_run_result *res)
 {
 	struct vtb_host_info hi = {
@@ -1111,82 +1110,119 @@ static int open_guests(const struct vtb_run_opts *o, const struct vtb_matrix *m,
 	return 0;
 }
 
-int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
+/* run says it measures this machine, whatever host the matrix names */
+static void warn_host_topology(const struct vtb_run_opts *o)
 {
-	struct vtb_hosttopo *host = NULL;
-	struct vtb_matrix *m = NULL;
-	struct vtb_store *st = NULL;
-	struct vtb_bootref *order = NULL;
-	struct boot_ctx b = { .o = o };
-	struct sigstate ss;
-	size_t n_order = 0, i, todo = 0, done = 0;
-	bool *skip = NULL, db_existed, campaign_open = false;
-	uint64_t t0 = vtb_now_ns();
-	int ret = -1;
+	char *ht = NULL, *msg;
 
-	memset(res, 0, sizeof(*res));
-	b.t0 = t0;
-	signals_take(&ss, &b.waitmask);
-	res->fail = VTB_RUN_INFRA;
-	if (vtb_hosttopo_load(NULL, &host))
-		goto out;
-	res->fail = VTB_RUN_INPUT;
-	b.model = &host->model;
-	{
-		/* membw's size = auto follows it: say where the figure comes from */
-		char *msg = vtb_asprintf("host llc: %s", host->llc_source);
-
+	if (vtb_matrix_host_topology(o->matrix, &ht) == 0 && ht) {
+		msg = vtb_asprintf(
+			"host_topology = '%s' is for vtbench plan: run measures this machine", ht);
 		if (msg)
-			note(msg, (void *)o);
+			warn(o, msg);
 		free(msg);
 	}
-	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
-		goto out;
-	if (o->reps > 0 || o->reps_auto)
-		vtb_matrix_set_reps(m, o->reps_auto ? 0 : o->reps);
-	if (m->reps_auto && m->order == VTB_ORDER_SEQUENTIAL) {
-		vtb_error("reps = auto boots in interleaved rounds: '%s' has order = sequential",
-			  o->matrix);
-		goto out;
-	}
-	{
-		char *ht = NULL, *msg;
+	free(ht);
+}
 
-		if (vtb_matrix_host_topology(o->matrix, &ht) == 0 && ht) {
-			msg = vtb_asprintf(
-				"host_topology = '%s' is for vtbench plan: run measures this machine",
-				ht);
-			if (msg)
-				warn(o, msg);
-			free(msg);
-		}
-		free(ht);
+int vtb_run_load(const struct vtb_run_opts *o, const struct vtb_hosttopo *host,
+		 struct vtb_run_input *in, struct vtb_run_result *res)
+{
+	char *msg;
+
+	memset(res, 0, sizeof(*res));
+	memset(in, 0, sizeof(*in));
+	in->host = host;
+	res->fail = VTB_RUN_INPUT;
+	/* membw's size = auto follows it: say where the figure comes from */
+	msg = vtb_asprintf("host llc: %s", host->llc_source);
+	if (msg)
+		note(msg, (void *)o);
+	free(msg);
+	if (vtb_matrix_load(o->matrix, &host->ctx, &in->m))
+		return -1;
+	if (o->reps > 0 || o->reps_auto)
+		vtb_matrix_set_reps(in->m, o->reps_auto ? 0 : o->reps);
+	if (in->m->reps_auto && in->m->order == VTB_ORDER_SEQUENTIAL)
+		return vtb_error(
+			"reps = auto boots in interleaved rounds: '%s' has order = sequential",
+			o->matrix);
+	warn_host_topology(o);
+	if (apply_only(in->m, o->only, res) ||
+	    vtb_matrix_boot_order(in->m, &in->order, &in->n_order))
+		return -1;
+	res->db = strdup(o->db ? o->db : in->m->db);
+	if (!res->db)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+void vtb_run_input_release(struct vtb_run_input *in)
+{
+	if (!in)
+		return;
+	free(in->order);
+	vtb_matrix_free(in->m);
+	memset(in, 0, sizeof(*in));
+}
+
+/* reps = N: the boots in the matrix's order, those already stored skipped */
+static int run_fixed(struct boot_ctx *b, const struct vtb_run_input *in, const bool *skip,
+		     size_t todo, struct vtb_run_result *res, size_t *done)
+{
+	size_t i;
+
+	for (i = 0; i < in->n_order && !res->interrupted; i++) {
+		struct vtb_progress p = { .index = *done + 1, .total = todo, .undecided = -1 };
+
+		if (skip[i])
+			continue;
+		if (run_one(b, &in->m->configs[in->order[i].config], in->order[i].rep, &p, res,
+			    done) < 0)
+			return -1;
 	}
-	if (apply_only(m, o->only, res) || vtb_matrix_boot_order(m, &order, &n_order))
-		goto out;
-	res->db = strdup(o->db ? o->db : m->db);
-	if (!res->db) {
+	return 0;
+}
+
+/* The campaign's boots, once it is open in the store */
+static int run_campaign(struct boot_ctx *b, const struct vtb_run_opts *o,
+			const struct vtb_run_input *in, struct vtb_run_result *res)
+{
+	struct vtb_matrix *m = in->m;
+	size_t todo = 0, done = 0;
+	bool *skip = calloc(in->n_order ? in->n_order : 1, sizeof(*skip));
+	int ret = -1;
+
+	if (!skip) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	/* an existing file that is no vtbench database is the user's input */
-	db_existed = access(res->db, F_OK) == 0;
-	if (!db_existed) {
-		char *dir = strdup(res->db);
-		bool missing = dir && access(dirname(dir), F_OK) < 0;
-
-		if (missing)
-			vtb_error("cannot create database '%s': directory '%s' does not exist",
-				  res->db, dir);
-		free(dir);
-		if (missing)
-			goto out;
-	}
-	res->fail = db_existed ? VTB_RUN_INPUT : VTB_RUN_INFRA;
-	if (vtb_store_open(res->db, &st))
+	if (!m->reps_auto &&
+	    plan_todo(b->st, b->campaign, m, in->order, in->n_order, skip, &todo, res))
 		goto out;
+	report_not_runnable(o, b->st, b->campaign, m);
+	if ((m->reps_auto ? run_auto(b, o, m, res, &done)
+			  : run_fixed(b, in, skip, todo, res, &done)) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(skip);
+	return ret;
+}
+
+int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct vtb_store *st,
+	    struct vtb_run_result *res)
+{
+	struct vtb_matrix *m = in->m;
+	struct boot_ctx b = { .o = o, .st = st };
+	struct sigstate ss;
+	bool campaign_open = false;
+	int ret = -1;
+
+	b.t0 = vtb_now_ns();
+	signals_take(&ss, &b.waitmask);
 	res->fail = VTB_RUN_INFRA;
-	b.st = st;
+	b.model = &in->host->model;
 	b.timeout_ns = m->timeout_ns;
 	b.placement_interval_ns = m->placement_interval_ns;
 	b.state = vtb_hoststate_snapshot("/");
@@ -1196,35 +1232,11 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	}
 	if (open_guests(o, m, &b, res))
 		goto out;
-	if (start_campaign(o, st, host, m, b.state, &b.campaign, res))
+	if (start_campaign(o, st, in->host, m, b.state, &b.campaign, res))
 		goto out;
 	campaign_open = true;
-	skip = calloc(n_order ? n_order : 1, sizeof(*skip));
-	if (!skip) {
-		vtb_error("out of memory");
+	if (run_campaign(&b, o, in, res))
 		goto out;
-	}
-	if (!m->reps_auto && plan_todo(st, b.campaign, m, order, n_order, skip, &todo, res))
-		goto out;
-	report_not_runnable(o, st, b.campaign, m);
-
-	if (m->reps_auto) {
-		if (run_auto(&b, o, m, res, &done) < 0)
-			goto out;
-	} else {
-		for (i = 0; i < n_order && !res->interrupted; i++) {
-			struct vtb_progress p = { .index = done + 1,
-						  .total = todo,
-						  .undecided = -1 };
-			int r;
-
-			if (skip[i])
-				continue;
-			r = run_one(&b, &m->configs[order[i].config], order[i].rep, &p, res, &done);
-			if (r < 0)
-				goto out;
-		}
-	}
 	campaign_open = false;
 	if (res->interrupted)
 		res->stop_signal = stop_flag ? (int)stop_flag : SIGINT;
@@ -1245,12 +1257,7 @@ out:
 	}
 	signals_give_back(&ss);
 	json_decref(b.state);
-	free(skip);
-	free(order);
-	vtb_store_close(st);
 	vtb_vmhost_free(b.vh);
-	vtb_matrix_free(m);
-	vtb_hosttopo_free(host);
 	return ret;
 }
 
