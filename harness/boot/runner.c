@@ -415,6 +415,201 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 	return 0;
 }
 
+/* A group's boots: what the boot returns and what is stored, per VM */
+struct vm_group {
+	size_t n;
+	const struct vtb_plan *plan; /* planned once, when the matrix was loaded */
+	char uuid[37];		     /* vms > 1: the group's */
+	struct vtb_vmboot_result *vr;
+	struct vtb_vm_boot_info *vmi;
+	struct vtb_boot_info *info;
+	const struct vtb_boot_records **recs;
+	struct vtb_vmboot_vm *vms;
+	struct vm_store *v;
+};
+
+static int vm_group_init(struct vm_group *g, const struct boot_ctx *b, const struct vtb_config *c)
+{
+	size_t n = c->req.vms ? (size_t)c->req.vms : 1;
+
+	*g = (struct vm_group){ .n = n, .plan = b->model ? c->plan : NULL };
+	g->vr = calloc(n, sizeof(*g->vr));
+	g->vmi = calloc(n, sizeof(*g->vmi));
+	g->info = calloc(n, sizeof(*g->info));
+	g->recs = calloc(n, sizeof(*g->recs));
+	g->vms = calloc(n, sizeof(*g->vms));
+	g->v = calloc(n, sizeof(*g->v));
+	if (!g->vr || !g->vmi || !g->info || !g->recs || !g->vms || !g->v)
+		return vtb_error("out of memory");
+	if (g->plan && (size_t)g->plan->req.vms != n)
+		return vtb_error("%s: the plan has %d VMs side by side, the configuration %zu",
+				 c->label, g->plan->req.vms, n);
+	if (n > 1 && vtb_uuid(g->uuid))
+		return -1;
+	return 0;
+}
+
+static void vm_group_release(struct vm_group *g)
+{
+	for (size_t k = 0; g->vr && k < g->n; k++)
+		vtb_vmboot_result_release(&g->vr[k]);
+	for (size_t k = 0; g->v && k < g->n; k++)
+		vm_store_release(&g->v[k]);
+	free(g->vr);
+	free(g->vmi);
+	free(g->info);
+	free(g->recs);
+	free(g->vms);
+	free(g->v);
+}
+
+/* Each VM's identity, job and CPUs */
+static int vm_group_jobs(struct vm_group *g, const struct vtb_config *c, int rep)
+{
+	for (size_t k = 0; k < g->n; k++) {
+		struct vm_store *v = &g->v[k];
+
+		if (vtb_random_hex(v->nonce, 16) || vtb_uuid(v->uuid))
+			return -1;
+		v->job = vtb_job_json(c, v->nonce, v->uuid, rep);
+		v->cpus = vtb_cpuset_format(g->plan ? &g->plan->vm[k].cpus : &c->cpus);
+		if (!v->job || !v->cpus)
+			return -1;
+		g->vms[k] = (struct vtb_vmboot_vm){ .uuid = v->uuid,
+						    .nonce = v->nonce,
+						    .job_json = v->job };
+	}
+	return 0;
+}
+
+/* Boots the group; 1 when a stop request interrupted it (nothing to store) */
+static int vm_group_boot(struct boot_ctx *b, const struct vtb_config *c, struct vm_group *g)
+{
+	struct vtb_vmboot_group_req req = {
+		.config = c,
+		.model = b->model,
+		.vms = g->vms,
+		.n = g->n,
+		.timeout_ns = b->timeout_ns,
+		.placement_interval_ns = b->placement_interval_ns,
+		.stop = &stop_flag,
+		.waitmask = &b->waitmask,
+		.tick = tick,
+		.tick_arg = b,
+	};
+
+	if (vtb_vm_boot_group(b->vh, &req, g->vr))
+		return -1;
+	for (size_t k = 0; k < g->n; k++)
+		if (!strcmp(g->vr[k].out.status, "interrupted"))
+			return 1;
+	return 0;
+}
+
+/* VM @k's status: its cells, the kernel it reports, the pinning libvirt
+ * applied, the sched profile, its view against the plan. */
+static int vm_judge(struct boot_ctx *b, const struct vtb_config *c, struct vm_group *g, size_t k)
+{
+	struct vm_store *v = &g->v[k];
+	struct vtb_boot_outcome *o = &g->vr[k].out;
+	const struct vtb_boot_records *r = vtb_rec_parser_result(o->parser);
+	const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel")) : NULL;
+
+	g->recs[k] = r;
+	vtb_boot_check_cells(o, c);
+	v->status = o->status;
+	/* the kernel we booted, read from its image: the guest's uname -r
+	 * is its word only, kept in the header */
+	if (gk && strcmp(gk, b->vh->stage->release))
+		vm_warn(b, v,
+			vtb_asprintf("the guest reports kernel '%s' but '%s' (%s) was booted", gk,
+				     b->vh->stage->release, b->vh->stage->kernel));
+	check_live_pins(v, g->vr[k].placement, g->plan, (int)k);
+	if (check_sched(v, c, r) < 0 || judge_view(v, c, r, g->plan, (int)k) < 0)
+		return -1;
+	if (!strcmp(v->status, "unexpected-topology"))
+		vm_warn(b, v,
+			vtb_asprintf("%sthe guest's topology differs from the plan: %s",
+				     g->n > 1 ? "side-by-side VM: " : "", v->diff));
+	v->probe = dump_json(r->probe);
+	v->sched = dump_json(r->sched);
+	v->steal_before = dump_json(r->steal_before);
+	v->steal_after = dump_json(r->steal_after);
+	return 0;
+}
+
+/* VM @k's rows for the store; its warnings: its own, then the group's
+ * pre-boot ones */
+static void vm_describe(const struct boot_ctx *b, const struct vtb_config *c, int rep,
+			struct vm_group *g, size_t k, char *const *warns, size_t n_warns)
+{
+	struct vm_store *v = &g->v[k];
+	const struct vtb_vmboot_result *vr = &g->vr[k];
+
+	g->vmi[k] = (struct vtb_vm_boot_info){
+		.accelerator = b->vh->accel,
+		.cpu_model = b->vh->cpu_model,
+		.guest_kernel = b->vh->stage->release,
+		.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
+		.qemu_version = vtb_hv_qemu_version(b->vh->hv),
+		.live_xml = vr->live_xml,
+		.console_tail = vr->out.stderr_tail,
+		.vm_index = (int)k,
+		.vms = (int)g->n,
+		.group_uuid = g->n > 1 ? g->uuid : NULL,
+		.claims = vr->claims,
+		.placement = vr->placement,
+		.probe = v->probe,
+		.sched = v->sched,
+		.topology_check = v->check,
+		.topology_diff = v->diff,
+		.view = v->view,
+		.tree = v->tree,
+		.digest = v->view && v->tree ? v->digest : NULL,
+		.levels = v->levels,
+		.cpuid = v->cpuid,
+		.steal_before = v->steal_before,
+		.steal_after = v->steal_after,
+	};
+	for (size_t i = 0; i < n_warns && v->n_warns < VTB_ARRAY_SIZE(v->warns); i++)
+		if ((v->warns[v->n_warns] = vtb_strdup(warns[i])))
+			v->n_warns++;
+	g->info[k] = (struct vtb_boot_info){
+		.campaign_id = b->campaign,
+		.uuid = v->uuid,
+		.config_key = c->key,
+		.rep = rep,
+		.status = v->status,
+		.error = v->error ? v->error : vr->out.error,
+		.started_ns = vr->out.started_ns,
+		.ended_ns = vr->out.ended_ns,
+		.nonce = v->nonce,
+		.cpus = v->cpus,
+		.confinement = "none",
+		.vm = &g->vmi[k],
+		.warnings = (const char **)v->warns,
+		.n_warnings = v->n_warns,
+	};
+}
+
+/* The group's summary for the progress line: the first VM not ok */
+static void vm_group_summary(const struct vm_group *g, struct vtb_boot_outcome *out)
+{
+	const struct vtb_boot_info *info = g->info;
+	size_t k, n = g->n;
+
+	for (k = 0; k < n && !strcmp(info[k].status, "ok"); k++)
+		;
+	k = k < n ? k : 0;
+	out->status = info[k].status;
+	out->error = info[k].error
+			     ? (n > 1 ? vtb_asprintf("VM %zu of %zu: %s", k + 1, n, info[k].error)
+				      : vtb_strdup(info[k].error))
+			     : NULL;
+	if (!strcmp(out->status, "unexpected-topology") && !out->error && g->v[k].diff)
+		out->error = vtb_strdup(g->v[k].diff);
+}
+
 /*
  * Boots the VMs of configuration @c (vms = N side by side: created
  * paused, resumed together) for rep @rep, checks each guest's view
@@ -425,37 +620,12 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			struct vtb_boot_outcome *out, struct vtb_run_result *res)
 {
-	size_t n = (size_t)c->req.vms, k;
-	struct vtb_vmboot_result *vr = NULL;
-	struct vtb_vm_boot_info *vmi = NULL;
-	struct vtb_boot_info *info = NULL;
-	const struct vtb_boot_records **recs = NULL;
-	struct vtb_vmboot_vm *vms = NULL;
-	struct vm_store *v = NULL;
-	/* planned once, when the matrix was loaded */
-	const struct vtb_plan *plan = b->model ? c->plan : NULL;
-	char *warns[3] = { NULL, NULL, NULL }, group[37] = "";
-	size_t n_warns = 0, i;
+	struct vm_group g;
+	char *warns[3] = { NULL, NULL, NULL };
+	size_t n_warns = 0, i, k;
 	int ret = -1;
 
-	if (!n)
-		n = 1;
-	vr = calloc(n, sizeof(*vr));
-	vmi = calloc(n, sizeof(*vmi));
-	info = calloc(n, sizeof(*info));
-	recs = calloc(n, sizeof(*recs));
-	vms = calloc(n, sizeof(*vms));
-	v = calloc(n, sizeof(*v));
-	if (!vr || !vmi || !info || !recs || !vms || !v) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	if (plan && (size_t)plan->req.vms != n) {
-		vtb_error("%s: the plan has %d VMs side by side, the configuration %zu", c->label,
-			  plan->req.vms, n);
-		goto out;
-	}
-	if (n > 1 && vtb_uuid(group))
+	if (vm_group_init(&g, b, c))
 		goto out;
 	preboot_checks(b, c, warns, &n_warns);
 	for (i = 0; i < n_warns; i++)
@@ -464,143 +634,27 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		ret = 1;
 		goto out;
 	}
-	for (k = 0; k < n; k++) {
-		if (vtb_random_hex(v[k].nonce, 16) || vtb_uuid(v[k].uuid))
-			goto out;
-		v[k].job = vtb_job_json(c, v[k].nonce, v[k].uuid, rep);
-		v[k].cpus = vtb_cpuset_format(plan ? &plan->vm[k].cpus : &c->cpus);
-		if (!v[k].job || !v[k].cpus)
-			goto out;
-		vms[k] = (struct vtb_vmboot_vm){ .uuid = v[k].uuid,
-						 .nonce = v[k].nonce,
-						 .job_json = v[k].job };
-	}
-	{
-		struct vtb_vmboot_group_req g = {
-			.config = c,
-			.model = b->model,
-			.vms = vms,
-			.n = n,
-			.timeout_ns = b->timeout_ns,
-			.placement_interval_ns = b->placement_interval_ns,
-			.stop = &stop_flag,
-			.waitmask = &b->waitmask,
-			.tick = tick,
-			.tick_arg = b,
-		};
-
-		if (vtb_vm_boot_group(b->vh, &g, vr))
-			goto out;
-	}
-	for (k = 0; k < n; k++)
-		if (!strcmp(vr[k].out.status, "interrupted")) {
-			ret = 1;
-			goto out;
-		}
-	for (k = 0; k < n; k++) {
-		struct vtb_boot_outcome *o = &vr[k].out;
-		const struct vtb_boot_records *r = vtb_rec_parser_result(o->parser);
-		const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel"))
-					   : NULL;
-
-		recs[k] = r;
-		vtb_boot_check_cells(o, c);
-		v[k].status = o->status;
-		/* the kernel we booted, read from its image: the guest's
-		 * uname -r is its word only, kept in the header */
-		if (gk && strcmp(gk, b->vh->stage->release))
-			vm_warn(b, &v[k],
-				vtb_asprintf(
-					"the guest reports kernel '%s' but '%s' (%s) was booted",
-					gk, b->vh->stage->release, b->vh->stage->kernel));
-		check_live_pins(&v[k], vr[k].placement, plan, (int)k);
-		if (check_sched(&v[k], c, r) < 0)
-			goto out;
-		if (judge_view(&v[k], c, r, plan, (int)k) < 0)
-			goto out;
-		if (!strcmp(v[k].status, "unexpected-topology"))
-			vm_warn(b, &v[k],
-				vtb_asprintf("%sthe guest's topology differs from the plan: %s",
-					     n > 1 ? "side-by-side VM: " : "", v[k].diff));
-		v[k].probe = dump_json(r->probe);
-		v[k].sched = dump_json(r->sched);
-		v[k].steal_before = dump_json(r->steal_before);
-		v[k].steal_after = dump_json(r->steal_after);
-		vmi[k] = (struct vtb_vm_boot_info){
-			.accelerator = b->vh->accel,
-			.cpu_model = b->vh->cpu_model,
-			.guest_kernel = b->vh->stage->release,
-			.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
-			.qemu_version = vtb_hv_qemu_version(b->vh->hv),
-			.live_xml = vr[k].live_xml,
-			.console_tail = o->stderr_tail,
-			.vm_index = (int)k,
-			.vms = (int)n,
-			.group_uuid = n > 1 ? group : NULL,
-			.claims = vr[k].claims,
-			.placement = vr[k].placement,
-			.probe = v[k].probe,
-			.sched = v[k].sched,
-			.topology_check = v[k].check,
-			.topology_diff = v[k].diff,
-			.view = v[k].view,
-			.tree = v[k].tree,
-			.digest = v[k].view && v[k].tree ? v[k].digest : NULL,
-			.levels = v[k].levels,
-			.cpuid = v[k].cpuid,
-			.steal_before = v[k].steal_before,
-			.steal_after = v[k].steal_after,
-		};
-		/* the boot's warnings: its own, then the group's pre-boot ones */
-		for (i = 0; i < n_warns && v[k].n_warns < VTB_ARRAY_SIZE(v[k].warns); i++)
-			if ((v[k].warns[v[k].n_warns] = vtb_strdup(warns[i])))
-				v[k].n_warns++;
-		info[k] = (struct vtb_boot_info){
-			.campaign_id = b->campaign,
-			.uuid = v[k].uuid,
-			.config_key = c->key,
-			.rep = rep,
-			.status = v[k].status,
-			.error = v[k].error ? v[k].error : o->error,
-			.started_ns = o->started_ns,
-			.ended_ns = o->ended_ns,
-			.nonce = v[k].nonce,
-			.cpus = v[k].cpus,
-			.confinement = "none",
-			.vm = &vmi[k],
-			.warnings = (const char **)v[k].warns,
-			.n_warnings = v[k].n_warns,
-		};
-	}
-	if (vtb_store_boots(b->st, info, recs, n))
+	if (vm_group_jobs(&g, c, rep))
 		goto out;
-	/* the group's summary for the progress line: the first VM not ok */
-	for (k = 0; k < n && !strcmp(info[k].status, "ok"); k++)
-		;
-	k = k < n ? k : 0;
-	out->status = info[k].status;
-	out->error = info[k].error
-			     ? (n > 1 ? vtb_asprintf("VM %zu of %zu: %s", k + 1, n, info[k].error)
-				      : vtb_strdup(info[k].error))
-			     : NULL;
-	if (!strcmp(out->status, "unexpected-topology") && !out->error && v[k].diff)
-		out->error = vtb_strdup(v[k].diff);
-	for (k = 0; k < n; k++)
-		tally(res, info[k].status);
+	ret = vm_group_boot(b, c, &g);
+	if (ret)
+		goto out;
+	ret = -1;
+	for (k = 0; k < g.n; k++) {
+		if (vm_judge(b, c, &g, k) < 0)
+			goto out;
+		vm_describe(b, c, rep, &g, k, warns, n_warns);
+	}
+	if (vtb_store_boots(b->st, g.info, g.recs, g.n))
+		goto out;
+	vm_group_summary(&g, out);
+	for (k = 0; k < g.n; k++)
+		tally(res, g.info[k].status);
 	ret = 0;
 out:
 	for (i = 0; i < n_warns; i++)
 		free(warns[i]);
-	for (k = 0; vr && k < n; k++)
-		vtb_vmboot_result_release(&vr[k]);
-	for (k = 0; v && k < n; k++)
-		vm_store_release(&v[k]);
-	free(vr);
-	free(vmi);
-	free(info);
-	free(recs);
-	free(vms);
-	free(v);
+	vm_group_release(&g);
 	return ret;
 }
 
