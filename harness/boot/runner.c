@@ -849,45 +849,136 @@ static uint64_t mix(uint64_t *state)
  * stop request, or when the next boot would end past the budget (at the
  * mean boot time so far).
  */
+/* reps = auto's state: per configuration, the next rep and whether
+ * compare wants more boots of it; this round's configurations */
+struct auto_state {
+	size_t *round;
+	int *next;
+	bool *more;
+	uint64_t seed;	 /* order = random:SEED */
+	double boot_sum; /* seconds booted so far, for the budget */
+};
+
+/* What --resume finds stored: reps 0..next-1 of each configuration */
+static int auto_stored(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
+		       struct vtb_run_result *res)
+{
+	for (size_t i = 0; i < m->n_configs; i++) {
+		bool exists = true;
+
+		while (m->configs[i].runnable && as->next[i] < m->max_reps && exists) {
+			if (vtb_store_boot_exists(b->st, b->campaign, m->configs[i].key,
+						  as->next[i], &exists))
+				return -1;
+			as->next[i] += exists;
+		}
+		res->skipped += (size_t)as->next[i];
+	}
+	return 0;
+}
+
+/* The configurations that boot this round, in order; @left: the most
+ * boots still possible. */
+static size_t auto_pick(const struct vtb_matrix *m, struct auto_state *as, size_t *left)
+{
+	size_t k = 0;
+
+	*left = 0;
+	for (size_t i = 0; i < m->n_configs; i++) {
+		if (!m->configs[i].runnable || as->next[i] >= m->max_reps ||
+		    (as->next[i] >= m->min_reps && !as->more[i]))
+			continue;
+		as->round[k++] = i;
+		*left += (size_t)(m->max_reps - as->next[i]);
+	}
+	if (m->order == VTB_ORDER_RANDOM)
+		for (size_t i = k; i > 1; i--) {
+			size_t j = (size_t)(mix(&as->seed) % i), t = as->round[i - 1];
+
+			as->round[i - 1] = as->round[j];
+			as->round[j] = t;
+		}
+	return k;
+}
+
+/* Says where a round after the first stands */
+static void auto_round_note(const struct vtb_run_opts *o, const struct vtb_matrix *m,
+			    const struct vtb_run_result *res, size_t k, size_t left)
+{
+	char *msg;
+
+	if (!res->rounds)
+		return;
+	if (res->undecided < 0)
+		msg = vtb_asprintf("reps = auto, round %zu: %lld boots a configuration before "
+				   "the first decision",
+				   res->rounds, m->min_reps);
+	else
+		msg = vtb_asprintf("reps = auto, round %zu: %ld compare row%s undecided; %zu "
+				   "configuration%s go%s on, at most %zu boot%s left",
+				   res->rounds, res->undecided, res->undecided == 1 ? "" : "s", k,
+				   k == 1 ? "" : "s", k == 1 ? "es" : "", left,
+				   left == 1 ? "" : "s");
+	if (msg)
+		note(msg, (void *)o);
+	free(msg);
+}
+
+/* One round's @k boots, until a stop request or the budget */
+static int auto_round(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
+		      size_t k, size_t left, struct vtb_run_result *res, size_t *done)
+{
+	for (size_t j = 0; j < k; j++) {
+		const struct vtb_config *c = &m->configs[as->round[j]];
+		struct vtb_progress p = { .index = *done + 1,
+					  .total = *done + left - j,
+					  .reps_auto = true,
+					  .undecided = res->undecided };
+		double elapsed = (double)(vtb_now_ns() - b->t0) / 1e9;
+
+		if (m->budget_ns && *done &&
+		    elapsed + as->boot_sum / (double)*done > (double)m->budget_ns / 1e9) {
+			res->budget_spent = true;
+			return 0;
+		}
+		if (run_one(b, c, as->next[as->round[j]], &p, res, done) < 0)
+			return -1;
+		if (res->interrupted)
+			return 0;
+		as->boot_sum += p.boot_seconds;
+		as->next[as->round[j]]++;
+	}
+	return 0;
+}
+
 static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const struct vtb_matrix *m,
 		    struct vtb_run_result *res, size_t *done)
 {
-	size_t n = m->n_configs, *round = calloc(n ? n : 1, sizeof(*round));
-	int *next = calloc(n ? n : 1, sizeof(*next));
-	bool *more = calloc(n ? n : 1, sizeof(*more));
-	uint64_t state = m->seed;
-	double boot_sum = 0;
+	size_t n = m->n_configs;
+	struct auto_state as = { .round = calloc(n ? n : 1, sizeof(*as.round)),
+				 .next = calloc(n ? n : 1, sizeof(*as.next)),
+				 .more = calloc(n ? n : 1, sizeof(*as.more)),
+				 .seed = m->seed };
 	int ret = -1;
 
 	res->reps_auto = true;
 	res->undecided = -1;
-	if (!round || !next || !more) {
+	if (!as.round || !as.next || !as.more) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	/* what --resume finds stored: reps 0..next-1 */
-	for (size_t i = 0; i < n; i++) {
-		bool exists = true;
-
-		while (m->configs[i].runnable && next[i] < m->max_reps && exists) {
-			if (vtb_store_boot_exists(b->st, b->campaign, m->configs[i].key, next[i],
-						  &exists))
-				goto out;
-			next[i] += exists;
-		}
-		res->skipped += (size_t)next[i];
-	}
+	if (auto_stored(b, m, &as, res))
+		goto out;
 	for (;;) {
-		size_t k = 0, left = 0;
+		size_t k, left;
 		bool any_min = false, bad = false;
-		char *msg;
 
 		for (size_t i = 0; i < n; i++)
-			any_min |= m->configs[i].runnable && next[i] >= m->min_reps;
+			any_min |= m->configs[i].runnable && as.next[i] >= m->min_reps;
 		/* the first time before any boot: a selection that cannot work
 		 * (an axis no configuration has) is found before hours of boots */
 		if ((any_min || !res->rounds) &&
-		    auto_decide(b, m, res->db, res->campaign, more, &res->undecided, &bad) < 0) {
+		    auto_decide(b, m, res->db, res->campaign, as.more, &res->undecided, &bad) < 0) {
 			if (bad)
 				vtb_error("auto_compare: %s", vtb_errmsg());
 			res->fail = bad ? VTB_RUN_INPUT : VTB_RUN_INFRA;
@@ -895,74 +986,28 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const stru
 		}
 		if (!any_min) {
 			res->undecided = -1;
-			memset(more, 0, n * sizeof(*more));
+			memset(as.more, 0, n * sizeof(*as.more));
 		}
-		for (size_t i = 0; i < n; i++) {
-			if (!m->configs[i].runnable || next[i] >= m->max_reps ||
-			    (next[i] >= m->min_reps && !more[i]))
-				continue;
-			round[k++] = i;
-			left += (size_t)(m->max_reps - next[i]);
-		}
+		k = auto_pick(m, &as, &left);
 		res->planned = *done + res->skipped + left;
-		if (res->rounds && res->undecided < 0)
-			msg = vtb_asprintf(
-				"reps = auto, round %zu: %lld boots a configuration before "
-				"the first decision",
-				res->rounds, m->min_reps);
-		else if (res->rounds)
-			msg = vtb_asprintf("reps = auto, round %zu: %ld compare row%s undecided; %zu "
-					   "configuration%s go%s on, at most %zu boot%s left",
-					   res->rounds, res->undecided,
-					   res->undecided == 1 ? "" : "s", k, k == 1 ? "" : "s",
-					   k == 1 ? "es" : "", left, left == 1 ? "" : "s");
-		else
-			msg = NULL;
-		if (msg)
-			note(msg, (void *)o);
-		free(msg);
+		auto_round_note(o, m, res, k, left);
 		if (!k) {
 			for (size_t i = 0; i < n; i++)
-				res->capped |= m->configs[i].runnable && next[i] >= m->max_reps &&
-					       more[i];
+				res->capped |= m->configs[i].runnable &&
+					       as.next[i] >= m->max_reps && as.more[i];
 			break;
 		}
-		if (m->order == VTB_ORDER_RANDOM)
-			for (size_t i = k; i > 1; i--) {
-				size_t j = (size_t)(mix(&state) % i), t = round[i - 1];
-
-				round[i - 1] = round[j];
-				round[j] = t;
-			}
-		for (size_t j = 0; j < k; j++) {
-			const struct vtb_config *c = &m->configs[round[j]];
-			struct vtb_progress p = { .index = *done + 1,
-						  .total = *done + left - j,
-						  .reps_auto = true,
-						  .undecided = res->undecided };
-			double elapsed = (double)(vtb_now_ns() - b->t0) / 1e9;
-
-			if (m->budget_ns && *done &&
-			    elapsed + boot_sum / (double)*done > (double)m->budget_ns / 1e9) {
-				res->budget_spent = true;
-				break;
-			}
-			if (run_one(b, c, next[round[j]], &p, res, done) < 0)
-				goto out;
-			if (res->interrupted)
-				break;
-			boot_sum += p.boot_seconds;
-			next[round[j]]++;
-		}
+		if (auto_round(b, m, &as, k, left, res, done) < 0)
+			goto out;
 		res->rounds++;
 		if (res->interrupted || res->budget_spent)
 			break;
 	}
 	ret = 0;
 out:
-	free(round);
-	free(next);
-	free(more);
+	free(as.round);
+	free(as.next);
+	free(as.more);
 	return ret;
 }
 
