@@ -477,17 +477,119 @@ static bool agent_exited(pid_t pid)
 #define POLL_NS 100000000ull  /* how often a running agent's exit is checked */
 #define DRAIN_NS 500000000ull /* output still read after the agent exited */
 
+/* How a watched agent's boot ended */
+enum agent_end { AGENT_EXITED, AGENT_TIMEOUT, AGENT_STOPPED };
+
+/* What the ready pipes hold: records to the parser, stderr to the tail;
+ * a pipe at EOF is closed (its fd set to -1). */
+static void read_pipes(const struct pollfd pfd[2], int *fds[2], struct vtb_rec_parser *parser,
+		       struct vtb_strbuf *tail)
+{
+	char buf[65536];
+
+	for (int i = 0; i < 2; i++) {
+		ssize_t got;
+
+		if (pfd[i].fd < 0 || !pfd[i].revents)
+			continue;
+		got = read(pfd[i].fd, buf, sizeof(buf));
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0) {
+			close(pfd[i].fd);
+			*fds[i] = -1;
+			continue;
+		}
+		if (i == 0)
+			vtb_rec_parser_feed(parser, buf, (size_t)got);
+		else
+			tail_add(tail, buf, (size_t)got);
+	}
+}
+
+/*
+ * Reads both pipes until the agent has exited and its output is
+ * drained.  A process the workload left behind may keep the pipes open:
+ * the agent's exit, not EOF, ends the boot (after DRAIN_NS); @deadline
+ * (monotonic) times it out.  Returns how it ended, or -1 (the agent's
+ * group killed).
+ */
+static int watch_agent(const struct vtb_baremetal_req *req, pid_t pid, uint64_t deadline,
+		       int *outfd, int *errfd, struct vtb_rec_parser *parser,
+		       struct vtb_strbuf *tail)
+{
+	uint64_t exited_at = 0, last_tick = vtb_now_ns();
+	int *fds[2] = { outfd, errfd };
+	bool exited = false;
+
+	for (;;) {
+		struct pollfd pfd[2] = { { *outfd, POLLIN, 0 }, { *errfd, POLLIN, 0 } };
+		uint64_t now = vtb_now_ns(), wait_ns;
+		struct timespec ts;
+		int n;
+
+		if (req->tick && now - last_tick >= 1000000000u) {
+			req->tick(req->tick_arg);
+			last_tick = now;
+		}
+		if (req->stop && *req->stop)
+			return AGENT_STOPPED;
+		if (!exited && agent_exited(pid)) {
+			exited = true;
+			exited_at = now;
+		}
+		if (exited && ((*outfd < 0 && *errfd < 0) || now - exited_at >= DRAIN_NS))
+			return AGENT_EXITED;
+		if (!exited && now >= deadline)
+			return AGENT_TIMEOUT;
+		wait_ns = exited ? DRAIN_NS - (now - exited_at) : deadline - now;
+		if (wait_ns > POLL_NS)
+			wait_ns = POLL_NS;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000u);
+		ts.tv_nsec = (long)(wait_ns % 1000000000u);
+		/* with both pipes closed this only waits for signals */
+		n = ppoll(pfd, 2, &ts, req->waitmask);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			vtb_error("ppoll: %s", strerror(errno));
+			kill(-pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return -1;
+		}
+		read_pipes(pfd, fds, parser, tail);
+	}
+}
+
+/* The boot's status from how it ended and the agent's exit status */
+static void agent_outcome(const struct vtb_baremetal_req *req, enum agent_end end, int wstatus,
+			  struct vtb_boot_outcome *out)
+{
+	if (end == AGENT_STOPPED) {
+		out->status = "interrupted";
+		out->error = strdup("interrupted by signal");
+	} else if (end == AGENT_TIMEOUT) {
+		char *t = vtb_format_time_ns(req->timeout_ns);
+
+		out->status = "timeout";
+		out->error = vtb_asprintf("timed out after %s", t ? t : "?");
+		free(t);
+	} else {
+		out->status = vtb_boot_judge(wstatus, vtb_rec_parser_result(out->parser),
+					     &out->error);
+	}
+}
+
 int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outcome *out)
 {
 	struct vtb_strbuf tail = VTB_STRBUF_INIT;
 	int outfd[2] = { -1, -1 }, errfd[2] = { -1, -1 }, jobfd = -1;
-	char buf[65536];
-	uint64_t deadline, exited_at = 0, last_tick = vtb_now_ns();
-	bool exited = false, timed_out = false, stopped = false;
 	struct partition pt = { NULL, -1 };
+	bool no_partition;
 	char *why = NULL;
 	pid_t pid = -1;
-	int wstatus = 0, ret = -1;
+	uint64_t deadline;
+	int wstatus = 0, ret = -1, end;
 
 	memset(out, 0, sizeof(*out));
 	out->parser = vtb_rec_parser_new(req->nonce, &vtb_rec_default_limits);
@@ -510,83 +612,18 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	}
 	if (spawn_agent(req, jobfd, outfd, errfd, &pid, &out->membind, pt.procs_fd))
 		goto out;
+	no_partition = req->partition && !pt.dir;
 	out->confinement = vtb_asprintf("%s%s%s%s%s", pt.dir ? "partition" : "affinity",
 					out->membind ? "+membind" : "",
-					req->partition && !pt.dir ? " (partition unavailable: "
-								  : "",
-					req->partition && !pt.dir ? (why ? why : "?") : "",
-					req->partition && !pt.dir ? ")" : "");
+					no_partition ? " (partition unavailable: " : "",
+					no_partition ? (why ? why : "?") : "",
+					no_partition ? ")" : "");
 	close(outfd[1]);
 	close(errfd[1]);
 	outfd[1] = errfd[1] = -1;
-
-	/*
-	 * Read both pipes until the agent has exited and its output is
-	 * drained.  A process the workload left behind may keep the pipes
-	 * open: the agent's exit, not EOF, ends the boot (after DRAIN_NS).
-	 */
-	for (;;) {
-		struct pollfd pfd[2] = { { outfd[0], POLLIN, 0 }, { errfd[0], POLLIN, 0 } };
-		uint64_t now = vtb_now_ns(), wait_ns;
-		struct timespec ts;
-		int n;
-
-		if (req->tick && now - last_tick >= 1000000000u) {
-			req->tick(req->tick_arg);
-			last_tick = now;
-		}
-
-		if (req->stop && *req->stop) {
-			stopped = true;
-			break;
-		}
-		if (!exited && agent_exited(pid)) {
-			exited = true;
-			exited_at = now;
-		}
-		if (exited && ((outfd[0] < 0 && errfd[0] < 0) || now - exited_at >= DRAIN_NS))
-			break;
-		if (!exited && now >= deadline) {
-			timed_out = true;
-			break;
-		}
-		wait_ns = exited ? DRAIN_NS - (now - exited_at) : deadline - now;
-		if (wait_ns > POLL_NS)
-			wait_ns = POLL_NS;
-		ts.tv_sec = (time_t)(wait_ns / 1000000000u);
-		ts.tv_nsec = (long)(wait_ns % 1000000000u);
-		/* with both pipes closed this only waits for signals */
-		n = ppoll(pfd, 2, &ts, req->waitmask);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			vtb_error("ppoll: %s", strerror(errno));
-			kill(-pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			goto out;
-		}
-		for (int i = 0; i < 2; i++) {
-			ssize_t got;
-
-			if (pfd[i].fd < 0 || !pfd[i].revents)
-				continue;
-			got = read(pfd[i].fd, buf, sizeof(buf));
-			if (got < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (got <= 0) {
-				close(pfd[i].fd);
-				if (i == 0)
-					outfd[0] = -1;
-				else
-					errfd[0] = -1;
-				continue;
-			}
-			if (i == 0)
-				vtb_rec_parser_feed(out->parser, buf, (size_t)got);
-			else
-				tail_add(&tail, buf, (size_t)got);
-		}
-	}
+	end = watch_agent(req, pid, deadline, &outfd[0], &errfd[0], out->parser, &tail);
+	if (end < 0)
+		goto out;
 	/* The group is still ours (the agent is not reaped yet): end whatever
 	 * is left of it, then reap.  An agent that exited keeps its status. */
 	kill(-pid, SIGKILL);
@@ -594,19 +631,7 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 		;
 	vtb_rec_parser_finish(out->parser);
 	out->ended_ns = realtime_ns();
-	if (stopped) {
-		out->status = "interrupted";
-		out->error = strdup("interrupted by signal");
-	} else if (timed_out) {
-		char *t = vtb_format_time_ns(req->timeout_ns);
-
-		out->status = "timeout";
-		out->error = vtb_asprintf("timed out after %s", t ? t : "?");
-		free(t);
-	} else {
-		out->status = vtb_boot_judge(wstatus, vtb_rec_parser_result(out->parser),
-					     &out->error);
-	}
+	agent_outcome(req, (enum agent_end)end, wstatus, out);
 	ret = 0;
 out:
 	for (int i = 0; i < 2; i++) {

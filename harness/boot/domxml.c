@@ -320,133 +320,164 @@ static void numa_cells(struct b *b, xmlNodePtr cpu, const struct vtb_domspec *s)
 	}
 }
 
+/* <memory>, how it is backed, <vcpu> */
+static void memory_vcpus(struct b *b, xmlNodePtr dom, const struct vtb_domspec *s)
+{
+	char *kib = vtb_asprintf("%" PRIu64, s->memory_bytes / 1024);
+	char buf[16];
+	xmlNodePtr n;
+
+	n = el(b, dom, "memory", NULL);
+	attr(b, n, "unit", "KiB");
+	if (!kib)
+		b->failed = true;
+	else if (n)
+		xmlNodeSetContent(n, X(kib));
+	free(kib);
+	memory_backing(b, dom, s);
+	n = el(b, dom, "vcpu", NULL);
+	attr(b, n, "placement", "static");
+	if (n) {
+		snprintf(buf, sizeof(buf), "%d", s->vcpus);
+		xmlNodeSetContent(n, X(buf));
+	}
+}
+
+/* direct kernel boot */
+static void os_boot(struct b *b, xmlNodePtr dom, const struct vtb_domspec *s)
+{
+	xmlNodePtr os = el(b, dom, "os", NULL), n;
+
+	n = el(b, os, "type", "hvm");
+	attr(b, n, "arch", "x86_64");
+	attr(b, n, "machine", s->machine ? s->machine : "pc");
+	el(b, os, "kernel", s->kernel);
+	el(b, os, "initrd", s->initrd);
+	el(b, os, "cmdline", s->cmdline ? s->cmdline : "");
+}
+
+static void features(struct b *b, xmlNodePtr dom, const struct vtb_domspec *s)
+{
+	xmlNodePtr feat = el(b, dom, "features", NULL), n;
+
+	el(b, feat, "acpi", NULL);
+	el(b, feat, "apic", NULL);
+	/* TCG has no paravirtual hints: the flag means nothing there */
+	if (s->hint_dedicated && s->kvm) {
+		n = el(b, feat, "kvm", NULL);
+		n = el(b, n, "hint-dedicated", NULL);
+		attr(b, n, "state", "on");
+	}
+}
+
+/* <cpu>: the model, the topology the guest sees, its NUMA cells */
+static void cpu(struct b *b, xmlNodePtr dom, const struct vtb_domspec *s)
+{
+	xmlNodePtr cpu = el(b, dom, "cpu", NULL), n;
+
+	if (s->cpu_model && !strcmp(s->cpu_model, "host-passthrough")) {
+		attr(b, cpu, "mode", "host-passthrough");
+	} else {
+		attr(b, cpu, "mode", "custom");
+		attr(b, cpu, "match", "exact");
+		n = el(b, cpu, "model", s->cpu_model ? s->cpu_model : "kvm64");
+		attr(b, n, "fallback", "forbid");
+	}
+	if (s->sockets) {
+		n = el(b, cpu, "topology", NULL);
+		attr_int(b, n, "sockets", s->sockets);
+		attr_int(b, n, "dies", s->dies);
+		attr_int(b, n, "cores", s->cores);
+		attr_int(b, n, "threads", s->threads);
+	}
+	numa_cells(b, cpu, s);
+}
+
+/* the clock, and any end of the guest ends the domain */
+static void lifecycle(struct b *b, xmlNodePtr dom)
+{
+	xmlNodePtr n = el(b, dom, "clock", NULL);
+
+	attr(b, n, "offset", "utc");
+	el(b, dom, "on_poweroff", "destroy");
+	el(b, dom, "on_reboot", "destroy");
+	el(b, dom, "on_crash", "destroy");
+}
+
+/* two serial consoles (records, stderr), nothing else */
+static void devices(struct b *b, xmlNodePtr dom)
+{
+	xmlNodePtr dev = el(b, dom, "devices", NULL), ser, n;
+
+	for (int port = 0; port < 2; port++) {
+		ser = el(b, dev, "serial", NULL);
+		attr(b, ser, "type", "pty");
+		n = el(b, ser, "target", NULL);
+		attr_int(b, n, "port", port);
+	}
+	n = el(b, dev, "controller", NULL);
+	attr(b, n, "type", "usb");
+	attr(b, n, "model", "none");
+	n = el(b, dev, "memballoon", NULL);
+	attr(b, n, "model", "none");
+	n = el(b, dev, "panic", NULL);
+	attr(b, n, "model", "isa");
+}
+
+/* The document as text (malloc'ed), or NULL */
+static char *dump(xmlDocPtr doc)
+{
+	xmlChar *text = NULL;
+	const char *from;
+	char *out, *nl;
+	int len = 0;
+
+	xmlDocDumpFormatMemoryEnc(doc, &text, &len, "UTF-8", 1);
+	if (!text)
+		return NULL;
+	/* Drop the XML declaration: libvirt does not need it and it would
+	 * only make stored XML differ from virsh dumpxml's. */
+	from = (const char *)text;
+	if (!strncmp(from, "<?xml", 5)) {
+		nl = strchr(from, '\n');
+		from = nl ? nl + 1 : from;
+	}
+	out = vtb_strdup(from);
+	xmlFree(text);
+	return out;
+}
+
 char *vtb_domxml(const struct vtb_domspec *s)
 {
 	struct b b = { false };
 	xmlDocPtr doc = NULL;
-	xmlNodePtr dom, os, n, feat, cpu, dev, ser;
-	xmlChar *mem = NULL;
+	xmlNodePtr dom;
 	char *out = NULL;
-	int len = 0, port;
 
 	if (check(s))
 		return NULL;
 	doc = xmlNewDoc(X("1.0"));
-	if (!doc)
-		goto oom;
-	dom = xmlNewNode(NULL, X("domain"));
+	dom = doc ? xmlNewNode(NULL, X("domain")) : NULL;
 	if (!dom)
-		goto oom;
+		goto out;
 	xmlDocSetRootElement(doc, dom);
 	attr(&b, dom, "type", s->kvm ? "kvm" : "qemu");
 	el(&b, dom, "name", s->name);
 	if (s->uuid)
 		el(&b, dom, "uuid", s->uuid);
-	n = el(&b, dom, "memory", NULL);
-	attr(&b, n, "unit", "KiB");
-	mem = (xmlChar *)vtb_asprintf("%" PRIu64, s->memory_bytes / 1024);
-	if (!mem)
-		goto oom;
-	if (n)
-		xmlNodeSetContent(n, mem);
-	memory_backing(&b, dom, s);
-	n = el(&b, dom, "vcpu", NULL);
-	attr(&b, n, "placement", "static");
-	if (n) {
-		char buf[16];
-
-		snprintf(buf, sizeof(buf), "%d", s->vcpus);
-		xmlNodeSetContent(n, X(buf));
-	}
+	memory_vcpus(&b, dom, s);
 	cputune(&b, dom, s);
 	numatune(&b, dom, s);
-
-	os = el(&b, dom, "os", NULL);
-	n = el(&b, os, "type", "hvm");
-	attr(&b, n, "arch", "x86_64");
-	attr(&b, n, "machine", s->machine ? s->machine : "pc");
-	el(&b, os, "kernel", s->kernel);
-	el(&b, os, "initrd", s->initrd);
-	el(&b, os, "cmdline", s->cmdline ? s->cmdline : "");
-
-	feat = el(&b, dom, "features", NULL);
-	el(&b, feat, "acpi", NULL);
-	el(&b, feat, "apic", NULL);
-	/* TCG has no paravirtual hints: the flag means nothing there */
-	if (s->hint_dedicated && s->kvm) {
-		n = el(&b, feat, "kvm", NULL);
-		n = el(&b, n, "hint-dedicated", NULL);
-		attr(&b, n, "state", "on");
-	}
-
-	cpu = el(&b, dom, "cpu", NULL);
-	if (s->cpu_model && !strcmp(s->cpu_model, "host-passthrough")) {
-		attr(&b, cpu, "mode", "host-passthrough");
-	} else {
-		attr(&b, cpu, "mode", "custom");
-		attr(&b, cpu, "match", "exact");
-		n = el(&b, cpu, "model", s->cpu_model ? s->cpu_model : "kvm64");
-		attr(&b, n, "fallback", "forbid");
-	}
-	if (s->sockets) {
-		n = el(&b, cpu, "topology", NULL);
-		attr_int(&b, n, "sockets", s->sockets);
-		attr_int(&b, n, "dies", s->dies);
-		attr_int(&b, n, "cores", s->cores);
-		attr_int(&b, n, "threads", s->threads);
-	}
-	numa_cells(&b, cpu, s);
-
-	n = el(&b, dom, "clock", NULL);
-	attr(&b, n, "offset", "utc");
-	el(&b, dom, "on_poweroff", "destroy");
-	el(&b, dom, "on_reboot", "destroy");
-	el(&b, dom, "on_crash", "destroy");
-
-	dev = el(&b, dom, "devices", NULL);
-	for (port = 0; port < 2; port++) {
-		ser = el(&b, dev, "serial", NULL);
-		attr(&b, ser, "type", "pty");
-		n = el(&b, ser, "target", NULL);
-		attr_int(&b, n, "port", port);
-	}
-	n = el(&b, dev, "controller", NULL);
-	attr(&b, n, "type", "usb");
-	attr(&b, n, "model", "none");
-	n = el(&b, dev, "memballoon", NULL);
-	attr(&b, n, "model", "none");
-	n = el(&b, dev, "panic", NULL);
-	attr(&b, n, "model", "isa");
-	if (b.failed)
-		goto oom;
-
-	xmlDocDumpFormatMemoryEnc(doc, (xmlChar **)&out, &len, "UTF-8", 1);
+	os_boot(&b, dom, s);
+	features(&b, dom, s);
+	cpu(&b, dom, s);
+	lifecycle(&b, dom);
+	devices(&b, dom);
+	if (!b.failed)
+		out = dump(doc);
+out:
+	xmlFreeDoc(doc);
 	if (!out)
-		goto oom;
-	/* Drop the XML declaration: libvirt does not need it and it would
-	 * only make stored XML differ from virsh dumpxml's. */
-	if (!strncmp(out, "<?xml", 5)) {
-		char *nl = strchr(out, '\n');
-		char *copy = vtb_strdup(nl ? nl + 1 : out);
-
-		xmlFree(out);
-		out = copy;
-		if (!out)
-			goto oom;
-	} else {
-		char *copy = vtb_strdup(out);
-
-		xmlFree(out);
-		out = copy;
-		if (!out)
-			goto oom;
-	}
-	free(mem);
-	xmlFreeDoc(doc);
+		vtb_error("out of memory writing domain XML");
 	return out;
-oom:
-	free(mem);
-	xmlFreeDoc(doc);
-	vtb_error("out of memory writing domain XML");
-	return NULL;
 }

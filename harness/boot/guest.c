@@ -925,16 +925,79 @@ static bool boot_id_ok(const char *id)
 	return n > 0 && n <= 64 && strspn(id, "0123456789abcdefABCDEF-") == n;
 }
 
+/* The shared guest image, opened for copying: a regular file of at most
+ * BASE_MAX.  An fd, or -1. */
+static int open_base(const char *initramfs)
+{
+	struct stat st;
+	int in = open(initramfs, O_RDONLY | O_CLOEXEC);
+
+	if (in < 0) {
+		if (errno == ENOENT)
+			vtb_error("guest image '%s' is missing: run make guest", initramfs);
+		else
+			vtb_error("cannot read guest image '%s': %s", initramfs, strerror(errno));
+		return -1;
+	}
+	if (fstat(in, &st) || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > BASE_MAX) {
+		vtb_error("guest image '%s' is not a regular file of at most %llu MiB", initramfs,
+			  BASE_MAX >> 20);
+		close(in);
+		return -1;
+	}
+	return in;
+}
+
+/* Copies the base image @in to @fd (@tmp), at most BASE_MAX; then the
+ * boot's archive @c, which the kernel looks for at 4-byte aligned
+ * offsets only, skipping zeros (init/initramfs.c). */
+static int write_image(int in, const char *initramfs, int fd, const char *tmp,
+		       const struct vtb_cpio *c)
+{
+	static const unsigned char zeros[4];
+	unsigned long long total = 0;
+	char *buf = malloc(COPY_CHUNK);
+	int ret = -1;
+
+	if (!buf)
+		return vtb_error("out of memory");
+	for (;;) {
+		ssize_t n = read_full(in, buf, COPY_CHUNK);
+
+		if (n < 0) {
+			vtb_error("cannot read guest image '%s': %s", initramfs, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		total += (unsigned long long)n;
+		if (total > BASE_MAX) {
+			vtb_error("guest image '%s' grew beyond %llu MiB while being read",
+				  initramfs, BASE_MAX >> 20);
+			goto out;
+		}
+		if (write_all(fd, buf, (size_t)n)) {
+			vtb_error("cannot write '%s': %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (write_all(fd, zeros, (4 - total % 4) % 4) || write_all(fd, c->buf, c->len)) {
+		vtb_error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
 char *vtb_guest_boot_image(const struct vtb_guest_stage *s, const char *boot_uuid,
 			   const char *job_json)
 {
-	static const unsigned char zeros[4];
 	struct vtb_cpio c;
-	char *path = NULL, *tmp = NULL, *buf = NULL, *ret = NULL;
+	char *path = NULL, *tmp = NULL, *ret = NULL;
 	int in = -1, fd = -1;
 	bool created = false;
-	unsigned long long total = 0;
-	struct stat st;
 
 	vtb_cpio_init(&c);
 	if (!boot_id_ok(boot_uuid)) {
@@ -946,25 +1009,13 @@ char *vtb_guest_boot_image(const struct vtb_guest_stage *s, const char *boot_uui
 		goto out;
 	path = vtb_asprintf("%s/boot-%s.img", s->dir, boot_uuid);
 	tmp = vtb_asprintf("%s/boot-%s.img.tmp", s->dir, boot_uuid);
-	buf = malloc(COPY_CHUNK);
-	if (!path || !tmp || !buf) {
+	if (!path || !tmp) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	in = open(s->initramfs, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		if (errno == ENOENT)
-			vtb_error("guest image '%s' is missing: run make guest", s->initramfs);
-		else
-			vtb_error("cannot read guest image '%s': %s", s->initramfs,
-				  strerror(errno));
+	in = open_base(s->initramfs);
+	if (in < 0)
 		goto out;
-	}
-	if (fstat(in, &st) || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > BASE_MAX) {
-		vtb_error("guest image '%s' is not a regular file of at most %llu MiB",
-			  s->initramfs, BASE_MAX >> 20);
-		goto out;
-	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		vtb_error("cannot create '%s': %s", tmp, strerror(errno));
@@ -975,33 +1026,8 @@ char *vtb_guest_boot_image(const struct vtb_guest_stage *s, const char *boot_uui
 		vtb_error("cannot set the mode of '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	for (;;) {
-		ssize_t n = read_full(in, buf, COPY_CHUNK);
-
-		if (n < 0) {
-			vtb_error("cannot read guest image '%s': %s", s->initramfs,
-				  strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		total += (unsigned long long)n;
-		if (total > BASE_MAX) {
-			vtb_error("guest image '%s' grew beyond %llu MiB while being read",
-				  s->initramfs, BASE_MAX >> 20);
-			goto out;
-		}
-		if (write_all(fd, buf, (size_t)n)) {
-			vtb_error("cannot write '%s': %s", tmp, strerror(errno));
-			goto out;
-		}
-	}
-	/* The kernel looks for a following archive at 4-byte aligned
-	 * offsets only, skipping zeros (init/initramfs.c). */
-	if (write_all(fd, zeros, (4 - total % 4) % 4) || write_all(fd, c.buf, c.len)) {
-		vtb_error("cannot write '%s': %s", tmp, strerror(errno));
+	if (write_image(in, s->initramfs, fd, tmp, &c))
 		goto out;
-	}
 	if (close(fd)) {
 		fd = -1;
 		vtb_error("cannot write '%s': %s", tmp, strerror(errno));
@@ -1025,7 +1051,6 @@ out:
 	vtb_cpio_release(&c);
 	free(path);
 	free(tmp);
-	free(buf);
 	return ret;
 }
 

@@ -582,48 +582,231 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
-		      struct vtb_vm_result *res)
+/* Every guest created paused, then all resumed back to back: side by
+ * side from the start.  0 running, 1 the group could not start (each
+ * guest says why), -1 error. */
+static int group_start(struct vm *vms, size_t n, const struct vtb_vm_group_req *g)
 {
-	struct vm *vms;
-	sigset_t old;
-	uint64_t now, deadline, next_tick, next_sample = 0, next_counters = 0, tick_ns;
-	int timer = -1, ret = -1, r;
-	bool interrupted = false;
-	int64_t started_ns = realtime_ns();
-	size_t k, n = g->n;
+	size_t k;
+	int r;
 
-	for (k = 0; k < n; k++)
-		memset(&res[k], 0, sizeof(res[k]));
-	if (!n)
-		return vtb_error("no guests to boot");
-	vms = calloc(n, sizeof(*vms));
-	if (!vms)
-		return vtb_error("out of memory");
 	for (k = 0; k < n; k++) {
+		r = create(&vms[k], g);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			group_failed(vms, n, k);
+			return 1;
+		}
+	}
+	for (k = 0; k < n; k++)
+		if (virDomainResume(vms[k].dom) < 0) {
+			lv_error("cannot resume the guest");
+			vms[k].start_error = vtb_strdup(vtb_errmsg());
+			group_failed(vms, n, k);
+			return 1;
+		}
+	return 0;
+}
+
+/* The running guests' vCPU placement every sample_ns; their counters at
+ * the first sample, then once a second: the last reading before the
+ * threads go is the end. */
+struct sampling {
+	uint64_t next_sample, next_counters;
+};
+
+static void sample_due(struct vm *vms, size_t n, const struct vtb_vm_group_req *g,
+		       struct sampling *sm, uint64_t now)
+{
+	size_t k;
+
+	if (!g->sample_ns || now < sm->next_sample)
+		return;
+	for (k = 0; k < n; k++)
+		if (vms[k].spec->placement && !vms[k].done)
+			sample(&vms[k]);
+	if (now >= sm->next_counters) {
+		for (k = 0; k < n; k++)
+			if (!vms[k].done)
+				read_counters(&vms[k]);
+		sm->next_counters = now + 1000000000ull;
+	}
+	sm->next_sample += g->sample_ns;
+	if (sm->next_sample <= now)
+		sm->next_sample = now + g->sample_ns;
+}
+
+/* One turn of libvirt's event loop, stop signals deliverable meanwhile */
+static int run_events(struct vtb_hv *hv, const struct vtb_vm_group_req *g)
+{
+	sigset_t old;
+	int r;
+
+	if (g->waitmask)
+		pthread_sigmask(SIG_SETMASK, g->waitmask, &old);
+	r = virEventRunDefaultImpl();
+	if (g->waitmask)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0 && errno != EINTR)
+		return lv_error("libvirt's event loop failed");
+	if (hv->closed)
+		return vtb_error("the connection to libvirt at '%s' was lost during a boot",
+				 hv->uri);
+	return 0;
+}
+
+/* Where guest @b stands after the events: false while it runs on. */
+static bool vm_settle(struct vm *b, const struct vtb_vm_group_req *g, uint64_t now,
+		      uint64_t deadline, bool stop, bool *interrupted)
+{
+	struct vtb_vm_wait w;
+	enum vtb_vm_step step;
+
+	/* the agent's last record: its work is over, read the counters
+	 * while the threads are surely there */
+	if (g->sample_ns && !b->end_counted && vtb_rec_parser_result(b->parser)->ended) {
+		b->end_counted = true;
+		sample(b);
+		read_counters(b);
+	}
+	w = (struct vtb_vm_wait){ .stop = stop,
+				  .records_eof = b->con[1].eof,
+				  .stopped = b->stopped,
+				  .ended = vtb_rec_parser_result(b->parser)->ended,
+				  .destroyed = b->destroyed,
+				  .now = now,
+				  .deadline = deadline,
+				  .grace_ns = GRACE_NS,
+				  .grace_until = b->grace };
+	step = vtb_vm_wait_step(&w);
+	b->grace = w.grace_until;
+	b->destroyed = w.destroyed;
+	if (step == VTB_VM_STOP)
+		*interrupted = true;
+	/* The end record is checked: the harness has every record, and the
+	 * guest's ACPI poweroff after it would measure nothing.  Destroyed
+	 * now, the boot still finishes on libvirt's stop event and the
+	 * record stream's end, so the next boot starts with this one gone. */
+	if (step == VTB_VM_END)
+		destroy(b);
+	if (step == VTB_VM_WAIT || step == VTB_VM_END)
+		return false;
+	b->timed_out = step == VTB_VM_TIMEOUT;
+	b->done = true;
+	if (!b->end_counted && g->sample_ns)
+		read_counters(b);
+	destroy(b);
+	b->res->out.ended_ns = realtime_ns();
+	return true;
+}
+
+/* Runs the started group until every guest is done (or timed out, or a
+ * stop request ended it). */
+static int group_wait(struct vtb_hv *hv, const struct vtb_vm_group_req *g, struct vm *vms, size_t n,
+		      bool *interrupted)
+{
+	struct sampling sm = { 0, 0 };
+	uint64_t now = vtb_now_ns();
+	uint64_t deadline = now + g->timeout_ns, next_tick = now + 1000000000ull;
+	size_t k;
+
+	for (;;) {
+		bool all_done = true, stop;
+
+		sample_due(vms, n, g, &sm, now);
+		if (run_events(hv, g) < 0)
+			return -1;
+		now = vtb_now_ns();
+		stop = g->stop && *g->stop;
+		for (k = 0; k < n; k++)
+			if (!vms[k].done &&
+			    !vm_settle(&vms[k], g, now, deadline, stop, interrupted))
+				all_done = false;
+		if (all_done)
+			return 0;
+		if (g->tick && now >= next_tick) {
+			g->tick(g->tick_arg);
+			next_tick = now + 1000000000ull;
+		}
+	}
+}
+
+/* Guest @b's outcome (judged when the group ran: @ran), then its
+ * resources; streams and the callback go before the domain. */
+static void vm_finish(struct vm *b, const struct vtb_vm_group_req *g, bool ran, bool interrupted)
+{
+	struct vtb_boot_outcome *out = &b->res->out;
+
+	/* what is still buffered, then judge */
+	for (int i = 0; i < 2 && ran; i++)
+		if (b->con[i].st && !b->con[i].eof)
+			stream_cb(b->con[i].st, 0, &b->con[i]);
+	if (!out->ended_ns)
+		out->ended_ns = realtime_ns();
+	if (b->parser)
+		vtb_rec_parser_finish(b->parser);
+	out->stderr_tail = tail_str(b);
+	if (ran && b->parser)
+		judge(b, g, interrupted, out);
+	close_console(&b->con[0]);
+	close_console(&b->con[1]);
+	if (b->cb_id >= 0)
+		virConnectDomainEventDeregisterAny(b->hv->conn, b->cb_id);
+	if (b->dom)
+		virDomainFree(b->dom);
+	vtb_vcpu_sampler_free(b->sampler);
+	free(b->cpus);
+	free(b->info);
+	free(b->counters);
+	free(b->start_error);
+}
+
+/* The group's guests, each with its record parser */
+static struct vm *group_new(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
+			    struct vtb_vm_result *res)
+{
+	int64_t started_ns = realtime_ns();
+	struct vm *vms = calloc(g->n, sizeof(*vms));
+	size_t k;
+
+	if (!vms) {
+		vtb_error("out of memory");
+		return NULL;
+	}
+	for (k = 0; k < g->n; k++) {
 		vms[k].hv = hv;
 		vms[k].spec = &g->vms[k];
 		vms[k].res = &res[k];
 		vms[k].cb_id = -1;
 		res[k].out.parser = vms[k].parser = vtb_rec_parser_new(g->vms[k].nonce,
 								       &vtb_rec_default_limits);
-		if (!vms[k].parser) {
-			vtb_error("out of memory");
-			goto out;
-		}
 		res[k].out.started_ns = started_ns;
+		if (!vms[k].parser)
+			vtb_error("out of memory");
 	}
-	/* every guest created paused before any runs */
-	for (k = 0; k < n; k++) {
-		r = create(&vms[k], g);
-		if (r < 0)
+	return vms;
+}
+
+int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
+		      struct vtb_vm_result *res)
+{
+	struct vm *vms;
+	uint64_t tick_ns = TICK_MS * 1000000ull;
+	int timer = -1, ret = -1, r;
+	bool interrupted = false;
+	size_t k, n = g->n;
+
+	for (k = 0; k < n; k++)
+		memset(&res[k], 0, sizeof(res[k]));
+	if (!n)
+		return vtb_error("no guests to boot");
+	vms = group_new(hv, g, res);
+	if (!vms)
+		return -1;
+	for (k = 0; k < n; k++)
+		if (!vms[k].parser)
 			goto out;
-		if (r > 0) {
-			group_failed(vms, n, k);
-			goto done;
-		}
-	}
-	tick_ns = TICK_MS * 1000000ull;
 	if (g->sample_ns)
 		tick_ns = min_u64(tick_ns, g->sample_ns);
 	timer = virEventAddTimeout((int)((tick_ns + 999999) / 1000000), timer_cb, NULL, NULL);
@@ -631,108 +814,9 @@ int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 		vtb_error("cannot add a timer to libvirt's event loop");
 		goto out;
 	}
-	/* then all resumed back to back: side by side from the start */
-	for (k = 0; k < n; k++)
-		if (virDomainResume(vms[k].dom) < 0) {
-			lv_error("cannot resume the guest");
-			vms[k].start_error = vtb_strdup(vtb_errmsg());
-			group_failed(vms, n, k);
-			goto done;
-		}
-	now = vtb_now_ns();
-	deadline = now + g->timeout_ns;
-	next_tick = now + 1000000000ull;
-	for (;;) {
-		bool all_done = true, stop;
-
-		if (g->sample_ns && now >= next_sample) {
-			for (k = 0; k < n; k++)
-				if (vms[k].spec->placement && !vms[k].done)
-					sample(&vms[k]);
-			/* counters at the first sample, then once a second: the
-			 * last reading before the threads go is the end */
-			if (now >= next_counters) {
-				for (k = 0; k < n; k++)
-					if (!vms[k].done)
-						read_counters(&vms[k]);
-				next_counters = now + 1000000000ull;
-			}
-			next_sample += g->sample_ns;
-			if (next_sample <= now)
-				next_sample = now + g->sample_ns;
-		}
-		if (g->waitmask)
-			pthread_sigmask(SIG_SETMASK, g->waitmask, &old);
-		r = virEventRunDefaultImpl();
-		if (g->waitmask)
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (r < 0 && errno != EINTR) {
-			lv_error("libvirt's event loop failed");
-			goto out;
-		}
-		if (hv->closed) {
-			vtb_error("the connection to libvirt at '%s' was lost during a boot",
-				  hv->uri);
-			goto out;
-		}
-		now = vtb_now_ns();
-		stop = g->stop && *g->stop;
-		for (k = 0; k < n; k++) {
-			struct vm *b = &vms[k];
-			struct vtb_vm_wait w;
-			enum vtb_vm_step step;
-
-			if (b->done)
-				continue;
-			/* the agent's last record: its work is over, read the
-			 * counters while the threads are surely there */
-			if (g->sample_ns && !b->end_counted &&
-			    vtb_rec_parser_result(b->parser)->ended) {
-				b->end_counted = true;
-				sample(b);
-				read_counters(b);
-			}
-			w = (struct vtb_vm_wait){ .stop = stop,
-						  .records_eof = b->con[1].eof,
-						  .stopped = b->stopped,
-						  .ended = vtb_rec_parser_result(b->parser)->ended,
-						  .destroyed = b->destroyed,
-						  .now = now,
-						  .deadline = deadline,
-						  .grace_ns = GRACE_NS,
-						  .grace_until = b->grace };
-			step = vtb_vm_wait_step(&w);
-			b->grace = w.grace_until;
-			b->destroyed = w.destroyed;
-			if (step == VTB_VM_STOP)
-				interrupted = true;
-			/* The end record is checked: the harness has every
-			 * record, and the guest's ACPI poweroff after it would
-			 * measure nothing.  Destroyed now, the boot still
-			 * finishes on libvirt's stop event and the record
-			 * stream's end, so the next boot starts with this one
-			 * gone. */
-			if (step == VTB_VM_END)
-				destroy(b);
-			if (step == VTB_VM_WAIT || step == VTB_VM_END) {
-				all_done = false;
-				continue;
-			}
-			b->timed_out = step == VTB_VM_TIMEOUT;
-			b->done = true;
-			if (!b->end_counted && g->sample_ns)
-				read_counters(b);
-			destroy(b);
-			b->res->out.ended_ns = realtime_ns();
-		}
-		if (all_done)
-			break;
-		if (g->tick && now >= next_tick) {
-			g->tick(g->tick_arg);
-			next_tick = now + 1000000000ull;
-		}
-	}
-done:
+	r = group_start(vms, n, g);
+	if (r < 0 || (r == 0 && group_wait(hv, g, vms, n, &interrupted) < 0))
+		goto out;
 	ret = 0;
 out:
 	for (k = 0; k < n; k++)
@@ -740,34 +824,8 @@ out:
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
 	hv->last_used = vtb_now_ns();
-	for (k = 0; k < n; k++) {
-		struct vm *b = &vms[k];
-		struct vtb_boot_outcome *out = &res[k].out;
-
-		/* what is still buffered, then judge; streams and the
-		 * callback go before the domain */
-		for (int i = 0; i < 2 && ret == 0; i++)
-			if (b->con[i].st && !b->con[i].eof)
-				stream_cb(b->con[i].st, 0, &b->con[i]);
-		if (!out->ended_ns)
-			out->ended_ns = realtime_ns();
-		if (b->parser)
-			vtb_rec_parser_finish(b->parser);
-		out->stderr_tail = tail_str(b);
-		if (ret == 0 && b->parser)
-			judge(b, g, interrupted, out);
-		close_console(&b->con[0]);
-		close_console(&b->con[1]);
-		if (b->cb_id >= 0)
-			virConnectDomainEventDeregisterAny(hv->conn, b->cb_id);
-		if (b->dom)
-			virDomainFree(b->dom);
-		vtb_vcpu_sampler_free(b->sampler);
-		free(b->cpus);
-		free(b->info);
-		free(b->counters);
-		free(b->start_error);
-	}
+	for (k = 0; k < n; k++)
+		vm_finish(&vms[k], g, ret == 0, interrupted);
 	free(vms);
 	return ret;
 }

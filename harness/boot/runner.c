@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <libgen.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -416,6 +415,201 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 	return 0;
 }
 
+/* A group's boots: what the boot returns and what is stored, per VM */
+struct vm_group {
+	size_t n;
+	const struct vtb_plan *plan; /* planned once, when the matrix was loaded */
+	char uuid[37];		     /* vms > 1: the group's */
+	struct vtb_vmboot_result *vr;
+	struct vtb_vm_boot_info *vmi;
+	struct vtb_boot_info *info;
+	const struct vtb_boot_records **recs;
+	struct vtb_vmboot_vm *vms;
+	struct vm_store *v;
+};
+
+static int vm_group_init(struct vm_group *g, const struct boot_ctx *b, const struct vtb_config *c)
+{
+	size_t n = c->req.vms ? (size_t)c->req.vms : 1;
+
+	*g = (struct vm_group){ .n = n, .plan = b->model ? c->plan : NULL };
+	g->vr = calloc(n, sizeof(*g->vr));
+	g->vmi = calloc(n, sizeof(*g->vmi));
+	g->info = calloc(n, sizeof(*g->info));
+	g->recs = calloc(n, sizeof(*g->recs));
+	g->vms = calloc(n, sizeof(*g->vms));
+	g->v = calloc(n, sizeof(*g->v));
+	if (!g->vr || !g->vmi || !g->info || !g->recs || !g->vms || !g->v)
+		return vtb_error("out of memory");
+	if (g->plan && (size_t)g->plan->req.vms != n)
+		return vtb_error("%s: the plan has %d VMs side by side, the configuration %zu",
+				 c->label, g->plan->req.vms, n);
+	if (n > 1 && vtb_uuid(g->uuid))
+		return -1;
+	return 0;
+}
+
+static void vm_group_release(struct vm_group *g)
+{
+	for (size_t k = 0; g->vr && k < g->n; k++)
+		vtb_vmboot_result_release(&g->vr[k]);
+	for (size_t k = 0; g->v && k < g->n; k++)
+		vm_store_release(&g->v[k]);
+	free(g->vr);
+	free(g->vmi);
+	free(g->info);
+	free(g->recs);
+	free(g->vms);
+	free(g->v);
+}
+
+/* Each VM's identity, job and CPUs */
+static int vm_group_jobs(struct vm_group *g, const struct vtb_config *c, int rep)
+{
+	for (size_t k = 0; k < g->n; k++) {
+		struct vm_store *v = &g->v[k];
+
+		if (vtb_random_hex(v->nonce, 16) || vtb_uuid(v->uuid))
+			return -1;
+		v->job = vtb_job_json(c, v->nonce, v->uuid, rep);
+		v->cpus = vtb_cpuset_format(g->plan ? &g->plan->vm[k].cpus : &c->cpus);
+		if (!v->job || !v->cpus)
+			return -1;
+		g->vms[k] = (struct vtb_vmboot_vm){ .uuid = v->uuid,
+						    .nonce = v->nonce,
+						    .job_json = v->job };
+	}
+	return 0;
+}
+
+/* Boots the group; 1 when a stop request interrupted it (nothing to store) */
+static int vm_group_boot(struct boot_ctx *b, const struct vtb_config *c, struct vm_group *g)
+{
+	struct vtb_vmboot_group_req req = {
+		.config = c,
+		.model = b->model,
+		.vms = g->vms,
+		.n = g->n,
+		.timeout_ns = b->timeout_ns,
+		.placement_interval_ns = b->placement_interval_ns,
+		.stop = &stop_flag,
+		.waitmask = &b->waitmask,
+		.tick = tick,
+		.tick_arg = b,
+	};
+
+	if (vtb_vm_boot_group(b->vh, &req, g->vr))
+		return -1;
+	for (size_t k = 0; k < g->n; k++)
+		if (!strcmp(g->vr[k].out.status, "interrupted"))
+			return 1;
+	return 0;
+}
+
+/* VM @k's status: its cells, the kernel it reports, the pinning libvirt
+ * applied, the sched profile, its view against the plan. */
+static int vm_judge(struct boot_ctx *b, const struct vtb_config *c, struct vm_group *g, size_t k)
+{
+	struct vm_store *v = &g->v[k];
+	struct vtb_boot_outcome *o = &g->vr[k].out;
+	const struct vtb_boot_records *r = vtb_rec_parser_result(o->parser);
+	const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel")) : NULL;
+
+	g->recs[k] = r;
+	vtb_boot_check_cells(o, c);
+	v->status = o->status;
+	/* the kernel we booted, read from its image: the guest's uname -r
+	 * is its word only, kept in the header */
+	if (gk && strcmp(gk, b->vh->stage->release))
+		vm_warn(b, v,
+			vtb_asprintf("the guest reports kernel '%s' but '%s' (%s) was booted", gk,
+				     b->vh->stage->release, b->vh->stage->kernel));
+	check_live_pins(v, g->vr[k].placement, g->plan, (int)k);
+	if (check_sched(v, c, r) < 0 || judge_view(v, c, r, g->plan, (int)k) < 0)
+		return -1;
+	if (!strcmp(v->status, "unexpected-topology"))
+		vm_warn(b, v,
+			vtb_asprintf("%sthe guest's topology differs from the plan: %s",
+				     g->n > 1 ? "side-by-side VM: " : "", v->diff));
+	v->probe = dump_json(r->probe);
+	v->sched = dump_json(r->sched);
+	v->steal_before = dump_json(r->steal_before);
+	v->steal_after = dump_json(r->steal_after);
+	return 0;
+}
+
+/* VM @k's rows for the store; its warnings: its own, then the group's
+ * pre-boot ones */
+static void vm_describe(const struct boot_ctx *b, const struct vtb_config *c, int rep,
+			struct vm_group *g, size_t k, char *const *warns, size_t n_warns)
+{
+	struct vm_store *v = &g->v[k];
+	const struct vtb_vmboot_result *vr = &g->vr[k];
+
+	g->vmi[k] = (struct vtb_vm_boot_info){
+		.accelerator = b->vh->accel,
+		.cpu_model = b->vh->cpu_model,
+		.guest_kernel = b->vh->stage->release,
+		.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
+		.qemu_version = vtb_hv_qemu_version(b->vh->hv),
+		.live_xml = vr->live_xml,
+		.console_tail = vr->out.stderr_tail,
+		.vm_index = (int)k,
+		.vms = (int)g->n,
+		.group_uuid = g->n > 1 ? g->uuid : NULL,
+		.claims = vr->claims,
+		.placement = vr->placement,
+		.probe = v->probe,
+		.sched = v->sched,
+		.topology_check = v->check,
+		.topology_diff = v->diff,
+		.view = v->view,
+		.tree = v->tree,
+		.digest = v->view && v->tree ? v->digest : NULL,
+		.levels = v->levels,
+		.cpuid = v->cpuid,
+		.steal_before = v->steal_before,
+		.steal_after = v->steal_after,
+	};
+	for (size_t i = 0; i < n_warns && v->n_warns < VTB_ARRAY_SIZE(v->warns); i++)
+		if ((v->warns[v->n_warns] = vtb_strdup(warns[i])))
+			v->n_warns++;
+	g->info[k] = (struct vtb_boot_info){
+		.campaign_id = b->campaign,
+		.uuid = v->uuid,
+		.config_key = c->key,
+		.rep = rep,
+		.status = v->status,
+		.error = v->error ? v->error : vr->out.error,
+		.started_ns = vr->out.started_ns,
+		.ended_ns = vr->out.ended_ns,
+		.nonce = v->nonce,
+		.cpus = v->cpus,
+		.confinement = "none",
+		.vm = &g->vmi[k],
+		.warnings = (const char **)v->warns,
+		.n_warnings = v->n_warns,
+	};
+}
+
+/* The group's summary for the progress line: the first VM not ok */
+static void vm_group_summary(const struct vm_group *g, struct vtb_boot_outcome *out)
+{
+	const struct vtb_boot_info *info = g->info;
+	size_t k, n = g->n;
+
+	for (k = 0; k < n && !strcmp(info[k].status, "ok"); k++)
+		;
+	k = k < n ? k : 0;
+	out->status = info[k].status;
+	out->error = info[k].error
+			     ? (n > 1 ? vtb_asprintf("VM %zu of %zu: %s", k + 1, n, info[k].error)
+				      : vtb_strdup(info[k].error))
+			     : NULL;
+	if (!strcmp(out->status, "unexpected-topology") && !out->error && g->v[k].diff)
+		out->error = vtb_strdup(g->v[k].diff);
+}
+
 /*
  * Boots the VMs of configuration @c (vms = N side by side: created
  * paused, resumed together) for rep @rep, checks each guest's view
@@ -426,37 +620,12 @@ static int check_sched(struct vm_store *v, const struct vtb_config *c,
 static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 			struct vtb_boot_outcome *out, struct vtb_run_result *res)
 {
-	size_t n = (size_t)c->req.vms, k;
-	struct vtb_vmboot_result *vr = NULL;
-	struct vtb_vm_boot_info *vmi = NULL;
-	struct vtb_boot_info *info = NULL;
-	const struct vtb_boot_records **recs = NULL;
-	struct vtb_vmboot_vm *vms = NULL;
-	struct vm_store *v = NULL;
-	/* planned once, when the matrix was loaded */
-	const struct vtb_plan *plan = b->model ? c->plan : NULL;
-	char *warns[3] = { NULL, NULL, NULL }, group[37] = "";
-	size_t n_warns = 0, i;
+	struct vm_group g;
+	char *warns[3] = { NULL, NULL, NULL };
+	size_t n_warns = 0, i, k;
 	int ret = -1;
 
-	if (!n)
-		n = 1;
-	vr = calloc(n, sizeof(*vr));
-	vmi = calloc(n, sizeof(*vmi));
-	info = calloc(n, sizeof(*info));
-	recs = calloc(n, sizeof(*recs));
-	vms = calloc(n, sizeof(*vms));
-	v = calloc(n, sizeof(*v));
-	if (!vr || !vmi || !info || !recs || !vms || !v) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	if (plan && (size_t)plan->req.vms != n) {
-		vtb_error("%s: the plan has %d VMs side by side, the configuration %zu", c->label,
-			  plan->req.vms, n);
-		goto out;
-	}
-	if (n > 1 && vtb_uuid(group))
+	if (vm_group_init(&g, b, c))
 		goto out;
 	preboot_checks(b, c, warns, &n_warns);
 	for (i = 0; i < n_warns; i++)
@@ -465,143 +634,27 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		ret = 1;
 		goto out;
 	}
-	for (k = 0; k < n; k++) {
-		if (vtb_random_hex(v[k].nonce, 16) || vtb_uuid(v[k].uuid))
-			goto out;
-		v[k].job = vtb_job_json(c, v[k].nonce, v[k].uuid, rep);
-		v[k].cpus = vtb_cpuset_format(plan ? &plan->vm[k].cpus : &c->cpus);
-		if (!v[k].job || !v[k].cpus)
-			goto out;
-		vms[k] = (struct vtb_vmboot_vm){ .uuid = v[k].uuid,
-						 .nonce = v[k].nonce,
-						 .job_json = v[k].job };
-	}
-	{
-		struct vtb_vmboot_group_req g = {
-			.config = c,
-			.model = b->model,
-			.vms = vms,
-			.n = n,
-			.timeout_ns = b->timeout_ns,
-			.placement_interval_ns = b->placement_interval_ns,
-			.stop = &stop_flag,
-			.waitmask = &b->waitmask,
-			.tick = tick,
-			.tick_arg = b,
-		};
-
-		if (vtb_vm_boot_group(b->vh, &g, vr))
-			goto out;
-	}
-	for (k = 0; k < n; k++)
-		if (!strcmp(vr[k].out.status, "interrupted")) {
-			ret = 1;
-			goto out;
-		}
-	for (k = 0; k < n; k++) {
-		struct vtb_boot_outcome *o = &vr[k].out;
-		const struct vtb_boot_records *r = vtb_rec_parser_result(o->parser);
-		const char *gk = r->header ? json_string_value(json_object_get(r->header, "kernel"))
-					   : NULL;
-
-		recs[k] = r;
-		vtb_boot_check_cells(o, c);
-		v[k].status = o->status;
-		/* the kernel we booted, read from its image: the guest's
-		 * uname -r is its word only, kept in the header */
-		if (gk && strcmp(gk, b->vh->stage->release))
-			vm_warn(b, &v[k],
-				vtb_asprintf(
-					"the guest reports kernel '%s' but '%s' (%s) was booted",
-					gk, b->vh->stage->release, b->vh->stage->kernel));
-		check_live_pins(&v[k], vr[k].placement, plan, (int)k);
-		if (check_sched(&v[k], c, r) < 0)
-			goto out;
-		if (judge_view(&v[k], c, r, plan, (int)k) < 0)
-			goto out;
-		if (!strcmp(v[k].status, "unexpected-topology"))
-			vm_warn(b, &v[k],
-				vtb_asprintf("%sthe guest's topology differs from the plan: %s",
-					     n > 1 ? "side-by-side VM: " : "", v[k].diff));
-		v[k].probe = dump_json(r->probe);
-		v[k].sched = dump_json(r->sched);
-		v[k].steal_before = dump_json(r->steal_before);
-		v[k].steal_after = dump_json(r->steal_after);
-		vmi[k] = (struct vtb_vm_boot_info){
-			.accelerator = b->vh->accel,
-			.cpu_model = b->vh->cpu_model,
-			.guest_kernel = b->vh->stage->release,
-			.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
-			.qemu_version = vtb_hv_qemu_version(b->vh->hv),
-			.live_xml = vr[k].live_xml,
-			.console_tail = o->stderr_tail,
-			.vm_index = (int)k,
-			.vms = (int)n,
-			.group_uuid = n > 1 ? group : NULL,
-			.claims = vr[k].claims,
-			.placement = vr[k].placement,
-			.probe = v[k].probe,
-			.sched = v[k].sched,
-			.topology_check = v[k].check,
-			.topology_diff = v[k].diff,
-			.view = v[k].view,
-			.tree = v[k].tree,
-			.digest = v[k].view && v[k].tree ? v[k].digest : NULL,
-			.levels = v[k].levels,
-			.cpuid = v[k].cpuid,
-			.steal_before = v[k].steal_before,
-			.steal_after = v[k].steal_after,
-		};
-		/* the boot's warnings: its own, then the group's pre-boot ones */
-		for (i = 0; i < n_warns && v[k].n_warns < VTB_ARRAY_SIZE(v[k].warns); i++)
-			if ((v[k].warns[v[k].n_warns] = vtb_strdup(warns[i])))
-				v[k].n_warns++;
-		info[k] = (struct vtb_boot_info){
-			.campaign_id = b->campaign,
-			.uuid = v[k].uuid,
-			.config_key = c->key,
-			.rep = rep,
-			.status = v[k].status,
-			.error = v[k].error ? v[k].error : o->error,
-			.started_ns = o->started_ns,
-			.ended_ns = o->ended_ns,
-			.nonce = v[k].nonce,
-			.cpus = v[k].cpus,
-			.confinement = "none",
-			.vm = &vmi[k],
-			.warnings = (const char **)v[k].warns,
-			.n_warnings = v[k].n_warns,
-		};
-	}
-	if (vtb_store_boots(b->st, info, recs, n))
+	if (vm_group_jobs(&g, c, rep))
 		goto out;
-	/* the group's summary for the progress line: the first VM not ok */
-	for (k = 0; k < n && !strcmp(info[k].status, "ok"); k++)
-		;
-	k = k < n ? k : 0;
-	out->status = info[k].status;
-	out->error = info[k].error
-			     ? (n > 1 ? vtb_asprintf("VM %zu of %zu: %s", k + 1, n, info[k].error)
-				      : vtb_strdup(info[k].error))
-			     : NULL;
-	if (!strcmp(out->status, "unexpected-topology") && !out->error && v[k].diff)
-		out->error = vtb_strdup(v[k].diff);
-	for (k = 0; k < n; k++)
-		tally(res, info[k].status);
+	ret = vm_group_boot(b, c, &g);
+	if (ret)
+		goto out;
+	ret = -1;
+	for (k = 0; k < g.n; k++) {
+		if (vm_judge(b, c, &g, k) < 0)
+			goto out;
+		vm_describe(b, c, rep, &g, k, warns, n_warns);
+	}
+	if (vtb_store_boots(b->st, g.info, g.recs, g.n))
+		goto out;
+	vm_group_summary(&g, out);
+	for (k = 0; k < g.n; k++)
+		tally(res, g.info[k].status);
 	ret = 0;
 out:
 	for (i = 0; i < n_warns; i++)
 		free(warns[i]);
-	for (k = 0; vr && k < n; k++)
-		vtb_vmboot_result_release(&vr[k]);
-	for (k = 0; v && k < n; k++)
-		vm_store_release(&v[k]);
-	free(vr);
-	free(vmi);
-	free(info);
-	free(recs);
-	free(vms);
-	free(v);
+	vm_group_release(&g);
 	return ret;
 }
 
@@ -796,45 +849,136 @@ static uint64_t mix(uint64_t *state)
  * stop request, or when the next boot would end past the budget (at the
  * mean boot time so far).
  */
+/* reps = auto's state: per configuration, the next rep and whether
+ * compare wants more boots of it; this round's configurations */
+struct auto_state {
+	size_t *round;
+	int *next;
+	bool *more;
+	uint64_t seed;	 /* order = random:SEED */
+	double boot_sum; /* seconds booted so far, for the budget */
+};
+
+/* What --resume finds stored: reps 0..next-1 of each configuration */
+static int auto_stored(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
+		       struct vtb_run_result *res)
+{
+	for (size_t i = 0; i < m->n_configs; i++) {
+		bool exists = true;
+
+		while (m->configs[i].runnable && as->next[i] < m->max_reps && exists) {
+			if (vtb_store_boot_exists(b->st, b->campaign, m->configs[i].key,
+						  as->next[i], &exists))
+				return -1;
+			as->next[i] += exists;
+		}
+		res->skipped += (size_t)as->next[i];
+	}
+	return 0;
+}
+
+/* The configurations that boot this round, in order; @left: the most
+ * boots still possible. */
+static size_t auto_pick(const struct vtb_matrix *m, struct auto_state *as, size_t *left)
+{
+	size_t k = 0;
+
+	*left = 0;
+	for (size_t i = 0; i < m->n_configs; i++) {
+		if (!m->configs[i].runnable || as->next[i] >= m->max_reps ||
+		    (as->next[i] >= m->min_reps && !as->more[i]))
+			continue;
+		as->round[k++] = i;
+		*left += (size_t)(m->max_reps - as->next[i]);
+	}
+	if (m->order == VTB_ORDER_RANDOM)
+		for (size_t i = k; i > 1; i--) {
+			size_t j = (size_t)(mix(&as->seed) % i), t = as->round[i - 1];
+
+			as->round[i - 1] = as->round[j];
+			as->round[j] = t;
+		}
+	return k;
+}
+
+/* Says where a round after the first stands */
+static void auto_round_note(const struct vtb_run_opts *o, const struct vtb_matrix *m,
+			    const struct vtb_run_result *res, size_t k, size_t left)
+{
+	char *msg;
+
+	if (!res->rounds)
+		return;
+	if (res->undecided < 0)
+		msg = vtb_asprintf("reps = auto, round %zu: %lld boots a configuration before "
+				   "the first decision",
+				   res->rounds, m->min_reps);
+	else
+		msg = vtb_asprintf("reps = auto, round %zu: %ld compare row%s undecided; %zu "
+				   "configuration%s go%s on, at most %zu boot%s left",
+				   res->rounds, res->undecided, res->undecided == 1 ? "" : "s", k,
+				   k == 1 ? "" : "s", k == 1 ? "es" : "", left,
+				   left == 1 ? "" : "s");
+	if (msg)
+		note(msg, (void *)o);
+	free(msg);
+}
+
+/* One round's @k boots, until a stop request or the budget */
+static int auto_round(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
+		      size_t k, size_t left, struct vtb_run_result *res, size_t *done)
+{
+	for (size_t j = 0; j < k; j++) {
+		const struct vtb_config *c = &m->configs[as->round[j]];
+		struct vtb_progress p = { .index = *done + 1,
+					  .total = *done + left - j,
+					  .reps_auto = true,
+					  .undecided = res->undecided };
+		double elapsed = (double)(vtb_now_ns() - b->t0) / 1e9;
+
+		if (m->budget_ns && *done &&
+		    elapsed + as->boot_sum / (double)*done > (double)m->budget_ns / 1e9) {
+			res->budget_spent = true;
+			return 0;
+		}
+		if (run_one(b, c, as->next[as->round[j]], &p, res, done) < 0)
+			return -1;
+		if (res->interrupted)
+			return 0;
+		as->boot_sum += p.boot_seconds;
+		as->next[as->round[j]]++;
+	}
+	return 0;
+}
+
 static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const struct vtb_matrix *m,
 		    struct vtb_run_result *res, size_t *done)
 {
-	size_t n = m->n_configs, *round = calloc(n ? n : 1, sizeof(*round));
-	int *next = calloc(n ? n : 1, sizeof(*next));
-	bool *more = calloc(n ? n : 1, sizeof(*more));
-	uint64_t state = m->seed;
-	double boot_sum = 0;
+	size_t n = m->n_configs;
+	struct auto_state as = { .round = calloc(n ? n : 1, sizeof(*as.round)),
+				 .next = calloc(n ? n : 1, sizeof(*as.next)),
+				 .more = calloc(n ? n : 1, sizeof(*as.more)),
+				 .seed = m->seed };
 	int ret = -1;
 
 	res->reps_auto = true;
 	res->undecided = -1;
-	if (!round || !next || !more) {
+	if (!as.round || !as.next || !as.more) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	/* what --resume finds stored: reps 0..next-1 */
-	for (size_t i = 0; i < n; i++) {
-		bool exists = true;
-
-		while (m->configs[i].runnable && next[i] < m->max_reps && exists) {
-			if (vtb_store_boot_exists(b->st, b->campaign, m->configs[i].key, next[i],
-						  &exists))
-				goto out;
-			next[i] += exists;
-		}
-		res->skipped += (size_t)next[i];
-	}
+	if (auto_stored(b, m, &as, res))
+		goto out;
 	for (;;) {
-		size_t k = 0, left = 0;
+		size_t k, left;
 		bool any_min = false, bad = false;
-		char *msg;
 
 		for (size_t i = 0; i < n; i++)
-			any_min |= m->configs[i].runnable && next[i] >= m->min_reps;
+			any_min |= m->configs[i].runnable && as.next[i] >= m->min_reps;
 		/* the first time before any boot: a selection that cannot work
 		 * (an axis no configuration has) is found before hours of boots */
 		if ((any_min || !res->rounds) &&
-		    auto_decide(b, m, res->db, res->campaign, more, &res->undecided, &bad) < 0) {
+		    auto_decide(b, m, res->db, res->campaign, as.more, &res->undecided, &bad) < 0) {
 			if (bad)
 				vtb_error("auto_compare: %s", vtb_errmsg());
 			res->fail = bad ? VTB_RUN_INPUT : VTB_RUN_INFRA;
@@ -842,79 +986,33 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const stru
 		}
 		if (!any_min) {
 			res->undecided = -1;
-			memset(more, 0, n * sizeof(*more));
+			memset(as.more, 0, n * sizeof(*as.more));
 		}
-		for (size_t i = 0; i < n; i++) {
-			if (!m->configs[i].runnable || next[i] >= m->max_reps ||
-			    (next[i] >= m->min_reps && !more[i]))
-				continue;
-			round[k++] = i;
-			left += (size_t)(m->max_reps - next[i]);
-		}
+		k = auto_pick(m, &as, &left);
 		res->planned = *done + res->skipped + left;
-		if (res->rounds && res->undecided < 0)
-			msg = vtb_asprintf(
-				"reps = auto, round %zu: %lld boots a configuration before "
-				"the first decision",
-				res->rounds, m->min_reps);
-		else if (res->rounds)
-			msg = vtb_asprintf("reps = auto, round %zu: %ld compare row%s undecided; %zu "
-					   "configuration%s go%s on, at most %zu boot%s left",
-					   res->rounds, res->undecided,
-					   res->undecided == 1 ? "" : "s", k, k == 1 ? "" : "s",
-					   k == 1 ? "es" : "", left, left == 1 ? "" : "s");
-		else
-			msg = NULL;
-		if (msg)
-			note(msg, (void *)o);
-		free(msg);
+		auto_round_note(o, m, res, k, left);
 		if (!k) {
 			for (size_t i = 0; i < n; i++)
-				res->capped |= m->configs[i].runnable && next[i] >= m->max_reps &&
-					       more[i];
+				res->capped |= m->configs[i].runnable &&
+					       as.next[i] >= m->max_reps && as.more[i];
 			break;
 		}
-		if (m->order == VTB_ORDER_RANDOM)
-			for (size_t i = k; i > 1; i--) {
-				size_t j = (size_t)(mix(&state) % i), t = round[i - 1];
-
-				round[i - 1] = round[j];
-				round[j] = t;
-			}
-		for (size_t j = 0; j < k; j++) {
-			const struct vtb_config *c = &m->configs[round[j]];
-			struct vtb_progress p = { .index = *done + 1,
-						  .total = *done + left - j,
-						  .reps_auto = true,
-						  .undecided = res->undecided };
-			double elapsed = (double)(vtb_now_ns() - b->t0) / 1e9;
-
-			if (m->budget_ns && *done &&
-			    elapsed + boot_sum / (double)*done > (double)m->budget_ns / 1e9) {
-				res->budget_spent = true;
-				break;
-			}
-			if (run_one(b, c, next[round[j]], &p, res, done) < 0)
-				goto out;
-			if (res->interrupted)
-				break;
-			boot_sum += p.boot_seconds;
-			next[round[j]]++;
-		}
+		if (auto_round(b, m, &as, k, left, res, done) < 0)
+			goto out;
 		res->rounds++;
 		if (res->interrupted || res->budget_spent)
 			break;
 	}
 	ret = 0;
 out:
-	free(round);
-	free(next);
-	free(more);
+	free(as.round);
+	free(as.next);
+	free(as.more);
 	return ret;
 }
 
 static int start_campaign(const struct vtb_run_opts *o, struct vtb_store *st,
-			  struct vtb_hosttopo *host, struct vtb_matrix *m, json_t *state,
+			  const struct vtb_hosttopo *host, struct vtb_matrix *m, json_t *state,
 			  int64_t *campaign, struct vtb_run_result *res)
 {
 	struct vtb_host_info hi = {
@@ -1111,82 +1209,119 @@ static int open_guests(const struct vtb_run_opts *o, const struct vtb_matrix *m,
 	return 0;
 }
 
-int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
+/* run says it measures this machine, whatever host the matrix names */
+static void warn_host_topology(const struct vtb_run_opts *o)
 {
-	struct vtb_hosttopo *host = NULL;
-	struct vtb_matrix *m = NULL;
-	struct vtb_store *st = NULL;
-	struct vtb_bootref *order = NULL;
-	struct boot_ctx b = { .o = o };
-	struct sigstate ss;
-	size_t n_order = 0, i, todo = 0, done = 0;
-	bool *skip = NULL, db_existed, campaign_open = false;
-	uint64_t t0 = vtb_now_ns();
-	int ret = -1;
+	char *ht = NULL, *msg;
 
-	memset(res, 0, sizeof(*res));
-	b.t0 = t0;
-	signals_take(&ss, &b.waitmask);
-	res->fail = VTB_RUN_INFRA;
-	if (vtb_hosttopo_load(NULL, &host))
-		goto out;
-	res->fail = VTB_RUN_INPUT;
-	b.model = &host->model;
-	{
-		/* membw's size = auto follows it: say where the figure comes from */
-		char *msg = vtb_asprintf("host llc: %s", host->llc_source);
-
+	if (vtb_matrix_host_topology(o->matrix, &ht) == 0 && ht) {
+		msg = vtb_asprintf(
+			"host_topology = '%s' is for vtbench plan: run measures this machine", ht);
 		if (msg)
-			note(msg, (void *)o);
+			warn(o, msg);
 		free(msg);
 	}
-	if (vtb_matrix_load(o->matrix, &host->ctx, &m))
-		goto out;
-	if (o->reps > 0 || o->reps_auto)
-		vtb_matrix_set_reps(m, o->reps_auto ? 0 : o->reps);
-	if (m->reps_auto && m->order == VTB_ORDER_SEQUENTIAL) {
-		vtb_error("reps = auto boots in interleaved rounds: '%s' has order = sequential",
-			  o->matrix);
-		goto out;
-	}
-	{
-		char *ht = NULL, *msg;
+	free(ht);
+}
 
-		if (vtb_matrix_host_topology(o->matrix, &ht) == 0 && ht) {
-			msg = vtb_asprintf(
-				"host_topology = '%s' is for vtbench plan: run measures this machine",
-				ht);
-			if (msg)
-				warn(o, msg);
-			free(msg);
-		}
-		free(ht);
+int vtb_run_load(const struct vtb_run_opts *o, const struct vtb_hosttopo *host,
+		 struct vtb_run_input *in, struct vtb_run_result *res)
+{
+	char *msg;
+
+	memset(res, 0, sizeof(*res));
+	memset(in, 0, sizeof(*in));
+	in->host = host;
+	res->fail = VTB_RUN_INPUT;
+	/* membw's size = auto follows it: say where the figure comes from */
+	msg = vtb_asprintf("host llc: %s", host->llc_source);
+	if (msg)
+		note(msg, (void *)o);
+	free(msg);
+	if (vtb_matrix_load(o->matrix, &host->ctx, &in->m))
+		return -1;
+	if (o->reps > 0 || o->reps_auto)
+		vtb_matrix_set_reps(in->m, o->reps_auto ? 0 : o->reps);
+	if (in->m->reps_auto && in->m->order == VTB_ORDER_SEQUENTIAL)
+		return vtb_error(
+			"reps = auto boots in interleaved rounds: '%s' has order = sequential",
+			o->matrix);
+	warn_host_topology(o);
+	if (apply_only(in->m, o->only, res) ||
+	    vtb_matrix_boot_order(in->m, &in->order, &in->n_order))
+		return -1;
+	res->db = strdup(o->db ? o->db : in->m->db);
+	if (!res->db)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+void vtb_run_input_release(struct vtb_run_input *in)
+{
+	if (!in)
+		return;
+	free(in->order);
+	vtb_matrix_free(in->m);
+	memset(in, 0, sizeof(*in));
+}
+
+/* reps = N: the boots in the matrix's order, those already stored skipped */
+static int run_fixed(struct boot_ctx *b, const struct vtb_run_input *in, const bool *skip,
+		     size_t todo, struct vtb_run_result *res, size_t *done)
+{
+	size_t i;
+
+	for (i = 0; i < in->n_order && !res->interrupted; i++) {
+		struct vtb_progress p = { .index = *done + 1, .total = todo, .undecided = -1 };
+
+		if (skip[i])
+			continue;
+		if (run_one(b, &in->m->configs[in->order[i].config], in->order[i].rep, &p, res,
+			    done) < 0)
+			return -1;
 	}
-	if (apply_only(m, o->only, res) || vtb_matrix_boot_order(m, &order, &n_order))
-		goto out;
-	res->db = strdup(o->db ? o->db : m->db);
-	if (!res->db) {
+	return 0;
+}
+
+/* The campaign's boots, once it is open in the store */
+static int run_campaign(struct boot_ctx *b, const struct vtb_run_opts *o,
+			const struct vtb_run_input *in, struct vtb_run_result *res)
+{
+	struct vtb_matrix *m = in->m;
+	size_t todo = 0, done = 0;
+	bool *skip = calloc(in->n_order ? in->n_order : 1, sizeof(*skip));
+	int ret = -1;
+
+	if (!skip) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	/* an existing file that is no vtbench database is the user's input */
-	db_existed = access(res->db, F_OK) == 0;
-	if (!db_existed) {
-		char *dir = strdup(res->db);
-		bool missing = dir && access(dirname(dir), F_OK) < 0;
-
-		if (missing)
-			vtb_error("cannot create database '%s': directory '%s' does not exist",
-				  res->db, dir);
-		free(dir);
-		if (missing)
-			goto out;
-	}
-	res->fail = db_existed ? VTB_RUN_INPUT : VTB_RUN_INFRA;
-	if (vtb_store_open(res->db, &st))
+	if (!m->reps_auto &&
+	    plan_todo(b->st, b->campaign, m, in->order, in->n_order, skip, &todo, res))
 		goto out;
+	report_not_runnable(o, b->st, b->campaign, m);
+	if ((m->reps_auto ? run_auto(b, o, m, res, &done)
+			  : run_fixed(b, in, skip, todo, res, &done)) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(skip);
+	return ret;
+}
+
+int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct vtb_store *st,
+	    struct vtb_run_result *res)
+{
+	struct vtb_matrix *m = in->m;
+	struct boot_ctx b = { .o = o, .st = st };
+	struct sigstate ss;
+	bool campaign_open = false;
+	int ret = -1;
+
+	b.t0 = vtb_now_ns();
+	signals_take(&ss, &b.waitmask);
 	res->fail = VTB_RUN_INFRA;
-	b.st = st;
+	b.model = &in->host->model;
 	b.timeout_ns = m->timeout_ns;
 	b.placement_interval_ns = m->placement_interval_ns;
 	b.state = vtb_hoststate_snapshot("/");
@@ -1196,35 +1331,11 @@ int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res)
 	}
 	if (open_guests(o, m, &b, res))
 		goto out;
-	if (start_campaign(o, st, host, m, b.state, &b.campaign, res))
+	if (start_campaign(o, st, in->host, m, b.state, &b.campaign, res))
 		goto out;
 	campaign_open = true;
-	skip = calloc(n_order ? n_order : 1, sizeof(*skip));
-	if (!skip) {
-		vtb_error("out of memory");
+	if (run_campaign(&b, o, in, res))
 		goto out;
-	}
-	if (!m->reps_auto && plan_todo(st, b.campaign, m, order, n_order, skip, &todo, res))
-		goto out;
-	report_not_runnable(o, st, b.campaign, m);
-
-	if (m->reps_auto) {
-		if (run_auto(&b, o, m, res, &done) < 0)
-			goto out;
-	} else {
-		for (i = 0; i < n_order && !res->interrupted; i++) {
-			struct vtb_progress p = { .index = done + 1,
-						  .total = todo,
-						  .undecided = -1 };
-			int r;
-
-			if (skip[i])
-				continue;
-			r = run_one(&b, &m->configs[order[i].config], order[i].rep, &p, res, &done);
-			if (r < 0)
-				goto out;
-		}
-	}
 	campaign_open = false;
 	if (res->interrupted)
 		res->stop_signal = stop_flag ? (int)stop_flag : SIGINT;
@@ -1245,12 +1356,7 @@ out:
 	}
 	signals_give_back(&ss);
 	json_decref(b.state);
-	free(skip);
-	free(order);
-	vtb_store_close(st);
 	vtb_vmhost_free(b.vh);
-	vtb_matrix_free(m);
-	vtb_hosttopo_free(host);
 	return ret;
 }
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The campaign loop: loads the matrix against the local host, opens the
- * store, starts or resumes a campaign, runs every (configuration, rep)
- * boot in the matrix's order, stores each boot in one transaction, and
- * stops cleanly on SIGINT/SIGTERM.  With reps = auto it boots in
- * interleaved rounds instead: after each round compare's default
- * selection (each VM against its own baseline) decides which
+ * The campaign loop: reads the matrix against the host model (the caller
+ * loads the host and opens the store), starts or resumes a campaign, runs
+ * every (configuration, rep) boot in the matrix's order, stores each boot
+ * in one transaction, and stops cleanly on SIGINT/SIGTERM.  With reps =
+ * auto it boots in interleaved rounds instead: after each round compare's
+ * default selection (each VM against its own baseline) decides which
  * configurations need more boots (a row inconclusive or few), until none
- * does, the cap (max_reps) or the budget.  It prints nothing: progress goes
- * through a callback, the outcome through struct vtb_run_result.
+ * does, the cap (max_reps) or the budget.  It prints nothing: progress
+ * goes through a callback, the outcome through struct vtb_run_result.
  */
 #ifndef VTB_RUNNER_H
 #define VTB_RUNNER_H
@@ -36,7 +36,7 @@ struct vtb_progress {
 
 struct vtb_run_opts {
 	const char *matrix; /* path of matrix.conf */
-	const char *db;	    /* NULL: the matrix's db = */
+	const char *db;	    /* NULL: the matrix's db = (res->db says which) */
 	const char *only;   /* glob on configuration labels/keys, or NULL */
 	long long reps;	    /* 0: the matrix's reps = */
 	bool reps_auto;	    /* --reps auto (over the matrix's reps =) */
@@ -70,9 +70,33 @@ struct vtb_run_result {
 	enum vtb_run_fail fail; /* why vtb_run returned -1 */
 };
 
-/* 0 when the campaign ran (whatever its boots did); -1 with vtb_errmsg()
- * and res->fail set otherwise. */
-int vtb_run(const struct vtb_run_opts *o, struct vtb_run_result *res);
+struct vtb_hosttopo;
+struct vtb_store;
+struct vtb_matrix;
+struct vtb_bootref;
+
+/* A campaign's input: the matrix read against the host, --only applied,
+ * in boot order. */
+struct vtb_run_input {
+	const struct vtb_hosttopo *host; /* borrowed: the machine run measures */
+	struct vtb_matrix *m;
+	struct vtb_bootref *order;
+	size_t n_order;
+};
+
+/* Reads o->matrix against @host (vtb_hosttopo_load(NULL): this machine)
+ * into @in and starts @res (res->db: the database to use, o->db or the
+ * matrix's db =).  0, or -1 with vtb_errmsg() and res->fail set; release
+ * @in in both cases (vtb_run_input_release). */
+int vtb_run_load(const struct vtb_run_opts *o, const struct vtb_hosttopo *host,
+		 struct vtb_run_input *in, struct vtb_run_result *res);
+void vtb_run_input_release(struct vtb_run_input *in);
+/* Runs the campaign of @in into @st (res->db, opened read-write by the
+ * caller; not closed here), continuing @res.  0 when the campaign ran
+ * (whatever its boots did); -1 with vtb_errmsg() and res->fail set
+ * otherwise. */
+int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct vtb_store *st,
+	    struct vtb_run_result *res);
 void vtb_run_result_release(struct vtb_run_result *res);
 
 /* Builds the job a boot runs (JSON text, malloc'ed). */

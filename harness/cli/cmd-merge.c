@@ -120,10 +120,9 @@ int cmd_merge(struct vtb_cmd_env *env)
 	struct vtb_cli_parser cp;
 	struct merge_state ms = { 0 };
 	struct vtb_merge_stats total = { 0 };
-	struct vtb_store *out = NULL;
 	const char *out_path, *arg;
 	bool verbose = false;
-	int c, n_in, ret = VTB_EXIT_INFRA;
+	int c, n_in, ret;
 
 	vtb_cli_init(&cp, &merge_cli, env->argc, env->argv);
 	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
@@ -145,17 +144,18 @@ int cmd_merge(struct vtb_cmd_env *env)
 	ms.out = out_path;
 	if (check_inputs(env, out_path, env->argv + optind + 1, n_in) < 0)
 		return VTB_EXIT_USAGE;
-	if (vtb_store_open(out_path, &out) < 0) {
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		return VTB_EXIT_INFRA;
-	}
+	/* the output is opened (created) only once every input is known good */
+	env->db = out_path;
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		return ret;
 	for (int i = 0; i < n_in; i++) {
 		const char *in = env->argv[optind + 1 + i];
 		struct vtb_merge_stats s;
 
-		if (vtb_store_merge(out, in, &s, on_campaign, &ms) < 0) {
+		if (vtb_store_merge(env->store, in, &s, on_campaign, &ms) < 0) {
 			vtb_cmd_err(env, "%s", vtb_errmsg());
-			goto out;
+			return VTB_EXIT_INFRA;
 		}
 		if (verbose && !ms.quiet)
 			print_stats(in, NULL, &s);
@@ -172,8 +172,5 @@ int cmd_merge(struct vtb_cmd_env *env)
 		total.uploads += s.uploads;
 	}
 	print_stats(NULL, out_path, &total);
-	ret = VTB_EXIT_OK;
-out:
-	vtb_store_close(out);
-	return ret;
+	return VTB_EXIT_OK;
 }

@@ -116,8 +116,8 @@ static void boot_line(struct progress_state *ps, const struct vtb_progress *p, c
 			ps->line_open = true;
 		} else if (strcmp(status, "ok") || ps->verbose) {
 			fprintf(stderr, "\r\033[Kboot %zu/%s%zu  %s  rep %d: %s (%.1fs)%s%s\n",
-				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep,
-				status, p->boot_seconds, error ? ": " : "", error ? error : "");
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep, status,
+				p->boot_seconds, error ? ": " : "", error ? error : "");
 			ps->line_open = false;
 		}
 		fflush(stderr);
@@ -125,8 +125,8 @@ static void boot_line(struct progress_state *ps, const struct vtb_progress *p, c
 	}
 	if (status)
 		printf("boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n", p->index,
-		       p->reps_auto ? "<=" : "", p->total, label, p->rep, status,
-		       p->boot_seconds, error ? ": " : "", error ? error : "", rows);
+		       p->reps_auto ? "<=" : "", p->total, label, p->rep, status, p->boot_seconds,
+		       error ? ": " : "", error ? error : "", rows);
 	fflush(stdout);
 }
 
@@ -142,8 +142,9 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		/* whose warning: the program, and the boot when it has one */
 		label = p->label ? vtb_term_safe(p->label) : NULL;
 		if (label)
-			fprintf(stderr, "vtbench run: boot %zu/%s%zu %s rep %d: warning: ",
-				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep);
+			fprintf(stderr,
+				"vtbench run: boot %zu/%s%zu %s rep %d: warning: ", p->index,
+				p->reps_auto ? "<=" : "", p->total, label, p->rep);
 		else
 			fputs("vtbench run: warning: ", stderr);
 		vtb_term_fputs(p->warning, stderr);
@@ -176,14 +177,9 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result *res,
 		      const char *const *urls, size_t n)
 {
-	struct vtb_store *st = NULL;
 	int failed = 0;
 
 	fflush(stdout);
-	if (vtb_store_open(res->db, &st)) {
-		vtb_cmd_err(env, "upload: %s", vtb_errmsg());
-		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct vtb_upload_opts o = {
 			.url = urls[i],
@@ -196,83 +192,171 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 			.batch_points = VTB_UPLOAD_BATCH_POINTS,
 		};
 
-		if (vtb_cmd_upload(env, st, res->db, &o, false))
+		if (vtb_cmd_upload(env, env->store, res->db, &o, false))
 			failed = -1;
 	}
-	vtb_store_close(st);
 	return failed;
 }
 
-int cmd_run(struct vtb_cmd_env *env)
+/* What the command line asks of run */
+struct run_args {
+	struct vtb_run_opts o;
+	struct progress_state ps;
+	const char **uploads; /* --upload URLs, n_uploads of them */
+	size_t n_uploads;
+};
+
+/* 0 to run; -1 to stop with *@code (--help, or a usage error, said) */
+static int parse_args(struct vtb_cmd_env *env, struct run_args *a, int *code)
 {
 	struct vtb_cli_parser cp;
-	struct vtb_run_opts o = { 0 };
-	struct vtb_run_result res;
-	struct progress_state ps = { .tty = isatty(2) };
-	char *agent = NULL;
-	const char **uploads = calloc((size_t)env->argc + 1, sizeof(*uploads));
-	size_t n_uploads = 0;
 	const char *arg;
-	int c, ret;
-
-	if (!uploads) {
-		vtb_cmd_err(env, "out of memory");
-		return VTB_EXIT_INFRA;
-	}
+	int c;
 
 	vtb_cli_init(&cp, &run_cli, env->argc, env->argv);
 	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
 		switch (c) {
 		case OPT_DB:
-			o.db = arg;
+			a->o.db = arg;
 			break;
 		case OPT_RESUME:
-			o.resume = true;
+			a->o.resume = true;
 			break;
 		case OPT_ONLY:
-			o.only = arg;
+			a->o.only = arg;
 			break;
 		case OPT_REPS:
-			o.reps_auto = !strcmp(arg, "auto");
-			if (!o.reps_auto && vtb_parse_int(arg, 1, 100000, &o.reps)) {
+			a->o.reps_auto = !strcmp(arg, "auto");
+			if (!a->o.reps_auto && vtb_parse_int(arg, 1, 100000, &a->o.reps)) {
 				vtb_cli_usage_error(&run_cli, "--reps: %s (or auto)", vtb_errmsg());
-				ret = VTB_EXIT_USAGE;
-				goto out;
+				*code = VTB_EXIT_USAGE;
+				return -1;
 			}
 			break;
 		case OPT_QUIET:
-			ps.quiet = true;
+			a->ps.quiet = true;
 			break;
 		case OPT_VERBOSE:
-			ps.verbose = true;
+			a->ps.verbose = true;
 			break;
 		case OPT_UPLOAD:
 			/* a wrong URL is found now, not after hours of boots */
 			if (vtb_upload_check_url(arg) < 0) {
 				vtb_cli_usage_error(&run_cli, "--upload: %s", vtb_errmsg());
-				ret = VTB_EXIT_USAGE;
-				goto out;
+				*code = VTB_EXIT_USAGE;
+				return -1;
 			}
-			uploads[n_uploads++] = arg;
+			a->uploads[a->n_uploads++] = arg;
 			break;
 		}
 	}
 	if (c < 0) {
-		ret = vtb_cli_exit(c);
-		goto out;
+		*code = vtb_cli_exit(c);
+		return -1;
 	}
 	if (cp.optind != env->argc - 1) {
 		vtb_cli_usage_error(&run_cli, "expected one matrix file");
-		ret = VTB_EXIT_USAGE;
-		goto out;
+		*code = VTB_EXIT_USAGE;
+		return -1;
 	}
-	if (ps.quiet && ps.verbose) {
+	if (a->ps.quiet && a->ps.verbose) {
 		vtb_cli_usage_error(&run_cli, "--quiet and --verbose contradict each other");
-		ret = VTB_EXIT_USAGE;
-		goto out;
+		*code = VTB_EXIT_USAGE;
+		return -1;
 	}
-	ret = vtb_cmd_setup(env);
-	if (ret)
+	a->o.matrix = env->argv[cp.optind];
+	return 0;
+}
+
+/* The campaign could not run (to its end): says why, and how to go on
+ * when something was stored. */
+static int run_failed(const struct vtb_cmd_env *env, const struct run_args *a,
+		      const struct vtb_run_result *res)
+{
+	if (a->ps.line_open)
+		fputs("\r\033[K", stderr);
+	vtb_cmd_err(env, "%s", vtb_errmsg());
+	if (res->campaign[0] && res->db)
+		fprintf(stderr,
+			"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
+			a->o.matrix, res->db);
+	return res->fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+}
+
+/* The closing summary on stdout */
+static void print_summary(const struct vtb_run_result *res)
+{
+	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res->campaign,
+	       res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s", res->ok,
+	       res->failed, res->timeout);
+	if (res->unexpected)
+		printf(", %zu unexpected-topology", res->unexpected);
+	if (res->skipped)
+		printf(", %zu already stored", res->skipped);
+	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
+		printf("\nreps = auto: stopped before the first decision (%s)",
+		       res->budget_spent ? "the budget is spent" : "interrupted");
+	else if (res->reps_auto && res->undecided == 0 && !res->rounds)
+		printf("\nreps = auto: every compare row was already decided");
+	else if (res->reps_auto && res->undecided == 0)
+		printf("\nreps = auto: every compare row decided after %zu round%s", res->rounds,
+		       res->rounds == 1 ? "" : "s");
+	else if (res->reps_auto && res->undecided > 0)
+		printf("\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
+		       res->undecided, res->undecided == 1 ? "" : "s", res->rounds,
+		       res->rounds == 1 ? "" : "s",
+		       res->budget_spent  ? "the budget is spent"
+		       : res->capped	  ? "max_reps reached"
+		       : res->interrupted ? "interrupted"
+					  : "stopped");
+	printf("\nresults in %s; see: vtbench compare --db %s\n", res->db, res->db);
+}
+
+/* After the campaign: the exit code of its boots, then --upload */
+static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
+		  const struct vtb_run_result *res)
+{
+	int ret;
+
+	if (res->interrupted) {
+		fflush(stdout);
+		fprintf(stderr,
+			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
+			a->o.matrix, res->db);
+		/* as a shell reports a process the signal killed: 130, 143 */
+		ret = res->stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
+	} else {
+		ret = res->failed || res->timeout || res->unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+	}
+	if (a->n_uploads && res->interrupted) {
+		fprintf(stderr,
+			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
+			res->db);
+	} else if (a->n_uploads) {
+		int up = upload_all(env, res, a->uploads, a->n_uploads);
+
+		/* a failed upload never changes what is stored, nor hides a
+		 * failed boot (exit 1) */
+		if (up && ret == VTB_EXIT_OK)
+			ret = VTB_EXIT_INFRA;
+	}
+	return ret;
+}
+
+int cmd_run(struct vtb_cmd_env *env)
+{
+	struct run_args a = { .ps = { .tty = isatty(2) } };
+	struct vtb_run_input in = { 0 };
+	struct vtb_run_result res = { 0 };
+	char *agent = NULL;
+	int ret;
+
+	a.uploads = calloc((size_t)env->argc + 1, sizeof(*a.uploads));
+	if (!a.uploads) {
+		vtb_cmd_err(env, "out of memory");
+		return VTB_EXIT_INFRA;
+	}
+	if (parse_args(env, &a, &ret))
 		goto out;
 	agent = vtb_agent_path();
 	if (!agent || access(agent, X_OK) < 0) {
@@ -282,77 +366,37 @@ int cmd_run(struct vtb_cmd_env *env)
 		ret = VTB_EXIT_INFRA;
 		goto out;
 	}
-	o.matrix = env->argv[cp.optind];
-	o.host_id = getenv("VTBENCH_HOST_ID");
-	if (o.host_id && !*o.host_id)
-		o.host_id = NULL;
-	o.agent = agent;
-	o.cmdline = env->cmdline;
-	o.progress = on_progress;
-	o.progress_arg = &ps;
-	if (vtb_run(&o, &res)) {
-		if (ps.line_open)
-			fputs("\r\033[K", stderr);
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		ret = res.fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
-		if (res.campaign[0] && res.db)
-			fprintf(stderr,
-				"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
-				o.matrix, res.db);
-		goto out_run;
+	a.o.host_id = getenv("VTBENCH_HOST_ID");
+	if (a.o.host_id && !*a.o.host_id)
+		a.o.host_id = NULL;
+	a.o.agent = agent;
+	a.o.cmdline = env->cmdline;
+	a.o.progress = on_progress;
+	a.o.progress_arg = &a.ps;
+	/* the host, the matrix read against it, then the database it names */
+	ret = vtb_cmd_setup_host(env);
+	if (ret)
+		goto out;
+	if (vtb_run_load(&a.o, env->host, &in, &res)) {
+		ret = run_failed(env, &a, &res);
+		goto out;
 	}
-	if (ps.line_open)
+	env->db = res.db;
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		goto out;
+	if (vtb_run(&a.o, &in, env->store, &res)) {
+		ret = run_failed(env, &a, &res);
+		goto out;
+	}
+	if (a.ps.line_open)
 		fputs("\r\033[K", stderr);
-	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res.campaign,
-	       res.resumed ? " (resumed)" : "", res.ran, res.ran == 1 ? "" : "s", res.ok,
-	       res.failed, res.timeout);
-	if (res.unexpected)
-		printf(", %zu unexpected-topology", res.unexpected);
-	if (res.skipped)
-		printf(", %zu already stored", res.skipped);
-	if (res.reps_auto && res.undecided < 0 && (res.budget_spent || res.interrupted))
-		printf("\nreps = auto: stopped before the first decision (%s)",
-		       res.budget_spent ? "the budget is spent" : "interrupted");
-	else if (res.reps_auto && res.undecided == 0 && !res.rounds)
-		printf("\nreps = auto: every compare row was already decided");
-	else if (res.reps_auto && res.undecided == 0)
-		printf("\nreps = auto: every compare row decided after %zu round%s", res.rounds,
-		       res.rounds == 1 ? "" : "s");
-	else if (res.reps_auto && res.undecided > 0)
-		printf("\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
-		       res.undecided, res.undecided == 1 ? "" : "s", res.rounds,
-		       res.rounds == 1 ? "" : "s",
-		       res.budget_spent	 ? "the budget is spent"
-		       : res.capped	 ? "max_reps reached"
-		       : res.interrupted ? "interrupted"
-					 : "stopped");
-	printf("\nresults in %s; see: vtbench compare --db %s\n", res.db, res.db);
-	if (res.interrupted) {
-		fflush(stdout);
-		fprintf(stderr,
-			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
-			o.matrix, res.db);
-		/* as a shell reports a process the signal killed: 130, 143 */
-		ret = res.stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
-	} else {
-		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
-	}
-	if (n_uploads && res.interrupted) {
-		fprintf(stderr,
-			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
-			res.db);
-	} else if (n_uploads) {
-		int up = upload_all(env, &res, uploads, n_uploads);
-
-		/* a failed upload never changes what is stored, nor hides a
-		 * failed boot (exit 1) */
-		if (up && ret == VTB_EXIT_OK)
-			ret = VTB_EXIT_INFRA;
-	}
-out_run:
-	vtb_run_result_release(&res);
+	print_summary(&res);
+	ret = finish(env, &a, &res);
 out:
+	vtb_run_input_release(&in);
+	vtb_run_result_release(&res);
 	free(agent);
-	free(uploads);
+	free(a.uploads);
 	return ret;
 }

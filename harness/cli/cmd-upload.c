@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* vtbench upload: a campaign to a dashboard, exactly once (upload.c) */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "../upload/upload.h"
@@ -230,7 +228,7 @@ int cmd_upload(struct vtb_cmd_env *env)
 		.dry_out = stdout,
 	};
 	bool quiet = false;
-	int c;
+	int c, ret;
 
 	vtb_cli_init(&cp, &upload_cli, env->argc, env->argv);
 	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
@@ -301,16 +299,9 @@ int cmd_upload(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "timeouts must be at least 1ms");
 		return VTB_EXIT_USAGE;
 	}
-	if (!env->db)
-		env->db = "results.db";
-	if (access(env->db, F_OK) < 0) {
-		vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
-		return VTB_EXIT_USAGE;
-	}
-	/* read-write: what is sent is recorded (schema 6 migrates here) */
-	if (vtb_store_open(env->db, &env->store)) {
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		return VTB_EXIT_USAGE;
-	}
+	/* read-write (the row's flags): what is sent is recorded */
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		return ret;
 	return vtb_cmd_upload(env, env->store, env->db, &o, quiet);
 }

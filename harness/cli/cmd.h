@@ -3,8 +3,9 @@
  * The command layer.  Each command lives in cmd-<name>.c; main.c holds
  * the table.  A command parses its own options into the environment and
  * calls vtb_cmd_setup(), which does the shared setup its table row asks
- * for (open the store, load the host topology).  Only this layer prints
- * and chooses exit codes.
+ * for (load the host topology, open the store) with the same messages
+ * and exit codes for every command.  Only this layer prints and chooses
+ * exit codes.
  */
 #ifndef VTB_CMD_H
 #define VTB_CMD_H
@@ -26,9 +27,11 @@
 #define VTB_EXIT_TERMINATED 143	 /* SIGTERM */
 
 /* row flags */
-#define VTB_CMD_NEED_DB (1u << 0)   /* open --db read-only before work */
-#define VTB_CMD_NEED_HOST (1u << 1) /* load --host-topology or the local host */
-#define VTB_CMD_WRITES (1u << 2)    /* writes the database: SIGPIPE ignored */
+#define VTB_CMD_NEED_DB (1u << 0)    /* open env->db read-only (it must exist) */
+#define VTB_CMD_NEED_HOST (1u << 1)  /* load --host-topology or the local host */
+#define VTB_CMD_WRITES (1u << 2)     /* writes the database: SIGPIPE ignored */
+#define VTB_CMD_OPEN_DB_RW (1u << 3) /* open env->db read-write (migrated) */
+#define VTB_CMD_CREATE_DB (1u << 4)  /* ... creating it when missing */
 
 struct vtb_cmd_env {
 	const char *name; /* command name */
@@ -44,9 +47,16 @@ struct vtb_cmd_env {
 	struct vtb_hosttopo *host;
 };
 
-/* Does the row's setup; on failure prints the error and returns the exit
- * code to use (nonzero). */
+/* Does the row's setup, in order: the host (NEED_HOST), then the store
+ * (NEED_DB or OPEN_DB_RW; env->db, default results.db); a step already
+ * done is skipped.  On failure prints the error and returns the exit code
+ * to use (nonzero): 2 for the user's input (a --host-topology that cannot
+ * be read, a database missing or not vtbench's), 3 for infrastructure.
+ * vtb_cmd_setup_host() is the first step alone, for a command whose
+ * database path comes from input read with the host (run: the matrix's
+ * db =). */
 int vtb_cmd_setup(struct vtb_cmd_env *env);
+int vtb_cmd_setup_host(struct vtb_cmd_env *env);
 /* Prints "vtbench CMD: message" to stderr. */
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -35,16 +35,17 @@ static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
 	  "summarise a campaign's results per configuration, cell and metric", &compare_cli },
 	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks", &list_cli },
-	{ "merge", cmd_merge, VTB_CMD_WRITES,
+	{ "merge", cmd_merge, VTB_CMD_OPEN_DB_RW | VTB_CMD_CREATE_DB | VTB_CMD_WRITES,
 	  "unite the databases of several hosts (campaigns by uuid; again adds nothing)",
 	  &merge_cli },
 	{ "plan", cmd_plan, VTB_CMD_NEED_HOST,
 	  "dry run: every configuration and cell, with keys and parameters", &plan_cli },
-	{ "run", cmd_run, VTB_CMD_WRITES, "run a matrix and store every boot in SQLite",
-	  &run_cli },
+	{ "run", cmd_run,
+	  VTB_CMD_NEED_HOST | VTB_CMD_OPEN_DB_RW | VTB_CMD_CREATE_DB | VTB_CMD_WRITES,
+	  "run a matrix and store every boot in SQLite", &run_cli },
 	{ "topo", cmd_topo, VTB_CMD_NEED_HOST,
 	  "show the host topology (packages, nodes, LLCs, cores, PUs) or export it", &topo_cli },
-	{ "upload", cmd_upload, VTB_CMD_WRITES,
+	{ "upload", cmd_upload, VTB_CMD_OPEN_DB_RW | VTB_CMD_WRITES,
 	  "send a campaign to a dashboard (InfluxDB ...), exactly once", &upload_cli },
 };
 
@@ -87,34 +88,67 @@ out:
 	return ret;
 }
 
-int vtb_cmd_setup(struct vtb_cmd_env *env)
+int vtb_cmd_setup_host(struct vtb_cmd_env *env)
 {
 	const char *spec = env->host_topology;
 
-	if ((env->flags & VTB_CMD_NEED_HOST) && spec && !strncmp(spec, "libvirt:", 8)) {
-		int r = load_libvirt_host(env, spec + 8);
-
-		if (r)
-			return r;
-	} else if (env->flags & VTB_CMD_NEED_HOST) {
-		if (vtb_hosttopo_load(spec, &env->host)) {
-			vtb_cmd_err(env, "%s", vtb_errmsg());
-			return spec ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
-		}
-	}
-	if (env->flags & VTB_CMD_NEED_DB) {
-		if (!env->db)
-			env->db = "results.db";
-		if (access(env->db, F_OK) < 0) {
-			vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
-			return VTB_EXIT_USAGE;
-		}
-		if (vtb_store_open_ro(env->db, &env->store)) {
-			vtb_cmd_err(env, "%s", vtb_errmsg());
-			return VTB_EXIT_USAGE;
-		}
+	if (!(env->flags & VTB_CMD_NEED_HOST) || env->host)
+		return 0;
+	if (spec && !strncmp(spec, "libvirt:", 8))
+		return load_libvirt_host(env, spec + 8);
+	if (vtb_hosttopo_load(spec, &env->host)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		return spec ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 	}
 	return 0;
+}
+
+/* VTB_CMD_CREATE_DB: a database that does not exist yet is created; a
+ * missing directory is the user's input, a file that cannot be created
+ * is infrastructure.  An existing file that opens badly is the user's
+ * input (it is no vtbench database, or a newer one). */
+static int open_store(struct vtb_cmd_env *env)
+{
+	bool existed;
+
+	if (!env->db)
+		env->db = "results.db";
+	existed = access(env->db, F_OK) == 0;
+	if (!existed && !(env->flags & VTB_CMD_CREATE_DB)) {
+		vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
+		return VTB_EXIT_USAGE;
+	}
+	if (!existed) {
+		char *dir = strdup(env->db);
+
+		if (!dir) {
+			vtb_cmd_err(env, "out of memory");
+			return VTB_EXIT_INFRA;
+		}
+		if (access(dirname(dir), F_OK) < 0) {
+			vtb_cmd_err(env,
+				    "cannot create database '%s': directory '%s' does not exist",
+				    env->db, dir);
+			free(dir);
+			return VTB_EXIT_USAGE;
+		}
+		free(dir);
+	}
+	if (env->flags & VTB_CMD_OPEN_DB_RW ? vtb_store_open(env->db, &env->store)
+					    : vtb_store_open_ro(env->db, &env->store)) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		return existed ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+	}
+	return 0;
+}
+
+int vtb_cmd_setup(struct vtb_cmd_env *env)
+{
+	int ret = vtb_cmd_setup_host(env);
+
+	if (ret || env->store || !(env->flags & (VTB_CMD_NEED_DB | VTB_CMD_OPEN_DB_RW)))
+		return ret;
+	return open_store(env);
 }
 
 char *vtb_agent_path(void)
@@ -167,7 +201,8 @@ static void man_vtbench(FILE *f)
 	fputs("vtbench \\- measure what a VM loses against its bare-metal host\n", f);
 	vtb_man_section(f, "SYNOPSIS");
 	fputs("\\fBvtbench\\fR [\\fB\\-V\\fR | \\fB\\-\\-version\\fR] "
-	      "[\\fB\\-h\\fR | \\fB\\-\\-help\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n", f);
+	      "[\\fB\\-h\\fR | \\fB\\-\\-help\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n",
+	      f);
 	fputs(".br\n", f);
 	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
 		vtb_cli_man_usage(f, commands[i].cli);
@@ -211,7 +246,8 @@ static void man_vtbench(FILE *f)
 	vtb_man_body(f, "\nupload credentials (see vtbench upload)");
 	vtb_man_section(f, "SEE ALSO");
 	fputs("\\fBvtbench\\-agent\\fR(1), \\fBvtbench\\-matrix\\fR(5), \\fBvirsh\\fR(1), "
-	      "\\fBlstopo\\fR(1)\n", f);
+	      "\\fBlstopo\\fR(1)\n",
+	      f);
 }
 
 static int stdout_done(const char *cmd, int ret);

@@ -1581,7 +1581,8 @@ static void xtree_release(struct xtree *x)
 	free(x->o);
 }
 
-static char *model_hwloc_xml(const struct vtb_hosttopo *h)
+/* The model's packages, dies, caches and cores as hwloc objects */
+static int xtree_groups(struct xtree *x, const struct vtb_topo *m)
 {
 	static const struct {
 		enum vtb_topo_level level;
@@ -1592,21 +1593,8 @@ static char *model_hwloc_xml(const struct vtb_hosttopo *h)
 		{ VTB_TOPO_LLC, NULL, 3 },	{ VTB_TOPO_L2, "L2Cache", 4 },
 		{ VTB_TOPO_CORE, "Core", 5 },
 	};
-	const struct vtb_topo *m = &h->model;
-	struct xtree x = { 0 };
-	hwloc_bitmap_t machine = hwloc_bitmap_alloc();
-	xmlDocPtr doc = NULL;
-	xmlNodePtr top;
-	xmlChar *buf = NULL;
-	char *ret = NULL;
-	bool failed = false;
 	size_t i, k;
-	int size = 0;
 
-	if (!machine)
-		goto oom;
-	for (i = 0; i < m->n_online; i++)
-		hwloc_bitmap_set(machine, (unsigned)m->pus[i].os);
 	for (k = 0; k < VTB_ARRAY_SIZE(kinds); k++) {
 		enum vtb_topo_level l = kinds[k].level;
 		const char *type = kinds[k].type;
@@ -1623,23 +1611,28 @@ static char *model_hwloc_xml(const struct vtb_hosttopo *h)
 			/* dies the source did not name are the packages */
 			if (l == VTB_TOPO_DIE && g->os < 0)
 				continue;
-			if (xobj_add(&x, type, kinds[k].rank, g->os, &g->pus))
-				goto err;
-			x.o[x.n - 1].size = g->size;
+			if (xobj_add(x, type, kinds[k].rank, g->os, &g->pus))
+				return -1;
+			x->o[x->n - 1].size = g->size;
 			if (l == VTB_TOPO_LLC)
-				x.o[x.n - 1].depth = m->llc_level;
+				x->o[x->n - 1].depth = m->llc_level;
 			if (l == VTB_TOPO_L2)
-				x.o[x.n - 1].depth = 2;
+				x->o[x->n - 1].depth = 2;
 		}
 	}
 	for (i = 0; i < m->n_online; i++) {
 		struct vtb_cpuset one = { (int *)&m->pus[i].os, 1 };
 
-		if (xobj_add(&x, "PU", 6, m->pus[i].os, &one))
-			goto err;
+		if (xobj_add(x, "PU", 6, m->pus[i].os, &one))
+			return -1;
 	}
-	/* NUMA nodes, and a Group for a node no object matches */
-	for (i = 0; i < m->n_nodes; i++) {
+	return 0;
+}
+
+/* NUMA nodes, and a Group for a node no object matches */
+static int xtree_nodes(struct xtree *x, const struct vtb_topo *m, hwloc_const_bitmap_t machine)
+{
+	for (size_t i = 0; i < m->n_nodes; i++) {
 		const struct vtb_topo_node *nd = &m->nodes[i];
 		struct vtb_cpuset all = { NULL, 0 };
 		bool match = false;
@@ -1649,25 +1642,31 @@ static char *model_hwloc_xml(const struct vtb_hosttopo *h)
 			hwloc_bitmap_t s = hwloc_bitmap_alloc();
 
 			if (!s)
-				goto oom;
+				return vtb_error("out of memory");
 			for (j = 0; j < nd->pus.n; j++)
 				hwloc_bitmap_set(s, (unsigned)nd->pus.cpus[j]);
-			for (j = 0; j < x.n && !match; j++)
-				match = !x.o[j].node && hwloc_bitmap_isequal(x.o[j].set, s);
+			for (j = 0; j < x->n && !match; j++)
+				match = !x->o[j].node && hwloc_bitmap_isequal(x->o[j].set, s);
 			match = match || hwloc_bitmap_isequal(s, machine);
 			hwloc_bitmap_free(s);
-			if (!match && xobj_add(&x, "Group", 2, -1, &nd->pus))
-				goto err;
+			if (!match && xobj_add(x, "Group", 2, -1, &nd->pus))
+				return -1;
 		}
-		if (xobj_add(&x, "NUMANode", 7, nd->os, nd->pus.n ? &nd->pus : &all))
-			goto err;
-		x.o[x.n - 1].node = nd;
+		if (xobj_add(x, "NUMANode", 7, nd->os, nd->pus.n ? &nd->pus : &all))
+			return -1;
+		x->o[x->n - 1].node = nd;
 	}
-	qsort(x.o, x.n, sizeof(*x.o), xobj_cmp);
-	/* parents: the last object before it in this order that holds its
-	 * PUs (the smallest one); a node hangs on the object with its set */
-	for (i = 0; i < x.n; i++) {
-		struct xobj *o = &x.o[i];
+	return 0;
+}
+
+/* Sorts the objects and links each to its parent: the last object
+ * before it in this order that holds its PUs (the smallest one); a node
+ * hangs on the object with its set. */
+static int xtree_link(struct xtree *x)
+{
+	qsort(x->o, x->n, sizeof(*x->o), xobj_cmp);
+	for (size_t i = 0; i < x->n; i++) {
+		struct xobj *o = &x->o[i];
 		size_t j;
 
 		if (o->node) {
@@ -1675,7 +1674,7 @@ static char *model_hwloc_xml(const struct vtb_hosttopo *h)
 			if (!o->node->pus.n)
 				continue;
 			for (j = i; j-- > 0;) {
-				if (!x.o[j].node && hwloc_bitmap_isequal(x.o[j].set, o->set)) {
+				if (!x->o[j].node && hwloc_bitmap_isequal(x->o[j].set, o->set)) {
 					o->memparent = (int)j;
 					break;
 				}
@@ -1683,20 +1682,71 @@ static char *model_hwloc_xml(const struct vtb_hosttopo *h)
 			continue;
 		}
 		for (j = i; j-- > 0;) {
-			if (x.o[j].node)
+			if (x->o[j].node)
 				continue;
-			if (hwloc_bitmap_isincluded(o->set, x.o[j].set)) {
+			if (hwloc_bitmap_isincluded(o->set, x->o[j].set)) {
 				o->parent = (int)j;
 				break;
 			}
-			if (hwloc_bitmap_intersects(o->set, x.o[j].set)) {
-				vtb_error(
+			if (hwloc_bitmap_intersects(o->set, x->o[j].set))
+				return vtb_error(
 					"cannot build an hwloc topology: %s %d and %s %d overlap without nesting",
-					o->type, o->first, x.o[j].type, x.o[j].first);
-				goto err;
-			}
+					o->type, o->first, x->o[j].type, x->o[j].first);
 		}
 	}
+	return 0;
+}
+
+/* The node distances, as hwloc 2 writes them */
+static void emit_distances(xmlNodePtr top, const struct vtb_topo *m, bool *failed)
+{
+	xmlNodePtr d = xmlNewChild(top, NULL, X("distances2"), NULL), c;
+	struct vtb_strbuf idx = VTB_STRBUF_INIT, val = VTB_STRBUF_INIT;
+	size_t i;
+
+	if (!d) {
+		*failed = true;
+		return;
+	}
+	set_attr(d, "type", "NUMANode", failed);
+	set_num(d, "nbobjs", m->n_nodes, failed);
+	set_num(d, "kind", HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_LATENCY,
+		failed);
+	set_attr(d, "name", "NUMALatency", failed);
+	set_attr(d, "indexing", "os", failed);
+	for (i = 0; i < m->n_nodes; i++)
+		*failed |= vtb_strbuf_addf(&idx, "%d ", m->nodes[i].os) != 0;
+	for (i = 0; i < m->n_nodes * m->n_nodes; i++)
+		*failed |= vtb_strbuf_addf(&val, "%u ", m->distances[i]) != 0;
+	c = xmlNewTextChild(d, NULL, X("indexes"), X(vtb_strbuf_str(&idx)));
+	if (c)
+		set_num(c, "length", idx.len, failed);
+	c = c ? xmlNewTextChild(d, NULL, X("u64values"), X(vtb_strbuf_str(&val))) : NULL;
+	if (c)
+		set_num(c, "length", val.len, failed);
+	*failed |= !c;
+	vtb_strbuf_release(&idx);
+	vtb_strbuf_release(&val);
+}
+
+static char *model_hwloc_xml(const struct vtb_hosttopo *h)
+{
+	const struct vtb_topo *m = &h->model;
+	struct xtree x = { 0 };
+	hwloc_bitmap_t machine = hwloc_bitmap_alloc();
+	xmlDocPtr doc = NULL;
+	xmlNodePtr top;
+	xmlChar *buf = NULL;
+	char *ret = NULL;
+	bool failed = false;
+	int size = 0;
+
+	if (!machine)
+		goto oom;
+	for (size_t i = 0; i < m->n_online; i++)
+		hwloc_bitmap_set(machine, (unsigned)m->pus[i].os);
+	if (xtree_groups(&x, m) || xtree_nodes(&x, m, machine) || xtree_link(&x))
+		goto out;
 	doc = xmlNewDoc(X("1.0"));
 	top = doc ? xmlNewNode(NULL, X("topology")) : NULL;
 	if (!top)
@@ -1704,45 +1754,17 @@ static char *model_hwloc_xml(const struct vtb_hosttopo *h)
 	xmlDocSetRootElement(doc, top);
 	set_attr(top, "version", "2.0", &failed);
 	emit_obj(h, &x, -1, top, machine, &failed);
-	if (m->distances && m->n_nodes) {
-		xmlNodePtr d = xmlNewChild(top, NULL, X("distances2"), NULL), c;
-		struct vtb_strbuf idx = VTB_STRBUF_INIT, val = VTB_STRBUF_INIT;
-
-		if (!d)
-			goto oom;
-		set_attr(d, "type", "NUMANode", &failed);
-		set_num(d, "nbobjs", m->n_nodes, &failed);
-		set_num(d, "kind",
-			HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_LATENCY, &failed);
-		set_attr(d, "name", "NUMALatency", &failed);
-		set_attr(d, "indexing", "os", &failed);
-		for (i = 0; i < m->n_nodes; i++)
-			failed |= vtb_strbuf_addf(&idx, "%d ", m->nodes[i].os) != 0;
-		for (i = 0; i < m->n_nodes * m->n_nodes; i++)
-			failed |= vtb_strbuf_addf(&val, "%u ", m->distances[i]) != 0;
-		c = xmlNewTextChild(d, NULL, X("indexes"), X(vtb_strbuf_str(&idx)));
-		if (c)
-			set_num(c, "length", idx.len, &failed);
-		c = c ? xmlNewTextChild(d, NULL, X("u64values"), X(vtb_strbuf_str(&val))) : NULL;
-		if (c)
-			set_num(c, "length", val.len, &failed);
-		failed |= !c;
-		vtb_strbuf_release(&idx);
-		vtb_strbuf_release(&val);
-	}
+	if (m->distances && m->n_nodes)
+		emit_distances(top, m, &failed);
 	if (failed)
 		goto oom;
 	xmlDocDumpMemoryEnc(doc, &buf, &size, "UTF-8");
-	if (!buf)
-		goto oom;
-	ret = strdup((const char *)buf);
+	ret = buf ? strdup((const char *)buf) : NULL;
 	if (!ret)
 		goto oom;
 	goto out;
 oom:
 	vtb_error("out of memory");
-err:
-	ret = NULL;
 out:
 	xmlFree(buf);
 	xmlFreeDoc(doc);

@@ -675,148 +675,192 @@ static int cmp_uint(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A VM's planned shape, as the guest kernel will see it */
+struct expect_geom {
+	const struct vtb_plan_vm *m;
+	int n, per_core, per_die, per_sock;
+	int *cell;	/* guest cell of each vCPU */
+	unsigned *dist; /* the distinct distances, ascending */
+	size_t n_dist;
+};
+
+/* Why the kernel's levels cannot be foretold (malloc'ed), or NULL: a
+ * virtual die or socket that spans guest cells */
+static char *unforeseeable(const struct expect_geom *g)
+{
+	for (int v = 1; v < g->n; v++) {
+		if (v / g->per_die == (v - 1) / g->per_die && g->cell[v] != g->cell[v - 1])
+			return vtb_asprintf("virtual die %d spans guest cells %d and %d",
+					    v / g->per_die, g->cell[v - 1], g->cell[v]);
+		if (v / g->per_sock == (v - 1) / g->per_sock && g->cell[v] != g->cell[v - 1])
+			return vtb_asprintf("virtual socket %d spans guest cells %d and %d",
+					    v / g->per_sock, g->cell[v - 1], g->cell[v]);
+	}
+	return NULL;
+}
+
+static void distinct_distances(struct expect_geom *g, size_t nc)
+{
+	g->n_dist = 0;
+	for (size_t a = 0; a < nc; a++)
+		for (size_t b = 0; b < nc; b++) {
+			unsigned d = distance(g->m, (int)a, (int)b);
+			size_t k;
+
+			for (k = 0; k < g->n_dist && g->dist[k] != d; k++)
+				;
+			if (k == g->n_dist)
+				g->dist[g->n_dist++] = d;
+		}
+	qsort(g->dist, g->n_dist, sizeof(*g->dist), cmp_uint);
+}
+
+/* vCPU @v's sched domain levels into @lv (3 + n_dist of them), its
+ * thread siblings and LLC; returns how many levels the kernel keeps. */
+static size_t vcpu_levels(const struct expect_geom *g, int v, struct expect_level *lv,
+			  struct bits *ts, struct bits *llc)
+{
+	size_t k = 0, kept = 0;
+
+	for (int u = 0; u < g->n; u++) {
+		if (u / g->per_core == v / g->per_core && g->cell[u] == g->cell[v])
+			bits_set_range(ts, (unsigned)u, (unsigned)u);
+		if (u / g->per_die == v / g->per_die)
+			bits_set_range(llc, (unsigned)u, (unsigned)u);
+	}
+	/* the kernel's candidates, innermost first */
+	lv[k].name = "SMT";
+	lv[k++].span = *ts;
+	lv[k].name = "MC";
+	lv[k++].span = *llc;
+	lv[k].name = "PKG"; /* cpu_cpu_mask(): the node */
+	memset(&lv[k].span, 0, sizeof(lv[k].span));
+	for (int u = 0; u < g->n; u++)
+		if (g->cell[u] == g->cell[v])
+			bits_set_range(&lv[k].span, (unsigned)u, (unsigned)u);
+	k++;
+	for (size_t j = 1; j < g->n_dist; j++, k++) {
+		lv[k].name = "NUMA";
+		memset(&lv[k].span, 0, sizeof(lv[k].span));
+		for (int u = 0; u < g->n; u++)
+			if (distance(g->m, g->cell[v], g->cell[u]) <= g->dist[j])
+				bits_set_range(&lv[k].span, (unsigned)u, (unsigned)u);
+	}
+	/* degenerate levels dropped; a span not covering the one below is
+	 * widened to it, as build_sched_domain() does */
+	for (size_t j = 0; j < k; j++) {
+		if (kept) {
+			for (size_t w = 0; w < WORDS; w++)
+				lv[j].span.w[w] |= lv[kept - 1].span.w[w];
+			if (bits_eq(&lv[j].span, &lv[kept - 1].span))
+				continue;
+		}
+		if (bits_count(&lv[j].span) < 2)
+			continue;
+		lv[kept++] = lv[j];
+	}
+	return kept;
+}
+
+/* vCPU @v's expected view (NULL: out of memory); levels "unknown" when
+ * they cannot be foretold (@why) */
+static json_t *expect_cpu(const struct expect_geom *g, int v, struct expect_level *lv,
+			  const char *why)
+{
+	struct bits ts = { { 0 } }, llc = { { 0 } };
+	size_t kept = vcpu_levels(g, v, lv, &ts, &llc);
+	json_t *levels;
+
+	if (why) {
+		levels = json_string("unknown");
+	} else {
+		levels = json_array();
+		for (size_t j = 0; levels && j < kept; j++) {
+			json_t *l = json_pack("{s:s, s:o*}", "name", lv[j].name, "span",
+					      bits_json(&lv[j].span));
+
+			if (!l || json_array_append_new(levels, l) < 0) {
+				json_decref(levels);
+				levels = NULL;
+			}
+		}
+	}
+	return json_pack("{s:i, s:o*, s:o*, s:i, s:o*}", "cpu", v, "thread_siblings",
+			 bits_json(&ts), "llc", bits_json(&llc), "node", g->cell[v], "levels",
+			 levels);
+}
+
+/* The document: the vCPUs, and the level names innermost first over
+ * every vCPU (they may differ with uneven cells) */
+static json_t *expect_doc(int vm, json_t *cpus, const char *why)
+{
+	json_t *root;
+	char *names;
+
+	if (why)
+		return json_pack("{s:i, s:s, s:s, s:O}", "vm", vm, "levels", "unknown",
+				 "why_unknown", why, "cpus", cpus);
+	root = json_pack("{s:O}", "cpus", cpus);
+	names = root ? vtb_gv_levels(root) : NULL;
+	json_decref(root);
+	root = names ? json_pack("{s:i, s:s, s:O}", "vm", vm, "levels", names, "cpus", cpus) : NULL;
+	free(names);
+	return root;
+}
+
 json_t *vtb_gv_expect(const struct vtb_plan *p, int vm)
 {
-	const struct vtb_plan_vm *m;
-	int n, per_core, per_die, per_sock, *cell = NULL;
-	unsigned *dist = NULL;
-	size_t n_dist = 0, nc;
+	struct expect_geom g = { 0 };
 	struct expect_level *lv = NULL;
 	json_t *root = NULL, *cpus = NULL;
-	char *why = NULL, *names = NULL;
+	char *why = NULL;
+	size_t nc;
 
 	if (!p || vm < 0 || vm >= p->req.vms) {
 		vtb_error("plan has no VM %d", vm);
 		return NULL;
 	}
-	m = &p->vm[vm];
-	n = p->req.vcpus;
-	per_core = p->threads;
-	per_die = per_core * p->cores;
-	per_sock = per_die * p->dies;
-	if (n < 1 || n > VTB_GV_MAX_CPUS || per_core < 1 || per_sock * p->sockets != n) {
+	g.m = &p->vm[vm];
+	g.n = p->req.vcpus;
+	g.per_core = p->threads;
+	g.per_die = g.per_core * p->cores;
+	g.per_sock = g.per_die * p->dies;
+	if (g.n < 1 || g.n > VTB_GV_MAX_CPUS || g.per_core < 1 || g.per_sock * p->sockets != g.n) {
 		vtb_error("plan: %d vCPUs do not fill %d sockets x %d dies x %d cores x %d threads",
-			  n, p->sockets, p->dies, p->cores, p->threads);
+			  g.n, p->sockets, p->dies, p->cores, p->threads);
 		return NULL;
 	}
-	nc = m->n_cells ? m->n_cells : 1;
-	cell = malloc((size_t)n * sizeof(*cell));
-	dist = malloc(nc * nc * sizeof(*dist));
+	nc = g.m->n_cells ? g.m->n_cells : 1;
+	g.cell = malloc((size_t)g.n * sizeof(*g.cell));
+	g.dist = malloc(nc * nc * sizeof(*g.dist));
 	cpus = json_array();
-	if (!cell || !dist || !cpus)
+	if (!g.cell || !g.dist || !cpus)
 		goto oom;
-	if (cells_of(m, n, cell) < 0)
-		goto fail;
-	for (int v = 1; v < n && !why; v++)
-		if (v / per_die == (v - 1) / per_die && cell[v] != cell[v - 1])
-			why = vtb_asprintf("virtual die %d spans guest cells %d and %d",
-					   v / per_die, cell[v - 1], cell[v]);
-		else if (v / per_sock == (v - 1) / per_sock && cell[v] != cell[v - 1])
-			why = vtb_asprintf("virtual socket %d spans guest cells %d and %d",
-					   v / per_sock, cell[v - 1], cell[v]);
-	for (size_t a = 0; a < nc; a++)
-		for (size_t b = 0; b < nc; b++) {
-			unsigned d = distance(m, (int)a, (int)b);
-			size_t k;
-
-			for (k = 0; k < n_dist && dist[k] != d; k++)
-				;
-			if (k == n_dist)
-				dist[n_dist++] = d;
-		}
-	qsort(dist, n_dist, sizeof(*dist), cmp_uint);
-	lv = calloc(3 + n_dist, sizeof(*lv)); /* SMT, MC, PKG, a NUMA level per distance */
+	if (cells_of(g.m, g.n, g.cell) < 0)
+		goto out;
+	why = unforeseeable(&g);
+	distinct_distances(&g, nc);
+	lv = calloc(3 + g.n_dist, sizeof(*lv)); /* SMT, MC, PKG, a NUMA level per distance */
 	if (!lv)
 		goto oom;
-	for (int v = 0; v < n; v++) {
-		json_t *o, *levels;
-		struct bits ts = { { 0 } }, llc = { { 0 } };
-		size_t k = 0, kept = 0;
+	for (int v = 0; v < g.n; v++) {
+		json_t *o = expect_cpu(&g, v, lv, why);
 
-		for (int u = 0; u < n; u++) {
-			if (u / per_core == v / per_core && cell[u] == cell[v])
-				bits_set_range(&ts, (unsigned)u, (unsigned)u);
-			if (u / per_die == v / per_die)
-				bits_set_range(&llc, (unsigned)u, (unsigned)u);
-		}
-		/* the kernel's candidates, innermost first */
-		lv[k].name = "SMT";
-		lv[k++].span = ts;
-		lv[k].name = "MC";
-		lv[k++].span = llc;
-		lv[k].name = "PKG"; /* cpu_cpu_mask(): the node */
-		memset(&lv[k].span, 0, sizeof(lv[k].span));
-		for (int u = 0; u < n; u++)
-			if (cell[u] == cell[v])
-				bits_set_range(&lv[k].span, (unsigned)u, (unsigned)u);
-		k++;
-		for (size_t j = 1; j < n_dist; j++, k++) {
-			lv[k].name = "NUMA";
-			memset(&lv[k].span, 0, sizeof(lv[k].span));
-			for (int u = 0; u < n; u++)
-				if (distance(m, cell[v], cell[u]) <= dist[j])
-					bits_set_range(&lv[k].span, (unsigned)u, (unsigned)u);
-		}
-		/* degenerate levels dropped; a span not covering the one below
-		 * is widened to it, as build_sched_domain() does */
-		for (size_t j = 0; j < k; j++) {
-			if (kept) {
-				for (size_t w = 0; w < WORDS; w++)
-					lv[j].span.w[w] |= lv[kept - 1].span.w[w];
-				if (bits_eq(&lv[j].span, &lv[kept - 1].span))
-					continue;
-			}
-			if (bits_count(&lv[j].span) < 2)
-				continue;
-			lv[kept++] = lv[j];
-		}
-		if (why) {
-			levels = json_string("unknown");
-		} else {
-			levels = json_array();
-			for (size_t j = 0; levels && j < kept; j++) {
-				json_t *l = json_pack("{s:s, s:o*}", "name", lv[j].name, "span",
-						      bits_json(&lv[j].span));
-
-				if (!l || json_array_append_new(levels, l) < 0) {
-					json_decref(levels);
-					levels = NULL;
-				}
-			}
-		}
-		o = json_pack("{s:i, s:o*, s:o*, s:i, s:o*}", "cpu", v, "thread_siblings",
-			      bits_json(&ts), "llc", bits_json(&llc), "node", cell[v], "levels",
-			      levels);
 		if (!o || json_array_append_new(cpus, o) < 0)
 			goto oom;
 	}
-	/* innermost-first distinct names over every vCPU (they may differ
-	 * with uneven cells) */
-	if (!why) {
-		root = json_pack("{s:O}", "cpus", cpus);
-		names = root ? vtb_gv_levels(root) : NULL;
-		json_decref(root);
-		root = names ? json_pack("{s:i, s:s, s:O}", "vm", vm, "levels", names, "cpus", cpus)
-			     : NULL;
-	} else {
-		root = json_pack("{s:i, s:s, s:s, s:O}", "vm", vm, "levels", "unknown",
-				 "why_unknown", why, "cpus", cpus);
-	}
+	root = expect_doc(vm, cpus, why);
 	if (!root)
 		goto oom;
 	goto out;
 oom:
 	vtb_error("out of memory");
-fail:
-	json_decref(root);
-	root = NULL;
 out:
-	free(names);
 	json_decref(cpus);
 	free(why);
 	free(lv);
-	free(dist);
-	free(cell);
+	free(g.dist);
+	free(g.cell);
 	return root;
 }
 
