@@ -22,10 +22,9 @@
 
 #include "../common/hist.h"
 #include "../common/vtbutil.h"
-#include "report-html.h"
+#include "report.h"
 
 #define X(s) ((const xmlChar *)(s))
-#define SCHEMA "vtbench-compare/2"
 #define SVG_NS "http://www.w3.org/2000/svg"
 
 struct page {
@@ -429,46 +428,10 @@ static char *side_label(const struct page *pg, const char *key, const char *camp
 
 /* ---- page parts ---- */
 
-static const char css[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:0 2em 3em;color:#222;max-width:1500px}"
-	"h1{font-size:1.6em;margin-bottom:.2em}"
-	"h2{border-bottom:2px solid #ccc;margin-top:2em;padding-bottom:.1em}"
-	"h3{margin:1.2em 0 .3em;font-size:1.05em}"
-	"nav a{margin-right:1em}"
-	"table{border-collapse:collapse;margin:.4em 0 1em}"
-	"th,td{border:1px solid #ddd;padding:2px 7px;text-align:left;vertical-align:top}"
-	"th{background:#f3f3f3}"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-	"td.k{font-weight:600;white-space:nowrap}"
-	"td.lbl{font-size:12px;max-width:22em}"
-	".nw{white-space:nowrap}"
-	"td.diff{background:#fff3b0}"
-	".v-better td.verdict,.badge.v-better{background:#c9ecd4}"
-	".v-worse td.verdict,.badge.v-worse{background:#f9c9c2}"
-	".v-same td.verdict,.badge.v-same{background:#eeeeee}"
-	".v-inconclusive td.verdict,.badge.v-inconclusive{background:#fde7b0}"
-	".v-few td.verdict,.badge.v-few{background:#dde3f5}"
-	".v-missing td.verdict,.badge.v-missing{background:#e8b8f0}"
-	".v-error td.verdict,.badge.v-error{background:#f3a6a0}"
-	".badge{display:inline-block;padding:2px 10px;border-radius:10px;margin:0 6px 4px 0;"
-	"background:#eee}"
-	".swatch{display:inline-block;width:11px;height:11px;margin-right:5px;"
-	"vertical-align:-1px;border-radius:2px}"
-	".mono,.key{font-family:ui-monospace,monospace;font-size:12px}"
-	"pre{margin:0;white-space:pre-wrap;font-size:12px}"
-	"figure{display:inline-block;margin:0 1.5em 1.5em 0;vertical-align:top}"
-	"figcaption{font-weight:600;margin-bottom:.3em}"
-	"figure table{font-size:12px}"
-	".pair{display:flex;flex-wrap:wrap;align-items:flex-start}"
-	"svg{background:#fff;border:1px solid #e4e4e4}"
-	"svg text{font:11px system-ui,sans-serif;fill:#333}"
-	".level{display:inline-block;margin:0 8px 3px 0;white-space:nowrap}"
-	".dom{display:inline-block;border:1px solid #7a8cc2;background:#e8edfb;border-radius:3px;"
-	"padding:0 5px;margin-right:2px;font-family:ui-monospace,monospace;font-size:12px}"
-	".st-true{color:#116b2d}.st-false{color:#b3261e;font-weight:600}.st-unbacked{color:#777}"
-	".note{color:#666;font-size:12px}"
-	".advice{background:#fff3b0;padding:4px 8px;border-radius:4px;display:inline-block}"
-	"ul.failures{margin:0 0 1em;font-size:13px}";
+/* reports/report.css, its line breaks dropped (the Makefile makes it a C
+ * array in $(BUILD)/gen); it avoids '<', '>' and '&', which <style> would
+ * carry escaped (tests/unit/test_report_html.c checks). */
+extern const char vtb_report_css[];
 
 static char *fmt_time_ns(double ns)
 {
@@ -564,9 +527,10 @@ static void part_header(struct page *pg, xmlNodePtr body)
 		const char *acc = jstr(side ? against : camp, "accelerators");
 
 		if (acc && strstr(acc, "tcg")) {
-			attr(pg, el(pg, body, "p",
-				    "Note: guests ran under TCG (software emulation): these ratios "
-				    "measure QEMU's emulator, not virtualization overhead."),
+			attr(pg,
+			     el(pg, body, "p",
+				"Note: guests ran under TCG (software emulation): these ratios "
+				"measure QEMU's emulator, not virtualization overhead."),
 			     "class", "advice");
 			break;
 		}
@@ -722,8 +686,7 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 
 	/* a campaign of baselines alone: no accelerator, libvirt, QEMU or
 	 * guest kernel to show */
-	json_array_foreach(cfgs, k, c)
-		vms |= jstr(c, "kind") && !strcmp(jstr(c, "kind"), "vm");
+	json_array_foreach(cfgs, k, c) vms |= jstr(c, "kind") && !strcmp(jstr(c, "kind"), "vm");
 	h = el(pg, body, "h2", "Campaign");
 	attr(pg, h, "id", "campaign");
 	tbody = header_row(pg, el(pg, body, "table", NULL), sides[1] ? two : one);
@@ -993,11 +956,16 @@ static const char *unit_for(const char *unit, double maxabs, double *div)
 		double f; /* in the family's base unit */
 		int family;
 	} u[] = {
-		{ "ns", "ns", 1, 1 },	       { "us", "\xc2\xb5s", 1e3, 1 },
-		{ "\xc2\xb5s", "\xc2\xb5s", 1e3, 1 }, { "ms", "ms", 1e6, 1 },
-		{ "s", "s", 1e9, 1 },	       { "B", "B", 1, 2 },
-		{ "bytes", "B", 1, 2 },	       { "KiB", "KiB", 1024, 2 },
-		{ "MiB", "MiB", 1048576, 2 },   { "GiB", "GiB", 1073741824.0, 2 },
+		{ "ns", "ns", 1, 1 },
+		{ "us", "\xc2\xb5s", 1e3, 1 },
+		{ "\xc2\xb5s", "\xc2\xb5s", 1e3, 1 },
+		{ "ms", "ms", 1e6, 1 },
+		{ "s", "s", 1e9, 1 },
+		{ "B", "B", 1, 2 },
+		{ "bytes", "B", 1, 2 },
+		{ "KiB", "KiB", 1024, 2 },
+		{ "MiB", "MiB", 1048576, 2 },
+		{ "GiB", "GiB", 1073741824.0, 2 },
 		{ "TiB", "TiB", 1099511627776.0, 2 },
 	};
 	size_t i, k, best;
@@ -1024,9 +992,7 @@ static void axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, doubl
 	xmlNodePtr g = el(pg, svg, "g", NULL);
 	double div = 1;
 
-	unit = unit_for(unit,
-			s->log ? pow(10, s->hi) : fmax(fabs(s->lo), fabs(s->hi)),
-			&div);
+	unit = unit_for(unit, s->log ? pow(10, s->hi) : fmax(fabs(s->lo), fabs(s->hi)), &div);
 
 	attr(pg, g, "class", "axis");
 	svg_line(pg, g, s->p0, y, s->p1, y, "#888888");
@@ -1121,8 +1087,8 @@ static void part_boots(struct page *pg, xmlNodePtr body, const json_t *camp, con
 static const char *verdict_colour(const char *v)
 {
 	static const char *const c[][2] = {
-		{ "worse", "#b3261e" },	 { "better", "#116b2d" }, { "same", "#777777" },
-		{ "inconclusive", "#c77700" }, { "few", "#4a5fa8" },	  { "missing", "#8e24aa" },
+		{ "worse", "#b3261e" },	       { "better", "#116b2d" }, { "same", "#777777" },
+		{ "inconclusive", "#c77700" }, { "few", "#4a5fa8" },	{ "missing", "#8e24aa" },
 		{ "error", "#c62828" },
 	};
 
@@ -1175,8 +1141,9 @@ static void headline(struct page *pg, xmlNodePtr body)
 	fig = el(pg, body, "figure", NULL);
 	attr(pg, fig, "class", "headline");
 	cap = el(pg, fig, "figcaption", NULL);
-	elf(pg, cap, "span", "Change against the baseline, with its %s%% interval; the band is "
-			     "\xc2\xb1%s%%, the threshold",
+	elf(pg, cap, "span",
+	    "Change against the baseline, with its %s%% interval; the band is "
+	    "\xc2\xb1%s%%, the threshold",
 	    jnum(opt, "ci_level", &lo) ? fmt_num(lo * 100).s : "95", fmt_num(t).s);
 	if (shown < n)
 		elf(pg, cap, "span", " (the first %zu of %zu rows: the verdict table has them all)",
@@ -1185,8 +1152,9 @@ static void headline(struct page *pg, xmlNodePtr body)
 	attr(pg, svg, "id", "headline");
 	attr(pg, svg, "data-mark", "hl");
 	attrf(pg, svg, "data-marks", "%zu", shown);
-	attr(pg, svg_rect(pg, svg, sc(&s, -t), top, sc(&s, t) - sc(&s, -t),
-			  (double)shown * row_h, "#eeeeee"),
+	attr(pg,
+	     svg_rect(pg, svg, sc(&s, -t), top, sc(&s, t) - sc(&s, -t), (double)shown * row_h,
+		      "#eeeeee"),
 	     "class", "band");
 	axis_x(pg, svg, &s, top, top + (double)shown * row_h + 4, "change %");
 	svg_line(pg, svg, sc(&s, 0), top, sc(&s, 0), top + (double)shown * row_h, "#999999");
@@ -1226,8 +1194,9 @@ static void headline(struct page *pg, xmlNodePtr body)
 		free(onscreen);
 		/* an interval beyond the domain ends at its edge, clear of the text */
 		if (jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b))
-			attr(pg, svg_line(pg, g, fmax(sc(&s, a), s.p0), cy, fmin(sc(&s, b), s.p1), cy,
-					  col),
+			attr(pg,
+			     svg_line(pg, g, fmax(sc(&s, a), s.p0), cy, fmin(sc(&s, b), s.p1), cy,
+				      col),
 			     "stroke-width", "3");
 		if (jnum(r, "change_pct", &ch)) {
 			xmlNodePtr c = el(pg, g, "circle", NULL);
@@ -2151,7 +2120,7 @@ static int sink_close(void *ctx)
 	return 0;
 }
 
-int vtb_report_html(const json_t *doc, FILE *f)
+static int html_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
 {
 	struct page pg = { .rep = doc };
 	struct sink sink = { .f = f };
@@ -2161,11 +2130,12 @@ int vtb_report_html(const json_t *doc, FILE *f)
 	char *title;
 	int ret = -1;
 
+	(void)o;
 	if (!json_is_object(doc))
 		return vtb_error("the report document is not a JSON object");
-	if (!schema || strcmp(schema, SCHEMA))
+	if (!schema || strcmp(schema, VTB_REPORT_SCHEMA))
 		return vtb_error("report schema '%s' is not '%s'", schema ? schema : "(none)",
-				 SCHEMA);
+				 VTB_REPORT_SCHEMA);
 	pg.doc = xmlNewDoc(X("1.0"));
 	if (!pg.doc)
 		return vtb_error("out of memory building the HTML report");
@@ -2185,7 +2155,7 @@ int vtb_report_html(const json_t *doc, FILE *f)
 			     orstr(jstr(json_object_get(doc, "campaign"), "uuid")));
 	el(&pg, head, "title", title ? title : "vtbench compare");
 	free(title);
-	el(&pg, head, "style", css);
+	el(&pg, head, "style", vtb_report_css);
 	body = el(&pg, html, "body", NULL);
 
 	part_header(&pg, body);
@@ -2200,7 +2170,7 @@ int vtb_report_html(const json_t *doc, FILE *f)
 	attr(&pg, foot, "class", "note");
 	text(&pg, foot, "vtbench ");
 	text(&pg, foot, orstr(jstr(json_object_get(doc, "campaign"), "version")));
-	text(&pg, foot, ", report schema " SCHEMA);
+	text(&pg, foot, ", report schema " VTB_REPORT_SCHEMA);
 
 	if (pg.failed)
 		goto out;
@@ -2229,3 +2199,11 @@ free:
 	xmlFreeDoc(pg.doc);
 	return ret;
 }
+
+const struct vtb_report_ops vtb_report_html = {
+	.name = "html",
+	.summary = "one self-contained page: verdicts, box plots, latency CDFs, c2c heat maps",
+	.media_type = "text/html; charset=utf-8",
+	.ext = { ".html", ".htm" },
+	.render = html_render,
+};

@@ -20,7 +20,6 @@
 
 #include "../common/vtbutil.h"
 
-#define SCHEMA "vtbench-compare/2"
 /* The narrowest text the reports fold to (VTB_REPORT_COLUMNS is the default). */
 #define MIN_COLUMNS 40
 
@@ -471,8 +470,8 @@ static int ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m)
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (!json_is_object(doc) || !schema || strcmp(schema, SCHEMA)) {
-		vtb_error("report: not a %s document (schema '%s')", SCHEMA,
+	if (!json_is_object(doc) || !schema || strcmp(schema, VTB_REPORT_SCHEMA)) {
+		vtb_error("report: not a %s document (schema '%s')", VTB_REPORT_SCHEMA,
 			  schema ? schema : "none");
 		goto out;
 	}
@@ -669,7 +668,8 @@ static bool has_vms(const struct ctx *c, const json_t *camp)
 		if (c->cfgs[i].kind && !strcmp(c->cfgs[i].kind, "vm") &&
 		    (!u || !c->cfgs[i].campaign || !strcmp(c->cfgs[i].campaign, u)))
 			return true;
-	return jstr(camp, "accelerators") || json_array_size(json_object_get(camp, "guest_kernels"));
+	return jstr(camp, "accelerators") ||
+	       json_array_size(json_object_get(camp, "guest_kernels"));
 }
 
 static void put_campaign(struct ctx *c, const char *title, const json_t *camp)
@@ -902,9 +902,8 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 		vtb_strbuf_release(&sb);
 	}
 	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
-	json_array_foreach(json_object_get(e, "notes"), i, o)
-		if (json_is_string(o))
-			put_ev(c, "note", esc(c, json_string_value(o)));
+	json_array_foreach(json_object_get(e, "notes"), i, o) if (json_is_string(o))
+		put_ev(c, "note", esc(c, json_string_value(o)));
 	if (err)
 		c->oom = true;
 }
@@ -982,13 +981,14 @@ static void put_summary(struct ctx *c)
 	}
 	if (!c->nrows)
 		return; /* nothing compared: the advice says what would */
-	put_folded(c, "",
-		   fmt(c,
-		       "%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s",
-		       c->mode == M_MD ? "**" : "", s[0], s[1],
-		       cw > 0 ? fmt(c, " (%.0f confirmed)", cw) : "", s[2],
-		       cb > 0 ? fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6], s[7],
-		       c->mode == M_MD ? "**" : ""));
+	put_folded(
+		c, "",
+		fmt(c,
+		    "%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s",
+		    c->mode == M_MD ? "**" : "", s[0], s[1],
+		    cw > 0 ? fmt(c, " (%.0f confirmed)", cw) : "", s[2],
+		    cb > 0 ? fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6], s[7],
+		    c->mode == M_MD ? "**" : ""));
 }
 
 /* The rows without a decision, with why: after the tables. */
@@ -1080,8 +1080,8 @@ static void put_boots_of(struct ctx *c, const char *title, const json_t *camp)
 		double v = jnumv(b, st[i]);
 
 		if (!i || v > 0)
-			c->oom |= vtb_strbuf_addf(&sb, "%s%.0f %s", i ? ", " : "",
-						  isnan(v) ? 0 : v, st[i]) < 0;
+			c->oom |= vtb_strbuf_addf(&sb, "%s%.0f %s", i ? ", " : "", isnan(v) ? 0 : v,
+						  st[i]) < 0;
 	}
 	put_kv(c, title, fmt(c, "%.0f: %s", isnan(total) ? 0 : total, vtb_strbuf_str(&sb)));
 	vtb_strbuf_release(&sb);
@@ -1093,8 +1093,9 @@ static void put_boots_of(struct ctx *c, const char *title, const json_t *camp)
 		const char *what, *reason = jstr(o, "reason");
 
 		if (i == MAX_FAILURES) {
-			put_kv(c, "", fmt(c, "... and %zu more (--format json lists them all)",
-					  json_array_size(fl) - i));
+			put_kv(c, "",
+			       fmt(c, "... and %zu more (--format json lists them all)",
+				   json_array_size(fl) - i));
 			break;
 		}
 		if (cell)
@@ -1361,9 +1362,8 @@ out:
  */
 static void put_series(struct ctx *c)
 {
-	static const char *const head[] = { "config", "cell",	"metric", "unit",
-					    "n",      "mean",	"median", "stddev",
-					    "cov",    "min",	"max" };
+	static const char *const head[] = { "config", "cell",	"metric", "unit", "n",	"mean",
+					    "median", "stddev", "cov",	  "min",  "max" };
 	enum { NCOL = 11, NKEY = 4 };
 	const json_t *series = json_object_get(c->doc, "series"), *o;
 	size_t n = json_array_size(series), i, k, w[NCOL], keyw = 0, widest = 0;
@@ -1450,9 +1450,10 @@ static void put_series(struct ctx *c)
 	free(cells);
 }
 
-/* Text at most @cols columns wide (VTB_REPORT_COLUMNS by default). */
-int vtb_report_text_cols(const json_t *doc, FILE *f, size_t cols)
+/* Text at most o->columns wide (VTB_REPORT_COLUMNS by default). */
+static int text_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
 {
+	size_t cols = o && o->columns ? o->columns : VTB_REPORT_COLUMNS;
 	struct ctx c;
 
 	if (ctx_load(&c, doc, f, M_TEXT))
@@ -1487,10 +1488,13 @@ int vtb_report_text_cols(const json_t *doc, FILE *f, size_t cols)
 	return ctx_finish(&c);
 }
 
-int vtb_report_text(const json_t *doc, FILE *f)
-{
-	return vtb_report_text_cols(doc, f, VTB_REPORT_COLUMNS);
-}
+const struct vtb_report_ops vtb_report_text = {
+	.name = "text",
+	.summary = "the answer first, then a table per cell, as wide as the terminal (the default)",
+	.media_type = "text/plain; charset=utf-8",
+	.ext = { ".txt", ".text" },
+	.render = text_render,
+};
 
 /* ---- Markdown ------------------------------------------------------------ */
 
@@ -1527,9 +1531,11 @@ static void md_table(struct ctx *c, const struct rgroup *g)
 	}
 }
 
-int vtb_report_md(const json_t *doc, FILE *f)
+static int md_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
 {
 	struct ctx c;
+
+	(void)o;
 
 	if (ctx_load(&c, doc, f, M_MD))
 		return -1;
@@ -1558,6 +1564,14 @@ int vtb_report_md(const json_t *doc, FILE *f)
 	put_evidence(&c);
 	return ctx_finish(&c);
 }
+
+const struct vtb_report_ops vtb_report_md = {
+	.name = "md",
+	.summary = "the text report as GitHub Markdown: a table per cell, for a pull request",
+	.media_type = "text/markdown; charset=utf-8",
+	.ext = { ".md", ".markdown" },
+	.render = md_render,
+};
 
 /* ---- CSV ----------------------------------------------------------------- */
 
@@ -1626,10 +1640,10 @@ static const char *const csv_row_keys[] = {
 };
 static const char *const csv_side_keys[] = { "config", "label", "campaign" };
 /* the campaign's boots by status (its "boots" object), as boots_COL */
-static const char *const csv_boot_keys[] = { "total",	"ok", "failed",
-					     "timeout", "unexpected-topology" };
-static const char *const csv_boot_cols[] = { "total",	"ok", "failed",
-					     "timeout", "unexpected_topology" };
+static const char *const csv_boot_keys[] = { "total", "ok", "failed", "timeout",
+					     "unexpected-topology" };
+static const char *const csv_boot_cols[] = { "total", "ok", "failed", "timeout",
+					     "unexpected_topology" };
 static const char *const csv_sum_keys[] = { "n",   "mean", "amean", "median", "stddev", "cov",
 					    "min", "max",  "p5",    "p25",    "p75",	"p95" };
 static const char *const csv_tail_keys[] = {
@@ -1651,10 +1665,12 @@ static void csv_side(struct ctx *c, const struct rrow *r, const struct rside *s,
 		csv_field(c, s->summary, csv_sum_keys[i], false);
 }
 
-int vtb_report_csv(const json_t *doc, FILE *f)
+static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
 {
 	struct ctx c;
 	size_t i, k;
+
+	(void)o;
 
 	if (ctx_load(&c, doc, f, M_CSV))
 		return -1;
@@ -1677,7 +1693,7 @@ int vtb_report_csv(const json_t *doc, FILE *f)
 	for (i = 0; i < c.nrows; i++) {
 		const struct rrow *r = &c.rows[i];
 
-		fputs(SCHEMA, f);
+		fputs(VTB_REPORT_SCHEMA, f);
 		csv_field(&c, c.camp, "uuid", false);
 		csv_field(&c, json_is_object(c.against) ? c.against : NULL, "uuid", false);
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_boot_keys); k++)
@@ -1693,3 +1709,12 @@ int vtb_report_csv(const json_t *doc, FILE *f)
 	}
 	return ctx_finish(&c);
 }
+
+const struct vtb_report_ops vtb_report_csv = {
+	.name = "csv",
+	.summary =
+		"one line per row of the document (cell, metric, configuration), provenance first",
+	.media_type = "text/csv; charset=utf-8; header=present",
+	.ext = { ".csv" },
+	.render = csv_render,
+};

@@ -20,6 +20,30 @@
 
 typedef int (*emit_fn)(const json_t *, FILE *);
 
+/* The emitters, through the registry, with their default options. */
+static int render_as(const char *name, const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+{
+	const struct vtb_report_ops *r = vtb_report_find(name);
+
+	cr_assert_not_null(r, "no format '%s'", name);
+	return r->render(doc, o, f);
+}
+
+static int report_text(const json_t *doc, FILE *f)
+{
+	return render_as("text", doc, NULL, f);
+}
+
+static int report_md(const json_t *doc, FILE *f)
+{
+	return render_as("md", doc, NULL, f);
+}
+
+static int report_csv(const json_t *doc, FILE *f)
+{
+	return render_as("csv", doc, NULL, f);
+}
+
 static json_t *load(const char *name)
 {
 	const char *src = getenv("SRCDIR");
@@ -124,7 +148,7 @@ static void assert_no_raw_controls(const char *s, const char *what)
 Test(report_text, header_names_campaign_host_cpu_accelerator_options_and_the_tcg_note)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render(report_text, d);
 
 	assert_has(s, "campaign     5f0c2a9e-1d4b-4c7e-9a51-0b3e2f6d7c81");
 	assert_has(
@@ -146,7 +170,7 @@ Test(report_text, header_names_campaign_host_cpu_accelerator_options_and_the_tcg
 Test(report_text, no_tcg_note_under_kvm_and_the_against_campaign_is_named)
 {
 	json_t *d = load("against");
-	char *s = render(vtb_report_text, d);
+	char *s = render(report_text, d);
 
 	assert_lacks(s, "TCG");
 	assert_has(s, "against      0c7d4e12-8a3b-4f5e-b6a7-1d2e3f405162");
@@ -170,7 +194,7 @@ Test(report_text, every_row_shows_value_change_star_and_verdict)
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]), *r;
-		char *s = render(vtb_report_text, d);
+		char *s = render(report_text, d);
 		size_t i;
 
 		json_array_foreach(json_object_get(d, "rows"), i, r)
@@ -188,7 +212,7 @@ Test(report_text, every_row_shows_value_change_star_and_verdict)
 Test(report_text, baseline_first_then_compared_configurations_with_verdict_words)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render(report_text, d);
 
 	assert_has(s, "\nstream (membw), baseline c1\nmetric     unit  c1 (base)     c2 ");
 	/* confirmed: the whole interval beyond the threshold */
@@ -230,7 +254,7 @@ Test(report_text, baseline_first_then_compared_configurations_with_verdict_words
 Test(report_text, a_row_of_too_few_boots_has_no_interval_and_says_why)
 {
 	json_t *d = load("noci");
-	char *s = render(vtb_report_text, d);
+	char *s = render(report_text, d);
 
 	assert_has(s, "30.93 (+2.8%) few");
 	assert_has(s, "n=1 cov 0.0% ci -\n");
@@ -246,7 +270,7 @@ Test(report_text, a_row_of_too_few_boots_has_no_interval_and_says_why)
 Test(report_text, guest_evidence_keeps_the_lines_tests_grep)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render(report_text, d);
 
 	assert_has(s, "\nguest evidence (per VM configuration");
 	assert_has(s, "\nc2 = vm vcpus=2 topology=cores pinning=strict\n");
@@ -271,7 +295,7 @@ Test(report_text, guest_evidence_keeps_the_lines_tests_grep)
 Test(report_text, guest_strings_are_escaped)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render(report_text, d);
 
 	assert_has(s, "levels SMT\\x1b[31mMC (4 of 5 boots)");
 	assert_has(s, " 6.1.0-57-amd64\\x07\n");
@@ -284,7 +308,7 @@ Test(report_text, guest_strings_are_escaped)
 Test(report, no_format_writes_a_raw_control_character)
 {
 	static const char *const docs[] = { "own", "against", "noci" };
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	emit_fn fns[] = { report_text, report_md, report_csv };
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]);
@@ -305,7 +329,7 @@ Test(report, hostile_strings_are_escaped_in_every_format)
 {
 	json_t *d = load("noci");
 	json_t *cfg = json_array_get(json_object_get(d, "configs"), 1);
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	emit_fn fns[] = { report_text, report_md, report_csv };
 
 	json_object_set_new(cfg, "label",
 			    json_string("evil\x1b]0;owned\x07 \xc2\x9b"
@@ -338,7 +362,9 @@ Test(report, hostile_strings_are_escaped_in_every_format)
  * configuration still gets its column (80 columns, and 100 by default). */
 static int text80(const json_t *doc, FILE *f)
 {
-	return vtb_report_text_cols(doc, f, 80);
+	struct vtb_report_opts o = { .columns = 80 };
+
+	return render_as("text", doc, &o, f);
 }
 
 Test(report_text, wide_tables_are_split_at_the_width)
@@ -372,7 +398,7 @@ Test(report_text, wide_tables_are_split_at_the_width)
 		}
 	}
 	for (int w = 80; w <= 100; w += 20) {
-		s = render(w == 80 ? text80 : vtb_report_text, d);
+		s = render(w == 80 ? text80 : report_text, d);
 		for (int k = 6; k <= 13; k++) {
 			char *h = vtb_asprintf("  c%d", k);
 
@@ -405,7 +431,7 @@ Test(report_text, a_document_without_rows_says_so)
 	json_object_set_new(d, "rows", json_array());
 	json_object_set_new(d, "summary", json_null());
 	json_object_set_new(d, "advice", json_string("compare with --axis cpus"));
-	s = render(vtb_report_text, d);
+	s = render(report_text, d);
 	assert_has(s, "\nnothing to compare: compare with --axis cpus\n");
 	assert_lacks(s, "0 rows");
 	assert_lacks(s, "not decided");
@@ -416,7 +442,7 @@ Test(report_text, a_document_without_rows_says_so)
 Test(report_md, tables_in_github_markdown)
 {
 	json_t *d = load("own"), *r;
-	char *s = render(vtb_report_md, d);
+	char *s = render(report_md, d);
 	size_t i;
 
 	assert_has(s, "# vtbench compare: guest vs host");
@@ -453,7 +479,7 @@ Test(report_md, a_pipe_in_a_label_does_not_break_the_table)
 
 	json_object_set_new(json_array_get(json_object_get(d, "configs"), 0), "label",
 			    json_string("vm a|b <x> *y*"));
-	s = render(vtb_report_md, d);
+	s = render(report_md, d);
 	assert_has(s, "| c1 | vm a\\|b \\<x\\> \\*y\\* | vm |");
 	free(s);
 	json_decref(d);
@@ -573,13 +599,13 @@ Test(report_csv, one_line_per_row_reading_back_exactly)
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]), *r;
-		char *s = render(vtb_report_csv, d);
+		char *s = render(report_csv, d);
 		struct csv c;
 		size_t i;
 
 		/* the header first: what a CSV reader takes as the column names */
-		cr_assert(!strncmp(s, "schema,campaign,against,boots_total,", 36), "first line: %.40s",
-			  s);
+		cr_assert(!strncmp(s, "schema,campaign,against,boots_total,", 36),
+			  "first line: %.40s", s);
 		csv_parse(s, &c);
 		cr_assert_eq(c.n, json_array_size(json_object_get(d, "rows")) + 1);
 		json_array_foreach(json_object_get(d, "rows"), i, r)
@@ -626,7 +652,7 @@ Test(report_csv, one_line_per_row_reading_back_exactly)
 Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_csv, d);
+	char *s = render(report_csv, d);
 
 	assert_has(
 		s,
@@ -677,7 +703,7 @@ Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
 
 		json_object_set_new(row, "metric", json_string(evil[i]));
 		json_object_set_new(row, "unit", json_string("=1+1"));
-		s = render(vtb_report_csv, d);
+		s = render(report_csv, d);
 		assert_has(s, want[i]);
 		assert_has(s, ",\"'=1+1\",");
 		csv_parse(s, &c);
@@ -695,7 +721,7 @@ Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
 Test(report_csv, a_row_without_an_interval_has_empty_fields)
 {
 	json_t *d = load("noci");
-	char *s = render(vtb_report_csv, d);
+	char *s = render(report_csv, d);
 	struct csv c;
 
 	csv_parse(s, &c);
@@ -714,7 +740,7 @@ Test(report_csv, a_row_without_an_interval_has_empty_fields)
 
 static void assert_refused(json_t *d, const char *msg)
 {
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	emit_fn fns[] = { report_text, report_md, report_csv };
 
 	for (size_t f = 0; f < 3; f++) {
 		int ret;
@@ -767,7 +793,7 @@ Test(report, malformed_documents_are_refused_before_writing)
 Test(report, a_write_error_is_reported)
 {
 	json_t *d = load("own");
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	emit_fn fns[] = { report_text, report_md, report_csv };
 
 	for (size_t i = 0; i < 3; i++) {
 		FILE *f = fopen("/dev/full", "w");
