@@ -655,6 +655,81 @@ out:
 	kv_release(&kb);
 }
 
+/* A campaign's field as a cell: times as UTC dates, arrays as a comma
+ * list, the rest as jtext() writes it. */
+static void campaign_cell(struct page *pg, xmlNodePtr tr, const json_t *side, const char *field)
+{
+	json_t *v = json_object_get(side, field);
+
+	if (!strcmp(field, "started_ns") || !strcmp(field, "ended_ns")) {
+		double ns = NAN;
+		char *t;
+
+		jnum(side, field, &ns);
+		t = fmt_time_ns(ns);
+		if (!t)
+			pg->failed = true;
+		el(pg, tr, "td", t ? t : "-");
+		free(t);
+	} else if (json_is_array(v)) {
+		struct vtb_strbuf sb = VTB_STRBUF_INIT;
+		json_t *e;
+		size_t k;
+
+		json_array_foreach(v, k, e)
+		{
+			char *t = jtext(e);
+
+			if (!t || vtb_strbuf_addf(&sb, "%s%s", k ? ", " : "", t))
+				pg->failed = true;
+			free(t);
+		}
+		el(pg, tr, "td", sb.len ? vtb_strbuf_str(&sb) : "-");
+		vtb_strbuf_release(&sb);
+	} else {
+		td_json(pg, tr, v);
+	}
+}
+
+/* The options the verdicts were reached with. */
+static void campaign_options(struct page *pg, xmlNodePtr body, const json_t *opt)
+{
+	const json_t *cov = json_object_get(opt, "cov_limit");
+	xmlNodePtr tbody, tr;
+	double a, b, c;
+
+	el(pg, body, "h3", "Options");
+	tbody = header_row(pg, el(pg, body, "table", NULL),
+			   (const char *const[]){ "baseline", "axis", "threshold", "alpha",
+						  "interval level", "noisy above CoV", "fail on",
+						  NULL });
+	tr = el(pg, tbody, "tr", NULL);
+	td_json(pg, tr, json_object_get(opt, "baseline"));
+	td_json(pg, tr, json_object_get(opt, "axis"));
+	if (jnum(opt, "threshold_pct", &a))
+		elf(pg, tr, "td", "%s%%", fmt_num(a).s);
+	else
+		el(pg, tr, "td", "-");
+	td_json(pg, tr, json_object_get(opt, "alpha"));
+	if (jnum(opt, "ci_level", &a))
+		elf(pg, tr, "td", "%s%%", fmt_num(a * 100).s);
+	else
+		el(pg, tr, "td", "-");
+	if (jnum(cov, "throughput", &a) && jnum(cov, "time", &b) && jnum(cov, "latency", &c))
+		elf(pg, tr, "td", "throughput %s%%, time %s%%, latency %s%%", fmt_num(a).s,
+		    fmt_num(b).s, fmt_num(c).s);
+	else
+		td_json(pg, tr, cov);
+	td_json(pg, tr, json_object_get(opt, "fail_on"));
+}
+
+/* Fields only a campaign with VMs has. */
+static bool vm_only(const char *field)
+{
+	return !strcmp(field, "guest_kernels") || !strcmp(field, "accelerators") ||
+	       !strcmp(field, "libvirt_version") || !strcmp(field, "qemu_version");
+}
+
 static void part_campaign(struct page *pg, xmlNodePtr body)
 {
 	const json_t *camp = json_object_get(pg->rep, "campaign");
@@ -678,9 +753,8 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 	};
 	static const char *const one[] = { "", "campaign", NULL };
 	static const char *const two[] = { "", "campaign", "against", NULL };
-	xmlNodePtr h, tbody, tr;
-
 	json_t *cfgs = json_object_get(pg->rep, "configs"), *c;
+	xmlNodePtr h, tbody, tr;
 	bool vms = false;
 	size_t k;
 
@@ -691,79 +765,17 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 	attr(pg, h, "id", "campaign");
 	tbody = header_row(pg, el(pg, body, "table", NULL), sides[1] ? two : one);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		if (!vms && (!strcmp(fields[i][0], "guest_kernels") ||
-			     !strcmp(fields[i][0], "accelerators") ||
-			     !strcmp(fields[i][0], "libvirt_version") ||
-			     !strcmp(fields[i][0], "qemu_version")))
+		if (!vms && vm_only(fields[i][0]))
 			continue;
 		tr = el(pg, tbody, "tr", NULL);
 		attr(pg, el(pg, tr, "td", fields[i][1]), "class", "k");
-		for (int s = 0; s < (sides[1] ? 2 : 1); s++) {
-			json_t *v = json_object_get(sides[s], fields[i][0]);
-
-			if (!strcmp(fields[i][0], "started_ns") ||
-			    !strcmp(fields[i][0], "ended_ns")) {
-				double ns = NAN;
-				char *t;
-
-				jnum(sides[s], fields[i][0], &ns);
-				t = fmt_time_ns(ns);
-				if (!t)
-					pg->failed = true;
-				el(pg, tr, "td", t ? t : "-");
-				free(t);
-			} else if (json_is_array(v)) {
-				struct vtb_strbuf sb = VTB_STRBUF_INIT;
-				json_t *e;
-				size_t k;
-
-				json_array_foreach(v, k, e)
-				{
-					char *t = jtext(e);
-
-					if (!t || vtb_strbuf_addf(&sb, "%s%s", k ? ", " : "", t))
-						pg->failed = true;
-					free(t);
-				}
-				el(pg, tr, "td", sb.len ? vtb_strbuf_str(&sb) : "-");
-				vtb_strbuf_release(&sb);
-			} else {
-				td_json(pg, tr, v);
-			}
-		}
+		for (int s = 0; s < (sides[1] ? 2 : 1); s++)
+			campaign_cell(pg, tr, sides[s], fields[i][0]);
 	}
 	host_state(pg, body, json_object_get(camp, "host_state"),
 		   sides[1] ? json_object_get(ag, "host_state") : NULL);
-
-	if (json_is_object(opt)) {
-		const json_t *cov = json_object_get(opt, "cov_limit");
-		double a, b, c;
-
-		el(pg, body, "h3", "Options");
-		tbody = header_row(pg, el(pg, body, "table", NULL),
-				   (const char *const[]){ "baseline", "axis", "threshold", "alpha",
-							  "interval level", "noisy above CoV",
-							  "fail on", NULL });
-		tr = el(pg, tbody, "tr", NULL);
-		td_json(pg, tr, json_object_get(opt, "baseline"));
-		td_json(pg, tr, json_object_get(opt, "axis"));
-		if (jnum(opt, "threshold_pct", &a))
-			elf(pg, tr, "td", "%s%%", fmt_num(a).s);
-		else
-			el(pg, tr, "td", "-");
-		td_json(pg, tr, json_object_get(opt, "alpha"));
-		if (jnum(opt, "ci_level", &a))
-			elf(pg, tr, "td", "%s%%", fmt_num(a * 100).s);
-		else
-			el(pg, tr, "td", "-");
-		if (jnum(cov, "throughput", &a) && jnum(cov, "time", &b) &&
-		    jnum(cov, "latency", &c))
-			elf(pg, tr, "td", "throughput %s%%, time %s%%, latency %s%%", fmt_num(a).s,
-			    fmt_num(b).s, fmt_num(c).s);
-		else
-			td_json(pg, tr, cov);
-		td_json(pg, tr, json_object_get(opt, "fail_on"));
-	}
+	if (json_is_object(opt))
+		campaign_options(pg, body, opt);
 }
 
 static void part_configs(struct page *pg, xmlNodePtr body)
@@ -1102,6 +1114,91 @@ static const char *verdict_colour(const char *v)
 #define HEADLINE_ROWS 200
 /* Characters of a headline label on screen (390 px of 11 px text). */
 #define HEADLINE_LABEL 58
+/* The headline's geometry (px). */
+#define HL_W 960.0
+#define HL_LABEL_W 390.0
+#define HL_RIGHT_W 170.0
+#define HL_TOP 6.0
+#define HL_ROW_H 18.0
+
+/* The change axis: the first @shown rows' intervals and twice the
+ * threshold @t, clipped to -100%..+300%. */
+static void headline_scale(struct scale *s, const json_t *rows, size_t shown, double t)
+{
+	double lo = -2 * t, hi = 2 * t;
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(rows, i, r)
+	{
+		double a, b;
+
+		if (i < shown && jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b)) {
+			lo = fmin(lo, a);
+			hi = fmax(hi, b);
+		}
+	}
+	scale_lin(s, fmax(lo, -100), fmin(hi, 300));
+	s->p0 = HL_LABEL_W + 10;
+	s->p1 = HL_W - HL_RIGHT_W;
+}
+
+/* A row's label: on screen the row and its configuration (cut to
+ * HEADLINE_LABEL), in the tooltip the baseline too.  -1 on ENOMEM. */
+static int headline_label(struct page *pg, xmlNodePtr g, const json_t *r, double cy)
+{
+	const json_t *x = json_object_get(r, "x"), *base = json_object_get(r, "base");
+	char *xl = side_label(pg, jstr(x, "config"), jstr(x, "campaign"));
+	char *bl = side_label(pg, jstr(base, "config"), jstr(base, "campaign"));
+	char *label = vtb_asprintf("%s %s: %s vs %s", orstr(jstr(r, "cell")),
+				   orstr(jstr(r, "metric")), xl ? xl : "-", bl ? bl : "-");
+	char *onscreen = vtb_asprintf("%s %s: %s", orstr(jstr(r, "cell")), orstr(jstr(r, "metric")),
+				      xl ? xl : "-");
+	int ret = -1;
+
+	if (label && onscreen) {
+		if (strlen(onscreen) > HEADLINE_LABEL)
+			strcpy(onscreen + HEADLINE_LABEL - 3, "...");
+		el(pg, g, "title", label);
+		svg_text(pg, g, HL_LABEL_W, cy + 4, "end", onscreen);
+		ret = 0;
+	}
+	free(xl);
+	free(bl);
+	free(label);
+	free(onscreen);
+	return ret;
+}
+
+/* A row's interval, change and verdict, coloured by the verdict; an
+ * interval beyond the domain ends at its edge, clear of the text. */
+static void headline_marks(struct page *pg, xmlNodePtr g, const struct scale *s, const json_t *r,
+			   double cy)
+{
+	const char *v = jstr(r, "verdict"), *col = verdict_colour(v);
+	double ch, a, b;
+	xmlNodePtr tt;
+
+	if (jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b))
+		attr(pg, svg_line(pg, g, fmax(sc(s, a), s->p0), cy, fmin(sc(s, b), s->p1), cy, col),
+		     "stroke-width", "3");
+	if (jnum(r, "change_pct", &ch)) {
+		xmlNodePtr c = el(pg, g, "circle", NULL);
+
+		attrf(pg, c, "cx", "%.1f", fmin(fmax(sc(s, ch), s->p0), s->p1));
+		attrf(pg, c, "cy", "%.1f", cy);
+		attr(pg, c, "r", "4");
+		attr(pg, c, "fill", col);
+	}
+	tt = svg_text(pg, g, HL_W - HL_RIGHT_W + 8, cy + 4, NULL,
+		      jnum(r, "change_pct", &ch) ? fmt_pct(ch).s : "");
+	attr(pg, tt, "fill", col);
+	if (jnum(r, "change_pct", &ch))
+		text(pg, tt, " ");
+	text(pg, tt, orstr(v));
+	if (json_is_true(json_object_get(r, "confirmed")))
+		text(pg, tt, " confirmed");
+}
 
 /*
  * The answer at a glance: one line per row, its change with its interval
@@ -1115,105 +1212,48 @@ static void headline(struct page *pg, xmlNodePtr body)
 	const json_t *rows = json_object_get(pg->rep, "rows"), *r;
 	const json_t *opt = json_object_get(pg->rep, "options");
 	size_t n = json_array_size(rows), shown = n < HEADLINE_ROWS ? n : HEADLINE_ROWS, i;
-	const double W = 960, label_w = 390, right_w = 170, top = 6, row_h = 18;
-	double t = 5, lo, hi, H;
+	double t = 5, level, H = HL_TOP + (double)shown * HL_ROW_H + 36;
 	struct scale s;
 	xmlNodePtr fig, svg, cap, g;
 
 	if (!n)
 		return;
 	jnum(opt, "threshold_pct", &t);
-	lo = -2 * t;
-	hi = 2 * t;
-	json_array_foreach(rows, i, r)
-	{
-		double a, b;
-
-		if (i < shown && jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b)) {
-			lo = fmin(lo, a);
-			hi = fmax(hi, b);
-		}
-	}
-	scale_lin(&s, fmax(lo, -100), fmin(hi, 300));
-	s.p0 = label_w + 10;
-	s.p1 = W - right_w;
-	H = top + (double)shown * row_h + 36;
+	headline_scale(&s, rows, shown, t);
 	fig = el(pg, body, "figure", NULL);
 	attr(pg, fig, "class", "headline");
 	cap = el(pg, fig, "figcaption", NULL);
 	elf(pg, cap, "span",
 	    "Change against the baseline, with its %s%% interval; the band is "
 	    "\xc2\xb1%s%%, the threshold",
-	    jnum(opt, "ci_level", &lo) ? fmt_num(lo * 100).s : "95", fmt_num(t).s);
+	    jnum(opt, "ci_level", &level) ? fmt_num(level * 100).s : "95", fmt_num(t).s);
 	if (shown < n)
 		elf(pg, cap, "span", " (the first %zu of %zu rows: the verdict table has them all)",
 		    shown, n);
-	svg = svg_root(pg, fig, "chart headline", W, H);
+	svg = svg_root(pg, fig, "chart headline", HL_W, H);
 	attr(pg, svg, "id", "headline");
 	attr(pg, svg, "data-mark", "hl");
 	attrf(pg, svg, "data-marks", "%zu", shown);
 	attr(pg,
-	     svg_rect(pg, svg, sc(&s, -t), top, sc(&s, t) - sc(&s, -t), (double)shown * row_h,
+	     svg_rect(pg, svg, sc(&s, -t), HL_TOP, sc(&s, t) - sc(&s, -t), (double)shown * HL_ROW_H,
 		      "#eeeeee"),
 	     "class", "band");
-	axis_x(pg, svg, &s, top, top + (double)shown * row_h + 4, "change %");
-	svg_line(pg, svg, sc(&s, 0), top, sc(&s, 0), top + (double)shown * row_h, "#999999");
+	axis_x(pg, svg, &s, HL_TOP, HL_TOP + (double)shown * HL_ROW_H + 4, "change %");
+	svg_line(pg, svg, sc(&s, 0), HL_TOP, sc(&s, 0), HL_TOP + (double)shown * HL_ROW_H,
+		 "#999999");
 	json_array_foreach(rows, i, r)
 	{
-		const json_t *x = json_object_get(r, "x"), *base = json_object_get(r, "base");
-		const char *v = jstr(r, "verdict"), *col = verdict_colour(v);
-		double cy = top + (double)i * row_h + row_h / 2, ch, a, b;
-		char *xl, *bl, *label, *onscreen;
-		xmlNodePtr tt;
+		double cy = HL_TOP + (double)i * HL_ROW_H + HL_ROW_H / 2;
 
 		if (i >= shown)
 			break;
-		xl = side_label(pg, jstr(x, "config"), jstr(x, "campaign"));
-		bl = side_label(pg, jstr(base, "config"), jstr(base, "campaign"));
-		/* on screen the row and its configuration, in the tooltip the
-		 * baseline too */
-		label = vtb_asprintf("%s %s: %s vs %s", orstr(jstr(r, "cell")),
-				     orstr(jstr(r, "metric")), xl ? xl : "-", bl ? bl : "-");
-		onscreen = vtb_asprintf("%s %s: %s", orstr(jstr(r, "cell")),
-					orstr(jstr(r, "metric")), xl ? xl : "-");
-		free(xl);
-		free(bl);
-		if (!label || !onscreen) {
-			free(label);
-			free(onscreen);
+		g = el(pg, svg, "g", NULL);
+		attrf(pg, g, "class", "hl %s", verdict_class(jstr(r, "verdict")));
+		if (headline_label(pg, g, r, cy) < 0) {
 			pg->failed = true;
 			return;
 		}
-		if (strlen(onscreen) > HEADLINE_LABEL)
-			strcpy(onscreen + HEADLINE_LABEL - 3, "...");
-		g = el(pg, svg, "g", NULL);
-		attrf(pg, g, "class", "hl %s", verdict_class(v));
-		el(pg, g, "title", label);
-		svg_text(pg, g, label_w, cy + 4, "end", onscreen);
-		free(label);
-		free(onscreen);
-		/* an interval beyond the domain ends at its edge, clear of the text */
-		if (jnum(r, "ci_low_pct", &a) && jnum(r, "ci_high_pct", &b))
-			attr(pg,
-			     svg_line(pg, g, fmax(sc(&s, a), s.p0), cy, fmin(sc(&s, b), s.p1), cy,
-				      col),
-			     "stroke-width", "3");
-		if (jnum(r, "change_pct", &ch)) {
-			xmlNodePtr c = el(pg, g, "circle", NULL);
-
-			attrf(pg, c, "cx", "%.1f", fmin(fmax(sc(&s, ch), s.p0), s.p1));
-			attrf(pg, c, "cy", "%.1f", cy);
-			attr(pg, c, "r", "4");
-			attr(pg, c, "fill", col);
-		}
-		tt = svg_text(pg, g, W - right_w + 8, cy + 4, NULL,
-			      jnum(r, "change_pct", &ch) ? fmt_pct(ch).s : "");
-		attr(pg, tt, "fill", col);
-		if (jnum(r, "change_pct", &ch))
-			text(pg, tt, " ");
-		text(pg, tt, orstr(v));
-		if (json_is_true(json_object_get(r, "confirmed")))
-			text(pg, tt, " confirmed");
+		headline_marks(pg, g, &s, r, cy);
 	}
 }
 
@@ -1275,17 +1315,23 @@ static bool same_str(const char *a, const char *b)
 /* Characters of a box plot's label line (two lines at most). */
 #define LABEL_LINE 40
 
-static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, size_t first)
+/* A box plot's geometry (px): lanes between the labels and the verdicts. */
+#define BOX_W 960.0
+#define BOX_LABEL_W 250.0
+#define BOX_RIGHT_W 200.0
+#define BOX_TOP 8.0
+#define BOX_LANE_H 30.0
+
+/* The lanes of the chart of the rows' group at @first: one per side
+ * (configuration and campaign), in the order the rows name them; *n their
+ * number.  NULL with pg->failed on ENOMEM (or when there are none). */
+static struct lane *box_lanes(struct page *pg, const json_t *rows, size_t first, size_t *n)
 {
 	const json_t *r0 = json_array_get(rows, first), *r;
-	struct lane *lanes = NULL;
-	size_t n = 0, points = 0, i;
-	double lo = INFINITY, hi = -INFINITY;
-	const double W = 960, label_w = 250, right_w = 200, top = 8, lane_h = 30;
-	xmlNodePtr fig, svg, cap, tbody;
-	struct scale s;
-	double H;
+	struct lane *lanes = NULL, *nl;
+	size_t i, k;
 
+	*n = 0;
 	json_array_foreach(rows, i, r)
 	{
 		if (i < first || !same_group(r0, r))
@@ -1293,32 +1339,39 @@ static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, si
 		for (int side = 0; side < 2; side++) {
 			const json_t *sd = json_object_get(r, side ? "x" : "base");
 			const char *cfg = jstr(sd, "config"), *camp = jstr(sd, "campaign");
-			size_t k;
-			struct lane *nl;
 
 			if (!json_is_object(sd))
 				continue;
-			for (k = 0; k < n; k++)
+			for (k = 0; k < *n; k++)
 				if (same_str(lanes[k].config, cfg) &&
 				    same_str(lanes[k].campaign, camp))
 					break;
-			if (k < n) {
+			if (k < *n) {
 				lanes[k].base |= !side;
 				continue;
 			}
-			nl = realloc(lanes, (n + 1) * sizeof(*lanes));
+			nl = realloc(lanes, (*n + 1) * sizeof(*lanes));
 			if (!nl) {
 				pg->failed = true;
-				goto out;
+				free(lanes);
+				*n = 0;
+				return NULL;
 			}
 			lanes = nl;
-			lanes[n] = (struct lane){ cfg, camp, json_object_get(sd, "values"),
-						  json_object_get(sd, "summary"), !side };
-			n++;
+			lanes[*n] = (struct lane){ cfg, camp, json_object_get(sd, "values"),
+						   json_object_get(sd, "summary"), !side };
+			(*n)++;
 		}
 	}
+	return lanes;
+}
 
-	for (i = 0; i < n; i++) {
+/* The x scale: every finite per-boot value of every lane. */
+static void box_scale(struct scale *s, const struct lane *lanes, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (size_t i = 0; i < n; i++) {
 		json_t *v;
 		size_t k;
 
@@ -1332,181 +1385,180 @@ static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, si
 			hi = fmax(hi, d);
 		}
 	}
-	scale_lin(&s, lo, hi);
-	s.p0 = label_w + 10;
-	s.p1 = W - right_w;
-	H = top + (double)n * lane_h + 36;
+	scale_lin(s, lo, hi);
+	s->p0 = BOX_LABEL_W + 10;
+	s->p1 = BOX_W - BOX_RIGHT_W;
+}
 
-	fig = el(pg, parent, "figure", NULL);
-	cap = el(pg, fig, "figcaption", NULL);
-	elf(pg, cap, "span", "%s / %s: %s", orstr(jstr(r0, "workload")), orstr(jstr(r0, "cell")),
-	    orstr(jstr(r0, "metric")));
-	elf(pg, cap, "span", " (%s, %s is better)", orstr(jstr(r0, "unit")),
-	    orstr(jstr(r0, "better")));
-	svg = svg_root(pg, fig, "chart boxplot", W, H);
-	attr(pg, svg, "data-mark", "box");
-	attrf(pg, svg, "data-marks", "%zu", n);
-	attrf(pg, svg, "data-metric", "%s", orstr(jstr(r0, "metric")));
-	axis_x(pg, svg, &s, top, top + (double)n * lane_h + 4, jstr(r0, "unit"));
+/* A lane's label left of it, wrapped on two lines at a blank (whole in
+ * the tooltip); "(baseline)" in italics for a baseline. */
+static void box_label(struct page *pg, xmlNodePtr svg, const struct lane *ln, const char *label,
+		      double cy)
+{
+	xmlNodePtr t = svg_text(pg, svg, BOX_LABEL_W, cy + 4, "end", NULL);
 
-	for (i = 0; i < n; i++) {
-		const struct lane *ln = &lanes[i];
-		const char *col = cfg_colour(pg, ln->config, ln->campaign);
-		double cy = top + (double)i * lane_h + lane_h / 2, *v = NULL, mean;
-		size_t nv = 0, k;
-		json_t *e;
-		xmlNodePtr g, t;
-		char *label = side_label(pg, ln->config, ln->campaign);
+	if (strlen(label) > LABEL_LINE) {
+		size_t cut = LABEL_LINE;
+		char *l1, *l2;
+		xmlNodePtr ts;
 
-		if (!label) {
+		while (cut > LABEL_LINE / 2 && label[cut] != ' ')
+			cut--;
+		if (label[cut] != ' ')
+			cut = LABEL_LINE;
+		l1 = vtb_asprintf("%.*s", (int)cut, label);
+		l2 = strlen(label + cut + (label[cut] == ' ')) > LABEL_LINE
+			     ? vtb_asprintf("%.*s...", LABEL_LINE - 3,
+					    label + cut + (label[cut] == ' '))
+			     : vtb_asprintf("%s", label + cut + (label[cut] == ' '));
+		if (!l1 || !l2)
 			pg->failed = true;
-			continue;
-		}
-		/* label, wrapped on two lines at a blank, whole in the tooltip */
-		t = svg_text(pg, svg, label_w, cy + 4, "end", NULL);
-		if (strlen(label) > LABEL_LINE) {
-			size_t cut = LABEL_LINE;
-			char *l1, *l2;
-			xmlNodePtr ts;
-
-			while (cut > LABEL_LINE / 2 && label[cut] != ' ')
-				cut--;
-			if (label[cut] != ' ')
-				cut = LABEL_LINE;
-			l1 = vtb_asprintf("%.*s", (int)cut, label);
-			l2 = strlen(label + cut + (label[cut] == ' ')) > LABEL_LINE
-				     ? vtb_asprintf("%.*s...", LABEL_LINE - 3,
-						    label + cut + (label[cut] == ' '))
-				     : vtb_asprintf("%s", label + cut + (label[cut] == ' '));
-			if (!l1 || !l2)
-				pg->failed = true;
-			ts = el(pg, t, "tspan", l1 ? l1 : "");
-			attrf(pg, ts, "x", "%.1f", label_w);
-			attr(pg, ts, "dy", "-6");
-			ts = el(pg, t, "tspan", l2 ? l2 : "");
-			attrf(pg, ts, "x", "%.1f", label_w);
-			attr(pg, ts, "dy", "12");
-			free(l1);
-			free(l2);
-		} else {
-			text(pg, t, label);
-		}
-		if (ln->base) {
-			attr(pg, t, "font-style", "italic");
-			text(pg, t, " (baseline)");
-		}
-		el(pg, t, "title", label);
-
-		g = el(pg, svg, "g", NULL);
-		attr(pg, g, "class", ln->base ? "box base" : "box");
-		attr(pg, g, "data-config", orstr(ln->config));
-		el(pg, g, "title", label);
-		free(label);
-
-		v = calloc(json_array_size(ln->values) + 1, sizeof(*v));
-		if (!v) {
-			pg->failed = true;
-			continue;
-		}
-		json_array_foreach(ln->values, k,
-				   e) if (json_is_number(e) && isfinite(json_number_value(e)))
-			v[nv++] = json_number_value(e);
-		if (nv) {
-			double q1, med, q3, *sorted = calloc(nv, sizeof(*sorted));
-			xmlNodePtr rect, l;
-
-			if (!sorted) {
-				pg->failed = true;
-				free(v);
-				continue;
-			}
-			memcpy(sorted, v, nv * sizeof(*v));
-			qsort(sorted, nv, sizeof(*sorted), cmp_double);
-			q1 = pct_sorted(sorted, nv, 25);
-			med = pct_sorted(sorted, nv, 50);
-			q3 = pct_sorted(sorted, nv, 75);
-			svg_line(pg, g, sc(&s, sorted[0]), cy, sc(&s, q1), cy, "#555555");
-			svg_line(pg, g, sc(&s, q3), cy, sc(&s, sorted[nv - 1]), cy, "#555555");
-			svg_line(pg, g, sc(&s, sorted[0]), cy - 5, sc(&s, sorted[0]), cy + 5,
-				 "#555555");
-			svg_line(pg, g, sc(&s, sorted[nv - 1]), cy - 5, sc(&s, sorted[nv - 1]),
-				 cy + 5, "#555555");
-			rect = svg_rect(pg, g, sc(&s, q1), cy - 9, sc(&s, q3) - sc(&s, q1), 18,
-					ln->base ? "#bbbbbb" : col);
-			attr(pg, rect, "fill-opacity", ln->base ? "0.5" : "0.3");
-			attr(pg, rect, "stroke", ln->base ? "#444444" : col);
-			if (ln->base)
-				attr(pg, rect, "stroke-dasharray", "4 2");
-			l = svg_line(pg, g, sc(&s, med), cy - 9, sc(&s, med), cy + 9,
-				     ln->base ? "#222222" : col);
-			attr(pg, l, "stroke-width", "2.5");
-			if (jnum(ln->summary, "mean", &mean)) {
-				xmlNodePtr d = el(pg, g, "path", NULL);
-				double mx = sc(&s, mean);
-
-				attrf(pg, d, "d", "M%.1f %.1fl4 4l-4 4l-4 -4z", mx, cy - 13);
-				attr(pg, d, "fill", "#222222");
-				el(pg, d, "title", "mean");
-			}
-			for (k = 0; k < nv; k++) {
-				xmlNodePtr c = el(pg, g, "circle", NULL);
-				/* a fixed jitter so overlapping boots stay visible */
-				double dy = (double)((k * 7) % 9) - 4;
-
-				attr(pg, c, "class", "pt");
-				attrf(pg, c, "cx", "%.1f", sc(&s, v[k]));
-				attrf(pg, c, "cy", "%.1f", cy + dy * 1.6);
-				attr(pg, c, "r", "2.6");
-				attr(pg, c, "fill", ln->base ? "#333333" : col);
-				attr(pg, c, "fill-opacity", "0.8");
-				points++;
-			}
-			free(sorted);
-		} else {
-			svg_text(pg, g, s.p0 + 4, cy + 4, NULL, "no values");
-		}
-		free(v);
-
-		/* the row verdict for a configuration side */
-		if (!ln->base) {
-			json_array_foreach(rows, k, e)
-			{
-				const json_t *x = json_object_get(e, "x");
-				double ch;
-
-				if (k < first || !same_group(r0, e) ||
-				    !same_str(jstr(x, "config"), ln->config) ||
-				    !same_str(jstr(x, "campaign"), ln->campaign))
-					continue;
-				if (jnum(e, "change_pct", &ch)) {
-					xmlNodePtr tt = svg_text(pg, svg, W - right_w + 8, cy + 4,
-								 NULL, fmt_pct(ch).s);
-					const char *vd = jstr(e, "verdict");
-
-					if (json_is_true(json_object_get(e, "significant")))
-						text(pg, tt, "*");
-					if (vd) {
-						text(pg, tt, " ");
-						text(pg, tt, vd);
-					}
-					if (vd && !strcmp(vd, "worse"))
-						attr(pg, tt, "fill", "#b3261e");
-					else if (vd && !strcmp(vd, "better"))
-						attr(pg, tt, "fill", "#116b2d");
-				}
-				break;
-			}
-		} else {
-			svg_text(pg, svg, W - right_w + 8, cy + 4, NULL, "baseline");
-		}
+		ts = el(pg, t, "tspan", l1 ? l1 : "");
+		attrf(pg, ts, "x", "%.1f", BOX_LABEL_W);
+		attr(pg, ts, "dy", "-6");
+		ts = el(pg, t, "tspan", l2 ? l2 : "");
+		attrf(pg, ts, "x", "%.1f", BOX_LABEL_W);
+		attr(pg, ts, "dy", "12");
+		free(l1);
+		free(l2);
+	} else {
+		text(pg, t, label);
 	}
-	attrf(pg, svg, "data-points", "%zu", points);
+	if (ln->base) {
+		attr(pg, t, "font-style", "italic");
+		text(pg, t, " (baseline)");
+	}
+	el(pg, t, "title", label);
+}
 
-	/* the figures behind the boxes */
-	tbody = header_row(pg, el(pg, fig, "table", NULL),
-			   (const char *const[]){ "configuration", "n", "mean", "median", "stddev",
-						  "CoV", "min", "p25", "p75", "max", NULL });
-	for (i = 0; i < n; i++) {
+/* The box of @nv sorted values: whiskers at min and max, the quartiles'
+ * box, the median bar and the mean's diamond.  A baseline is grey and
+ * dashed. */
+static void box_shape(struct page *pg, xmlNodePtr g, const struct scale *s, const struct lane *ln,
+		      const double *sorted, size_t nv, double cy, const char *col)
+{
+	double q1 = pct_sorted(sorted, nv, 25), med = pct_sorted(sorted, nv, 50),
+	       q3 = pct_sorted(sorted, nv, 75), mean;
+	xmlNodePtr rect, l;
+
+	svg_line(pg, g, sc(s, sorted[0]), cy, sc(s, q1), cy, "#555555");
+	svg_line(pg, g, sc(s, q3), cy, sc(s, sorted[nv - 1]), cy, "#555555");
+	svg_line(pg, g, sc(s, sorted[0]), cy - 5, sc(s, sorted[0]), cy + 5, "#555555");
+	svg_line(pg, g, sc(s, sorted[nv - 1]), cy - 5, sc(s, sorted[nv - 1]), cy + 5, "#555555");
+	rect = svg_rect(pg, g, sc(s, q1), cy - 9, sc(s, q3) - sc(s, q1), 18,
+			ln->base ? "#bbbbbb" : col);
+	attr(pg, rect, "fill-opacity", ln->base ? "0.5" : "0.3");
+	attr(pg, rect, "stroke", ln->base ? "#444444" : col);
+	if (ln->base)
+		attr(pg, rect, "stroke-dasharray", "4 2");
+	l = svg_line(pg, g, sc(s, med), cy - 9, sc(s, med), cy + 9, ln->base ? "#222222" : col);
+	attr(pg, l, "stroke-width", "2.5");
+	if (jnum(ln->summary, "mean", &mean)) {
+		xmlNodePtr d = el(pg, g, "path", NULL);
+		double mx = sc(s, mean);
+
+		attrf(pg, d, "d", "M%.1f %.1fl4 4l-4 4l-4 -4z", mx, cy - 13);
+		attr(pg, d, "fill", "#222222");
+		el(pg, d, "title", "mean");
+	}
+}
+
+/* A lane's box and one dot per boot (in the document's order); the
+ * number of dots drawn. */
+static size_t box_lane(struct page *pg, xmlNodePtr g, const struct scale *s, const struct lane *ln,
+		       double cy, const char *col)
+{
+	double *v = calloc(json_array_size(ln->values) + 1, sizeof(*v)), *sorted;
+	size_t nv = 0, k;
+	json_t *e;
+
+	if (!v) {
+		pg->failed = true;
+		return 0;
+	}
+	json_array_foreach(ln->values, k,
+			   e) if (json_is_number(e) && isfinite(json_number_value(e)))
+		v[nv++] = json_number_value(e);
+	if (!nv) {
+		svg_text(pg, g, s->p0 + 4, cy + 4, NULL, "no values");
+		free(v);
+		return 0;
+	}
+	sorted = calloc(nv, sizeof(*sorted));
+	if (!sorted) {
+		pg->failed = true;
+		free(v);
+		return 0;
+	}
+	memcpy(sorted, v, nv * sizeof(*v));
+	qsort(sorted, nv, sizeof(*sorted), cmp_double);
+	box_shape(pg, g, s, ln, sorted, nv, cy, col);
+	for (k = 0; k < nv; k++) {
+		xmlNodePtr c = el(pg, g, "circle", NULL);
+		/* a fixed jitter so overlapping boots stay visible */
+		double dy = (double)((k * 7) % 9) - 4;
+
+		attr(pg, c, "class", "pt");
+		attrf(pg, c, "cx", "%.1f", sc(s, v[k]));
+		attrf(pg, c, "cy", "%.1f", cy + dy * 1.6);
+		attr(pg, c, "r", "2.6");
+		attr(pg, c, "fill", ln->base ? "#333333" : col);
+		attr(pg, c, "fill-opacity", "0.8");
+	}
+	free(sorted);
+	free(v);
+	return nv;
+}
+
+/* Right of a compared lane, its row's change and verdict; "baseline"
+ * right of a baseline's. */
+static void box_verdict(struct page *pg, xmlNodePtr svg, const json_t *rows, size_t first,
+			const struct lane *ln, double cy)
+{
+	const json_t *r0 = json_array_get(rows, first), *e;
+	size_t k;
+
+	if (ln->base) {
+		svg_text(pg, svg, BOX_W - BOX_RIGHT_W + 8, cy + 4, NULL, "baseline");
+		return;
+	}
+	json_array_foreach(rows, k, e)
+	{
+		const json_t *x = json_object_get(e, "x");
+		double ch;
+
+		if (k < first || !same_group(r0, e) || !same_str(jstr(x, "config"), ln->config) ||
+		    !same_str(jstr(x, "campaign"), ln->campaign))
+			continue;
+		if (jnum(e, "change_pct", &ch)) {
+			xmlNodePtr tt = svg_text(pg, svg, BOX_W - BOX_RIGHT_W + 8, cy + 4, NULL,
+						 fmt_pct(ch).s);
+			const char *vd = jstr(e, "verdict");
+
+			if (json_is_true(json_object_get(e, "significant")))
+				text(pg, tt, "*");
+			if (vd) {
+				text(pg, tt, " ");
+				text(pg, tt, vd);
+			}
+			if (vd && !strcmp(vd, "worse"))
+				attr(pg, tt, "fill", "#b3261e");
+			else if (vd && !strcmp(vd, "better"))
+				attr(pg, tt, "fill", "#116b2d");
+		}
+		break;
+	}
+}
+
+/* The figures behind the boxes: a lane's summary per line. */
+static void box_table(struct page *pg, xmlNodePtr fig, const struct lane *lanes, size_t n)
+{
+	xmlNodePtr tbody = header_row(pg, el(pg, fig, "table", NULL),
+				      (const char *const[]){ "configuration", "n", "mean", "median",
+							     "stddev", "CoV", "min", "p25", "p75",
+							     "max", NULL });
+
+	for (size_t i = 0; i < n; i++) {
 		const json_t *su = lanes[i].summary;
 		xmlNodePtr tr = el(pg, tbody, "tr", NULL), td = el(pg, tr, "td", NULL);
 		char *label = side_label(pg, lanes[i].config, lanes[i].campaign);
@@ -1531,7 +1583,54 @@ static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, si
 		td_num(pg, tr, jfmt(su, "p75").s);
 		td_num(pg, tr, jfmt(su, "max").s);
 	}
-out:
+}
+
+/* The box plot of the rows' group (workload, cell, metric) at @first:
+ * a lane per configuration, then the table of their figures. */
+static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, size_t first)
+{
+	const json_t *r0 = json_array_get(rows, first);
+	size_t n, points = 0;
+	struct lane *lanes = box_lanes(pg, rows, first, &n);
+	double H = BOX_TOP + (double)n * BOX_LANE_H + 36;
+	xmlNodePtr fig, svg, cap;
+	struct scale s;
+
+	if (pg->failed)
+		return;
+	box_scale(&s, lanes, n);
+	fig = el(pg, parent, "figure", NULL);
+	cap = el(pg, fig, "figcaption", NULL);
+	elf(pg, cap, "span", "%s / %s: %s", orstr(jstr(r0, "workload")), orstr(jstr(r0, "cell")),
+	    orstr(jstr(r0, "metric")));
+	elf(pg, cap, "span", " (%s, %s is better)", orstr(jstr(r0, "unit")),
+	    orstr(jstr(r0, "better")));
+	svg = svg_root(pg, fig, "chart boxplot", BOX_W, H);
+	attr(pg, svg, "data-mark", "box");
+	attrf(pg, svg, "data-marks", "%zu", n);
+	attrf(pg, svg, "data-metric", "%s", orstr(jstr(r0, "metric")));
+	axis_x(pg, svg, &s, BOX_TOP, BOX_TOP + (double)n * BOX_LANE_H + 4, jstr(r0, "unit"));
+	for (size_t i = 0; i < n; i++) {
+		const struct lane *ln = &lanes[i];
+		double cy = BOX_TOP + (double)i * BOX_LANE_H + BOX_LANE_H / 2;
+		char *label = side_label(pg, ln->config, ln->campaign);
+		xmlNodePtr g;
+
+		if (!label) {
+			pg->failed = true;
+			continue;
+		}
+		box_label(pg, svg, ln, label, cy);
+		g = el(pg, svg, "g", NULL);
+		attr(pg, g, "class", ln->base ? "box base" : "box");
+		attr(pg, g, "data-config", orstr(ln->config));
+		el(pg, g, "title", label);
+		free(label);
+		points += box_lane(pg, g, &s, ln, cy, cfg_colour(pg, ln->config, ln->campaign));
+		box_verdict(pg, svg, rows, first, ln, cy);
+	}
+	attrf(pg, svg, "data-points", "%zu", points);
+	box_table(pg, fig, lanes, n);
 	free(lanes);
 }
 
@@ -1561,27 +1660,30 @@ static bool same_hist_group(const json_t *a, const json_t *b)
 	       same_str(jstr(a, "metric"), jstr(b, "metric"));
 }
 
-static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, size_t first)
+/* A CDF chart's geometry (px). */
+#define CDF_W 640.0
+#define CDF_H 330.0
+#define CDF_LEFT 50.0
+#define CDF_RIGHT 16.0
+#define CDF_TOP 12.0
+#define CDF_BOTTOM 44.0
+
+/*
+ * The histograms of the group at @first into @hs (one per entry, in
+ * order; one that does not read is left empty and said why in a note
+ * under @fig), and the x scale over the values they hold: logarithmic
+ * when they span a factor of 10 or more.  The unit is the histograms'
+ * own, else the document's.
+ */
+static const char *cdf_load(struct page *pg, xmlNodePtr fig, const json_t *hists, size_t first,
+			    struct vtb_hist *hs, struct scale *sx)
 {
 	const json_t *h0 = json_array_get(hists, first), *e;
-	const double W = 640, H = 330, left = 50, right = 16, top = 12, bottom = 44;
-	struct vtb_hist *hs = NULL;
-	size_t n = 0, i, drawn = 0;
 	double lo = INFINITY, hi = -INFINITY;
-	xmlNodePtr fig, svg, tbody, notes = NULL;
-	struct scale sx, sy = { .lo = 0, .hi = 1, .p0 = H - bottom, .p1 = top };
 	const char *unit = NULL;
+	xmlNodePtr notes = NULL;
+	size_t i, n = 0;
 
-	json_array_foreach(hists, i, e) if (i >= first && same_hist_group(h0, e)) n++;
-	hs = calloc(n + 1, sizeof(*hs));
-	if (!hs) {
-		pg->failed = true;
-		return;
-	}
-	fig = el(pg, parent, "figure", NULL);
-	elf(pg, el(pg, fig, "figcaption", NULL), "span", "%s: %s", orstr(jstr(h0, "cell")),
-	    orstr(jstr(h0, "metric")));
-	n = 0;
 	json_array_foreach(hists, i, e)
 	{
 		if (i < first || !same_hist_group(h0, e))
@@ -1604,36 +1706,116 @@ static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, s
 		}
 		n++;
 	}
-	if (!unit)
-		unit = jstr(h0, "unit");
 	if (lo > 0 && hi / lo >= 10) {
-		sx.log = true;
-		sx.lo = log10(lo) - 0.05;
-		sx.hi = log10(hi) + 0.05;
+		sx->log = true;
+		sx->lo = log10(lo) - 0.05;
+		sx->hi = log10(hi) + 0.05;
 	} else {
-		scale_lin(&sx, lo, hi);
+		scale_lin(sx, lo, hi);
 	}
-	sx.p0 = left;
-	sx.p1 = W - right;
+	sx->p0 = CDF_LEFT;
+	sx->p1 = CDF_W - CDF_RIGHT;
+	return unit ? unit : jstr(h0, "unit");
+}
 
-	svg = svg_root(pg, fig, "chart cdfplot", W, H);
+/* The empty chart: the x axis, the y grid in quarters, the p99 line. */
+static xmlNodePtr cdf_frame(struct page *pg, xmlNodePtr fig, const struct scale *sx,
+			    const struct scale *sy, const char *unit)
+{
+	xmlNodePtr svg = svg_root(pg, fig, "chart cdfplot", CDF_W, CDF_H), l;
+	double y;
+
 	attr(pg, svg, "data-mark", "cdf");
-	axis_x(pg, svg, &sx, top, H - bottom, unit);
+	axis_x(pg, svg, sx, CDF_TOP, CDF_H - CDF_BOTTOM, unit);
 	for (int k = 0; k <= 4; k++) {
-		double y = sc(&sy, k / 4.0);
-
-		attr(pg, svg_line(pg, svg, left, y, W - right, y, "#eeeeee"), "class", "grid");
-		svg_text(pg, svg, left - 4, y + 4, "end", fmt_num(k / 4.0).s);
+		y = sc(sy, k / 4.0);
+		attr(pg, svg_line(pg, svg, CDF_LEFT, y, CDF_W - CDF_RIGHT, y, "#eeeeee"), "class",
+		     "grid");
+		svg_text(pg, svg, CDF_LEFT - 4, y + 4, "end", fmt_num(k / 4.0).s);
 	}
-	{
-		double y = sc(&sy, 0.99);
-		xmlNodePtr l = svg_line(pg, svg, left, y, W - right, y, "#999999");
+	y = sc(sy, 0.99);
+	l = svg_line(pg, svg, CDF_LEFT, y, CDF_W - CDF_RIGHT, y, "#999999");
+	attr(pg, l, "stroke-dasharray", "3 3");
+	svg_text(pg, svg, CDF_W - CDF_RIGHT - 2, y - 3, "end", "p99");
+	svg_text(pg, svg, 4, CDF_TOP + 8, NULL, "CDF");
+	return svg;
+}
 
-		attr(pg, l, "stroke-dasharray", "3 3");
-		svg_text(pg, svg, W - right - 2, y - 3, "end", "p99");
+/* One histogram's curve: a step at each bucket's last value (the curve
+ * never claims a value below where its samples can be); dashed for a
+ * baseline. */
+static void cdf_line(struct page *pg, xmlNodePtr svg, const struct vtb_hist *h, const char *cfg,
+		     const struct scale *sx, const struct scale *sy)
+{
+	struct vtb_strbuf pts = VTB_STRBUF_INIT;
+	uint64_t cum = 0;
+	xmlNodePtr pl;
+
+	if (vtb_strbuf_addf(&pts, "%.1f,%.1f", sc(sx, (double)h->min), sc(sy, 0)))
+		pg->failed = true;
+	for (size_t b = 0; b < h->n_buckets; b++) {
+		double x;
+
+		if (!h->buckets[b])
+			continue;
+		cum += h->buckets[b];
+		x = (double)vtb_hist_bucket_lo(h->bits, b) +
+		    (double)(vtb_hist_bucket_width(h->bits, b) - 1);
+		if (vtb_strbuf_addf(&pts, " %.1f,%.1f", sc(sx, x),
+				    sc(sy, (double)cum / (double)h->count)))
+			pg->failed = true;
 	}
-	svg_text(pg, svg, 4, top + 8, NULL, "CDF");
+	pl = el(pg, svg, "polyline", NULL);
+	attr(pg, pl, "class", "cdf");
+	attr(pg, pl, "data-config", orstr(cfg));
+	attr(pg, pl, "points", vtb_strbuf_str(&pts));
+	attr(pg, pl, "fill", "none");
+	attr(pg, pl, "stroke", cfg_colour(pg, cfg, NULL));
+	attr(pg, pl, "stroke-width", "1.8");
+	if (!strcmp(orstr(cfg_kind(pg, cfg)), "baseline"))
+		attr(pg, pl, "stroke-dasharray", "6 3");
+	el(pg, pl, "title", cfg_label(pg, cfg, NULL));
+	vtb_strbuf_release(&pts);
+}
 
+/* One histogram's line of the table under the chart. */
+static void cdf_row(struct page *pg, xmlNodePtr tbody, const struct vtb_hist *h, const char *cfg)
+{
+	xmlNodePtr tr = el(pg, tbody, "tr", NULL), td = el(pg, tr, "td", NULL);
+
+	swatch(pg, td, cfg_colour(pg, cfg, NULL));
+	text(pg, td, cfg_label(pg, cfg, NULL));
+	td_num(pg, tr, fmt_num((double)h->count).s);
+	td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 50)).s);
+	td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 90)).s);
+	td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 99)).s);
+	td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 99.9)).s);
+	td_num(pg, tr, fmt_num((double)h->max).s);
+	td_num(pg, tr, fmt_num(vtb_hist_mean(h)).s);
+}
+
+/* The CDFs of the histograms' group (cell, metric) at @first, one line
+ * per histogram that holds samples, and their percentiles. */
+static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, size_t first)
+{
+	const json_t *h0 = json_array_get(hists, first), *e;
+	struct scale sx, sy = { .lo = 0, .hi = 1, .p0 = CDF_H - CDF_BOTTOM, .p1 = CDF_TOP };
+	struct vtb_hist *hs = NULL;
+	size_t n = 0, i, drawn = 0;
+	xmlNodePtr fig, svg, tbody;
+	const char *unit;
+
+	json_array_foreach(hists, i, e) if (i >= first && same_hist_group(h0, e)) n++;
+	hs = calloc(n + 1, sizeof(*hs));
+	if (!hs) {
+		pg->failed = true;
+		return;
+	}
+	fig = el(pg, parent, "figure", NULL);
+	elf(pg, el(pg, fig, "figcaption", NULL), "span", "%s: %s", orstr(jstr(h0, "cell")),
+	    orstr(jstr(h0, "metric")));
+	unit = cdf_load(pg, fig, hists, first, hs, &sx);
+	svg = cdf_frame(pg, fig, &sx, &sy, unit);
 	tbody = header_row(pg, el(pg, fig, "table", NULL),
 			   (const char *const[]){ "configuration", "samples", "p50", "p90", "p99",
 						  "p99.9", "max", "mean", NULL });
@@ -1641,56 +1823,15 @@ static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, s
 	json_array_foreach(hists, i, e)
 	{
 		const struct vtb_hist *h;
-		const char *cfg = jstr(e, "config"), *col = cfg_colour(pg, cfg, NULL);
-		struct vtb_strbuf pts = VTB_STRBUF_INIT;
-		uint64_t cum = 0;
-		xmlNodePtr pl, tr, td;
 
 		if (i < first || !same_hist_group(h0, e))
 			continue;
 		h = &hs[n++];
 		if (!h->count)
 			continue;
-		if (vtb_strbuf_addf(&pts, "%.1f,%.1f", sc(&sx, (double)h->min), sc(&sy, 0)))
-			pg->failed = true;
-		for (size_t b = 0; b < h->n_buckets; b++) {
-			double x;
-
-			if (!h->buckets[b])
-				continue;
-			cum += h->buckets[b];
-			/* the bucket's last value: the curve never claims a
-			 * value below where its samples can be */
-			x = (double)vtb_hist_bucket_lo(h->bits, b) +
-			    (double)(vtb_hist_bucket_width(h->bits, b) - 1);
-			if (vtb_strbuf_addf(&pts, " %.1f,%.1f", sc(&sx, x),
-					    sc(&sy, (double)cum / (double)h->count)))
-				pg->failed = true;
-		}
-		pl = el(pg, svg, "polyline", NULL);
-		attr(pg, pl, "class", "cdf");
-		attr(pg, pl, "data-config", orstr(cfg));
-		attr(pg, pl, "points", vtb_strbuf_str(&pts));
-		attr(pg, pl, "fill", "none");
-		attr(pg, pl, "stroke", col);
-		attr(pg, pl, "stroke-width", "1.8");
-		if (!strcmp(orstr(cfg_kind(pg, cfg)), "baseline"))
-			attr(pg, pl, "stroke-dasharray", "6 3");
-		el(pg, pl, "title", cfg_label(pg, cfg, NULL));
-		vtb_strbuf_release(&pts);
+		cdf_line(pg, svg, h, jstr(e, "config"), &sx, &sy);
+		cdf_row(pg, tbody, h, jstr(e, "config"));
 		drawn++;
-
-		tr = el(pg, tbody, "tr", NULL);
-		td = el(pg, tr, "td", NULL);
-		swatch(pg, td, col);
-		text(pg, td, cfg_label(pg, cfg, NULL));
-		td_num(pg, tr, fmt_num((double)h->count).s);
-		td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 50)).s);
-		td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 90)).s);
-		td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 99)).s);
-		td_num(pg, tr, fmt_num((double)vtb_hist_percentile(h, 99.9)).s);
-		td_num(pg, tr, fmt_num((double)h->max).s);
-		td_num(pg, tr, fmt_num(vtb_hist_mean(h)).s);
 	}
 	attrf(pg, svg, "data-marks", "%zu", drawn);
 	for (i = 0; i < n; i++)
@@ -1965,6 +2106,119 @@ static void pct_lines(struct page *pg, xmlNodePtr td, const json_t *o)
 		text(pg, td, "no host-side samples");
 }
 
+/* What the configuration was told: "key value" lines. */
+static void ev_told(struct page *pg, xmlNodePtr tr, const json_t *told)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)told, k, v)
+	{
+		char *t = jtext(v);
+
+		if (!t || vtb_strbuf_addf(&sb, "%s%s %s", sb.len ? "\n" : "", k, t))
+			pg->failed = true;
+		free(t);
+	}
+	el(pg, el(pg, tr, "td", NULL), "pre", sb.len ? vtb_strbuf_str(&sb) : "-");
+	vtb_strbuf_release(&sb);
+}
+
+/* The guests' claims, one line each, the state coloured. */
+static void ev_claims(struct page *pg, xmlNodePtr tr, const json_t *claims)
+{
+	xmlNodePtr td = el(pg, tr, "td", json_array_size(claims) ? NULL : "none");
+	const json_t *v;
+	size_t j;
+
+	json_array_foreach(claims, j, v)
+	{
+		char *vc = jtext(json_object_get(v, "vcpus"));
+		const char *st = orstr(jstr(v, "state"));
+		xmlNodePtr line = el(pg, td, "div", NULL);
+
+		elf(pg, line, "span", "%s vCPUs %s: ", orstr(jstr(v, "kind")), vc ? vc : "?");
+		attrf(pg, el(pg, line, "span", st), "class", "st-%s",
+		      !strcmp(st, "true") || !strcmp(st, "false") || !strcmp(st, "unbacked")
+			      ? st
+			      : "other");
+		free(vc);
+	}
+}
+
+/* The domain trees the guests built, a level entry each (countable:
+ * data-mark "level") with its boots. */
+static void ev_levels(struct page *pg, xmlNodePtr tr, const json_t *levels, const char *cfg)
+{
+	xmlNodePtr div = el(pg, el(pg, tr, "td", NULL), "div", NULL);
+	const json_t *v;
+	size_t j;
+
+	attr(pg, div, "class", "levels");
+	attr(pg, div, "data-mark", "level");
+	attrf(pg, div, "data-marks", "%zu", json_array_size(levels));
+	attr(pg, div, "data-config", orstr(cfg));
+	json_array_foreach(levels, j, v)
+	{
+		const char *names = jstr(v, "levels");
+		xmlNodePtr lv = el(pg, div, "span", NULL);
+		char *copy = strdup(names ? names : ""), *tok, *save = NULL;
+		double boots;
+
+		attr(pg, lv, "class", "level");
+		if (!copy)
+			pg->failed = true;
+		for (tok = copy ? strtok_r(copy, " ", &save) : NULL; tok;
+		     tok = strtok_r(NULL, " ", &save))
+			attr(pg, el(pg, lv, "span", tok), "class", "dom");
+		if (!copy || !*copy)
+			attr(pg, el(pg, lv, "span", "none"), "class", "dom");
+		free(copy);
+		if (jnum(v, "boots", &boots))
+			elf(pg, lv, "span", " \xc3\x97%s", fmt_num(boots).s);
+	}
+}
+
+/* The boots checked against the plan, an unexpected topology in red. */
+static void ev_boots(struct page *pg, xmlNodePtr tr, const json_t *e)
+{
+	xmlNodePtr td = el(pg, tr, "td", NULL), d;
+	double u = 0;
+
+	elf(pg, td, "div", "%s boots", jfmt(e, "boots").s);
+	elf(pg, td, "div", "%s as planned", jfmt(e, "matched").s);
+	d = elf(pg, td, "div", "%s unexpected-topology", jfmt(e, "unexpected").s);
+	if (jnum(e, "unexpected", &u) && u > 0)
+		attr(pg, d, "class", "st-false");
+	elf(pg, td, "div", "%s unchecked", jfmt(e, "unchecked").s);
+}
+
+/* membw below STREAM's 4 x LLC rule (compare.c, "notes"): a line each. */
+static void ev_notes(struct page *pg, xmlNodePtr body, const json_t *ev)
+{
+	const json_t *e, *v;
+	size_t i, j;
+
+	json_array_foreach(ev, i, e)
+	{
+		json_array_foreach(json_object_get(e, "notes"), j, v)
+		{
+			const char *cfg = jstr(e, "config");
+			xmlNodePtr p;
+
+			if (!json_is_string(v))
+				continue;
+			p = el(pg, body, "p", NULL);
+			attr(pg, p, "class", "note stream-rule");
+			swatch(pg, p, cfg_colour(pg, cfg, NULL));
+			elf(pg, p, "span", "%s: %s",
+			    jstr(e, "label") ? jstr(e, "label") : cfg_label(pg, cfg, NULL),
+			    json_string_value(v));
+		}
+	}
+}
+
 static void part_evidence(struct page *pg, xmlNodePtr body)
 {
 	json_t *ev = json_object_get(pg->rep, "evidence"), *e;
@@ -1990,107 +2244,21 @@ static void part_evidence(struct page *pg, xmlNodePtr body)
 	json_array_foreach(ev, i, e)
 	{
 		const char *cfg = jstr(e, "config");
-		const json_t *told = json_object_get(e, "told"),
-			     *claims = json_object_get(e, "claims");
-		const json_t *levels = json_object_get(e, "levels"), *v;
-		xmlNodePtr tr = el(pg, tbody, "tr", NULL), td, div;
-		struct vtb_strbuf sb = VTB_STRBUF_INIT;
-		const char *k;
-		size_t j;
+		xmlNodePtr tr = el(pg, tbody, "tr", NULL), td;
 
 		td = el(pg, tr, "td", NULL);
 		attr(pg, td, "class", "lbl");
 		swatch(pg, td, cfg_colour(pg, cfg, NULL));
 		text(pg, td, jstr(e, "label") ? jstr(e, "label") : cfg_label(pg, cfg, NULL));
-
-		json_object_foreach((json_t *)told, k, v)
-		{
-			char *t = jtext(v);
-
-			if (!t || vtb_strbuf_addf(&sb, "%s%s %s", sb.len ? "\n" : "", k, t))
-				pg->failed = true;
-			free(t);
-		}
-		el(pg, el(pg, tr, "td", NULL), "pre", sb.len ? vtb_strbuf_str(&sb) : "-");
-		vtb_strbuf_release(&sb);
-
-		td = el(pg, tr, "td", json_array_size(claims) ? NULL : "none");
-		json_array_foreach(claims, j, v)
-		{
-			char *vc = jtext(json_object_get(v, "vcpus"));
-			const char *st = orstr(jstr(v, "state"));
-			xmlNodePtr line = el(pg, td, "div", NULL);
-
-			elf(pg, line, "span", "%s vCPUs %s: ", orstr(jstr(v, "kind")),
-			    vc ? vc : "?");
-			attrf(pg, el(pg, line, "span", st), "class", "st-%s",
-			      !strcmp(st, "true") || !strcmp(st, "false") || !strcmp(st, "unbacked")
-				      ? st
-				      : "other");
-			free(vc);
-		}
-
-		div = el(pg, el(pg, tr, "td", NULL), "div", NULL);
-		attr(pg, div, "class", "levels");
-		attr(pg, div, "data-mark", "level");
-		attrf(pg, div, "data-marks", "%zu", json_array_size(levels));
-		attr(pg, div, "data-config", orstr(cfg));
-		json_array_foreach(levels, j, v)
-		{
-			const char *names = jstr(v, "levels");
-			xmlNodePtr lv = el(pg, div, "span", NULL);
-			char *copy = strdup(names ? names : ""), *tok, *save = NULL;
-			double boots;
-
-			attr(pg, lv, "class", "level");
-			if (!copy)
-				pg->failed = true;
-			for (tok = copy ? strtok_r(copy, " ", &save) : NULL; tok;
-			     tok = strtok_r(NULL, " ", &save))
-				attr(pg, el(pg, lv, "span", tok), "class", "dom");
-			if (!copy || !*copy)
-				attr(pg, el(pg, lv, "span", "none"), "class", "dom");
-			free(copy);
-			if (jnum(v, "boots", &boots))
-				elf(pg, lv, "span", " \xc3\x97%s", fmt_num(boots).s);
-		}
-
+		ev_told(pg, tr, json_object_get(e, "told"));
+		ev_claims(pg, tr, json_object_get(e, "claims"));
+		ev_levels(pg, tr, json_object_get(e, "levels"), cfg);
 		el(pg, tr, "td", orstr(jstr(e, "guest_kernel")));
-		td = el(pg, tr, "td", NULL);
-		elf(pg, td, "div", "%s boots", jfmt(e, "boots").s);
-		elf(pg, td, "div", "%s as planned", jfmt(e, "matched").s);
-		{
-			double u = 0;
-			xmlNodePtr d = elf(pg, td, "div", "%s unexpected-topology",
-					   jfmt(e, "unexpected").s);
-
-			if (jnum(e, "unexpected", &u) && u > 0)
-				attr(pg, d, "class", "st-false");
-		}
-		elf(pg, td, "div", "%s unchecked", jfmt(e, "unchecked").s);
+		ev_boots(pg, tr, e);
 		el(pg, el(pg, tr, "td", NULL), "pre", orstr(jstr(e, "first_diff")));
 		pct_lines(pg, el(pg, tr, "td", NULL), e);
 	}
-	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
-	json_array_foreach(ev, i, e)
-	{
-		const json_t *v;
-		size_t j;
-
-		json_array_foreach(json_object_get(e, "notes"), j, v)
-		{
-			const char *cfg = jstr(e, "config");
-
-			if (!json_is_string(v))
-				continue;
-			p = el(pg, body, "p", NULL);
-			attr(pg, p, "class", "note stream-rule");
-			swatch(pg, p, cfg_colour(pg, cfg, NULL));
-			elf(pg, p, "span", "%s: %s",
-			    jstr(e, "label") ? jstr(e, "label") : cfg_label(pg, cfg, NULL),
-			    json_string_value(v));
-		}
-	}
+	ev_notes(pg, body, ev);
 }
 
 /* ---- output ---- */
