@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report (reports/report-html.c) on hand-written report
+ * The HTML report (reports/html-*.c) on hand-written report
  * documents (tests/fixtures/html/): the page is well-formed XML (so also
  * clean HTML), fetches nothing, shows guest strings escaped, and every
  * chart has as many marks as the document says: a box per configuration
