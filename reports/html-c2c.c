@@ -146,14 +146,10 @@ void html_part_c2c(struct page *pg, xmlNodePtr body)
 	json_t *e, *f, *r;
 	size_t i, k, n = json_array_size(c2c);
 	bool *done;
-	xmlNodePtr h, p;
 
-	h = html_el(pg, body, "h2", "Core-to-core latency");
-	html_attr(pg, h, "id", "c2c");
-	p = html_el(pg, body, "p",
-		    "Round trip of one cache line between each pair of CPUs (ns, mean over boots); "
-		    "each guest beside its host baseline on one colour scale. Grey: not measured.");
-	html_attr(pg, p, "class", "note");
+	html_section(pg, body, "c2c", "Core-to-core latency",
+		     "Round trip of one cache line between each pair of CPUs (ns, mean over boots); "
+		     "each guest beside its host baseline on one colour scale. Grey: not measured.");
 	if (!n) {
 		html_el(pg, body, "p", "No c2c matrices.");
 		return;

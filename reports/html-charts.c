@@ -564,15 +564,11 @@ static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, si
 void html_part_values(struct page *pg, xmlNodePtr body)
 {
 	json_t *rows = json_object_get(pg->rep, "rows"), *r;
-	xmlNodePtr h, p;
 	size_t i;
 
-	h = html_el(pg, body, "h2", "Per-boot values");
-	html_attr(pg, h, "id", "values");
-	p = html_el(pg, body, "p",
-		    "One dot per boot; box = quartiles, bar = median, whiskers = min and max, "
-		    "diamond = the mean the verdict uses. Baselines are grey and dashed.");
-	html_attr(pg, p, "class", "note");
+	html_section(pg, body, "values", "Per-boot values",
+		     "One dot per boot; box = quartiles, bar = median, whiskers = min and max, "
+		     "diamond = the mean the verdict uses. Baselines are grey and dashed.");
 	json_array_foreach(rows, i, r) if (first_of_group(rows, i, same_group))
 		box_chart(pg, body, rows, i);
 	if (!json_array_size(rows))
@@ -769,15 +765,11 @@ static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, s
 void html_part_cdfs(struct page *pg, xmlNodePtr body)
 {
 	json_t *hists = json_object_get(pg->rep, "histograms"), *e;
-	xmlNodePtr h, p;
 	size_t i;
 
-	h = html_el(pg, body, "h2", "Latency CDFs");
-	html_attr(pg, h, "id", "cdf");
-	p = html_el(pg, body, "p",
-		    "Merged histograms of all boots per configuration (display only: the verdicts "
-		    "test per-boot values). Baselines dashed.");
-	html_attr(pg, p, "class", "note");
+	html_section(pg, body, "cdf", "Latency CDFs",
+		     "Merged histograms of all boots per configuration (display only: the verdicts "
+		     "test per-boot values). Baselines dashed.");
 	json_array_foreach(hists, i, e) if (first_of_group(hists, i, same_hist_group))
 		cdf_chart(pg, body, hists, i);
 	if (!json_array_size(hists))

@@ -384,7 +384,7 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 	static const char *const one[] = { "", "campaign", NULL };
 	static const char *const two[] = { "", "campaign", "against", NULL };
 	json_t *cfgs = json_object_get(pg->rep, "configs"), *c;
-	xmlNodePtr h, tbody, tr;
+	xmlNodePtr tbody, tr;
 	bool vms = false;
 	size_t k;
 
@@ -392,8 +392,7 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 	 * guest kernel to show */
 	json_array_foreach(cfgs, k, c)
 		vms |= html_jstr(c, "kind") && !strcmp(html_jstr(c, "kind"), "vm");
-	h = html_el(pg, body, "h2", "Campaign");
-	html_attr(pg, h, "id", "campaign");
+	html_section(pg, body, "campaign", "Campaign", NULL);
 	tbody = html_header_row(pg, html_el(pg, body, "table", NULL), sides[1] ? two : one);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		if (!vms && vm_only(fields[i][0]))
@@ -412,11 +411,10 @@ static void part_campaign(struct page *pg, xmlNodePtr body)
 static void part_configs(struct page *pg, xmlNodePtr body)
 {
 	json_t *cfgs = json_object_get(pg->rep, "configs"), *c;
-	xmlNodePtr h, tbody;
+	xmlNodePtr tbody;
 	size_t i;
 
-	h = html_el(pg, body, "h2", "Configurations");
-	html_attr(pg, h, "id", "configs");
+	html_section(pg, body, "configs", "Configurations", NULL);
 	tbody = html_header_row(pg, html_el(pg, body, "table", NULL),
 				(const char *const[]){ "configuration", "kind", "key", "campaign",
 						       "CPUs", "parameters", NULL });
@@ -451,13 +449,11 @@ static void part_configs(struct page *pg, xmlNodePtr body)
 static void part_verdicts(struct page *pg, xmlNodePtr body)
 {
 	json_t *rows = json_object_get(pg->rep, "rows"), *r;
-	xmlNodePtr h, tbody, p;
+	xmlNodePtr tbody;
 	size_t i;
 
-	h = html_el(pg, body, "h2", "Verdicts");
-	html_attr(pg, h, "id", "verdicts");
-	p = html_el(
-		pg, body, "p",
+	html_section(
+		pg, body, "verdicts", "Verdicts",
 		"Change = mean of the configuration vs mean of its baseline (harmonic mean for "
 		"rates, geometric for latencies), with the t interval of that ratio from the same "
 		"t statistic as the test. * = significant after Benjamini-Hochberg (q below "
@@ -466,7 +462,6 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 		"threshold; inconclusive: neither yet, with the boots a side that would decide "
 		"it; few: under 2 boots a side; missing: no result on a side; error: values the "
 		"statistic cannot take.");
-	html_attr(pg, p, "class", "note");
 	tbody = html_header_row(pg, html_el(pg, body, "table", NULL),
 				(const char *const[]){ "workload / cell / metric", "baseline", "n",
 						       "mean", "configuration", "n", "mean",
@@ -687,16 +682,14 @@ static void ev_notes(struct page *pg, xmlNodePtr body, const json_t *ev)
 static void part_evidence(struct page *pg, xmlNodePtr body)
 {
 	json_t *ev = json_object_get(pg->rep, "evidence"), *e;
-	xmlNodePtr h, tbody, p;
+	xmlNodePtr tbody;
 	size_t i;
 
-	h = html_el(pg, body, "h2", "Guest evidence");
-	html_attr(pg, h, "id", "evidence");
-	p = html_el(pg, body, "p",
-		    "What each VM configuration was told, the sched-domain levels its guests built "
-		    "(innermost first, DIE written PKG; compared only within one guest kernel), and "
-		    "where its vCPUs ran on the host.");
-	html_attr(pg, p, "class", "note");
+	html_section(
+		pg, body, "evidence", "Guest evidence",
+		"What each VM configuration was told, the sched-domain levels its guests built "
+		"(innermost first, DIE written PKG; compared only within one guest kernel), and "
+		"where its vCPUs ran on the host.");
 	if (!json_array_size(ev)) {
 		html_el(pg, body, "p", "No VM configurations.");
 		return;

@@ -172,6 +172,14 @@ void html_attrf(struct page *pg, xmlNodePtr n, const char *name, const char *fmt
 	free(s);
 }
 
+void html_section(struct page *pg, xmlNodePtr body, const char *id, const char *title,
+		  const char *note)
+{
+	html_attr(pg, html_el(pg, body, "h2", title), "id", id);
+	if (note)
+		html_attr(pg, html_el(pg, body, "p", note), "class", "note");
+}
+
 /* ---- reading the document: absent or mistyped members are NULL/false ---- */
 
 const char *html_jstr(const json_t *o, const char *k)

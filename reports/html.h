@@ -49,6 +49,10 @@ void html_td_json(struct page *pg, xmlNodePtr tr, const json_t *v);
 xmlNodePtr html_td_num(struct page *pg, xmlNodePtr tr, const char *s);
 /* A <thead> row of the NULL-terminated @cols; returns the <tbody>. */
 xmlNodePtr html_header_row(struct page *pg, xmlNodePtr table, const char *const *cols);
+/* A section of the page: its <h2 id="@id">, then @note (NULL: none) in
+ * a <p class="note">. */
+void html_section(struct page *pg, xmlNodePtr body, const char *id, const char *title,
+		  const char *note);
 /* A small square of @colour. */
 void html_swatch(struct page *pg, xmlNodePtr parent, const char *colour);
 
