@@ -561,18 +561,29 @@ static void box_chart(struct page *pg, xmlNodePtr parent, const json_t *rows, si
 	free(lanes);
 }
 
-void html_part_values(struct page *pg, xmlNodePtr body)
+/* A chart per group of @arr's elements (@chart given the group's first),
+ * or @none when there are no elements. */
+static void charts_by_group(struct page *pg, xmlNodePtr body, const json_t *arr,
+			    bool (*same)(const json_t *a, const json_t *b),
+			    void (*chart)(struct page *pg, xmlNodePtr parent, const json_t *arr,
+					  size_t first),
+			    const char *none)
 {
-	json_t *rows = json_object_get(pg->rep, "rows"), *r;
+	const json_t *e;
 	size_t i;
 
+	json_array_foreach(arr, i, e) if (first_of_group(arr, i, same)) chart(pg, body, arr, i);
+	if (!json_array_size(arr))
+		html_el(pg, body, "p", none);
+}
+
+void html_part_values(struct page *pg, xmlNodePtr body)
+{
 	html_section(pg, body, "values", "Per-boot values",
 		     "One dot per boot; box = quartiles, bar = median, whiskers = min and max, "
 		     "diamond = the mean the verdict uses. Baselines are grey and dashed.");
-	json_array_foreach(rows, i, r) if (first_of_group(rows, i, same_group))
-		box_chart(pg, body, rows, i);
-	if (!json_array_size(rows))
-		html_el(pg, body, "p", "No rows.");
+	charts_by_group(pg, body, json_object_get(pg->rep, "rows"), same_group, box_chart,
+			"No rows.");
 }
 
 /* ---- latency CDFs from the merged histograms ---- */
@@ -764,14 +775,9 @@ static void cdf_chart(struct page *pg, xmlNodePtr parent, const json_t *hists, s
 
 void html_part_cdfs(struct page *pg, xmlNodePtr body)
 {
-	json_t *hists = json_object_get(pg->rep, "histograms"), *e;
-	size_t i;
-
 	html_section(pg, body, "cdf", "Latency CDFs",
 		     "Merged histograms of all boots per configuration (display only: the verdicts "
 		     "test per-boot values). Baselines dashed.");
-	json_array_foreach(hists, i, e) if (first_of_group(hists, i, same_hist_group))
-		cdf_chart(pg, body, hists, i);
-	if (!json_array_size(hists))
-		html_el(pg, body, "p", "No latency histograms.");
+	charts_by_group(pg, body, json_object_get(pg->rep, "histograms"), same_hist_group,
+			cdf_chart, "No latency histograms.");
 }

@@ -105,6 +105,18 @@ fail:
 	return NULL;
 }
 
+/* vasprintf(), a failure noted in @pg. */
+static char *page_vasprintf(struct page *pg, const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0) {
+		pg->failed = true;
+		return NULL;
+	}
+	return s;
+}
+
 xmlNodePtr html_elf(struct page *pg, xmlNodePtr parent, const char *name, const char *fmt, ...)
 {
 	xmlNodePtr n;
@@ -112,14 +124,9 @@ xmlNodePtr html_elf(struct page *pg, xmlNodePtr parent, const char *name, const 
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = page_vasprintf(pg, fmt, ap);
 	va_end(ap);
-	if (!s) {
-		pg->failed = true;
-		return NULL;
-	}
-	n = html_el(pg, parent, name, s);
+	n = s ? html_el(pg, parent, name, s) : NULL;
 	free(s);
 	return n;
 }
@@ -161,14 +168,10 @@ void html_attrf(struct page *pg, xmlNodePtr n, const char *name, const char *fmt
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = page_vasprintf(pg, fmt, ap);
 	va_end(ap);
-	if (!s) {
-		pg->failed = true;
-		return;
-	}
-	html_attr(pg, n, name, s);
+	if (s)
+		html_attr(pg, n, name, s);
 	free(s);
 }
 
