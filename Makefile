@@ -60,7 +60,9 @@ TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 
 OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 WL_OBJ      := $(call OBJ,$(WL_SRC))
-HARNESS_OBJ := $(call OBJ,$(HARNESS_SRC))
+# the HTML report's stylesheet, compiled in (rule below)
+CSS_OBJ     := $(BUILD)/obj/gen/report-css.o
+HARNESS_OBJ := $(call OBJ,$(HARNESS_SRC)) $(CSS_OBJ)
 TEST_BIN    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # Test tools: small drivers the CLI test scripts run (tests/tools/NAME.c).
 TOOL_SRC    := $(sort $(wildcard tests/tools/*.c))
@@ -99,6 +101,21 @@ $(shell mkdir -p $(BUILD) && (echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || e
 $(call OBJ,harness/cli/main.c harness/boot/runner.c workloads/agent.c): $(VERSION_STAMP)
 
 $(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# reports/report.css as the C array vtb_report_css (NUL-terminated), its
+# line breaks dropped: the page carries it on one line.  Plain od and sed,
+# so gcc, clang and the sanitizer builds compile the same file.
+$(BUILD)/gen/report-css.c: reports/report.css
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q){ printf '/* generated from reports/report.css by make */\nextern const char vtb_report_css[];\nconst char vtb_report_css[] = {\n'; \
+	tr -d '\n' <$< | od -An -v -tx1 | sed 's/[0-9a-f][0-9a-f]/0x&,/g'; \
+	printf '0x00 };\n'; } >$@.tmp && mv $@.tmp $@
+
+$(CSS_OBJ): $(BUILD)/gen/report-css.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -1,28 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Text, Markdown and CSV renderings of a compare report document (the
- * jansson document of schema "vtbench-compare/1" that compare.c builds;
- * JSON is that document itself, HTML is report-html.c).
+ * The report formats of `vtbench compare`: one registry of emitters, each
+ * a `static const`-style ops table (struct vtb_report_ops) that renders
+ * the compare document (the jansson document of schema
+ * VTB_REPORT_SCHEMA that harness/compare builds) to a FILE.  `vtbench
+ * compare --format NAME` and `-o FILE.EXT` pick one here; `vtbench list
+ * formats` prints them.  Reports read nothing but the document.
  */
 #ifndef VTB_REPORT_H
 #define VTB_REPORT_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 
+/* The document the emitters read (compare.h's VTB_COMPARE_SCHEMA). */
+#define VTB_REPORT_SCHEMA "vtbench-compare/2"
+
+/* The width text is written for when the caller gives none. */
+#define VTB_REPORT_COLUMNS 100
+
+/* What a caller may tune; a NULL options pointer means the defaults. */
+struct vtb_report_opts {
+	size_t columns; /* text: every line fits it (40 at least); 0: VTB_REPORT_COLUMNS */
+};
+
 /*
- * Each writes @doc to @f and returns 0, or -1 with vtb_error() when @doc is
- * malformed (wrong schema, a missing or mistyped member, a row naming a
- * configuration that is not in "configs", two rows for one table cell) or
- * when writing fails (checked with ferror() after a flush).  Nothing is
- * written for a malformed document: it is read whole before the first
- * byte goes out.  @doc is not modified; the caller owns both.
+ * One format.  render() writes @doc to @f and returns 0, or -1 with
+ * vtb_error() when @doc is not a VTB_REPORT_SCHEMA object, is malformed
+ * (text, md, csv: a missing or mistyped member, a row naming a
+ * configuration that is not in "configs", two rows for one table cell;
+ * nothing is written then, the document is read whole first; html: a
+ * missing or mistyped optional member renders as "-") or when writing
+ * fails (checked with ferror() after a flush).  @doc is not modified; the
+ * caller owns it and @f.
  *
  * Strings of the document are escaped for the format: control characters
  * (C0, DEL, C1) and bytes that are not UTF-8 are written as \xNN (\t, \n,
  * \r, \\ for those), so a guest's strings never reach a terminal raw;
  * Markdown also escapes its punctuation (\| in tables), CSV quotes fields
- * as RFC 4180 says.
+ * as RFC 4180 says, HTML is built by libxml2 (which escapes) with the
+ * characters XML cannot carry replaced by U+FFFD.
  *
  * text: the answer first: what was compared, the verdicts counted, the
  *   campaign's boots by status and what failed (boots, cells, with their
@@ -37,16 +55,53 @@
  *   Every line fits the width (a word or figure wider than it aside):
  *   prose folds, tables split by columns, over-long names are cut with ~.
  * md: the same as GitHub Markdown (tables, one line per metric, <br>).
+ * html: one self-contained page (reports/html-page.c): inline CSS
+ *   (reports/report.css, embedded at build time) and SVG, no script,
+ *   nothing fetched; polyglot XHTML (it parses as HTML and as XML).
+ *   Every chart is countable by a test: its <svg> (or block) carries
+ *   data-mark="CLASS" and data-marks="N" and holds exactly N elements
+ *   whose class list has CLASS:
+ *     box plot  class "boxplot", mark "box"   one per configuration
+ *                                             (data-points: boots drawn, class "pt")
+ *     CDF       class "cdfplot", mark "cdf"   one line per histogram
+ *     heat map  class "heatmap", mark "cell"  n x n for n CPUs
+ *     levels    class "levels",  mark "level" one per evidence "levels" entry
+ *   A box of a configuration used as the baseline of a row also has
+ *   class "base".
+ * json: the document itself, keys sorted, indented by 2, reals with 12
+ *   significant digits, one final newline.
  * csv: a header line, then one line per row of the document (cell x
  *   metric x compared configuration), its first columns the provenance
  *   (schema, campaign, against) and the campaign's boots by status;
  *   numbers with the shortest precision that reads back to the same
  *   double, null as an empty field.
  */
-#define VTB_REPORT_COLUMNS 100
-int vtb_report_text_cols(const json_t *doc, FILE *f, size_t cols);
-int vtb_report_text(const json_t *doc, FILE *f); /* VTB_REPORT_COLUMNS */
-int vtb_report_md(const json_t *doc, FILE *f);
-int vtb_report_csv(const json_t *doc, FILE *f);
+struct vtb_report_ops {
+	const char *name;	/* --format NAME */
+	const char *summary;	/* one line, for vtbench list formats */
+	const char *media_type; /* what an HTTP server would send it as */
+	/* the file extensions -o FILE recognises (any case), the usual one
+	 * first; NULL after the last */
+	const char *ext[3];
+	int (*render)(const json_t *doc, const struct vtb_report_opts *o, FILE *f);
+};
+
+/* Every format, NULL-terminated, in the order --help and errors name
+ * them; checked by vtb_reports_check(). */
+extern const struct vtb_report_ops *const vtb_reports[];
+
+/* The format called @name, or NULL. */
+const struct vtb_report_ops *vtb_report_find(const char *name);
+
+/* The format whose extension @path ends in (".html", ".MD"), or NULL. */
+const struct vtb_report_ops *vtb_report_for_path(const char *path);
+
+/* The formats' names, NULL-terminated, in vtb_reports[] order (for a
+ * suggestion or a list of choices).  Static storage: do not free. */
+const char *const *vtb_report_names(void);
+
+/* 0 when every format has its members and a name and extensions of its
+ * own; -1 with vtb_error() naming the fault.  Run once at start. */
+int vtb_reports_check(void);
 
 #endif

@@ -16,12 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/opt.h"
 #include "cmd.h"
 #include "../compare/compare.h"
-#include "../../reports/report-html.h"
 #include "../../reports/report.h"
-
-static const char *const format_names[] = { "text", "md", "html", "json", "csv", NULL };
 
 enum {
 	OPT_DB = 256,
@@ -104,9 +102,8 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ .name = "format",
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
-	  .values = format_names,
 	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), md, "
-		  "html, json, csv" },
+		  "html, json or csv (vtbench list formats)" },
 	{ .name = "output",
 	  .id = OPT_OUTPUT,
 	  .shortopt = 'o',
@@ -167,46 +164,25 @@ static int parse_fail_on(const char *s, unsigned *out)
 	return 0;
 }
 
-typedef int (*emit_fn)(const json_t *doc, FILE *f);
-
-static int emit_json(const json_t *doc, FILE *f)
+/* The format called @name; else NULL, with the usage error naming the
+ * known ones and the nearest (as a value list in the option table would:
+ * the registry is the list). */
+static const struct vtb_report_ops *format_named(const char *name)
 {
-	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) ||
-	    fputc('\n', f) == EOF)
-		return vtb_error("cannot write the report: %s", strerror(errno));
-	return 0;
-}
+	const struct vtb_report_ops *r = vtb_report_find(name);
+	const char *const *names = vtb_report_names();
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *near;
 
-static const struct format {
-	const char *name;
-	const char *const ext[3];
-	emit_fn emit;
-} formats[] = {
-	{ "text", { ".txt", ".text" }, vtb_report_text },
-	{ "md", { ".md", ".markdown" }, vtb_report_md },
-	{ "html", { ".html", ".htm" }, vtb_report_html },
-	{ "json", { ".json" }, emit_json },
-	{ "csv", { ".csv" }, vtb_report_csv },
-};
-
-static const struct format *format_named(const char *name)
-{
-	for (size_t i = 0; i < VTB_ARRAY_SIZE(formats); i++)
-		if (!strcmp(formats[i].name, name))
-			return &formats[i];
-	return NULL;
-}
-
-static const struct format *format_of_file(const char *path)
-{
-	const char *dot = strrchr(path, '.');
-
-	if (!dot || strchr(dot, '/'))
-		return NULL;
-	for (size_t i = 0; i < VTB_ARRAY_SIZE(formats); i++)
-		for (size_t e = 0; e < VTB_ARRAY_SIZE(formats[i].ext) && formats[i].ext[e]; e++)
-			if (!strcasecmp(dot, formats[i].ext[e]))
-				return &formats[i];
+	if (r)
+		return r;
+	for (size_t i = 0; names[i]; i++)
+		vtb_strbuf_addf(&sb, "%s%s", !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
+	near = vtb_suggest(names, name);
+	vtb_cli_usage_error(&compare_cli, "unknown value '%s' for --format: expected %s%s%s%s",
+			    name, sb.len ? vtb_strbuf_str(&sb) : "?",
+			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	vtb_strbuf_release(&sb);
 	return NULL;
 }
 
@@ -257,180 +233,242 @@ static int parse_cov_limit(const char *s, struct vtb_test_opts *t)
 	return -1;
 }
 
-int cmd_compare(struct vtb_cmd_env *env)
+/* What the command line asks for. */
+struct compare_args {
+	struct vtb_compare_opts o;
+	const struct vtb_report_ops *fmt;
+	const char *against_db, *out_path;
+	bool quiet;
+};
+
+/* One option into @a: 0, or -1 after the usage error is printed. */
+static int apply_opt(struct vtb_cmd_env *env, struct compare_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_DB:
+		env->db = arg;
+		break;
+	case OPT_CAMPAIGN:
+		a->o.campaign = arg;
+		break;
+	case OPT_AGAINST:
+		a->against_db = arg;
+		break;
+	case OPT_AGAINST_CAMPAIGN:
+		a->o.against_campaign = arg;
+		break;
+	case OPT_BASELINE:
+		a->o.baseline = arg;
+		break;
+	case OPT_AXIS:
+		a->o.axis = arg;
+		break;
+	case OPT_METRIC:
+		a->o.metric = arg;
+		break;
+	case OPT_WORKLOAD:
+		a->o.workload = arg;
+		break;
+	case OPT_THRESHOLD:
+		if (parse_double(arg, 0, 1e6, &a->o.test.threshold_pct) < 0)
+			goto bad_value;
+		break;
+	case OPT_ALPHA:
+		if (parse_double(arg, 1e-9, 0.5, &a->o.test.alpha) < 0)
+			goto bad_value;
+		break;
+	case OPT_COV_LIMIT:
+		if (parse_cov_limit(arg, &a->o.test) < 0) {
+			vtb_cli_usage_error(&compare_cli,
+					    "bad --cov-limit '%s' (CLASS=PCT, CLASS throughput, "
+					    "time or latency)",
+					    arg);
+			return -1;
+		}
+		break;
+	case OPT_FAIL_ON:
+		if (parse_fail_on(arg, &a->o.fail_on) < 0) {
+			vtb_cli_usage_error(&compare_cli,
+					    "bad --fail-on '%s' (worse, possible, worse,possible or "
+					    "none)",
+					    arg);
+			return -1;
+		}
+		break;
+	case OPT_FORMAT:
+		a->fmt = format_named(arg);
+		if (!a->fmt)
+			return -1;
+		break;
+	case OPT_OUTPUT:
+		a->out_path = arg;
+		break;
+	case OPT_QUIET:
+		a->quiet = true;
+		break;
+	}
+	return 0;
+bad_value:
+	for (const struct vtb_cli_opt *x = compare_opts; x->name || x->help; x++)
+		if (x->name && x->id == c)
+			vtb_cli_usage_error(&compare_cli, "bad value '%s' for --%s", arg, x->name);
+	return -1;
+}
+
+/* The command line into @a, the format settled (--format, else -o's
+ * extension, else text): true to go on, else false with *ret the exit
+ * code (0 after --help). */
+static bool parse_args(struct vtb_cmd_env *env, struct compare_args *a, int *ret)
 {
 	struct vtb_cli_parser cp;
-	struct vtb_compare_opts o;
-	const struct format *fmt = NULL;
-	const char *against_db = NULL, *out_path = NULL;
-	struct vtb_store *against = NULL;
-	json_t *doc = NULL;
-	char *tmp = NULL;
-	FILE *f = stdout;
 	const char *arg;
-	bool bad = false, quiet = false;
-	int c, ret;
+	int c;
 
-	vtb_compare_opts_default(&o);
+	memset(a, 0, sizeof(*a));
+	vtb_compare_opts_default(&a->o);
 	vtb_cli_init(&cp, &compare_cli, env->argc, env->argv);
-	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
-		switch (c) {
-		case OPT_DB:
-			env->db = arg;
-			break;
-		case OPT_CAMPAIGN:
-			o.campaign = arg;
-			break;
-		case OPT_AGAINST:
-			against_db = arg;
-			break;
-		case OPT_AGAINST_CAMPAIGN:
-			o.against_campaign = arg;
-			break;
-		case OPT_BASELINE:
-			o.baseline = arg;
-			break;
-		case OPT_AXIS:
-			o.axis = arg;
-			break;
-		case OPT_METRIC:
-			o.metric = arg;
-			break;
-		case OPT_WORKLOAD:
-			o.workload = arg;
-			break;
-		case OPT_THRESHOLD:
-			if (parse_double(arg, 0, 1e6, &o.test.threshold_pct) < 0)
-				goto bad_value;
-			break;
-		case OPT_ALPHA:
-			if (parse_double(arg, 1e-9, 0.5, &o.test.alpha) < 0)
-				goto bad_value;
-			break;
-		case OPT_COV_LIMIT:
-			if (parse_cov_limit(arg, &o.test) < 0) {
-				vtb_cli_usage_error(
-					&compare_cli,
-					"bad --cov-limit '%s' (CLASS=PCT, CLASS throughput, "
-					"time or latency)",
-					arg);
-				return VTB_EXIT_USAGE;
-			}
-			break;
-		case OPT_FAIL_ON:
-			if (parse_fail_on(arg, &o.fail_on) < 0) {
-				vtb_cli_usage_error(&compare_cli,
-						    "bad --fail-on '%s' (worse, possible, worse,possible or "
-						    "none)",
-						    arg);
-				return VTB_EXIT_USAGE;
-			}
-			break;
-		case OPT_FORMAT:
-			fmt = format_named(arg);
-			break;
-		case OPT_OUTPUT:
-			out_path = arg;
-			break;
-		case OPT_QUIET:
-			quiet = true;
-			break;
+	while ((c = vtb_cli_next(&cp, &arg)) > 0)
+		if (apply_opt(env, a, c, arg) < 0) {
+			*ret = VTB_EXIT_USAGE;
+			return false;
 		}
-		continue;
-	bad_value:
-		for (const struct vtb_cli_opt *x = compare_opts; x->name || x->help; x++)
-			if (x->name && x->id == c)
-				vtb_cli_usage_error(&compare_cli, "bad value '%s' for --%s", arg,
-						    x->name);
-		return VTB_EXIT_USAGE;
+	if (c < 0) {
+		*ret = vtb_cli_exit(c);
+		return false;
 	}
-	if (c < 0)
-		return vtb_cli_exit(c);
+	*ret = VTB_EXIT_USAGE;
 	if (cp.optind != env->argc) {
 		vtb_cli_usage_error(&compare_cli, "unexpected argument '%s'", env->argv[cp.optind]);
-		return VTB_EXIT_USAGE;
+		return false;
 	}
-	if (!fmt && out_path && strcmp(out_path, "-")) {
-		fmt = format_of_file(out_path);
-		if (!fmt) {
+	if (!a->fmt && a->out_path && strcmp(a->out_path, "-")) {
+		a->fmt = vtb_report_for_path(a->out_path);
+		if (!a->fmt) {
 			vtb_cmd_err(env,
 				    "cannot tell the format of '%s' from its extension: give "
 				    "--format",
-				    out_path);
-			return VTB_EXIT_USAGE;
+				    a->out_path);
+			return false;
 		}
 	}
-	if (!fmt)
-		fmt = format_named("text");
+	if (!a->fmt)
+		a->fmt = vtb_report_find("text");
+	return true;
+}
+
+/* Where the report goes: stdout, or -o FILE through a temporary file. */
+struct output {
+	const char *path; /* NULL: stdout */
+	char *tmp;
+	FILE *f;
+};
+
+/*
+ * -o FILE: written to a temporary file beside it and renamed over it
+ * (output_commit), so FILE is either the old one or the whole new report,
+ * never a truncated one (a full disk, a kill).  0, or the exit code after
+ * the message.
+ */
+static int output_open(const struct vtb_cmd_env *env, struct output *out, const char *path)
+{
+	mode_t mask = umask(0);
+	int fd, e;
+
+	umask(mask);
+	out->f = stdout;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	out->path = path;
+	out->tmp = vtb_asprintf("%s.XXXXXX", path);
+	fd = out->tmp ? mkstemp(out->tmp) : -1;
+	out->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (out->f) {
+		/* what fopen() would have made: 0666 less the umask */
+		fchmod(fd, 0666 & ~mask);
+		return 0;
+	}
+	e = out->tmp ? errno : ENOMEM;
+	if (fd >= 0) {
+		close(fd);
+		unlink(out->tmp);
+	}
+	free(out->tmp);
+	out->tmp = NULL;
+	vtb_cmd_err(env, "cannot write '%s': %s", path, strerror(e));
+	return e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? VTB_EXIT_USAGE
+									 : VTB_EXIT_INFRA;
+}
+
+/* The whole report on disk, then renamed over FILE: 0 or the exit code. */
+static int output_commit(const struct vtb_cmd_env *env, struct output *out)
+{
+	FILE *g = out->f;
+	int bad_write;
+
+	if (!out->path)
+		return 0;
+	bad_write = fflush(g) || fsync(fileno(g));
+	out->f = NULL;
+	if (fclose(g) || bad_write || rename(out->tmp, out->path)) {
+		vtb_cmd_err(env, "cannot write '%s': %s", out->path, strerror(errno));
+		return VTB_EXIT_INFRA;
+	}
+	free(out->tmp);
+	out->tmp = NULL;
+	return 0;
+}
+
+/* After a failure: the temporary file goes, FILE stays as it was. */
+static void output_abandon(struct output *out)
+{
+	if (out->f && out->f != stdout)
+		fclose(out->f);
+	if (out->tmp) {
+		unlink(out->tmp);
+		free(out->tmp);
+	}
+}
+
+int cmd_compare(struct vtb_cmd_env *env)
+{
+	struct compare_args a;
+	struct output out = { .f = stdout };
+	struct vtb_store *against = NULL;
+	json_t *doc = NULL;
+	bool bad = false;
+	int ret;
+
+	if (!parse_args(env, &a, &ret))
+		return ret;
 	ret = vtb_cmd_setup(env);
 	if (ret)
 		return ret;
-	if (against_db && vtb_store_open_ro(against_db, &against) < 0) {
+	if (a.against_db && vtb_store_open_ro(a.against_db, &against) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		return VTB_EXIT_USAGE;
 	}
-	if (vtb_compare_build(env->store, env->db, against, against_db, &o, &doc, &bad) < 0) {
+	if (vtb_compare_build(env->store, env->db, against, a.against_db, &a.o, &doc, &bad) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		goto out;
 	}
-	/* -o FILE: written to a temporary file beside it and renamed over
-	 * it, so FILE is either the old one or the whole new report, never a
-	 * truncated one (a full disk, a kill) */
-	if (out_path && strcmp(out_path, "-")) {
-		mode_t mask = umask(0);
-		int fd;
-
-		umask(mask);
-		tmp = vtb_asprintf("%s.XXXXXX", out_path);
-		fd = tmp ? mkstemp(tmp) : -1;
-		f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!f) {
-			int e = tmp ? errno : ENOMEM;
-
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
-			free(tmp);
-			tmp = NULL;
-			vtb_cmd_err(env, "cannot write '%s': %s", out_path, strerror(e));
-			ret = e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR
-				      ? VTB_EXIT_USAGE
-				      : VTB_EXIT_INFRA;
-			goto out;
-		}
-		/* what fopen() would have made: 0666 less the umask */
-		fchmod(fd, 0666 & ~mask);
-	}
-	if ((!quiet || f != stdout) &&
-	    (fmt->emit == vtb_report_text ? vtb_report_text_cols(doc, f, text_columns(f))
-					  : fmt->emit(doc, f)) < 0) {
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		ret = VTB_EXIT_INFRA;
+	ret = output_open(env, &out, a.out_path);
+	if (ret)
 		goto out;
-	}
-	if (f != stdout) {
-		FILE *g = f;
-		int bad_write = fflush(g) || fsync(fileno(g));
+	if (!a.quiet || out.path) {
+		struct vtb_report_opts ro = { .columns = text_columns(out.f) };
 
-		f = NULL;
-		if (fclose(g) || bad_write || rename(tmp, out_path)) {
-			vtb_cmd_err(env, "cannot write '%s': %s", out_path, strerror(errno));
+		if (a.fmt->render(doc, &ro, out.f) < 0) {
+			vtb_cmd_err(env, "%s", vtb_errmsg());
 			ret = VTB_EXIT_INFRA;
 			goto out;
 		}
-		free(tmp);
-		tmp = NULL;
 	}
-	ret = vtb_compare_failing(doc, o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+	ret = output_commit(env, &out);
+	if (!ret)
+		ret = vtb_compare_failing(doc, a.o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 out:
-	if (f && f != stdout)
-		fclose(f);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	output_abandon(&out);
 	json_decref(doc);
 	vtb_store_close(against);
 	return ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vtbench list runs|cells|workloads|sinks.  Each listing is built once as
+ * vtbench list runs|cells|workloads|sinks|formats.  Each listing is built once as
  * rows of named columns (JSON objects), then written as an aligned table
  * with a header row for people, as TSV or as JSON for programs.
  */
@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../reports/report.h"
 #include "../../workloads/workload.h"
 #include "cmd.h"
 #include "../upload/upload.h"
@@ -43,13 +44,15 @@ static const struct vtb_cli_opt list_opts[] = {
 
 const struct vtb_cli list_cli = {
 	.cmd = "list",
-	.usage = "runs|cells|workloads|sinks [options]",
+	.usage = "runs|cells|workloads|sinks|formats [options]",
 	.about = "  runs        campaigns in the database: uuid, start and end, status, host,\n"
 		 "              boots (ok, failed), matrix\n"
 		 "  cells       the cells of the latest campaign: cell and configuration keys,\n"
 		 "              configuration, workload, name, boots stored (ok), parameters\n"
 		 "  workloads   the workloads the agent has (--all: with debug ones)\n"
-		 "  sinks       where vtbench upload can send results (URL forms)\n",
+		 "  sinks       where vtbench upload can send results (URL forms)\n"
+		 "  formats     the report formats of vtbench compare --format (extensions\n"
+		 "              -o recognises, media type)\n",
 	.opts = list_opts,
 	.exits = "0 listed, 2 usage or input error (no such database, no campaign), 3 the "
 		 "database cannot be read.",
@@ -94,6 +97,14 @@ static const struct column workload_cols[] = {
 static const struct column sink_cols[] = {
 	{ "name", "NAME" },
 	{ "url", "URL" },
+	{ "summary", "SUMMARY" },
+	{ NULL, NULL },
+};
+
+static const struct column format_cols[] = {
+	{ "name", "NAME" },
+	{ "extensions", "EXTENSIONS" },
+	{ "media_type", "MEDIA TYPE" },
 	{ "summary", "SUMMARY" },
 	{ NULL, NULL },
 };
@@ -254,12 +265,120 @@ static int emit(const char *what, const struct column *cols, json_t *rows, const
 	return 0;
 }
 
+/*
+ * Each listing's rows: 0, or -1 with vtb_error() (-2: the input is at
+ * fault, a usage error).  The store, when the listing needs it, is open.
+ */
+static int rows_of_workloads(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	(void)env;
+	for (size_t i = 0; vtb_workloads[i]; i++) {
+		if (vtb_workloads[i]->hidden && !all)
+			continue;
+		if (add_row(rows, json_pack("{s:s, s:s}", "name", vtb_workloads[i]->name, "summary",
+					    vtb_workloads[i]->summary)))
+			return -1;
+	}
+	return 0;
+}
+
+static int rows_of_sinks(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	const struct vtb_sink_info *si;
+
+	(void)env, (void)all;
+	for (size_t i = 0; (si = vtb_sink_info(i)); i++)
+		if (add_row(rows, json_pack("{s:s, s:s, s:s}", "name", si->name, "url", si->url,
+					    "summary", si->summary)))
+			return -1;
+	return 0;
+}
+
+/* extensions as one field: ".html .htm" */
+static int rows_of_formats(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	(void)env, (void)all;
+	for (size_t i = 0; vtb_reports[i]; i++) {
+		const struct vtb_report_ops *r = vtb_reports[i];
+		struct vtb_strbuf ext = VTB_STRBUF_INIT;
+		int ret = 0;
+
+		for (size_t e = 0; e < VTB_ARRAY_SIZE(r->ext) && r->ext[e] && !ret; e++)
+			ret = vtb_strbuf_addf(&ext, "%s%s", e ? " " : "", r->ext[e]);
+		if (ret || add_row(rows, json_pack("{s:s, s:s, s:s, s:s}", "name", r->name,
+						   "extensions", vtb_strbuf_str(&ext), "media_type",
+						   r->media_type, "summary", r->summary)))
+			ret = vtb_error("out of memory");
+		vtb_strbuf_release(&ext);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static int rows_of_runs(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	(void)all;
+	return vtb_store_foreach_run(env->store, on_run, rows) ? -1 : 0;
+}
+
+/* the cells of the latest campaign */
+static int rows_of_cells(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	int64_t id;
+	bool found = false;
+
+	(void)all;
+	if (vtb_store_latest_campaign(env->store, &id, &found))
+		return -1;
+	if (!found) {
+		vtb_error("no campaign in '%s'", env->db);
+		return -2;
+	}
+	return vtb_store_foreach_cell(env->store, id, on_cell, rows) ? -1 : 0;
+}
+
+/* The listings, alphabetical; need_db: open the database first. */
+static const struct listing {
+	const char *name;
+	const struct column *cols;
+	int (*rows)(struct vtb_cmd_env *env, json_t *rows, bool all);
+	bool need_db;
+} listings[] = {
+	{ "cells", cell_cols, rows_of_cells, true },
+	{ "formats", format_cols, rows_of_formats, false },
+	{ "runs", run_cols, rows_of_runs, true },
+	{ "sinks", sink_cols, rows_of_sinks, false },
+	{ "workloads", workload_cols, rows_of_workloads, false },
+};
+
+/* The listing named @what; else NULL after the usage error (the nearest
+ * name suggested). */
+static const struct listing *listing_named(const char *what)
+{
+	const char *names[VTB_ARRAY_SIZE(listings) + 1], *near;
+	size_t i;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(listings); i++) {
+		if (!strcmp(listings[i].name, what))
+			return &listings[i];
+		names[i] = listings[i].name;
+	}
+	names[i] = NULL;
+	near = vtb_suggest(names, what);
+	vtb_cli_usage_error(&list_cli,
+			    "unknown list '%s'%s%s%s: expected runs, cells, workloads, sinks or "
+			    "formats",
+			    what, near ? " (did you mean '" : "", near ? near : "",
+			    near ? "'?)" : "");
+	return NULL;
+}
+
 int cmd_list(struct vtb_cmd_env *env)
 {
-	static const char *const what_names[] = { "cells", "runs", "sinks", "workloads", NULL };
 	struct vtb_cli_parser cp;
-	const char *what, *near, *arg, *format = "text";
-	const struct column *cols;
+	const char *arg, *format = "text";
+	const struct listing *l;
 	json_t *rows = json_array();
 	bool all = false, quiet = false;
 	int c, ret = VTB_EXIT_USAGE;
@@ -290,71 +409,28 @@ int cmd_list(struct vtb_cmd_env *env)
 		goto out;
 	}
 	if (cp.optind != env->argc - 1) {
-		vtb_cli_usage_error(&list_cli, "expected one of runs, cells, workloads or sinks");
+		vtb_cli_usage_error(&list_cli,
+				    "expected one of runs, cells, workloads, sinks or formats");
 		goto out;
 	}
-	what = env->argv[cp.optind];
-	ret = VTB_EXIT_INFRA;
-	if (!strcmp(what, "workloads")) {
-		cols = workload_cols;
-		for (size_t i = 0; vtb_workloads[i]; i++) {
-			if (vtb_workloads[i]->hidden && !all)
-				continue;
-			if (add_row(rows, json_pack("{s:s, s:s}", "name", vtb_workloads[i]->name,
-						    "summary", vtb_workloads[i]->summary)))
-				goto fail;
-		}
-	} else if (!strcmp(what, "sinks")) {
-		const struct vtb_sink_info *si;
-
-		cols = sink_cols;
-		for (size_t i = 0; (si = vtb_sink_info(i)); i++)
-			if (add_row(rows, json_pack("{s:s, s:s, s:s}", "name", si->name, "url",
-						    si->url, "summary", si->summary)))
-				goto fail;
-	} else if (!strcmp(what, "runs") || !strcmp(what, "cells")) {
+	l = listing_named(env->argv[cp.optind]);
+	if (!l)
+		goto out;
+	if (l->need_db) {
 		env->flags |= VTB_CMD_NEED_DB;
 		ret = vtb_cmd_setup(env);
 		if (ret)
 			goto out;
-		ret = VTB_EXIT_INFRA;
-		if (!strcmp(what, "runs")) {
-			cols = run_cols;
-			if (vtb_store_foreach_run(env->store, on_run, rows))
-				goto fail;
-		} else {
-			int64_t id;
-			bool found = false;
-
-			cols = cell_cols;
-			if (vtb_store_latest_campaign(env->store, &id, &found))
-				goto fail;
-			if (!found) {
-				vtb_cmd_err(env, "no campaign in '%s'", env->db);
-				ret = VTB_EXIT_USAGE;
-				goto out;
-			}
-			if (vtb_store_foreach_cell(env->store, id, on_cell, rows))
-				goto fail;
-		}
-	} else {
-		near = vtb_suggest(what_names, what);
-		vtb_cli_usage_error(
-			&list_cli,
-			"unknown list '%s'%s%s%s: expected runs, cells, workloads or sinks", what,
-			near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-		ret = VTB_EXIT_USAGE;
-		goto out;
 	}
-	if (emit(what, cols, rows, format, quiet))
-		goto fail;
-	ret = 0;
-	goto out;
-fail:
+	ret = l->rows(env, rows, all);
+	if (!ret)
+		ret = emit(l->name, l->cols, rows, format, quiet);
+	if (!ret)
+		goto out;
 	vtb_cmd_err(env, "%s", vtb_errmsg());
 	/* a damaged or crafted database is input */
-	if (env->store && vtb_store_bad_content(env->store))
-		ret = VTB_EXIT_USAGE;
+	ret = ret == -2 || (env->store && vtb_store_bad_content(env->store)) ? VTB_EXIT_USAGE
+									     : VTB_EXIT_INFRA;
 out:
 	json_decref(rows);
 	return ret;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../common/man.h"
+#include "../../reports/report.h"
 #include "../../workloads/workload.h"
 #include "../matrix/conf.h"
 #include "cmd.h"
@@ -364,7 +365,7 @@ int main(int argc, char **argv)
 		if (!cmd)
 			return VTB_EXIT_USAGE;
 	}
-	if (vtb_workloads_check() || vtb_sinks_check()) {
+	if (vtb_workloads_check() || vtb_sinks_check() || vtb_reports_check()) {
 		fprintf(stderr, "vtbench: internal error: %s\n", vtb_errmsg());
 		return VTB_EXIT_INFRA;
 	}

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "../../harness/compare/compare.h"
-#include "../../reports/report-html.h"
 #include "../../reports/report.h"
 #include "../../harness/store/store.h"
 #include "../../common/vtbutil.h"
@@ -277,12 +276,8 @@ static void copy(sqlite3 *to, sqlite3 *from)
 	CHECK(sqlite3_backup_finish(b) == SQLITE_OK);
 }
 
-typedef int (*emit_fn)(const json_t *doc, FILE *f);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const emit_fn emit[] = { vtb_report_text, vtb_report_md, vtb_report_csv,
-					vtb_report_html };
 	struct in in = { data, size, 0 };
 	struct vtb_compare_opts o;
 	struct vtb_store *st = NULL;
@@ -309,8 +304,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		CHECK(j);
 		free(j);
-		for (size_t i = 0; i < VTB_ARRAY_SIZE(emit); i++)
-			emit[i](doc, devnull);
+		for (size_t i = 0; vtb_reports[i]; i++)
+			vtb_reports[i]->render(doc, NULL, devnull);
 		json_decref(doc);
 	} else {
 		const char *e = vtb_errmsg();

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../reports/report-html.h"
+#include "../../reports/report.h"
 #include "../../common/vtbutil.h"
 
 int main(int argc, char **argv)
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 		json_decref(doc);
 		return 3;
 	}
-	ret = vtb_report_html(doc, f);
+	ret = vtb_report_find("html")->render(doc, NULL, f);
 	if (ret < 0)
 		fprintf(stderr, "renderhtml: %s\n", vtb_errmsg());
 	if (f != stdout && fclose(f) && ret == 0) {

@@ -6,7 +6,11 @@
  * columns, the guest evidence keeps the lines other tests grep, CSV reads
  * back exactly (RFC 4180 quoting, full precision, null as empty), strings
  * from guests never reach the output with a raw control character, and a
- * malformed document or a write error is refused.
+ * malformed document or a write error is refused.  The registry: the
+ * five formats under their names in --help's order, its start-up check,
+ * -o's extensions (any case, the last dot only), every format rendering
+ * a document and refusing others, JSON as the document itself, text
+ * following the width it is given.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -17,8 +21,6 @@
 
 #include "../../reports/report.h"
 #include "../../common/vtbutil.h"
-
-typedef int (*emit_fn)(const json_t *, FILE *);
 
 static json_t *load(const char *name)
 {
@@ -34,23 +36,32 @@ static json_t *load(const char *name)
 	return d;
 }
 
-/* The output of @fn on @doc; *ret gets its return value. */
-static char *render_ret(emit_fn fn, const json_t *doc, int *ret)
+/* The output of format @fmt (found in the registry) on @doc with
+ * options @o (NULL: the defaults); *ret gets its return value. */
+static char *render_opts(const char *fmt, const json_t *doc, const struct vtb_report_opts *o,
+			 int *ret)
 {
+	const struct vtb_report_ops *r = vtb_report_find(fmt);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
+	cr_assert_not_null(r, "no format '%s'", fmt);
 	cr_assert_not_null(f);
-	*ret = fn(doc, f);
+	*ret = r->render(doc, o, f);
 	cr_assert_eq(fclose(f), 0);
 	return buf;
 }
 
-static char *render(emit_fn fn, const json_t *doc)
+static char *render_ret(const char *fmt, const json_t *doc, int *ret)
+{
+	return render_opts(fmt, doc, NULL, ret);
+}
+
+static char *render(const char *fmt, const json_t *doc)
 {
 	int ret;
-	char *s = render_ret(fn, doc, &ret);
+	char *s = render_ret(fmt, doc, &ret);
 
 	cr_assert_eq(ret, 0, "emitter failed: %s", vtb_errmsg());
 	return s;
@@ -124,7 +135,7 @@ static void assert_no_raw_controls(const char *s, const char *what)
 Test(report_text, header_names_campaign_host_cpu_accelerator_options_and_the_tcg_note)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render("text", d);
 
 	assert_has(s, "campaign     5f0c2a9e-1d4b-4c7e-9a51-0b3e2f6d7c81");
 	assert_has(
@@ -146,7 +157,7 @@ Test(report_text, header_names_campaign_host_cpu_accelerator_options_and_the_tcg
 Test(report_text, no_tcg_note_under_kvm_and_the_against_campaign_is_named)
 {
 	json_t *d = load("against");
-	char *s = render(vtb_report_text, d);
+	char *s = render("text", d);
 
 	assert_lacks(s, "TCG");
 	assert_has(s, "against      0c7d4e12-8a3b-4f5e-b6a7-1d2e3f405162");
@@ -170,7 +181,7 @@ Test(report_text, every_row_shows_value_change_star_and_verdict)
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]), *r;
-		char *s = render(vtb_report_text, d);
+		char *s = render("text", d);
 		size_t i;
 
 		json_array_foreach(json_object_get(d, "rows"), i, r)
@@ -188,7 +199,7 @@ Test(report_text, every_row_shows_value_change_star_and_verdict)
 Test(report_text, baseline_first_then_compared_configurations_with_verdict_words)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render("text", d);
 
 	assert_has(s, "\nstream (membw), baseline c1\nmetric     unit  c1 (base)     c2 ");
 	/* confirmed: the whole interval beyond the threshold */
@@ -230,7 +241,7 @@ Test(report_text, baseline_first_then_compared_configurations_with_verdict_words
 Test(report_text, a_row_of_too_few_boots_has_no_interval_and_says_why)
 {
 	json_t *d = load("noci");
-	char *s = render(vtb_report_text, d);
+	char *s = render("text", d);
 
 	assert_has(s, "30.93 (+2.8%) few");
 	assert_has(s, "n=1 cov 0.0% ci -\n");
@@ -246,7 +257,7 @@ Test(report_text, a_row_of_too_few_boots_has_no_interval_and_says_why)
 Test(report_text, guest_evidence_keeps_the_lines_tests_grep)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render("text", d);
 
 	assert_has(s, "\nguest evidence (per VM configuration");
 	assert_has(s, "\nc2 = vm vcpus=2 topology=cores pinning=strict\n");
@@ -271,7 +282,7 @@ Test(report_text, guest_evidence_keeps_the_lines_tests_grep)
 Test(report_text, guest_strings_are_escaped)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_text, d);
+	char *s = render("text", d);
 
 	assert_has(s, "levels SMT\\x1b[31mMC (4 of 5 boots)");
 	assert_has(s, " 6.1.0-57-amd64\\x07\n");
@@ -284,7 +295,7 @@ Test(report_text, guest_strings_are_escaped)
 Test(report, no_format_writes_a_raw_control_character)
 {
 	static const char *const docs[] = { "own", "against", "noci" };
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	static const char *const fns[] = { "text", "md", "csv" };
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]);
@@ -305,7 +316,7 @@ Test(report, hostile_strings_are_escaped_in_every_format)
 {
 	json_t *d = load("noci");
 	json_t *cfg = json_array_get(json_object_get(d, "configs"), 1);
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	static const char *const fns[] = { "text", "md", "csv" };
 
 	json_object_set_new(cfg, "label",
 			    json_string("evil\x1b]0;owned\x07 \xc2\x9b"
@@ -336,11 +347,6 @@ Test(report, hostile_strings_are_escaped_in_every_format)
 
 /* Tables wider than the width are split: every line fits, and every
  * configuration still gets its column (80 columns, and 100 by default). */
-static int text80(const json_t *doc, FILE *f)
-{
-	return vtb_report_text_cols(doc, f, 80);
-}
-
 Test(report_text, wide_tables_are_split_at_the_width)
 {
 	json_t *d = load("own");
@@ -372,7 +378,12 @@ Test(report_text, wide_tables_are_split_at_the_width)
 		}
 	}
 	for (int w = 80; w <= 100; w += 20) {
-		s = render(w == 80 ? text80 : vtb_report_text, d);
+		struct vtb_report_opts o = { .columns = (size_t)w };
+		int ret;
+
+		/* 100: the default (no options) */
+		s = render_opts("text", d, w == 80 ? &o : NULL, &ret);
+		cr_assert_eq(ret, 0, "%s", vtb_errmsg());
 		for (int k = 6; k <= 13; k++) {
 			char *h = vtb_asprintf("  c%d", k);
 
@@ -405,7 +416,7 @@ Test(report_text, a_document_without_rows_says_so)
 	json_object_set_new(d, "rows", json_array());
 	json_object_set_new(d, "summary", json_null());
 	json_object_set_new(d, "advice", json_string("compare with --axis cpus"));
-	s = render(vtb_report_text, d);
+	s = render("text", d);
 	assert_has(s, "\nnothing to compare: compare with --axis cpus\n");
 	assert_lacks(s, "0 rows");
 	assert_lacks(s, "not decided");
@@ -416,7 +427,7 @@ Test(report_text, a_document_without_rows_says_so)
 Test(report_md, tables_in_github_markdown)
 {
 	json_t *d = load("own"), *r;
-	char *s = render(vtb_report_md, d);
+	char *s = render("md", d);
 	size_t i;
 
 	assert_has(s, "# vtbench compare: guest vs host");
@@ -453,7 +464,7 @@ Test(report_md, a_pipe_in_a_label_does_not_break_the_table)
 
 	json_object_set_new(json_array_get(json_object_get(d, "configs"), 0), "label",
 			    json_string("vm a|b <x> *y*"));
-	s = render(vtb_report_md, d);
+	s = render("md", d);
 	assert_has(s, "| c1 | vm a\\|b \\<x\\> \\*y\\* | vm |");
 	free(s);
 	json_decref(d);
@@ -573,13 +584,13 @@ Test(report_csv, one_line_per_row_reading_back_exactly)
 
 	for (size_t k = 0; k < 3; k++) {
 		json_t *d = load(docs[k]), *r;
-		char *s = render(vtb_report_csv, d);
+		char *s = render("csv", d);
 		struct csv c;
 		size_t i;
 
 		/* the header first: what a CSV reader takes as the column names */
-		cr_assert(!strncmp(s, "schema,campaign,against,boots_total,", 36), "first line: %.40s",
-			  s);
+		cr_assert(!strncmp(s, "schema,campaign,against,boots_total,", 36),
+			  "first line: %.40s", s);
 		csv_parse(s, &c);
 		cr_assert_eq(c.n, json_array_size(json_object_get(d, "rows")) + 1);
 		json_array_foreach(json_object_get(d, "rows"), i, r)
@@ -626,7 +637,7 @@ Test(report_csv, one_line_per_row_reading_back_exactly)
 Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 {
 	json_t *d = load("own");
-	char *s = render(vtb_report_csv, d);
+	char *s = render("csv", d);
 
 	assert_has(
 		s,
@@ -677,7 +688,7 @@ Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
 
 		json_object_set_new(row, "metric", json_string(evil[i]));
 		json_object_set_new(row, "unit", json_string("=1+1"));
-		s = render(vtb_report_csv, d);
+		s = render("csv", d);
 		assert_has(s, want[i]);
 		assert_has(s, ",\"'=1+1\",");
 		csv_parse(s, &c);
@@ -695,7 +706,7 @@ Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
 Test(report_csv, a_row_without_an_interval_has_empty_fields)
 {
 	json_t *d = load("noci");
-	char *s = render(vtb_report_csv, d);
+	char *s = render("csv", d);
 	struct csv c;
 
 	csv_parse(s, &c);
@@ -714,7 +725,7 @@ Test(report_csv, a_row_without_an_interval_has_empty_fields)
 
 static void assert_refused(json_t *d, const char *msg)
 {
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	static const char *const fns[] = { "text", "md", "csv" };
 
 	for (size_t f = 0; f < 3; f++) {
 		int ret;
@@ -767,16 +778,130 @@ Test(report, malformed_documents_are_refused_before_writing)
 Test(report, a_write_error_is_reported)
 {
 	json_t *d = load("own");
-	emit_fn fns[] = { vtb_report_text, vtb_report_md, vtb_report_csv };
+	static const char *const fns[] = { "text", "md", "csv" };
 
 	for (size_t i = 0; i < 3; i++) {
 		FILE *f = fopen("/dev/full", "w");
 
 		cr_assert_not_null(f);
-		cr_assert_eq(fns[i](d, f), -1);
+		cr_assert_eq(vtb_report_find(fns[i])->render(d, NULL, f), -1);
 		cr_assert_not_null(strstr(vtb_errmsg(), "cannot write the report"), "%s",
 				   vtb_errmsg());
 		fclose(f);
 	}
 	json_decref(d);
+}
+
+/* ---- the registry (reports/registry.c) ------------------------------------- */
+
+Test(report_registry, five_formats_in_help_order_and_the_check_passes)
+{
+	static const char *const want[] = { "text", "md", "html", "json", "csv", NULL };
+	const char *const *names = vtb_report_names();
+	size_t i;
+
+	cr_assert_eq(vtb_reports_check(), 0, "%s", vtb_errmsg());
+	for (i = 0; want[i]; i++) {
+		cr_assert_not_null(vtb_reports[i]);
+		cr_expect_str_eq(vtb_reports[i]->name, want[i]);
+		cr_expect_str_eq(names[i], want[i]);
+		cr_expect_eq(vtb_report_find(want[i]), vtb_reports[i]);
+		cr_expect(vtb_reports[i]->summary && *vtb_reports[i]->summary);
+		cr_expect(vtb_reports[i]->media_type && strchr(vtb_reports[i]->media_type, '/'));
+	}
+	cr_expect_null(vtb_reports[i]);
+	cr_expect_null(names[i]);
+	cr_expect_null(vtb_report_find("jsno"));
+	cr_expect_null(vtb_report_find("TEXT"));
+	cr_expect_null(vtb_report_find(NULL));
+}
+
+Test(report_registry, extensions_pick_the_format)
+{
+	static const char *const cases[][2] = {
+		{ "r.txt", "text" },	{ "r.text", "text" },	{ "a/b.md", "md" },
+		{ "r.markdown", "md" }, { "R.HTML", "html" },	{ "r.htm", "html" },
+		{ "r.json", "json" },	{ "x.tar.csv", "csv" }, { "./dir.d/r.Csv", "csv" },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		const struct vtb_report_ops *r = vtb_report_for_path(cases[i][0]);
+
+		cr_assert_not_null(r, "%s", cases[i][0]);
+		cr_expect_str_eq(r->name, cases[i][1], "%s", cases[i][0]);
+	}
+	cr_expect_null(vtb_report_for_path("report"));
+	cr_expect_null(vtb_report_for_path("r.pdf"));
+	cr_expect_null(vtb_report_for_path("dir.html/report"));
+	cr_expect_null(vtb_report_for_path("r.html.bak"));
+}
+
+Test(report_registry, every_format_renders_a_document_and_refuses_others)
+{
+	json_t *doc = load("own"), *other = json_pack("{s:s}", "schema", "vtbench-compare/1");
+
+	cr_assert_not_null(other);
+	for (size_t i = 0; vtb_reports[i]; i++) {
+		int ret;
+		char *s = render_opts(vtb_reports[i]->name, doc, NULL, &ret);
+
+		cr_expect_eq(ret, 0, "%s: %s", vtb_reports[i]->name, vtb_errmsg());
+		cr_expect(s && strlen(s) > 100, "%s wrote little", vtb_reports[i]->name);
+		cr_expect(s && s[strlen(s) - 1] == '\n', "%s: no final newline",
+			  vtb_reports[i]->name);
+		free(s);
+		s = render_opts(vtb_reports[i]->name, other, NULL, &ret);
+		cr_expect_eq(ret, -1, "%s took a vtbench-compare/1 document", vtb_reports[i]->name);
+		free(s);
+	}
+	json_decref(other);
+	json_decref(doc);
+}
+
+/* The JSON format is the document: keys sorted, indented by 2, reals
+ * with 12 significant digits, a final newline. */
+Test(report_registry, json_is_the_document_itself)
+{
+	json_t *doc = load("against");
+	int ret;
+	char *s = render_opts("json", doc, NULL, &ret);
+	char *want = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
+	char *want_nl = vtb_asprintf("%s\n", want);
+
+	cr_assert_eq(ret, 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(s, want_nl);
+	free(want_nl);
+	free(want);
+	json_decref(doc);
+	free(s);
+}
+
+/* Text folds to the width of its options (a word or figure wider than it
+ * aside: the fixture's keys are); no options, VTB_REPORT_COLUMNS. */
+Test(report_registry, text_follows_the_columns_option)
+{
+	json_t *doc = load("own");
+	struct vtb_report_opts narrow = { .columns = 60 }, none = { 0 };
+	size_t widest[3] = { 0 };
+	char *s[3];
+	int ret;
+
+	s[0] = render_opts("text", doc, &narrow, &ret);
+	s[1] = render_opts("text", doc, &none, &ret);
+	s[2] = render_opts("text", doc, NULL, &ret);
+	for (int k = 0; k < 3; k++) {
+		size_t w = 0;
+
+		for (const char *p = s[k]; *p; p++) {
+			w = *p == '\n' ? 0 : w + (((unsigned char)*p & 0xc0) != 0x80);
+			widest[k] = w > widest[k] ? w : widest[k];
+		}
+	}
+	cr_expect_lt(widest[0], widest[1]);
+	cr_expect_gt(widest[1], 60);
+	cr_expect_leq(widest[1], VTB_REPORT_COLUMNS);
+	cr_expect_str_eq(s[1], s[2]);
+	for (int k = 0; k < 3; k++)
+		free(s[k]);
+	json_decref(doc);
 }

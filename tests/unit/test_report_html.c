@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report (reports/report-html.c) on hand-written report
+ * The HTML report (reports/html-*.c) on hand-written report
  * documents (tests/fixtures/html/): the page is well-formed XML (so also
  * clean HTML), fetches nothing, shows guest strings escaped, and every
  * chart has as many marks as the document says: a box per configuration
  * of a metric, a point per boot, a CDF line per histogram, n^2 cells per
- * c2c heat map, a level entry per distinct domain tree.
+ * c2c heat map, a level entry per distinct domain tree; and the page's
+ * stylesheet is reports/report.css, as the build embeds it.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <jansson.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -17,8 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reports/report-html.h"
+#include "../../reports/report.h"
 #include "../../common/vtbutil.h"
+
+static int render_html(const json_t *doc, FILE *f)
+{
+	return vtb_report_find("html")->render(doc, NULL, f);
+}
 
 struct page {
 	char *html;
@@ -58,7 +65,7 @@ static void render(const json_t *doc, struct page *p)
 	memset(p, 0, sizeof(*p));
 	f = open_memstream(&p->html, &p->len);
 	cr_assert(f);
-	cr_assert_eq(vtb_report_html(doc, f), 0, "%s", vtb_errmsg());
+	cr_assert_eq(render_html(doc, f), 0, "%s", vtb_errmsg());
 	cr_assert_eq(fclose(f), 0);
 	xmlSetStructuredErrorFunc(p, count_error);
 	p->doc = xmlReadMemory(p->html, (int)p->len, "report.html", NULL, XML_PARSE_NONET);
@@ -424,11 +431,11 @@ Test(report_html, refuses_other_documents_and_reports_write_errors)
 	FILE *f = fopen("/dev/null", "w"), *full = fopen("/dev/full", "w");
 
 	cr_assert(arr && other && f);
-	cr_expect_eq(vtb_report_html(arr, f), -1);
-	cr_expect_eq(vtb_report_html(other, f), -1);
+	cr_expect_eq(render_html(arr, f), -1);
+	cr_expect_eq(render_html(other, f), -1);
 	cr_expect_not_null(strstr(vtb_errmsg(), "vtbench-compare/1"), "%s", vtb_errmsg());
 	if (full) {
-		cr_expect_eq(vtb_report_html(doc, full), -1);
+		cr_expect_eq(render_html(doc, full), -1);
 		cr_expect_not_null(strstr(vtb_errmsg(), "cannot write"), "%s", vtb_errmsg());
 		fclose(full);
 	}
@@ -436,4 +443,47 @@ Test(report_html, refuses_other_documents_and_reports_write_errors)
 	json_decref(arr);
 	json_decref(other);
 	json_decref(doc);
+}
+
+/* The page's <style> is reports/report.css with its line breaks dropped
+ * (the build embeds it so), byte for byte; and the file holds nothing
+ * <style> would carry escaped ('<', '>', '&') or XML cannot carry. */
+Test(report_html, stylesheet_is_reports_report_css)
+{
+	const char *src = getenv("SRCDIR");
+	char *path = vtb_asprintf("%s/reports/report.css", src ? src : ".");
+	json_t *doc = load("report-own.json");
+	struct vtb_strbuf want = VTB_STRBUF_INIT;
+	xmlXPathObjectPtr keep;
+	xmlNodeSetPtr s;
+	struct page p;
+	xmlChar *got;
+	FILE *f;
+	int ch;
+
+	cr_assert(path && doc);
+	f = fopen(path, "r");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	while ((ch = fgetc(f)) != EOF) {
+		char c = (char)ch;
+
+		cr_expect(c != '<' && c != '>' && c != '&' && (ch >= 0x20 || c == '\n'),
+			  "%s: byte 0x%02x", path, (unsigned)ch);
+		if (c != '\n')
+			cr_assert_eq(vtb_strbuf_add(&want, &c, 1), 0);
+	}
+	fclose(f);
+	cr_assert_gt(want.len, 100, "%s is (nearly) empty", path);
+
+	render(doc, &p);
+	s = nodes(&p, "//*[local-name()='head']/*[local-name()='style']", &keep);
+	cr_assert_eq(set_len(s), 1, "one <style> in <head>");
+	got = xmlNodeGetContent(s->nodeTab[0]);
+	cr_assert_str_eq((const char *)got, vtb_strbuf_str(&want));
+	xmlFree(got);
+	xmlXPathFreeObject(keep);
+	page_release(&p);
+	vtb_strbuf_release(&want);
+	json_decref(doc);
+	free(path);
 }

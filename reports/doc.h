@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the text, Markdown and CSV reports (reports/doc.c, prose.c,
+ * text.c, md.c, csv.c), not for other parts.  The document is read whole
+ * into a small model first (configurations named c1..cN, rows grouped
+ * into tables by workload, cell and baseline), so a malformed document is
+ * refused before anything is written; then one emitter per format walks
+ * the model.  Strings of the document are escaped on the way out
+ * (rep_esc()): they come from matrix files and from guests, and neither
+ * may drive the reader's terminal.
+ *   doc.c    escaping, the strings' pool, reading the document
+ *   prose.c  what text and Markdown both write: the answer first, the
+ *            legend, the campaign, the guest evidence
+ *   text.c, md.c, csv.c  each format's tables and its ops table
+ */
+#ifndef VTB_REPORT_DOC_H
+#define VTB_REPORT_DOC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../common/vtbutil.h"
+
+enum mode { M_TEXT, M_MD, M_CSV };
+
+struct rcfg {
+	const char *key, *label, *kind, *campaign, *cpus; /* borrowed from the document */
+	char name[32];					  /* c1, c2, ... */
+};
+
+struct rside {
+	const struct rcfg *cfg;
+	const json_t *summary;
+	double n, mean, cov; /* NAN: null */
+};
+
+struct rrow {
+	const json_t *j;
+	const char *workload, *cell, *metric, *unit, *cls, *better, *test, *verdict;
+	const char *vshort; /* the verdict in one word, for the text table */
+	const char *reason; /* missing and error rows: why */
+	struct rside base, x;
+	double change, ci_lo, ci_hi, p, q, boots_needed;
+	bool sig, confirmed, noisy;
+	size_t group, mi, xi; /* its table, metric line, compared column */
+};
+
+struct rgroup {
+	const char *workload, *cell;
+	const struct rcfg *base;
+	const struct rrow **mrow; /* per metric: its first row (name, unit, baseline) */
+	size_t nm, am;
+	const struct rcfg **xs; /* compared configurations, columns */
+	size_t nx, ax;
+	const struct rrow **cells; /* nm x nx, NULL where not compared */
+};
+
+struct ctx {
+	enum mode mode;
+	FILE *f;
+	const json_t *doc, *camp, *against, *opts, *evidence, *summary;
+	struct rcfg *cfgs;
+	size_t ncfg;
+	struct rrow *rows;
+	size_t nrows;
+	struct rgroup *groups;
+	size_t ngroups, agroups;
+	char **pool; /* strings to free at the end */
+	size_t npool, apool;
+	size_t cols; /* text: the width lines fold and tables split at */
+	bool oom;
+};
+
+/* The verdicts of the document, in the order the summary counts them
+ * (7 of them). */
+extern const char *const rep_verdicts[7];
+
+/* ---- doc.c: escaping, the pool, the model ---- */
+
+/* Appends @s escaped for mode @m (vtb_term_escape(), and in Markdown a
+ * backslash before punctuation that could start markup). */
+int rep_esc_add(struct vtb_strbuf *sb, enum mode m, const char *s);
+/* Strings handed out below are owned by the context's pool until this. */
+void rep_pool_reset(struct ctx *c);
+/* @s escaped for the context's format; "" for NULL or out of memory
+ * (c->oom says which). */
+const char *rep_esc(struct ctx *c, const char *s);
+/* printf into a string owned by the context */
+const char *rep_fmt(struct ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* Columns a string takes on a terminal: one per code point. */
+size_t rep_width(const char *s);
+/* @s cut to @w columns, its end marked with '~' when cut. */
+const char *rep_cut(struct ctx *c, const char *s, size_t w);
+const char *rep_jstr(const json_t *o, const char *k);
+/* a number member, NAN when absent or null */
+double rep_jnumv(const json_t *o, const char *k);
+/* The configuration @key (of campaign @camp when two share the key), or
+ * NULL. */
+const struct rcfg *rep_cfg_of(const struct ctx *c, const char *key, const char *camp);
+/* Reads @doc into @c for mode @m, writing to @f: 0, or -1 with
+ * vtb_error() (nothing allocated is left). */
+int rep_ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m);
+/* Flushes, releases @c and turns a write error or c->oom into -1 with a
+ * message. */
+int rep_ctx_finish(struct ctx *c);
+
+/* ---- prose.c: the pieces text and Markdown share ---- */
+
+/* figures: a mean (4 significant digits, whole from 1000 on), a change
+ * "+1.2%", "cov 1.2%", "n 5", a row's "95% CI [..]", a metric with its
+ * direction */
+const char *rep_num(struct ctx *c, double v);
+const char *rep_pctv(struct ctx *c, double v);
+const char *rep_cov_s(struct ctx *c, double cov);
+const char *rep_n_s(struct ctx *c, double n);
+const char *rep_ci_s(struct ctx *c, const struct rrow *r);
+const char *rep_metric_s(struct ctx *c, const struct rrow *r);
+/* A row's value in the unit of its metric line (an error row's, whose
+ * unit differs, is not shown: NAN). */
+double rep_x_mean(const struct rrow *r, const struct rrow *line);
+/* Text: @s folded into lines of at most c->cols after @first (the rest
+ * indented as far); Markdown: one line. */
+void rep_put_folded(struct ctx *c, const char *first, const char *s);
+/* What the tables compare; the legend under them; a table's title. */
+const char *rep_title(struct ctx *c);
+const char *rep_legend(struct ctx *c);
+const char *rep_group_title(struct ctx *c, const struct rgroup *g);
+/* The answer first: the verdicts counted, the boots by status and what
+ * failed, the TCG note, what to compare when nothing was. */
+void rep_put_summary(struct ctx *c);
+void rep_put_boots(struct ctx *c);
+void rep_put_note(struct ctx *c);
+void rep_put_advice(struct ctx *c);
+/* The configurations' names (c1 = LABEL). */
+void rep_put_configs(struct ctx *c);
+/* The rows without a decision, with why. */
+void rep_put_undecided(struct ctx *c);
+/* The details: campaign, host, accelerator, options; the guest evidence. */
+void rep_put_header(struct ctx *c);
+void rep_put_evidence(struct ctx *c);
+
+#endif

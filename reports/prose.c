@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the text and Markdown reports both write (doc.h): figures as
+ * words, prose folded to the width, the answer first (verdicts, boots,
+ * failures, the TCG note, advice), the legend, the campaign and the guest
+ * evidence.  Markdown differs in markup only.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "doc.h"
+
+/* A mean, a median: 4 significant digits, whole numbers from 1000 on. */
+const char *rep_num(struct ctx *c, double v)
+{
+	if (isnan(v))
+		return "-";
+	if (fabs(v) >= 1e9)
+		return rep_fmt(c, "%.4g", v);
+	if (fabs(v) >= 1000)
+		return rep_fmt(c, "%.0f", v);
+	return rep_fmt(c, "%.4g", v);
+}
+
+const char *rep_pctv(struct ctx *c, double v)
+{
+	if (isnan(v))
+		return "-";
+	if (fabs(v) >= 1e6)
+		return rep_fmt(c, "%+.3g%%", v);
+	return rep_fmt(c, "%+.1f%%", v);
+}
+
+const char *rep_cov_s(struct ctx *c, double cov)
+{
+	return isnan(cov) ? "cov -" : rep_fmt(c, "cov %.1f%%", cov * 100);
+}
+
+const char *rep_n_s(struct ctx *c, double n)
+{
+	return isnan(n) ? "n=-" : rep_fmt(c, "n=%.0f", n);
+}
+
+const char *rep_ci_s(struct ctx *c, const struct rrow *r)
+{
+	if (isnan(r->ci_lo) || isnan(r->ci_hi))
+		return "ci -";
+	return rep_fmt(c, "ci %s..%s", rep_pctv(c, r->ci_lo), rep_pctv(c, r->ci_hi));
+}
+
+const char *rep_metric_s(struct ctx *c, const struct rrow *r)
+{
+	if (!r->better)
+		return rep_esc(c, r->metric);
+	return rep_fmt(c, "%s %s", rep_esc(c, r->metric),
+		       !strcmp(r->better, "higher") ? "(+)" : "(-)");
+}
+
+static bool has_tcg(const json_t *camp)
+{
+	const char *a = rep_jstr(camp, "accelerators");
+
+	return a && strstr(a, "tcg");
+}
+
+/*
+ * Text: @s folded at blanks into lines of at most c->cols (a word
+ * longer than that gets a line of its own), the first line after @first,
+ * the others indented as far.  Markdown: one line, the reader folds.
+ */
+void rep_put_folded(struct ctx *c, const char *first, const char *s)
+{
+	size_t ind = rep_width(first), col = ind;
+
+	fputs(first, c->f);
+	if (c->mode == M_MD) {
+		fprintf(c->f, "%s\n", s);
+		return;
+	}
+	while (*s) {
+		size_t n = strcspn(s, " "), w;
+
+		w = rep_width(rep_fmt(c, "%.*s", (int)n, s));
+		if (col > ind && col + 1 + w > c->cols) {
+			fprintf(c->f, "\n%*s", (int)ind, "");
+			col = ind;
+		} else if (col > ind) {
+			fputc(' ', c->f);
+			col++;
+		}
+		fprintf(c->f, "%.*s", (int)n, s);
+		col += w;
+		s += n;
+		s += strspn(s, " ");
+	}
+	fputc('\n', c->f);
+}
+
+/* One line per campaign fact: the same words in text and Markdown. */
+static void put_kv(struct ctx *c, const char *k, const char *v)
+{
+	if (c->mode == M_MD)
+		rep_put_folded(c, k[0] ? rep_fmt(c, "- **%s** ", k) : "  - ", v);
+	else
+		rep_put_folded(c, rep_fmt(c, "%-12s ", k), v);
+}
+
+static const char *str_or(struct ctx *c, const json_t *o, const char *k)
+{
+	const char *s = rep_jstr(o, k);
+
+	return s ? rep_esc(c, s) : "?";
+}
+
+/* Did campaign @camp have VM configurations?  (A campaign of baselines
+ * alone has no accelerator, libvirt, QEMU or guest kernel to show.) */
+static bool has_vms(const struct ctx *c, const json_t *camp)
+{
+	const char *u = rep_jstr(camp, "uuid");
+
+	for (size_t i = 0; i < c->ncfg; i++)
+		if (c->cfgs[i].kind && !strcmp(c->cfgs[i].kind, "vm") &&
+		    (!u || !c->cfgs[i].campaign || !strcmp(c->cfgs[i].campaign, u)))
+			return true;
+	return rep_jstr(camp, "accelerators") ||
+	       json_array_size(json_object_get(camp, "guest_kernels"));
+}
+
+static void put_campaign(struct ctx *c, const char *title, const json_t *camp)
+{
+	const json_t *gk = json_object_get(camp, "guest_kernels"), *k;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t i;
+
+	put_kv(c, title,
+	       rep_fmt(c, "%s (matrix %s, vtbench %s)", str_or(c, camp, "uuid"),
+		       str_or(c, camp, "matrix_path"), str_or(c, camp, "version")));
+	put_kv(c, "host",
+	       rep_fmt(c, "%s, cpu %s, kernel %s", str_or(c, camp, "host"), str_or(c, camp, "cpu"),
+		       str_or(c, camp, "kernel")));
+	if (!has_vms(c, camp))
+		return;
+	json_array_foreach(gk, i, k)
+	{
+		if ((i && vtb_strbuf_addstr(&sb, ", ")) ||
+		    rep_esc_add(&sb, c->mode, json_string_value(k) ? json_string_value(k) : "?"))
+			c->oom = true;
+	}
+	put_kv(c, "accelerator",
+	       rep_fmt(c, "%s, libvirt %s, qemu %s, guest kernels %s",
+		       str_or(c, camp, "accelerators"), str_or(c, camp, "libvirt_version"),
+		       str_or(c, camp, "qemu_version"), i ? vtb_strbuf_str(&sb) : "-"));
+	vtb_strbuf_release(&sb);
+}
+
+static const char *opt_num(struct ctx *c, const char *k, const char *f)
+{
+	double v = rep_jnumv(c->opts, k);
+
+	return isnan(v) ? "?" : rep_fmt(c, f, v);
+}
+
+void rep_put_header(struct ctx *c)
+{
+	const json_t *lim = json_object_get(c->opts, "cov_limit");
+	const char *axis = rep_jstr(c->opts, "axis");
+	double level = rep_jnumv(c->opts, "ci_level");
+
+	put_campaign(c, "campaign", c->camp);
+	if (json_is_object(c->against))
+		put_campaign(c, "against", c->against);
+	put_kv(c, "options",
+	       rep_fmt(c, "baseline %s%s%s, fail on %s", str_or(c, c->opts, "baseline"),
+		       axis ? ", axis " : "", axis ? rep_esc(c, axis) : "",
+		       str_or(c, c->opts, "fail_on")));
+	put_kv(c, "statistics",
+	       rep_fmt(c,
+		       "threshold %s, alpha %s (intervals at %s), noisy above CoV %s/%s/%s (throughput/time/latency)",
+		       opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "alpha", "%g"),
+		       isnan(level) ? "?" : rep_fmt(c, "%g%%", level * 100),
+		       isnan(rep_jnumv(lim, "throughput"))
+			       ? "?"
+			       : rep_fmt(c, "%g%%", rep_jnumv(lim, "throughput")),
+		       isnan(rep_jnumv(lim, "time")) ? "?"
+						     : rep_fmt(c, "%g%%", rep_jnumv(lim, "time")),
+		       isnan(rep_jnumv(lim, "latency"))
+			       ? "?"
+			       : rep_fmt(c, "%g%%", rep_jnumv(lim, "latency"))));
+}
+
+/* Under TCG the ratios say nothing about virtualization: said up front. */
+void rep_put_note(struct ctx *c)
+{
+	if (!has_tcg(c->camp) && !(json_is_object(c->against) && has_tcg(c->against)))
+		return;
+	if (c->mode == M_MD)
+		fprintf(c->f,
+			"\n> note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n");
+	else
+		rep_put_folded(
+			c, "note: ",
+			"guests ran under TCG (software emulation): these ratios measure QEMU's "
+			"emulator, not virtualization overhead");
+}
+
+/* What the tables compare, from the options. */
+const char *rep_title(struct ctx *c)
+{
+	const char *axis = rep_jstr(c->opts, "axis"), *base = rep_jstr(c->opts, "baseline");
+
+	if (json_is_object(c->against))
+		return rep_fmt(c, "campaign %s vs campaign %s (--against, matched by cell key)",
+			       str_or(c, c->camp, "uuid"), str_or(c, c->against, "uuid"));
+	if (axis)
+		return rep_fmt(c, "along %s (every other parameter fixed)", rep_esc(c, axis));
+	if (!base || !strcmp(base, "own"))
+		return "guest vs host (each VM configuration against its bare-metal baseline)";
+	return rep_fmt(c, "against baseline %s", rep_esc(c, base));
+}
+
+const char *rep_legend(struct ctx *c)
+{
+	double level = rep_jnumv(c->opts, "ci_level");
+
+	return rep_fmt(
+		c,
+		"%s significant (Benjamini-Hochberg q < %s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies); ci = its %s t interval; n = boots; cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the interval on that side of 0, the change beyond %s; confirmed: the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side), missing (no result on a side), error (values the statistic cannot take)",
+		c->mode == M_MD ? "\\*" : "*", opt_num(c, "alpha", "%g"),
+		isnan(level) ? "?" : rep_fmt(c, "%g%%", level * 100),
+		opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "threshold_pct", "%g%%"));
+}
+
+void rep_put_configs(struct ctx *c)
+{
+	bool two = json_is_object(c->against);
+
+	if (c->mode == M_MD)
+		fprintf(c->f,
+			"\n## Configurations\n\n| name | label | kind | pCPUs |%s\n|---|---|---|---|%s\n",
+			two ? " campaign |" : "", two ? "---|" : "");
+	else
+		fprintf(c->f, "\nconfigurations\n");
+	for (size_t i = 0; i < c->ncfg; i++) {
+		const struct rcfg *g = &c->cfgs[i];
+		const char *camp = "";
+
+		if (two && g->campaign)
+			camp = rep_fmt(c, "%.8s%s", rep_esc(c, g->campaign),
+				       rep_jstr(c->against, "uuid") &&
+						       !strcmp(rep_jstr(c->against, "uuid"),
+							       g->campaign)
+					       ? ", against"
+					       : "");
+		if (c->mode == M_MD)
+			fprintf(c->f, "| %s | %s | %s | %s |%s\n", g->name, rep_esc(c, g->label),
+				g->kind ? rep_esc(c, g->kind) : "-",
+				g->cpus ? rep_esc(c, g->cpus) : "-",
+				two ? rep_fmt(c, " %s |", camp) : "");
+		else
+			rep_put_folded(c, rep_fmt(c, "  %-4s = ", g->name),
+				       rep_fmt(c, "%s (%s, pCPUs %s%s%s)", rep_esc(c, g->label),
+					       g->kind ? rep_esc(c, g->kind) : "?",
+					       g->cpus ? rep_esc(c, g->cpus) : "?",
+					       two ? ", campaign " : "", camp));
+	}
+}
+
+const char *rep_group_title(struct ctx *c, const struct rgroup *g)
+{
+	if (!strcmp(g->cell, g->workload))
+		return rep_fmt(c, "%s, baseline %s", rep_esc(c, g->cell), g->base->name);
+	return rep_fmt(c, "%s (%s), baseline %s", rep_esc(c, g->cell), rep_esc(c, g->workload),
+		       g->base->name);
+}
+
+/* The guest evidence: the lines of today's compare, kept word for word. */
+static void put_ev(struct ctx *c, const char *k, const char *v)
+{
+	if (c->mode == M_MD)
+		fprintf(c->f, "- %s %s\n", k, v);
+	else
+		rep_put_folded(c, rep_fmt(c, "  %-8s ", k), v);
+}
+
+static void put_evidence_one(struct ctx *c, const json_t *e)
+{
+	const json_t *told = json_object_get(e, "told"), *claims = json_object_get(e, "claims"),
+		     *levels = json_object_get(e, "levels"), *o;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *label = rep_jstr(e, "label"), *key = rep_jstr(e, "config"), *kernel, *diff;
+	const char *camp = rep_jstr(c->camp, "uuid");
+	double boots = rep_jnumv(e, "boots"), off = rep_jnumv(e, "off_planned_mean");
+	bool err = false;
+	size_t i;
+
+	/* the evidence is the campaign's: with --against a key is in both */
+	for (i = 0; i < c->ncfg && key && strcmp(c->cfgs[i].key, key); i++)
+		;
+	for (size_t k = i; k < c->ncfg && key && camp; k++)
+		if (!strcmp(c->cfgs[k].key, key) && c->cfgs[k].campaign &&
+		    !strcmp(c->cfgs[k].campaign, camp))
+			i = k;
+	if (c->mode == M_MD)
+		fprintf(c->f, "\n### %s%s%s\n\n", i < c->ncfg ? c->cfgs[i].name : "",
+			i < c->ncfg ? " = " : "", rep_esc(c, label ? label : "?"));
+	else
+		fprintf(c->f, "\n%s%s%s\n", i < c->ncfg ? c->cfgs[i].name : "",
+			i < c->ncfg ? " = " : "", rep_esc(c, label ? label : "?"));
+	if (json_is_object(told))
+		put_ev(c, "told",
+		       rep_fmt(c,
+			       "%.0f socket(s) x %.0f die(s) x %.0f core(s) x %.0f thread(s), pinning %s",
+			       rep_jnumv(told, "sockets"), rep_jnumv(told, "dies"),
+			       rep_jnumv(told, "cores"), rep_jnumv(told, "threads"),
+			       str_or(c, told, "pinning")));
+	else
+		put_ev(c, "told", "(no plan stored)");
+	json_array_foreach(claims, i, o)
+	{
+		if (i == 8) {
+			err |= vtb_strbuf_addf(&sb, " ... (%zu in all)", json_array_size(claims)) <
+			       0;
+			break;
+		}
+		err |= vtb_strbuf_addf(&sb, "%s%s vcpus %s %s", i ? "; " : "", str_or(c, o, "kind"),
+				       str_or(c, o, "vcpus"), str_or(c, o, "state")) < 0;
+	}
+	put_ev(c, "claims", json_array_size(claims) ? vtb_strbuf_str(&sb) : "none");
+	vtb_strbuf_release(&sb);
+	json_array_foreach(levels, i, o)
+	{
+		const char *lv = rep_jstr(o, "levels");
+
+		err |= vtb_strbuf_addf(&sb, "%slevels %s (%.0f of %.0f boots)", i ? "; " : "",
+				       lv && lv[0] ? rep_esc(c, lv) : "none", rep_jnumv(o, "boots"),
+				       boots) < 0;
+	}
+	if (!json_array_size(levels))
+		err |= vtb_strbuf_addstr(&sb, "no sched-domain view recorded") < 0;
+	if ((kernel = rep_jstr(e, "guest_kernel")))
+		err |= vtb_strbuf_addf(&sb, ", kernel %s", rep_esc(c, kernel)) < 0;
+	put_ev(c, "guest", vtb_strbuf_str(&sb));
+	vtb_strbuf_release(&sb);
+	diff = rep_jstr(e, "first_diff");
+	put_ev(c, "checked",
+	       rep_fmt(c,
+		       "%.0f of %.0f boots as planned, %.0f unexpected-topology, %.0f unchecked%s%s",
+		       rep_jnumv(e, "matched"), boots, rep_jnumv(e, "unexpected"),
+		       rep_jnumv(e, "unchecked"), diff ? ": " : "", diff ? rep_esc(c, diff) : ""));
+	if (isnan(off)) {
+		put_ev(c, "ran", "no host-side placement samples");
+	} else {
+		static const struct {
+			const char *k, *what;
+		} split[] = {
+			{ "smt_split_core", "SMT pairs on different cores" },
+			{ "llc_split_llc", "LLC groups across LLCs" },
+			{ "node_split_node", "NUMA nodes across host nodes" },
+		};
+
+		err |= vtb_strbuf_addf(&sb, "off the planned pCPU %.1f%% mean, %.1f%% max",
+				       off * 100, rep_jnumv(e, "off_planned_max") * 100) < 0;
+		for (i = 0; i < VTB_ARRAY_SIZE(split); i++)
+			if (!isnan(rep_jnumv(e, split[i].k)))
+				err |= vtb_strbuf_addf(&sb, "; %s %.1f%%", split[i].what,
+						       rep_jnumv(e, split[i].k) * 100) < 0;
+		put_ev(c, "ran", vtb_strbuf_str(&sb));
+		vtb_strbuf_release(&sb);
+	}
+	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
+	json_array_foreach(json_object_get(e, "notes"), i, o) if (json_is_string(o))
+		put_ev(c, "note", rep_esc(c, json_string_value(o)));
+	if (err)
+		c->oom = true;
+}
+
+void rep_put_evidence(struct ctx *c)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!json_array_size(c->evidence))
+		return;
+	if (c->mode == M_MD)
+		fprintf(c->f,
+			"\n## Guest evidence\n\nPer VM configuration: what the guest was told, what it built, where its vCPUs ran on the host.\n");
+	else {
+		fputc('\n', c->f);
+		rep_put_folded(
+			c, "",
+			"guest evidence (per VM configuration: what the guest was told, what it "
+			"built, where its vCPUs ran on the host)");
+	}
+	json_array_foreach(c->evidence, i, e)
+	{
+		put_evidence_one(c, e);
+		rep_pool_reset(c);
+	}
+}
+
+/* The configurations of a row, for the list of undecided rows. */
+static const char *row_who(struct ctx *c, const struct rrow *r)
+{
+	return rep_fmt(c, "%s vs %s", r->x.cfg->name, r->base.cfg->name);
+}
+
+/* Why a row is not decided, in words. */
+static const char *undecided_why(struct ctx *c, const struct rrow *r)
+{
+	double t = rep_jnumv(c->opts, "threshold_pct");
+
+	if (!strcmp(r->verdict, "missing") || !strcmp(r->verdict, "error"))
+		return r->reason ? rep_esc(c, r->reason) : "?";
+	if (!strcmp(r->verdict, "few"))
+		return rep_fmt(c, "%.0f boot%s against %.0f: the t test needs at least 2 a side",
+			       r->x.n, r->x.n == 1 ? "" : "s", r->base.n);
+	return rep_fmt(c, "change %s, ci %s..%s reaches past %s%s at n=%.0f vs %.0f%s%s",
+		       rep_pctv(c, r->change), rep_pctv(c, r->ci_lo), rep_pctv(c, r->ci_hi),
+		       isnan(t) ? "the threshold" : rep_fmt(c, "+-%g%%", t),
+		       r->noisy ? " (noisy)" : "", r->x.n, r->base.n,
+		       isnan(r->boots_needed) ? "" : "; about ",
+		       isnan(r->boots_needed)
+			       ? ""
+			       : rep_fmt(c, "%.0f boots a side would decide it at this spread",
+					 r->boots_needed));
+}
+
+/* The verdicts counted: the answer, right after what was compared. */
+void rep_put_summary(struct ctx *c)
+{
+	static const char *const k[] = { "rows",	 "worse", "better",  "same",
+					 "inconclusive", "few",	  "missing", "error" };
+	double s[VTB_ARRAY_SIZE(k)], cw = 0, cb = 0;
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(k); i++)
+		s[i] = rep_jnumv(c->summary, k[i]);
+	if (!json_is_object(c->summary) || isnan(s[0])) {
+		/* no summary in the document: count the rows */
+		memset(s, 0, sizeof(s));
+		s[0] = (double)c->nrows;
+		for (size_t i = 0; i < c->nrows; i++)
+			for (size_t v = 0; v < VTB_ARRAY_SIZE(rep_verdicts); v++)
+				if (!strcmp(c->rows[i].verdict, rep_verdicts[v]))
+					s[v + 1]++;
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		cw += c->rows[i].confirmed && !strcmp(c->rows[i].verdict, "worse");
+		cb += c->rows[i].confirmed && !strcmp(c->rows[i].verdict, "better");
+	}
+	if (!c->nrows)
+		return; /* nothing compared: the advice says what would */
+	rep_put_folded(
+		c, "",
+		rep_fmt(c,
+			"%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s",
+			c->mode == M_MD ? "**" : "", s[0], s[1],
+			cw > 0 ? rep_fmt(c, " (%.0f confirmed)", cw) : "", s[2],
+			cb > 0 ? rep_fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6],
+			s[7], c->mode == M_MD ? "**" : ""));
+}
+
+/* The rows without a decision, with why: after the tables. */
+void rep_put_undecided(struct ctx *c)
+{
+	size_t undecided = 0;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct rrow *r = &c->rows[i];
+
+		if (strcmp(r->verdict, "inconclusive") && strcmp(r->verdict, "few") &&
+		    strcmp(r->verdict, "missing") && strcmp(r->verdict, "error"))
+			continue;
+		if (!undecided++)
+			fprintf(c->f, "%s\n",
+				c->mode == M_MD ? "\nRows not decided, and why:\n"
+						: "\nrows not decided, and why:");
+		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
+			       rep_fmt(c, "%s %s%s, %s: %s: %s", rep_esc(c, r->cell),
+				       rep_esc(c, r->metric),
+				       r->unit[0] ? rep_fmt(c, " (%s)", rep_esc(c, r->unit)) : "",
+				       row_who(c, r), r->verdict, undecided_why(c, r)));
+		rep_pool_reset(c);
+	}
+}
+
+/* "0-4", "1,3,7-9": a failure's reps (sorted, as the store lists them). */
+static const char *reps_s(struct ctx *c, const json_t *reps)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t n = json_array_size(reps), i, j;
+	const char *r;
+
+	for (i = 0; i < n; i = j + 1) {
+		json_int_t a = json_integer_value(json_array_get(reps, i));
+
+		for (j = i; j + 1 < n && json_integer_value(json_array_get(reps, j + 1)) ==
+						 json_integer_value(json_array_get(reps, j)) + 1;
+		     j++)
+			;
+		if (vtb_strbuf_addf(&sb, i ? ",%" JSON_INTEGER_FORMAT : "%" JSON_INTEGER_FORMAT,
+				    a) < 0 ||
+		    (j > i && vtb_strbuf_addf(&sb, "-%" JSON_INTEGER_FORMAT,
+					      json_integer_value(json_array_get(reps, j))) < 0))
+			c->oom = true;
+	}
+	r = rep_fmt(c, "%s", sb.len ? vtb_strbuf_str(&sb) : "?");
+	vtb_strbuf_release(&sb);
+	return r;
+}
+
+/* At most this many failures are listed (the JSON has them all). */
+#define MAX_FAILURES 20
+
+/*
+ * The campaign's boots by status and what failed: before any table, as
+ * a reader must know what the verdicts leave out.  A failed boot takes
+ * all its cells with it (they are missing rows, or no rows at all when
+ * every boot of a configuration failed); a failed cell in an ok boot is
+ * listed with its own reason.
+ */
+static void put_boots_of(struct ctx *c, const char *title, const json_t *camp)
+{
+	static const char *const st[] = { "ok", "failed", "timeout", "unexpected-topology" };
+	const json_t *b = json_object_get(camp, "boots"), *fl = json_object_get(camp, "failures");
+	const json_t *o;
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	double total = rep_jnumv(b, "total");
+	size_t i;
+
+	if (!json_is_object(b))
+		return;
+	for (i = 0; i < VTB_ARRAY_SIZE(st); i++) {
+		double v = rep_jnumv(b, st[i]);
+
+		if (!i || v > 0)
+			c->oom |= vtb_strbuf_addf(&sb, "%s%.0f %s", i ? ", " : "", isnan(v) ? 0 : v,
+						  st[i]) < 0;
+	}
+	put_kv(c, title, rep_fmt(c, "%.0f: %s", isnan(total) ? 0 : total, vtb_strbuf_str(&sb)));
+	vtb_strbuf_release(&sb);
+	json_array_foreach(fl, i, o)
+	{
+		const struct rcfg *g = rep_cfg_of(c, rep_jstr(o, "config"), rep_jstr(camp, "uuid"));
+		const char *cell = rep_jstr(o, "cell"), *status = rep_jstr(o, "status");
+		double n = rep_jnumv(o, "boots");
+		const char *what, *reason = rep_jstr(o, "reason");
+
+		if (i == MAX_FAILURES) {
+			put_kv(c, "",
+			       rep_fmt(c, "... and %zu more (--format json lists them all)",
+				       json_array_size(fl) - i));
+			break;
+		}
+		if (cell)
+			what = rep_fmt(c, "%s %s: %s in %.0f boot%s (rep%s %s)",
+				       g ? g->name : rep_esc(c, rep_jstr(o, "label")),
+				       rep_esc(c, cell), rep_esc(c, status), n, n == 1 ? "" : "s",
+				       n == 1 ? "" : "s", reps_s(c, json_object_get(o, "reps")));
+		else
+			what = rep_fmt(c, "%s: %.0f boot%s %s (rep%s %s)",
+				       g ? g->name : rep_esc(c, rep_jstr(o, "label")), n,
+				       n == 1 ? "" : "s", rep_esc(c, status), n == 1 ? "" : "s",
+				       reps_s(c, json_object_get(o, "reps")));
+		put_kv(c, i ? "" : "failures",
+		       rep_fmt(c, "%s%s%s", what, reason ? ": " : "",
+			       reason ? rep_esc(c, reason) : ""));
+	}
+}
+
+void rep_put_boots(struct ctx *c)
+{
+	bool two = json_is_object(c->against);
+
+	put_boots_of(c, "boots", c->camp);
+	if (two)
+		put_boots_of(c, "against boots", c->against);
+}
+
+/* Nothing compared: what would compare (compare.c's advice). */
+void rep_put_advice(struct ctx *c)
+{
+	const char *a = rep_jstr(c->doc, "advice");
+
+	if (c->nrows)
+		return;
+	if (c->mode == M_MD)
+		fprintf(c->f, "\n**Nothing to compare.** %s\n", a ? rep_esc(c, a) : "");
+	else
+		rep_put_folded(c, "nothing to compare: ", a ? rep_esc(c, a) : "no rows");
+}
+
+/* A row's value in the unit of its metric line (the line's first row's):
+ * a value in another unit (an error row: units differ) is not shown. */
+double rep_x_mean(const struct rrow *r, const struct rrow *line)
+{
+	return line && strcmp(r->unit, line->unit) ? NAN : r->x.mean;
+}
