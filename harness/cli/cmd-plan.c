@@ -13,6 +13,7 @@
 #include "../../workloads/workload.h"
 #include "cmd.h"
 #include "../matrix/conf.h"
+#include "../plan/cfgplan.h"
 #include "../boot/domxml.h"
 #include "../host/hosttopo.h"
 #include "../plan/plan.h"

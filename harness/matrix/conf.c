@@ -45,7 +45,6 @@
 #include "../../workloads/workload.h"
 #include "conf.h"
 #include "digest.h"
-#include "../plan/memfit.h"
 
 #define LINE_LIMIT 4096
 #define VALUE_LIMIT 1024
@@ -499,6 +498,11 @@ struct parser {
 	size_t n_cells;
 	size_t n_keys;	   /* key lines in all sections (KEY_LIMIT) */
 	bool vm_baselines; /* [baseline] enabled and vm = yes */
+};
+
+/* What reading keeps in the matrix for vtb_matrix_complete(). */
+struct vtb_matrix_src {
+	struct parser p;
 };
 
 static int perr(const struct parser *p, int line, const char *fmt, ...)
@@ -1804,13 +1808,11 @@ static int cmp_seen_cell(const void *a, const void *b)
 
 /* The cells of one workload section for @c, appended to c->cells. */
 static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc,
-			   const struct sect *s, long long vcpus, const char *llc,
-			   const json_t *cobj)
+			   const struct sect *s, long long vcpus, const json_t *cobj)
 {
 	const struct vtb_workload_ops *w = vtb_workload_find(sect_ent(s, "type")->val.buf);
 	struct varctx vc = { s->title, vcpus, vcpus };
 	struct axis *ax = NULL;
-	const struct vtb_opt **aopt = NULL;
 	size_t n_ax = 0, n_opts = 0, i, total = 0, *idx = NULL, n_earlier;
 	struct seen_cell *earlier = NULL;
 	struct vtb_strbuf name = VTB_STRBUF_INIT;
@@ -1836,8 +1838,7 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		n_opts++;
 	n_opts += s->n; /* prefix keys, at most one per entry */
 	ax = calloc(n_opts + 1, sizeof(*ax));
-	aopt = calloc(n_opts + 1, sizeof(*aopt));
-	if (!ax || !aopt)
+	if (!ax)
 		goto oom;
 	for (i = 0; w->opts && w->opts[i].name; i++) {
 		const struct vtb_opt *o = &w->opts[i];
@@ -1852,7 +1853,6 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		if (vo.type == VTB_OPT_INT)
 			vo.flags |= VTB_OPT_VARS;
 		ax[n_ax].key = o->name;
-		aopt[n_ax] = o;
 		if (values_of(p, e ? e->line : s->line, &vo, o->name, e ? e->val.buf : o->def, true,
 			      &vc, &ax[n_ax].vals) < 0) {
 			n_ax++;
@@ -1867,7 +1867,6 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		if (!o || !(o->flags & VTB_OPT_PREFIX))
 			continue;
 		ax[n_ax].key = e->key;
-		aopt[n_ax] = o;
 		if (values_of(p, e->line, o, e->key, e->val.buf, true, &vc, &ax[n_ax].vals) < 0) {
 			n_ax++;
 			goto out;
@@ -1890,14 +1889,11 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 			goto out;
 		for (i = 0; i < n_ax; i++) {
 			const char *v = ax[i].vals.v[idx[i]];
-			const char *rv = v;
 
 			if (ax[i].vals.n > 1 && vtb_strbuf_addf(&name, " %s=%s", ax[i].key, v) < 0)
 				goto out;
-			if ((aopt[i]->flags & VTB_OPT_HOST_LLC) && !strcmp(v, "auto") && llc)
-				rv = llc;
 			if (params_add(&cell.params, &palloc, ax[i].key, v) < 0 ||
-			    params_add(&cell.resolved, &ralloc, ax[i].key, rv) < 0)
+			    params_add(&cell.resolved, &ralloc, ax[i].key, v) < 0)
 				goto out;
 		}
 		params_sort(&cell.params);
@@ -1963,8 +1959,48 @@ out:
 	free(ctext);
 	axes_release(ax, n_ax);
 	free(ax);
-	free(aopt);
 	free(idx);
+	return ret;
+}
+
+/*
+ * The host's LLC bytes over @c's pCPUs for its cells' llc = auto (the
+ * options flagged VTB_OPT_HOST_LLC): a baseline's when it is expanded, a
+ * VM configuration's once planned.  Unknown: "auto" stays, the agent
+ * resolves it where it runs.
+ */
+static int resolve_host_llc(const struct vtb_host_ctx *h, struct vtb_config *c)
+{
+	char *llc = NULL;
+	uint64_t bytes;
+	size_t i, j;
+	int ret = -1;
+
+	if (!c->cpus.n || !h->llc_bytes)
+		return 0;
+	if (h->llc_bytes(h, &c->cpus, &bytes) < 0 || !bytes) {
+		vtb_error_clear(); /* unknown: the agent resolves "auto" itself */
+		return 0;
+	}
+	llc = vtb_asprintf("%llu", (unsigned long long)bytes);
+	if (!llc)
+		return vtb_error("out of memory");
+	for (i = 0; i < c->n_cells; i++) {
+		struct vtb_cell *cell = &c->cells[i];
+		const struct vtb_workload_ops *w = vtb_workload_find(cell->workload);
+
+		for (j = 0; w && j < cell->params.n; j++) {
+			const struct vtb_kv *kv = &cell->params.kv[j];
+			const struct vtb_opt *o = vtb_opt_find(w->opts, kv->key);
+
+			if (o && (o->flags & VTB_OPT_HOST_LLC) && !strcmp(kv->value, "auto") &&
+			    vtb_cell_set_resolved(cell, kv->key, llc) < 0)
+				goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(llc);
 	return ret;
 }
 
@@ -1976,9 +2012,8 @@ static int add_config(struct parser *p, struct vtb_config *c, long long vcpus)
 {
 	struct vtb_matrix *m = p->m;
 	json_t *cobj = NULL;
-	char *ctext = NULL, *llc = NULL;
+	char *ctext = NULL;
 	size_t i, alloc = 0;
-	uint64_t bytes;
 	int ret = -1;
 
 	params_sort(&c->params);
@@ -1989,19 +2024,12 @@ static int add_config(struct parser *p, struct vtb_config *c, long long vcpus)
 	if (!ctext || !c->params_json)
 		goto oom;
 	vtb_key_of(ctext, c->key);
-	if (c->cpus.n && p->host->llc_bytes) {
-		if (p->host->llc_bytes(p->host, &c->cpus, &bytes) == 0 && bytes) {
-			llc = vtb_asprintf("%llu", (unsigned long long)bytes);
-			if (!llc)
-				goto oom;
-		} else {
-			vtb_error_clear(); /* unknown: the agent resolves "auto" itself */
-		}
-	}
 	for (i = 0; i < p->n_sects; i++)
 		if (p->sects[i].kind == S_WORKLOAD &&
-		    expand_workload(p, c, &alloc, &p->sects[i], vcpus, llc, cobj) < 0)
+		    expand_workload(p, c, &alloc, &p->sects[i], vcpus, cobj) < 0)
 			goto out;
+	if (resolve_host_llc(p->host, c) < 0)
+		goto out;
 	if (!c->n_cells) {
 		config_release(c);
 		ret = 0;
@@ -2025,7 +2053,6 @@ out:
 	memset(c, 0, sizeof(*c));
 	json_decref(cobj);
 	free(ctext);
-	free(llc);
 	return ret;
 }
 
@@ -2317,6 +2344,25 @@ static int check_known(const struct parser *p, int line, const struct strv *vals
 	return 0;
 }
 
+/* ": not a preset (flat, cores, mirror, lie) nor a [topology NAME]" */
+static char *not_a_preset(void)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	size_t i;
+
+	if (vtb_strbuf_addstr(&sb, ": not a preset (") < 0)
+		goto fail;
+	for (i = 0; vtb_presets[i]; i++)
+		if (vtb_strbuf_addf(&sb, "%s%s", i ? ", " : "", vtb_presets[i]->name) < 0)
+			goto fail;
+	if (vtb_strbuf_addstr(&sb, ") nor a [topology NAME]") < 0)
+		goto fail;
+	return vtb_strbuf_detach(&sb);
+fail:
+	vtb_strbuf_release(&sb);
+	return NULL;
+}
+
 /* A cpuset partition must name CPUs the guest has and leave the agent
  * (in the root cgroup) at least one. */
 static int partition_why_not(struct vtb_config *c, const char *sched, long long vcpus)
@@ -2338,50 +2384,6 @@ static int partition_why_not(struct vtb_config *c, const char *sched, long long 
 			sched, part);
 	vtb_cpuset_release(&set);
 	return why && !c->why_not ? vtb_error("out of memory") : 0;
-}
-
-/*
- * A VM configuration is runnable when the placement planner accepts it.
- * Too few pCPUs on this host makes it not runnable (listed, with the
- * figures); the planner's other refusals are input errors: the whole
- * matrix is refused, exit 2.
- * Without a host model, only what needs no planner runs (not side-by-side
- * VMs, which need disjoint pCPUs).  Returns -1 on errors;
- * sets c->why_not when not runnable.
- */
-static int vm_plan(struct parser *p, struct vtb_config *c, const char *topo, int line)
-{
-	const struct vtb_plan_req *r = &c->req;
-
-	if (p->host->place) {
-		int rc = p->host->place(p->host, c);
-
-		/* a host too small for it: listed as not runnable here, so
-		 * one matrix serves hosts of every size */
-		if (rc == VTB_PLACE_NO_ROOM) {
-			c->why_not = vtb_asprintf("does not fit this host: %s", vtb_errmsg());
-			return c->why_not ? 0 : vtb_error("out of memory");
-		}
-		if (rc < 0)
-			return perr(p, line, "%s: %s", c->label, vtb_errmsg());
-		if (p->host->mems_of && !(c->mems = p->host->mems_of(p->host, &c->cpus)))
-			return vtb_error("out of memory");
-		return 0;
-	}
-	if (r->topology == VTB_VTOPO_MIRROR || r->topology == VTB_VTOPO_LIE)
-		c->why_not = vtb_asprintf("topology '%s' needs a host model to plan on", topo);
-	else if (r->topology == VTB_VTOPO_EXPLICIT && r->cells)
-		c->why_not = vtb_asprintf("[topology %s]: guest cells need a host model to plan on",
-					  topo);
-	else if (r->pinning != VTB_PIN_NONE)
-		c->why_not = vtb_asprintf("pinning '%s' needs a host model to plan on",
-					  vtb_pinning_name(r->pinning));
-	else if (r->vms != 1)
-		c->why_not = vtb_asprintf("vms = %d: side-by-side VMs need a host model to plan on",
-					  r->vms);
-	else
-		return 0;
-	return c->why_not ? 0 : vtb_error("out of memory");
 }
 
 /* A topology.KEY of @c as a number, @dflt when absent (normalised and
@@ -2480,8 +2482,8 @@ static int expand_vm(struct parser *p)
 			goto out;
 	}
 	/* topology: presets or [topology NAME]; sched: [sched NAME] or default */
-	for (i = 0; vtb_vtopo_presets[i]; i++)
-		if (strv_push(&cands, vtb_vtopo_presets[i]) < 0)
+	for (i = 0; vtb_presets[i]; i++)
+		if (strv_push(&cands, vtb_presets[i]->name) < 0)
 			goto out;
 	for (i = 0; i < p->n_sects; i++)
 		if (p->sects[i].kind == S_TOPOLOGY && strv_has(&cands, p->sects[i].name)) {
@@ -2498,8 +2500,10 @@ static int expand_vm(struct parser *p)
 			"topology 'clusters' cannot be expressed with Debian 12's libvirt 9.0 / QEMU 7.2 (no <topology clusters=> before libvirt 10.1)");
 		goto out;
 	}
-	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology",
-			": not a preset (flat, cores, mirror, lie) nor a [topology NAME]") < 0)
+	hint = not_a_preset();
+	if (!hint)
+		goto oom;
+	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology", hint) < 0)
 		goto out;
 	strv_release(&cands);
 	if (strv_push(&cands, "default") < 0)
@@ -2581,9 +2585,8 @@ static int expand_vm(struct parser *p)
 		       is_yes(locked));
 		if (!c.why_not && partition_why_not(&c, sched, nv) < 0)
 			goto out;
-		if (!c.why_not && vm_plan(p, &c, topo, s->line) < 0)
-			goto out;
-		c.runnable = !c.why_not;
+		c.line = s->line;
+		c.runnable = false; /* until the plan layer planned it */
 		if (add_config(p, &c, nv) < 0)
 			goto out;
 	} while (next_combo(ax, N_AXES, idx));
@@ -2610,6 +2613,16 @@ out:
 
 /* ---------------------------------------------------------------- API */
 
+static void src_free(struct vtb_matrix_src *src)
+{
+	if (!src)
+		return;
+	sects_release(&src->p);
+	strv_release(&src->p.only);
+	strv_release(&src->p.exclude);
+	free(src);
+}
+
 void vtb_matrix_free(struct vtb_matrix *m)
 {
 	size_t i;
@@ -2629,30 +2642,33 @@ void vtb_matrix_free(struct vtb_matrix *m)
 	free(m->auto_axis);
 	free(m->auto_baseline);
 	free(m->accel);
+	src_free(m->src);
 	free(m);
 }
 
-int vtb_matrix_parse(const char *path, const char *text, size_t len,
-		     const struct vtb_host_ctx *host, struct vtb_matrix **out)
+int vtb_matrix_read_text(const char *path, const char *text, size_t len,
+			 const struct vtb_host_ctx *host, struct vtb_matrix **out)
 {
-	struct parser p;
+	struct parser *p;
 	struct vtb_matrix *m;
 	int ret = -1;
 
 	*out = NULL;
-	memset(&p, 0, sizeof(p));
-	p.path = path;
-	p.host = host;
 	m = calloc(1, sizeof(*m));
-	if (!m)
+	if (!m || !(m->src = calloc(1, sizeof(*m->src)))) {
+		free(m);
 		return vtb_error("out of memory");
-	p.m = m;
+	}
+	p = &m->src->p;
+	p->m = m;
+	p->host = host;
 	m->path = strdup(path);
 	m->text = malloc(len + 1);
 	if (!m->path || !m->text) {
 		ret = vtb_error("out of memory");
 		goto out;
 	}
+	p->path = m->path;
 	memcpy(m->text, text, len);
 	m->text[len] = '\0';
 	if (vtb_sha256_hex(text, len, m->digest) < 0)
@@ -2662,15 +2678,16 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 		text += 3;
 		len -= 3;
 	}
-	if (lex(&p, text, len) < 0 || check_keys(&p) < 0 || parse_global(&p) < 0 ||
-	    check_named(&p) < 0 || check_workloads(&p) < 0 || expand_baseline(&p) < 0 ||
-	    expand_vm(&p) < 0 || expand_vm_baselines(&p) < 0 || vtb_matrix_fit_memory(m, host) < 0)
+	if (lex(p, text, len) < 0 || check_keys(p) < 0 || parse_global(p) < 0 ||
+	    check_named(p) < 0 || check_workloads(p) < 0 || expand_baseline(p) < 0 ||
+	    expand_vm(p) < 0)
 		goto out;
+	/* VM baselines come only from VM configurations: none here, none later */
 	if (!m->n_configs) {
-		if (p.only.n || p.exclude.n)
-			ret = perr(&p, p.only_line, "'only' and 'exclude' leave nothing to run");
+		if (p->only.n || p->exclude.n)
+			ret = perr(p, p->only_line, "'only' and 'exclude' leave nothing to run");
 		else
-			ret = perr(&p, 1,
+			ret = perr(p, 1,
 				   "nothing to run: [baseline] is disabled and there is no [vm]");
 		goto out;
 	}
@@ -2678,10 +2695,30 @@ int vtb_matrix_parse(const char *path, const char *text, size_t len,
 	m = NULL;
 	ret = 0;
 out:
-	sects_release(&p);
-	strv_release(&p.only);
-	strv_release(&p.exclude);
 	vtb_matrix_free(m);
+	return ret;
+}
+
+int vtb_matrix_complete(struct vtb_matrix *m, const struct vtb_host_ctx *host)
+{
+	struct parser *p;
+	size_t i;
+	int ret = -1;
+
+	if (!m->src)
+		return vtb_error("internal error: the matrix '%s' is complete already", m->path);
+	p = &m->src->p;
+	p->host = host;
+	for (i = 0; i < m->n_configs; i++)
+		if (m->configs[i].kind == VTB_CONFIG_VM && m->configs[i].plan &&
+		    resolve_host_llc(host, &m->configs[i]) < 0)
+			goto out;
+	if (expand_vm_baselines(p) < 0)
+		goto out;
+	ret = 0;
+out:
+	src_free(m->src);
+	m->src = NULL;
 	return ret;
 }
 
@@ -2719,7 +2756,7 @@ out:
 	return ret;
 }
 
-int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out)
+int vtb_matrix_read(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out)
 {
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	int ret;
@@ -2727,7 +2764,7 @@ int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vt
 	*out = NULL;
 	ret = read_matrix(path, &sb);
 	if (!ret)
-		ret = vtb_matrix_parse(path, vtb_strbuf_str(&sb), sb.len, host, out);
+		ret = vtb_matrix_read_text(path, vtb_strbuf_str(&sb), sb.len, host, out);
 	vtb_strbuf_release(&sb);
 	return ret;
 }

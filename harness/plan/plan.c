@@ -729,14 +729,15 @@ static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, const s
 	const struct hcore **q = NULL;
 	const struct hunit **units = NULL;
 	int *sel = NULL;
+	const struct vtb_preset *preset = vtb_preset_of(r->topology);
 	int nv = r->vcpus, i, ret = -1;
-	const char *name = r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie";
+	const char *name = preset->name;
 
 	if (!n_pool) {
 		vtb_error("topology %s: VM %d finds no free pCPU", name, vm);
 		return 1;
 	}
-	if (r->topology != VTB_VTOPO_MIRROR && r->topology != VTB_VTOPO_LIE) {
+	if (!preset->from_host) {
 		for (i = 0; i < nv; i++)
 			pcpu[i] = cellof[i] = pool[(size_t)i % n_pool];
 		return 0;
@@ -769,7 +770,7 @@ static int assign(struct ctx *x, int vm, const int *pool, size_t n_pool, const s
 		goto out;
 	for (i = 0; i < nv; i++)
 		pcpu[i] = cellof[i] = q[i / sh->t]->pu[i % sh->t];
-	if (r->topology == VTB_VTOPO_LIE) {
+	if (preset->lies) {
 		if (sh->l >= 2 && !llc_shift(units, sh->l) && lie_units(&v, sh, sel, units) == 0)
 			mirror_cores(&v, sh, sel, q);
 		if (lie_assign(&v, sh, units, q, nv, pcpu) < 0) {
@@ -1641,15 +1642,14 @@ static int choose(struct ctx *x, const int *pool, size_t n_pool, struct scratch 
 			goto out;
 		}
 		cands[n++] = *forced;
-	} else if (r->topology == VTB_VTOPO_MIRROR || r->topology == VTB_VTOPO_LIE) {
+	} else if (vtb_preset_of(r->topology)->from_host) {
 		if (hview_build(x, pool, n_pool, r->numa, &v) < 0 ||
 		    enum_shapes(&v, r->vcpus, &cands, &n) < 0)
 			goto out;
 		if (!n) {
 			vtb_error(
 				"topology %s: %d vCPUs do not form a regular shape (LLC groups of equal cores of equal threads) on the %zu free pCPUs",
-				r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie", r->vcpus,
-				n_pool);
+				vtb_preset_of(r->topology)->name, r->vcpus, n_pool);
 			rc = 1;
 			goto out;
 		}
@@ -1923,6 +1923,7 @@ out:
 static int llc_fallback_note(struct ctx *x)
 {
 	struct vtb_plan *p = x->p;
+	const struct vtb_preset *preset = vtb_preset_of(p->req.topology);
 	const struct vtb_topo *t = x->t;
 	const char *what = "the whole host";
 	bool llc_claims = false;
@@ -1932,8 +1933,7 @@ static int llc_fallback_note(struct ctx *x)
 		return 0;
 	for (i = 0; i < p->n_claims; i++)
 		llc_claims |= p->claims[i].kind == VTB_CLAIM_LLC;
-	if (!llc_claims && p->req.pinning != VTB_PIN_LLC && p->req.topology != VTB_VTOPO_MIRROR &&
-	    p->req.topology != VTB_VTOPO_LIE)
+	if (!llc_claims && p->req.pinning != VTB_PIN_LLC && !preset->from_host)
 		return 0;
 	/* dies: the packages' own when the source names none */
 	if (x->llc_level == VTB_TOPO_DIE)
@@ -1945,11 +1945,7 @@ static int llc_fallback_note(struct ctx *x)
 		p, -1,
 		vtb_asprintf(
 			"the host description gives no caches: its LLC groups are taken to be %s%s%s%s",
-			what,
-			p->req.topology == VTB_VTOPO_MIRROR ? " (mirror's virtual dies follow them)"
-			: p->req.topology == VTB_VTOPO_LIE
-				? " (lie's virtual dies span two of them)"
-				: "",
+			what, preset->llc_fallback,
 			p->req.pinning == VTB_PIN_LLC ? "; pinning llc pins to them" : "",
 			llc_claims ? "; the LLC claims are stated against them" : ""));
 }
@@ -2014,7 +2010,7 @@ static int place_final(struct ctx *x, const int *pool, size_t n_pool, struct scr
 		if (pins_of(x, m) < 0 || cells_of(x, m, cellof + (size_t)vm * nv) < 0 ||
 		    claims_of(x, vm) < 0 || check_spans(x, vm) < 0)
 			goto out;
-		if (r->topology == VTB_VTOPO_LIE) {
+		if (vtb_preset_of(r->topology)->lies) {
 			size_t held = 0;
 
 			for (i = 0; i < p->n_claims; i++)
@@ -2046,8 +2042,8 @@ static int place_final(struct ctx *x, const int *pool, size_t n_pool, struct scr
 		    note(p, -1,
 			 vtb_asprintf(
 				 "overcommit: %s's shape (%d LLC groups of %d cores of %d threads per VM) cannot spread the VMs evenly over the pool: %zu pCPUs hold %d vCPUs while %zu hold %d",
-				 r->topology == VTB_VTOPO_MIRROR ? "mirror" : "lie", sh->l, sh->c,
-				 sh->t, n_hi, hi, n_lo, lo)) < 0)
+				 vtb_preset_of(r->topology)->name, sh->l, sh->c, sh->t, n_hi, hi,
+				 n_lo, lo)) < 0)
 			goto out;
 	}
 	if (llc_fallback_note(x) < 0 || mem_check(x) < 0)
@@ -2110,8 +2106,7 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 		goto out;
 	}
 	if ((size_t)req->vcpus > n_pool &&
-	    (req->pinning != VTB_PIN_NONE || req->topology == VTB_VTOPO_MIRROR ||
-	     req->topology == VTB_VTOPO_LIE)) {
+	    (req->pinning != VTB_PIN_NONE || vtb_preset_of(req->topology)->from_host)) {
 		vtb_error(
 			"too many vCPUs: %d vCPUs pinned (or mirrored) on %zu available pCPUs; only pinning = none overcommits one VM",
 			req->vcpus, n_pool);
@@ -2326,7 +2321,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	plan_calls++;
 	if (check_req(req) < 0)
 		return -1;
-	if (req->topology != VTB_VTOPO_LIE) {
+	if (vtb_preset_of(req->topology)->plan_as == req->topology) {
 		ret = make(t, req, out, &sh, &moved);
 		free(moved);
 		return ret;
@@ -2335,7 +2330,7 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 	 * decides them, lie places its VMs with them (where mirror has no
 	 * plan, lie's own attempt says why in its words) */
 	mreq = *req;
-	mreq.topology = VTB_VTOPO_MIRROR;
+	mreq.topology = vtb_preset_of(req->topology)->plan_as;
 	if (make(t, &mreq, &m, &sh, &moved) < 0) {
 		ret = make(t, req, out, &sh, &moved);
 		free(moved);

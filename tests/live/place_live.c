@@ -26,6 +26,7 @@
 #include "../../harness/boot/guest.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../harness/boot/placement.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/plan/plan.h"
 #include "../../harness/boot/provision.h"
 #include "../../harness/boot/runner.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../harness/matrix/conf.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../harness/plan/plan.h"
 #include "../../common/vtbutil.h"
