@@ -647,23 +647,18 @@ static bool good_name(const char *s)
 	return true;
 }
 
-static int lex_header(struct parser *p, int line, const char *s, const char *e)
+/* The TYPE and NAME (NULL when absent) of header line @s..@e, malloc'ed. */
+static int header_words(struct parser *p, int line, const char *s, const char *e, char **type,
+			char **name)
 {
 	const char *close = memchr(s, ']', (size_t)(e - s));
 	const char *a, *b, *c, *d, *name_end;
-	char *type = NULL, *name = NULL, *hint = NULL;
-	struct sect *sec;
-	size_t i;
-	int kind = -1, ret = -1;
 
-	if (!close) {
-		ret = perr(p, line, "unterminated section header '%.*s'", (int)(e - s), s);
-		goto out;
-	}
-	if (close + 1 != e) {
-		ret = perr(p, line, "unexpected text after section header '%.*s'", (int)(e - s), s);
-		goto out;
-	}
+	if (!close)
+		return perr(p, line, "unterminated section header '%.*s'", (int)(e - s), s);
+	if (close + 1 != e)
+		return perr(p, line, "unexpected text after section header '%.*s'", (int)(e - s),
+			    s);
 	for (a = s + 1; a < close && is_ws(*a); a++)
 		;
 	for (b = a; b < close && !is_ws(*b); b++)
@@ -673,47 +668,57 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 	for (d = c; d < close && !is_ws(*d); d++)
 		;
 	name_end = d;
-	if (a == b) {
-		ret = perr(p, line, "empty section name '%.*s'", (int)(e - s), s);
-		goto out;
-	}
+	if (a == b)
+		return perr(p, line, "empty section name '%.*s'", (int)(e - s), s);
 	for (; d < close; d++)
-		if (!is_ws(*d)) {
-			ret = perr(p, line,
-				   "bad section header '%.*s': expected [TYPE] or [TYPE NAME]",
-				   (int)(e - s), s);
-			goto out;
-		}
-	type = strndup(a, (size_t)(b - a));
-	if (!type)
-		goto oom;
+		if (!is_ws(*d))
+			return perr(p, line,
+				    "bad section header '%.*s': expected [TYPE] or [TYPE NAME]",
+				    (int)(e - s), s);
+	*type = strndup(a, (size_t)(b - a));
+	if (c < name_end)
+		*name = strndup(c, (size_t)(name_end - c));
+	return !*type || (c < name_end && !*name) ? vtb_error("out of memory") : 0;
+}
+
+/* The S_* of section @type, which must be named exactly when its kind is. */
+static int header_kind(struct parser *p, int line, const char *type, const char *name, int *kind)
+{
+	char *hint;
+	size_t i;
+	int ret;
+
+	*kind = -1;
 	for (i = 0; i < VTB_ARRAY_SIZE(sectdefs); i++)
 		if (!strcmp(sectdefs[i].type, type))
-			kind = (int)i;
-	if (kind < 0) {
+			*kind = (int)i;
+	if (*kind < 0) {
 		hint = did_you_mean(" (did you mean [%s]?)", vtb_suggest(sect_names, type));
 		ret = perr(p, line, "unknown section [%s]%s", type, hint ? hint : "");
+		free(hint);
+		return ret;
+	}
+	if (sectdefs[*kind].named && !name)
+		return perr(p, line, "[%s] needs a name: [%s NAME]", type, type);
+	if (!sectdefs[*kind].named && name)
+		return perr(p, line, "[%s] takes no name", type);
+	if (name && !good_name(name))
+		return perr(p, line,
+			    "bad name '%s' in [%s %s]: use letters, digits, '-', '_' and '.'", name,
+			    type, name);
+	return 0;
+}
+
+static int lex_header(struct parser *p, int line, const char *s, const char *e)
+{
+	char *type = NULL, *name = NULL;
+	struct sect *sec;
+	size_t i;
+	int kind, ret = -1;
+
+	if (header_words(p, line, s, e, &type, &name) < 0 ||
+	    header_kind(p, line, type, name, &kind) < 0)
 		goto out;
-	}
-	if (c < name_end) {
-		name = strndup(c, (size_t)(name_end - c));
-		if (!name)
-			goto oom;
-	}
-	if (sectdefs[kind].named && !name) {
-		ret = perr(p, line, "[%s] needs a name: [%s NAME]", type, type);
-		goto out;
-	}
-	if (!sectdefs[kind].named && name) {
-		ret = perr(p, line, "[%s] takes no name", type);
-		goto out;
-	}
-	if (name && !good_name(name)) {
-		ret = perr(p, line,
-			   "bad name '%s' in [%s %s]: use letters, digits, '-', '_' and '.'", name,
-			   type, name);
-		goto out;
-	}
 	if (p->n_sects == SECTION_LIMIT) {
 		ret = perr(p, line, "too many sections (limit %d)", SECTION_LIMIT);
 		goto out;
@@ -734,19 +739,17 @@ static int lex_header(struct parser *p, int line, const char *s, const char *e)
 	sec->kind = kind;
 	sec->line = line;
 	sec->title = name ? vtb_asprintf("[%s %s]", type, name) : vtb_asprintf("[%s]", type);
-	if (!sec->title)
-		goto oom;
+	if (!sec->title) {
+		ret = vtb_error("out of memory");
+		goto out;
+	}
 	sec->name = name;
 	name = NULL;
 	p->n_sects++;
 	ret = 0;
-	goto out;
-oom:
-	ret = vtb_error("out of memory");
 out:
 	free(type);
 	free(name);
-	free(hint);
 	return ret;
 }
 
@@ -1199,108 +1202,117 @@ static int check_cmdline(struct parser *p, const struct sect *s, const struct en
 	return 0;
 }
 
-static int check_sched_key(struct parser *p, const struct sect *s, const struct ent *e)
+/* cpuset.partition: a list of guest CPUs. */
+static int check_partition(struct parser *p, const struct sect *s, const struct ent *e)
 {
-	const char *key = e->key, *val = e->val.buf, *rest, *c;
-	char *comp[5] = { NULL }, *hint = NULL;
-	size_t n = 0, i;
-	char sep;
-	int ret = -1;
+	struct vtb_cpuset set = { NULL, 0 };
+	bool bad = vtb_cpuset_parse(e->val.buf, &set) < 0 || !set.n;
 
-	if (!strcmp(key, "cpuset.partition")) {
-		struct vtb_cpuset set = { NULL, 0 };
+	vtb_cpuset_release(&set);
+	if (bad)
+		return perr(
+			p, e->line,
+			"bad CPU list '%s' for 'cpuset.partition' in %s: expected guest CPUs, e.g. 1 or 2-3",
+			e->val.buf, s->title);
+	return 0;
+}
 
-		if (vtb_cpuset_parse(val, &set) < 0 || !set.n) {
-			vtb_cpuset_release(&set);
-			return perr(
-				p, e->line,
-				"bad CPU list '%s' for 'cpuset.partition' in %s: expected guest CPUs, e.g. 1 or 2-3",
-				val, s->title);
-		}
-		vtb_cpuset_release(&set);
-		return 0;
-	}
-	if (!strncmp(key, "sysctl.", 7)) {
-		rest = key + 7;
-		sep = '.';
-	} else if (!strncmp(key, "debugfs.", 8)) {
-		rest = key + 8;
-		sep = '/';
-	} else {
-		return check_cmdline(p, s, e);
-	}
+/* Splits @rest (a key's path after its prefix) at @sep into comp[] (at
+ * most @max, malloc'ed, *n of them even on errors). */
+static int key_components(struct parser *p, const struct sect *s, const struct ent *e,
+			  const char *rest, char sep, char **comp, size_t max, size_t *n)
+{
+	const char *c;
+
 	for (c = rest;; c++) {
 		const char *e2 = strchr(c, sep);
 		size_t len = e2 ? (size_t)(e2 - c) : strlen(c);
 
-		if (!good_component(c, len)) {
-			ret = perr(
+		if (!good_component(c, len))
+			return perr(
 				p, e->line,
 				"bad key '%s' in %s: path component '%.*s' must be letters, digits and '_'",
-				key, s->title, (int)len, c);
-			goto out;
-		}
-		if (n == VTB_ARRAY_SIZE(comp)) {
-			ret = perr(p, e->line, "bad key '%s' in %s: too many path components", key,
-				   s->title);
-			goto out;
-		}
-		comp[n] = strndup(c, len);
-		if (!comp[n++]) {
-			ret = vtb_error("out of memory");
-			goto out;
-		}
+				e->key, s->title, (int)len, c);
+		if (*n == max)
+			return perr(p, e->line, "bad key '%s' in %s: too many path components",
+				    e->key, s->title);
+		comp[*n] = strndup(c, len);
+		if (!comp[(*n)++])
+			return vtb_error("out of memory");
 		if (!e2)
-			break;
+			return 0;
 		c = e2;
 	}
-	if (sep == '.' || (n == 1 && strcmp(comp[0], "domains"))) {
-		ret = 0;
-		goto out;
-	}
-	if (strcmp(comp[0], "domains") || (n != 3 && n != 4)) {
-		ret = perr(
+}
+
+/* debugfs.domains/LEVEL/KNOB or debugfs.domains/cpuN/domainM/KNOB (@n
+ * components in @comp): a known level, a writable knob, an integer. */
+static int check_domain_key(struct parser *p, const struct sect *s, const struct ent *e,
+			    char *const *comp, size_t n)
+{
+	const char *key = e->key, *val = e->val.buf, *knob = comp[n - 1];
+	char *hint = NULL;
+	int ret;
+
+	if (strcmp(comp[0], "domains") || (n != 3 && n != 4))
+		return perr(
 			p, e->line,
 			"bad key '%s' in %s: expected debugfs.KNOB, debugfs.domains/LEVEL/KNOB or debugfs.domains/cpuN/domainM/KNOB",
 			key, s->title);
-		goto out;
-	}
 	if (n == 3 && !in_list(sched_levels, comp[1])) {
 		hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(sched_levels, comp[1]));
 		ret = perr(
 			p, e->line,
 			"unknown sched-domain level '%s' in '%s'%s: one of SMT, CLS, MC, DIE, PKG, NUMA",
 			comp[1], key, hint ? hint : "");
-		goto out;
+		free(hint);
+		return ret;
 	}
-	if (n == 4 && (!numbered(comp[1], "cpu") || !numbered(comp[2], "domain"))) {
-		ret = perr(p, e->line, "bad key '%s' in %s: expected domains/cpuN/domainM/KNOB",
-			   key, s->title);
-		goto out;
-	}
-	if (!strcmp(comp[n - 1], "flags") || !strcmp(comp[n - 1], "name")) {
-		ret = perr(p, e->line, "'%s' in %s: '%s' is read-only", key, s->title, comp[n - 1]);
-		goto out;
-	}
-	if (!in_list(domain_knobs, comp[n - 1])) {
-		hint = did_you_mean(" (did you mean '%s'?)",
-				    vtb_suggest(domain_knobs, comp[n - 1]));
+	if (n == 4 && (!numbered(comp[1], "cpu") || !numbered(comp[2], "domain")))
+		return perr(p, e->line, "bad key '%s' in %s: expected domains/cpuN/domainM/KNOB",
+			    key, s->title);
+	if (!strcmp(knob, "flags") || !strcmp(knob, "name"))
+		return perr(p, e->line, "'%s' in %s: '%s' is read-only", key, s->title, knob);
+	if (!in_list(domain_knobs, knob)) {
+		hint = did_you_mean(" (did you mean '%s'?)", vtb_suggest(domain_knobs, knob));
 		ret = perr(
 			p, e->line,
 			"unknown per-domain knob '%s' in '%s'%s: one of min_interval, max_interval, busy_factor, imbalance_pct, cache_nice_tries",
-			comp[n - 1], key, hint ? hint : "");
-		goto out;
+			knob, key, hint ? hint : "");
+		free(hint);
+		return ret;
 	}
-	if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 10) {
-		ret = perr(p, e->line, "'%s' in %s must be a non-negative integer, got '%s'", key,
-			   s->title, val);
-		goto out;
+	if (strspn(val, "0123456789") != strlen(val) || strlen(val) > 10)
+		return perr(p, e->line, "'%s' in %s must be a non-negative integer, got '%s'", key,
+			    s->title, val);
+	return 0;
+}
+
+static int check_sched_key(struct parser *p, const struct sect *s, const struct ent *e)
+{
+	char *comp[5] = { NULL };
+	const char *rest;
+	size_t n = 0, i;
+	char sep;
+	int ret;
+
+	if (!strcmp(e->key, "cpuset.partition"))
+		return check_partition(p, s, e);
+	if (!strncmp(e->key, "sysctl.", 7)) {
+		rest = e->key + 7;
+		sep = '.';
+	} else if (!strncmp(e->key, "debugfs.", 8)) {
+		rest = e->key + 8;
+		sep = '/';
+	} else {
+		return check_cmdline(p, s, e);
 	}
-	ret = 0;
-out:
+	ret = key_components(p, s, e, rest, sep, comp, VTB_ARRAY_SIZE(comp), &n);
+	/* sysctl.A.B and debugfs.KNOB: any well-formed path */
+	if (!ret && sep == '/' && !(n == 1 && strcmp(comp[0], "domains")))
+		ret = check_domain_key(p, s, e, comp, n);
 	for (i = 0; i < n; i++)
 		free(comp[i]);
-	free(hint);
 	return ret;
 }
 
@@ -1401,12 +1413,14 @@ static int check_housekeeping(const struct parser *p, const char *v, int line)
 		/* what the host decides is said here, at the key's own line
 		 * ([global] or [vm]), not at a configuration's */
 		for (i = 0; p->host->model && i < set.n; i++) {
-			for (j = 0; j < p->host->n_compact && p->host->compact[j] != set.cpus[i]; j++)
+			for (j = 0; j < p->host->n_compact && p->host->compact[j] != set.cpus[i];
+			     j++)
 				;
 			if (j == p->host->n_compact) {
-				ret = perr(p, line,
-					   "housekeeping = %s: CPU %d is not an online CPU this host allows",
-					   v, set.cpus[i]);
+				ret = perr(
+					p, line,
+					"housekeeping = %s: CPU %d is not an online CPU this host allows",
+					v, set.cpus[i]);
 				vtb_cpuset_release(&set);
 				return ret;
 			}
@@ -1806,40 +1820,44 @@ static int cmp_seen_cell(const void *a, const void *b)
 	return strcmp(((const struct seen_cell *)a)->key, ((const struct seen_cell *)b)->key);
 }
 
-/* The cells of one workload section for @c, appended to c->cells. */
-static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc,
-			   const struct sect *s, long long vcpus, const json_t *cobj)
+/* The keys and names of @c's cells so far, sorted by key (NULL: none). */
+static int seen_cells(const struct vtb_config *c, struct seen_cell **out)
 {
-	const struct vtb_workload_ops *w = vtb_workload_find(sect_ent(s, "type")->val.buf);
-	struct varctx vc = { s->title, vcpus, vcpus };
-	struct axis *ax = NULL;
-	size_t n_ax = 0, n_opts = 0, i, total = 0, *idx = NULL, n_earlier;
-	struct seen_cell *earlier = NULL;
-	struct vtb_strbuf name = VTB_STRBUF_INIT;
-	struct vtb_cell cell;
-	json_t *obj = NULL, *pj = NULL;
-	size_t palloc, ralloc;
-	char *ctext = NULL;
-	int ret = -1;
+	struct seen_cell *e;
+	size_t i;
 
-	memset(&cell, 0, sizeof(cell));
-	n_earlier = c->n_cells;
-	if (n_earlier) {
-		earlier = malloc(n_earlier * sizeof(*earlier));
-		if (!earlier)
-			goto oom;
-		for (i = 0; i < n_earlier; i++) {
-			memcpy(earlier[i].key, c->cells[i].key, sizeof(earlier[i].key));
-			earlier[i].name = c->cells[i].name;
-		}
-		qsort(earlier, n_earlier, sizeof(*earlier), cmp_seen_cell);
+	*out = NULL;
+	if (!c->n_cells)
+		return 0;
+	e = malloc(c->n_cells * sizeof(*e));
+	if (!e)
+		return vtb_error("out of memory");
+	for (i = 0; i < c->n_cells; i++) {
+		memcpy(e[i].key, c->cells[i].key, sizeof(e[i].key));
+		e[i].name = c->cells[i].name;
 	}
+	qsort(e, c->n_cells, sizeof(*e), cmp_seen_cell);
+	*out = e;
+	return 0;
+}
+
+/*
+ * A workload section's axes: each option of @w set in @s or with a
+ * default (integers may use variables), then the prefix keys of @s.
+ * *out holds *n axes, released by the caller even on errors.
+ */
+static int workload_axes(struct parser *p, const struct sect *s, const struct vtb_workload_ops *w,
+			 long long vcpus, struct axis **out, size_t *n)
+{
+	struct varctx vc = { s->title, vcpus, vcpus };
+	size_t n_opts = s->n, i; /* prefix keys: at most one per entry */
+	struct axis *ax;
+
 	for (i = 0; w->opts && w->opts[i].name; i++)
 		n_opts++;
-	n_opts += s->n; /* prefix keys, at most one per entry */
-	ax = calloc(n_opts + 1, sizeof(*ax));
+	ax = *out = calloc(n_opts + 1, sizeof(*ax));
 	if (!ax)
-		goto oom;
+		return vtb_error("out of memory");
 	for (i = 0; w->opts && w->opts[i].name; i++) {
 		const struct vtb_opt *o = &w->opts[i];
 		const struct ent *e;
@@ -1852,13 +1870,10 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 			continue;
 		if (vo.type == VTB_OPT_INT)
 			vo.flags |= VTB_OPT_VARS;
-		ax[n_ax].key = o->name;
+		ax[*n].key = o->name;
 		if (values_of(p, e ? e->line : s->line, &vo, o->name, e ? e->val.buf : o->def, true,
-			      &vc, &ax[n_ax].vals) < 0) {
-			n_ax++;
-			goto out;
-		}
-		n_ax++;
+			      &vc, &ax[(*n)++].vals) < 0)
+			return -1;
 	}
 	for (i = 0; i < s->n; i++) {
 		const struct ent *e = &s->ents[i];
@@ -1866,79 +1881,118 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 
 		if (!o || !(o->flags & VTB_OPT_PREFIX))
 			continue;
-		ax[n_ax].key = e->key;
-		if (values_of(p, e->line, o, e->key, e->val.buf, true, &vc, &ax[n_ax].vals) < 0) {
-			n_ax++;
-			goto out;
-		}
-		n_ax++;
+		ax[*n].key = e->key;
+		if (values_of(p, e->line, o, e->key, e->val.buf, true, &vc, &ax[(*n)++].vals) < 0)
+			return -1;
 	}
-	if (product(p, s->line, ax, n_ax, CELL_LIMIT, &total) < 0)
+	return 0;
+}
+
+/* The cell of @s at @idx: its name (NAME plus the varying axes), params
+ * and resolved (the same until the host resolves llc = auto). */
+static int make_cell(const struct sect *s, const struct vtb_workload_ops *w, const struct axis *ax,
+		     size_t n_ax, const size_t *idx, struct vtb_cell *cell)
+{
+	struct vtb_strbuf name = VTB_STRBUF_INIT;
+	size_t palloc = 0, ralloc = 0, i;
+
+	if (vtb_strbuf_addstr(&name, s->name) < 0)
+		goto fail;
+	for (i = 0; i < n_ax; i++) {
+		const char *v = ax[i].vals.v[idx[i]];
+
+		if (ax[i].vals.n > 1 && vtb_strbuf_addf(&name, " %s=%s", ax[i].key, v) < 0)
+			goto fail;
+		if (params_add(&cell->params, &palloc, ax[i].key, v) < 0 ||
+		    params_add(&cell->resolved, &ralloc, ax[i].key, v) < 0)
+			goto fail;
+	}
+	params_sort(&cell->params);
+	params_sort(&cell->resolved);
+	cell->name = vtb_strbuf_detach(&name);
+	cell->workload = strdup(w->name);
+	if (!cell->name || !cell->workload)
+		return vtb_error("out of memory");
+	return 0;
+fail:
+	vtb_strbuf_release(&name);
+	return -1;
+}
+
+/* The cell's JSON texts and its key: the configuration's (@cobj), the
+ * workload type and the params, canonical. */
+static int cell_key(struct vtb_cell *cell, const struct vtb_workload_ops *w, const json_t *cobj)
+{
+	json_t *pj = params_json(&cell->params), *rj = params_json(&cell->resolved), *obj;
+	char *ctext;
+	int ret = 0;
+
+	cell->params_json = canonical(pj);
+	cell->resolved_json = canonical(rj);
+	obj = json_pack("{s:O, s:s, s:O}", "config", cobj, "workload", w->name, "params", pj);
+	ctext = canonical(obj);
+	if (!cell->params_json || !cell->resolved_json || !ctext)
+		ret = vtb_error("out of memory");
+	else
+		vtb_key_of(ctext, cell->key);
+	free(ctext);
+	json_decref(obj);
+	json_decref(pj);
+	json_decref(rj);
+	return ret;
+}
+
+/* The cells of one workload section for @c, appended to c->cells. */
+static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc,
+			   const struct sect *s, long long vcpus, const json_t *cobj)
+{
+	const struct vtb_workload_ops *w = vtb_workload_find(sect_ent(s, "type")->val.buf);
+	struct axis *ax = NULL;
+	size_t n_ax = 0, total = 0, *idx = NULL, n_earlier = c->n_cells;
+	struct seen_cell *earlier = NULL;
+	struct vtb_cell cell;
+	int ret = -1;
+
+	memset(&cell, 0, sizeof(cell));
+	if (seen_cells(c, &earlier) < 0 || workload_axes(p, s, w, vcpus, &ax, &n_ax) < 0 ||
+	    product(p, s->line, ax, n_ax, CELL_LIMIT, &total) < 0)
 		goto out;
 	if (p->n_cells + total > CELL_LIMIT) {
 		ret = perr(p, s->line, "matrix too large (more than %d cells)", CELL_LIMIT);
 		goto out;
 	}
 	idx = calloc(n_ax + 1, sizeof(*idx));
-	if (!idx)
-		goto oom;
+	if (!idx) {
+		ret = vtb_error("out of memory");
+		goto out;
+	}
 	do {
-		palloc = ralloc = 0;
-		memset(&cell, 0, sizeof(cell));
-		if (vtb_strbuf_addstr(&name, s->name) < 0)
-			goto out;
-		for (i = 0; i < n_ax; i++) {
-			const char *v = ax[i].vals.v[idx[i]];
+		const struct seen_cell *hit;
+		struct seen_cell want;
 
-			if (ax[i].vals.n > 1 && vtb_strbuf_addf(&name, " %s=%s", ax[i].key, v) < 0)
-				goto out;
-			if (params_add(&cell.params, &palloc, ax[i].key, v) < 0 ||
-			    params_add(&cell.resolved, &ralloc, ax[i].key, v) < 0)
-				goto out;
-		}
-		params_sort(&cell.params);
-		params_sort(&cell.resolved);
-		cell.name = vtb_strbuf_detach(&name);
-		cell.workload = strdup(w->name);
-		if (!cell.name || !cell.workload)
-			goto oom;
+		memset(&cell, 0, sizeof(cell));
+		if (make_cell(s, w, ax, n_ax, idx, &cell) < 0)
+			goto out;
 		if (!keep_cell(p, c->label, cell.name)) {
 			cell_release(&cell);
 			memset(&cell, 0, sizeof(cell));
 			continue;
 		}
-		pj = params_json(&cell.params);
-		cell.params_json = canonical(pj);
-		json_decref(pj);
-		pj = params_json(&cell.resolved);
-		cell.resolved_json = canonical(pj);
-		obj = json_pack("{s:O, s:s, s:o}", "config", cobj, "workload", w->name, "params",
-				params_json(&cell.params));
-		ctext = canonical(obj);
-		if (!cell.params_json || !cell.resolved_json || !ctext)
-			goto oom;
-		vtb_key_of(ctext, cell.key);
-		free(ctext);
-		ctext = NULL;
-		json_decref(obj);
-		json_decref(pj);
-		obj = pj = NULL;
+		if (cell_key(&cell, w, cobj) < 0)
+			goto out;
 		/* the key leaves the section name out: two sections with the same
 		 * type and parameters are one measurement, said twice (cells of
 		 * one section differ by construction) */
-		if (n_earlier) {
-			const struct seen_cell *hit;
-			struct seen_cell want;
-
-			memcpy(want.key, cell.key, sizeof(want.key));
-			hit = bsearch(&want, earlier, n_earlier, sizeof(*earlier), cmp_seen_cell);
-			if (hit) {
-				ret = perr(
-					p, s->line,
-					"[workload %s] measures the same as '%s' (same type and parameters): remove one",
-					s->name, hit->name);
-				goto out;
-			}
+		memcpy(want.key, cell.key, sizeof(want.key));
+		hit = n_earlier
+			      ? bsearch(&want, earlier, n_earlier, sizeof(*earlier), cmp_seen_cell)
+			      : NULL;
+		if (hit) {
+			ret = perr(
+				p, s->line,
+				"[workload %s] measures the same as '%s' (same type and parameters): remove one",
+				s->name, hit->name);
+			goto out;
 		}
 		if (grow(&c->cells, alloc, c->n_cells + 1, sizeof(*c->cells)) < 0)
 			goto out;
@@ -1947,16 +2001,9 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		p->n_cells++;
 	} while (next_combo(ax, n_ax, idx));
 	ret = 0;
-	goto out;
-oom:
-	ret = vtb_error("out of memory");
 out:
 	free(earlier);
 	cell_release(&cell);
-	vtb_strbuf_release(&name);
-	json_decref(obj);
-	json_decref(pj);
-	free(ctext);
 	axes_release(ax, n_ax);
 	free(ax);
 	free(idx);
@@ -2425,189 +2472,271 @@ static void vm_req(struct vtb_config *c, long long vcpus, const char *topo, cons
 	r->machine = vtb_params_get(&c->params, "machine");
 }
 
-static int expand_vm(struct parser *p)
+enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, N_VM_AXES };
+static const char *const vm_axis_keys[N_VM_AXES] = { "vcpus", "topology", "pinning", "memory",
+						     "sched" };
+
+/* [vm]'s single-valued settings (normalised text) and its axes. */
+struct vm_sect {
+	const struct sect *s;
+	char *enabled, *numa, *vms, *over, *hk, *huge, *locked, *machine;
+	struct axis ax[N_VM_AXES];
+	int lines[N_VM_AXES];
+};
+
+static void vm_sect_release(struct vm_sect *v)
 {
-	enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, N_AXES };
-	static const char *const axis_keys[N_AXES] = { "vcpus", "topology", "pinning", "memory",
-						       "sched" };
-	const struct sect *s = find_sect(p, S_VM, NULL);
-	struct varctx vc = { "[vm]", -1, p->host->host_cpus };
-	struct axis ax[N_AXES];
-	struct vtb_config c;
-	struct strv cands = { 0 };
-	char *enabled = NULL, *numa = NULL, *vms = NULL, *over = NULL, *mem = NULL;
-	char *hint = NULL, *hk = NULL, *huge = NULL, *locked = NULL, *machine = NULL;
-	size_t idx[N_AXES] = { 0 }, i, total, alloc;
-	int line, hk_line = 1, lines[N_AXES], ret = -1;
+	free(v->enabled);
+	free(v->numa);
+	free(v->vms);
+	free(v->over);
+	free(v->hk);
+	free(v->huge);
+	free(v->locked);
+	free(v->machine);
+	axes_release(v->ax, N_VM_AXES);
+}
 
-	memset(&c, 0, sizeof(c));
-	memset(ax, 0, sizeof(ax));
-	if (!s)
-		return 0;
-	if (single(p, s, vm_opts, "enabled", &enabled, &line) < 0 ||
-	    single(p, s, vm_opts, "numa", &numa, &line) < 0 ||
-	    single(p, s, vm_opts, "vms", &vms, &line) < 0 ||
-	    single(p, s, vm_opts, "overcommit", &over, &line) < 0 ||
-	    single(p, s, vm_opts, "housekeeping", &hk, &hk_line) < 0 ||
-	    single(p, s, vm_opts, "hugepages", &huge, &line) < 0 ||
-	    single(p, s, vm_opts, "locked", &locked, &line) < 0 ||
-	    single(p, s, vm_opts, "machine", &machine, &line) < 0)
-		goto out;
-	if (!hk &&
-	    single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &hk, &hk_line) < 0)
-		goto out;
-	if (hk && !strcmp(hk, "auto")) { /* the default: not in the key */
-		free(hk);
-		hk = NULL;
+/* The settings; housekeeping from [global] when [vm] has none, and
+ * "auto" (the default) left out so that it stays out of the key. */
+static int vm_settings(struct parser *p, struct vm_sect *v)
+{
+	const struct sect *s = v->s;
+	int line, hk_line = 1;
+
+	if (single(p, s, vm_opts, "enabled", &v->enabled, &line) < 0 ||
+	    single(p, s, vm_opts, "numa", &v->numa, &line) < 0 ||
+	    single(p, s, vm_opts, "vms", &v->vms, &line) < 0 ||
+	    single(p, s, vm_opts, "overcommit", &v->over, &line) < 0 ||
+	    single(p, s, vm_opts, "housekeeping", &v->hk, &hk_line) < 0 ||
+	    single(p, s, vm_opts, "hugepages", &v->huge, &line) < 0 ||
+	    single(p, s, vm_opts, "locked", &v->locked, &line) < 0 ||
+	    single(p, s, vm_opts, "machine", &v->machine, &line) < 0)
+		return -1;
+	if (!v->hk && single(p, find_sect(p, S_GLOBAL, NULL), global_opts, "housekeeping", &v->hk,
+			     &hk_line) < 0)
+		return -1;
+	if (v->hk && !strcmp(v->hk, "auto")) {
+		free(v->hk);
+		v->hk = NULL;
 	}
-	if (check_housekeeping(p, hk, hk_line) < 0)
-		goto out;
-	for (i = 0; i < N_AXES; i++) {
-		const char *text = val_of(s, vm_opts, axis_keys[i], &lines[i]);
-		size_t j;
+	return check_housekeeping(p, v->hk, hk_line);
+}
 
-		ax[i].key = axis_keys[i];
+/* The axes' values; sched without a value: every [sched] section, else
+ * the built-in default. */
+static int vm_axes(struct parser *p, struct vm_sect *v)
+{
+	struct varctx vc = { "[vm]", -1, p->host->host_cpus };
+	struct axis *ax = v->ax;
+	size_t i, j;
+
+	for (i = 0; i < N_VM_AXES; i++) {
+		const char *text = val_of(v->s, vm_opts, vm_axis_keys[i], &v->lines[i]);
+
+		ax[i].key = vm_axis_keys[i];
 		if (!text && i == A_SCHED) {
-			/* every [sched] section, else the built-in default */
 			for (j = 0; j < p->n_sects; j++)
 				if (p->sects[j].kind == S_SCHED &&
 				    strv_push(&ax[i].vals, p->sects[j].name) < 0)
-					goto out;
+					return -1;
 			if (!ax[i].vals.n && strv_push(&ax[i].vals, "default") < 0)
-				goto out;
+				return -1;
 			continue;
 		}
-		if (values_of(p, lines[i], vtb_opt_find(vm_opts, axis_keys[i]), axis_keys[i], text,
-			      true, &vc, &ax[i].vals) < 0)
-			goto out;
+		if (values_of(p, v->lines[i], vtb_opt_find(vm_opts, vm_axis_keys[i]),
+			      vm_axis_keys[i], text, true, &vc, &ax[i].vals) < 0)
+			return -1;
 	}
-	/* topology: presets or [topology NAME]; sched: [sched NAME] or default */
+	return 0;
+}
+
+/* topology: a preset (topologies/presets.h) or a [topology NAME] that
+ * does not hide one. */
+static int check_vm_topologies(struct parser *p, const struct vm_sect *v)
+{
+	const struct strv *vals = &v->ax[A_TOPOLOGY].vals;
+	int line = v->lines[A_TOPOLOGY];
+	struct strv cands = { 0 };
+	char *extra = NULL;
+	size_t i;
+	int ret = -1;
+
 	for (i = 0; vtb_presets[i]; i++)
 		if (strv_push(&cands, vtb_presets[i]->name) < 0)
 			goto out;
-	for (i = 0; i < p->n_sects; i++)
-		if (p->sects[i].kind == S_TOPOLOGY && strv_has(&cands, p->sects[i].name)) {
+	for (i = 0; i < p->n_sects; i++) {
+		if (p->sects[i].kind != S_TOPOLOGY)
+			continue;
+		if (strv_has(&cands, p->sects[i].name)) {
 			ret = perr(p, p->sects[i].line,
 				   "[topology %s] would hide the preset '%s': choose another name",
 				   p->sects[i].name, p->sects[i].name);
 			goto out;
-		} else if (p->sects[i].kind == S_TOPOLOGY &&
-			   strv_push(&cands, p->sects[i].name) < 0)
+		}
+		if (strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
-	if (strv_has(&ax[A_TOPOLOGY].vals, "clusters") && !strv_has(&cands, "clusters")) {
+	}
+	if (strv_has(vals, "clusters") && !strv_has(&cands, "clusters")) {
 		ret = perr(
-			p, lines[A_TOPOLOGY],
+			p, line,
 			"topology 'clusters' cannot be expressed with Debian 12's libvirt 9.0 / QEMU 7.2 (no <topology clusters=> before libvirt 10.1)");
 		goto out;
 	}
-	hint = not_a_preset();
-	if (!hint)
-		goto oom;
-	if (check_known(p, lines[A_TOPOLOGY], &ax[A_TOPOLOGY].vals, &cands, "topology", hint) < 0)
+	extra = not_a_preset();
+	if (!extra) {
+		ret = vtb_error("out of memory");
 		goto out;
+	}
+	ret = check_known(p, line, vals, &cands, "topology", extra);
+out:
 	strv_release(&cands);
+	free(extra);
+	return ret;
+}
+
+/* sched: a [sched NAME] or default. */
+static int check_vm_scheds(struct parser *p, const struct vm_sect *v)
+{
+	struct strv cands = { 0 };
+	size_t i;
+	int ret = -1;
+
 	if (strv_push(&cands, "default") < 0)
 		goto out;
 	for (i = 0; i < p->n_sects; i++)
 		if (p->sects[i].kind == S_SCHED && !strv_has(&cands, p->sects[i].name) &&
 		    strv_push(&cands, p->sects[i].name) < 0)
 			goto out;
-	if (check_known(p, lines[A_SCHED], &ax[A_SCHED].vals, &cands, "sched profile", "") < 0)
+	ret = check_known(p, v->lines[A_SCHED], &v->ax[A_SCHED].vals, &cands, "sched profile", "");
+out:
+	strv_release(&cands);
+	return ret;
+}
+
+/* Without a host model, more vCPUs than host CPUs need overcommit = yes
+ * (with one, the planner says it, housekeeping included). */
+static int check_vm_cpus(struct parser *p, const struct vm_sect *v)
+{
+	const struct strv *vcpus = &v->ax[A_VCPUS].vals;
+	size_t i;
+
+	for (i = 0; !p->host->model && !is_yes(v->over) && i < vcpus->n; i++) {
+		long long n = strtoll(vcpus->v[i], NULL, 10) * strtoll(v->vms, NULL, 10);
+
+		if (n > p->host->host_cpus)
+			return perr(
+				p, v->lines[A_VCPUS],
+				"vcpus = %s (x%s VMs) but the host has only %d CPUs (set overcommit = yes)",
+				vcpus->v[i], v->vms, p->host->host_cpus);
+	}
+	return 0;
+}
+
+/* The label and params (in the key) of the VM configuration at @idx. */
+static int vm_params(struct parser *p, const struct vm_sect *v, const size_t *idx,
+		     struct vtb_config *c)
+{
+	const char *topo = v->ax[A_TOPOLOGY].vals.v[idx[A_TOPOLOGY]];
+	const char *sched = v->ax[A_SCHED].vals.v[idx[A_SCHED]];
+	char *mem = size_label(v->ax[A_MEMORY].vals.v[idx[A_MEMORY]]);
+	size_t i, alloc = 0;
+
+	if (!mem)
+		return vtb_error("out of memory");
+	c->label = vtb_asprintf("vm vcpus=%s topology=%s pinning=%s memory=%s sched=%s%s%s%s",
+				v->ax[A_VCPUS].vals.v[idx[A_VCPUS]], topo,
+				v->ax[A_PINNING].vals.v[idx[A_PINNING]], mem, sched,
+				strcmp(v->vms, "1") ? " vms=" : "",
+				strcmp(v->vms, "1") ? v->vms : "",
+				is_yes(v->over) ? " overcommit" : "");
+	free(mem);
+	if (!c->label)
+		return vtb_error("out of memory");
+	for (i = 0; i < N_VM_AXES; i++)
+		if (params_add(&c->params, &alloc, vm_axis_keys[i], v->ax[i].vals.v[idx[i]]) < 0)
+			return -1;
+	/* settings added after the first release enter the key only when
+	 * not at their default, so existing keys stay */
+	if ((v->hk && params_add(&c->params, &alloc, "housekeeping", v->hk) < 0) ||
+	    (is_yes(v->huge) && params_add(&c->params, &alloc, "hugepages", v->huge) < 0) ||
+	    (is_yes(v->locked) && params_add(&c->params, &alloc, "locked", v->locked) < 0) ||
+	    (v->machine && strcmp(v->machine, "pc") &&
+	     params_add(&c->params, &alloc, "machine", v->machine) < 0) ||
+	    params_add(&c->params, &alloc, "numa", v->numa) < 0 ||
+	    params_add(&c->params, &alloc, "vms", v->vms) < 0 ||
+	    params_add(&c->params, &alloc, "overcommit", v->over) < 0 ||
+	    add_section_params(&c->params, &alloc, find_sect(p, S_TOPOLOGY, topo), "topology") <
+		    0 ||
+	    add_section_params(&c->params, &alloc, find_sect(p, S_SCHED, sched), "sched") < 0)
+		return -1;
+	params_sort(&c->params); /* vtb_params_get() searches a sorted array */
+	return 0;
+}
+
+/*
+ * The VM configuration at @idx, typed (c->req) and not planned: why_not
+ * when its [topology] or [sched] cannot serve its vcpus, else left to
+ * the plan layer (cfgplan.h).
+ */
+static int vm_config(struct parser *p, const struct vm_sect *v, const size_t *idx,
+		     struct vtb_config *c)
+{
+	const char *topo = v->ax[A_TOPOLOGY].vals.v[idx[A_TOPOLOGY]];
+	const struct sect *ts = find_sect(p, S_TOPOLOGY, topo);
+	long long nv = strtoll(v->ax[A_VCPUS].vals.v[idx[A_VCPUS]], NULL, 10), tcpus;
+
+	c->kind = VTB_CONFIG_VM;
+	c->line = v->s->line;
+	c->runnable = false; /* until the plan layer planned it */
+	if (vm_params(p, v, idx, c) < 0)
+		return -1;
+	if (ts) {
+		if (topology_cpus(p, ts, &tcpus) < 0)
+			return -1;
+		if (tcpus != nv &&
+		    !(c->why_not = vtb_asprintf("topology '%s' describes %lld CPUs, not %lld", topo,
+						tcpus, nv)))
+			return vtb_error("out of memory");
+	}
+	vm_req(c, nv, topo, v->ax[A_PINNING].vals.v[idx[A_PINNING]],
+	       v->ax[A_MEMORY].vals.v[idx[A_MEMORY]], v->numa, v->vms, is_yes(v->over),
+	       is_yes(v->huge), is_yes(v->locked));
+	if (!c->why_not && partition_why_not(c, v->ax[A_SCHED].vals.v[idx[A_SCHED]], nv) < 0)
+		return -1;
+	return 0;
+}
+
+static int expand_vm(struct parser *p)
+{
+	struct vm_sect v = { .s = find_sect(p, S_VM, NULL) };
+	struct vtb_config c;
+	size_t idx[N_VM_AXES] = { 0 }, total;
+	int ret = -1;
+
+	memset(&c, 0, sizeof(c));
+	if (!v.s)
+		return 0;
+	if (vm_settings(p, &v) < 0 || vm_axes(p, &v) < 0 || check_vm_topologies(p, &v) < 0 ||
+	    check_vm_scheds(p, &v) < 0)
 		goto out;
-	if (!is_yes(enabled)) {
+	if (!is_yes(v.enabled)) {
 		ret = 0;
 		goto out;
 	}
-	for (i = 0; i < ax[A_VCPUS].vals.n; i++) {
-		long long n = strtoll(ax[A_VCPUS].vals.v[i], NULL, 10) * strtoll(vms, NULL, 10);
-
-		/* with a host model the planner says it, with housekeeping */
-		if (!p->host->model && !is_yes(over) && n > p->host->host_cpus) {
-			ret = perr(
-				p, lines[A_VCPUS],
-				"vcpus = %s (x%s VMs) but the host has only %d CPUs (set overcommit = yes)",
-				ax[A_VCPUS].vals.v[i], vms, p->host->host_cpus);
-			goto out;
-		}
-	}
-	if (product(p, s->line, ax, N_AXES, CONFIG_LIMIT, &total) < 0)
+	if (check_vm_cpus(p, &v) < 0 ||
+	    product(p, v.s->line, v.ax, N_VM_AXES, CONFIG_LIMIT, &total) < 0)
 		goto out;
 	do {
-		const char *vcpus = ax[A_VCPUS].vals.v[idx[A_VCPUS]];
-		const char *topo = ax[A_TOPOLOGY].vals.v[idx[A_TOPOLOGY]];
-		const char *sched = ax[A_SCHED].vals.v[idx[A_SCHED]];
-		const struct sect *ts = find_sect(p, S_TOPOLOGY, topo);
-		long long nv = strtoll(vcpus, NULL, 10), tcpus;
-
 		memset(&c, 0, sizeof(c));
-		alloc = 0;
-		c.kind = VTB_CONFIG_VM;
-		free(mem);
-		mem = size_label(ax[A_MEMORY].vals.v[idx[A_MEMORY]]);
-		if (!mem)
-			goto oom;
-		c.label =
-			vtb_asprintf("vm vcpus=%s topology=%s pinning=%s memory=%s sched=%s%s%s%s",
-				     vcpus, topo, ax[A_PINNING].vals.v[idx[A_PINNING]], mem, sched,
-				     strcmp(vms, "1") ? " vms=" : "", strcmp(vms, "1") ? vms : "",
-				     is_yes(over) ? " overcommit" : "");
-		if (!c.label)
-			goto oom;
-		for (i = 0; i < N_AXES; i++)
-			if (params_add(&c.params, &alloc, axis_keys[i], ax[i].vals.v[idx[i]]) < 0)
-				goto out;
-		/* settings added after the first release enter the key only when
-		 * not at their default, so existing keys stay */
-		if ((hk && params_add(&c.params, &alloc, "housekeeping", hk) < 0) ||
-		    (is_yes(huge) && params_add(&c.params, &alloc, "hugepages", huge) < 0) ||
-		    (is_yes(locked) && params_add(&c.params, &alloc, "locked", locked) < 0) ||
-		    (machine && strcmp(machine, "pc") &&
-		     params_add(&c.params, &alloc, "machine", machine) < 0) ||
-		    params_add(&c.params, &alloc, "numa", numa) < 0 ||
-		    params_add(&c.params, &alloc, "vms", vms) < 0 ||
-		    params_add(&c.params, &alloc, "overcommit", over) < 0 ||
-		    add_section_params(&c.params, &alloc, ts, "topology") < 0 ||
-		    add_section_params(&c.params, &alloc, find_sect(p, S_SCHED, sched), "sched") <
-			    0)
+		if (vm_config(p, &v, idx, &c) < 0 ||
+		    add_config(p, &c, strtoll(v.ax[A_VCPUS].vals.v[idx[A_VCPUS]], NULL, 10)) < 0)
 			goto out;
-		c.runnable = false;
-		if (ts) {
-			if (topology_cpus(p, ts, &tcpus) < 0)
-				goto out;
-			if (tcpus != nv)
-				c.why_not =
-					vtb_asprintf("topology '%s' describes %lld CPUs, not %lld",
-						     topo, tcpus, nv);
-		}
-		params_sort(&c.params); /* vtb_params_get() searches a sorted array */
-		vm_req(&c, nv, topo, ax[A_PINNING].vals.v[idx[A_PINNING]],
-		       ax[A_MEMORY].vals.v[idx[A_MEMORY]], numa, vms, is_yes(over), is_yes(huge),
-		       is_yes(locked));
-		if (!c.why_not && partition_why_not(&c, sched, nv) < 0)
-			goto out;
-		c.line = s->line;
-		c.runnable = false; /* until the plan layer planned it */
-		if (add_config(p, &c, nv) < 0)
-			goto out;
-	} while (next_combo(ax, N_AXES, idx));
+	} while (next_combo(v.ax, N_VM_AXES, idx));
 	ret = 0;
-	goto out;
-oom:
-	ret = vtb_error("out of memory");
 out:
 	config_release(&c);
-	axes_release(ax, N_AXES);
-	strv_release(&cands);
-	free(enabled);
-	free(numa);
-	free(vms);
-	free(over);
-	free(mem);
-	free(hint);
-	free(hk);
-	free(huge);
-	free(locked);
-	free(machine);
+	vm_sect_release(&v);
 	return ret;
 }
 
@@ -2898,7 +3027,8 @@ void vtb_conf_man(FILE *f, const char *version)
 	vtb_man_section(f, "SYNOPSIS");
 	fputs("\\fBvtbench plan\\fR \\fIMATRIX.conf\\fR\n.br\n"
 	      "\\fBvtbench run\\fR \\fIMATRIX.conf\\fR\n.br\n"
-	      "\\fBvtbench plan \\-\\-help\\-matrix\\fR\n", f);
+	      "\\fBvtbench plan \\-\\-help\\-matrix\\fR\n",
+	      f);
 	vtb_man_section(f, "DESCRIPTION");
 	vtb_man_block(f, conf_intro);
 	vtb_man_para(f, "A configuration is one point of the VM axes, or a bare-metal baseline; "
