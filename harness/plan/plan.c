@@ -793,14 +793,115 @@ out:
  * siblings of housekeeping CPUs stay out of the pool: a vCPU there would
  * share a core with the emulator thread.
  */
+/* housekeeping = auto: the first allowed CPU's core, when the rest
+ * still holds @need pCPUs; else none, with a note. */
+static int housekeeping_auto(struct ctx *x, const int *all, size_t n_allowed, size_t need,
+			     struct vtb_cpuset *hk)
+{
+	const struct vtb_topo *t = x->t;
+	const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, all[0]);
+	size_t i, k = 0;
+
+	if (core)
+		for (i = 0; i < core->n; i++)
+			k += vtb_topo_pu_by_os(t, core->cpus[i])->allowed;
+	if (core && n_allowed - k >= need && n_allowed > k) {
+		for (i = 0; i < core->n; i++)
+			if (vtb_topo_pu_by_os(t, core->cpus[i])->allowed &&
+			    vtb_cpuset_add(hk, core->cpus[i]) < 0)
+				return -1;
+		return 0;
+	}
+	if (!x->notes)
+		return 0;
+	return note(
+		x->p, -1,
+		vtb_strdup(
+			"no housekeeping CPUs: the host has no spare CPU, so the harness, libvirt and emulator threads share the vCPUs' pCPUs"));
+}
+
+/* The housekeeping set: @hk_set when given (a placement trial), else the
+ * request's (auto, none or a list of online allowed CPUs). */
+static int housekeeping_of(struct ctx *x, const struct vtb_cpuset *hk_set, const int *all,
+			   size_t n_allowed, struct vtb_cpuset *hk)
+{
+	const struct vtb_plan_req *r = x->r;
+	const char *spec = r->housekeeping ? r->housekeeping : "auto";
+	size_t i;
+
+	if (hk_set) {
+		for (i = 0; i < hk_set->n; i++)
+			if (vtb_cpuset_add(hk, hk_set->cpus[i]) < 0)
+				return -1;
+		return 0;
+	}
+	if (!strcmp(spec, "none"))
+		return 0;
+	if (!strcmp(spec, "auto"))
+		return housekeeping_auto(x, all, n_allowed,
+					 r->overcommit ? (size_t)1
+						       : (size_t)r->vcpus * (size_t)r->vms,
+					 hk);
+	if (vtb_cpuset_parse(spec, hk) < 0)
+		return vtb_error("housekeeping = %s: not auto, none or a CPU list", spec);
+	for (i = 0; i < hk->n; i++) {
+		const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(x->t, hk->cpus[i]);
+
+		if (!pu || !pu->online || !pu->allowed)
+			return vtb_error(
+				"housekeeping = %s: CPU %d is not an online CPU this host allows",
+				spec, hk->cpus[i]);
+	}
+	return 0;
+}
+
+/* What stays out of the pool: the housekeeping CPUs' whole cores; their
+ * SMT siblings idle, said in a note. */
+static int kept_out(struct ctx *x, const struct vtb_cpuset *hk, struct vtb_cpuset *out)
+{
+	const struct vtb_topo *t = x->t;
+	struct vtb_cpuset idle = { NULL, 0 };
+	size_t i, j;
+	int ret = -1;
+
+	for (i = 0; i < hk->n; i++) {
+		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, hk->cpus[i]);
+
+		if (vtb_cpuset_add(out, hk->cpus[i]) < 0)
+			goto out;
+		for (j = 0; core && j < core->n; j++)
+			if (!vtb_cpuset_has(hk, core->cpus[j]) &&
+			    vtb_topo_pu_by_os(t, core->cpus[j])->allowed &&
+			    (vtb_cpuset_add(out, core->cpus[j]) < 0 ||
+			     vtb_cpuset_add(&idle, core->cpus[j]) < 0))
+				goto out;
+	}
+	if (idle.n && x->notes) {
+		char *h = vtb_cpuset_format(hk), *s = vtb_cpuset_format(&idle);
+		int r2 = note(
+			x->p, -1,
+			h && s ? vtb_asprintf(
+					 "housekeeping %s: its SMT sibling%s %s stay%s idle, never given to vCPUs (a vCPU there would share a core with the emulator thread)",
+					 h, idle.n == 1 ? "" : "s", s, idle.n == 1 ? "s" : "")
+			       : NULL);
+
+		free(h);
+		free(s);
+		if (r2 < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	vtb_cpuset_release(&idle);
+	return ret;
+}
+
 static int pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, size_t *n_pool)
 {
 	const struct vtb_topo *t = x->t;
 	const struct vtb_plan_req *r = x->r;
-	struct vtb_plan *p = x->p;
-	struct vtb_cpuset hk = { NULL, 0 }, out = { NULL, 0 }, idle = { NULL, 0 };
-	const char *spec = r->housekeeping ? r->housekeeping : "auto";
-	size_t i, j, n_allowed = 0, need;
+	struct vtb_cpuset hk = { NULL, 0 }, out = { NULL, 0 };
+	size_t i, n_allowed = 0;
 	int *all;
 
 	*pool = NULL;
@@ -815,78 +916,13 @@ static int pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, s
 		free(all);
 		return vtb_error("the host allows no CPU");
 	}
-	need = r->overcommit ? (size_t)1 : (size_t)r->vcpus * (size_t)r->vms;
-	if (hk_set) {
-		for (i = 0; i < hk_set->n; i++)
-			if (vtb_cpuset_add(&hk, hk_set->cpus[i]) < 0)
-				goto fail;
-	} else if (!strcmp(spec, "none")) {
-		/* nothing kept back */
-	} else if (!strcmp(spec, "auto")) {
-		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, all[0]);
-		size_t k = 0;
-
-		if (core)
-			for (i = 0; i < core->n; i++)
-				k += vtb_topo_pu_by_os(t, core->cpus[i])->allowed;
-		if (core && n_allowed - k >= need && n_allowed > k) {
-			for (i = 0; i < core->n; i++)
-				if (vtb_topo_pu_by_os(t, core->cpus[i])->allowed &&
-				    vtb_cpuset_add(&hk, core->cpus[i]) < 0)
-					goto fail;
-		} else if (
-			x->notes &&
-			note(p, -1,
-			     vtb_strdup(
-				     "no housekeeping CPUs: the host has no spare CPU, so the harness, libvirt and emulator threads share the vCPUs' pCPUs")) <
-				0) {
-			goto fail;
-		}
-	} else if (vtb_cpuset_parse(spec, &hk) < 0) {
-		vtb_error("housekeeping = %s: not auto, none or a CPU list", spec);
-		goto fail;
-	} else {
-		for (i = 0; i < hk.n; i++) {
-			const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, hk.cpus[i]);
-
-			if (!pu || !pu->online || !pu->allowed) {
-				vtb_error(
-					"housekeeping = %s: CPU %d is not an online CPU this host allows",
-					spec, hk.cpus[i]);
-				goto fail;
-			}
-		}
+	if (housekeeping_of(x, hk_set, all, n_allowed, &hk) < 0 || kept_out(x, &hk, &out) < 0) {
+		vtb_cpuset_release(&hk);
+		vtb_cpuset_release(&out);
+		free(all);
+		return -1;
 	}
-	/* the housekeeping CPUs' whole cores stay out of the pool */
-	for (i = 0; i < hk.n; i++) {
-		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, hk.cpus[i]);
-
-		if (vtb_cpuset_add(&out, hk.cpus[i]) < 0)
-			goto fail;
-		for (j = 0; core && j < core->n; j++)
-			if (!vtb_cpuset_has(&hk, core->cpus[j]) &&
-			    vtb_topo_pu_by_os(t, core->cpus[j])->allowed &&
-			    (vtb_cpuset_add(&out, core->cpus[j]) < 0 ||
-			     vtb_cpuset_add(&idle, core->cpus[j]) < 0))
-				goto fail;
-	}
-	if (idle.n && x->notes) {
-		char *h = vtb_cpuset_format(&hk), *s = vtb_cpuset_format(&idle);
-		int r2 = note(
-			p, -1,
-			h && s ? vtb_asprintf(
-					 "housekeeping %s: its SMT sibling%s %s stay%s idle, never given to vCPUs (a vCPU there would share a core with the emulator thread)",
-					 h, idle.n == 1 ? "" : "s", s, idle.n == 1 ? "s" : "")
-			       : NULL);
-
-		free(h);
-		free(s);
-		if (r2 < 0)
-			goto fail;
-	}
-	vtb_cpuset_release(&idle);
-	p->housekeeping = hk;
-	hk = (struct vtb_cpuset){ NULL, 0 };
+	x->p->housekeeping = hk;
 	for (i = 0; i < n_allowed; i++)
 		if (!vtb_cpuset_has(&out, all[i]))
 			all[(*n_pool)++] = all[i];
@@ -895,15 +931,10 @@ static int pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, s
 	if (!*n_pool) {
 		*pool = NULL;
 		free(all);
-		return vtb_error("housekeeping = %s leaves no CPU for guests", spec);
+		return vtb_error("housekeeping = %s leaves no CPU for guests",
+				 r->housekeeping ? r->housekeeping : "auto");
 	}
 	return 0;
-fail:
-	vtb_cpuset_release(&hk);
-	vtb_cpuset_release(&out);
-	vtb_cpuset_release(&idle);
-	free(all);
-	return -1;
 }
 
 static int group_at(const struct ctx *x, const struct vtb_topo_pu *pu, enum vtb_claim_kind k)
@@ -1749,6 +1780,202 @@ static char *capacity_text(const struct ctx *x, size_t i)
 	return s;
 }
 
+/* What mem_check() finds on the way, per host node index. */
+struct memck {
+	uint64_t *fixed; /* memory of the guest cells bound to the node */
+	uint64_t *cap;	 /* what the node can give (its huge page pool with hugepages) */
+	bool *known;
+	struct vtb_cpuset unknown, fnodes; /* nodes of unknown memory; floating memory's */
+	uint64_t all_float, all_avail;
+	bool pool_only, fl_unknown;
+};
+
+static void memck_release(struct memck *k)
+{
+	free(k->fixed);
+	free(k->cap);
+	free(k->known);
+	vtb_cpuset_release(&k->unknown);
+	vtb_cpuset_release(&k->fnodes);
+}
+
+/* Each node's capacity and the memory of the guest cells bound to it. */
+static int memck_init(struct ctx *x, struct memck *k)
+{
+	const struct vtb_topo *t = x->t;
+	const struct vtb_plan *p = x->p;
+	size_t nn = t->n_nodes, i, c;
+	int v;
+
+	k->fixed = calloc(nn + 1, sizeof(*k->fixed));
+	k->cap = calloc(nn + 1, sizeof(*k->cap));
+	k->known = calloc(nn + 1, sizeof(*k->known));
+	if (!k->fixed || !k->cap || !k->known)
+		return vtb_error("out of memory");
+	for (i = 0; i < nn; i++)
+		k->known[i] = vtb_topo_node_capacity(t, i, p->req.hugepages, &k->cap[i], NULL);
+	for (v = 0; v < p->req.vms; v++) {
+		const struct vtb_plan_vm *m = &p->vm[v];
+
+		for (c = 0; c < m->n_cells; c++)
+			if (m->cells[c].host_node >= 0) {
+				int n = node_index(t, m->cells[c].host_node);
+
+				if (n >= 0)
+					k->fixed[n] += m->cells[c].memory_bytes;
+			}
+	}
+	return 0;
+}
+
+/* Guest cells bound to one node must fit it; *why when they do not. */
+static int check_bound(struct ctx *x, struct memck *k, char **why)
+{
+	const struct vtb_topo *t = x->t;
+	const struct vtb_plan *p = x->p;
+	size_t i;
+
+	for (i = 0; i < t->n_nodes && !*why; i++) {
+		bool free_known;
+		char *need, *has, *list;
+
+		if (!k->fixed[i])
+			continue;
+		vtb_topo_node_capacity(t, i, p->req.hugepages, &k->cap[i], &free_known);
+		k->pool_only = k->pool_only || (k->known[i] && !free_known);
+		if (!k->known[i]) {
+			if (vtb_cpuset_add(&k->unknown, t->nodes[i].os) < 0)
+				return -1;
+			continue;
+		}
+		if (k->fixed[i] <= k->cap[i])
+			continue;
+		need = vtb_format_size(k->fixed[i]);
+		has = capacity_text(x, i);
+		list = cells_on(p, t->nodes[i].os);
+		*why = vtb_asprintf(
+			"guest memory does not fit host node %d: it has %s, the guest cells bound to it need %s (%s); lower memory%s",
+			t->nodes[i].os, has ? has : "?", need ? need : "?", list ? list : "?",
+			p->req.vms > 1 ? " or vms" : "");
+		free(need);
+		free(has);
+		free(list);
+		if (!*why)
+			return vtb_error("out of memory");
+	}
+	return 0;
+}
+
+/* VM @v's memory bound to several nodes (numa = off, cells spanning
+ * nodes) must fit what they have left; *why when it does not. */
+static int check_floating(struct ctx *x, struct memck *k, int v, char **why)
+{
+	const struct vtb_topo *t = x->t;
+	const struct vtb_plan *p = x->p;
+	const struct vtb_plan_vm *m = &p->vm[v];
+	uint64_t fl = m->n_cells ? 0 : p->req.memory_bytes, avail = 0;
+	bool unk = false, one = m->nodes.n == 1;
+	char *need, *has, *nodes;
+	size_t i, c;
+
+	for (c = 0; c < m->n_cells; c++)
+		if (m->cells[c].host_node < 0)
+			fl += m->cells[c].memory_bytes;
+	if (!fl || !m->nodes.n)
+		return 0;
+	for (i = 0; i < m->nodes.n; i++) {
+		int n = node_index(t, m->nodes.cpus[i]);
+		uint64_t left;
+
+		if (n >= 0 && k->known[n] && p->req.hugepages && t->nodes[n].hugepages_free < 0)
+			k->pool_only = true;
+		if (n < 0 || !k->known[n]) {
+			unk = true;
+			if (vtb_cpuset_add(&k->unknown, m->nodes.cpus[i]) < 0)
+				return -1;
+			continue;
+		}
+		left = k->cap[n] > k->fixed[n] ? k->cap[n] - k->fixed[n] : 0;
+		avail += left;
+		if (!vtb_cpuset_has(&k->fnodes, m->nodes.cpus[i])) {
+			k->all_avail += left;
+			if (vtb_cpuset_add(&k->fnodes, m->nodes.cpus[i]) < 0)
+				return -1;
+		}
+	}
+	k->fl_unknown = k->fl_unknown || unk;
+	k->all_float += fl;
+	if (unk || fl <= avail)
+		return 0;
+	need = vtb_format_size(fl);
+	has = vtb_format_size(avail);
+	nodes = vtb_cpuset_format(&m->nodes);
+	*why = vtb_asprintf(
+		"guest memory does not fit host node%s %s: vm %d binds %s to %s (%s), %s %s left%s; lower memory%s",
+		one ? "" : "s", nodes ? nodes : "?", v, need ? need : "?", one ? "it" : "them",
+		m->n_cells ? "cells spanning host nodes" : "numa = off",
+		one ? "it has" : "they have", has ? has : "?",
+		p->req.hugepages ? " in 2MiB huge pages (hugepages = yes)" : "",
+		p->req.vms > 1 ? " or vms" : "");
+	free(need);
+	free(has);
+	free(nodes);
+	return *why ? 0 : vtb_error("out of memory");
+}
+
+/* The VMs' floating memory together against the nodes it may use. */
+static int check_all_floating(const struct ctx *x, const struct memck *k, char **why)
+{
+	char *need, *has, *nodes;
+
+	if (*why || k->fl_unknown || k->all_float <= k->all_avail)
+		return 0;
+	need = vtb_format_size(k->all_float);
+	has = vtb_format_size(k->all_avail);
+	nodes = vtb_cpuset_format(&k->fnodes);
+	*why = vtb_asprintf(
+		"guest memory does not fit host nodes %s: the %d VMs bind %s to them, they have %s left; lower memory or vms",
+		nodes ? nodes : "?", x->p->req.vms, need ? need : "?", has ? has : "?");
+	free(need);
+	free(has);
+	free(nodes);
+	return *why ? 0 : vtb_error("out of memory");
+}
+
+/* Notes: nodes whose memory (or huge pages) the description does not
+ * give, and huge page pools whose free part is unknown. */
+static int mem_notes(struct ctx *x, const struct memck *k)
+{
+	struct vtb_plan *p = x->p;
+
+	if (k->unknown.n) {
+		char *nodes = vtb_cpuset_format(&k->unknown);
+		bool one = k->unknown.n == 1;
+		int r;
+
+		r = note(
+			p, -1,
+			!nodes ? NULL
+			: p->req.hugepages
+				? vtb_asprintf(
+					  "huge pages of host node%s %s unknown (the host description gives no 2MiB page counts): guest memory is not checked against %s",
+					  one ? "" : "s", nodes, one ? "it" : "them")
+				: vtb_asprintf(
+					  "memory of host node%s %s unknown (the host description gives none): guest memory is not checked against %s",
+					  one ? "" : "s", nodes, one ? "it" : "them"));
+		free(nodes);
+		if (r < 0)
+			return -1;
+	}
+	if (k->pool_only && p->req.hugepages &&
+	    note(p, -1,
+		 vtb_strdup(
+			 "hugepages = yes: the host description gives the huge page pools but not how much of them is free; guest memory is checked against the pools")) <
+		    0)
+		return -1;
+	return 0;
+}
+
 /*
  * Guest memory against the host nodes it is bound to (numatune strict):
  * a cell on one host node (memnode) must fit that node, counting the
@@ -1760,162 +1987,23 @@ static char *capacity_text(const struct ctx *x, size_t i)
  */
 static int mem_check(struct ctx *x)
 {
-	const struct vtb_topo *t = x->t;
-	struct vtb_plan *p = x->p;
-	size_t nn = t->n_nodes, i, c;
-	uint64_t *fixed = calloc(nn + 1, sizeof(*fixed)), *cap = calloc(nn + 1, sizeof(*cap));
-	bool *known = calloc(nn + 1, sizeof(*known));
-	uint64_t all_float = 0, all_avail = 0;
-	struct vtb_cpuset unknown = { NULL, 0 }, fnodes = { NULL, 0 };
-	bool pool_only = false, fl_unknown = false;
+	struct memck k = { 0 };
 	char *why = NULL;
 	int v, ret = -1;
 
-	if (!fixed || !cap || !known) {
-		vtb_error("out of memory");
+	if (memck_init(x, &k) < 0 || check_bound(x, &k, &why) < 0)
 		goto out;
-	}
-	for (i = 0; i < nn; i++)
-		known[i] = vtb_topo_node_capacity(t, i, p->req.hugepages, &cap[i], NULL);
-	for (v = 0; v < p->req.vms; v++) {
-		const struct vtb_plan_vm *m = &p->vm[v];
-
-		for (c = 0; c < m->n_cells; c++)
-			if (m->cells[c].host_node >= 0) {
-				int k = node_index(t, m->cells[c].host_node);
-
-				if (k >= 0)
-					fixed[k] += m->cells[c].memory_bytes;
-			}
-	}
-	for (i = 0; i < nn && !why; i++) {
-		bool free_known;
-
-		if (!fixed[i])
-			continue;
-		vtb_topo_node_capacity(t, i, p->req.hugepages, &cap[i], &free_known);
-		pool_only = pool_only || (known[i] && !free_known);
-		if (!known[i]) {
-			if (vtb_cpuset_add(&unknown, t->nodes[i].os) < 0)
-				goto out;
-		} else if (fixed[i] > cap[i]) {
-			char *need = vtb_format_size(fixed[i]), *has = capacity_text(x, i);
-			char *list = cells_on(p, t->nodes[i].os);
-
-			why = vtb_asprintf(
-				"guest memory does not fit host node %d: it has %s, the guest cells bound to it need %s (%s); lower memory%s",
-				t->nodes[i].os, has ? has : "?", need ? need : "?",
-				list ? list : "?", p->req.vms > 1 ? " or vms" : "");
-			free(need);
-			free(has);
-			free(list);
-			if (!why)
-				goto oom;
-		}
-	}
-	/* memory bound to several nodes: numa = off, cells spanning nodes */
-	for (v = 0; v < p->req.vms && !why; v++) {
-		const struct vtb_plan_vm *m = &p->vm[v];
-		uint64_t fl = m->n_cells ? 0 : p->req.memory_bytes, avail = 0;
-		bool unk = false;
-
-		for (c = 0; c < m->n_cells; c++)
-			if (m->cells[c].host_node < 0)
-				fl += m->cells[c].memory_bytes;
-		if (!fl || !m->nodes.n)
-			continue;
-		for (i = 0; i < m->nodes.n; i++) {
-			int k = node_index(t, m->nodes.cpus[i]);
-
-			if (k >= 0 && known[k] && p->req.hugepages &&
-			    t->nodes[k].hugepages_free < 0)
-				pool_only = true;
-			if (k < 0 || !known[k]) {
-				unk = true;
-				if (vtb_cpuset_add(&unknown, m->nodes.cpus[i]) < 0)
-					goto out;
-				continue;
-			}
-			avail += cap[k] > fixed[k] ? cap[k] - fixed[k] : 0;
-			if (!vtb_cpuset_has(&fnodes, m->nodes.cpus[i])) {
-				all_avail += cap[k] > fixed[k] ? cap[k] - fixed[k] : 0;
-				if (vtb_cpuset_add(&fnodes, m->nodes.cpus[i]) < 0)
-					goto out;
-			}
-		}
-		fl_unknown = fl_unknown || unk;
-		all_float += fl;
-		if (!unk && fl > avail) {
-			char *need = vtb_format_size(fl), *has = vtb_format_size(avail);
-			char *nodes = vtb_cpuset_format(&m->nodes);
-
-			bool one = m->nodes.n == 1;
-
-			why = vtb_asprintf(
-				"guest memory does not fit host node%s %s: vm %d binds %s to %s (%s), %s %s left%s; lower memory%s",
-				one ? "" : "s", nodes ? nodes : "?", v, need ? need : "?",
-				one ? "it" : "them",
-				m->n_cells ? "cells spanning host nodes" : "numa = off",
-				one ? "it has" : "they have", has ? has : "?",
-				p->req.hugepages ? " in 2MiB huge pages (hugepages = yes)" : "",
-				p->req.vms > 1 ? " or vms" : "");
-			free(need);
-			free(has);
-			free(nodes);
-			if (!why)
-				goto oom;
-		}
-	}
-	if (!why && !fl_unknown && all_float > all_avail) {
-		char *need = vtb_format_size(all_float), *has = vtb_format_size(all_avail);
-		char *nodes = vtb_cpuset_format(&fnodes);
-
-		why = vtb_asprintf(
-			"guest memory does not fit host nodes %s: the %d VMs bind %s to them, they have %s left; lower memory or vms",
-			nodes ? nodes : "?", p->req.vms, need ? need : "?", has ? has : "?");
-		free(need);
-		free(has);
-		free(nodes);
-		if (!why)
-			goto oom;
-	}
-	p->why_not = why;
-	why = NULL;
-	if (unknown.n) {
-		char *nodes = vtb_cpuset_format(&unknown);
-		bool one = unknown.n == 1;
-
-		if (note(p, -1,
-			 !nodes ? NULL
-			 : p->req.hugepages
-				 ? vtb_asprintf(
-					   "huge pages of host node%s %s unknown (the host description gives no 2MiB page counts): guest memory is not checked against %s",
-					   one ? "" : "s", nodes, one ? "it" : "them")
-				 : vtb_asprintf(
-					   "memory of host node%s %s unknown (the host description gives none): guest memory is not checked against %s",
-					   one ? "" : "s", nodes, one ? "it" : "them")) < 0) {
-			free(nodes);
+	for (v = 0; v < x->p->req.vms && !why; v++)
+		if (check_floating(x, &k, v, &why) < 0)
 			goto out;
-		}
-		free(nodes);
-	}
-	if (pool_only && p->req.hugepages &&
-	    note(p, -1,
-		 vtb_strdup(
-			 "hugepages = yes: the host description gives the huge page pools but not how much of them is free; guest memory is checked against the pools")) <
-		    0)
+	if (check_all_floating(x, &k, &why) < 0)
 		goto out;
-	ret = 0;
-	goto out;
-oom:
-	vtb_error("out of memory");
+	x->p->why_not = why;
+	why = NULL;
+	ret = mem_notes(x, &k);
 out:
 	free(why);
-	free(fixed);
-	free(cap);
-	free(known);
-	vtb_cpuset_release(&unknown);
-	vtb_cpuset_release(&fnodes);
+	memck_release(&k);
 	return ret;
 }
 
