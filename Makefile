@@ -53,9 +53,9 @@ ALL_CFLAGS += -fsanitize=fuzzer-no-link
 endif
 
 # common/: what both binaries share; workloads/: the agent's workloads;
-# harness/PART/ and reports/: the harness (DESIGN.md section 2).
+# harness/PART/, reports/ and topologies/ (the presets): the harness (DESIGN.md section 2).
 WL_SRC      := $(sort $(wildcard common/*.c) $(filter-out workloads/agent.c,$(wildcard workloads/*.c)))
-HARNESS_SRC := $(sort $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c reports/*.c)))
+HARNESS_SRC := $(sort $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c reports/*.c topologies/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 
 OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))

@@ -21,6 +21,7 @@
 #include "bootstatus.h"
 #include "../compare/compare.h"
 #include "../matrix/conf.h"
+#include "../plan/cfgplan.h"
 #include "../host/hoststate.h"
 #include "../host/hosttopo.h"
 #include "../store/store.h"

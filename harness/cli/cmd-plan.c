@@ -13,6 +13,7 @@
 #include "../../workloads/workload.h"
 #include "cmd.h"
 #include "../matrix/conf.h"
+#include "../plan/cfgplan.h"
 #include "../boot/domxml.h"
 #include "../host/hosttopo.h"
 #include "../plan/plan.h"
@@ -432,107 +433,142 @@ static char *relative_to(const char *matrix, char *value)
 	return value;
 }
 
-int cmd_plan(struct vtb_cmd_env *env)
+struct plan_opts {
+	const char *format, *xml_dir, *matrix;
+	bool kvm, timing, quiet, reps_auto;
+	long long reps;
+};
+
+/* The command line into @o: 0, or the exit status; @done when the
+ * command is done (--help, --help-matrix: 0 after printing). */
+static int plan_args(struct vtb_cmd_env *env, struct plan_opts *o, bool *done)
 {
 	struct vtb_cli_parser cp;
-	struct vtb_matrix *m = NULL;
-	char *matrix_host = NULL;
-	struct vtb_bootref *order = NULL;
-	const char *format = "text", *xml_dir = NULL, *arg, *matrix;
-	bool kvm = false, timing = false, quiet = false;
-	long long reps = 0;
-	bool reps_auto = false;
-	size_t n_order = 0;
-	int c, ret;
+	const char *arg;
+	int c;
 
+	*done = false;
 	vtb_cli_init(&cp, &plan_cli, env->argc, env->argv);
 	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
 		switch (c) {
 		case OPT_FORMAT:
-			format = arg;
+			o->format = arg;
 			break;
 		case OPT_HOST_TOPOLOGY:
 			env->host_topology = arg;
 			break;
 		case OPT_REPS:
-			reps_auto = !strcmp(arg, "auto");
-			if (!reps_auto && vtb_parse_int(arg, 1, 100000, &reps)) {
+			o->reps_auto = !strcmp(arg, "auto");
+			if (!o->reps_auto && vtb_parse_int(arg, 1, 100000, &o->reps)) {
 				vtb_cli_usage_error(&plan_cli, "--reps: %s (or auto)",
 						    vtb_errmsg());
 				return VTB_EXIT_USAGE;
 			}
 			break;
 		case OPT_XML_DIR:
-			xml_dir = arg;
+			o->xml_dir = arg;
 			break;
 		case OPT_TIMING:
-			timing = true;
+			o->timing = true;
 			break;
 		case OPT_ACCEL:
-			kvm = !strcmp(arg, "kvm");
+			o->kvm = !strcmp(arg, "kvm");
 			break;
 		case OPT_QUIET:
-			quiet = true;
+			o->quiet = true;
 			break;
 		case OPT_HELP_MATRIX:
 			vtb_conf_help(stdout);
+			*done = true;
 			return 0;
 		}
 	}
-	if (c < 0)
+	if (c < 0) { /* --help (0) or a usage error */
+		*done = true;
 		return vtb_cli_exit(c);
+	}
 	if (cp.optind != env->argc - 1) {
 		vtb_cli_usage_error(&plan_cli, "expected one matrix file");
 		return VTB_EXIT_USAGE;
 	}
-	matrix = env->argv[cp.optind];
-	/* --host-topology wins over the matrix's host_topology = */
-	if (!env->host_topology) {
-		if (vtb_matrix_host_topology(matrix, &matrix_host) < 0) {
-			vtb_cmd_err(env, "%s", vtb_errmsg());
-			return VTB_EXIT_INFRA;
-		}
-		if (matrix_host && !(matrix_host = relative_to(matrix, matrix_host))) {
-			vtb_cmd_err(env, "out of memory");
-			return VTB_EXIT_INFRA;
-		}
-		env->host_topology = matrix_host;
-	}
-	ret = vtb_cmd_setup(env);
-	if (ret)
-		goto out;
-	ret = VTB_EXIT_USAGE;
-	if (vtb_matrix_load(matrix, &env->host->ctx, &m)) {
+	o->matrix = env->argv[cp.optind];
+	return 0;
+}
+
+/* --host-topology wins over the matrix's host_topology = (*owned, the
+ * caller's to free and to take back from env). */
+static int plan_host_topology(struct vtb_cmd_env *env, const char *matrix, char **owned)
+{
+	if (env->host_topology)
+		return 0;
+	if (vtb_matrix_host_topology(matrix, owned) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
-		goto out;
+		return VTB_EXIT_INFRA;
 	}
-	if (reps || reps_auto)
-		vtb_matrix_set_reps(m, reps_auto ? 0 : reps);
-	ret = VTB_EXIT_INFRA;
-	if (vtb_matrix_boot_order(m, &order, &n_order)) {
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		goto out;
+	if (*owned && !(*owned = relative_to(matrix, *owned))) {
+		vtb_cmd_err(env, "out of memory");
+		return VTB_EXIT_INFRA;
 	}
-	if (!strcmp(format, "json")) {
-		if (plan_json(m, env->host, n_order)) {
-			vtb_cmd_err(env, "%s", vtb_errmsg());
-			goto out;
-		}
+	env->host_topology = *owned;
+	return 0;
+}
+
+/* The plan of @m in o->format, then its domain XML (--xml-dir, --timing). */
+static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
+		       const struct vtb_matrix *m)
+{
+	struct vtb_bootref *order = NULL;
+	size_t n_order = 0;
+	int ret = VTB_EXIT_INFRA;
+
+	if (vtb_matrix_boot_order(m, &order, &n_order))
+		goto err;
+	free(order);
+	if (!strcmp(o->format, "json")) {
+		if (plan_json(m, env->host, n_order))
+			goto err;
 	} else {
-		plan_text(m, env->host, n_order, quiet);
+		plan_text(m, env->host, n_order, o->quiet);
 	}
 	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
-	if (xml_dir && vtb_mkdir_p(xml_dir, 0777, false) < 0) {
+	if (o->xml_dir && vtb_mkdir_p(o->xml_dir, 0777, false) < 0) {
 		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
-		goto out;
+		return ret;
 	}
-	if ((xml_dir || timing) && write_xml(m, xml_dir, kvm, timing) < 0) {
+	if ((o->xml_dir || o->timing) && write_xml(m, o->xml_dir, o->kvm, o->timing) < 0)
+		goto err;
+	return 0;
+err:
+	vtb_cmd_err(env, "%s", vtb_errmsg());
+	return ret;
+}
+
+int cmd_plan(struct vtb_cmd_env *env)
+{
+	struct plan_opts o = { .format = "text" };
+	struct vtb_matrix *m = NULL;
+	char *matrix_host = NULL;
+	bool done;
+	int ret;
+
+	ret = plan_args(env, &o, &done);
+	if (ret || done)
+		return ret;
+	ret = plan_host_topology(env, o.matrix, &matrix_host);
+	if (!ret)
+		ret = vtb_cmd_setup(env);
+	if (ret)
+		goto out;
+	/* read, each VM configuration planned once, completed (cfgplan.h) */
+	if (vtb_matrix_load(o.matrix, &env->host->ctx, &m)) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_USAGE;
 		goto out;
 	}
-	ret = 0;
+	if (o.reps || o.reps_auto)
+		vtb_matrix_set_reps(m, o.reps_auto ? 0 : o.reps);
+	ret = plan_output(env, &o, m);
 out:
-	free(order);
 	vtb_matrix_free(m);
 	if (matrix_host)
 		env->host_topology = NULL;

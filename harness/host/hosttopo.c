@@ -9,7 +9,6 @@
  * to be adjacent for siblings.
  */
 #include "hosttopo.h"
-#include "../plan/cfgplan.h"
 
 #include "../../common/sysfs.h"
 
@@ -820,7 +819,6 @@ static int host_finish(struct vtb_hosttopo *h)
 	h->ctx.llc_bytes = host_llc_bytes;
 	h->ctx.mems_of = host_mems_of;
 	h->ctx.model = &h->model;
-	h->ctx.place = vtb_cfgplan_place;
 	h->ctx.priv = h;
 	return 0;
 }

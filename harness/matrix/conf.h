@@ -2,7 +2,11 @@
 /*
  * matrix.conf: parsing, validation and expansion into configurations and
  * cells (docs/matrix.md).  Pure: the host is described by a
- * struct vtb_host_ctx, so unit tests use made-up hosts.
+ * struct vtb_host_ctx, so unit tests use made-up hosts.  The matrix
+ * never calls the planner: reading yields typed configurations, the
+ * plan layer plans each VM configuration once (harness/plan/cfgplan.h,
+ * whose vtb_matrix_load() is what a command calls), and
+ * vtb_matrix_complete() then adds what depends on the plans.
  */
 #ifndef VTB_CONF_H
 #define VTB_CONF_H
@@ -15,12 +19,11 @@
 #include "../../common/vtbutil.h"
 #include "vmreq.h"
 
-#define VTB_KEY_LEN 16	       /* hex digits of a configuration or cell key */
-#define VTB_PLACE_NO_ROOM (-2) /* as VTB_PLAN_NO_ROOM (plan.h) */
+#define VTB_KEY_LEN 16 /* hex digits of a configuration or cell key */
 
 struct vtb_topo;
 struct vtb_plan;
-struct vtb_config;
+struct vtb_matrix_src;
 
 /* What matrix resolution needs to know about the host. */
 struct vtb_host_ctx {
@@ -37,18 +40,11 @@ struct vtb_host_ctx {
 			 uint64_t *out);
 	/* NUMA nodes holding @cpus as a cpulist-formatted set, malloc'ed. */
 	char *(*mems_of)(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus);
-	/* The host model VM configurations are planned on (plan.h); NULL:
-	 * none, and VM configurations that need the planner (pinning,
-	 * mirror, lie, cells) are not runnable. */
+	/* The host model VM configurations are planned on (plan.h, by the
+	 * plan layer: the matrix only carries it); NULL: none, and VM
+	 * configurations that need the planner (pinning, mirror, lie,
+	 * cells) are not runnable. */
 	const struct vtb_topo *model;
-	/* Places VM configuration @c (its typed c->req) on the host model:
-	 * the only way the matrix reaches the planner, which the layer that
-	 * owns the model provides (cfgplan.h).  Sets c->plan, plan_free,
-	 * plan_json, cpus and vm_cpus, and c->why_not when the plan says the
-	 * placement cannot run.  0, VTB_PLACE_NO_ROOM with vtb_error() when
-	 * the host has too few pCPUs for it, -1 with vtb_error() when the
-	 * planner refuses the request.  NULL exactly when model is NULL. */
-	int (*place)(const struct vtb_host_ctx *h, struct vtb_config *c);
 	/* The local host: MemAvailable when it was loaded, a bound on what a
 	 * baseline may use besides its nodes' size; 0 unknown (a described
 	 * host). */
@@ -99,6 +95,7 @@ struct vtb_config {
 	char key[VTB_KEY_LEN + 1];
 	enum vtb_config_kind kind;
 	char *label;		  /* "baseline cpus=2", "vm vcpus=8 topology=mirror ..." */
+	int line;		  /* of its section, for errors found after reading */
 	struct vtb_params params; /* axis values and fixed settings (in the key) */
 	char *params_json;
 	struct vtb_cpuset cpus; /* pCPUs (host-dependent, not in the key); VM: every
@@ -108,9 +105,9 @@ struct vtb_config {
 	/* VM: the settings as typed values (strings in it point into
 	 * params), what the planner takes */
 	struct vtb_plan_req req;
-	/* VM: the plan, made once per campaign when the matrix is loaded and
-	 * carried to the boot (NULL without a host model); released with
-	 * plan_free; and each VM's pCPUs (req.vms sets) */
+	/* VM: the plan, made once per campaign after the matrix is read
+	 * (cfgplan.h) and carried to the boot (NULL without a host model);
+	 * released with plan_free; and each VM's pCPUs (req.vms sets) */
 	struct vtb_plan *plan;
 	void (*plan_free)(struct vtb_plan *p);
 	uint64_t plan_ns; /* how long planning it took */
@@ -150,16 +147,32 @@ struct vtb_matrix {
 	char *host_id; /* stored as the host's name; NULL: its hostname */
 	struct vtb_config *configs;
 	size_t n_configs;
+	/* what reading keeps for vtb_matrix_complete() (the sections, the
+	 * filters); NULL once complete */
+	struct vtb_matrix_src *src;
 };
 
 /*
- * Loads @path (or parses @text of @len bytes named @path) against @host.
- * On error returns -1 with vtb_errmsg() = "FILE:LINE: what is wrong
- * (did you mean 'x'?)".  The matrix is owned by the caller.
+ * The first step: reads @path (or @text of @len bytes named @path)
+ * against @host, validates it and expands its configurations and cells.
+ * VM configurations carry their typed request (c->req), not a plan: they
+ * are not runnable until planned, and their cells keep llc = auto.  On
+ * error returns -1 with vtb_errmsg() = "FILE:LINE: what is wrong (did
+ * you mean 'x'?)".  The matrix is owned by the caller.  A command loads
+ * a matrix with cfgplan.h's vtb_matrix_load(), which takes every step.
  */
-int vtb_matrix_load(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out);
-int vtb_matrix_parse(const char *path, const char *text, size_t len,
-		     const struct vtb_host_ctx *host, struct vtb_matrix **out);
+int vtb_matrix_read(const char *path, const struct vtb_host_ctx *host, struct vtb_matrix **out);
+int vtb_matrix_read_text(const char *path, const char *text, size_t len,
+			 const struct vtb_host_ctx *host, struct vtb_matrix **out);
+
+/*
+ * The last step, after each VM configuration was planned (c->plan, cpus,
+ * vm_cpus, mems, why_not and runnable set by the plan layer): resolves
+ * its cells' llc = auto from its pCPUs and adds the baselines on exactly
+ * each VM's pCPUs ([baseline] vm = yes).  Releases m->src.  -1 with
+ * vtb_error() ("FILE:LINE: ..." for the matrix's limits).
+ */
+int vtb_matrix_complete(struct vtb_matrix *m, const struct vtb_host_ctx *host);
 void vtb_matrix_free(struct vtb_matrix *m);
 
 /* The host_topology = of @path's [global] (malloc'ed), or NULL when the

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A VM configuration as typed values: what the matrix (conf.c) yields
- * and the placement planner (plan.h) takes.  The words of its settings
- * (pinning, topology presets) are listed here once; conf.c validates
- * against these lists and turns them into the enums below, and nothing
- * parses them again.  The shape of the presets that need no host
- * (flat, cores) and of an explicit [topology NAME] is decided here once.
+ * and the placement planner (plan.h) takes.  The pinning words are
+ * listed here once, the topology presets and their rules in
+ * topologies/presets.h; conf.c validates against these lists and turns
+ * them into enums, and nothing parses them again.
  */
 #ifndef VTB_VMREQ_H
 #define VTB_VMREQ_H
@@ -13,19 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../topologies/presets.h"
+
 enum vtb_pinning { VTB_PIN_NONE, VTB_PIN_STRICT, VTB_PIN_CORE, VTB_PIN_LLC, VTB_PIN_NODE };
-enum vtb_vtopo {
-	VTB_VTOPO_FLAT,
-	VTB_VTOPO_CORES,
-	VTB_VTOPO_MIRROR,
-	VTB_VTOPO_LIE,
-	VTB_VTOPO_EXPLICIT
-};
 
 /* "none", "strict", "core", "llc", "node", NULL: in enum order */
 extern const char *const vtb_pinning_names[];
-/* "flat", "cores", "mirror", "lie", NULL: the presets, in enum order */
-extern const char *const vtb_vtopo_presets[];
 
 struct vtb_plan_req {
 	int vcpus; /* per VM */
@@ -46,14 +38,12 @@ struct vtb_plan_req {
 
 const char *vtb_pinning_name(enum vtb_pinning p);
 int vtb_pinning_parse(const char *s, enum vtb_pinning *out);
-/* A preset's enum; -1 when @s is not a preset. */
-int vtb_vtopo_preset(const char *s, enum vtb_vtopo *out);
 
 /*
- * What the guest is told for the topologies that need no host: flat (one
- * single-core socket per vCPU, libvirt's default), cores (one socket of
- * vcpus cores) and explicit (the [topology NAME] shape).  -1 for mirror
- * and lie, which only the planner shapes.
+ * What the guest is told for the topologies that need no host (the
+ * preset's shape rule, presets.h): flat, cores and explicit (the
+ * [topology NAME] shape).  -1 for mirror and lie, which only the planner
+ * shapes.
  */
 int vtb_vtopo_shape(const struct vtb_plan_req *r, int *sockets, int *dies, int *cores,
 		    int *threads);

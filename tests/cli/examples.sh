@@ -1,8 +1,9 @@
 # The shipped examples plan cleanly: the realistic 2-socket NUMA-server
-# matrix on a described EPYC-like host (every configuration runnable, claims
-# shown, domain XML written for each), and the demo's matrix on this host.
+# matrix on a described EPYC-like host (topologies/hosts/epyc-2s.synthetic:
+# every configuration runnable, claims shown, domain XML written for each),
+# and the demo's matrix on this host.
 . "$SRCDIR/tests/cli/lib.sh"
-host='pack:2 numa:1 l3:8 core:8 pu:2'
+host=$(cat "$SRCDIR/topologies/hosts/epyc-2s.synthetic")
 mkdir -p "$T/xml"
 expect_exit "numa-server.conf plans on a 2-socket host" 0 \
 	"$VTBENCH" plan "$SRCDIR/examples/numa-server.conf" --host-topology "$host" --xml-dir "$T/xml"

@@ -1,13 +1,13 @@
-# Every example matrix plans on hosts unlike ours (tests/fixtures/hosts:
-# a 508 MiB L3 per core, four 2 GiB NUMA nodes, no cache information at
-# all) and on this machine: each configuration is runnable or refused
+# Every example matrix plans on every host description in topologies/hosts
+# (2-socket EPYC- and Xeon-like servers, a 508 MiB L3 per core, four 2 GiB
+# NUMA nodes, no cache information at all) and on this machine: each configuration is runnable or refused
 # with a reason, never found out by a failed boot.  membw's size = auto
 # is a number wherever the host gives an LLC size, the same for a VM
 # configuration and the baselines on its pCPUs, and a note says where it
 # is below STREAM's 4 x LLC (and where the host gives no LLC size).
 . "$SRCDIR/tests/cli/lib.sh"
 need python3 || exit 0
-H=$SRCDIR/tests/fixtures/hosts
+H=$SRCDIR/topologies/hosts
 
 # check.py NAME PLAN.json...: "ok"/"not ok" lines for each plan, and
 # PLAN.json.counts (configurations, cells cut, cells left to the agent)
@@ -87,8 +87,12 @@ plan_on() {
 }
 checks=""
 
-for host in huge-l3 small-nodes no-cache; do
-	if [ -f "$H/$host.synthetic" ]; then spec=$(cat "$H/$host.synthetic"); else spec=$H/$host.xml; fi
+nhosts=0
+for f in "$H"/*.synthetic "$H"/*.xml; do
+	[ -f "$f" ] || continue
+	nhosts=$((nhosts + 1))
+	host=$(basename "$f"); host=${host%.*}
+	case $f in *.synthetic) spec=$(cat "$f") ;; *) spec=$f ;; esac
 	for m in "$SRCDIR"/examples/*.conf; do
 		plan_on "$(basename "$m") on $host" "$spec" "$m" "$host-$(basename "$m" .conf)"
 	done
@@ -105,6 +109,7 @@ for m in "$SRCDIR"/examples/*.conf; do
 		notok "$(basename "$m") on this machine: plans or is refused with a reason" "exit $rc" "$(head -c 600 "$T/err")"
 	fi
 done
+if [ "$nhosts" -ge 5 ]; then ok "every host description of topologies/hosts planned on ($nhosts)"; else notok "every host description of topologies/hosts planned on" "$nhosts found"; fi
 # one python for every plan (names hold spaces: split on |)
 (IFS='|'; set -f; python3 "$T/check.py" ${checks#|})
 

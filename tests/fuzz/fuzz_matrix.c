@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../harness/matrix/conf.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../common/vtbutil.h"
 #include "fuzz.h"

@@ -37,7 +37,7 @@ case "$p0,$p1" in
 *) notok "the plan gives each VM its own pCPU" "vm 0 '$p0', vm 1 '$p1'" ;;
 esac
 # the configuration is planned once for the campaign (issue 18): the
-# boot takes the plan made when the matrix was read, never makes another
+# boot takes the plan made once after the matrix was read, never makes another
 export VTBENCH_PLAN_CALLS=1
 expect_exit "run exits 0" 0 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
 unset VTBENCH_PLAN_CALLS

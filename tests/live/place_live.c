@@ -26,6 +26,7 @@
 #include "../../harness/boot/guest.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../harness/boot/placement.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/plan/plan.h"
 #include "../../harness/boot/provision.h"
 #include "../../harness/boot/runner.h"
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < m->n_configs; i++)
 		if (m->configs[i].kind == VTB_CONFIG_VM)
 			c = &m->configs[i];
-	if (!c || !(plan = c->plan)) { /* planned when the matrix was read */
+	if (!c || !(plan = c->plan)) { /* planned once, after the matrix was read */
 		fprintf(stderr, "plan: %s\n", c ? "not planned" : "no VM configuration");
 		return 2;
 	}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../harness/matrix/conf.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../harness/plan/plan.h"
 #include "../../common/vtbutil.h"
@@ -1286,7 +1287,7 @@ Test(conf, memory_backing_and_machine_reach_the_domain)
 	m = planned(h, "[baseline]\nenabled = no\n[vm]\nvcpus = 2\nhugepages = yes\nlocked = yes\n"
 		       "machine = q35\npinning = strict\n" WL);
 	cr_assert_str_eq(vtb_params_get(&m->configs[0].params, "machine"), "q35");
-	p = m->configs[0].plan; /* planned once, when the matrix was read */
+	p = m->configs[0].plan; /* planned once, after the matrix was read */
 	cr_assert_not_null(p);
 	cr_assert_eq(vtb_plan_domspec(p, 0, &d, &st), 0);
 	cr_assert(d.hugepages && d.locked && d.hint_dedicated);
@@ -1298,7 +1299,7 @@ Test(conf, memory_backing_and_machine_reach_the_domain)
 }
 
 /* Issue 18: the matrix yields typed configurations, and each VM
- * configuration is planned once, when the matrix is read: the plan is
+ * configuration is planned once, after the matrix is read: the plan is
  * carried (c->plan), its JSON is the plan's own. */
 Test(conf, each_vm_configuration_is_planned_once_and_typed)
 {
@@ -1333,6 +1334,47 @@ Test(conf, each_vm_configuration_is_planned_once_and_typed)
 	cr_assert_eq(vms, 4);
 	cr_assert_eq(vtb_plan_calls() - before, vms, "%lu planner calls for %zu configurations",
 		     vtb_plan_calls() - before, vms);
+	vtb_matrix_free(m);
+	vtb_hosttopo_free(h);
+}
+
+/* Issue 18: reading a matrix never reaches the planner.  The VM
+ * configurations leave conf.c typed and not runnable, with llc = auto
+ * and no baselines of their own; the plan layer plans each once, and
+ * completing the matrix then resolves llc and adds the VM baselines. */
+Test(conf, reading_never_plans_and_completing_follows_the_plans)
+{
+	static const char text[] = "[baseline]\ncpus = 2\nvm = yes\n[vm]\nvcpus = 4\n"
+				   "pinning = strict\n[workload s]\ntype = membw\n";
+	struct vtb_hosttopo *h = NULL;
+	struct vtb_matrix *m = NULL;
+	unsigned long before;
+	const struct vtb_config *vm = NULL;
+	size_t i, baselines = 0;
+
+	cr_assert_eq(vtb_hosttopo_load("pack:1 l3:2(size=16MiB) core:4 pu:2", &h), 0);
+	before = vtb_plan_calls();
+	cr_assert_eq(vtb_matrix_read_text("t.conf", text, strlen(text), &h->ctx, &m), 0, "%s",
+		     vtb_errmsg());
+	cr_assert_eq(vtb_plan_calls(), before, "reading called the planner");
+	cr_assert_eq(m->n_configs, 2, "the cpus baseline and the VM, no VM baseline yet");
+	vm = &m->configs[1];
+	cr_assert_eq(vm->kind, VTB_CONFIG_VM);
+	cr_assert_null(vm->plan);
+	cr_assert_not(vm->runnable);
+	cr_assert_str_eq(vtb_params_get(&vm->cells[0].resolved, "llc"), "auto");
+	cr_assert_eq(vtb_matrix_plan(m, &h->ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_plan_calls() - before, 1);
+	cr_assert_eq(vtb_matrix_plan(m, &h->ctx), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_plan_calls() - before, 1, "a planned configuration is not planned again");
+	cr_assert_eq(vtb_matrix_complete(m, &h->ctx), 0, "%s", vtb_errmsg());
+	cr_assert_null(m->src);
+	vm = &m->configs[1];
+	cr_assert(vm->runnable, "%s", vm->why_not);
+	cr_assert_str_neq(vtb_params_get(&vm->cells[0].resolved, "llc"), "auto");
+	for (i = 0; i < m->n_configs; i++)
+		baselines += m->configs[i].kind == VTB_CONFIG_BASELINE;
+	cr_assert_eq(baselines, 2, "the VM's own baseline added on completion");
 	vtb_matrix_free(m);
 	vtb_hosttopo_free(h);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../harness/matrix/conf.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../harness/plan/memfit.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../harness/matrix/conf.h"
+#include "../../harness/plan/cfgplan.h"
 #include "../../harness/boot/runner.h"
 #include "../../harness/plan/sched.h"
 #include "../../harness/boot/vmboot.h"
