@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "domspec.h"
 #include "domxml.h"
 #include "guest.h"
 #include "placement.h"

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "../matrix/conf.h"
 #include "../plan/cfgplan.h"
+#include "../boot/domspec.h"
 #include "../boot/domxml.h"
 #include "../host/hosttopo.h"
 #include "../plan/plan.h"

@@ -69,7 +69,6 @@
 #include <stdio.h>
 
 #include "../../common/vtbutil.h"
-#include "../boot/domxml.h"
 #include "../host/topo.h"
 #include "../matrix/vmreq.h"
 
@@ -140,19 +139,6 @@ unsigned long vtb_plan_calls(void);
  * VM's own in "vms"[i]."notes". */
 char *vtb_plan_json(const struct vtb_plan *p);
 
-/*
- * The placement fields of @d for VM @vm: vcpus and topology, vcpupin,
- * emulatorpin (the housekeeping CPUs, when any), cells, numatune, memory
- * backing, machine type and the dedicated hint (strict pinning without overcommit).  Pointers into
- * @p and @store (which the caller keeps until @d is used and then releases with
- * vtb_plan_domstore_release()).  Other fields of @d are left alone.
- */
-struct vtb_plan_domstore {
-	struct vtb_domcell *cells;
-};
-int vtb_plan_domspec(const struct vtb_plan *p, int vm, struct vtb_domspec *d,
-		     struct vtb_plan_domstore *store);
-void vtb_plan_domstore_release(struct vtb_plan_domstore *s);
 
 void vtb_plan_free(struct vtb_plan *p);
 

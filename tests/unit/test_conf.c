@@ -12,6 +12,7 @@
 #include "../../harness/matrix/conf.h"
 #include "../../harness/plan/cfgplan.h"
 #include "../../harness/host/hosttopo.h"
+#include "../../harness/boot/domspec.h"
 #include "../../harness/plan/plan.h"
 #include "../../common/vtbutil.h"
 

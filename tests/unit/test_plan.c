@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "../../harness/matrix/conf.h"
+#include "../../harness/boot/domspec.h"
 #include "../../harness/boot/domxml.h"
 #include "../../harness/host/hosttopo.h"
 #include "../../harness/plan/plan.h"
