@@ -43,7 +43,7 @@ static const struct vtb_cli_opt plan_opts[] = {
 	  .id = OPT_HOST_TOPOLOGY,
 	  .arg = "SPEC",
 	  .help = "plan for another host (default: this machine): an hwloc XML file, an hwloc "
-		  "synthetic description, caps:FILE (virsh capabilities) or libvirt:URI; see "
+		  "synthetic description (or a FILE.synthetic holding one), caps:FILE (virsh capabilities) or libvirt:URI; see "
 		  "'vtbench topo --help'" },
 	{ .name = "reps",
 	  .id = OPT_REPS,

@@ -21,7 +21,8 @@ static const struct vtb_cli_opt topo_opts[] = {
 	  .id = OPT_HOST_TOPOLOGY,
 	  .arg = "SPEC",
 	  .help = "another host (default: this machine): an hwloc XML file (lstopo --of xml), an "
-		  "hwloc synthetic string (\"pack:2 l3:2(size=32MiB) core:4 pu:2\"), caps:FILE "
+		  "hwloc synthetic string (\"pack:2 l3:2(size=32MiB) core:4 pu:2\") or a FILE.synthetic "
+		  "holding one (topologies/hosts/), caps:FILE "
 		  "(virsh capabilities), or libvirt:URI (its capabilities)" },
 	{ .name = "format",
 	  .id = OPT_FORMAT,

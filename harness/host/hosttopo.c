@@ -1263,6 +1263,39 @@ out:
 	return ret;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+/* "synthetic:DESCRIPTION" from FILE.synthetic: its first line that is
+ * neither blank nor a '#' comment, trimmed; NULL with vtb_error(). */
+static char *synthetic_file(const char *path)
+{
+	char *text = vtb_read_file(path, 4096), *line, *save = NULL, *out = NULL;
+
+	if (!text)
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t\r");
+		if (!*line || *line == '#')
+			continue;
+		line[strcspn(line, "\r")] = '\0';
+		while (*line && strchr(" \t", line[strlen(line) - 1]))
+			line[strlen(line) - 1] = '\0';
+		out = vtb_asprintf("synthetic:%s", line);
+		if (!out)
+			vtb_error("out of memory");
+		break;
+	}
+	if (!line)
+		vtb_error("%s: no synthetic description in the file", path);
+	free(text);
+	return out;
+}
+
 int vtb_hosttopo_load(const char *spec, struct vtb_hosttopo **out)
 {
 	struct vtb_hosttopo *h;
@@ -1278,6 +1311,11 @@ int vtb_hosttopo_load(const char *spec, struct vtb_hosttopo **out)
 	} else if (starts(spec, "libvirt:")) {
 		vtb_error("'%s': a libvirt: source is fetched by the command layer", spec);
 		goto err;
+	} else if (ends_with(spec, ".synthetic")) {
+		/* a file holding a synthetic description (topologies/hosts/) */
+		h->source = synthetic_file(spec);
+		if (!h->source || load_hwloc(h, NULL, 0, h->source + 10) || host_finish(h))
+			goto err;
 	} else if (starts(spec, "caps:") || starts(spec, "xml:") || stat(spec, &st) == 0 ||
 		   looks_like_path(spec)) {
 		const char *path = starts(spec, "caps:")  ? spec + 5

@@ -92,7 +92,7 @@ for f in "$H"/*.synthetic "$H"/*.xml; do
 	[ -f "$f" ] || continue
 	nhosts=$((nhosts + 1))
 	host=$(basename "$f"); host=${host%.*}
-	case $f in *.synthetic) spec=$(cat "$f") ;; *) spec=$f ;; esac
+	spec=$f # a .synthetic file holds the description (vtbench reads it)
 	for m in "$SRCDIR"/examples/*.conf; do
 		plan_on "$(basename "$m") on $host" "$spec" "$m" "$host-$(basename "$m" .conf)"
 	done
@@ -146,3 +146,19 @@ expect_grep "the baseline on a 2 GiB node is not runnable, with its node's memor
 expect_eq "the 8 GiB guest is refused for its host node, not for the cell" \
 	"$(grep -A2 '^vm vcpus=2 .*memory=8G' "$T/out" | grep -c 'not runnable: guest memory does not fit host node')" "1"
 expect_grep "the runnable one: the full-host baseline" "$T/out" "(1 runnable)"
+
+# --host-topology FILE.synthetic is the description the file holds: the
+# same plan as the string itself; a file without one, or none, is refused
+"$VTBENCH" plan "$SRCDIR/examples/numa-server.conf" --format json \
+	--host-topology "$H/epyc-2s.synthetic" >"$T/byfile.json" 2>&1
+"$VTBENCH" plan "$SRCDIR/examples/numa-server.conf" --format json \
+	--host-topology "$(cat "$H/epyc-2s.synthetic")" >"$T/bystring.json" 2>&1
+if cmp -s "$T/byfile.json" "$T/bystring.json" && grep -q '"configurations"' "$T/byfile.json"; then
+	ok "a .synthetic file plans as the description it holds"
+else
+	notok "a .synthetic file plans as the description it holds" "$(diff "$T/byfile.json" "$T/bystring.json" | head -n 5)"
+fi
+printf '# only a comment\n\n' >"$T/empty.synthetic"
+expect_exit "a .synthetic file without a description is a usage error" 2 \
+	"$VTBENCH" plan "$SRCDIR/examples/quick.conf" --host-topology "$T/empty.synthetic"
+expect_grep "... saying so, with the file" "$T/err" "empty.synthetic: no synthetic description in the file"
