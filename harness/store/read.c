@@ -557,6 +557,26 @@ int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
 	return store_query_each(st, sel, campaign_id, "read configurations", emit_config, &w);
 }
 
+/* A result's boot, cell and configuration, joined as the planner is told:
+ * CROSS JOIN keeps SQLite to the written order (a scan from the campaign's
+ * results), JOIN lets it seek by index (store_campaign_scan() chooses). */
+#define RESULT_JOINS(J)                           \
+	" " J " boot ON boot.id = result.boot_id" \
+	" " J " cell ON cell.id = result.cell_id" \
+	" " J " config ON config.id = cell.config_id"
+
+/* Runs the campaign's query as a scan or a seek, each row to @emit. */
+static int campaign_rows(struct vtb_store *st, int64_t campaign_id, const char *scan,
+			 const char *seek, const char *what,
+			 int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx)
+{
+	bool by_scan = false;
+
+	if (store_campaign_scan(st, campaign_id, &by_scan) < 0)
+		return -1;
+	return store_query_each(st, by_scan ? scan : seek, campaign_id, what, emit, ctx);
+}
+
 struct hist_walk {
 	int (*fn)(const struct vtb_hist_row *row, void *arg);
 	void *arg;
@@ -595,25 +615,16 @@ int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 	/* the ORDER BY sorts only the campaign's histograms */
 	static const char scan[] = HIST_COLS
 		" FROM histogram"
-		" CROSS JOIN result ON result.id = histogram.result_id"
-		" CROSS JOIN boot ON boot.id = result.boot_id"
-		" CROSS JOIN cell ON cell.id = result.cell_id"
-		" CROSS JOIN config ON config.id = cell.config_id" HIST_WHERE;
+		" CROSS JOIN result ON result.id = histogram.result_id" RESULT_JOINS("CROSS JOIN")
+			HIST_WHERE;
 	static const char seek[] = HIST_COLS
 		" FROM histogram"
-		" JOIN result ON result.id = histogram.result_id"
-		" JOIN boot ON boot.id = result.boot_id"
-		" JOIN cell ON cell.id = result.cell_id"
-		" JOIN config ON config.id = cell.config_id" HIST_WHERE;
+		" JOIN result ON result.id = histogram.result_id" RESULT_JOINS("JOIN") HIST_WHERE;
 #undef HIST_COLS
 #undef HIST_WHERE
 	struct hist_walk w = { fn, arg };
-	bool by_scan = false;
 
-	if (store_campaign_scan(st, campaign_id, &by_scan) < 0)
-		return -1;
-	return store_query_each(st, by_scan ? scan : seek, campaign_id, "read histograms",
-				emit_hist, &w);
+	return campaign_rows(st, campaign_id, scan, seek, "read histograms", emit_hist, &w);
 }
 
 struct matrix_walk {
@@ -646,22 +657,13 @@ int vtb_store_foreach_matrix(struct vtb_store *st, int64_t campaign_id,
 	" AND result.status = 'ok' AND boot.status <> 'unexpected-topology'" \
 	" AND json_type(result.info, '$.matrix') = 'object'"                 \
 	" ORDER BY config.seq, cell.id, boot.rep, boot.vm_index"
-	static const char scan[] = C2C_COLS
-		" CROSS JOIN boot ON boot.id = result.boot_id"
-		" CROSS JOIN cell ON cell.id = result.cell_id"
-		" CROSS JOIN config ON config.id = cell.config_id" C2C_WHERE;
-	static const char seek[] = C2C_COLS " JOIN boot ON boot.id = result.boot_id"
-					    " JOIN cell ON cell.id = result.cell_id"
-					    " JOIN config ON config.id = cell.config_id" C2C_WHERE;
+	static const char scan[] = C2C_COLS RESULT_JOINS("CROSS JOIN") C2C_WHERE;
+	static const char seek[] = C2C_COLS RESULT_JOINS("JOIN") C2C_WHERE;
 #undef C2C_COLS
 #undef C2C_WHERE
 	struct matrix_walk w = { fn, arg };
-	bool by_scan = false;
 
-	if (store_campaign_scan(st, campaign_id, &by_scan) < 0)
-		return -1;
-	return store_query_each(st, by_scan ? scan : seek, campaign_id, "read c2c matrices",
-				emit_matrix, &w);
+	return campaign_rows(st, campaign_id, scan, seek, "read c2c matrices", emit_matrix, &w);
 }
 
 struct stream_rule_walk {
