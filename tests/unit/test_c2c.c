@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1047,5 +1048,27 @@ Test(c2c, prepare_warns_when_the_estimate_is_over_the_budget, .init = setup_stde
 	buf[len] = 0;
 	cr_assert(strstr(buf, "warning: 4950 pairs will take about"), "stderr: %s", buf);
 	vtb_workload_ctx_release(&ctx);
+	free(p);
+}
+
+/* ---- memory need (the planner's feasibility check) ---- */
+
+Test(c2c, memory_need_grows_with_the_square_of_the_cpus)
+{
+	void *p = new_params();
+	uint64_t n2 = 0, n64 = 0, n256 = 0;
+
+	cr_assert_eq(vtb_workload_memory_need(W, p, 2, &n2), 0);
+	cr_assert_eq(vtb_workload_memory_need(W, p, 64, &n64), 0);
+	cr_assert_eq(vtb_workload_memory_need(W, p, 256, &n256), 0);
+	/* the matrix, its pairs and their JSON: about 64 bytes a pair */
+	cr_assert_geq(n256, (uint64_t)256 * 256 * 64, "%" PRIu64, n256);
+	cr_assert_geq(n64, (uint64_t)64 * 64 * 64, "%" PRIu64, n64);
+	/* a page per pinging CPU: 2 CPUs need little, but not nothing */
+	cr_assert_gt(n2, 0);
+	cr_assert_lt(n2, (uint64_t)1 << 20, "%" PRIu64, n2);
+	/* from 64 to 256 CPUs the pairs add 64 bytes each at least */
+	cr_assert_geq(n256 - n64, (uint64_t)(256 * 256 - 64 * 64) * 64, "%" PRIu64 " vs %" PRIu64,
+		      n256, n64);
 	free(p);
 }
