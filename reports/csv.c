@@ -235,8 +235,7 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 
 const struct vtb_report_ops vtb_report_csv = {
 	.name = "csv",
-	.summary = "a line per failed boot or cell, then per row of the document (cell, metric, "
-		   "configuration), provenance first",
+	.summary = "a line per failure, then per row of the document (cell, metric, configuration)",
 	.media_type = "text/csv; charset=utf-8; header=present",
 	.ext = { ".csv" },
 	.render = csv_render,
