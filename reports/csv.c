@@ -156,21 +156,20 @@ static const char *csv_reps(struct ctx *c, const json_t *reps)
 static void csv_failures(struct ctx *c, const json_t *camp)
 {
 	const json_t *o;
-	size_t i;
+	size_t i, k;
 
 	json_array_foreach(json_object_get(camp, "failures"), i, o)
 	{
 		csv_head(c);
-		/* workload (a failure names its cell alone), cell, the rest of
-		 * the row's keys */
-		csv_empty(c->f, 1);
-		csv_field(c, o, "cell", false);
-		csv_empty(c->f, VTB_ARRAY_SIZE(csv_row_keys) - 2);
+		/* the row's columns a failure has a member of the same name
+		 * for (its cell; a failure names no workload), the rest empty */
+		for (k = 0; k < VTB_ARRAY_SIZE(csv_row_keys); k++)
+			csv_field(c, o, csv_row_keys[k], false);
 		/* both sides: nothing compared */
 		csv_empty(c->f, 2 * (VTB_ARRAY_SIZE(csv_side_keys) + VTB_ARRAY_SIZE(csv_sum_keys)));
-		/* the tail but its reason, then the reason */
-		csv_empty(c->f, VTB_ARRAY_SIZE(csv_tail_keys) - 1);
-		csv_field(c, o, "reason", false);
+		/* its reason */
+		for (k = 0; k < VTB_ARRAY_SIZE(csv_tail_keys); k++)
+			csv_field(c, o, csv_tail_keys[k], false);
 		fputs(",failure", c->f);
 		csv_field(c, camp, "uuid", false);
 		csv_field(c, o, "config", false);
