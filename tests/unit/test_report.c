@@ -644,16 +644,16 @@ Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 		",boots_unexpected_topology,workload,cell,metric,unit,class,better,base_config,base_label,base_campaign,base_n,base_mean,");
 	assert_has(
 		s,
-		",x_p95,effect,change_pct,ci_low_pct,ci_high_pct,test,df,p,q,significant,verdict,confirmed,possible,boots_needed,noisy,reason\n");
+		",x_p95,effect,change_pct,ci_low_pct,ci_high_pct,test,df,p,q,significant,verdict,confirmed,possible,boots_needed,noisy,reason,kind,failure_campaign,failure_config,failure_label,failure_status,failure_boots,failure_reps\n");
 	assert_has(
 		s,
 		",77aa88bb99cc00dd,\"vm vcpus=2 topology=flat sched=lazy,\"\"nohz\"\"\",5f0c2a9e-");
 	/* the missing row: no change, no test, and its reason */
 	assert_has(
 		s,
-		",ratio of means,,,,,,,,false,missing,false,false,,false,'vm vcpus=4 topology=mirror pinning=strict' failed in all 5 boots: hackbench: cannot create 160 processes\n");
-	assert_has(s, ",true,worse,true,false,,false,\n");
-	assert_has(s, ",false,same,false,false,,false,\n");
+		",ratio of means,,,,,,,,false,missing,false,false,,false,'vm vcpus=4 topology=mirror pinning=strict' failed in all 5 boots: hackbench: cannot create 160 processes,verdict,,,,,,\n");
+	assert_has(s, ",true,worse,true,false,,false,,verdict,,,,,,\n");
+	assert_has(s, ",false,same,false,false,,false,,verdict,,,,,,\n");
 	free(s);
 	json_decref(d);
 }
@@ -700,6 +700,85 @@ Test(report_csv, guest_names_that_look_like_formulas_are_neutralised)
 		csv_free(&c);
 		free(s);
 	}
+	json_decref(d);
+}
+
+/* A failure of the document's campaign or of the one compared against */
+static json_t *failure(const char *config, const char *cell, const char *status, int boots,
+		       const char *reason)
+{
+	json_t *reps = json_array();
+
+	for (int i = 0; i < boots; i++)
+		json_array_append_new(reps, json_integer(i + 1));
+	return json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:s}", "config", config, "label",
+			 "vm, \"x\"", "cell", cell ? json_string(cell) : json_null(), "status",
+			 status, "boots", boots, "reps", reps, "reason", reason);
+}
+
+/* Issue 17: what failed comes first in every format.  In CSV a line per
+ * failure (kind failure) before the verdict rows (kind verdict), its cell
+ * and reason in the columns of those names, its reason defused like any
+ * guest text. */
+Test(report_csv, failures_are_lines_of_their_own_before_the_verdicts)
+{
+	json_t *d = load("against");
+	json_t *camp = json_object_get(d, "campaign"), *ag = json_object_get(d, "against");
+	size_t nrows = json_array_size(json_object_get(d, "rows")), nf;
+	char *s;
+	struct csv c;
+
+	cr_assert(json_is_object(ag), "the fixture compares against a campaign");
+	json_object_set_new(camp, "failures",
+			    json_pack("[o, o]",
+				      failure("c1", "wakeup", "failed", 1,
+					      "=HYPERLINK(\"http://x/\")"),
+				      failure("c2", NULL, "timeout", 3, "no record")));
+	json_object_set_new(ag, "failures",
+			    json_pack("[o]",
+				      failure("c3", NULL, "unexpected-topology", 2, "@SUM(A1)")));
+	s = render("csv", d);
+	csv_parse(s, &c);
+	nf = 3;
+	cr_assert_eq(c.n, 1 + nf + nrows);
+	for (size_t i = 1; i < c.n; i++) {
+		cr_assert_eq(c.nf[i], c.nf[0], "line %zu has %zu fields, header %zu", i + 1,
+			     c.nf[i], c.nf[0]);
+		cr_assert_str_eq(c.rows[i][col(&c, "kind")], i <= nf ? "failure" : "verdict");
+		cr_assert_str_eq(c.rows[i][col(&c, "schema")], "vtbench-compare/2");
+		assert_field(c.rows[i][col(&c, "campaign")], json_object_get(camp, "uuid"),
+			     "campaign");
+		assert_field(c.rows[i][col(&c, "boots_total")],
+			     json_object_get(json_object_get(camp, "boots"), "total"), "boots");
+	}
+	cr_assert_str_eq(c.rows[1][col(&c, "cell")], "wakeup");
+	cr_assert_str_eq(c.rows[1][col(&c, "reason")], "'=HYPERLINK(\"http://x/\")");
+	cr_assert_str_eq(c.rows[1][col(&c, "failure_status")], "failed");
+	cr_assert_str_eq(c.rows[1][col(&c, "failure_config")], "c1");
+	cr_assert_str_eq(c.rows[1][col(&c, "failure_label")], "vm, \"x\"");
+	cr_assert_str_eq(c.rows[1][col(&c, "failure_boots")], "1");
+	cr_assert_str_eq(c.rows[1][col(&c, "failure_reps")], "1");
+	cr_assert_str_empty(c.rows[1][col(&c, "workload")]);
+	cr_assert_str_empty(c.rows[1][col(&c, "verdict")]);
+	cr_assert_str_empty(c.rows[1][col(&c, "x_config")]);
+	assert_field(c.rows[1][col(&c, "failure_campaign")], json_object_get(camp, "uuid"),
+		     "failure_campaign");
+	cr_assert_str_empty(c.rows[2][col(&c, "cell")], "a whole boot has no cell");
+	cr_assert_str_eq(c.rows[2][col(&c, "failure_status")], "timeout");
+	cr_assert_str_eq(c.rows[2][col(&c, "failure_reps")], "1,2,3");
+	cr_assert_str_eq(c.rows[2][col(&c, "reason")], "no record");
+	/* the campaign compared against: its own failures, named by its uuid */
+	assert_field(c.rows[3][col(&c, "failure_campaign")], json_object_get(ag, "uuid"),
+		     "failure_campaign");
+	cr_assert_str_eq(c.rows[3][col(&c, "failure_status")], "unexpected-topology");
+	cr_assert_str_eq(c.rows[3][col(&c, "reason")], "'@SUM(A1)");
+	assert_has(s, ",\"'=HYPERLINK(\"\"http://x/\"\")\",failure,");
+	for (size_t r = 0; r < c.n; r++)
+		for (size_t f = 0; f < c.nf[r]; f++)
+			cr_assert(!strchr("=+@", c.rows[r][f][0]) || !c.rows[r][f][0],
+				  "field '%s' of line %zu starts a formula", c.rows[r][f], r + 1);
+	csv_free(&c);
+	free(s);
 	json_decref(d);
 }
 
