@@ -202,15 +202,32 @@ vms = 4
 overcommit = yes"; then
 	expect_eq "4 x 192 vCPUs mirror: loads within one vCPU per pCPU" "$(facts spread)" 1
 fi
-if plan "4 x 95 mirror overcommitted" "$BIG" "[vm]
+# 380 vCPUs fit the 382 free pCPUs: no pCPU is shared even where mirror's
+# shape (19 LLC groups of 5 cores) no longer fits the free ones, and the
+# plan says which VM left its shape; 475 vCPUs fill the pool: every pCPU
+# used, the loads within one vCPU per pCPU
+for topo in mirror lie; do
+	if plan "4 x 95 $topo overcommitted" "$BIG" "[vm]
 vcpus = 95
-topology = mirror
+topology = $topo
 pinning = strict
 vms = 4
 overcommit = yes"; then
-	expect_grep "4 x 95 vCPUs mirror: the plan says where its shape cannot spread the VMs" \
-		"$T/out" "cannot spread the VMs evenly over the pool"
-fi
+		expect_eq "4 x 95 vCPUs $topo on 382 free pCPUs share none" "$(facts loads)" \
+			"max 1, 0 shared, 2 idle"
+		expect_grep "4 x 95 vCPUs $topo: the plan says which VM left its shape and why" \
+			"$T/out" "note: overcommit: VM 3 is off $topo's shape (19 LLC groups of 5 cores of 1 threads): the free pCPUs no longer hold it but hold its vCPUs"
+	fi
+	if plan "5 x 95 $topo overcommitted" "$BIG" "[vm]
+vcpus = 95
+topology = $topo
+pinning = strict
+vms = 5
+overcommit = yes"; then
+		expect_eq "5 x 95 vCPUs $topo fill the 382 free pCPUs within one vCPU per pCPU" \
+			"$(facts loads)" "max 2, 93 shared, 0 idle"
+	fi
+done
 if plan "4 x 95 cores overcommitted" "$BIG" "[vm]
 vcpus = 95
 topology = cores
