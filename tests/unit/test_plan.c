@@ -365,6 +365,45 @@ static size_t pool_size(const struct vtb_topo *t, const struct vtb_plan *p)
 }
 
 /*
+ * The overcommit rule on plan @p: while vms x vcpus fits the pool (allowed
+ * online PUs outside housekeeping and its cores) no pCPU holds two vCPUs;
+ * beyond it every pool pCPU is used and the loads differ by at most one.
+ * true when the pool is full.
+ */
+static bool check_overcommit_rule(const struct vtb_topo *t, const struct vtb_plan *p,
+				  const char *what)
+{
+	int *load = loads(t, p), lo = 1 << 30, hi = 0;
+	size_t k, j, used = 0, n_pool = 0;
+	bool full;
+
+	for (k = 0; k < t->n_online; k++) {
+		int os = t->pus[k].os;
+		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, os);
+		bool hk = vtb_cpuset_has(&p->housekeeping, os);
+
+		for (j = 0; core && j < core->n; j++)
+			hk |= vtb_cpuset_has(&p->housekeeping, core->cpus[j]);
+		if (!t->pus[k].online || !t->pus[k].allowed || hk)
+			continue;
+		n_pool++;
+		used += load[os] > 0;
+		lo = load[os] < lo ? load[os] : lo;
+		hi = load[os] > hi ? load[os] : hi;
+	}
+	full = (size_t)p->req.vms * (size_t)p->req.vcpus > n_pool;
+	if (!full) {
+		cr_assert_leq(hi, 1, "%s: a pCPU holds %d vCPUs while %zu of %zu are used", what,
+			      hi, used, n_pool);
+	} else {
+		cr_assert_eq(used, n_pool, "%s: %zu of %zu pCPUs used", what, used, n_pool);
+		cr_assert_leq(hi - lo, 1, "%s: loads %d to %d", what, lo, hi);
+	}
+	free(load);
+	return full;
+}
+
+/*
  * overcommit shares pCPUs only when it has to: while vms x vcpus fits the
  * pool the VMs' pCPUs are disjoint (the review's case: 4 VMs of 1 vCPU on
  * a 4-core host all went to one pCPU), beyond it every pool pCPU is used
@@ -377,7 +416,7 @@ Test(plan, overcommit_shares_only_when_it_has_to)
 	static const int vcpus[] = { 1, 2, 3, 4, 6, 8 };
 	static const enum vtb_pinning pins[] = { VTB_PIN_NONE, VTB_PIN_STRICT, VTB_PIN_CORE };
 	static const enum vtb_vtopo topos[] = { VTB_VTOPO_FLAT, VTB_VTOPO_CORES };
-	size_t hi, vi, pi, ti, n_pool, k, checked = 0, shared = 0;
+	size_t hi, vi, pi, ti, n_pool, checked = 0, shared = 0;
 	int vms;
 
 	for (hi = 0; hi < VTB_ARRAY_SIZE(hosts); hi++) {
@@ -392,8 +431,6 @@ Test(plan, overcommit_shares_only_when_it_has_to)
 									    pins[pi]);
 						struct vtb_plan *p = NULL;
 						char what[200];
-						int *load, lo = 1 << 30, hi_load = 0;
-						size_t used = 0;
 
 						r.vms = vms;
 						r.overcommit = true;
@@ -418,34 +455,8 @@ Test(plan, overcommit_shares_only_when_it_has_to)
 						} else {
 							check_invariants(t, p, what);
 						}
-						load = loads(t, p);
-						for (k = 0; k < t->n_online; k++) {
-							int os = t->pus[k].os;
-
-							if (!t->pus[k].online ||
-							    !t->pus[k].allowed ||
-							    vtb_cpuset_has(&p->housekeeping, os))
-								continue;
-							used += load[os] > 0;
-							lo = load[os] < lo ? load[os] : lo;
-							hi_load = load[os] > hi_load ? load[os]
-										     : hi_load;
-						}
-						if ((size_t)vms * (size_t)vcpus[vi] <= n_pool) {
-							cr_assert_leq(hi_load, 1,
-								      "%s: a pCPU holds %d vCPUs",
-								      what, hi_load);
-						} else {
-							cr_assert_eq(used, n_pool,
-								     "%s: %zu of %zu pCPUs used",
-								     what, used, n_pool);
-							cr_assert_leq(hi_load - lo, 1,
-								      "%s: loads %d to %d", what,
-								      lo, hi_load);
-							shared++;
-						}
+						shared += check_overcommit_rule(t, p, what);
 						checked++;
-						free(load);
 						vtb_plan_free(p);
 					}
 		vtb_hosttopo_free(h);
@@ -945,7 +956,7 @@ Test(plan, overcommitted_mirror_and_lie_share_only_when_the_pool_is_full)
 {
 	static const int vcpus[] = { 3, 4, 5, 6, 8, 12 };
 	static const enum vtb_vtopo topos[] = { VTB_VTOPO_MIRROR, VTB_VTOPO_LIE };
-	size_t hi, vi, ti, k, n_pool, fits = 0, full = 0;
+	size_t hi, vi, ti, fits = 0, full = 0;
 	int vms;
 
 	for (hi = 0; hi < VTB_ARRAY_SIZE(hosts); hi++) {
@@ -961,8 +972,6 @@ Test(plan, overcommitted_mirror_and_lie_share_only_when_the_pool_is_full)
 								    VTB_PIN_STRICT);
 					struct vtb_plan *p = NULL;
 					char what[200];
-					int *load, lo = 1 << 30, hi_load = 0;
-					size_t used = 0;
 
 					r.vms = vms;
 					r.overcommit = true;
@@ -972,35 +981,11 @@ Test(plan, overcommitted_mirror_and_lie_share_only_when_the_pool_is_full)
 						 vcpus[vi], vms, ti ? "lie" : "mirror");
 					if (vtb_plan_make(t, &r, &p) < 0)
 						continue; /* no regular shape, or beyond the pool */
-					n_pool = pool_size(t, p);
 					check_invariants(t, p, what);
-					load = loads(t, p);
-					for (k = 0; k < t->n_online; k++) {
-						int os = t->pus[k].os;
-						const struct vtb_cpuset *core =
-							vtb_topo_pus_of(t, VTB_TOPO_CORE, os);
-
-						if (!t->pus[k].online || !t->pus[k].allowed ||
-						    vtb_cpuset_has(&p->housekeeping, os) ||
-						    (core && vtb_cpuset_has(&p->housekeeping,
-									    core->cpus[0])))
-							continue;
-						used += load[os] > 0;
-						lo = load[os] < lo ? load[os] : lo;
-						hi_load = load[os] > hi_load ? load[os] : hi_load;
-					}
-					if ((size_t)vms * (size_t)vcpus[vi] <= n_pool) {
-						cr_assert_leq(
-							hi_load, 1,
-							"%s: a pCPU holds %d vCPUs while %zu of %zu are used",
-							what, hi_load, used, n_pool);
-						fits += vms > 1;
-					} else {
-						cr_assert_leq(hi_load - lo, 1, "%s: loads %d to %d",
-							      what, lo, hi_load);
+					if (check_overcommit_rule(t, p, what))
 						full++;
-					}
-					free(load);
+					else
+						fits += vms > 1;
 					vtb_plan_free(p);
 				}
 	next:
