@@ -10,15 +10,17 @@
  * sub-NUMA-clustered LLC never becomes a die spanning two cells; without
  * cache information a die or package).  enum_shapes() lists the shapes
  * that fit, choose() places every VM with each (place_all(): VM after VM,
- * on free whole cores, with overcommit then on the least loaded pCPUs,
- * away from nodes their memory would overflow) and keeps the best by
- * score_cmp().  make() then tries housekeeping elsewhere when the first
- * core costs the VMs their alignment.  lie keeps mirror's counts and permutes
- * the assignment: virtual core G's thread th runs on real core
- * P((G + th) mod K), so SMT siblings land on different cores, and P
- * moves the upper half of each die's cores to the next unit, so each
- * die spans two LLCs.  When mirror's vCPUs fit one unit, lie takes its
- * cores from two units instead.
+ * on free whole cores; with overcommit then on free pCPUs, off the shape
+ * if need be, and only when none are left on the least loaded ones, so
+ * the loads stay within one vCPU per pCPU; away from nodes their memory
+ * would overflow) and keeps the best by score_cmp().  make() then tries
+ * housekeeping elsewhere when the first core costs the VMs their
+ * alignment.  lie keeps mirror's counts and permutes the assignment:
+ * virtual core G's thread th runs on real core P((G + th) mod K), so SMT
+ * siblings land on different cores, and P moves the upper half of each
+ * die's cores to the next unit, so each die spans two LLCs.  When
+ * mirror's vCPUs fit one unit, lie takes its cores from two units
+ * instead.
  *
  * Files: plan.c (the search: candidates, scores, the placement kept, the
  * API), plan-host.c (the pool and the host view: units, shapes, mirror's
@@ -906,6 +908,10 @@ static char *moved_why(const struct score *was, const struct score *now, int vms
 		return vtb_asprintf(
 			"on the first core the VMs would share pCPUs (%ld vCPUs beyond one per pCPU instead of %ld)",
 			was->excess, now->excess);
+	if (was->loose != now->loose)
+		return vtb_asprintf(
+			"on the first core %ld VM%s would be off mirror's shape instead of %ld",
+			was->loose, was->loose == 1 ? "" : "s", now->loose);
 	if (was->t != now->t || was->regular != now->regular)
 		return vtb_strdup("on the first core mirror's shape would not follow the host");
 	return vtb_asprintf(
