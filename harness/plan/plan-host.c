@@ -540,6 +540,27 @@ out:
 	return ret;
 }
 
+/* lie's core for vCPU @i (its thread is i mod t): virtual core G's
+ * thread th on core (G + th) mod K, the upper half of each die's cores
+ * on the die @shift further; one core per die: the sibling on the die
+ * @shift on. */
+static int lie_index(const struct shape *sh, int shift, int i)
+{
+	int t = sh->t, c = sh->c, l = sh->l, K = c * l, G = i / t, th = i % t, idx;
+
+	if (c == 1 && l >= 2)
+		return (G + th * shift) % K;
+	idx = (G + th) % K;
+	if (l >= 2 && c >= 2) {
+		int d = idx / c, k = idx % c;
+
+		if (k >= (c + 1) / 2)
+			d = (d + shift) % l;
+		idx = d * c + k;
+	}
+	return idx;
+}
+
 /*
  * lie on mirror's cores @q (K = c*l, units @units): virtual core G's
  * thread th runs on core (G + th) mod K, and the upper half of each
@@ -600,24 +621,8 @@ static int lie_assign(const struct hview *v, const struct shape *sh, const struc
 				if (v->units[ub].cores[k].n >= t)
 					q[got++] = &v->units[ub].cores[k];
 	}
-	for (i = 0; i < nv; i++) {
-		int G = i / t, th = i % t, idx;
-
-		if (c == 1 && l >= 2) {
-			/* one core per die: the sibling on the die @shift on */
-			idx = (G + th * shift) % K;
-		} else {
-			idx = (G + th) % K;
-			if (l >= 2 && c >= 2) {
-				int d = idx / c, k = idx % c;
-
-				if (k >= (c + 1) / 2)
-					d = (d + shift) % l;
-				idx = d * c + k;
-			}
-		}
-		pcpu[i] = q[idx]->pu[th];
-	}
+	for (i = 0; i < nv; i++)
+		pcpu[i] = q[lie_index(sh, shift, i)]->pu[i % t];
 	return 0;
 }
 
@@ -690,6 +695,140 @@ out:
 	free(q);
 	free(units);
 	free(sel);
+	pl_hview_release(&v);
+	return ret;
+}
+
+/* Whether core @hc of @v is free of other VMs: all its PUs in the pool
+ * view and none on a core another VM has (@used, by OS number). */
+static bool core_free(const struct hcore *hc, const bool *used)
+{
+	int k;
+
+	for (k = 0; k < hc->n; k++)
+		if (used && used[hc->pu[k]])
+			return false;
+	return true;
+}
+
+/* The unit of @v that holds the most of @need vCPUs (@left: its PUs not
+ * yet taken), on a tie the one on node @node, then the one with the most
+ * cores of @t PUs left, then the first.  -1 when none has any left. */
+static int loose_unit(const struct hview *v, const int *ufree, const int *left, int need, int t,
+		      int node)
+{
+	int u, k, best = -1, best_have = 0, best_whole = 0;
+	bool best_near = false;
+
+	for (u = 0; u < v->n; u++) {
+		const struct hunit *h = &v->units[u];
+		int have = ufree[u] < need ? ufree[u] : need, whole = 0;
+		bool near = node >= 0 && h->node == node;
+
+		if (!have)
+			continue;
+		for (k = 0; k < h->n; k++)
+			whole += left[h->cores[k].pu - v->pu_store] >= t;
+		if (best >= 0 &&
+		    (have < best_have ||
+		     (have == best_have &&
+		      (best_near > near || (best_near == near && whole <= best_whole)))))
+			continue;
+		best = u;
+		best_have = have;
+		best_near = near;
+		best_whole = whole;
+	}
+	return best;
+}
+
+/*
+ * VM @vm's vCPUs on @cand (@n >= vCPUs pCPUs, in the order to prefer
+ * them) when shape @sh does not fit there (overcommit): every vCPU still
+ * gets a pCPU of its own, as aligned as the pCPUs allow.  Die after die
+ * (c*t vCPUs), each from the unit that holds the most of it (its node
+ * when the last die's unit holds none); in a unit, each virtual core on
+ * a core with t PUs left, cores no other VM has (@used) first, else on
+ * the PUs of the cores with the most left.  lie permutes that as
+ * lie_assign() does (cellof keeps the unpermuted pCPUs: mirror's cells).
+ * 0, or 1 when @cand is too short (vtb_error() says so); -1 on errors.
+ */
+int pl_assign_loose(struct ctx *x, int vm, const int *cand, size_t n, const struct shape *sh,
+		    const bool *used, int *pcpu, int *cellof)
+{
+	const struct vtb_preset *preset = vtb_preset_of(x->r->topology);
+	struct hview v = { 0 };
+	int nv = x->r->vcpus, t = sh->t, D = sh->c * sh->t, pos = 0, node = -1, u, k, i;
+	int *left = NULL, *ufree = NULL, ret = -1;
+
+	if (n < (size_t)nv) {
+		vtb_error("topology %s: VM %d finds %zu pCPUs for its %d vCPUs", preset->name, vm,
+			  n, nv);
+		return 1;
+	}
+	if (pl_hview_build(x, cand, n, x->r->numa, &v) < 0)
+		return -1;
+	/* left: by PU slot of a core's first PU (pu - pu_store), PUs of the
+	 * core not yet taken (taken from the front) */
+	left = calloc(n + 1, sizeof(*left));
+	ufree = calloc((size_t)v.n + 1, sizeof(*ufree));
+	if (!left || !ufree) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (u = 0; u < v.n; u++)
+		for (k = 0; k < v.units[u].n; k++) {
+			left[v.units[u].cores[k].pu - v.pu_store] = v.units[u].cores[k].n;
+			ufree[u] += v.units[u].cores[k].n;
+		}
+	while (pos < nv) {
+		int need = D - pos % D;
+
+		u = loose_unit(&v, ufree, left, need, t, node);
+		if (u < 0) { /* cannot be: n >= nv */
+			vtb_error("internal error: loose placement ran out of pCPUs");
+			goto out;
+		}
+		node = v.units[u].node;
+		while (need > 0 && ufree[u] > 0) {
+			const struct hunit *h = &v.units[u];
+			int th_need = t - pos % t, pick = -1, score = -1, take;
+
+			/* a whole virtual core on one core, a free one first;
+			 * else the core with the most PUs left */
+			for (k = 0; k < h->n; k++) {
+				int lk = left[h->cores[k].pu - v.pu_store], sc;
+
+				if (!lk)
+					continue;
+				sc = th_need == t && lk >= t
+					     ? 4 * (nv + 1) + (lk == h->cores[k].n &&
+							       core_free(&h->cores[k], used))
+					     : lk;
+				if (sc > score) {
+					score = sc;
+					pick = k;
+				}
+			}
+			take = left[h->cores[pick].pu - v.pu_store];
+			take = take < th_need ? take : th_need;
+			take = take < need ? take : need;
+			for (i = 0; i < take; i++) {
+				const struct hcore *hc = &h->cores[pick];
+				int *lp = &left[hc->pu - v.pu_store];
+
+				cellof[pos++] = hc->pu[hc->n - (*lp)--];
+			}
+			ufree[u] -= take;
+			need -= take;
+		}
+	}
+	for (i = 0; i < nv; i++)
+		pcpu[i] = preset->lies ? cellof[lie_index(sh, 1, i) * t + i % t] : cellof[i];
+	ret = 0;
+out:
+	free(left);
+	free(ufree);
 	pl_hview_release(&v);
 	return ret;
 }

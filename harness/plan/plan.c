@@ -10,15 +10,17 @@
  * sub-NUMA-clustered LLC never becomes a die spanning two cells; without
  * cache information a die or package).  enum_shapes() lists the shapes
  * that fit, choose() places every VM with each (place_all(): VM after VM,
- * on free whole cores, with overcommit then on the least loaded pCPUs,
- * away from nodes their memory would overflow) and keeps the best by
- * score_cmp().  make() then tries housekeeping elsewhere when the first
- * core costs the VMs their alignment.  lie keeps mirror's counts and permutes
- * the assignment: virtual core G's thread th runs on real core
- * P((G + th) mod K), so SMT siblings land on different cores, and P
- * moves the upper half of each die's cores to the next unit, so each
- * die spans two LLCs.  When mirror's vCPUs fit one unit, lie takes its
- * cores from two units instead.
+ * on free whole cores; with overcommit then on free pCPUs, off the shape
+ * if need be, and only when none are left on the least loaded ones, so
+ * the loads stay within one vCPU per pCPU; away from nodes their memory
+ * would overflow) and keeps the best by score_cmp().  make() then tries
+ * housekeeping elsewhere when the first core costs the VMs their
+ * alignment.  lie keeps mirror's counts and permutes the assignment:
+ * virtual core G's thread th runs on real core P((G + th) mod K), so SMT
+ * siblings land on different cores, and P moves the upper half of each
+ * die's cores to the next unit, so each die spans two LLCs.  When
+ * mirror's vCPUs fit one unit, lie takes its cores from two units
+ * instead.
  *
  * Files: plan.c (the search: candidates, scores, the placement kept, the
  * API), plan-host.c (the pool and the host view: units, shapes, mirror's
@@ -128,6 +130,16 @@ struct load_slot {
 	int load, idx;
 };
 
+/* How place_one() placed a VM, best first: on free whole cores; with
+ * overcommit on free pCPUs in its shape, on free pCPUs off its shape, on
+ * shared pCPUs in its shape, on shared pCPUs off its shape. */
+enum fit { FIT_WHOLE, FIT_FREE, FIT_FREE_LOOSE, FIT_SHARED, FIT_SHARED_LOOSE };
+
+static bool fit_loose(enum fit f)
+{
+	return f == FIT_FREE_LOOSE || f == FIT_SHARED_LOOSE;
+}
+
 static int cmp_load(const void *a, const void *b)
 {
 	const struct load_slot *x = a, *y = b;
@@ -141,14 +153,16 @@ static int cmp_load(const void *a, const void *b)
  * How well a placement of every VM of a configuration does; compared
  * field by field in this order (score_cmp()): the memory fits the host
  * nodes it is bound to; every VM on free whole cores (nothing shared);
- * mirror's threads per core (the host's SMT width); the most vCPUs on
- * one pCPU, the fewest on one, and the vCPUs beyond one per pCPU
- * (overcommit: the loads as even as the shape allows); sockets that
- * are whole packages alike; the fewest host nodes, then packages, summed
- * over the VMs; the most cores per die.
+ * the fewest VMs off their shape (overcommit: the free pCPUs no longer
+ * hold it); mirror's threads per core (the host's SMT width); the most
+ * vCPUs on one pCPU, the fewest on one, and the vCPUs beyond one per
+ * pCPU (overcommit: within one vCPU per pCPU unless memory keeps VMs off
+ * nodes); sockets that are whole packages alike; the fewest host nodes,
+ * then packages, summed over the VMs; the most cores per die.
  */
 struct score {
 	bool mem_ok, whole;
+	long loose;
 	int t, max_load, min_load;
 	long excess;
 	bool regular;
@@ -162,6 +176,8 @@ static int score_cmp(const struct score *a, const struct score *b)
 		return a->mem_ok ? -1 : 1;
 	if (a->whole != b->whole)
 		return a->whole ? -1 : 1;
+	if (a->loose != b->loose)
+		return a->loose < b->loose ? -1 : 1;
 	if (a->t != b->t)
 		return a->t > b->t ? -1 : 1;
 	if (a->max_load != b->max_load)
@@ -184,6 +200,8 @@ static int score_cmp(const struct score *a, const struct score *b)
 /* Scratch of place_all(), sized once per plan. */
 struct scratch {
 	bool *used;	/* by OS number: a core some VM has */
+	bool *mark;	/* by OS number: takes_all()'s, all false between calls */
+	enum fit *fit;	/* by VM: how place_all() placed it */
 	int *load;	/* by OS number: vCPUs on it */
 	bool *barred;	/* by node index: this VM's memory does not fit there */
 	bool *pkg_seen; /* by package index */
@@ -197,6 +215,8 @@ struct scratch {
 static void scratch_release(struct scratch *s)
 {
 	free(s->used);
+	free(s->mark);
+	free(s->fit);
 	free(s->load);
 	free(s->barred);
 	free(s->pkg_seen);
@@ -215,6 +235,8 @@ static int scratch_init(const struct ctx *x, size_t n_pool, struct scratch *s)
 	size_t nn = t->n_nodes + 1, nv = (size_t)x->r->vcpus;
 
 	s->used = calloc((size_t)t->max_os + 2, sizeof(*s->used));
+	s->mark = calloc((size_t)t->max_os + 2, sizeof(*s->mark));
+	s->fit = calloc((size_t)x->r->vms, sizeof(*s->fit));
 	s->load = calloc((size_t)t->max_os + 2, sizeof(*s->load));
 	s->barred = calloc(nn, sizeof(*s->barred));
 	s->pkg_seen = calloc(t->n_groups[VTB_TOPO_PKG] + 1, sizeof(*s->pkg_seen));
@@ -225,8 +247,8 @@ static int scratch_init(const struct ctx *x, size_t n_pool, struct scratch *s)
 	s->tp = calloc(nv, sizeof(*s->tp));
 	s->tc = calloc(nv, sizeof(*s->tc));
 	s->slot = calloc(n_pool + 1, sizeof(*s->slot));
-	if (!s->used || !s->load || !s->barred || !s->pkg_seen || !s->left || !s->count ||
-	    !s->mem || !s->cand || !s->tp || !s->tc || !s->slot)
+	if (!s->used || !s->mark || !s->fit || !s->load || !s->barred || !s->pkg_seen || !s->left ||
+	    !s->count || !s->mem || !s->cand || !s->tp || !s->tc || !s->slot)
 		return vtb_error("out of memory");
 	return 0;
 }
@@ -238,67 +260,102 @@ static bool pool_ok(const struct ctx *x, const struct scratch *s, int os)
 	return p->node < 0 || !s->barred[p->node];
 }
 
-/*
- * One VM on @pool (compact order): the free pCPUs as without overcommit,
- * whole cores; with overcommit, when they do not hold the VM, the pool's
- * least loaded pCPUs (the fewest that hold its vCPUs: free siblings
- * first), then the whole pool by load, least loaded first and in compact
- * order among equals.  pCPUs on barred nodes are left out.  Into s->tp,
- * s->tc; *@whole: on free whole cores.  0, 1 (no room, vtb_error() says
- * why) or -1.
- */
-static int place_one(struct ctx *x, int vm, const int *pool, size_t n_pool, const struct shape *sh,
-		     struct scratch *s, bool *whole)
+/* Calls pl_assign() (@loose: pl_assign_loose()); on failure drops the
+ * notes the attempt added. */
+static int try_assign(struct ctx *x, int vm, const int *cand, size_t n, const struct shape *sh,
+		      const int *load, const bool *used, bool loose, struct scratch *s)
 {
 	struct vtb_plan *p = x->p;
-	size_t nv = (size_t)x->r->vcpus, n = 0, n_ok = 0, i, last = 0;
 	size_t p_notes = p->n_notes, vm_notes = p->vm[vm].n_notes;
-	int tier, rc = 1;
+	int rc = loose ? pl_assign_loose(x, vm, cand, n, sh, used, s->tp, s->tc)
+		       : pl_assign(x, vm, cand, n, sh, load, used, s->tp, s->tc);
 
-	for (tier = 0; tier < 3 && rc == 1; tier++) {
-		n = 0;
-		if (tier == 0) {
-			for (i = 0; i < n_pool; i++)
-				if (!s->used[pool[i]] && pool_ok(x, s, pool[i]))
-					s->cand[n++] = pool[i];
-			if (n < nv) {
-				vtb_error(
-					"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %zu vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
-					vm, x->r->vms, n, nv);
-				if (!x->r->overcommit)
-					return 1;
-				continue;
-			}
-		} else {
-			int lim;
-
-			if (!x->r->overcommit)
-				break;
-			if (tier == 1) {
-				for (i = 0, n_ok = 0; i < n_pool; i++)
-					if (pool_ok(x, s, pool[i]))
-						s->slot[n_ok++] = (struct load_slot){
-							s->load[pool[i]], (int)i
-						};
-				if (!n_ok)
-					break;
-				qsort(s->slot, n_ok, sizeof(*s->slot), cmp_load);
-			}
-			lim = s->slot[(nv < n_ok ? nv : n_ok) - 1].load;
-			for (i = 0; i < n_ok && (tier == 2 || s->slot[i].load <= lim); i++)
-				s->cand[n++] = pool[s->slot[i].idx];
-			if (tier == 2 && n == last)
-				continue; /* tier 1 took the whole pool already */
-			last = n;
-		}
-		rc = pl_assign(x, vm, s->cand, n, sh, tier ? s->load : NULL, s->used, s->tp, s->tc);
-		if (rc) {
-			notes_truncate(p->notes, &p->n_notes, p_notes);
-			notes_truncate(p->vm[vm].notes, &p->vm[vm].n_notes, vm_notes);
-		}
-		*whole = tier == 0;
+	if (rc) {
+		notes_truncate(p->notes, &p->n_notes, p_notes);
+		notes_truncate(p->vm[vm].notes, &p->vm[vm].n_notes, vm_notes);
 	}
 	return rc;
+}
+
+/* Whether the placement in s->tp takes each of @must (@n pCPUs). */
+static bool takes_all(const struct ctx *x, struct scratch *s, const int *must, size_t n)
+{
+	size_t nv = (size_t)x->r->vcpus, i;
+	bool all = true;
+
+	for (i = 0; i < nv; i++)
+		s->mark[s->tp[i]] = true;
+	for (i = 0; i < n && all; i++)
+		all = s->mark[must[i]];
+	for (i = 0; i < nv; i++)
+		s->mark[s->tp[i]] = false;
+	return all;
+}
+
+/*
+ * One VM on @pool (compact order), into s->tp, s->tc, how in *@how:
+ * free whole cores (the only way without overcommit).  With overcommit
+ * a VM takes free pCPUs before it shares any: its shape on the free
+ * pCPUs (free siblings included), else (mirror and lie) the free pCPUs
+ * off its shape (pl_assign_loose()).  Only when fewer pCPUs than it has
+ * vCPUs are free does it share: the least loaded pCPUs, all of those
+ * below the load it must reach and then the shape on those at that load,
+ * else those pCPUs off its shape; so the loads over the pool stay within
+ * one vCPU.  pCPUs on barred nodes are left out.  0, 1 (no room,
+ * vtb_error() says why) or -1.
+ */
+static int place_one(struct ctx *x, int vm, const int *pool, size_t n_pool, const struct shape *sh,
+		     struct scratch *s, enum fit *how)
+{
+	size_t nv = (size_t)x->r->vcpus, n = 0, n_ok = 0, n_free, n_must, i;
+	int rc, lim;
+
+	for (i = 0; i < n_pool; i++)
+		if (!s->used[pool[i]] && pool_ok(x, s, pool[i]))
+			s->cand[n++] = pool[i];
+	*how = FIT_WHOLE;
+	if (n >= nv) {
+		rc = try_assign(x, vm, s->cand, n, sh, NULL, s->used, false, s);
+		if (rc <= 0 || !x->r->overcommit)
+			return rc;
+	} else {
+		vtb_error(
+			"too many vCPUs: VM %d of %d finds %zu free pCPUs for its %zu vCPUs (whole cores go to one VM: side-by-side VMs never share SMT siblings; set overcommit = yes to share)",
+			vm, x->r->vms, n, nv);
+		if (!x->r->overcommit)
+			return 1;
+	}
+	/* the pool by load, least loaded first, compact order among equals */
+	for (i = 0; i < n_pool; i++)
+		if (pool_ok(x, s, pool[i]))
+			s->slot[n_ok++] = (struct load_slot){ s->load[pool[i]], (int)i };
+	if (!n_ok)
+		return 1;
+	qsort(s->slot, n_ok, sizeof(*s->slot), cmp_load);
+	for (n_free = 0; n_free < n_ok && !s->slot[n_free].load; n_free++)
+		s->cand[n_free] = pool[s->slot[n_free].idx];
+	if (n_free >= nv) {
+		*how = FIT_FREE;
+		rc = try_assign(x, vm, s->cand, n_free, sh, s->load, s->used, false, s);
+		if (rc != 1 || !sh->t)
+			return rc;
+		*how = FIT_FREE_LOOSE;
+		return try_assign(x, vm, s->cand, n_free, sh, s->load, s->used, true, s);
+	}
+	/* the pool is full: every pCPU below load lim gets one more vCPU, the
+	 * rest from those at lim (one VM beyond the pool, pinning none: each
+	 * pCPU as evenly) */
+	lim = s->slot[(nv < n_ok ? nv : n_ok) - 1].load;
+	for (n = 0; n < n_ok && s->slot[n].load <= lim; n++)
+		s->cand[n] = pool[s->slot[n].idx];
+	for (n_must = 0; n_must < n && s->slot[n_must].load < lim; n_must++)
+		;
+	*how = FIT_SHARED;
+	rc = try_assign(x, vm, s->cand, n, sh, s->load, s->used, false, s);
+	if (rc < 0 || !sh->t || (rc == 0 && takes_all(x, s, s->cand, n_must)))
+		return rc;
+	*how = FIT_SHARED_LOOSE;
+	return try_assign(x, vm, s->cand, nv < n ? nv : n, sh, s->load, s->used, true, s);
 }
 
 /*
@@ -391,14 +448,15 @@ static int place_all(struct ctx *x, const int *pool, size_t n_pool, const struct
 			      .c = sh->c };
 	for (vm = 0; vm < x->r->vms; vm++) {
 		int *vp = pcpu + (size_t)vm * nv, *vc = cellof + (size_t)vm * nv;
-		bool whole = false, fits = false, first_whole = false;
+		enum fit how = FIT_WHOLE, kept = FIT_WHOLE;
+		bool fits = false;
 		size_t tries;
 
 		memset(s->barred, 0, (nn + 1) * sizeof(*s->barred));
 		for (tries = 0; tries <= nn && !fits; tries++) {
 			int over;
 
-			rc = place_one(x, vm, pool, n_pool, sh, s, &whole);
+			rc = place_one(x, vm, pool, n_pool, sh, s, &how);
 			if (rc < 0 || (rc && !tries))
 				return rc;
 			if (rc)
@@ -407,7 +465,7 @@ static int place_all(struct ctx *x, const int *pool, size_t n_pool, const struct
 			if (!tries || over < 0) {
 				memcpy(vp, s->tp, nv * sizeof(*vp));
 				memcpy(vc, s->tc, nv * sizeof(*vc));
-				first_whole = whole;
+				kept = how;
 			}
 			fits = over < 0;
 			if (over >= 0)
@@ -418,7 +476,9 @@ static int place_all(struct ctx *x, const int *pool, size_t n_pool, const struct
 		memcpy(s->tc, vc, nv * sizeof(*vc));
 		mem_over(x, s, true);
 		sc->mem_ok = sc->mem_ok && fits;
-		sc->whole = sc->whole && first_whole;
+		sc->whole = sc->whole && kept == FIT_WHOLE;
+		sc->loose += fit_loose(kept);
+		s->fit[vm] = kept;
 		memset(s->count, 0, nn * sizeof(*s->count));
 		for (i = 0; i < nv; i++) {
 			const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, vp[i]);
@@ -541,9 +601,42 @@ out:
 	return rc;
 }
 
-/* VM @vm of the placement kept (@pcpu, @cellof its vCPUs'): its pCPUs,
- * host nodes, pins, guest cells and claims. */
-static int final_vm(struct ctx *x, int vm, const int *pcpu, const int *cellof)
+/* Why VM @vm, placed as @how, is off its shape (overcommit), and (mirror)
+ * how many of its SMT and LLC claims that costs. */
+static int loose_note(struct ctx *x, int vm, enum fit how)
+{
+	const struct vtb_plan *p = x->p;
+	const struct vtb_preset *preset = vtb_preset_of(x->r->topology);
+	size_t i, off = 0, all = 0;
+	char *cost;
+	int ret;
+
+	for (i = 0; i < p->n_claims; i++)
+		if (p->claims[i].vm == vm && p->claims[i].kind != VTB_CLAIM_NODE) {
+			all++;
+			off += p->claims[i].state != VTB_CLAIM_TRUE;
+		}
+	cost = preset->lies ? vtb_strdup("")
+			    : vtb_asprintf("; %zu of its %zu SMT and LLC claims are not true there",
+					   off, all);
+	if (!cost)
+		return vtb_error("out of memory");
+	ret = pl_note(
+		x->p, vm,
+		vtb_asprintf(
+			"overcommit: VM %d is off %s's shape (%d LLC groups of %d cores of %d threads): %s, so it takes them as aligned as they allow (whole cores, then one LLC group, one node)%s",
+			vm, preset->name, p->dies * p->sockets, p->cores, p->threads,
+			how == FIT_FREE_LOOSE
+				? "the free pCPUs no longer hold it but hold its vCPUs, and a pCPU is shared only when the pool is full"
+				: "the pool is full and its least loaded pCPUs, which keep the loads within one vCPU per pCPU, do not hold it",
+			cost));
+	free(cost);
+	return ret;
+}
+
+/* VM @vm of the placement kept (@pcpu, @cellof its vCPUs', placed as
+ * @how): its pCPUs, host nodes, pins, guest cells and claims. */
+static int final_vm(struct ctx *x, int vm, const int *pcpu, const int *cellof, enum fit how)
 {
 	struct vtb_plan *p = x->p;
 	struct vtb_plan_vm *m = &p->vm[vm];
@@ -564,6 +657,8 @@ static int final_vm(struct ctx *x, int vm, const int *pcpu, const int *cellof)
 	if (pl_pins_of(x, m) < 0 || pl_cells_of(x, m, cellof) < 0 || pl_claims_of(x, vm) < 0 ||
 	    pl_check_spans(x, vm) < 0)
 		return -1;
+	if (fit_loose(how) && loose_note(x, vm, how) < 0)
+		return -1;
 	if (!vtb_preset_of(x->r->topology)->lies)
 		return 0;
 	for (i = 0; i < p->n_claims; i++)
@@ -578,9 +673,9 @@ static int final_vm(struct ctx *x, int vm, const int *pcpu, const int *cellof)
 	return 0;
 }
 
-/* overcommit shares evenly where the shape allows: say where not. */
-static int overcommit_note(struct ctx *x, const int *pool, size_t n_pool, const struct scratch *s,
-			   const struct shape *sh)
+/* overcommit keeps the loads within one vCPU per pCPU (place_one()) but
+ * for VMs kept off host nodes their memory would overflow: say so. */
+static int overcommit_note(struct ctx *x, const int *pool, size_t n_pool, const struct scratch *s)
 {
 	int lo = 1 << 30, hi = 0;
 	size_t n_lo = 0, n_hi = 0, i;
@@ -598,9 +693,8 @@ static int overcommit_note(struct ctx *x, const int *pool, size_t n_pool, const 
 	return pl_note(
 		x->p, -1,
 		vtb_asprintf(
-			"overcommit: %s's shape (%d LLC groups of %d cores of %d threads per VM) cannot spread the VMs evenly over the pool: %zu pCPUs hold %d vCPUs while %zu hold %d",
-			vtb_preset_of(x->r->topology)->name, sh->l, sh->c, sh->t, n_hi, hi, n_lo,
-			lo));
+			"overcommit: the VMs do not spread evenly over the pool: %zu pCPUs hold %d vCPUs while %zu hold %d (guest memory keeps VMs off the host nodes it would overflow)",
+			n_hi, hi, n_lo, lo));
 }
 
 /*
@@ -643,9 +737,10 @@ static int place_final(struct ctx *x, const int *pool, size_t n_pool, struct scr
 		vtb_vtopo_shape(r, &p->sockets, &p->dies, &p->cores, &p->threads);
 	}
 	for (vm = 0; vm < r->vms; vm++)
-		if (final_vm(x, vm, pcpu + (size_t)vm * nv, cellof + (size_t)vm * nv) < 0)
+		if (final_vm(x, vm, pcpu + (size_t)vm * nv, cellof + (size_t)vm * nv, s->fit[vm]) <
+		    0)
 			goto out;
-	if (r->overcommit && sh->t && overcommit_note(x, pool, n_pool, s, sh) < 0)
+	if (r->overcommit && overcommit_note(x, pool, n_pool, s) < 0)
 		goto out;
 	if (pl_llc_fallback_note(x) < 0 || pl_mem_check(x) < 0)
 		goto out;
@@ -813,6 +908,10 @@ static char *moved_why(const struct score *was, const struct score *now, int vms
 		return vtb_asprintf(
 			"on the first core the VMs would share pCPUs (%ld vCPUs beyond one per pCPU instead of %ld)",
 			was->excess, now->excess);
+	if (was->loose != now->loose)
+		return vtb_asprintf(
+			"on the first core %ld VM%s would be off mirror's shape instead of %ld",
+			was->loose, was->loose == 1 ? "" : "s", now->loose);
 	if (was->t != now->t || was->regular != now->regular)
 		return vtb_strdup("on the first core mirror's shape would not follow the host");
 	return vtb_asprintf(

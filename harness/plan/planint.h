@@ -39,6 +39,8 @@ struct hview {
 
 int pl_assign(struct ctx *x, int vm, const int *pool, size_t n_pool, const struct shape *sh,
 	      const int *load, const bool *used, int *pcpu, int *cellof);
+int pl_assign_loose(struct ctx *x, int vm, const int *cand, size_t n, const struct shape *sh,
+		    const bool *used, int *pcpu, int *cellof);
 int pl_cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof);
 int pl_check_spans(struct ctx *x, int vm);
 int pl_claims_of(struct ctx *x, int vm);

@@ -183,40 +183,42 @@ fi
 
 # ---- 8: overcommit shares pCPUs only when the pool is full -----------------
 
-for topo in mirror lie; do
-	if plan "2 x 192 $topo overcommitted" "$BIG" "[vm]
-vcpus = 192
-topology = $topo
+# plan_oc VCPUS TOPOLOGY VMS: VMS x VCPUS overcommitted, pinning strict, on BIG
+plan_oc() {
+	plan "$3 x $1 $2 overcommitted" "$BIG" "[vm]
+vcpus = $1
+topology = $2
 pinning = strict
-vms = 2
-overcommit = yes"; then
+vms = $3
+overcommit = yes"
+}
+
+for topo in mirror lie; do
+	if plan_oc 192 $topo 2; then
 		expect_eq "2 x 192 vCPUs $topo on 382 free pCPUs share 2 pCPUs, none idle" \
 			"$(facts loads)" "max 2, 2 shared, 0 idle"
 	fi
 done
-if plan "4 x 192 mirror overcommitted" "$BIG" "[vm]
-vcpus = 192
-topology = mirror
-pinning = strict
-vms = 4
-overcommit = yes"; then
+if plan_oc 192 mirror 4; then
 	expect_eq "4 x 192 vCPUs mirror: loads within one vCPU per pCPU" "$(facts spread)" 1
 fi
-if plan "4 x 95 mirror overcommitted" "$BIG" "[vm]
-vcpus = 95
-topology = mirror
-pinning = strict
-vms = 4
-overcommit = yes"; then
-	expect_grep "4 x 95 vCPUs mirror: the plan says where its shape cannot spread the VMs" \
-		"$T/out" "cannot spread the VMs evenly over the pool"
-fi
-if plan "4 x 95 cores overcommitted" "$BIG" "[vm]
-vcpus = 95
-topology = cores
-pinning = strict
-vms = 4
-overcommit = yes"; then
+# 380 vCPUs fit the 382 free pCPUs: no pCPU is shared even where mirror's
+# shape (19 LLC groups of 5 cores) no longer fits the free ones, and the
+# plan says which VM left its shape; 475 vCPUs fill the pool: every pCPU
+# used, the loads within one vCPU per pCPU
+for topo in mirror lie; do
+	if plan_oc 95 $topo 4; then
+		expect_eq "4 x 95 vCPUs $topo on 382 free pCPUs share none" "$(facts loads)" \
+			"max 1, 0 shared, 2 idle"
+		expect_grep "4 x 95 vCPUs $topo: the plan says which VM left its shape and why" \
+			"$T/out" "note: overcommit: VM 3 is off $topo's shape (19 LLC groups of 5 cores of 1 threads): the free pCPUs no longer hold it but hold its vCPUs"
+	fi
+	if plan_oc 95 $topo 5; then
+		expect_eq "5 x 95 vCPUs $topo fill the 382 free pCPUs within one vCPU per pCPU" \
+			"$(facts loads)" "max 2, 93 shared, 0 idle"
+	fi
+done
+if plan_oc 95 cores 4; then
 	expect_eq "4 x 95 vCPUs cores on 382 free pCPUs share none" "$(facts loads)" \
 		"max 1, 0 shared, 2 idle"
 fi

@@ -10,7 +10,8 @@
  * shares pCPUs only when the pool runs out, and then evenly; the SMT
  * siblings of housekeeping CPUs get no vCPU; cell memory in proportion to
  * the cells' vCPUs.  Issue 14's defects: guest memory against host
- * nodes, whole nodes, overcommitted mirror that stacked, hosts without
+ * nodes, whole nodes, overcommitted mirror and lie that stacked (free
+ * pCPUs before shared ones, off the shape if need be), hosts without
  * caches.  Errors: too many vCPUs (with how many are available),
  * impossible explicit topologies, clusters, unknown presets.
  */
@@ -364,6 +365,45 @@ static size_t pool_size(const struct vtb_topo *t, const struct vtb_plan *p)
 }
 
 /*
+ * The overcommit rule on plan @p: while vms x vcpus fits the pool (allowed
+ * online PUs outside housekeeping and its cores) no pCPU holds two vCPUs;
+ * beyond it every pool pCPU is used and the loads differ by at most one.
+ * true when the pool is full.
+ */
+static bool check_overcommit_rule(const struct vtb_topo *t, const struct vtb_plan *p,
+				  const char *what)
+{
+	int *load = loads(t, p), lo = 1 << 30, hi = 0;
+	size_t k, j, used = 0, n_pool = 0;
+	bool full;
+
+	for (k = 0; k < t->n_online; k++) {
+		int os = t->pus[k].os;
+		const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, os);
+		bool hk = vtb_cpuset_has(&p->housekeeping, os);
+
+		for (j = 0; core && j < core->n; j++)
+			hk |= vtb_cpuset_has(&p->housekeeping, core->cpus[j]);
+		if (!t->pus[k].online || !t->pus[k].allowed || hk)
+			continue;
+		n_pool++;
+		used += load[os] > 0;
+		lo = load[os] < lo ? load[os] : lo;
+		hi = load[os] > hi ? load[os] : hi;
+	}
+	full = (size_t)p->req.vms * (size_t)p->req.vcpus > n_pool;
+	if (!full) {
+		cr_assert_leq(hi, 1, "%s: a pCPU holds %d vCPUs while %zu of %zu are used", what,
+			      hi, used, n_pool);
+	} else {
+		cr_assert_eq(used, n_pool, "%s: %zu of %zu pCPUs used", what, used, n_pool);
+		cr_assert_leq(hi - lo, 1, "%s: loads %d to %d", what, lo, hi);
+	}
+	free(load);
+	return full;
+}
+
+/*
  * overcommit shares pCPUs only when it has to: while vms x vcpus fits the
  * pool the VMs' pCPUs are disjoint (the review's case: 4 VMs of 1 vCPU on
  * a 4-core host all went to one pCPU), beyond it every pool pCPU is used
@@ -376,7 +416,7 @@ Test(plan, overcommit_shares_only_when_it_has_to)
 	static const int vcpus[] = { 1, 2, 3, 4, 6, 8 };
 	static const enum vtb_pinning pins[] = { VTB_PIN_NONE, VTB_PIN_STRICT, VTB_PIN_CORE };
 	static const enum vtb_vtopo topos[] = { VTB_VTOPO_FLAT, VTB_VTOPO_CORES };
-	size_t hi, vi, pi, ti, n_pool, k, checked = 0, shared = 0;
+	size_t hi, vi, pi, ti, n_pool, checked = 0, shared = 0;
 	int vms;
 
 	for (hi = 0; hi < VTB_ARRAY_SIZE(hosts); hi++) {
@@ -391,8 +431,6 @@ Test(plan, overcommit_shares_only_when_it_has_to)
 									    pins[pi]);
 						struct vtb_plan *p = NULL;
 						char what[200];
-						int *load, lo = 1 << 30, hi_load = 0;
-						size_t used = 0;
 
 						r.vms = vms;
 						r.overcommit = true;
@@ -417,34 +455,8 @@ Test(plan, overcommit_shares_only_when_it_has_to)
 						} else {
 							check_invariants(t, p, what);
 						}
-						load = loads(t, p);
-						for (k = 0; k < t->n_online; k++) {
-							int os = t->pus[k].os;
-
-							if (!t->pus[k].online ||
-							    !t->pus[k].allowed ||
-							    vtb_cpuset_has(&p->housekeeping, os))
-								continue;
-							used += load[os] > 0;
-							lo = load[os] < lo ? load[os] : lo;
-							hi_load = load[os] > hi_load ? load[os]
-										     : hi_load;
-						}
-						if ((size_t)vms * (size_t)vcpus[vi] <= n_pool) {
-							cr_assert_leq(hi_load, 1,
-								      "%s: a pCPU holds %d vCPUs",
-								      what, hi_load);
-						} else {
-							cr_assert_eq(used, n_pool,
-								     "%s: %zu of %zu pCPUs used",
-								     what, used, n_pool);
-							cr_assert_leq(hi_load - lo, 1,
-								      "%s: loads %d to %d", what,
-								      lo, hi_load);
-							shared++;
-						}
+						shared += check_overcommit_rule(t, p, what);
 						checked++;
-						free(load);
 						vtb_plan_free(p);
 					}
 		vtb_hosttopo_free(h);
@@ -930,6 +942,105 @@ Test(plan, overcommitted_mirror_spreads_over_the_pool)
 			free(load);
 			vtb_plan_free(p);
 		}
+	vtb_hosttopo_free(h);
+}
+
+/*
+ * Item 8's rule for mirror and lie, whose regular shape once stacked VMs
+ * on the same pCPUs while others idled: a VM takes free pCPUs before it
+ * shares any, off its shape when the free pCPUs no longer hold it (and
+ * says so), so while vms x vcpus fits the pool no pCPU holds two vCPUs;
+ * beyond it every pool pCPU is used and the loads differ by at most one.
+ */
+Test(plan, overcommitted_mirror_and_lie_share_only_when_the_pool_is_full)
+{
+	static const int vcpus[] = { 3, 4, 5, 6, 8, 12 };
+	static const enum vtb_vtopo topos[] = { VTB_VTOPO_MIRROR, VTB_VTOPO_LIE };
+	size_t hi, vi, ti, fits = 0, full = 0;
+	int vms;
+
+	for (hi = 0; hi < VTB_ARRAY_SIZE(hosts); hi++) {
+		struct vtb_hosttopo *h = load(hosts[hi]);
+		const struct vtb_topo *t = &h->model;
+
+		if (t->n_pus > 512)
+			goto next; /* the 2048-PU host: the rule is the same, only slower */
+		for (vi = 0; vi < VTB_ARRAY_SIZE(vcpus); vi++)
+			for (ti = 0; ti < VTB_ARRAY_SIZE(topos); ti++)
+				for (vms = 1; vms <= 13; vms += vms < 6 ? 1 : 7) {
+					struct vtb_plan_req r = req(vcpus[vi], topos[ti],
+								    VTB_PIN_STRICT);
+					struct vtb_plan *p = NULL;
+					char what[200];
+
+					r.vms = vms;
+					r.overcommit = true;
+					r.memory_bytes = 64ull << 20;
+					snprintf(what, sizeof(what),
+						 "%s vcpus=%d vms=%d topology=%s", hosts[hi],
+						 vcpus[vi], vms, ti ? "lie" : "mirror");
+					if (vtb_plan_make(t, &r, &p) < 0)
+						continue; /* no regular shape, or beyond the pool */
+					check_invariants(t, p, what);
+					if (check_overcommit_rule(t, p, what))
+						full++;
+					else
+						fits += vms > 1;
+					vtb_plan_free(p);
+				}
+	next:
+		vtb_hosttopo_free(h);
+	}
+	cr_assert_gt(fits, 50, "only %zu side-by-side plans", fits);
+	cr_assert_gt(full, 50, "only %zu full-pool plans", full);
+}
+
+/* The issue's case: 4 x 95 vCPUs on 382 free pCPUs share none; mirror's
+ * shape (19 LLC groups of 5 cores) no longer fits the free pCPUs for the
+ * last VMs, which take free pCPUs off it, say so, and state the claims
+ * that placement does not back as not true. */
+Test(plan, overcommit_takes_free_pcpus_off_the_shape)
+{
+	struct vtb_hosttopo *h = load("pack:2 numa:1 l3:12(size=32MiB) core:8 pu:2");
+	const struct vtb_topo *t = &h->model;
+	struct vtb_plan_req r = req(95, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+	int *load, os, shared = 0, v;
+	bool off = false;
+
+	r.vms = 4;
+	r.overcommit = true;
+	cr_assert_eq(vtb_plan_make(t, &r, &p), 0, "%s", vtb_errmsg());
+	load = loads(t, p);
+	for (os = 0; os <= t->max_os; os++)
+		shared += load[os] > 1;
+	cr_expect_eq(shared, 0, "%d pCPUs shared", shared);
+	for (v = 0; v < r.vms; v++) {
+		size_t i, n_off = 0, n_all = 0, said_off, said_all;
+		const char *note = NULL;
+
+		for (i = 0; i < p->vm[v].n_notes; i++)
+			if (strstr(p->vm[v].notes[i], "is off mirror's shape"))
+				note = p->vm[v].notes[i];
+		if (!note)
+			continue;
+		off = true;
+		cr_expect(strstr(note, "the free pCPUs no longer hold it"), "%s", note);
+		/* the note counts the claims the placement does not make true */
+		for (i = 0; i < p->n_claims; i++)
+			if (p->claims[i].vm == v && p->claims[i].kind != VTB_CLAIM_NODE) {
+				n_all++;
+				n_off += p->claims[i].state != VTB_CLAIM_TRUE;
+			}
+		cr_assert_eq(sscanf(strstr(note, "; ") + 2, "%zu of its %zu", &said_off, &said_all),
+			     2, "%s", note);
+		cr_expect_eq(said_off, n_off, "%s", note);
+		cr_expect_eq(said_all, n_all, "%s", note);
+	}
+	cr_expect(off, "no VM says it left its shape");
+	check_claim_rule(p, "4 x 95");
+	free(load);
+	vtb_plan_free(p);
 	vtb_hosttopo_free(h);
 }
 
