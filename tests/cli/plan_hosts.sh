@@ -240,6 +240,20 @@ numa = off"; then
 			"the host description gives no caches: its LLC groups are taken to be its packages"
 	fi
 done
+# no caches but dies: the die stands in for the LLC (before the package)
+if plan "mirror without caches, with dies" "pack:2 die:2 core:4 pu:2" "[vm]
+vcpus = 16
+topology = mirror
+pinning = strict
+numa = off"; then
+	# dies are PUs 0-7, 8-15 (package 0) and 16-23, 24-31 (package 1)
+	expect_eq "mirror on dies without caches keeps to one package" \
+		"$(facts used | python3 -c 'import sys; print(len({int(c) // 16 for c in sys.stdin.read().split(",")}))')" 1
+	expect_grep "... and tells the guest the package's two dies" "$T/out" "1 socket x 2 dies x 4 cores x 2 threads"
+	expect_grep "its LLC claims are stated against the dies" "$T/out" "claims llc: 0-7=true, 8-15=true"
+	expect_grep "the plan says the dies stand for the LLC" "$T/out" \
+		"the host description gives no caches: its LLC groups are taken to be its dies"
+fi
 if plan "pinning llc without caches" "$F/nocache-2s.xml" "[vm]
 vcpus = 16
 topology = mirror
