@@ -332,19 +332,30 @@ static int rows_of_runs(struct vtb_cmd_env *env, json_t *rows, bool all)
 	return vtb_store_foreach_run(env->store, on_run, rows) ? -1 : 0;
 }
 
-/* the cells of the latest campaign */
-static int rows_of_cells(struct vtb_cmd_env *env, json_t *rows, bool all)
+/* The latest campaign's id: 0, -1 when the store fails, -2 (an input
+ * error) when there is none. */
+static int latest_campaign(struct vtb_cmd_env *env, int64_t *id)
 {
-	int64_t id;
 	bool found = false;
 
-	(void)all;
-	if (vtb_store_latest_campaign(env->store, &id, &found))
+	if (vtb_store_latest_campaign(env->store, id, &found))
 		return -1;
 	if (!found) {
 		vtb_error("no campaign in '%s'", env->db);
 		return -2;
 	}
+	return 0;
+}
+
+/* the cells of the latest campaign */
+static int rows_of_cells(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	int64_t id;
+	int r = latest_campaign(env, &id);
+
+	(void)all;
+	if (r)
+		return r;
 	return vtb_store_foreach_cell(env->store, id, on_cell, rows) ? -1 : 0;
 }
 
@@ -363,15 +374,11 @@ static int on_kernel(const struct vtb_kernel_row *r, void *arg)
 static int rows_of_kernels(struct vtb_cmd_env *env, json_t *rows, bool all)
 {
 	int64_t id;
-	bool found = false;
+	int r = latest_campaign(env, &id);
 
 	(void)all;
-	if (vtb_store_latest_campaign(env->store, &id, &found))
-		return -1;
-	if (!found) {
-		vtb_error("no campaign in '%s'", env->db);
-		return -2;
-	}
+	if (r)
+		return r;
 	return vtb_store_foreach_kernel(env->store, id, on_kernel, rows) ? -1 : 0;
 }
 
