@@ -913,6 +913,46 @@ out:
 	return ret;
 }
 
+int vtb_guest_stage_kernel(const struct vtb_guest_stage *s, const char *path, const char *sha256,
+			   char **staged, char **release)
+{
+	char *rel = vtb_kernel_release(path), *k = NULL, *name = NULL, *copy = NULL;
+	int ret = -1;
+
+	*staged = *release = NULL;
+	if (!rel)
+		goto out;
+	k = resolve(path);
+	if (!k)
+		goto out;
+	if (s->others_must_read && !vtb_guest_readable(k)) {
+		name = vtb_asprintf("vmlinuz-%s-%.16s", rel, sha256);
+		if (!name) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (stage_copy(k, s->dir, name, &copy))
+			goto out;
+		free(k);
+		k = copy;
+		copy = NULL;
+		if (!vtb_guest_readable(k)) {
+			unreadable_error(k);
+			goto out;
+		}
+	}
+	*staged = k;
+	*release = rel;
+	k = rel = NULL;
+	ret = 0;
+out:
+	free(rel);
+	free(k);
+	free(name);
+	free(copy);
+	return ret;
+}
+
 /* ---- per-boot image ---- */
 
 #define BASE_MAX (256ull << 20)

@@ -106,6 +106,17 @@ int vtb_guest_stage(const char *dir, const char *configured_kernel, const char *
 void vtb_guest_stage_release(struct vtb_guest_stage *s);
 
 /*
+ * Another guest kernel for the campaign staged in @s (a [vm] kernel =
+ * value): @path's release (vtb_kernel_release()) in *release and the path
+ * the hypervisor opens in *staged: @path resolved, or a copy in the
+ * staging directory (vmlinuz-<release>-<first 16 digits of @sha256>) when
+ * the hypervisor's user could not read it.  -1 with vtb_error() naming
+ * the path; both malloc'ed on success.
+ */
+int vtb_guest_stage_kernel(const struct vtb_guest_stage *s, const char *path, const char *sha256,
+			   char **staged, char **release);
+
+/*
  * Writes the per-boot image: the base initramfs, zero padding to a
  * 4-byte boundary (the kernel looks for a following archive only at
  * 4-byte aligned offsets), then an uncompressed newc cpio holding

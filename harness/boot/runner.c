@@ -521,10 +521,11 @@ static int vm_judge(struct boot_ctx *b, const struct vtb_config *c, struct vm_gr
 	v->status = o->status;
 	/* the kernel we booted, read from its image: the guest's uname -r
 	 * is its word only, kept in the header */
-	if (gk && strcmp(gk, b->vh->stage->release))
+	if (gk && strcmp(gk, vtb_vmhost_kernel(b->vh, c)->release))
 		vm_warn(b, v,
 			vtb_asprintf("the guest reports kernel '%s' but '%s' (%s) was booted", gk,
-				     b->vh->stage->release, b->vh->stage->kernel));
+				     vtb_vmhost_kernel(b->vh, c)->release,
+				     vtb_vmhost_kernel(b->vh, c)->staged));
 	check_live_pins(v, g->vr[k].placement, g->plan, (int)k);
 	if (check_sched(v, c, r) < 0 || judge_view(v, c, r, g->plan, (int)k) < 0)
 		return -1;
@@ -550,7 +551,9 @@ static void vm_describe(const struct boot_ctx *b, const struct vtb_config *c, in
 	g->vmi[k] = (struct vtb_vm_boot_info){
 		.accelerator = b->vh->accel,
 		.cpu_model = b->vh->cpu_model,
-		.guest_kernel = b->vh->stage->release,
+		.guest_kernel = vtb_vmhost_kernel(b->vh, c)->release,
+		.guest_kernel_sha256 = vtb_vmhost_kernel(b->vh, c)->sha256,
+		.guest_kernel_config_sha256 = vtb_vmhost_kernel(b->vh, c)->config_sha256,
 		.libvirt_version = vtb_hv_libvirt_version(b->vh->hv),
 		.qemu_version = vtb_hv_qemu_version(b->vh->hv),
 		.live_xml = vr->live_xml,
@@ -749,7 +752,49 @@ out:
  * auto fields filled by the caller).  0: stored (or not run: a stop was
  * requested, res->interrupted set); -1 on a harness failure.
  */
-static int run_one(struct boot_ctx *b, const struct vtb_config *c, int rep, struct vtb_progress *p,
+/*
+ * A VM configuration whose sched profile sets a debugfs knob its kernel
+ * image lacks (by the probe a boot of that image stored, in this campaign
+ * or an earlier one) is not runnable for the rest of the campaign: said
+ * once, stored as the configuration's why_not and an event.  1: skip it.
+ */
+static int knobs_check(struct boot_ctx *b, struct vtb_config *c)
+{
+	const struct vtb_vmkernel *k;
+	char *probe_txt = NULL, *why = NULL, *msg = NULL;
+	json_t *probe = NULL;
+	int r;
+
+	if (c->kind != VTB_CONFIG_VM || !b->vh || !vtb_sched_has_settings(c))
+		return 0;
+	k = vtb_vmhost_kernel(b->vh, c);
+	if (vtb_store_kernel_probe(b->st, k->sha256, &probe_txt) < 0)
+		return -1;
+	probe = probe_txt ? json_loads(probe_txt, 0, NULL) : NULL;
+	r = vtb_sched_knobs_lacking(c, probe, &why);
+	if (r == 1) {
+		c->runnable = false;
+		free(c->why_not);
+		c->why_not = vtb_asprintf("kernel %s (%s, sha256 %.16s) %s",
+					  c->kernel_name ? c->kernel_name : "(staged)", k->release,
+					  k->sha256, why);
+		msg = c->why_not ? vtb_asprintf("not run: %s: %s", c->label, c->why_not) : NULL;
+		if (!msg ||
+		    vtb_store_config_not_runnable(b->st, b->campaign, c->key, c->why_not) < 0)
+			r = msg ? -1 : vtb_error("out of memory");
+		else {
+			warn(b->o, msg);
+			vtb_store_event(b->st, b->campaign, NULL, "warn", msg);
+		}
+	}
+	free(msg);
+	free(why);
+	free(probe_txt);
+	json_decref(probe);
+	return r;
+}
+
+static int run_one(struct boot_ctx *b, struct vtb_config *c, int rep, struct vtb_progress *p,
 		   struct vtb_run_result *res, size_t *done)
 {
 	struct vtb_boot_outcome out = { 0 };
@@ -759,6 +804,15 @@ static int run_one(struct boot_ctx *b, const struct vtb_config *c, int rep, stru
 
 	if (stop_requested()) {
 		res->interrupted = true;
+		return 0;
+	}
+	if (!c->runnable)
+		return 0; /* found not runnable during the campaign */
+	r = knobs_check(b, c);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		res->not_runnable++;
 		return 0;
 	}
 	p->label = c->label;
@@ -926,11 +980,11 @@ static void auto_round_note(const struct vtb_run_opts *o, const struct vtb_matri
 }
 
 /* One round's @k boots, until a stop request or the budget */
-static int auto_round(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
-		      size_t k, size_t left, struct vtb_run_result *res, size_t *done)
+static int auto_round(struct boot_ctx *b, struct vtb_matrix *m, struct auto_state *as, size_t k,
+		      size_t left, struct vtb_run_result *res, size_t *done)
 {
 	for (size_t j = 0; j < k; j++) {
-		const struct vtb_config *c = &m->configs[as->round[j]];
+		struct vtb_config *c = &m->configs[as->round[j]];
 		struct vtb_progress p = { .index = *done + 1,
 					  .total = *done + left - j,
 					  .reps_auto = true,
@@ -952,7 +1006,7 @@ static int auto_round(struct boot_ctx *b, const struct vtb_matrix *m, struct aut
 	return 0;
 }
 
-static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const struct vtb_matrix *m,
+static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, struct vtb_matrix *m,
 		    struct vtb_run_result *res, size_t *done)
 {
 	size_t n = m->n_configs;

@@ -18,6 +18,7 @@
 #include "domspec.h"
 #include "domxml.h"
 #include "guest.h"
+#include "../matrix/digest.h"
 #include "placement.h"
 #include "../plan/plan.h"
 #include "provision.h"
@@ -29,13 +30,76 @@
 
 char *vtb_vm_cmdline(const char *nonce, const struct vtb_config *c)
 {
+	const char *kern = c ? vtb_params_get(&c->params, "kernel.cmdline") : NULL;
 	const char *extra = c ? vtb_sched_cmdline(c) : NULL;
 
 	/* panic=-1: reboot at once on a panic, which on_reboot=destroy
-	 * turns into the end of the domain.  The profile's parameters come
-	 * last, after ours. */
-	return vtb_asprintf("console=ttyS0 panic=-1 vtbench.nonce=%s%s%s", nonce, extra ? " " : "",
+	 * turns into the end of the domain.  The kernel's parameters come
+	 * after ours, the profile's last. */
+	return vtb_asprintf("console=ttyS0 panic=-1 vtbench.nonce=%s%s%s%s%s", nonce,
+			    kern ? " " : "", kern ? kern : "", extra ? " " : "",
 			    extra ? extra : "");
+}
+
+/* The identity of kernel @k's image (its sha256 unless known) and of the
+ * .config beside it unless @config names one. */
+static int kernel_identity(struct vtb_vmkernel *k, const char *image, const char *config)
+{
+	char *beside = config ? NULL : vtb_kernel_config_beside(image);
+	char hex[65];
+
+	if (!k->sha256[0] && vtb_sha256_file_hex(image, k->sha256) < 0)
+		return -1;
+	if ((config || beside) && vtb_sha256_file_hex(config ? config : beside, hex) == 0)
+		k->config_sha256 = vtb_strdup(hex);
+	free(beside);
+	return 0;
+}
+
+/* Kernel [0] is the staged one; one more per image [vm] kernel = names. */
+static int stage_kernels(struct vtb_vmhost *vh, const struct vtb_matrix *m)
+{
+	size_t i, j;
+
+	vh->kernels = calloc(m->n_configs + 1, sizeof(*vh->kernels));
+	if (!vh->kernels)
+		return vtb_error("out of memory");
+	vh->kernels[0].staged = vtb_strdup(vh->stage->kernel);
+	vh->kernels[0].release = vtb_strdup(vh->stage->release);
+	vh->n_kernels = 1;
+	if (!vh->kernels[0].staged || !vh->kernels[0].release)
+		return vtb_error("out of memory");
+	if (kernel_identity(&vh->kernels[0], vh->stage->kernel, NULL) < 0)
+		return -1;
+	for (i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+		struct vtb_vmkernel *k;
+
+		if (c->kind != VTB_CONFIG_VM || !c->kernel_path || !c->runnable)
+			continue;
+		for (j = 1; j < vh->n_kernels; j++)
+			if (!strcmp(vh->kernels[j].path, c->kernel_path))
+				break;
+		if (j < vh->n_kernels)
+			continue;
+		k = &vh->kernels[vh->n_kernels++];
+		k->path = c->kernel_path;
+		memcpy(k->sha256, c->kernel_sha256, sizeof(k->sha256));
+		if (vtb_guest_stage_kernel(vh->stage, c->kernel_path, c->kernel_sha256, &k->staged,
+					   &k->release) < 0 ||
+		    kernel_identity(k, c->kernel_path, c->kernel_config) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+const struct vtb_vmkernel *vtb_vmhost_kernel(const struct vtb_vmhost *vh,
+					     const struct vtb_config *c)
+{
+	for (size_t j = 1; c->kernel_path && j < vh->n_kernels; j++)
+		if (!strcmp(vh->kernels[j].path, c->kernel_path))
+			return &vh->kernels[j];
+	return &vh->kernels[0];
 }
 
 static char *cache_key(const struct vtb_vmhost *vh)
@@ -256,6 +320,10 @@ int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
 		*input = true;
 		goto out;
 	}
+	if (stage_kernels(vh, m) < 0) {
+		*input = true;
+		goto out;
+	}
 	vtb_guest_sweep(vh->stage, 24 * 3600);
 	if (decide_accel(vh, m->accel, ctl))
 		goto out;
@@ -283,6 +351,12 @@ void vtb_vmhost_free(struct vtb_vmhost *vh)
 		vtb_guest_stage_release(vh->stage);
 		free(vh->stage);
 	}
+	for (size_t i = 0; i < vh->n_kernels; i++) {
+		free(vh->kernels[i].staged);
+		free(vh->kernels[i].release);
+		free(vh->kernels[i].config_sha256);
+	}
+	free(vh->kernels);
 	free(vh->accel);
 	free(vh->accel_why);
 	free(vh->cpu_model);
@@ -336,7 +410,7 @@ static int vmprep_make(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req 
 	d.kvm = !strcmp(vh->accel, "kvm");
 	d.cpu_model = vh->cpu_model;
 	d.memory_bytes = r->config->req.memory_bytes;
-	d.kernel = vh->stage->kernel;
+	d.kernel = vtb_vmhost_kernel(vh, r->config)->staged;
 	d.initrd = v->img;
 	d.cmdline = v->cmdline;
 	if (plan) {

@@ -13,9 +13,22 @@
 #include "bootstatus.h"
 #include "../matrix/conf.h"
 
+/* A guest kernel of the campaign and its identity, stored with each boot. */
+struct vtb_vmkernel {
+	const char *path;    /* as the configuration names it; NULL: the staged one */
+	char *staged;	     /* the path the hypervisor opens */
+	char *release;	     /* from the image's header */
+	char sha256[65];     /* of the image */
+	char *config_sha256; /* of its .config (NULL: none known) */
+};
+
 struct vtb_vmhost {
 	struct vtb_hv *hv;
 	struct vtb_guest_stage *stage;
+	/* [0]: the staged (configured or fetched) kernel; then one per
+	 * image of [vm] kernel = */
+	struct vtb_vmkernel *kernels;
+	size_t n_kernels;
 	char *accel;	 /* "kvm" | "tcg" */
 	char *accel_why; /* how it was decided */
 	char *cpu_model; /* "host-passthrough" | "kvm64" */
@@ -44,6 +57,11 @@ struct vtb_probe_ctl {
 int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
 		    struct vtb_vmhost **out, bool *input);
 void vtb_vmhost_free(struct vtb_vmhost *vh);
+
+/* The kernel @c boots (its kernel_path, else the staged one); never NULL
+ * for a configuration of the matrix the host was opened with. */
+const struct vtb_vmkernel *vtb_vmhost_kernel(const struct vtb_vmhost *vh,
+					     const struct vtb_config *c);
 
 /* The guest kernel command line of a boot (malloc'ed): the harness's
  * parameters, then those of @c's sched profile (@c may be NULL). */

@@ -68,8 +68,9 @@ static const struct vtb_cli_opt compare_opts[] = {
 	  .id = OPT_AXIS,
 	  .arg = "NAME",
 	  .help = "compare along one axis holding every other parameter: topology, pinning, sched, "
-		  "vcpus or any parameter (the first value is the baseline); host, kernel (across "
-		  "campaigns: with --against)" },
+		  "vcpus, guest_kernel ([vm] kernel =) or any parameter (the first value is the "
+		  "baseline); host, host_kernel (formerly kernel) across campaigns: with --against, "
+		  "or alone in a merged database" },
 	{ .name = "metric",
 	  .id = OPT_METRIC,
 	  .arg = "GLOB",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vtbench list runs|cells|workloads|sinks|formats.  Each listing is built once as
+ * vtbench list runs|cells|kernels|workloads|sinks|formats.  Each listing is built once as
  * rows of named columns (JSON objects), then written as an aligned table
  * with a header row for people, as TSV or as JSON for programs.
  */
@@ -44,11 +44,14 @@ static const struct vtb_cli_opt list_opts[] = {
 
 const struct vtb_cli list_cli = {
 	.cmd = "list",
-	.usage = "runs|cells|workloads|sinks|formats [options]",
+	.usage = "runs|cells|kernels|workloads|sinks|formats [options]",
 	.about = "  runs        campaigns in the database: uuid, start and end, status, host,\n"
 		 "              boots (ok, failed), matrix\n"
 		 "  cells       the cells of the latest campaign: cell and configuration keys,\n"
 		 "              configuration, workload, name, boots stored (ok), parameters\n"
+		 "  kernels     the guest kernels the VM boots of the latest campaign ran: kernel\n"
+		 "              (its [vm] kernel = name), release, sha256 of the image and of its\n"
+		 "              .config, boots (ok)\n"
 		 "  workloads   the workloads the agent has (--all: with debug ones)\n"
 		 "  sinks       where vtbench upload can send results (URL forms)\n"
 		 "  formats     the report formats of vtbench compare --format (extensions\n"
@@ -85,6 +88,13 @@ static const struct column cell_cols[] = {
 	{ "boots", "BOOTS" },
 	{ "ok", "OK" },
 	{ "params", "PARAMS" },
+	{ NULL, NULL },
+};
+
+static const struct column kernel_cols[] = {
+	{ "kernel", "KERNEL" }, { "release", "RELEASE" },
+	{ "sha256", "SHA256" }, { "config_sha256", "CONFIG SHA256" },
+	{ "boots", "BOOTS" },	{ "ok", "OK" },
 	{ NULL, NULL },
 };
 
@@ -322,20 +332,54 @@ static int rows_of_runs(struct vtb_cmd_env *env, json_t *rows, bool all)
 	return vtb_store_foreach_run(env->store, on_run, rows) ? -1 : 0;
 }
 
-/* the cells of the latest campaign */
-static int rows_of_cells(struct vtb_cmd_env *env, json_t *rows, bool all)
+/* The latest campaign's id: 0, -1 when the store fails, -2 (an input
+ * error) when there is none. */
+static int latest_campaign(struct vtb_cmd_env *env, int64_t *id)
 {
-	int64_t id;
 	bool found = false;
 
-	(void)all;
-	if (vtb_store_latest_campaign(env->store, &id, &found))
+	if (vtb_store_latest_campaign(env->store, id, &found))
 		return -1;
 	if (!found) {
 		vtb_error("no campaign in '%s'", env->db);
 		return -2;
 	}
+	return 0;
+}
+
+/* the cells of the latest campaign */
+static int rows_of_cells(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	int64_t id;
+	int r = latest_campaign(env, &id);
+
+	(void)all;
+	if (r)
+		return r;
 	return vtb_store_foreach_cell(env->store, id, on_cell, rows) ? -1 : 0;
+}
+
+/* A guest kernel: "(staged)" without [vm] kernel =; identities older
+ * databases did not store are null. */
+static int on_kernel(const struct vtb_kernel_row *r, void *arg)
+{
+	return add_row(arg, json_pack("{s:s, s:o, s:o, s:o, s:I, s:I}", "kernel",
+				      r->name ? r->name : "(staged)", "release",
+				      str_or_null(r->release), "sha256", str_or_null(r->sha256),
+				      "config_sha256", str_or_null(r->config_sha256), "boots",
+				      (json_int_t)r->boots, "ok", (json_int_t)r->ok));
+}
+
+/* the guest kernels of the latest campaign */
+static int rows_of_kernels(struct vtb_cmd_env *env, json_t *rows, bool all)
+{
+	int64_t id;
+	int r = latest_campaign(env, &id);
+
+	(void)all;
+	if (r)
+		return r;
+	return vtb_store_foreach_kernel(env->store, id, on_kernel, rows) ? -1 : 0;
 }
 
 /* The listings, alphabetical; need_db: open the database first. */
@@ -347,6 +391,7 @@ static const struct listing {
 } listings[] = {
 	{ "cells", cell_cols, rows_of_cells, true },
 	{ "formats", format_cols, rows_of_formats, false },
+	{ "kernels", kernel_cols, rows_of_kernels, true },
 	{ "runs", run_cols, rows_of_runs, true },
 	{ "sinks", sink_cols, rows_of_sinks, false },
 	{ "workloads", workload_cols, rows_of_workloads, false },
@@ -367,8 +412,8 @@ static const struct listing *listing_named(const char *what)
 	names[i] = NULL;
 	near = vtb_suggest(names, what);
 	vtb_cli_usage_error(&list_cli,
-			    "unknown list '%s'%s%s%s: expected runs, cells, workloads, sinks or "
-			    "formats",
+			    "unknown list '%s'%s%s%s: expected runs, cells, kernels, workloads, "
+			    "sinks or formats",
 			    what, near ? " (did you mean '" : "", near ? near : "",
 			    near ? "'?)" : "");
 	return NULL;
@@ -409,8 +454,9 @@ int cmd_list(struct vtb_cmd_env *env)
 		goto out;
 	}
 	if (cp.optind != env->argc - 1) {
-		vtb_cli_usage_error(&list_cli,
-				    "expected one of runs, cells, workloads, sinks or formats");
+		vtb_cli_usage_error(
+			&list_cli,
+			"expected one of runs, cells, kernels, workloads, sinks or formats");
 		goto out;
 	}
 	l = listing_named(env->argv[cp.optind]);

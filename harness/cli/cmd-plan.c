@@ -18,6 +18,8 @@
 #include "../boot/domxml.h"
 #include "../host/hosttopo.h"
 #include "../plan/plan.h"
+#include "../plan/sched.h"
+#include "../store/store.h"
 
 static const char *const text_json[] = { "text", "json", NULL };
 static const char *const accels[] = { "kvm", "tcg", NULL };
@@ -30,6 +32,7 @@ enum {
 	OPT_ACCEL,
 	OPT_TIMING,
 	OPT_HELP_MATRIX,
+	OPT_DB,
 	OPT_QUIET = 'q',
 };
 
@@ -69,6 +72,12 @@ static const struct vtb_cli_opt plan_opts[] = {
 	  .shortopt = 'q',
 	  .help = "text: only the summary (matrix, host, counts) and the configurations that "
 		  "cannot run" },
+	{ .name = "db",
+	  .id = OPT_DB,
+	  .arg = "FILE",
+	  .help = "results database: a configuration whose sched profile sets a debugfs knob its "
+		  "guest kernel image lacks (by the probe a boot of that image stored) is not "
+		  "runnable; without a probe its knobs stay unchecked until the first boot" },
 	{ .name = "help-matrix",
 	  .id = OPT_HELP_MATRIX,
 	  .help = "the matrix.conf reference (sections, keys, defaults)" },
@@ -435,7 +444,7 @@ static char *relative_to(const char *matrix, char *value)
 }
 
 struct plan_opts {
-	const char *format, *xml_dir, *matrix;
+	const char *format, *xml_dir, *matrix, *db;
 	bool kvm, timing, quiet, reps_auto;
 	long long reps;
 };
@@ -478,6 +487,11 @@ static int plan_args(struct vtb_cmd_env *env, struct plan_opts *o, bool *done)
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
+		case OPT_DB:
+			o->db = arg;
+			env->db = arg;
+			env->flags |= VTB_CMD_NEED_DB;
+			break;
 		case OPT_HELP_MATRIX:
 			vtb_conf_help(stdout);
 			*done = true;
@@ -511,6 +525,52 @@ static int plan_host_topology(struct vtb_cmd_env *env, const char *matrix, char 
 		return VTB_EXIT_INFRA;
 	}
 	env->host_topology = *owned;
+	return 0;
+}
+
+/*
+ * --db: each VM configuration of [vm] kernel = whose sched profile sets
+ * debugfs knobs, checked against the probe the latest boot of its kernel
+ * image stored; the configurations of a kernel that lacks one are not
+ * runnable.  Says per kernel image whether its knobs were checked.
+ */
+static int plan_knobs(struct vtb_store *st, struct vtb_matrix *m, bool text)
+{
+	for (size_t i = 0; i < m->n_configs; i++) {
+		struct vtb_config *c = &m->configs[i];
+		char *probe_txt = NULL, *why = NULL;
+		json_t *probe;
+		int r;
+
+		if (c->kind != VTB_CONFIG_VM || !c->kernel_path || !vtb_sched_has_settings(c))
+			continue;
+		if (vtb_store_kernel_probe(st, c->kernel_sha256, &probe_txt) < 0)
+			return -1;
+		if (!probe_txt) {
+			if (text)
+				printf("knobs    %s: kernel %s (sha256 %.16s): unchecked until the "
+				       "first boot\n",
+				       c->label, c->kernel_name, c->kernel_sha256);
+			continue;
+		}
+		probe = json_loads(probe_txt, 0, NULL);
+		free(probe_txt);
+		r = vtb_sched_knobs_lacking(c, probe, &why);
+		json_decref(probe);
+		if (r < 0)
+			return -1;
+		if (r == 1 && c->runnable) {
+			free(c->why_not);
+			c->why_not = vtb_asprintf("kernel %s (sha256 %.16s) %s", c->kernel_name,
+						  c->kernel_sha256, why);
+			c->runnable = false;
+			if (!c->why_not) {
+				free(why);
+				return vtb_error("out of memory");
+			}
+		}
+		free(why);
+	}
 	return 0;
 }
 
@@ -568,6 +628,11 @@ int cmd_plan(struct vtb_cmd_env *env)
 	}
 	if (o.reps || o.reps_auto)
 		vtb_matrix_set_reps(m, o.reps_auto ? 0 : o.reps);
+	if (env->store && plan_knobs(env->store, m, !strcmp(o.format, "text")) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
 	ret = plan_output(env, &o, m);
 out:
 	vtb_matrix_free(m);

@@ -152,6 +152,7 @@ int cm_named_baseline(const struct campaign *c, const char *spec, long *base, bo
 int cm_axis_baselines(const struct campaign *c, const char *axis, long *base, bool *bad);
 /* Is @axis one that differs between campaigns (host, kernel)? */
 bool cm_campaign_axis(const char *axis);
+bool cm_guest_kernel_axis(const char *axis);
 /* --axis host|kernel in one database: the uuid of the campaign to
  * compare @x with (*uuid, malloc'ed). */
 int cm_find_other(struct vtb_store *st, const char *db, const struct campaign *x, const char *axis,

@@ -90,7 +90,7 @@ static int check_opts(const struct vtb_compare_opts *o, bool cross, bool find, b
 			"--against-campaign ID",
 			o->axis);
 	}
-	if (o->axis && !cm_campaign_axis(o->axis) && cross) {
+	if (o->axis && !cm_campaign_axis(o->axis) && !cm_guest_kernel_axis(o->axis) && cross) {
 		*bad = true;
 		return vtb_error(
 			"--axis %s compares configurations of one campaign: not with --against",
@@ -202,8 +202,8 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 {
 	struct campaign x = { 0 }, b = { 0 };
 	bool cross = against || o->against_campaign;
-	/* --axis host|kernel alone: the other side is found in this database */
-	bool find = o->axis && !cross && (!strcmp(o->axis, "host") || !strcmp(o->axis, "kernel"));
+	/* --axis host|host_kernel alone: the other side is found in this database */
+	bool find = o->axis && !cross && cm_campaign_axis(o->axis);
 	char *other = NULL;
 	struct vtb_store *bst = against ? against : st;
 	const char *bdb = against ? against_db : db;

@@ -194,6 +194,13 @@ static int add_evidence(const struct vtb_vm_boot_row *r, void *arg)
 		put(e->cur, "first_diff", json_string(r->topology_diff), &e->fail);
 	if (r->guest_kernel && !json_object_get(e->cur, "guest_kernel"))
 		put(e->cur, "guest_kernel", json_string(r->guest_kernel), &e->fail);
+	/* the image's identity (schema 8): only where stored, so that the
+	 * documents of older databases stay as they were */
+	if (r->guest_kernel_sha256 && !json_object_get(e->cur, "guest_kernel_sha256"))
+		put(e->cur, "guest_kernel_sha256", json_string(r->guest_kernel_sha256), &e->fail);
+	if (r->guest_kernel_config_sha256 && !json_object_get(e->cur, "guest_kernel_config_sha256"))
+		put(e->cur, "guest_kernel_config_sha256",
+		    json_string(r->guest_kernel_config_sha256), &e->fail);
 	if (r->levels)
 		evidence_levels(e, r->levels, r->guest_kernel);
 	if (r->placement_json)

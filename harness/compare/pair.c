@@ -162,16 +162,21 @@ out:
 int cm_axis_baselines(const struct campaign *c, const char *axis, long *base, bool *bad)
 {
 	bool has;
-	long groups = axis_groups(c, axis, base, &has);
+	long groups;
+
+	/* guest kernels are the configurations' kernel = ([vm] kernel =) */
+	if (cm_guest_kernel_axis(axis))
+		axis = "kernel";
+	groups = axis_groups(c, axis, base, &has);
 
 	if (groups < 0)
 		return vtb_error("out of memory");
 	if (!has) {
 		*bad = true;
 		return vtb_error("no configuration of campaign %s has the axis '%s' (axes: topology, "
-				 "pinning, sched, vcpus, host, kernel, or a parameter of the "
-				 "configurations)",
-				 c->uuid, axis);
+				 "pinning, sched, vcpus, guest_kernel, host, host_kernel, or a "
+				 "parameter of the configurations)",
+				 c->uuid, !strcmp(axis, "kernel") ? "guest_kernel" : axis);
 	}
 	if (!groups) {
 		*bad = true;
@@ -225,8 +230,10 @@ json_t *cm_advice_json(const struct campaign *c)
 				continue;
 			}
 			works = json_object_set_new(seen, a, json_true()) ? -1 : axis_pairs(c, a);
-			if (works < 0 || (works && vtb_strbuf_addf(&axes, "%s--axis %s",
-								   naxes ? " or " : "", a) < 0))
+			if (works < 0 ||
+			    (works &&
+			     vtb_strbuf_addf(&axes, "%s--axis %s", naxes ? " or " : "",
+					     !strcmp(a, "kernel") ? "guest_kernel" : a) < 0))
 				fail = true;
 			naxes += works > 0;
 			free(a);
@@ -258,11 +265,20 @@ out:
 }
 
 /* Axes that are not configuration parameters: they differ between
- * campaigns (compared with --against). */
+ * campaigns (compared with --against, or found in a merged database).
+ * "kernel" is the former name of host_kernel. */
 bool cm_campaign_axis(const char *axis)
 {
-	return !strcmp(axis, "host") || !strcmp(axis, "kernel") || !strcmp(axis, "guest-kernel") ||
-	       !strcmp(axis, "guest_kernel") || !strcmp(axis, "guest kernel");
+	return !strcmp(axis, "host") || !strcmp(axis, "kernel") || !strcmp(axis, "host_kernel") ||
+	       !strcmp(axis, "host-kernel");
+}
+
+/* The guest kernel: the configurations' kernel = within one campaign;
+ * with --against, a name for what differs between the two campaigns. */
+bool cm_guest_kernel_axis(const char *axis)
+{
+	return !strcmp(axis, "guest_kernel") || !strcmp(axis, "guest-kernel") ||
+	       !strcmp(axis, "guest kernel");
 }
 
 /*
@@ -297,6 +313,7 @@ static int other_host(const struct vtb_campaign_row *r, void *arg)
 
 	if (!strcmp(f->axis, "host"))
 		f->host_ok = strcmp(h, f->host) != 0;
+	/* host_kernel (or its former name kernel) */
 	else
 		f->host_ok = !strcmp(h, f->host) && strcmp(k, f->kernel) != 0;
 	return 0;

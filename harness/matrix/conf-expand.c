@@ -134,6 +134,9 @@ void mx_config_release(struct vtb_config *c)
 		vtb_cpuset_release(&c->vm_cpus[i]);
 	free(c->vm_cpus);
 	free(c->why_not);
+	free(c->kernel_name);
+	free(c->kernel_path);
+	free(c->kernel_config);
 	for (i = 0; i < c->n_cells; i++)
 		cell_release(&c->cells[i]);
 	free(c->cells);

@@ -169,9 +169,11 @@ static void vm_req(struct vtb_config *c, long long vcpus, const char *topo, cons
 	r->machine = vtb_params_get(&c->params, "machine");
 }
 
-enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, N_VM_AXES };
-static const char *const vm_axis_keys[N_VM_AXES] = { "vcpus", "topology", "pinning", "memory",
-						     "sched" };
+/* kernel last: without kernel = its one value is "" and the
+ * configurations, labels and keys are those from before it was an axis */
+enum { A_VCPUS, A_TOPOLOGY, A_PINNING, A_MEMORY, A_SCHED, A_KERNEL, N_VM_AXES };
+static const char *const vm_axis_keys[N_VM_AXES] = { "vcpus",  "topology", "pinning",
+						     "memory", "sched",	   "kernel" };
 
 /* [vm]'s single-valued settings (normalised text) and its axes. */
 struct vm_sect {
@@ -238,6 +240,11 @@ static int vm_axes(struct parser *p, struct vm_sect *v)
 				    mx_strv_push(&ax[i].vals, p->sects[j].name) < 0)
 					return -1;
 			if (!ax[i].vals.n && mx_strv_push(&ax[i].vals, "default") < 0)
+				return -1;
+			continue;
+		}
+		if (!text && i == A_KERNEL) {
+			if (mx_strv_push(&ax[i].vals, "") < 0)
 				return -1;
 			continue;
 		}
@@ -337,23 +344,27 @@ static int vm_params(struct parser *p, const struct vm_sect *v, const size_t *id
 {
 	const char *topo = v->ax[A_TOPOLOGY].vals.v[idx[A_TOPOLOGY]];
 	const char *sched = v->ax[A_SCHED].vals.v[idx[A_SCHED]];
+	const char *kernel = v->ax[A_KERNEL].vals.v[idx[A_KERNEL]];
 	char *mem = size_label(v->ax[A_MEMORY].vals.v[idx[A_MEMORY]]);
 	size_t i, alloc = 0;
 
 	if (!mem)
 		return vtb_error("out of memory");
-	c->label = vtb_asprintf("vm vcpus=%s topology=%s pinning=%s memory=%s sched=%s%s%s%s",
+	c->label = vtb_asprintf("vm vcpus=%s topology=%s pinning=%s memory=%s sched=%s%s%s%s%s%s",
 				v->ax[A_VCPUS].vals.v[idx[A_VCPUS]], topo,
 				v->ax[A_PINNING].vals.v[idx[A_PINNING]], mem, sched,
+				*kernel ? " kernel=" : "", kernel,
 				strcmp(v->vms, "1") ? " vms=" : "",
 				strcmp(v->vms, "1") ? v->vms : "",
 				mx_is_yes(v->over) ? " overcommit" : "");
 	free(mem);
 	if (!c->label)
 		return vtb_error("out of memory");
-	for (i = 0; i < N_VM_AXES; i++)
+	for (i = 0; i < A_KERNEL; i++)
 		if (mx_params_add(&c->params, &alloc, vm_axis_keys[i], v->ax[i].vals.v[idx[i]]) < 0)
 			return -1;
+	if (*kernel && mx_kernel_params(p, kernel, v->lines[A_KERNEL], c, &alloc) < 0)
+		return -1;
 	/* settings added after the first release enter the key only when
 	 * not at their default, so existing keys stay */
 	if ((v->hk && mx_params_add(&c->params, &alloc, "housekeeping", v->hk) < 0) ||
@@ -416,7 +427,9 @@ int mx_expand_vm(struct parser *p)
 	if (!v.s)
 		return 0;
 	if (vm_settings(p, &v) < 0 || vm_axes(p, &v) < 0 || check_vm_topologies(p, &v) < 0 ||
-	    check_vm_scheds(p, &v) < 0)
+	    check_vm_scheds(p, &v) < 0 ||
+	    (mx_sect_ent(v.s, "kernel") &&
+	     mx_check_kernels(p, &v.ax[A_KERNEL].vals, v.lines[A_KERNEL]) < 0))
 		goto out;
 	if (!mx_is_yes(v.enabled)) {
 		ret = 0;

@@ -224,6 +224,23 @@ const struct vtb_opt mx_vm_opts[] = {
 	  .def = "pc",
 	  .values = machine_values,
 	  .help = "QEMU machine type" },
+	{ .name = "kernel",
+	  .type = VTB_OPT_STR,
+	  .flags = VTB_OPT_AXIS,
+	  .help = "guest kernels: [kernel NAME] sections or paths to a bzImage (a path has a '/'; relative to the matrix file); default: the staged or fetched kernel" },
+	{ .name = NULL },
+};
+
+const struct vtb_opt mx_kernel_opts[] = {
+	{ .name = "path",
+	  .type = VTB_OPT_STR,
+	  .help = "the kernel image (an x86 bzImage), relative to the matrix file" },
+	{ .name = "cmdline",
+	  .type = VTB_OPT_STR,
+	  .help = "appended to the guest kernel command line of this kernel's boots" },
+	{ .name = "config",
+	  .type = VTB_OPT_STR,
+	  .help = "the kernel's .config, for its digest (default: .config or config-RELEASE beside the image)" },
 	{ .name = NULL },
 };
 
@@ -299,10 +316,11 @@ const struct sectdef mx_sectdefs[] = {
 	[S_SCHED] = { "sched", sched_opts, true, "a guest scheduler profile" },
 	[S_TOPOLOGY] = { "topology", mx_topology_opts, true, "an explicit guest topology" },
 	[S_WORKLOAD] = { "workload", workload_opts, true, "a workload and its parameters" },
+	[S_KERNEL] = { "kernel", mx_kernel_opts, true, "a guest kernel ([vm] kernel = NAME)" },
 };
 
-const char *const mx_sect_names[] = { "global",	  "baseline", "vm", "sched",
-				      "topology", "workload", NULL };
+const char *const mx_sect_names[] = { "global",	  "baseline", "vm",	"sched",
+				      "topology", "workload", "kernel", NULL };
 
 /* ---------------------------------------------------------------- small containers */
 

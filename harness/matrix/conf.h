@@ -113,6 +113,12 @@ struct vtb_config {
 	uint64_t plan_ns; /* how long planning it took */
 	struct vtb_cpuset *vm_cpus;
 	size_t n_vm_cpus;
+	/* VM: its guest kernel when [vm] has kernel = (params "kernel" and
+	 * "kernel.cmdline"); NULL kernel_path: the staged or fetched kernel */
+	char *kernel_name;	/* the [kernel NAME] or the path as written */
+	char *kernel_path;	/* the image, taken from the matrix's directory */
+	char *kernel_config;	/* its .config (NULL: none given nor beside it) */
+	char kernel_sha256[65]; /* of the image when read; "" without kernel_path */
 	bool runnable;
 	char *why_not; /* when !runnable: why, for plan and run */
 	struct vtb_cell *cells;
@@ -196,6 +202,12 @@ struct vtb_bootref {
 	int rep;
 };
 int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, size_t *n);
+
+/* The .config of the kernel image @image: .config beside it, else
+ * config-SUFFIX for vmlinuz-SUFFIX or bzImage-SUFFIX, else the only
+ * config-* of its directory; NULL when none (or out of memory).
+ * malloc'ed. */
+char *vtb_kernel_config_beside(const char *image);
 
 /* Section and key reference (plan --help-matrix). */
 void vtb_conf_help(FILE *f);

@@ -32,7 +32,7 @@ struct sectdef {
 	const char *help;
 };
 
-enum { S_GLOBAL, S_BASELINE, S_VM, S_SCHED, S_TOPOLOGY, S_WORKLOAD };
+enum { S_GLOBAL, S_BASELINE, S_VM, S_SCHED, S_TOPOLOGY, S_WORKLOAD, S_KERNEL, N_SECTS };
 
 struct strv {
 	char **v;
@@ -91,7 +91,8 @@ struct axis {
 extern const struct vtb_opt mx_baseline_opts[];
 extern const struct vtb_opt mx_global_opts[];
 extern const char *const mx_sect_names[];
-extern const struct sectdef mx_sectdefs[S_WORKLOAD + 1];
+extern const struct sectdef mx_sectdefs[N_SECTS];
+extern const struct vtb_opt mx_kernel_opts[];
 extern const struct vtb_opt mx_topology_opts[];
 extern const struct vtb_opt mx_vm_opts[];
 
@@ -100,6 +101,7 @@ void mx_axes_release(struct axis *ax, size_t n);
 char *mx_canonical(const json_t *j);
 int mx_check_housekeeping(const struct parser *p, const char *v, int line);
 int mx_check_keys(struct parser *p);
+int mx_check_kernels(struct parser *p, const struct strv *vals, int line);
 int mx_check_named(struct parser *p);
 int mx_check_workloads(struct parser *p);
 void mx_config_release(struct vtb_config *c);
@@ -111,6 +113,8 @@ struct sect *mx_find_sect(struct parser *p, int kind, const char *name);
 int mx_grow(void *pp, size_t *alloc, size_t need, size_t size);
 bool mx_is_ws(char c);
 bool mx_is_yes(const char *s);
+int mx_kernel_params(struct parser *p, const char *value, int line, struct vtb_config *c,
+		     size_t *alloc);
 int mx_lex(struct parser *p, const char *text, size_t len);
 bool mx_next_combo(const struct axis *ax, size_t n, size_t *idx);
 int mx_params_add(struct vtb_params *p, size_t *alloc, const char *k, const char *v);

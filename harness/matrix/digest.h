@@ -9,4 +9,8 @@
  * vtb_error() when libcrypto fails. */
 int vtb_sha256_hex(const void *data, size_t len, char out[65]);
 
+/* The same of the file @path, read in chunks; -1 with vtb_error() naming
+ * the file when it cannot be read. */
+int vtb_sha256_file_hex(const char *path, char out[65]);
+
 #endif

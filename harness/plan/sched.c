@@ -407,3 +407,33 @@ int vtb_sched_verify(const struct vtb_config *c, const json_t *probe, const json
 	json_decref(job);
 	return ret;
 }
+
+int vtb_sched_knobs_lacking(const struct vtb_config *c, const json_t *probe, char **why)
+{
+	json_t *job, *debugfs, *val;
+	const char *k;
+	int ret = 0;
+
+	*why = NULL;
+	if (!vtb_sched_has_settings(c) || !json_is_object(probe))
+		return 0;
+	job = vtb_sched_job(c);
+	if (!job)
+		return -1;
+	debugfs = json_object_get(job, "debugfs");
+	json_object_foreach(debugfs, k, val)
+	{
+		const char *slash = strrchr(k, '/');
+		const char *list = slash ? "domain_knobs" : "knobs";
+		const char *knob = slash ? slash + 1 : k;
+
+		(void)val;
+		if (in_list(json_object_get(probe, list), knob))
+			continue;
+		*why = vtb_asprintf("lacks debugfs knob %s (debugfs.%s)", knob, k);
+		ret = *why ? 1 : vtb_error("out of memory");
+		break;
+	}
+	json_decref(job);
+	return ret;
+}

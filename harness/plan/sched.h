@@ -54,4 +54,14 @@ const char *vtb_sched_cmdline(const struct vtb_config *c);
 int vtb_sched_verify(const struct vtb_config *c, const json_t *probe, const json_t *sched,
 		     char **why);
 
+/*
+ * Does the kernel whose in-guest probe is @probe (its "knobs" and
+ * "domain_knobs") have every debugfs knob @c's profile sets?  0: yes
+ * (or the profile sets none); 1: no, *why (malloc'ed) names the first
+ * knob it lacks ("lacks debugfs knob KNOB (debugfs.KEY)"); -1 with
+ * vtb_error() on ENOMEM.  run marks such a configuration not runnable
+ * once a boot of its kernel image stored a probe; plan --db says so.
+ */
+int vtb_sched_knobs_lacking(const struct vtb_config *c, const json_t *probe, char **why);
+
 #endif

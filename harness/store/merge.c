@@ -16,9 +16,9 @@
  * the input's ids to the output's.  A campaign whose uuid is already in
  * the output is skipped whole, so merging again adds nothing.
  */
-/* schema 7 added no column (an index on sample) */
-_Static_assert(VTB_STORE_SCHEMA == 7,
-	       "vtb_store_merge copies the columns of schema 7: add the new ones");
+/* schema 7 added no column (an index on sample); 8 the guest kernel identity */
+_Static_assert(VTB_STORE_SCHEMA == 8,
+	       "vtb_store_merge copies the columns of schema 8: add the new ones");
 
 struct merge_step {
 	const char *sql;
@@ -85,12 +85,13 @@ static const struct merge_step merge_steps[] = {
 	  " ended_ns, nonce, cpus, confinement, header, stderr_tail, detail, noise_lines, records,"
 	  " kind, accelerator, cpu_model, guest_kernel, libvirt_version, qemu_version, live_xml,"
 	  " console_tail, vm_index, vms, group_uuid, claims, placement, probe, sched,"
-	  " topology_check, topology_diff)"
+	  " topology_check, topology_diff, guest_kernel_sha256, guest_kernel_config_sha256)"
 	  " SELECT b.uuid, mc.dst, mf.dst, b.rep, b.status, b.error, b.started_ns, b.ended_ns,"
 	  " b.nonce, b.cpus, b.confinement, b.header, b.stderr_tail, b.detail, b.noise_lines,"
 	  " b.records, b.kind, b.accelerator, b.cpu_model, b.guest_kernel, b.libvirt_version,"
 	  " b.qemu_version, b.live_xml, b.console_tail, b.vm_index, b.vms, b.group_uuid,"
-	  " b.claims, b.placement, b.probe, b.sched, b.topology_check, b.topology_diff"
+	  " b.claims, b.placement, b.probe, b.sched, b.topology_check, b.topology_diff,"
+	  " b.guest_kernel_sha256, b.guest_kernel_config_sha256"
 	  " FROM vtbin.boot b JOIN temp.m_campaign mc ON mc.src = b.campaign_id"
 	  " JOIN temp.m_config mf ON mf.src = b.config_id ORDER BY b.id",
 	  MERGE_COUNT(boots) },

@@ -170,6 +170,8 @@ static int emit_vm_boot(sqlite3_stmt *s, void *ctx)
 		.vms = sqlite3_column_int(s, 11),
 		.topology_check = (const char *)sqlite3_column_text(s, 12),
 		.params_json = column_text(s, 13),
+		.guest_kernel_sha256 = (const char *)sqlite3_column_text(s, 14),
+		.guest_kernel_config_sha256 = (const char *)sqlite3_column_text(s, 15),
 	};
 
 	return w->fn(&r, w->arg);
@@ -182,6 +184,7 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 		"SELECT config.key, config.label, config.plan, boot.status, boot.guest_kernel,"
 		" guest_view.levels, guest_view.digest, boot.placement, boot.topology_diff,"
 		" boot.rep, boot.vm_index, boot.vms, boot.topology_check, config.params,"
+		" boot.guest_kernel_sha256, boot.guest_kernel_config_sha256,"
 		" boot.id, config.id, guest_view.boot_id" /* for store_row_check() */
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN guest_view ON guest_view.boot_id = boot.id"
@@ -890,4 +893,73 @@ int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const 
 out:
 	sqlite3_finalize(s);
 	return ret;
+}
+
+int vtb_store_kernel_probe(struct vtb_store *st, const char *sha256, char **probe)
+{
+	static const char sel[] = "SELECT probe FROM boot WHERE guest_kernel_sha256 = ?1"
+				  " AND probe IS NOT NULL ORDER BY started_ns DESC, id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	*probe = NULL;
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_text(s, 1, sha256)) {
+		db_error(st, "bind the kernel");
+		goto out;
+	}
+	if (step(st, s, "read a kernel's probe", &row) < 0)
+		goto out;
+	if (row && column_text(s, 0)) {
+		*probe = vtb_strdup(column_text(s, 0));
+		if (!*probe) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+struct kernel_walk {
+	int (*fn)(const struct vtb_kernel_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_kernel(sqlite3_stmt *s, void *ctx)
+{
+	struct kernel_walk *w = ctx;
+	struct vtb_kernel_row r = {
+		.campaign_uuid = column_text(s, 0),
+		.name = column_text(s, 1),
+		.release = column_text(s, 2),
+		.sha256 = column_text(s, 3),
+		.config_sha256 = column_text(s, 4),
+		.boots = sqlite3_column_int64(s, 5),
+		.ok = sqlite3_column_int64(s, 6),
+	};
+
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_kernel(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_kernel_row *row, void *arg), void *arg)
+{
+	static const char sel[] =
+		"SELECT campaign.uuid, json_extract(config.params, '$.kernel'), boot.guest_kernel,"
+		" boot.guest_kernel_sha256, boot.guest_kernel_config_sha256, count(boot.id),"
+		" coalesce(sum(boot.status = 'ok'), 0)"
+		" FROM boot JOIN config ON config.id = boot.config_id"
+		" JOIN campaign ON campaign.id = boot.campaign_id"
+		" WHERE boot.kind = 'vm' AND (?1 <= 0 OR campaign.id = ?1)"
+		" GROUP BY campaign.id, json_extract(config.params, '$.kernel'), boot.guest_kernel,"
+		" boot.guest_kernel_sha256, boot.guest_kernel_config_sha256"
+		" ORDER BY campaign.started_ns, campaign.id, min(boot.id)";
+	struct kernel_walk w = { fn, arg };
+
+	return store_query_each(st, sel, campaign_id, "read guest kernels", emit_kernel, &w);
 }

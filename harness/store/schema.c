@@ -277,6 +277,13 @@ static const char *const migrations[] = {
 	"	WHERE f.result_id = sample.result_id AND f.metric = sample.metric AND f.id < sample.id);\n"
 	"DROP INDEX sample_result;\n"
 	"CREATE UNIQUE INDEX sample_metric ON sample (result_id, metric);\n",
+	/* 8: guest kernels as an axis (issue 19): which image a VM boot ran */
+	"-- boot: the guest kernel's identity besides its release (guest_kernel):\n"
+	"-- the sha256 of the image booted and of its .config when known; the\n"
+	"-- index finds an image's probe (its sched knobs) for plan and run\n"
+	"ALTER TABLE boot ADD COLUMN guest_kernel_sha256 TEXT;\n"
+	"ALTER TABLE boot ADD COLUMN guest_kernel_config_sha256 TEXT;\n"
+	"CREATE INDEX boot_kernel ON boot (guest_kernel_sha256);\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,

@@ -14,7 +14,7 @@
 #include "../matrix/conf.h"
 #include "../records/recparse.h"
 
-#define VTB_STORE_SCHEMA 7 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 8 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -89,9 +89,12 @@ int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_
 
 /* What a VM boot adds (NULL members are stored as NULL). */
 struct vtb_vm_boot_info {
-	const char *accelerator; /* kvm | tcg */
-	const char *cpu_model;	 /* host-passthrough | kvm64 ... */
-	const char *guest_kernel;
+	const char *accelerator;  /* kvm | tcg */
+	const char *cpu_model;	  /* host-passthrough | kvm64 ... */
+	const char *guest_kernel; /* its release */
+	/* its identity: the sha256 of the image and of its .config (NULL:
+	 * unknown) */
+	const char *guest_kernel_sha256, *guest_kernel_config_sha256;
 	const char *libvirt_version, *qemu_version;
 	const char *live_xml;	  /* virDomainGetXMLDesc after start */
 	const char *console_tail; /* the kernel console's last bytes */
@@ -182,10 +185,31 @@ struct vtb_vm_boot_row {
 	const char *config_key, *config_label, *plan_json;
 	const char *status, *guest_kernel, *levels, *digest, *placement_json;
 	const char *topology_diff, *topology_check, *params_json;
+	const char *guest_kernel_sha256, *guest_kernel_config_sha256;
 	int rep, vm_index, vms;
 };
 int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 			      int (*fn)(const struct vtb_vm_boot_row *row, void *arg), void *arg);
+
+/* The probe (JSON text, malloc'ed in *probe) of the latest VM boot of the
+ * guest kernel image with @sha256 that stored one, in any campaign; NULL
+ * when none.  -1 with vtb_error(). */
+int vtb_store_kernel_probe(struct vtb_store *st, const char *sha256, char **probe);
+
+/* Marks the configuration @key of @campaign_id not runnable, @why (run
+ * found it so after the campaign started: a kernel without a knob its
+ * sched profile needs).  -1 with vtb_error(). */
+int vtb_store_config_not_runnable(struct vtb_store *st, int64_t campaign_id, const char *key,
+				  const char *why);
+
+/* One row per guest kernel identity of VM boots (campaign_id <= 0: of
+ * every campaign), in first-boot order. */
+struct vtb_kernel_row {
+	const char *campaign_uuid, *name, *release, *sha256, *config_sha256;
+	long boots, ok;
+};
+int vtb_store_foreach_kernel(struct vtb_store *st, int64_t campaign_id,
+			     int (*fn)(const struct vtb_kernel_row *row, void *arg), void *arg);
 
 /* campaign_id <= 0: the cells of every campaign. */
 struct vtb_cell_row {
@@ -224,8 +248,7 @@ int vtb_store_cell_outcome(struct vtb_store *st, int64_t campaign_id, const char
 struct vtb_boot_counts {
 	long total, ok, failed, timeout, unexpected;
 };
-int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id,
-			  struct vtb_boot_counts *out);
+int vtb_store_boot_counts(struct vtb_store *st, int64_t campaign_id, struct vtb_boot_counts *out);
 
 /*
  * What failed in a campaign, in configuration order: boots that are not

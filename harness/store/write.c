@@ -677,10 +677,11 @@ static int insert_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 		" started_ns, ended_ns, nonce, cpus, confinement, header, stderr_tail,"
 		" detail, noise_lines, records, kind, accelerator, cpu_model, guest_kernel,"
 		" libvirt_version, qemu_version, live_xml, console_tail, vm_index, vms,"
-		" group_uuid, claims, placement, probe, sched, topology_diff, topology_check)"
+		" group_uuid, claims, placement, probe, sched, topology_diff, topology_check,"
+		" guest_kernel_sha256, guest_kernel_config_sha256)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
 		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-		" ?33)";
+		" ?33, ?34, ?35)";
 	static const struct vtb_vm_boot_info novm;
 	const struct vtb_vm_boot_info *vm = b->vm ? b->vm : &novm;
 	sqlite3_stmt *s = NULL;
@@ -707,7 +708,8 @@ static int insert_boot(struct vtb_store *st, const struct vtb_boot_info *b,
 	    bind_text(s, 27, vm->group_uuid) | bind_text(s, 28, vm->claims) |
 	    bind_text(s, 29, vm->placement) | bind_text(s, 30, vm->probe) |
 	    bind_text(s, 31, vm->sched) | bind_text(s, 32, vm->topology_diff) |
-	    bind_text(s, 33, vm->topology_check)) {
+	    bind_text(s, 33, vm->topology_check) | bind_text(s, 34, vm->guest_kernel_sha256) |
+	    bind_text(s, 35, vm->guest_kernel_config_sha256)) {
 		db_error(st, "bind the boot");
 		goto out;
 	}
@@ -847,6 +849,30 @@ int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char 
 out:
 	if (ret < 0)
 		rollback(st);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int vtb_store_config_not_runnable(struct vtb_store *st, int64_t campaign_id, const char *key,
+				  const char *why)
+{
+	static const char upd[] = "UPDATE config SET runnable = 0, why_not = ?3"
+				  " WHERE campaign_id = ?1 AND key = ?2";
+	sqlite3_stmt *s = NULL;
+	int ret = -1;
+
+	if (prepare(st, upd, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) | bind_text(s, 2, key) | bind_text(s, 3, why)) {
+		db_error(st, "bind the configuration");
+		goto out;
+	}
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		db_error(st, "mark the configuration not runnable");
+		goto out;
+	}
+	ret = 0;
+out:
 	sqlite3_finalize(s);
 	return ret;
 }

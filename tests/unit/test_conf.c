@@ -4,6 +4,7 @@
  * against a made-up host of 8 CPUs in 2 nodes, one 32 MiB LLC per 4 CPUs.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1378,4 +1379,155 @@ Test(conf, reading_never_plans_and_completing_follows_the_plans)
 	cr_assert_eq(baselines, 2, "the VM's own baseline added on completion");
 	vtb_matrix_free(m);
 	vtb_hosttopo_free(h);
+}
+
+/* ---- guest kernels: [kernel NAME] and [vm] kernel = ---- */
+
+static char kdir[64];
+
+/* A directory with two fake bzImages (the "HdrS" magic at 0x202, no
+ * kernel needed to plan), a .config-less one with config-a beside it, and
+ * a file that is no kernel. */
+static void kernel_files(void)
+{
+	static const char *const names[] = { "vmlinuz-a", "proto.bz", "notk" };
+	char path[128];
+
+	snprintf(kdir, sizeof(kdir), "/tmp/vtbconf-k-XXXXXX");
+	cr_assert_not_null(mkdtemp(kdir));
+	for (size_t i = 0; i < 3; i++) {
+		unsigned char img[1024] = { 0 };
+		FILE *f;
+
+		if (i < 2)
+			memcpy(img + 0x202, "HdrS", 4);
+		img[0] = (unsigned char)i;
+		snprintf(path, sizeof(path), "%s/%s", kdir, names[i]);
+		f = fopen(path, "wb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(img, 1, sizeof(img), f), sizeof(img));
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/config-a", kdir);
+	{
+		FILE *f = fopen(path, "w");
+
+		cr_assert_not_null(f);
+		fputs("CONFIG_X=y\n", f);
+		fclose(f);
+	}
+}
+
+static void kernel_files_rm(void)
+{
+	static const char *const names[] = { "vmlinuz-a", "proto.bz", "notk", "config-a",
+					     "t.conf" };
+	char path[128];
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", kdir, names[i]);
+		unlink(path);
+	}
+	rmdir(kdir);
+}
+
+/* The matrix as if read from kdir/t.conf: relative images are found there. */
+static int kparse(const char *text, struct vtb_matrix **m)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/t.conf", kdir);
+	return vtb_matrix_parse(path, text, strlen(text), &host, m);
+}
+
+#define KVM_HEAD "[baseline]\nenabled = no\n[vm]\nvcpus = 2\n"
+#define KSECTS \
+	"[kernel stock]\npath = vmlinuz-a\n[kernel proto]\npath = proto.bz\ncmdline = foo=1\n"
+
+Test(conf, kernel_axis_makes_a_configuration_per_kernel, .init = kernel_files,
+     .fini = kernel_files_rm)
+{
+	struct vtb_matrix *m = NULL;
+	const struct vtb_config *s, *p;
+
+	cr_assert_eq(kparse(KVM_HEAD "kernel = stock, proto\n" KSECTS WL, &m), 0, "%s",
+		     vtb_errmsg());
+	cr_assert_eq(m->n_configs, 2);
+	s = config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default kernel=stock");
+	p = config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=default kernel=proto");
+	cr_expect_str_neq(s->key, p->key);
+	cr_expect_str_eq(vtb_params_get(&s->params, "kernel"), "stock");
+	cr_expect_null(vtb_params_get(&s->params, "kernel.cmdline"));
+	cr_expect_str_eq(vtb_params_get(&p->params, "kernel.cmdline"), "foo=1");
+	cr_expect(strstr(s->kernel_path, "/vmlinuz-a") != NULL);
+	cr_expect_eq(strlen(s->kernel_sha256), 64);
+	cr_expect_str_neq(s->kernel_sha256, p->kernel_sha256);
+	/* config-a beside vmlinuz-a; none beside proto.bz but the only config-* */
+	cr_expect(s->kernel_config && strstr(s->kernel_config, "/config-a"));
+	vtb_matrix_free(m);
+}
+
+Test(conf, no_kernel_key_keeps_labels_and_keys, .init = kernel_files, .fini = kernel_files_rm)
+{
+	struct vtb_matrix *a = ok(KVM_HEAD WL), *b = NULL;
+
+	cr_assert_eq(kparse(KVM_HEAD KSECTS WL, &b), 0, "%s", vtb_errmsg());
+	cr_assert_eq(a->n_configs, 1);
+	cr_assert_eq(b->n_configs, 1);
+	cr_expect_str_eq(a->configs[0].label,
+			 "vm vcpus=2 topology=flat pinning=none memory=1G sched=default");
+	cr_expect_str_eq(a->configs[0].key, b->configs[0].key);
+	cr_expect_null(a->configs[0].kernel_path);
+	cr_expect_null(vtb_params_get(&a->configs[0].params, "kernel"));
+	vtb_matrix_free(a);
+	vtb_matrix_free(b);
+}
+
+Test(conf, kernel_paths_and_their_errors_name_the_line, .init = kernel_files,
+     .fini = kernel_files_rm)
+{
+	struct vtb_matrix *m = NULL;
+	char want[256];
+
+	/* a path directly (it has a '/') */
+	cr_assert_eq(kparse(KVM_HEAD "kernel = ./proto.bz\n" WL, &m), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(m->configs[0].label, "vm vcpus=2 topology=flat pinning=none memory=1G "
+					      "sched=default kernel=./proto.bz");
+	vtb_matrix_free(m);
+	m = NULL;
+	/* an unknown name, with the nearest section */
+	cr_expect_eq(kparse(KVM_HEAD "kernel = stok\n" KSECTS WL, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:5: unknown kernel 'stok': not a [kernel NAME] nor a path (a path "
+		 "has a '/') (did you mean 'stock'?)",
+		 kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	/* a missing image: the line of its path = */
+	cr_expect_eq(kparse(KVM_HEAD "kernel = x\n[kernel x]\npath = gone\n" WL, &m), -1);
+	snprintf(want, sizeof(want), "%s/t.conf:7: cannot read kernel image '%s/gone': %s", kdir,
+		 kdir, strerror(ENOENT));
+	cr_expect_str_eq(vtb_errmsg(), want);
+	/* not a kernel */
+	cr_expect_eq(kparse(KVM_HEAD "kernel = ./notk\n" WL, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:5: '%s/./notk' is not a Linux kernel image (no bzImage setup header "
+		 "'HdrS' at 0x202)",
+		 kdir, kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	/* a section without path =, an unknown key, an unreadable config = */
+	cr_expect_eq(kparse(KVM_HEAD "kernel = x\n[kernel x]\ncmdline = a\n" WL, &m), -1);
+	snprintf(want, sizeof(want), "%s/t.conf:6: [kernel x] has no 'path =' (the kernel image)",
+		 kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(kparse(KVM_HEAD "kernel = x\n[kernel x]\npaht = a\n" WL, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:7: unknown key 'paht' in [kernel x] (did you mean 'path'?)", kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(kparse(KVM_HEAD "kernel = x\n[kernel x]\npath = proto.bz\nconfig = nope\n" WL,
+			    &m),
+		     -1);
+	snprintf(want, sizeof(want), "%s/t.conf:8: cannot read kernel config '%s/nope'", kdir,
+		 kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_null(m);
 }

@@ -592,3 +592,24 @@ Test(sched_verify, a_partition_needs_its_cpus_and_root)
 	json_decref(sched);
 	vtb_matrix_free(m);
 }
+
+/* run and plan --db: the knobs a kernel's stored probe lacks make a
+ * configuration not runnable, naming the knob; no probe, no verdict. */
+Test(sched_verify, knobs_a_kernel_lacks_are_named)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *probe = record("deb61-smt2-relax.rec", "probe");
+	json_t *bare = json_pack("{s:[], s:[]}", "knobs", "domain_knobs");
+	char *why = NULL;
+
+	cr_expect_eq(vtb_sched_knobs_lacking(c, probe, &why), 0);
+	cr_expect_null(why);
+	cr_expect_eq(vtb_sched_knobs_lacking(c, NULL, &why), 0, "no probe: unchecked");
+	cr_assert_eq(vtb_sched_knobs_lacking(c, bare, &why), 1);
+	cr_expect(strstr(why, "lacks debugfs knob ") == why, "%s", why);
+	free(why);
+	json_decref(bare);
+	json_decref(probe);
+	vtb_matrix_free(m);
+}

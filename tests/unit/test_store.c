@@ -1737,3 +1737,90 @@ Test(store, a_merge_stopped_halfway_leaves_the_output_as_it_was)
 	cr_expect_eq(raw_int(db, "SELECT count(*) FROM boot"), 2);
 	sqlite3_close(db);
 }
+
+/* Schema 8 (guest kernels as an axis): a database of schema 7 or older
+ * keeps its boots, with no identity for them. */
+Test(store, schema_8_keeps_old_boots_without_a_kernel_identity)
+{
+	struct vtb_store *st;
+	sqlite3 *db;
+
+	make_v1_database();
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM boot WHERE guest_kernel_sha256 IS NULL"
+				 " AND guest_kernel_config_sha256 IS NULL"),
+		     1);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sample"), 1);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'boot_kernel'"),
+		     1);
+	sqlite3_close(db);
+}
+
+static int collect_kernel(const struct vtb_kernel_row *r, void *arg)
+{
+	char **out = arg;
+	char *s = vtb_asprintf("%s%s %s %s %s %ld/%ld;", *out ? *out : "", r->name ? r->name : "-",
+			       r->release ? r->release : "-", r->sha256 ? r->sha256 : "-",
+			       r->config_sha256 ? r->config_sha256 : "-", r->ok, r->boots);
+
+	free(*out);
+	*out = s;
+	return 0;
+}
+
+static int collect_vm_kernel(const struct vtb_vm_boot_row *r, void *arg)
+{
+	cr_expect_str_eq(r->guest_kernel_sha256, "aa11");
+	cr_expect_str_eq(r->guest_kernel_config_sha256, "cc22");
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* A VM boot stores its kernel's identity; the latest probe of an image
+ * is found by its sha256; run can mark a configuration not runnable. */
+Test(store, a_vm_boot_stores_its_kernel_identity_and_probe)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_vm_boot_info vm = { .accelerator = "tcg",
+				       .guest_kernel = "6.1.0-test",
+				       .guest_kernel_sha256 = "aa11",
+				       .guest_kernel_config_sha256 = "cc22",
+				       .probe = "{\"knobs\":[\"features\"]}" };
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	char *probe = NULL, *rows = NULL;
+	int64_t id;
+	int n = 0;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	b.vm = &vm;
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_foreach_vm_boot(st, id, collect_vm_kernel, &n), 0, "%s",
+		     vtb_errmsg());
+	cr_expect_eq(n, 1);
+	cr_assert_eq(vtb_store_kernel_probe(st, "aa11", &probe), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(probe, "{\"knobs\":[\"features\"]}");
+	free(probe);
+	cr_assert_eq(vtb_store_kernel_probe(st, "bb", &probe), 0, "%s", vtb_errmsg());
+	cr_expect_null(probe);
+	cr_assert_eq(vtb_store_foreach_kernel(st, id, collect_kernel, &rows), 0, "%s",
+		     vtb_errmsg());
+	cr_expect_str_eq(rows, "- 6.1.0-test aa11 cc22 1/1;");
+	free(rows);
+	cr_assert_eq(vtb_store_config_not_runnable(st, id, "v000000000000000",
+						   "kernel proto lacks debugfs knob x"),
+		     0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM config WHERE key = 'v000000000000000'"
+				 " AND runnable = 0 AND why_not LIKE 'kernel proto%'"),
+		     1);
+	sqlite3_close(db);
+	matrix_release(&t);
+}
