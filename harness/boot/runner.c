@@ -813,6 +813,7 @@ static int run_one(struct boot_ctx *b, struct vtb_config *c, int rep, struct vtb
 		return -1;
 	if (r == 1) {
 		res->not_runnable++;
+		res->lacking++;
 		return 0;
 	}
 	p->label = c->label;

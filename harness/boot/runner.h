@@ -56,6 +56,7 @@ struct vtb_run_result {
 	size_t planned, skipped, ran, ok, failed, timeout;
 	size_t unexpected;   /* VM boots whose guest saw another topology than planned */
 	size_t not_runnable; /* configurations that cannot run yet */
+	size_t lacking;	     /* of those, found during the campaign: their kernel lacks a knob */
 	bool interrupted;
 	int stop_signal; /* interrupted: by SIGINT or SIGTERM */
 	bool resumed;

@@ -293,6 +293,9 @@ static void print_summary(const struct vtb_run_result *res)
 		printf(", %zu unexpected-topology", res->unexpected);
 	if (res->skipped)
 		printf(", %zu already stored", res->skipped);
+	if (res->lacking)
+		printf(", %zu configuration%s not run (its kernel lacks a knob of its sched profile)",
+		       res->lacking, res->lacking == 1 ? "" : "s");
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		printf("\nreps = auto: stopped before the first decision (%s)",
 		       res->budget_spent ? "the budget is spent" : "interrupted");
@@ -326,7 +329,8 @@ static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 		/* as a shell reports a process the signal killed: 130, 143 */
 		ret = res->stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
 	} else {
-		ret = res->failed || res->timeout || res->unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+		ret = res->failed || res->timeout || res->unexpected || res->lacking ? VTB_EXIT_FAIL
+										     : VTB_EXIT_OK;
 	}
 	if (a->n_uploads && res->interrupted) {
 		fprintf(stderr,

@@ -3,7 +3,10 @@
 # one), applied by the agent, read back, and visible in the stored
 # per-level flags (the MC level loses SD_BALANCE_NEWIDLE against the
 # default profile's guest); a knob the guest kernel lacks fails that boot
-# with a message naming it, and the other boots are unaffected.
+# with a message naming it, and the other boots are unaffected; a second
+# profile needing a knob that kernel lacks is not booted at all (its
+# kernel's probe, stored by the first boot, says so: issue 19), the
+# configuration is stored not runnable with why, and run exits 1.
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need virsh || exit 0
@@ -22,7 +25,7 @@ vcpus = 2
 topology = cores
 pinning = strict
 memory = 512M
-sched = default, relax, bogus
+sched = bogus, default, relax, bogus2
 [sched default]
 [sched relax]
 cmdline = relax_domain_level=0
@@ -30,13 +33,17 @@ debugfs.migration_cost_ns = 100000
 debugfs.domains/MC/imbalance_pct = 125
 [sched bogus]
 debugfs.no_such_knob_ns = 1
+[sched bogus2]
+debugfs.no_such_knob_ns = 2
 [workload wakeup]
 type = wakeup
 runtime = 200ms
 CONF
 
-expect_exit "plan accepts the three profiles" 0 "$VTBENCH" plan "$T/m.conf"
-expect_exit "run exits 1 (one boot failed)" 1 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
+expect_exit "plan accepts the four profiles" 0 "$VTBENCH" plan "$T/m.conf"
+expect_exit "run exits 1 (one boot failed, one configuration not run)" 1 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
+expect_grep "run says which configuration it did not run, and why" "$T/err" "lacks debugfs knob no_such_knob_ns"
+expect_grep "... and counts it" "$T/out" "1 configuration not run (its kernel lacks a knob of its sched profile)"
 q() { sql "$T/r.db" "$1"; }
 pq() { # profile, expression over boot b, guest_view g
 	q "select $2 from boot b join config c on c.id = b.config_id left join guest_view g on g.boot_id = b.id where json_extract(c.params, '\$.sched') = '$1'"
@@ -62,4 +69,10 @@ case "$got" in
 esac
 expect_eq "bogus: its cells were not run" \
 	"$(pq bogus "(select count(*) from result r where r.boot_id = b.id and r.status = 'ok')")" "0"
+expect_eq "bogus2: never booted" "$(pq bogus2 "count(b.id)")" "0"
+got=$(q "select runnable || ' ' || coalesce(why_not, '') from config where json_extract(params, '\$.sched') = 'bogus2'")
+case "$got" in
+"0 kernel "*"lacks debugfs knob no_such_knob_ns"*) ok "bogus2: stored not runnable, naming the kernel and the knob" ;;
+*) notok "bogus2: stored not runnable, naming the kernel and the knob" "got '$got'" ;;
+esac
 expect_eq "no domain of ours remains" "$(ours)" "0"

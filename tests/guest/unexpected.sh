@@ -52,7 +52,8 @@ expect_eq "numa=off: the difference is one line" "$(pq numaoff "instr(b.topology
 expect_eq "numa=off: the guest's results are stored" \
 	"$(pq numaoff "(select count(*) from result r where r.boot_id = b.id and r.status = 'ok')")" "1"
 expect_eq "partition: the boot is ok, the levels unchecked, the difference kept" \
-	"$(pq part "b.status || ' ' || b.topology_check || ' ' || (b.topology_diff is not null)")" "ok unchecked 1"
+	"$(pq part "b.status || ' ' || b.topology_check || ' ' || (b.topology_diff is not null) || coalesce(': ' || b.error, '')")" \
+	"ok unchecked 1"
 expect_exit "compare exits 0" 0 "$VTBENCH" compare --db "$T/r.db"
 # the per-configuration table names configurations c1, c2... (the legend)
 c=$(sed -n 's/^  \(c[0-9]*\) *= .*sched=numaoff.*/\1/p' "$T/out" | head -n 1)
