@@ -70,10 +70,6 @@ const struct vtb_cli run_cli = {
 		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
 };
 
-struct progress_state {
-	bool tty, quiet, verbose, line_open;
-};
-
 static void fmt_dur(char *buf, size_t len, double s)
 {
 	long t = s < 0 ? 0 : (long)(s + 0.5);
@@ -84,7 +80,7 @@ static void fmt_dur(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-static void close_line(struct progress_state *ps)
+static void close_line(struct vtb_progress_state *ps)
 {
 	if (ps->line_open)
 		fputs("\r\033[K", stderr);
@@ -93,8 +89,8 @@ static void close_line(struct progress_state *ps)
 
 /* A boot's line.  @label, @status (NULL: starting) and @error are safe
  * for the terminal already. */
-static void boot_line(struct progress_state *ps, const struct vtb_progress *p, const char *label,
-		      const char *status, const char *error)
+static void boot_line(struct vtb_progress_state *ps, const struct vtb_progress *p,
+		      const char *label, const char *status, const char *error)
 {
 	char el[32], eta[32], rows[48] = "";
 
@@ -132,9 +128,9 @@ static void boot_line(struct progress_state *ps, const struct vtb_progress *p, c
 
 /* Labels, errors, warnings and notes quote guests and files: every one
  * goes through the one sanitiser (vtb_term_safe) to the terminal. */
-static void on_progress(const struct vtb_progress *p, void *arg)
+void vtb_cmd_progress(const struct vtb_progress *p, void *arg)
 {
-	struct progress_state *ps = arg;
+	struct vtb_progress_state *ps = arg;
 	char *label, *status, *error;
 
 	if (p->warning) {
@@ -142,11 +138,10 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		/* whose warning: the program, and the boot when it has one */
 		label = p->label ? vtb_term_safe(p->label) : NULL;
 		if (label)
-			fprintf(stderr,
-				"vtbench run: boot %zu/%s%zu %s rep %d: warning: ", p->index,
-				p->reps_auto ? "<=" : "", p->total, label, p->rep);
+			fprintf(stderr, "vtbench %s: boot %zu/%s%zu %s rep %d: warning: ", ps->cmd,
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep);
 		else
-			fputs("vtbench run: warning: ", stderr);
+			fprintf(stderr, "vtbench %s: warning: ", ps->cmd);
 		vtb_term_fputs(p->warning, stderr);
 		fputc('\n', stderr);
 		free(label);
@@ -201,7 +196,7 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 /* What the command line asks of run */
 struct run_args {
 	struct vtb_run_opts o;
-	struct progress_state ps;
+	struct vtb_progress_state ps;
 	const char **uploads; /* --upload URLs, n_uploads of them */
 	size_t n_uploads;
 };
@@ -345,7 +340,7 @@ static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 
 int cmd_run(struct vtb_cmd_env *env)
 {
-	struct run_args a = { .ps = { .tty = isatty(2) } };
+	struct run_args a = { .ps = { .cmd = "run", .tty = isatty(2) } };
 	struct vtb_run_input in = { 0 };
 	struct vtb_run_result res = { 0 };
 	char *agent = NULL;
@@ -371,7 +366,7 @@ int cmd_run(struct vtb_cmd_env *env)
 		a.o.host_id = NULL;
 	a.o.agent = agent;
 	a.o.cmdline = env->cmdline;
-	a.o.progress = on_progress;
+	a.o.progress = vtb_cmd_progress;
 	a.o.progress_arg = &a.ps;
 	/* the host, the matrix read against it, then the database it names */
 	ret = vtb_cmd_setup_host(env);

@@ -64,17 +64,28 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 char *vtb_agent_path(void);
 
 int cmd_compare(struct vtb_cmd_env *env);
+int cmd_explore(struct vtb_cmd_env *env);
 int cmd_list(struct vtb_cmd_env *env);
 int cmd_merge(struct vtb_cmd_env *env);
 int cmd_plan(struct vtb_cmd_env *env);
+int cmd_recommend(struct vtb_cmd_env *env);
 int cmd_run(struct vtb_cmd_env *env);
 int cmd_topo(struct vtb_cmd_env *env);
 int cmd_upload(struct vtb_cmd_env *env);
 
 /* Each command's option table (cmd-<name>.c): its --help and its part of
  * vtbench(1). */
-extern const struct vtb_cli compare_cli, list_cli, merge_cli, plan_cli, run_cli, topo_cli,
-	upload_cli;
+extern const struct vtb_cli compare_cli, explore_cli, list_cli, merge_cli, plan_cli, recommend_cli,
+	run_cli, topo_cli, upload_cli;
+
+/* run's and explore's progress display (cmd-run.c): the callback of
+ * struct vtb_run_opts with a struct vtb_progress_state as its arg. */
+struct vtb_progress;
+struct vtb_progress_state {
+	const char *cmd; /* "run": whose warnings */
+	bool tty, quiet, verbose, line_open;
+};
+void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
 
 struct vtb_upload_opts;
 /* Uploads (upload.h) and prints the summary (@quiet: only when something
