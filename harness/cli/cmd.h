@@ -87,6 +87,20 @@ struct vtb_progress_state {
 };
 void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
 
+/* Where a report goes: stdout, or -o FILE through a temporary file
+ * renamed over it once whole (cmd-compare.c; compare and recommend).
+ * open: 0, or the exit code after the message; commit: the same;
+ * abandon after a failure (FILE stays as it was). */
+struct vtb_cmd_output {
+	const char *path; /* NULL: stdout */
+	char *tmp;
+	FILE *f;
+};
+int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out,
+			const char *path);
+int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out);
+void vtb_cmd_output_abandon(struct vtb_cmd_output *out);
+
 struct vtb_upload_opts;
 /* Uploads (upload.h) and prints the summary (@quiet: only when something
  * remains unsent); 0, VTB_EXIT_INFRA when

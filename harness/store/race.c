@@ -171,3 +171,49 @@ out:
 	sqlite3_finalize(s);
 	return ret;
 }
+
+int vtb_store_foreach_guest_tree(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+				 int (*fn)(const struct vtb_guest_tree_row *row, void *arg),
+				 void *arg)
+{
+	static const char sel[] =
+		"SELECT g.digest, g.tree, count(*), min(b.rep) FROM guest_view g"
+		" JOIN boot b ON b.id = g.boot_id JOIN config c ON c.id = b.config_id"
+		" WHERE b.campaign_id = ?1 AND c.key = ?2 AND g.tree IS NOT NULL"
+		" AND g.digest IS NOT NULL GROUP BY g.digest ORDER BY min(b.rep), g.digest";
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	if (prepare(st, sel, &s) < 0)
+		goto out;
+	if (bind_int(s, 1, campaign_id) | bind_text0(s, 2, config_key)) {
+		db_error(st, "bind the configuration");
+		goto out;
+	}
+	for (;;) {
+		struct vtb_guest_tree_row r;
+
+		if (step(st, s, "read the guest views", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		r = (struct vtb_guest_tree_row){
+			.digest = column_text(s, 0),
+			.tree = column_text(s, 1),
+			.boots = sqlite3_column_int64(s, 2),
+			.first_rep = sqlite3_column_int(s, 3),
+		};
+		if (!r.digest || !r.tree) {
+			st->bad_content = true;
+			vtb_error("'%s': a guest view without its tree", st->path);
+			goto out;
+		}
+		if (fn(&r, arg) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}

@@ -408,6 +408,17 @@ int vtb_store_race_get(struct vtb_store *st, int64_t campaign_id,
 int vtb_store_foreach_race_elim(struct vtb_store *st, int64_t campaign_id,
 				int (*fn)(const struct vtb_race_elim_row *row, void *arg),
 				void *arg);
+/* The distinct sched-domain trees the guests of configuration
+ * @config_key built in @campaign_id (guest_view's normalised tree), with
+ * the boots that built each, in the order they first appeared. */
+struct vtb_guest_tree_row {
+	const char *digest, *tree;
+	long boots;
+	int first_rep;
+};
+int vtb_store_foreach_guest_tree(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+				 int (*fn)(const struct vtb_guest_tree_row *row, void *arg),
+				 void *arg);
 /* The latest campaign that has a race; *found false when none. */
 int vtb_store_latest_race(struct vtb_store *st, int64_t *campaign_id, bool *found);
 
