@@ -890,6 +890,30 @@ static void auto_shuffle(const struct vtb_matrix *m, struct auto_state *as, size
 		}
 }
 
+/* Rounds' state (reps = auto, explore): what is stored counted in */
+static int auto_start(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
+		      struct vtb_run_result *res)
+{
+	size_t n = m->n_configs ? m->n_configs : 1;
+
+	*as = (struct auto_state){ .round = calloc(n, sizeof(*as->round)),
+				   .next = calloc(n, sizeof(*as->next)),
+				   .more = calloc(n, sizeof(*as->more)),
+				   .seed = m->seed };
+	res->reps_auto = true;
+	res->undecided = -1;
+	if (!as->round || !as->next || !as->more)
+		return vtb_error("out of memory");
+	return auto_stored(b, m, as, res);
+}
+
+static void auto_release(struct auto_state *as)
+{
+	free(as->round);
+	free(as->next);
+	free(as->more);
+}
+
 /* The configurations that boot this round, in order; @left: the most
  * boots still possible. */
 static size_t auto_pick(const struct vtb_matrix *m, struct auto_state *as, size_t *left)
@@ -962,19 +986,10 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const stru
 		    struct vtb_run_result *res, size_t *done)
 {
 	size_t n = m->n_configs;
-	struct auto_state as = { .round = calloc(n ? n : 1, sizeof(*as.round)),
-				 .next = calloc(n ? n : 1, sizeof(*as.next)),
-				 .more = calloc(n ? n : 1, sizeof(*as.more)),
-				 .seed = m->seed };
+	struct auto_state as;
 	int ret = -1;
 
-	res->reps_auto = true;
-	res->undecided = -1;
-	if (!as.round || !as.next || !as.more) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	if (auto_stored(b, m, &as, res))
+	if (auto_start(b, m, &as, res))
 		goto out;
 	for (;;) {
 		size_t k, left;
@@ -1012,9 +1027,7 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, const stru
 	}
 	ret = 0;
 out:
-	free(as.round);
-	free(as.next);
-	free(as.more);
+	auto_release(&as);
 	return ret;
 }
 
@@ -1026,20 +1039,10 @@ out:
 static int run_rounds(struct boot_ctx *b, const struct vtb_run_opts *o, const struct vtb_matrix *m,
 		      struct vtb_run_result *res, size_t *done)
 {
-	size_t n = m->n_configs ? m->n_configs : 1;
-	struct auto_state as = { .round = calloc(n, sizeof(*as.round)),
-				 .next = calloc(n, sizeof(*as.next)),
-				 .more = calloc(n, sizeof(*as.more)),
-				 .seed = m->seed };
+	struct auto_state as;
 	int ret = -1;
 
-	res->reps_auto = true;
-	res->undecided = -1;
-	if (!as.round || !as.next || !as.more) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	if (auto_stored(b, m, &as, res))
+	if (auto_start(b, m, &as, res))
 		goto out;
 	for (;;) {
 		bool input = false;
@@ -1066,9 +1069,7 @@ static int run_rounds(struct boot_ctx *b, const struct vtb_run_opts *o, const st
 	}
 	ret = 0;
 out:
-	free(as.round);
-	free(as.next);
-	free(as.more);
+	auto_release(&as);
 	return ret;
 }
 

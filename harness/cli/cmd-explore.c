@@ -117,22 +117,8 @@ static int parse_args(struct vtb_cmd_env *env, struct explore_args *a, int *code
 			break;
 		}
 	}
-	if (c < 0) {
-		*code = vtb_cli_exit(c);
-		return -1;
-	}
-	if (cp.optind != env->argc - 1) {
-		vtb_cli_usage_error(&explore_cli, "expected one matrix file");
-		*code = VTB_EXIT_USAGE;
-		return -1;
-	}
-	if (a->ps.quiet && a->ps.verbose) {
-		vtb_cli_usage_error(&explore_cli, "--quiet and --verbose contradict each other");
-		*code = VTB_EXIT_USAGE;
-		return -1;
-	}
-	a->o.matrix = env->argv[cp.optind];
-	return 0;
+	*code = vtb_cmd_run_args_end(&explore_cli, env, c, cp.optind, &a->ps, &a->o.matrix);
+	return *code == VTB_EXIT_OK ? 0 : -1;
 }
 
 /* The race's news: through the progress display, as run's notes */
@@ -161,13 +147,7 @@ static void print_summary(const struct vtb_run_result *res, const struct vtb_exp
 	struct vtb_explore_outcome oc;
 
 	vtb_explore_outcome(ex, &oc);
-	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res->campaign,
-	       res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s", res->ok,
-	       res->failed, res->timeout);
-	if (res->unexpected)
-		printf(", %zu unexpected-topology", res->unexpected);
-	if (res->skipped)
-		printf(", %zu already stored", res->skipped);
+	vtb_cmd_run_boots_line(res);
 	printf("\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
 	       "eliminated\n",
 	       oc.stop, oc.rounds, oc.rounds == 1 ? "" : "s", oc.boots, oc.boots == 1 ? "" : "s",
@@ -200,21 +180,9 @@ int cmd_explore(struct vtb_cmd_env *env)
 
 	if (parse_args(env, &a, &ret))
 		goto out;
-	agent = vtb_agent_path();
-	if (!agent || access(agent, X_OK) < 0) {
-		vtb_cmd_err(env,
-			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
-			    agent ? agent : "vtbench-agent");
-		ret = VTB_EXIT_INFRA;
+	ret = vtb_cmd_run_opts(env, &a.o, &a.ps, &agent);
+	if (ret)
 		goto out;
-	}
-	a.o.host_id = getenv("VTBENCH_HOST_ID");
-	if (a.o.host_id && !*a.o.host_id)
-		a.o.host_id = NULL;
-	a.o.agent = agent;
-	a.o.cmdline = env->cmdline;
-	a.o.progress = vtb_cmd_progress;
-	a.o.progress_arg = &a.ps;
 	a.o.reps_auto = true; /* interleaved rounds */
 	ret = vtb_cmd_setup_host(env);
 	if (ret)
@@ -233,14 +201,7 @@ int cmd_explore(struct vtb_cmd_env *env)
 	if (ret)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
-		if (a.ps.line_open)
-			fputs("\r\033[K", stderr);
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		if (res.campaign[0] && res.db)
-			fprintf(stderr,
-				"what was stored is kept; resume with: vtbench explore %s --db %s --resume\n",
-				a.o.matrix, res.db);
-		ret = res.fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
 	if (a.ps.line_open)
@@ -251,15 +212,7 @@ int cmd_explore(struct vtb_cmd_env *env)
 		goto out;
 	}
 	print_summary(&res, ex);
-	if (res.interrupted) {
-		fflush(stdout);
-		fprintf(stderr,
-			"interrupted: the database is consistent; resume with: vtbench explore %s --db %s --resume\n",
-			a.o.matrix, res.db);
-		ret = res.stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
-	} else {
-		ret = res.failed || res.timeout || res.unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
-	}
+	ret = vtb_cmd_run_exit(env, a.o.matrix, &res);
 out:
 	vtb_explore_free(ex);
 	vtb_run_input_release(&in);

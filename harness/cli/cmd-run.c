@@ -167,6 +167,26 @@ void vtb_cmd_progress(const struct vtb_progress *p, void *arg)
 	free(error);
 }
 
+int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
+		     struct vtb_progress_state *ps, char **agent)
+{
+	*agent = vtb_agent_path();
+	if (!*agent || access(*agent, X_OK) < 0) {
+		vtb_cmd_err(env,
+			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
+			    *agent ? *agent : "vtbench-agent");
+		return VTB_EXIT_INFRA;
+	}
+	o->host_id = getenv("VTBENCH_HOST_ID");
+	if (o->host_id && !*o->host_id)
+		o->host_id = NULL;
+	o->agent = *agent;
+	o->cmdline = env->cmdline;
+	o->progress = vtb_cmd_progress;
+	o->progress_arg = ps;
+	return VTB_EXIT_OK;
+}
+
 /* run --upload: the campaign to each sink, one after the other; nonzero
  * when one of them left something unsent (each says what and why). */
 static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result *res,
@@ -245,41 +265,41 @@ static int parse_args(struct vtb_cmd_env *env, struct run_args *a, int *code)
 			break;
 		}
 	}
-	if (c < 0) {
-		*code = vtb_cli_exit(c);
-		return -1;
-	}
-	if (cp.optind != env->argc - 1) {
-		vtb_cli_usage_error(&run_cli, "expected one matrix file");
-		*code = VTB_EXIT_USAGE;
-		return -1;
-	}
-	if (a->ps.quiet && a->ps.verbose) {
-		vtb_cli_usage_error(&run_cli, "--quiet and --verbose contradict each other");
-		*code = VTB_EXIT_USAGE;
-		return -1;
-	}
-	a->o.matrix = env->argv[cp.optind];
-	return 0;
+	*code = vtb_cmd_run_args_end(&run_cli, env, c, cp.optind, &a->ps, &a->o.matrix);
+	return *code == VTB_EXIT_OK ? 0 : -1;
 }
 
-/* The campaign could not run (to its end): says why, and how to go on
- * when something was stored. */
-static int run_failed(const struct vtb_cmd_env *env, const struct run_args *a,
-		      const struct vtb_run_result *res)
+int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *env, int c,
+			 int optind, const struct vtb_progress_state *ps, const char **matrix)
 {
-	if (a->ps.line_open)
+	if (c < 0)
+		return vtb_cli_exit(c);
+	if (optind != env->argc - 1) {
+		vtb_cli_usage_error(cli, "expected one matrix file");
+		return VTB_EXIT_USAGE;
+	}
+	if (ps->quiet && ps->verbose) {
+		vtb_cli_usage_error(cli, "--quiet and --verbose contradict each other");
+		return VTB_EXIT_USAGE;
+	}
+	*matrix = env->argv[optind];
+	return VTB_EXIT_OK;
+}
+
+int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
+		       const struct vtb_progress_state *ps, const struct vtb_run_result *res)
+{
+	if (ps->line_open)
 		fputs("\r\033[K", stderr);
 	vtb_cmd_err(env, "%s", vtb_errmsg());
 	if (res->campaign[0] && res->db)
 		fprintf(stderr,
-			"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
-			a->o.matrix, res->db);
+			"what was stored is kept; resume with: vtbench %s %s --db %s --resume\n",
+			env->name, matrix, res->db);
 	return res->fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 }
 
-/* The closing summary on stdout */
-static void print_summary(const struct vtb_run_result *res)
+void vtb_cmd_run_boots_line(const struct vtb_run_result *res)
 {
 	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res->campaign,
 	       res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s", res->ok,
@@ -288,6 +308,12 @@ static void print_summary(const struct vtb_run_result *res)
 		printf(", %zu unexpected-topology", res->unexpected);
 	if (res->skipped)
 		printf(", %zu already stored", res->skipped);
+}
+
+/* The closing summary on stdout */
+static void print_summary(const struct vtb_run_result *res)
+{
+	vtb_cmd_run_boots_line(res);
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		printf("\nreps = auto: stopped before the first decision (%s)",
 		       res->budget_spent ? "the budget is spent" : "interrupted");
@@ -307,22 +333,25 @@ static void print_summary(const struct vtb_run_result *res)
 	printf("\nresults in %s; see: vtbench compare --db %s\n", res->db, res->db);
 }
 
+int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
+		     const struct vtb_run_result *res)
+{
+	if (!res->interrupted)
+		return res->failed || res->timeout || res->unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+	fflush(stdout);
+	fprintf(stderr,
+		"interrupted: the database is consistent; resume with: vtbench %s %s --db %s --resume\n",
+		env->name, matrix, res->db);
+	/* as a shell reports a process the signal killed: 130, 143 */
+	return res->stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
+}
+
 /* After the campaign: the exit code of its boots, then --upload */
 static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 		  const struct vtb_run_result *res)
 {
-	int ret;
+	int ret = vtb_cmd_run_exit(env, a->o.matrix, res);
 
-	if (res->interrupted) {
-		fflush(stdout);
-		fprintf(stderr,
-			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
-			a->o.matrix, res->db);
-		/* as a shell reports a process the signal killed: 130, 143 */
-		ret = res->stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
-	} else {
-		ret = res->failed || res->timeout || res->unexpected ? VTB_EXIT_FAIL : VTB_EXIT_OK;
-	}
 	if (a->n_uploads && res->interrupted) {
 		fprintf(stderr,
 			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
@@ -353,27 +382,15 @@ int cmd_run(struct vtb_cmd_env *env)
 	}
 	if (parse_args(env, &a, &ret))
 		goto out;
-	agent = vtb_agent_path();
-	if (!agent || access(agent, X_OK) < 0) {
-		vtb_cmd_err(env,
-			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
-			    agent ? agent : "vtbench-agent");
-		ret = VTB_EXIT_INFRA;
+	ret = vtb_cmd_run_opts(env, &a.o, &a.ps, &agent);
+	if (ret)
 		goto out;
-	}
-	a.o.host_id = getenv("VTBENCH_HOST_ID");
-	if (a.o.host_id && !*a.o.host_id)
-		a.o.host_id = NULL;
-	a.o.agent = agent;
-	a.o.cmdline = env->cmdline;
-	a.o.progress = vtb_cmd_progress;
-	a.o.progress_arg = &a.ps;
 	/* the host, the matrix read against it, then the database it names */
 	ret = vtb_cmd_setup_host(env);
 	if (ret)
 		goto out;
 	if (vtb_run_load(&a.o, env->host, &in, &res)) {
-		ret = run_failed(env, &a, &res);
+		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
 	env->db = res.db;
@@ -381,7 +398,7 @@ int cmd_run(struct vtb_cmd_env *env)
 	if (ret)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
-		ret = run_failed(env, &a, &res);
+		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
 	if (a.ps.line_open)
