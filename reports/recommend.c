@@ -50,6 +50,15 @@ static void pct(FILE *f, double v)
 		fprintf(f, "%+.1f%%", fabs(v) < 1e9 ? v : copysign(1e9, v));
 }
 
+/* a share of 1 as "12.3%" */
+static void share(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("-", f);
+	else
+		fprintf(f, "%.1f%%", v * 100);
+}
+
 /* "+12.3% [+8.0%, +16.9%]" */
 static void change(FILE *f, const json_t *o)
 {
@@ -163,11 +172,11 @@ static void put_guest(FILE *f, const json_t *g)
 			fputc('\n', f);
 		}
 		fputs("  vCPU drift: off the planned pCPUs ", f);
-		pct(f, jnum(ev, "off_planned_mean") * 100);
+		share(f, jnum(ev, "off_planned_mean"));
 		fputs(" of the time on average (at most ", f);
-		pct(f, jnum(ev, "off_planned_max") * 100);
+		share(f, jnum(ev, "off_planned_max"));
 		fputs("); SMT pairs split across cores ", f);
-		pct(f, jnum(ev, "smt_split_core") * 100);
+		share(f, jnum(ev, "smt_split_core"));
 		fputs("\n", f);
 	}
 }
