@@ -117,8 +117,7 @@ static int parse_args(struct vtb_cmd_env *env, struct explore_args *a, int *code
 			break;
 		}
 	}
-	*code = vtb_cmd_run_args_end(&explore_cli, env, c, cp.optind, &a->ps, &a->o.matrix);
-	return *code == VTB_EXIT_OK ? 0 : -1;
+	return vtb_cmd_run_args_end(&explore_cli, env, c, cp.optind, &a->ps, &a->o.matrix, code);
 }
 
 /* The race's news: through the progress display, as run's notes */

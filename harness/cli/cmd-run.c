@@ -265,25 +265,28 @@ static int parse_args(struct vtb_cmd_env *env, struct run_args *a, int *code)
 			break;
 		}
 	}
-	*code = vtb_cmd_run_args_end(&run_cli, env, c, cp.optind, &a->ps, &a->o.matrix);
-	return *code == VTB_EXIT_OK ? 0 : -1;
+	return vtb_cmd_run_args_end(&run_cli, env, c, cp.optind, &a->ps, &a->o.matrix, code);
 }
 
 int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *env, int c,
-			 int optind, const struct vtb_progress_state *ps, const char **matrix)
+			 int optind, const struct vtb_progress_state *ps, const char **matrix,
+			 int *code)
 {
-	if (c < 0)
-		return vtb_cli_exit(c);
+	*code = VTB_EXIT_USAGE;
+	if (c < 0) {
+		*code = vtb_cli_exit(c); /* --help: 0 */
+		return -1;
+	}
 	if (optind != env->argc - 1) {
 		vtb_cli_usage_error(cli, "expected one matrix file");
-		return VTB_EXIT_USAGE;
+		return -1;
 	}
 	if (ps->quiet && ps->verbose) {
 		vtb_cli_usage_error(cli, "--quiet and --verbose contradict each other");
-		return VTB_EXIT_USAGE;
+		return -1;
 	}
 	*matrix = env->argv[optind];
-	return VTB_EXIT_OK;
+	return 0;
 }
 
 int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,

@@ -88,16 +88,16 @@ struct vtb_progress_state {
 void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
 
 /* What run and explore share (cmd-run.c).  A campaign command's command
- * line after its options: one matrix file, -q or -v; 0 or the exit code
- * (said).  Its run options from the environment: the agent (*agent,
- * malloc'ed), VTBENCH_HOST_ID, the progress display; 0 or the exit code.
- * A campaign that could not run: says why and how to resume, returns the
- * exit code.  The summary's first line (no newline).  The exit code of a
- * campaign that ran (interrupted: says how to resume). */
+ * line after its options: one matrix file, -q or -v; 0 to go on, or -1 to
+ * stop with *code (--help: 0; a usage error, said).  Its run options from the environment: the
+ * agent (*agent, malloc'ed), VTBENCH_HOST_ID, the progress display; 0 or the exit code. A campaign
+ * that could not run: says why and how to resume, returns the exit code.  The summary's first line
+ * (no newline).  The exit code of a campaign that ran (interrupted: says how to resume). */
 struct vtb_run_opts;
 struct vtb_run_result;
 int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *env, int c,
-			 int optind, const struct vtb_progress_state *ps, const char **matrix);
+			 int optind, const struct vtb_progress_state *ps, const char **matrix,
+			 int *code);
 int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
 		     struct vtb_progress_state *ps, char **agent);
 int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,

@@ -237,8 +237,9 @@ static int read_samples(struct vtb_explore *ex, struct vtb_store *st, bool *inpu
 			*input = true;
 			return vtb_error("%s:%d: objective '%s/%s': cell '%s' reports no metric "
 					 "'%s' (it reports: %s)",
-					 ex->m->path, ex->conf->line, om->cell, om->metric,
-					 om->cell, om->metric, vtb_strbuf_str(&ex->seen[k]));
+					 ex->m->path, ex->conf->objective_line, om->cell,
+					 om->metric, om->cell, om->metric,
+					 vtb_strbuf_str(&ex->seen[k]));
 		}
 	}
 	return 0;

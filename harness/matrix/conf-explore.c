@@ -245,6 +245,7 @@ int mx_parse_explore(struct parser *p)
 			      "[explore] needs objective = CELL/METRIC (wakeup/wakeup_p99)");
 		goto out;
 	}
+	e->objective_line = line;
 	if (parse_objective(p, v, line, e) < 0)
 		goto out;
 	free(v);

@@ -138,6 +138,7 @@ struct vtb_explore_conf {
 	uint64_t budget_ns;		  /* no boot starts past it (0: none) */
 	bool holm;			  /* multiplicity = holm (else bh) */
 	int line;			  /* of [explore] */
+	int objective_line;		  /* of its objective = */
 };
 void vtb_explore_conf_free(struct vtb_explore_conf *e);
 

@@ -127,7 +127,7 @@ expect_grep "... says where and which cells there are" "$T/err" "bad.conf:10: ob
 sed 's|^objective = .*|objective = spin/latency|' "$T/race.conf" >"$T/bad.conf"
 expect_exit "a metric the cell does not report: exit 2 after the first round" 2 \
 	"$VTBENCH" explore "$T/bad.conf" --db "$T/bad.db" -q
-expect_grep "... names the metrics it reports" "$T/err" "objective 'spin/latency': cell 'spin' reports no metric 'latency' (it reports: 'seconds')"
+expect_grep "... at the objective's line, naming the metrics it reports" "$T/err" "bad.conf:10: objective 'spin/latency': cell 'spin' reports no metric 'latency' (it reports: 'seconds')"
 sed '/^\[explore\]/,$d' "$T/race.conf" >"$T/none.conf"
 expect_exit "a matrix without [explore]: exit 2" 2 "$VTBENCH" explore "$T/none.conf" --db "$T/n.db"
 expect_grep "... says what is missing" "$T/err" "has no [explore] section"

@@ -1400,6 +1400,7 @@ Test(conf, explore_section)
 	cr_assert_eq(m->explore->budget_ns, 0);
 	cr_assert(!m->explore->holm);
 	cr_assert_eq(m->explore->line, 3);
+	cr_assert_eq(m->explore->objective_line, 4);
 	vtb_matrix_free(m);
 	/* a lexicographic objective, a direction each, every limit */
 	m = ok("[workload hb]\ntype = debug\nmode = ok, sleep\n[workload nap]\ntype = debug\nmode = spin\n"
