@@ -70,6 +70,23 @@ static void change(FILE *f, const json_t *o)
 	fputs("]", f);
 }
 
+/* "HEAD'LABEL'MID+1.2% [...] q 0.01: worse", or @none */
+static void margin(FILE *f, const json_t *o, const char *head, const char *mid, const char *test,
+		   const char *none)
+{
+	if (!json_is_object(o)) {
+		fputs(none, f);
+		return;
+	}
+	fputs(head, f);
+	put(f, jstr(o, "label"));
+	fputs(mid, f);
+	change(f, o);
+	fprintf(f, " %s ", test);
+	num(f, jnum(o, test));
+	fprintf(f, ": %s\n", jstr(o, "verdict"));
+}
+
 static void put_objective(FILE *f, const json_t *om)
 {
 	const json_t *w = json_object_get(om, "winner"), *b = json_object_get(om, "baseline");
@@ -84,28 +101,10 @@ static void put_objective(FILE *f, const json_t *om)
 	fputc(' ', f);
 	put(f, jstr(om, "unit"));
 	fprintf(f, " over %.0f boots\n", jnum(w, "boots"));
-	if (json_is_object(b)) {
-		fputs("    against its bare-metal baseline '", f);
-		put(f, jstr(b, "label"));
-		fputs("': ", f);
-		change(f, b);
-		fputs(" q ", f);
-		num(f, jnum(b, "q"));
-		fprintf(f, ": %s\n", jstr(b, "verdict"));
-	} else {
-		fputs("    against its bare-metal baseline: none (no VM row in compare)\n", f);
-	}
-	if (json_is_object(u)) {
-		fputs("    the runner-up '", f);
-		put(f, jstr(u, "label"));
-		fputs("' against it: ", f);
-		change(f, u);
-		fputs(" p ", f);
-		num(f, jnum(u, "p"));
-		fprintf(f, ": %s\n", jstr(u, "verdict"));
-	} else {
-		fputs("    the runner-up: none (one candidate)\n", f);
-	}
+	margin(f, b, "    against its bare-metal baseline '", "': ", "q",
+	       "    against its bare-metal baseline: none (no VM row in compare)\n");
+	margin(f, u, "    the runner-up '", "' against it: ", "p",
+	       "    the runner-up: none (one candidate)\n");
 }
 
 /* CPU 0's domains of a tree: "SMT 0-1 [SD_SHARE_CPUCAPACITY ...], MC ..." */
