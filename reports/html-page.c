@@ -749,65 +749,46 @@ static int sink_close(void *ctx)
 	return 0;
 }
 
-static int page_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+xmlNodePtr html_page_open(struct page *pg, const char *title)
 {
-	struct page pg = { .rep = doc };
-	struct sink sink = { .f = f };
-	xmlNodePtr html, head, body, meta, foot;
-	xmlSaveCtxtPtr save;
-	const char *schema = html_jstr(doc, "schema");
-	char *title;
-	int ret = -1;
+	xmlNodePtr html, head, meta;
 
-	(void)o;
-	if (!json_is_object(doc))
-		return vtb_error("the report document is not a JSON object");
-	if (!schema || strcmp(schema, VTB_REPORT_SCHEMA))
-		return vtb_error("report schema '%s' is not '%s'", schema ? schema : "(none)",
-				 VTB_REPORT_SCHEMA);
-	pg.doc = xmlNewDoc(X("1.0"));
-	if (!pg.doc)
-		return vtb_error("out of memory building the HTML report");
-	if (!xmlCreateIntSubset(pg.doc, X("html"), NULL, NULL))
-		pg.failed = true;
-	html = xmlNewDocNode(pg.doc, NULL, X("html"), NULL);
+	pg->doc = xmlNewDoc(X("1.0"));
+	if (!pg->doc) {
+		pg->failed = true;
+		return NULL;
+	}
+	if (!xmlCreateIntSubset(pg->doc, X("html"), NULL, NULL))
+		pg->failed = true;
+	html = xmlNewDocNode(pg->doc, NULL, X("html"), NULL);
 	if (!html || !xmlNewNs(html, X("http://www.w3.org/1999/xhtml"), NULL)) {
 		xmlFreeNode(html);
-		goto out;
+		pg->failed = true;
+		return NULL;
 	}
-	xmlDocSetRootElement(pg.doc, html);
-	html_attr(&pg, html, "lang", "en");
-	head = html_el(&pg, html, "head", NULL);
-	meta = html_el(&pg, head, "meta", NULL);
-	html_attr(&pg, meta, "charset", "utf-8");
-	title = vtb_asprintf("vtbench compare %s",
-			     html_orstr(html_jstr(json_object_get(doc, "campaign"), "uuid")));
-	html_el(&pg, head, "title", title ? title : "vtbench compare");
-	free(title);
-	html_el(&pg, head, "style", vtb_report_css);
-	body = html_el(&pg, html, "body", NULL);
+	xmlDocSetRootElement(pg->doc, html);
+	html_attr(pg, html, "lang", "en");
+	head = html_el(pg, html, "head", NULL);
+	meta = html_el(pg, head, "meta", NULL);
+	html_attr(pg, meta, "charset", "utf-8");
+	html_el(pg, head, "title", title);
+	html_el(pg, head, "style", vtb_report_css);
+	return html_el(pg, html, "body", NULL);
+}
 
-	part_header(&pg, body);
-	part_campaign(&pg, body);
-	part_configs(&pg, body);
-	part_verdicts(&pg, body);
-	html_part_values(&pg, body);
-	html_part_cdfs(&pg, body);
-	html_part_c2c(&pg, body);
-	part_evidence(&pg, body);
-	foot = html_el(&pg, body, "p", NULL);
-	html_attr(&pg, foot, "class", "note");
-	html_text(&pg, foot, "vtbench ");
-	html_text(&pg, foot, html_orstr(html_jstr(json_object_get(doc, "campaign"), "version")));
-	html_text(&pg, foot, ", report schema " VTB_REPORT_SCHEMA);
+int html_page_save(struct page *pg, FILE *f)
+{
+	struct sink sink = { .f = f };
+	xmlSaveCtxtPtr save;
+	int ret = -1;
 
-	if (pg.failed)
+	if (!pg->doc || pg->failed)
 		goto out;
 	save = xmlSaveToIO(sink_write, sink_close, &sink, "UTF-8",
 			   XML_SAVE_NO_DECL | XML_SAVE_NO_EMPTY | XML_SAVE_FORMAT);
 	if (!save)
 		goto out;
-	if (xmlSaveDoc(save, pg.doc) < 0)
+	if (xmlSaveDoc(save, pg->doc) < 0)
 		sink.failed = true;
 	if (xmlSaveClose(save) < 0)
 		sink.failed = true;
@@ -825,8 +806,43 @@ static int page_render(const json_t *doc, const struct vtb_report_opts *o, FILE 
 out:
 	ret = vtb_error("out of memory building the HTML report");
 free:
-	xmlFreeDoc(pg.doc);
+	xmlFreeDoc(pg->doc);
+	pg->doc = NULL;
 	return ret;
+}
+
+static int page_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+{
+	struct page pg = { .rep = doc };
+	xmlNodePtr body, foot;
+	const char *schema = html_jstr(doc, "schema");
+	char *title;
+
+	(void)o;
+	if (!json_is_object(doc))
+		return vtb_error("the report document is not a JSON object");
+	if (!schema || strcmp(schema, VTB_REPORT_SCHEMA))
+		return vtb_error("report schema '%s' is not '%s'", schema ? schema : "(none)",
+				 VTB_REPORT_SCHEMA);
+	title = vtb_asprintf("vtbench compare %s",
+			     html_orstr(html_jstr(json_object_get(doc, "campaign"), "uuid")));
+	body = html_page_open(&pg, title ? title : "vtbench compare");
+	free(title);
+
+	part_header(&pg, body);
+	part_campaign(&pg, body);
+	part_configs(&pg, body);
+	part_verdicts(&pg, body);
+	html_part_values(&pg, body);
+	html_part_cdfs(&pg, body);
+	html_part_c2c(&pg, body);
+	part_evidence(&pg, body);
+	foot = html_el(&pg, body, "p", NULL);
+	html_attr(&pg, foot, "class", "note");
+	html_text(&pg, foot, "vtbench ");
+	html_text(&pg, foot, html_orstr(html_jstr(json_object_get(doc, "campaign"), "version")));
+	html_text(&pg, foot, ", report schema " VTB_REPORT_SCHEMA);
+	return html_page_save(&pg, f);
 }
 
 const struct vtb_report_ops vtb_report_html = {

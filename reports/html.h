@@ -23,6 +23,7 @@
 #include <libxml/tree.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define X(s) ((const xmlChar *)(s))
 #define SVG_NS "http://www.w3.org/2000/svg"
@@ -32,6 +33,15 @@ struct page {
 	const json_t *rep; /* the compare document */
 	bool failed;	   /* ENOMEM somewhere while building: checked once at the end */
 };
+
+/* ---- the page (html-page.c) ---- */
+
+/* A new page in pg->doc: <html lang="en">, its <head> (charset, @title,
+ * the stylesheet); returns its <body> (NULL and pg->failed on ENOMEM). */
+xmlNodePtr html_page_open(struct page *pg, const char *title);
+/* Writes pg->doc to @f and frees it: 0, or -1 with vtb_error() (ENOMEM
+ * while building, or a write error). */
+int html_page_save(struct page *pg, FILE *f);
 
 /* ---- tree helpers (html-tree.c) ---- */
 

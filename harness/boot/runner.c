@@ -933,6 +933,42 @@ static int auto_stored(struct boot_ctx *b, const struct vtb_matrix *m, struct au
 	return 0;
 }
 
+/* order = random:SEED: the round's @k configurations shuffled */
+static void auto_shuffle(const struct vtb_matrix *m, struct auto_state *as, size_t k)
+{
+	if (m->order == VTB_ORDER_RANDOM)
+		for (size_t i = k; i > 1; i--) {
+			size_t j = (size_t)(mix(&as->seed) % i), t = as->round[i - 1];
+
+			as->round[i - 1] = as->round[j];
+			as->round[j] = t;
+		}
+}
+
+/* Rounds' state (reps = auto, explore): what is stored counted in */
+static int auto_start(struct boot_ctx *b, const struct vtb_matrix *m, struct auto_state *as,
+		      struct vtb_run_result *res)
+{
+	size_t n = m->n_configs ? m->n_configs : 1;
+
+	*as = (struct auto_state){ .round = calloc(n, sizeof(*as->round)),
+				   .next = calloc(n, sizeof(*as->next)),
+				   .more = calloc(n, sizeof(*as->more)),
+				   .seed = m->seed };
+	res->reps_auto = true;
+	res->undecided = -1;
+	if (!as->round || !as->next || !as->more)
+		return vtb_error("out of memory");
+	return auto_stored(b, m, as, res);
+}
+
+static void auto_release(struct auto_state *as)
+{
+	free(as->round);
+	free(as->next);
+	free(as->more);
+}
+
 /* The configurations that boot this round, in order; @left: the most
  * boots still possible. */
 static size_t auto_pick(const struct vtb_matrix *m, struct auto_state *as, size_t *left)
@@ -947,13 +983,7 @@ static size_t auto_pick(const struct vtb_matrix *m, struct auto_state *as, size_
 		as->round[k++] = i;
 		*left += (size_t)(m->max_reps - as->next[i]);
 	}
-	if (m->order == VTB_ORDER_RANDOM)
-		for (size_t i = k; i > 1; i--) {
-			size_t j = (size_t)(mix(&as->seed) % i), t = as->round[i - 1];
-
-			as->round[i - 1] = as->round[j];
-			as->round[j] = t;
-		}
+	auto_shuffle(m, as, k);
 	return k;
 }
 
@@ -1011,19 +1041,10 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, struct vtb
 		    struct vtb_run_result *res, size_t *done)
 {
 	size_t n = m->n_configs;
-	struct auto_state as = { .round = calloc(n ? n : 1, sizeof(*as.round)),
-				 .next = calloc(n ? n : 1, sizeof(*as.next)),
-				 .more = calloc(n ? n : 1, sizeof(*as.more)),
-				 .seed = m->seed };
+	struct auto_state as;
 	int ret = -1;
 
-	res->reps_auto = true;
-	res->undecided = -1;
-	if (!as.round || !as.next || !as.more) {
-		vtb_error("out of memory");
-		goto out;
-	}
-	if (auto_stored(b, m, &as, res))
+	if (auto_start(b, m, &as, res))
 		goto out;
 	for (;;) {
 		size_t k, left;
@@ -1061,9 +1082,49 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, struct vtb
 	}
 	ret = 0;
 out:
-	free(as.round);
-	free(as.next);
-	free(as.more);
+	auto_release(&as);
+	return ret;
+}
+
+/*
+ * explore: rounds as reps = auto boots them (interleaved, stored reps
+ * counted on --resume, the budget), each round's configurations chosen by
+ * the caller's rule (o->rounds) until it says stop or wants none.
+ */
+static int run_rounds(struct boot_ctx *b, const struct vtb_run_opts *o, struct vtb_matrix *m,
+		      struct vtb_run_result *res, size_t *done)
+{
+	struct auto_state as;
+	int ret = -1;
+
+	if (auto_start(b, m, &as, res))
+		goto out;
+	for (;;) {
+		bool input = false;
+		size_t k = 0;
+		int r = o->rounds->decide(o->rounds->arg, b->st, b->campaign, as.next, as.more,
+					  &input);
+
+		if (r < 0) {
+			res->fail = input ? VTB_RUN_INPUT : VTB_RUN_INFRA;
+			goto out;
+		}
+		for (size_t i = 0; r == 0 && i < m->n_configs; i++)
+			if (as.more[i] && m->configs[i].runnable)
+				as.round[k++] = i;
+		if (!k)
+			break;
+		auto_shuffle(m, &as, k);
+		res->planned = *done + res->skipped + k;
+		if (auto_round(b, m, &as, k, k, res, done) < 0)
+			goto out;
+		res->rounds++;
+		if (res->interrupted || res->budget_spent)
+			break;
+	}
+	ret = 0;
+out:
+	auto_release(&as);
 	return ret;
 }
 
@@ -1352,12 +1413,13 @@ static int run_campaign(struct boot_ctx *b, const struct vtb_run_opts *o,
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (!m->reps_auto &&
+	if (!m->reps_auto && !o->rounds &&
 	    plan_todo(b->st, b->campaign, m, in->order, in->n_order, skip, &todo, res))
 		goto out;
 	report_not_runnable(o, b->st, b->campaign, m);
-	if ((m->reps_auto ? run_auto(b, o, m, res, &done)
-			  : run_fixed(b, in, skip, todo, res, &done)) < 0)
+	if ((o->rounds	    ? run_rounds(b, o, m, res, &done)
+	     : m->reps_auto ? run_auto(b, o, m, res, &done)
+			    : run_fixed(b, in, skip, todo, res, &done)) < 0)
 		goto out;
 	ret = 0;
 out:

@@ -34,6 +34,24 @@ struct vtb_progress {
 	long undecided;
 };
 
+struct vtb_store;
+
+/*
+ * vtbench explore: the caller's rule decides the rounds of reps = auto
+ * instead of compare's.  decide() is called before the first round and
+ * after each one, with next[i] the boots of configuration i stored so far
+ * (reps 0 .. next[i] - 1); it fills want[i] (boot configuration i once
+ * this round) and returns 0, 1 to stop, or -1 with vtb_error() (*input:
+ * the matrix or the data is at fault, an input error).  A round ends
+ * early on a stop request or the budget (m->budget_ns); decide() is not
+ * called after it.
+ */
+struct vtb_run_rounds {
+	int (*decide)(void *arg, struct vtb_store *st, int64_t campaign, const int *next,
+		      bool *want, bool *input);
+	void *arg;
+};
+
 struct vtb_run_opts {
 	const char *matrix; /* path of matrix.conf */
 	const char *db;	    /* NULL: the matrix's db = (res->db says which) */
@@ -48,6 +66,7 @@ struct vtb_run_opts {
 	const char *cmdline; /* stored for provenance */
 	void (*progress)(const struct vtb_progress *p, void *arg);
 	void *progress_arg;
+	const struct vtb_run_rounds *rounds; /* NULL: run's own rules */
 };
 
 enum vtb_run_fail { VTB_RUN_OK, VTB_RUN_INPUT, VTB_RUN_INFRA };
@@ -72,7 +91,6 @@ struct vtb_run_result {
 };
 
 struct vtb_hosttopo;
-struct vtb_store;
 struct vtb_matrix;
 struct vtb_bootref;
 

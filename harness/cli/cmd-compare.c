@@ -357,20 +357,13 @@ static bool parse_args(struct vtb_cmd_env *env, struct compare_args *a, int *ret
 	return true;
 }
 
-/* Where the report goes: stdout, or -o FILE through a temporary file. */
-struct output {
-	const char *path; /* NULL: stdout */
-	char *tmp;
-	FILE *f;
-};
-
 /*
  * -o FILE: written to a temporary file beside it and renamed over it
- * (output_commit), so FILE is either the old one or the whole new report,
+ * (vtb_cmd_output_commit), so FILE is either the old one or the whole new report,
  * never a truncated one (a full disk, a kill).  0, or the exit code after
  * the message.
  */
-static int output_open(const struct vtb_cmd_env *env, struct output *out, const char *path)
+int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out, const char *path)
 {
 	mode_t mask = umask(0);
 	int fd, e;
@@ -401,7 +394,7 @@ static int output_open(const struct vtb_cmd_env *env, struct output *out, const 
 }
 
 /* The whole report on disk, then renamed over FILE: 0 or the exit code. */
-static int output_commit(const struct vtb_cmd_env *env, struct output *out)
+int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out)
 {
 	FILE *g = out->f;
 	int bad_write;
@@ -420,7 +413,7 @@ static int output_commit(const struct vtb_cmd_env *env, struct output *out)
 }
 
 /* After a failure: the temporary file goes, FILE stays as it was. */
-static void output_abandon(struct output *out)
+void vtb_cmd_output_abandon(struct vtb_cmd_output *out)
 {
 	if (out->f && out->f != stdout)
 		fclose(out->f);
@@ -433,7 +426,7 @@ static void output_abandon(struct output *out)
 int cmd_compare(struct vtb_cmd_env *env)
 {
 	struct compare_args a;
-	struct output out = { .f = stdout };
+	struct vtb_cmd_output out = { .f = stdout };
 	struct vtb_store *against = NULL;
 	json_t *doc = NULL;
 	bool bad = false;
@@ -453,7 +446,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 		ret = bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		goto out;
 	}
-	ret = output_open(env, &out, a.out_path);
+	ret = vtb_cmd_output_open(env, &out, a.out_path);
 	if (ret)
 		goto out;
 	if (!a.quiet || out.path) {
@@ -465,11 +458,11 @@ int cmd_compare(struct vtb_cmd_env *env)
 			goto out;
 		}
 	}
-	ret = output_commit(env, &out);
+	ret = vtb_cmd_output_commit(env, &out);
 	if (!ret)
 		ret = vtb_compare_failing(doc, a.o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 out:
-	output_abandon(&out);
+	vtb_cmd_output_abandon(&out);
 	json_decref(doc);
 	vtb_store_close(against);
 	return ret;

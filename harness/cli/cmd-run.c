@@ -70,10 +70,6 @@ const struct vtb_cli run_cli = {
 		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
 };
 
-struct progress_state {
-	bool tty, quiet, verbose, line_open;
-};
-
 static void fmt_dur(char *buf, size_t len, double s)
 {
 	long t = s < 0 ? 0 : (long)(s + 0.5);
@@ -84,7 +80,7 @@ static void fmt_dur(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-static void close_line(struct progress_state *ps)
+static void close_line(struct vtb_progress_state *ps)
 {
 	if (ps->line_open)
 		fputs("\r\033[K", stderr);
@@ -93,8 +89,8 @@ static void close_line(struct progress_state *ps)
 
 /* A boot's line.  @label, @status (NULL: starting) and @error are safe
  * for the terminal already. */
-static void boot_line(struct progress_state *ps, const struct vtb_progress *p, const char *label,
-		      const char *status, const char *error)
+static void boot_line(struct vtb_progress_state *ps, const struct vtb_progress *p,
+		      const char *label, const char *status, const char *error)
 {
 	char el[32], eta[32], rows[48] = "";
 
@@ -132,9 +128,9 @@ static void boot_line(struct progress_state *ps, const struct vtb_progress *p, c
 
 /* Labels, errors, warnings and notes quote guests and files: every one
  * goes through the one sanitiser (vtb_term_safe) to the terminal. */
-static void on_progress(const struct vtb_progress *p, void *arg)
+void vtb_cmd_progress(const struct vtb_progress *p, void *arg)
 {
-	struct progress_state *ps = arg;
+	struct vtb_progress_state *ps = arg;
 	char *label, *status, *error;
 
 	if (p->warning) {
@@ -142,11 +138,10 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 		/* whose warning: the program, and the boot when it has one */
 		label = p->label ? vtb_term_safe(p->label) : NULL;
 		if (label)
-			fprintf(stderr,
-				"vtbench run: boot %zu/%s%zu %s rep %d: warning: ", p->index,
-				p->reps_auto ? "<=" : "", p->total, label, p->rep);
+			fprintf(stderr, "vtbench %s: boot %zu/%s%zu %s rep %d: warning: ", ps->cmd,
+				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep);
 		else
-			fputs("vtbench run: warning: ", stderr);
+			fprintf(stderr, "vtbench %s: warning: ", ps->cmd);
 		vtb_term_fputs(p->warning, stderr);
 		fputc('\n', stderr);
 		free(label);
@@ -170,6 +165,26 @@ static void on_progress(const struct vtb_progress *p, void *arg)
 	free(label);
 	free(status);
 	free(error);
+}
+
+int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
+		     struct vtb_progress_state *ps, char **agent)
+{
+	*agent = vtb_agent_path();
+	if (!*agent || access(*agent, X_OK) < 0) {
+		vtb_cmd_err(env,
+			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
+			    *agent ? *agent : "vtbench-agent");
+		return VTB_EXIT_INFRA;
+	}
+	o->host_id = getenv("VTBENCH_HOST_ID");
+	if (o->host_id && !*o->host_id)
+		o->host_id = NULL;
+	o->agent = *agent;
+	o->cmdline = env->cmdline;
+	o->progress = vtb_cmd_progress;
+	o->progress_arg = ps;
+	return VTB_EXIT_OK;
 }
 
 /* run --upload: the campaign to each sink, one after the other; nonzero
@@ -201,7 +216,7 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 /* What the command line asks of run */
 struct run_args {
 	struct vtb_run_opts o;
-	struct progress_state ps;
+	struct vtb_progress_state ps;
 	const char **uploads; /* --upload URLs, n_uploads of them */
 	size_t n_uploads;
 };
@@ -250,41 +265,44 @@ static int parse_args(struct vtb_cmd_env *env, struct run_args *a, int *code)
 			break;
 		}
 	}
+	return vtb_cmd_run_args_end(&run_cli, env, c, cp.optind, &a->ps, &a->o.matrix, code);
+}
+
+int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *env, int c,
+			 int optind, const struct vtb_progress_state *ps, const char **matrix,
+			 int *code)
+{
+	*code = VTB_EXIT_USAGE;
 	if (c < 0) {
-		*code = vtb_cli_exit(c);
+		*code = vtb_cli_exit(c); /* --help: 0 */
 		return -1;
 	}
-	if (cp.optind != env->argc - 1) {
-		vtb_cli_usage_error(&run_cli, "expected one matrix file");
-		*code = VTB_EXIT_USAGE;
+	if (optind != env->argc - 1) {
+		vtb_cli_usage_error(cli, "expected one matrix file");
 		return -1;
 	}
-	if (a->ps.quiet && a->ps.verbose) {
-		vtb_cli_usage_error(&run_cli, "--quiet and --verbose contradict each other");
-		*code = VTB_EXIT_USAGE;
+	if (ps->quiet && ps->verbose) {
+		vtb_cli_usage_error(cli, "--quiet and --verbose contradict each other");
 		return -1;
 	}
-	a->o.matrix = env->argv[cp.optind];
+	*matrix = env->argv[optind];
 	return 0;
 }
 
-/* The campaign could not run (to its end): says why, and how to go on
- * when something was stored. */
-static int run_failed(const struct vtb_cmd_env *env, const struct run_args *a,
-		      const struct vtb_run_result *res)
+int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
+		       const struct vtb_progress_state *ps, const struct vtb_run_result *res)
 {
-	if (a->ps.line_open)
+	if (ps->line_open)
 		fputs("\r\033[K", stderr);
 	vtb_cmd_err(env, "%s", vtb_errmsg());
 	if (res->campaign[0] && res->db)
 		fprintf(stderr,
-			"what was stored is kept; resume with: vtbench run %s --db %s --resume\n",
-			a->o.matrix, res->db);
+			"what was stored is kept; resume with: vtbench %s %s --db %s --resume\n",
+			env->name, matrix, res->db);
 	return res->fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 }
 
-/* The closing summary on stdout */
-static void print_summary(const struct vtb_run_result *res)
+void vtb_cmd_run_boots_line(const struct vtb_run_result *res)
 {
 	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res->campaign,
 	       res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s", res->ok,
@@ -296,6 +314,12 @@ static void print_summary(const struct vtb_run_result *res)
 	if (res->lacking)
 		printf(", %zu configuration%s not run (its kernel lacks a knob of its sched profile)",
 		       res->lacking, res->lacking == 1 ? "" : "s");
+}
+
+/* The closing summary on stdout */
+static void print_summary(const struct vtb_run_result *res)
+{
+	vtb_cmd_run_boots_line(res);
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		printf("\nreps = auto: stopped before the first decision (%s)",
 		       res->budget_spent ? "the budget is spent" : "interrupted");
@@ -315,23 +339,26 @@ static void print_summary(const struct vtb_run_result *res)
 	printf("\nresults in %s; see: vtbench compare --db %s\n", res->db, res->db);
 }
 
+int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
+		     const struct vtb_run_result *res)
+{
+	if (!res->interrupted)
+		return res->failed || res->timeout || res->unexpected || res->lacking ? VTB_EXIT_FAIL
+										     : VTB_EXIT_OK;
+	fflush(stdout);
+	fprintf(stderr,
+		"interrupted: the database is consistent; resume with: vtbench %s %s --db %s --resume\n",
+		env->name, matrix, res->db);
+	/* as a shell reports a process the signal killed: 130, 143 */
+	return res->stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
+}
+
 /* After the campaign: the exit code of its boots, then --upload */
 static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 		  const struct vtb_run_result *res)
 {
-	int ret;
+	int ret = vtb_cmd_run_exit(env, a->o.matrix, res);
 
-	if (res->interrupted) {
-		fflush(stdout);
-		fprintf(stderr,
-			"interrupted: the database is consistent; resume with: vtbench run %s --db %s --resume\n",
-			a->o.matrix, res->db);
-		/* as a shell reports a process the signal killed: 130, 143 */
-		ret = res->stop_signal == SIGTERM ? VTB_EXIT_TERMINATED : VTB_EXIT_INTERRUPTED;
-	} else {
-		ret = res->failed || res->timeout || res->unexpected || res->lacking ? VTB_EXIT_FAIL
-										     : VTB_EXIT_OK;
-	}
 	if (a->n_uploads && res->interrupted) {
 		fprintf(stderr,
 			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
@@ -349,7 +376,7 @@ static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 
 int cmd_run(struct vtb_cmd_env *env)
 {
-	struct run_args a = { .ps = { .tty = isatty(2) } };
+	struct run_args a = { .ps = { .cmd = "run", .tty = isatty(2) } };
 	struct vtb_run_input in = { 0 };
 	struct vtb_run_result res = { 0 };
 	char *agent = NULL;
@@ -362,27 +389,15 @@ int cmd_run(struct vtb_cmd_env *env)
 	}
 	if (parse_args(env, &a, &ret))
 		goto out;
-	agent = vtb_agent_path();
-	if (!agent || access(agent, X_OK) < 0) {
-		vtb_cmd_err(env,
-			    "cannot find the agent '%s' (build it with make, or set VTBENCH_AGENT)",
-			    agent ? agent : "vtbench-agent");
-		ret = VTB_EXIT_INFRA;
+	ret = vtb_cmd_run_opts(env, &a.o, &a.ps, &agent);
+	if (ret)
 		goto out;
-	}
-	a.o.host_id = getenv("VTBENCH_HOST_ID");
-	if (a.o.host_id && !*a.o.host_id)
-		a.o.host_id = NULL;
-	a.o.agent = agent;
-	a.o.cmdline = env->cmdline;
-	a.o.progress = on_progress;
-	a.o.progress_arg = &a.ps;
 	/* the host, the matrix read against it, then the database it names */
 	ret = vtb_cmd_setup_host(env);
 	if (ret)
 		goto out;
 	if (vtb_run_load(&a.o, env->host, &in, &res)) {
-		ret = run_failed(env, &a, &res);
+		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
 	env->db = res.db;
@@ -390,7 +405,7 @@ int cmd_run(struct vtb_cmd_env *env)
 	if (ret)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
-		ret = run_failed(env, &a, &res);
+		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
 	if (a.ps.line_open)

@@ -64,17 +64,61 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 char *vtb_agent_path(void);
 
 int cmd_compare(struct vtb_cmd_env *env);
+int cmd_explore(struct vtb_cmd_env *env);
 int cmd_list(struct vtb_cmd_env *env);
 int cmd_merge(struct vtb_cmd_env *env);
 int cmd_plan(struct vtb_cmd_env *env);
+int cmd_recommend(struct vtb_cmd_env *env);
 int cmd_run(struct vtb_cmd_env *env);
 int cmd_topo(struct vtb_cmd_env *env);
 int cmd_upload(struct vtb_cmd_env *env);
 
 /* Each command's option table (cmd-<name>.c): its --help and its part of
  * vtbench(1). */
-extern const struct vtb_cli compare_cli, list_cli, merge_cli, plan_cli, run_cli, topo_cli,
-	upload_cli;
+extern const struct vtb_cli compare_cli, explore_cli, list_cli, merge_cli, plan_cli, recommend_cli,
+	run_cli, topo_cli, upload_cli;
+
+/* run's and explore's progress display (cmd-run.c): the callback of
+ * struct vtb_run_opts with a struct vtb_progress_state as its arg. */
+struct vtb_progress;
+struct vtb_progress_state {
+	const char *cmd; /* "run": whose warnings */
+	bool tty, quiet, verbose, line_open;
+};
+void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
+
+/* What run and explore share (cmd-run.c).  A campaign command's command
+ * line after its options: one matrix file, -q or -v; 0 to go on, or -1 to
+ * stop with *code (--help: 0; a usage error, said).  Its run options from the environment: the
+ * agent (*agent, malloc'ed), VTBENCH_HOST_ID, the progress display; 0 or the exit code. A campaign
+ * that could not run: says why and how to resume, returns the exit code.  The summary's first line
+ * (no newline).  The exit code of a campaign that ran (interrupted: says how to resume). */
+struct vtb_run_opts;
+struct vtb_run_result;
+int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *env, int c,
+			 int optind, const struct vtb_progress_state *ps, const char **matrix,
+			 int *code);
+int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
+		     struct vtb_progress_state *ps, char **agent);
+int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
+		       const struct vtb_progress_state *ps, const struct vtb_run_result *res);
+void vtb_cmd_run_boots_line(const struct vtb_run_result *res);
+int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
+		     const struct vtb_run_result *res);
+
+/* Where a report goes: stdout, or -o FILE through a temporary file
+ * renamed over it once whole (cmd-compare.c; compare and recommend).
+ * open: 0, or the exit code after the message; commit: the same;
+ * abandon after a failure (FILE stays as it was). */
+struct vtb_cmd_output {
+	const char *path; /* NULL: stdout */
+	char *tmp;
+	FILE *f;
+};
+int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out,
+			const char *path);
+int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out);
+void vtb_cmd_output_abandon(struct vtb_cmd_output *out);
 
 struct vtb_upload_opts;
 /* Uploads (upload.h) and prints the summary (@quiet: only when something

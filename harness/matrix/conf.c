@@ -317,10 +317,12 @@ const struct sectdef mx_sectdefs[] = {
 	[S_TOPOLOGY] = { "topology", mx_topology_opts, true, "an explicit guest topology" },
 	[S_WORKLOAD] = { "workload", workload_opts, true, "a workload and its parameters" },
 	[S_KERNEL] = { "kernel", mx_kernel_opts, true, "a guest kernel ([vm] kernel = NAME)" },
+	[S_EXPLORE] = { "explore", mx_explore_opts, false,
+			"vtbench explore: the objective and the race's limits" },
 };
 
-const char *const mx_sect_names[] = { "global",	  "baseline", "vm",	"sched",
-				      "topology", "workload", "kernel", NULL };
+const char *const mx_sect_names[] = { "global",	  "baseline", "vm",	 "sched",  "topology",
+				      "workload", "kernel",   "explore", NULL };
 
 /* ---------------------------------------------------------------- small containers */
 
@@ -495,6 +497,7 @@ void vtb_matrix_free(struct vtb_matrix *m)
 	free(m->auto_axis);
 	free(m->auto_baseline);
 	free(m->accel);
+	vtb_explore_conf_free(m->explore);
 	src_free(m->src);
 	free(m);
 }
@@ -533,7 +536,7 @@ int vtb_matrix_read_text(const char *path, const char *text, size_t len,
 	}
 	if (mx_lex(p, text, len) < 0 || mx_check_keys(p) < 0 || mx_parse_global(p) < 0 ||
 	    mx_check_named(p) < 0 || mx_check_workloads(p) < 0 || mx_expand_baseline(p) < 0 ||
-	    mx_expand_vm(p) < 0)
+	    mx_expand_vm(p) < 0 || mx_parse_explore(p) < 0)
 		goto out;
 	/* VM baselines come only from VM configurations: none here, none later */
 	if (!m->n_configs) {

@@ -127,6 +127,27 @@ struct vtb_config {
 
 enum vtb_order { VTB_ORDER_INTERLEAVE, VTB_ORDER_SEQUENTIAL, VTB_ORDER_RANDOM };
 
+/* [explore] (vtbench explore, docs/explore.md): the objective, one metric
+ * of one cell or several in lexicographic order, and the race's limits. */
+struct vtb_explore_metric {
+	char *cell;    /* a cell name of the matrix ("wakeup", "hb mode=thread") */
+	char *metric;  /* a metric its workload reports (checked when it reports) */
+	int direction; /* 0: the workload's word (its samples' better), 1 higher,
+			  -1 lower is better */
+};
+
+struct vtb_explore_conf {
+	struct vtb_explore_metric *objective;
+	size_t n_objective;
+	long long min_rounds, max_rounds; /* rounds before the first test, at most */
+	long long budget_boots;		  /* candidate boots at most (0: none) */
+	uint64_t budget_ns;		  /* no boot starts past it (0: none) */
+	bool holm;			  /* multiplicity = holm (else bh) */
+	int line;			  /* of [explore] */
+	int objective_line;		  /* of its objective = */
+};
+void vtb_explore_conf_free(struct vtb_explore_conf *e);
+
 struct vtb_matrix {
 	char *path;
 	char *text;	 /* the file as read */
@@ -149,8 +170,9 @@ struct vtb_matrix {
 	char *db;
 	char *kernel;
 	char *uri;
-	char *accel;   /* auto | kvm | tcg */
-	char *host_id; /* stored as the host's name; NULL: its hostname */
+	char *accel;			  /* auto | kvm | tcg */
+	char *host_id;			  /* stored as the host's name; NULL: its hostname */
+	struct vtb_explore_conf *explore; /* [explore]; NULL without the section */
 	struct vtb_config *configs;
 	size_t n_configs;
 	/* what reading keeps for vtb_matrix_complete() (the sections, the

@@ -32,7 +32,7 @@ struct sectdef {
 	const char *help;
 };
 
-enum { S_GLOBAL, S_BASELINE, S_VM, S_SCHED, S_TOPOLOGY, S_WORKLOAD, S_KERNEL, N_SECTS };
+enum { S_GLOBAL, S_BASELINE, S_VM, S_SCHED, S_TOPOLOGY, S_WORKLOAD, S_KERNEL, S_EXPLORE, N_SECTS };
 
 struct strv {
 	char **v;
@@ -93,6 +93,7 @@ extern const struct vtb_opt mx_global_opts[];
 extern const char *const mx_sect_names[];
 extern const struct sectdef mx_sectdefs[N_SECTS];
 extern const struct vtb_opt mx_kernel_opts[];
+extern const struct vtb_opt mx_explore_opts[];
 extern const struct vtb_opt mx_topology_opts[];
 extern const struct vtb_opt mx_vm_opts[];
 
@@ -122,6 +123,7 @@ json_t *mx_params_json(const struct vtb_params *p);
 void mx_params_release(struct vtb_params *p);
 void mx_params_sort(struct vtb_params *p);
 int mx_parse_global(struct parser *p);
+int mx_parse_explore(struct parser *p);
 int mx_perr(const struct parser *p, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int mx_product(const struct parser *p, int line, const struct axis *ax, size_t n, size_t limit,

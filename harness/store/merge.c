@@ -16,8 +16,9 @@
  * the input's ids to the output's.  A campaign whose uuid is already in
  * the output is skipped whole, so merging again adds nothing.
  */
-/* schema 7 added no column (an index on sample); 8 the guest kernel identity */
-_Static_assert(VTB_STORE_SCHEMA == 8,
+/* schema 7 added no column (an index on sample); 8 the guest kernel
+ * identity; 9 the race tables */
+_Static_assert(VTB_STORE_SCHEMA == 9,
 	       "vtb_store_merge copies the columns of schema 8: add the new ones");
 
 struct merge_step {
@@ -131,6 +132,17 @@ static const struct merge_step merge_steps[] = {
 	  " FROM vtbin.upload u JOIN temp.m_campaign mc ON mc.src = u.campaign_id"
 	  " LEFT JOIN temp.m_boot mb ON mb.src = u.boot_id ORDER BY u.id",
 	  MERGE_COUNT(uploads) },
+	/* vtbench explore's race: keyed by configuration key, not id */
+	{ "INSERT INTO main.race (campaign_id, objective, candidates, stop, winners, rounds,"
+	  " boots, updated_ns) SELECT mc.dst, r.objective, r.candidates, r.stop, r.winners,"
+	  " r.rounds, r.boots, r.updated_ns FROM vtbin.race r"
+	  " JOIN temp.m_campaign mc ON mc.src = r.campaign_id ORDER BY r.campaign_id",
+	  MERGE_NONE },
+	{ "INSERT INTO main.race_elimination (campaign_id, round, config_key, metric, best_key,"
+	  " reason, evidence) SELECT mc.dst, e.round, e.config_key, e.metric, e.best_key,"
+	  " e.reason, e.evidence FROM vtbin.race_elimination e"
+	  " JOIN temp.m_campaign mc ON mc.src = e.campaign_id ORDER BY e.id",
+	  MERGE_NONE },
 };
 
 static const char merge_drop[] = "DROP TABLE IF EXISTS temp.m_host;"

@@ -284,6 +284,38 @@ static const char *const migrations[] = {
 	"ALTER TABLE boot ADD COLUMN guest_kernel_sha256 TEXT;\n"
 	"ALTER TABLE boot ADD COLUMN guest_kernel_config_sha256 TEXT;\n"
 	"CREATE INDEX boot_kernel ON boot (guest_kernel_sha256);\n",
+	/* 9: vtbench explore's race (issue 19): its outcome and every
+	 * elimination with its round and evidence */
+	"-- race: the racing search of a campaign (vtbench explore): its objective\n"
+	"-- (JSON: cell, metric, class, better per metric), the candidates'\n"
+	"-- configuration keys in race order, why it stopped, the winner then the\n"
+	"-- survivors tied with it (configuration keys), rounds and candidate boots\n"
+	"CREATE TABLE race (\n"
+	"	campaign_id INTEGER PRIMARY KEY REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	objective TEXT NOT NULL CHECK (json_valid(objective)),\n"
+	"	candidates TEXT NOT NULL CHECK (json_valid(candidates)),\n"
+	"	stop TEXT NOT NULL CHECK (stop IN ('running', 'one', 'same', 'budget',\n"
+	"		'rounds', 'empty', 'time', 'interrupted')),\n"
+	"	winners TEXT NOT NULL CHECK (json_valid(winners)),\n"
+	"	rounds INTEGER NOT NULL,\n"
+	"	boots INTEGER NOT NULL,\n"
+	"	updated_ns INTEGER NOT NULL\n"
+	");\n"
+	"-- race_elimination: a candidate the race dropped: the round, the\n"
+	"-- objective metric (CELL/METRIC) that decided, the best it lost to,\n"
+	"-- worse or missing, and the evidence (JSON: change, interval, p, q,\n"
+	"-- test, boots a side, the round's family and adjustment)\n"
+	"CREATE TABLE race_elimination (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	round INTEGER NOT NULL,\n"
+	"	config_key TEXT NOT NULL,\n"
+	"	metric TEXT NOT NULL,\n"
+	"	best_key TEXT NOT NULL,\n"
+	"	reason TEXT NOT NULL CHECK (reason IN ('worse', 'missing')),\n"
+	"	evidence TEXT NOT NULL CHECK (json_valid(evidence)),\n"
+	"	UNIQUE (campaign_id, config_key)\n"
+	");\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,

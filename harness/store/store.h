@@ -14,7 +14,7 @@
 #include "../matrix/conf.h"
 #include "../records/recparse.h"
 
-#define VTB_STORE_SCHEMA 8 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 9 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -398,5 +398,52 @@ struct vtb_merge_campaign {
 };
 int vtb_store_merge(struct vtb_store *out, const char *path, struct vtb_merge_stats *stats,
 		    int (*fn)(const struct vtb_merge_campaign *c, void *arg), void *arg);
+
+/*
+ * vtbench explore's race (schema 8): one row per campaign, rewritten
+ * after every round with its eliminations (a resumed race replays its
+ * stored rounds and writes the same rows again).  JSON members are text.
+ */
+struct vtb_race_row {
+	const char *objective;	/* JSON array: {cell, metric, class, better} */
+	const char *candidates; /* JSON array of configuration keys, race order */
+	const char *stop;	/* running one same budget rounds empty time interrupted */
+	const char *winners;	/* JSON array: the winner, then the survivors tied with it */
+	long rounds, boots;
+	int64_t updated_ns;
+};
+struct vtb_race_elim_row {
+	long round;
+	const char *config_key, *metric, *best_key;
+	const char *reason;   /* worse | missing */
+	const char *evidence; /* JSON object */
+};
+/* Replaces the race of @campaign_id and its eliminations, in one
+ * transaction. */
+int vtb_store_race_save(struct vtb_store *st, int64_t campaign_id, const struct vtb_race_row *r,
+			const struct vtb_race_elim_row *elims, size_t n);
+/* Calls @fn once with the race of @campaign_id; *found false (no call)
+ * when the campaign has none. */
+int vtb_store_race_get(struct vtb_store *st, int64_t campaign_id,
+		       int (*fn)(const struct vtb_race_row *row, void *arg), void *arg,
+		       bool *found);
+/* The eliminations of @campaign_id in the order they happened (round,
+ * then the order they were saved). */
+int vtb_store_foreach_race_elim(struct vtb_store *st, int64_t campaign_id,
+				int (*fn)(const struct vtb_race_elim_row *row, void *arg),
+				void *arg);
+/* The distinct sched-domain trees the guests of configuration
+ * @config_key built in @campaign_id (guest_view's normalised tree), with
+ * the boots that built each, in the order they first appeared. */
+struct vtb_guest_tree_row {
+	const char *digest, *tree;
+	long boots;
+	int first_rep;
+};
+int vtb_store_foreach_guest_tree(struct vtb_store *st, int64_t campaign_id, const char *config_key,
+				 int (*fn)(const struct vtb_guest_tree_row *row, void *arg),
+				 void *arg);
+/* The latest campaign that has a race; *found false when none. */
+int vtb_store_latest_race(struct vtb_store *st, int64_t *campaign_id, bool *found);
 
 #endif

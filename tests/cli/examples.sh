@@ -12,6 +12,14 @@ expect_eq "24 VM configurations (2 vcpus x 3 topologies x 2 pinnings x 2 profile
 	"$(grep -c '^vm vcpus=' "$T/out")" "24"
 expect_grep "mirror's claims are shown" "$T/out" "claims smt:"
 expect_eq "one domain XML per VM configuration" "$(ls "$T/xml" | grep -c '\.xml$')" "24"
+expect_exit "explore.conf plans on the 2-socket host (by its file)" 0 \
+	"$VTBENCH" plan -q "$SRCDIR/examples/explore.conf" \
+	--host-topology "$SRCDIR/topologies/hosts/epyc-2s.synthetic"
+expect_grep "... its 12 candidates and their 4 baselines all runnable" "$T/out" "16 configurations (16 runnable)"
+expect_exit "explore-quick.conf plans on a 2-core host" 0 \
+	"$VTBENCH" plan -q "$SRCDIR/examples/explore-quick.conf" --host-topology 'pack:1 core:2 pu:1'
+
+expect_grep "... 2 candidates and their one baseline" "$T/out" "3 configurations (3 runnable)"
 expect_exit "quick.conf plans on this host" 0 "$VTBENCH" plan "$SRCDIR/examples/quick.conf"
 if grep -q 'not runnable' "$T/out"; then notok "every quick configuration is runnable" "$(cat "$T/out")"; else ok "every quick configuration is runnable"; fi
 

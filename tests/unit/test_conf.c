@@ -1531,3 +1531,79 @@ Test(conf, kernel_paths_and_their_errors_name_the_line, .init = kernel_files,
 	cr_expect_str_eq(vtb_errmsg(), want);
 	cr_expect_null(m);
 }
+
+/* ------------------------------------------------------------ [explore] */
+
+Test(conf, explore_section)
+{
+	struct vtb_matrix *m = ok(WL);
+
+	cr_assert_null(m->explore, "no section, no race");
+	vtb_matrix_free(m);
+	m = ok(WL "[explore]\nobjective = stream/triad\n");
+	cr_assert_not_null(m->explore);
+	cr_assert_eq(m->explore->n_objective, 1);
+	cr_assert_str_eq(m->explore->objective[0].cell, "stream");
+	cr_assert_str_eq(m->explore->objective[0].metric, "triad");
+	cr_assert_eq(m->explore->objective[0].direction, 0, "auto: the workload's word");
+	cr_assert_eq(m->explore->min_rounds, 3);
+	cr_assert_eq(m->explore->max_rounds, 40);
+	cr_assert_eq(m->explore->budget_boots, 0);
+	cr_assert_eq(m->explore->budget_ns, 0);
+	cr_assert(!m->explore->holm);
+	cr_assert_eq(m->explore->line, 3);
+	cr_assert_eq(m->explore->objective_line, 4);
+	vtb_matrix_free(m);
+	/* a lexicographic objective, a direction each, every limit */
+	m = ok("[workload hb]\ntype = debug\nmode = ok, sleep\n[workload nap]\ntype = debug\nmode = spin\n"
+	       "[explore]\nobjective = hb mode=sleep/value , nap/seconds\n"
+	       "direction = higher, lower\n"
+	       "min_rounds = 2\nmax_rounds = 9\nbudget_boots = 30\nbudget_time = 2h\n"
+	       "multiplicity = holm\n");
+	cr_assert_eq(m->explore->n_objective, 2);
+	cr_assert_str_eq(m->explore->objective[0].cell, "hb mode=sleep");
+	cr_assert_str_eq(m->explore->objective[0].metric, "value");
+	cr_assert_str_eq(m->explore->objective[1].metric, "seconds");
+	cr_assert_eq(m->explore->objective[0].direction, 1);
+	cr_assert_eq(m->explore->objective[1].direction, -1);
+	cr_assert_eq(m->explore->min_rounds, 2);
+	cr_assert_eq(m->explore->max_rounds, 9);
+	cr_assert_eq(m->explore->budget_boots, 30);
+	cr_assert_eq(m->explore->budget_ns, 7200000000000ULL);
+	cr_assert(m->explore->holm);
+	vtb_matrix_free(m);
+	/* one direction for every metric */
+	m = ok("[workload a]\ntype = debug\n[workload b]\ntype = debug\nmode = spin\n"
+	       "[explore]\nobjective = a/seconds, b/seconds\ndirection = lower\n");
+	cr_assert_eq(m->explore->objective[0].direction, -1);
+	cr_assert_eq(m->explore->objective[1].direction, -1);
+	vtb_matrix_free(m);
+	/* a metric name is checked when a boot reports; the key table at once */
+	bad(WL "[explore]\nmin_rounds = 3\n",
+	    "t.conf:3: [explore] needs objective = CELL/METRIC (wakeup/wakeup_p99)");
+	bad(WL "[explore]\nobjective = triad\n",
+	    "t.conf:4: objective 'triad': expected CELL/METRIC (wakeup/wakeup_p99)");
+	bad(WL "[explore]\nobjective = stream/\n",
+	    "t.conf:4: objective 'stream/': expected CELL/METRIC (wakeup/wakeup_p99)");
+	bad(WL "[explore]\nobjective = wakeup/wakeup_p99\n",
+	    "t.conf:4: objective 'wakeup/wakeup_p99': no cell 'wakeup' in the matrix (its cells: "
+	    "'stream')");
+	bad(WL "[explore]\nobjective = stream/a,\n",
+	    "t.conf:4: empty element in the list for 'objective'");
+	bad(WL "[explore]\nobjective = stream/a, stream/a\n",
+	    "t.conf:4: objective 'stream/a' is listed twice");
+	bad(WL "[explore]\nobjective = stream/a, stream/b\ndirection = up\n",
+	    "t.conf:5: invalid value 'up' for 'direction': expected auto, lower or higher");
+	bad(WL "[explore]\nobjective = stream/a, stream/b\ndirection = lower, higher, lower\n",
+	    "t.conf:5: direction has 3 values for 2 objective metrics: give one, or one each");
+	bad(WL "[explore]\nobjective = stream/a\nmin_rounds = 1\n",
+	    "t.conf:5: 'min_rounds' must be between 2 and 100000, got '1'");
+	bad(WL "[explore]\nobjective = stream/a\nmin_rounds = 8\nmax_rounds = 5\n",
+	    "t.conf:6: min_rounds 8 is above max_rounds 5");
+	bad(WL "[explore]\nobjective = stream/a\nmultiplicity = bonferroni\n",
+	    "t.conf:5: invalid value 'bonferroni' for 'multiplicity': expected one of bh, holm");
+	bad(WL "[explore]\nobjectiv = stream/a\n",
+	    "t.conf:4: unknown key 'objectiv' in [explore] (did you mean 'objective'?)");
+	bad(WL "[explorer]\nobjective = stream/a\n",
+	    "t.conf:3: unknown section [explorer] (did you mean [explore]?)");
+}

@@ -315,9 +315,9 @@ Test(store, a_new_database_has_the_schema_wal_and_version)
 	vtb_store_close(st);
 	db = raw_open();
 	tables = raw_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-	cr_expect_str_eq(
-		tables,
-		"boot\ncampaign\ncell\nconfig\nevent\nguest_view\nhistogram\nhost\nresult\nsample\nupload\n");
+	cr_expect_str_eq(tables,
+			 "boot\ncampaign\ncell\nconfig\nevent\nguest_view\nhistogram\nhost\nrace\n"
+			 "race_elimination\nresult\nsample\nupload\n");
 	mode = raw_text(db, "PRAGMA journal_mode");
 	cr_expect_str_eq(mode, "wal");
 	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
@@ -1823,4 +1823,99 @@ Test(store, a_vm_boot_stores_its_kernel_identity_and_probe)
 		     1);
 	sqlite3_close(db);
 	matrix_release(&t);
+}
+
+struct race_seen {
+	char stop[16], winners[64];
+	long rounds, boots, elims, last_round;
+	char last_key[32];
+};
+
+static int seen_race(const struct vtb_race_row *r, void *arg)
+{
+	struct race_seen *s = arg;
+
+	snprintf(s->stop, sizeof(s->stop), "%s", r->stop);
+	snprintf(s->winners, sizeof(s->winners), "%s", r->winners);
+	s->rounds = r->rounds;
+	s->boots = r->boots;
+	return 0;
+}
+
+static int seen_elim(const struct vtb_race_elim_row *e, void *arg)
+{
+	struct race_seen *s = arg;
+
+	s->elims++;
+	s->last_round = e->round;
+	snprintf(s->last_key, sizeof(s->last_key), "%s", e->config_key);
+	return 0;
+}
+
+Test(store, the_race_is_replaced_whole_each_save_and_read_back)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	struct race_seen s = { 0 };
+	struct vtb_race_row r = { .objective = "[{\"cell\":\"wakeup\",\"metric\":\"p99\"}]",
+				  .candidates = "[\"a\",\"b\",\"c\"]",
+				  .stop = "running",
+				  .winners = "[]",
+				  .rounds = 2,
+				  .boots = 6 };
+	struct vtb_race_elim_row e[2] = {
+		{ .round = 3,
+		  .config_key = "c",
+		  .metric = "wakeup/p99",
+		  .best_key = "a",
+		  .reason = "worse",
+		  .evidence = "{\"q\":0.01}" },
+		{ .round = 4,
+		  .config_key = "b",
+		  .metric = "wakeup/p99",
+		  .best_key = "a",
+		  .reason = "missing",
+		  .evidence = "{}" },
+	};
+	int64_t id, latest = 0;
+	bool found = true;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "22222222-0000-4000-8000-000000000000", NULL);
+	cr_assert_eq(vtb_store_latest_race(st, &latest, &found), 0);
+	cr_expect(!found, "a campaign of run has no race");
+	cr_assert_eq(vtb_store_race_save(st, id, &r, NULL, 0), 0, "%s", vtb_errmsg());
+	r = (struct vtb_race_row){ .objective = r.objective,
+				   .candidates = r.candidates,
+				   .stop = "one",
+				   .winners = "[\"a\"]",
+				   .rounds = 4,
+				   .boots = 11 };
+	cr_assert_eq(vtb_store_race_save(st, id, &r, e, 2), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_race_get(st, id, seen_race, &s, &found), 0, "%s", vtb_errmsg());
+	cr_expect(found);
+	cr_expect_str_eq(s.stop, "one");
+	cr_expect_str_eq(s.winners, "[\"a\"]");
+	cr_expect_eq(s.rounds, 4);
+	cr_expect_eq(s.boots, 11);
+	cr_assert_eq(vtb_store_foreach_race_elim(st, id, seen_elim, &s), 0, "%s", vtb_errmsg());
+	cr_expect_eq(s.elims, 2);
+	cr_expect_eq(s.last_round, 4);
+	cr_expect_str_eq(s.last_key, "b");
+	/* a replayed race saves again: the rows are replaced, not added */
+	cr_assert_eq(vtb_store_race_save(st, id, &r, e, 1), 0, "%s", vtb_errmsg());
+	s.elims = 0;
+	cr_assert_eq(vtb_store_foreach_race_elim(st, id, seen_elim, &s), 0, "%s", vtb_errmsg());
+	cr_expect_eq(s.elims, 1);
+	cr_assert_eq(vtb_store_latest_race(st, &latest, &found), 0);
+	cr_expect(found);
+	cr_expect_eq(latest, id);
+	/* what the schema refuses is refused whole */
+	r.stop = "won";
+	cr_expect_eq(vtb_store_race_save(st, id, &r, e, 2), -1);
+	s.elims = 0;
+	cr_assert_eq(vtb_store_foreach_race_elim(st, id, seen_elim, &s), 0, "%s", vtb_errmsg());
+	cr_expect_eq(s.elims, 1, "the failed save left the race as it was");
+	matrix_release(&t);
+	vtb_store_close(st);
 }

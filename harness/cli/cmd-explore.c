@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtbench explore: run's campaign, booted in rounds chosen by the race of
+ * the matrix's [explore] objective (harness/explore/explore.h), and the
+ * race's outcome.  The boots go through the runner exactly as run's do;
+ * only the choice of each round is the race's.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../boot/runner.h"
+#include "../explore/explore.h"
+#include "../matrix/conf.h"
+
+enum {
+	OPT_DB = 256,
+	OPT_RESUME,
+	OPT_BUDGET_BOOTS,
+	OPT_BUDGET_TIME,
+	OPT_QUIET = 'q',
+	OPT_VERBOSE = 'v',
+};
+
+static const struct vtb_cli_opt explore_opts[] = {
+	{ .name = "db",
+	  .id = OPT_DB,
+	  .arg = "FILE",
+	  .help = "results database (default: the matrix's db =, else results.db)" },
+	{ .name = "resume",
+	  .id = OPT_RESUME,
+	  .help = "continue the latest campaign of this matrix on this host: the race is rebuilt "
+		  "from its stored rounds and goes on; no boot runs twice" },
+	{ .name = "budget-boots",
+	  .id = OPT_BUDGET_BOOTS,
+	  .arg = "N",
+	  .help = "candidate boots at most (over [explore] budget_boots; 0: none)" },
+	{ .name = "budget-time",
+	  .id = OPT_BUDGET_TIME,
+	  .arg = "DUR",
+	  .help = "no boot starts that would end past DUR from now (over [explore] budget_time; "
+		  "0: none)" },
+	{ .name = "quiet",
+	  .id = OPT_QUIET,
+	  .shortopt = 'q',
+	  .help = "no progress: only warnings, errors and the summary" },
+	{ .name = "verbose",
+	  .id = OPT_VERBOSE,
+	  .shortopt = 'v',
+	  .help = "every boot's outcome on its own line, also on a terminal" },
+	{ 0 },
+};
+
+const struct vtb_cli explore_cli = {
+	.cmd = "explore",
+	.usage = "MATRIX.conf [options]",
+	.about = "Races the matrix's configurations on its [explore] objective (F-Race style):\n"
+		 "each round boots every surviving candidate once, interleaved, with its\n"
+		 "bare-metal baseline; from min_rounds on, each round drops the candidates\n"
+		 "worse than the round's best by compare's rules.  Stored as a campaign like\n"
+		 "run's, with the race and every elimination; see vtbench recommend.\n",
+	.opts = explore_opts,
+	.exits = "0 the race ran (every boot ok); 1 some boots failed or timed out (all stored); "
+		 "2 usage or input error (no [explore], an objective no cell reports); 3 "
+		 "infrastructure failure; 130 interrupted by SIGINT, 143 by SIGTERM (resume with "
+		 "--resume).",
+};
+
+struct explore_args {
+	struct vtb_run_opts o;
+	struct vtb_progress_state ps;
+	long long budget_boots; /* -1: the matrix's */
+	uint64_t budget_ns;
+	bool budget_time;
+};
+
+static int parse_args(struct vtb_cmd_env *env, struct explore_args *a, int *code)
+{
+	struct vtb_cli_parser cp;
+	const char *arg;
+	int c;
+
+	vtb_cli_init(&cp, &explore_cli, env->argc, env->argv);
+	while ((c = vtb_cli_next(&cp, &arg)) > 0) {
+		switch (c) {
+		case OPT_DB:
+			a->o.db = arg;
+			break;
+		case OPT_RESUME:
+			a->o.resume = true;
+			break;
+		case OPT_BUDGET_BOOTS:
+			if (vtb_parse_int(arg, 0, 100000000, &a->budget_boots)) {
+				vtb_cli_usage_error(&explore_cli, "--budget-boots: %s",
+						    vtb_errmsg());
+				*code = VTB_EXIT_USAGE;
+				return -1;
+			}
+			break;
+		case OPT_BUDGET_TIME:
+			if (vtb_parse_time_ns(arg, &a->budget_ns)) {
+				vtb_cli_usage_error(&explore_cli, "--budget-time: %s",
+						    vtb_errmsg());
+				*code = VTB_EXIT_USAGE;
+				return -1;
+			}
+			a->budget_time = true;
+			break;
+		case OPT_QUIET:
+			a->ps.quiet = true;
+			break;
+		case OPT_VERBOSE:
+			a->ps.verbose = true;
+			break;
+		}
+	}
+	return vtb_cmd_run_args_end(&explore_cli, env, c, cp.optind, &a->ps, &a->o.matrix, code);
+}
+
+/* The race's news: through the progress display, as run's notes */
+static void on_note(const char *msg, void *arg)
+{
+	struct vtb_progress p = { .note = msg, .eta_seconds = -1 };
+
+	vtb_cmd_progress(&p, arg);
+}
+
+/* The matrix's race settings, with the command line's over them; the
+ * runner boots up to max_rounds reps a configuration, within the time. */
+static void settle(struct vtb_matrix *m, const struct explore_args *a)
+{
+	if (a->budget_boots >= 0)
+		m->explore->budget_boots = a->budget_boots;
+	if (a->budget_time)
+		m->explore->budget_ns = a->budget_ns;
+	m->max_reps = m->explore->max_rounds;
+	m->min_reps = m->explore->min_rounds;
+	m->budget_ns = m->explore->budget_ns;
+}
+
+static void print_summary(const struct vtb_run_result *res, const struct vtb_explore *ex)
+{
+	struct vtb_explore_outcome oc;
+
+	vtb_explore_outcome(ex, &oc);
+	vtb_cmd_run_boots_line(res);
+	printf("\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
+	       "eliminated\n",
+	       oc.stop, oc.rounds, oc.rounds == 1 ? "" : "s", oc.boots, oc.boots == 1 ? "" : "s",
+	       oc.eliminated, oc.candidates, oc.candidates == 1 ? "" : "s");
+	if (oc.winner) {
+		char *w = vtb_term_safe(oc.winner);
+
+		printf("winner: %s", w ? w : "?");
+		if (oc.tied)
+			printf(" (tied with %zu other%s: same within the threshold)", oc.tied,
+			       oc.tied == 1 ? "" : "s");
+		putchar('\n');
+		free(w);
+	} else {
+		printf("winner: none yet (under min_rounds complete rounds)\n");
+	}
+	printf("results in %s; see: vtbench recommend --db %s\n", res->db, res->db);
+}
+
+int cmd_explore(struct vtb_cmd_env *env)
+{
+	struct explore_args a = { .ps = { .cmd = "explore", .tty = isatty(2) },
+				  .budget_boots = -1 };
+	struct vtb_run_input in = { 0 };
+	struct vtb_run_result res = { 0 };
+	struct vtb_explore *ex = NULL;
+	struct vtb_run_rounds rounds;
+	char *agent = NULL;
+	int ret;
+
+	if (parse_args(env, &a, &ret))
+		goto out;
+	ret = vtb_cmd_run_opts(env, &a.o, &a.ps, &agent);
+	if (ret)
+		goto out;
+	a.o.reps_auto = true; /* interleaved rounds */
+	ret = vtb_cmd_setup_host(env);
+	if (ret)
+		goto out;
+	if (vtb_run_load(&a.o, env->host, &in, &res) ||
+	    !(ex = vtb_explore_new(in.m, on_note, &a.ps))) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = res.fail == VTB_RUN_INFRA ? VTB_EXIT_INFRA : VTB_EXIT_USAGE;
+		goto out;
+	}
+	settle(in.m, &a);
+	rounds = (struct vtb_run_rounds){ .decide = vtb_explore_decide, .arg = ex };
+	a.o.rounds = &rounds;
+	env->db = res.db;
+	ret = vtb_cmd_setup(env);
+	if (ret)
+		goto out;
+	if (vtb_run(&a.o, &in, env->store, &res)) {
+		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
+		goto out;
+	}
+	if (a.ps.line_open)
+		fputs("\r\033[K", stderr);
+	if (vtb_explore_finish(ex, env->store, res.interrupted, res.budget_spent) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
+	print_summary(&res, ex);
+	ret = vtb_cmd_run_exit(env, a.o.matrix, &res);
+out:
+	vtb_explore_free(ex);
+	vtb_run_input_release(&in);
+	vtb_run_result_release(&res);
+	free(agent);
+	return ret;
+}

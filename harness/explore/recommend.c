@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtbench recommend's document (recommend.h).  The margins come from
+ * compare: the row of the winner against its own baseline is compare's
+ * document's row (vtb_compare_build, the default selection), the guest
+ * evidence its "evidence" entry; the margin over the runner-up is
+ * compare's statistic on the two candidates' per-boot values
+ * (vtb_compare_samples, vtb_verdict), one comparison, so q = p.
+ */
+#include "recommend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../compare/compare.h"
+#include "../store/store.h"
+
+struct rcand {
+	char *key, *label, *kind;
+	long elim_round; /* 0: not eliminated */
+	double *sum;	 /* [metric][rep] */
+	unsigned *cnt;
+};
+
+struct rec {
+	struct vtb_store *st;
+	const char *db;
+	int64_t id;
+	json_t *doc, *race, *objective, *winners, *elims;
+	struct rcand *c;
+	size_t nc, nm, cap;
+	bool bad;
+};
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void rec_release(struct rec *r)
+{
+	for (size_t i = 0; r->c && i < r->nc; i++) {
+		free(r->c[i].key);
+		free(r->c[i].label);
+		free(r->c[i].kind);
+		free(r->c[i].sum);
+		free(r->c[i].cnt);
+	}
+	free(r->c);
+	json_decref(r->race);
+	json_decref(r->objective);
+	json_decref(r->winners);
+	json_decref(r->elims);
+}
+
+static size_t cand_of(const struct rec *r, const char *key)
+{
+	for (size_t i = 0; key && i < r->nc; i++)
+		if (!strcmp(r->c[i].key, key))
+			return i;
+	return SIZE_MAX;
+}
+
+static int bad(struct rec *r, const char *what)
+{
+	r->bad = true;
+	return vtb_error("'%s': the race of campaign %lld is damaged: %s", r->db, (long long)r->id,
+			 what);
+}
+
+/* ---- reading ---- */
+
+static int on_campaign(const struct vtb_campaign_row *row, void *arg)
+{
+	struct rec *r = arg;
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "uuid", row->uuid, "matrix",
+			      row->matrix_path, "host", row->hostname, "status", row->status,
+			      "version", row->version, "started_ns", (json_int_t)row->started_ns);
+
+	if (!c || json_object_set_new(r->doc, "campaign", c) < 0)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+static int on_race(const struct vtb_race_row *row, void *arg)
+{
+	struct rec *r = arg;
+	json_t *cands = json_loads(row->candidates, 0, NULL);
+	size_t i;
+	json_t *k;
+
+	r->objective = json_loads(row->objective, 0, NULL);
+	r->winners = json_loads(row->winners, 0, NULL);
+	if (!json_is_array(r->objective) || !json_array_size(r->objective) ||
+	    !json_is_array(r->winners) || !json_is_array(cands) || !json_array_size(cands)) {
+		json_decref(cands);
+		return bad(r, "its objective, candidates or winners are not what explore writes");
+	}
+	r->race = json_pack("{s:s, s:I, s:I}", "stop", row->stop, "rounds", (json_int_t)row->rounds,
+			    "boots", (json_int_t)row->boots);
+	r->nm = json_array_size(r->objective);
+	r->cap = row->rounds > 0 ? (size_t)row->rounds : 1;
+	r->nc = json_array_size(cands);
+	r->c = calloc(r->nc, sizeof(*r->c));
+	if (!r->race || !r->c) {
+		json_decref(cands);
+		return vtb_error("out of memory");
+	}
+	json_array_foreach(cands, i, k)
+	{
+		r->c[i].key = vtb_strdup(json_string_value(k) ? json_string_value(k) : "?");
+		r->c[i].sum = calloc(r->nm * r->cap, sizeof(*r->c[i].sum));
+		r->c[i].cnt = calloc(r->nm * r->cap, sizeof(*r->c[i].cnt));
+		if (!r->c[i].key || !r->c[i].sum || !r->c[i].cnt) {
+			json_decref(cands);
+			return vtb_error("out of memory");
+		}
+	}
+	json_decref(cands);
+	return 0;
+}
+
+static int on_config(const struct vtb_config_row *row, void *arg)
+{
+	struct rec *r = arg;
+	size_t c = cand_of(r, row->key);
+
+	if (c == SIZE_MAX)
+		return 0;
+	free(r->c[c].label);
+	free(r->c[c].kind);
+	r->c[c].label = vtb_strdup(row->label);
+	r->c[c].kind = vtb_strdup(row->kind);
+	return r->c[c].label && r->c[c].kind ? 0 : -1;
+}
+
+static const char *ostr(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static int on_sample(const struct vtb_sample_row *row, void *arg)
+{
+	struct rec *r = arg;
+	size_t c = cand_of(r, row->config_key);
+
+	if (c == SIZE_MAX || row->rep < 0 || (size_t)row->rep >= r->cap)
+		return 0;
+	for (size_t k = 0; k < r->nm; k++) {
+		const json_t *om = json_array_get(r->objective, k);
+
+		if (!strcmp(row->cell_name, ostr(om, "cell")) &&
+		    !strcmp(row->metric, ostr(om, "metric"))) {
+			r->c[c].sum[k * r->cap + (size_t)row->rep] += row->value;
+			r->c[c].cnt[k * r->cap + (size_t)row->rep]++;
+		}
+	}
+	return 0;
+}
+
+static const char *label_of(const struct rec *r, const char *key)
+{
+	size_t c = cand_of(r, key);
+
+	return c != SIZE_MAX && r->c[c].label ? r->c[c].label : key;
+}
+
+static int on_elim(const struct vtb_race_elim_row *row, void *arg)
+{
+	struct rec *r = arg;
+	size_t c = cand_of(r, row->config_key);
+	json_t *ev = json_loads(row->evidence, 0, NULL), *e;
+
+	if (!ev)
+		return bad(r, "an elimination's evidence is not JSON");
+	if (c != SIZE_MAX)
+		r->c[c].elim_round = row->round;
+	e = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "round", (json_int_t)row->round,
+		      "config", row->config_key, "label", label_of(r, row->config_key), "metric",
+		      row->metric, "best", row->best_key, "best_label", label_of(r, row->best_key),
+		      "reason", row->reason, "evidence", ev);
+	if (!e || json_array_append_new(r->elims, e) < 0)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+/* ---- the figures ---- */
+
+/* Candidate @c's values of metric @k, rep order, the missing left out */
+static size_t values(const struct rec *r, size_t c, size_t k, double *out)
+{
+	size_t n = 0;
+
+	for (size_t rep = 0; rep < r->cap; rep++) {
+		size_t j = k * r->cap + rep;
+
+		if (r->c[c].cnt[j])
+			out[n++] = r->c[c].sum[j] / r->c[c].cnt[j];
+	}
+	return n;
+}
+
+static enum vtb_metric_class class_of(const json_t *om)
+{
+	const char *k = ostr(om, "class");
+
+	return !strcmp(k, "throughput") ? VTB_MC_THROUGHPUT
+	       : !strcmp(k, "latency")	? VTB_MC_LATENCY
+					: VTB_MC_TIME;
+}
+
+static double mean_of(const struct rec *r, size_t c, size_t k, double *buf, size_t *n)
+{
+	struct vtb_summary s;
+
+	*n = values(r, c, k, buf);
+	if (vtb_summarise(buf, *n, class_of(json_array_get(r->objective, k)), &s) < 0)
+		return NAN;
+	return s.mean;
+}
+
+/* The runner-up: the best survivor by its mean on the first metric
+ * other than the winner, else the candidate dropped last */
+static size_t runner_up(const struct rec *r, size_t w, double *buf)
+{
+	bool higher = !strcmp(ostr(json_array_get(r->objective, 0), "better"), "higher");
+	size_t best = SIZE_MAX, n;
+	double bm = NAN;
+	long last = 0;
+
+	for (size_t c = 0; c < r->nc; c++) {
+		double m = mean_of(r, c, 0, buf, &n);
+
+		if (c == w || r->c[c].elim_round || !isfinite(m))
+			continue;
+		if (best == SIZE_MAX || (higher ? m > bm : m < bm)) {
+			best = c;
+			bm = m;
+		}
+	}
+	if (best != SIZE_MAX)
+		return best;
+	for (size_t c = 0; c < r->nc; c++)
+		if (c != w && r->c[c].elim_round >= last && r->c[c].elim_round) {
+			last = r->c[c].elim_round;
+			best = c;
+		}
+	return best;
+}
+
+/* Candidate @x against the winner @w on metric @k (compare's statistic) */
+static json_t *margin_json(const struct rec *r, size_t w, size_t x, size_t k)
+{
+	const json_t *om = json_array_get(r->objective, k);
+	double *a = calloc(r->cap, sizeof(*a)), *b = calloc(r->cap, sizeof(*b));
+	struct vtb_test_opts o;
+	struct vtb_comparison cmp;
+	size_t na, nb;
+	json_t *j = NULL;
+	struct vtb_summary s;
+
+	if (!a || !b)
+		goto out;
+	vtb_test_opts_default(&o);
+	na = values(r, w, k, a);
+	nb = values(r, x, k, b);
+	vtb_compare_samples(a, na, b, nb, class_of(om), &o, &cmp);
+	cmp.q = cmp.p; /* one comparison */
+	vtb_verdict(&cmp, !strcmp(ostr(om, "better"), "higher"), &o);
+	if (vtb_summarise(b, nb, class_of(om), &s) < 0)
+		goto out;
+	j = json_pack("{s:s, s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:s?, s:s}", "config", r->c[x].key,
+		      "label", label_of(r, r->c[x].key), "mean", jnum(s.mean), "boots",
+		      (json_int_t)nb, "change_pct", jnum(cmp.change_pct), "ci_low_pct",
+		      jnum(cmp.ci_low_pct), "ci_high_pct", jnum(cmp.ci_high_pct), "p", jnum(cmp.p),
+		      "test", cmp.test, "verdict", vtb_verdict_name(cmp.verdict));
+out:
+	free(a);
+	free(b);
+	return j;
+}
+
+/* The compare row of @key on objective metric @om in compare's document */
+static const json_t *compare_row(const json_t *cdoc, const char *key, const json_t *om)
+{
+	size_t i;
+	const json_t *row;
+
+	json_array_foreach(json_object_get(cdoc, "rows"), i, row)
+	{
+		if (!strcmp(ostr(json_object_get(row, "x"), "config"), key) &&
+		    !strcmp(ostr(row, "cell"), ostr(om, "cell")) &&
+		    !strcmp(ostr(row, "metric"), ostr(om, "metric")))
+			return row;
+	}
+	return NULL;
+}
+
+/* A configuration's label in compare's document ("configs") */
+static const char *cdoc_label(const json_t *cdoc, const char *key)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(cdoc, "configs"), i, c)
+	{
+		if (!strcmp(ostr(c, "key"), key))
+			return ostr(c, "label");
+	}
+	return key;
+}
+
+static json_t *baseline_json(const json_t *cdoc, const char *key, const json_t *om)
+{
+	const json_t *row = compare_row(cdoc, key, om), *base;
+
+	if (!row)
+		return json_null();
+	base = json_object_get(row, "base");
+	return json_pack("{s:s, s:s, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "config",
+			 ostr(base, "config"), "label", cdoc_label(cdoc, ostr(base, "config")),
+			 "mean", json_object_get(json_object_get(base, "summary"), "mean"),
+			 "change_pct", json_object_get(row, "change_pct"), "ci_low_pct",
+			 json_object_get(row, "ci_low_pct"), "ci_high_pct",
+			 json_object_get(row, "ci_high_pct"), "q", json_object_get(row, "q"),
+			 "verdict", json_object_get(row, "verdict"), "test",
+			 json_object_get(row, "test"));
+}
+
+/* Per objective metric: the winner, its baseline, its runner-up */
+static int objective_json(struct rec *r, const json_t *cdoc, size_t w, json_t *out)
+{
+	double *buf = calloc(r->cap, sizeof(*buf));
+	size_t up = runner_up(r, w, buf ? buf : NULL);
+	int ret = -1;
+
+	if (!buf)
+		return vtb_error("out of memory");
+	for (size_t k = 0; k < r->nm; k++) {
+		const json_t *om = json_array_get(r->objective, k);
+		json_t *o = json_deep_copy(om), *bl, *win;
+		size_t n;
+		double m = mean_of(r, w, k, buf, &n);
+
+		win = json_pack("{s:s, s:s, s:o, s:I}", "config", r->c[w].key, "label",
+				label_of(r, r->c[w].key), "mean", jnum(m), "boots", (json_int_t)n);
+		bl = baseline_json(cdoc, r->c[w].key, om);
+		if (!o || !win || !bl || json_object_set_new(o, "winner", win) < 0 ||
+		    json_object_set_new(o, "baseline", bl) < 0 ||
+		    json_object_set_new(o, "runner_up",
+					up != SIZE_MAX ? margin_json(r, w, up, k) : json_null()) <
+			    0 ||
+		    json_array_append_new(out, o) < 0) {
+			vtb_error("out of memory");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
+/* Every candidate: its standing and its values round by round (the
+ * racing chart) */
+static json_t *candidates_json(const struct rec *r)
+{
+	json_t *a = json_array();
+
+	for (size_t c = 0; a && c < r->nc; c++) {
+		const char *status = "alive";
+		json_t *vals = json_array(), *o;
+		size_t i;
+		json_t *w;
+
+		json_array_foreach(r->winners, i, w)
+		{
+			if (!strcmp(json_string_value(w) ? json_string_value(w) : "", r->c[c].key))
+				status = i ? "tied" : "winner";
+		}
+		if (r->c[c].elim_round)
+			status = "eliminated";
+		for (size_t k = 0; vals && k < r->nm; k++) {
+			json_t *row = json_array();
+			size_t last = r->c[c].elim_round ? (size_t)r->c[c].elim_round : r->cap;
+
+			for (size_t rep = 0; row && rep < last && rep < r->cap; rep++) {
+				size_t j = k * r->cap + rep;
+
+				json_array_append_new(row, r->c[c].cnt[j] ? jnum(r->c[c].sum[j] /
+										 r->c[c].cnt[j])
+									  : json_null());
+			}
+			json_array_append_new(vals, row);
+		}
+		o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "config", r->c[c].key, "label",
+			      label_of(r, r->c[c].key), "kind", r->c[c].kind ? r->c[c].kind : "?",
+			      "status", status, "eliminated_round", (json_int_t)r->c[c].elim_round,
+			      "values", vals);
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static int on_tree(const struct vtb_guest_tree_row *row, void *arg)
+{
+	json_t *a = arg, *tree = json_loads(row->tree, 0, NULL), *o;
+
+	if (!tree)
+		return 0; /* a damaged tree is left out: the evidence says what the boots did */
+	o = json_pack("{s:s, s:I, s:i, s:O}", "digest", row->digest, "boots",
+		      (json_int_t)row->boots, "first_rep", row->first_rep, "cpus",
+		      json_object_get(tree, "cpus"));
+	json_decref(tree);
+	if (!o || json_array_append_new(a, o) < 0)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+/* The winner's guests: compare's evidence (claims, drift, levels) and the
+ * sched-domain trees they built */
+static json_t *guest_json(struct rec *r, const json_t *cdoc, const char *key)
+{
+	const json_t *ev = NULL, *e;
+	json_t *trees = json_array(), *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(cdoc, "evidence"), i, e)
+	{
+		if (!strcmp(ostr(e, "config"), key))
+			ev = e;
+	}
+	if (!trees || vtb_store_foreach_guest_tree(r->st, r->id, key, on_tree, trees) < 0) {
+		json_decref(trees);
+		return NULL;
+	}
+	g = json_pack("{s:O?, s:o}", "evidence", ev, "trees", trees);
+	return g;
+}
+
+static int build(struct rec *r, const char *spec)
+{
+	const char *uuid;
+	struct vtb_compare_opts co;
+	json_t *cdoc = NULL, *objs = json_array(), *cands, *guest, *ties = json_array();
+	bool found = false, cbad = false;
+	size_t n = 0, w, i;
+	json_t *k;
+	int ret = -1;
+
+	if (!objs || !ties)
+		goto oom;
+	if (spec) {
+		if (vtb_store_campaign_lookup(r->st, spec, &r->id, &n) < 0)
+			goto out;
+		if (n != 1) {
+			r->bad = true;
+			ret = n ? vtb_error(
+					  "campaign '%s' is ambiguous in '%s': %zu campaigns match",
+					  spec, r->db, n)
+				: vtb_error("no campaign '%s' in '%s'", spec, r->db);
+			goto out;
+		}
+	} else {
+		if (vtb_store_latest_race(r->st, &r->id, &found) < 0)
+			goto out;
+		if (!found) {
+			r->bad = true;
+			ret = vtb_error("no campaign of vtbench explore in '%s'", r->db);
+			goto out;
+		}
+	}
+	if (vtb_store_campaign_get(r->st, r->id, on_campaign, r) < 0 ||
+	    vtb_store_race_get(r->st, r->id, on_race, r, &found) < 0)
+		goto out;
+	uuid = ostr(json_object_get(r->doc, "campaign"), "uuid");
+	if (!found) {
+		r->bad = true;
+		ret = vtb_error("campaign %s in '%s' has no race: vtbench explore did not run it",
+				uuid, r->db);
+		goto out;
+	}
+	if (!(r->elims = json_array()) ||
+	    vtb_store_foreach_config(r->st, r->id, on_config, r) < 0 ||
+	    vtb_store_foreach_sample(r->st, r->id, on_sample, r) < 0 ||
+	    vtb_store_foreach_race_elim(r->st, r->id, on_elim, r) < 0)
+		goto out;
+	/* compare's document: each VM against its own baseline, and the
+	 * guest evidence; a campaign of baselines alone has no such row */
+	vtb_compare_opts_default(&co);
+	co.campaign = uuid;
+	if (vtb_compare_build(r->st, r->db, NULL, NULL, &co, &cdoc, &cbad) < 0) {
+		if (!cbad)
+			goto out;
+		vtb_error_clear();
+	}
+	w = cand_of(r, json_string_value(json_array_get(r->winners, 0)));
+	json_array_foreach(r->winners, i, k)
+	{
+		if (i && json_is_string(k))
+			json_array_append_new(ties, json_pack("{s:s, s:s}", "config",
+							      json_string_value(k), "label",
+							      label_of(r, json_string_value(k))));
+	}
+	if (w != SIZE_MAX && objective_json(r, cdoc, w, objs) < 0)
+		goto out;
+	cands = candidates_json(r);
+	guest = w != SIZE_MAX ? guest_json(r, cdoc, r->c[w].key) : json_null();
+	if (!cands || !guest)
+		goto oom;
+	json_object_set_new(r->race, "candidates", json_integer((json_int_t)r->nc));
+	if (json_object_set_new(r->doc, "race", json_incref(r->race)) < 0 ||
+	    json_object_set_new(r->doc, "winner",
+				w != SIZE_MAX ? json_pack("{s:s, s:s}", "config", r->c[w].key,
+							  "label", label_of(r, r->c[w].key))
+					      : json_null()) < 0 ||
+	    json_object_set_new(r->doc, "tied", json_incref(ties)) < 0 ||
+	    json_object_set_new(r->doc, "objective", json_incref(objs)) < 0 ||
+	    json_object_set_new(r->doc, "guest", guest) < 0 ||
+	    json_object_set_new(r->doc, "candidates", cands) < 0 ||
+	    json_object_set_new(r->doc, "eliminations", json_incref(r->elims)) < 0)
+		goto oom;
+	ret = 0;
+	goto out;
+oom:
+	ret = vtb_error("out of memory");
+out:
+	json_decref(cdoc);
+	json_decref(objs);
+	json_decref(ties);
+	return ret;
+}
+
+int vtb_recommend_build(struct vtb_store *st, const char *db, const char *campaign, json_t **doc,
+			bool *bad_input)
+{
+	struct rec r = { .st = st, .db = db };
+	int ret;
+
+	*doc = NULL;
+	r.doc = json_pack("{s:s}", "schema", VTB_RECOMMEND_SCHEMA);
+	if (!r.doc)
+		return vtb_error("out of memory");
+	ret = build(&r, campaign);
+	*bad_input = r.bad || vtb_store_bad_content(st);
+	if (ret < 0)
+		json_decref(r.doc);
+	else
+		*doc = r.doc;
+	rec_release(&r);
+	return ret;
+}
