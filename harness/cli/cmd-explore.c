@@ -63,7 +63,8 @@ const struct vtb_cli explore_cli = {
 		 "worse than the round's best by compare's rules.  Stored as a campaign like\n"
 		 "run's, with the race and every elimination; see vtbench recommend.\n",
 	.opts = explore_opts,
-	.exits = "0 the race ran (every boot ok); 1 some boots failed or timed out (all stored); "
+	.exits = "0 the race ran (every boot ok); 1 some boots failed or timed out (all stored), or a "
+		 "configuration's kernel lacks a knob of its sched profile; "
 		 "2 usage or input error (no [explore], an objective no cell reports); 3 "
 		 "infrastructure failure; 130 interrupted by SIGINT, 143 by SIGTERM (resume with "
 		 "--resume).",

@@ -65,7 +65,8 @@ const struct vtb_cli run_cli = {
 		 "each boot in SQLite in one transaction.  Bare-metal baselines run the\n"
 		 "agent confined to the configuration's CPUs.\n",
 	.opts = run_opts,
-	.exits = "0 every boot ok; 1 some boots failed or timed out (all stored); 2 usage or "
+	.exits = "0 every boot ok; 1 some boots failed or timed out (all stored), or a configuration "
+		 "was not run because its kernel lacks a knob of its sched profile; 2 usage or "
 		 "input error; 3 infrastructure failure, or an --upload failed; 130 interrupted "
 		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
 };

@@ -481,7 +481,7 @@ static void tell(struct vtb_explore *ex)
 
 		if (el[i].why == VTB_V_MISSING)
 			say(ex, vtb_asprintf("explore, round %zu: '%s' dropped: under 2 values of "
-					     "%s/%s (its boots failed)",
+					     "%s/%s (its boots failed, or it was not run)",
 					     el[i].round, label_of(ex, el[i].candidate), om->cell,
 					     om->metric));
 		else

@@ -1271,7 +1271,8 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* "synthetic:DESCRIPTION" from FILE.synthetic: its first line that is
- * neither blank nor a '#' comment, trimmed; NULL with vtb_error(). */
+ * neither blank nor a '#' comment, its own '#' comment cut, trimmed; NULL
+ * with vtb_error(). */
 static char *synthetic_file(const char *path)
 {
 	char *text = vtb_read_file(path, 4096), *line, *save = NULL, *out = NULL;
@@ -1282,7 +1283,7 @@ static char *synthetic_file(const char *path)
 		line += strspn(line, " \t\r");
 		if (!*line || *line == '#')
 			continue;
-		line[strcspn(line, "\r")] = '\0';
+		line[strcspn(line, "#\r")] = '\0'; /* a comment may end the line */
 		while (*line && strchr(" \t", line[strlen(line) - 1]))
 			line[strlen(line) - 1] = '\0';
 		out = vtb_asprintf("synthetic:%s", line);
@@ -1311,11 +1312,19 @@ int vtb_hosttopo_load(const char *spec, struct vtb_hosttopo **out)
 	} else if (starts(spec, "libvirt:")) {
 		vtb_error("'%s': a libvirt: source is fetched by the command layer", spec);
 		goto err;
-	} else if (ends_with(spec, ".synthetic")) {
+	} else if (!starts(spec, "caps:") && !starts(spec, "xml:") &&
+		   ends_with(spec, ".synthetic")) {
 		/* a file holding a synthetic description (topologies/hosts/) */
 		h->source = synthetic_file(spec);
-		if (!h->source || load_hwloc(h, NULL, 0, h->source + 10) || host_finish(h))
+		if (!h->source)
 			goto err;
+		if (load_hwloc(h, NULL, 0, h->source + 10) || host_finish(h)) {
+			char *why = vtb_strdup(vtb_errmsg());
+
+			vtb_error("%s: %s", spec, why ? why : "out of memory");
+			free(why);
+			goto err;
+		}
 	} else if (starts(spec, "caps:") || starts(spec, "xml:") || stat(spec, &st) == 0 ||
 		   looks_like_path(spec)) {
 		const char *path = starts(spec, "caps:")  ? spec + 5

@@ -19,7 +19,7 @@
 /* schema 7 added no column (an index on sample); 8 the guest kernel
  * identity; 9 the race tables */
 _Static_assert(VTB_STORE_SCHEMA == 9,
-	       "vtb_store_merge copies the columns of schema 8: add the new ones");
+	       "vtb_store_merge copies the columns of schema 9: add the new ones");
 
 struct merge_step {
 	const char *sql;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vtbench explore's race in the store (schema 8): its outcome and its
+ * vtbench explore's race in the store (schema 9): its outcome and its
  * eliminations, rewritten whole after every round.  Rewriting rather than
  * appending keeps a resumed race exact: it replays the stored rounds and
  * saves what the replay decided, whatever an interrupted run had written.

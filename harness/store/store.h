@@ -400,7 +400,7 @@ int vtb_store_merge(struct vtb_store *out, const char *path, struct vtb_merge_st
 		    int (*fn)(const struct vtb_merge_campaign *c, void *arg), void *arg);
 
 /*
- * vtbench explore's race (schema 8): one row per campaign, rewritten
+ * vtbench explore's race (schema 9): one row per campaign, rewritten
  * after every round with its eliminations (a resumed race replays its
  * stored rounds and writes the same rows again).  JSON members are text.
  */

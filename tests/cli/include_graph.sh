@@ -24,7 +24,12 @@ expect_grep "the checker finds workloads/ reaching into the harness" "$T/bad.out
 expect_grep "the checker finds a part below the commands including harness/cli" "$T/bad.out" "not ok - only the command layer includes harness/cli"
 expect_grep "the checker finds common/ including reports/" "$T/bad.out" "not ok - only the command layer includes reports/"
 
-python3 "$CHK" "$SRCDIR" >"$T/out" 2>&1
+rc=0
+python3 "$CHK" "$SRCDIR" >"$T/out" 2>&1 || rc=$?
+n=$(grep -c '^\(not \)\{0,1\}ok - ' "$T/out")
+if [ "$n" -lt 6 ]; then
+	notok "the checker ran its 6 checks on the tree" "exit $rc, $n result lines" "$(tail -n 5 "$T/out")"
+fi
 while IFS= read -r line; do
 	case "$line" in
 	"ok - "*) ok "${line#ok - }" ;;

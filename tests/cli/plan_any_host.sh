@@ -162,3 +162,9 @@ printf '# only a comment\n\n' >"$T/empty.synthetic"
 expect_exit "a .synthetic file without a description is a usage error" 2 \
 	"$VTBENCH" plan "$SRCDIR/examples/quick.conf" --host-topology "$T/empty.synthetic"
 expect_grep "... saying so, with the file" "$T/err" "empty.synthetic: no synthetic description in the file"
+printf '# a host\npack:1 core:2 pu:2  # the line may end in a comment\n' >"$T/c.synthetic"
+expect_exit "a .synthetic line may end in a comment" 0 "$VTBENCH" topo --host-topology "$T/c.synthetic"
+printf 'pack:1 cores:2\n' >"$T/bad.synthetic"
+expect_exit "a bad description in a .synthetic file is a usage error" 2 \
+	"$VTBENCH" topo --host-topology "$T/bad.synthetic"
+expect_grep "... naming the file" "$T/err" "bad.synthetic: 'pack:1 cores:2' is neither"

@@ -69,6 +69,11 @@ case "$got" in
 esac
 expect_eq "bogus: its cells were not run" \
 	"$(pq bogus "(select count(*) from result r where r.boot_id = b.id and r.status = 'ok')")" "0"
+# everything else is stored: a resume boots nothing, and still exits 1
+# for the configuration its kernel cannot run
+expect_exit "run --resume exits 1 for the configuration not run alone" 1 \
+	"$VTBENCH" run "$T/m.conf" --db "$T/r.db" --resume
+expect_grep "... and boots nothing" "$T/out" ": 0 boots run"
 expect_eq "bogus2: never booted" "$(pq bogus2 "count(b.id)")" "0"
 got=$(q "select runnable || ' ' || coalesce(why_not, '') from config where json_extract(params, '\$.sched') = 'bogus2'")
 case "$got" in
