@@ -12,8 +12,15 @@
 #
 # Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
 # each a fixed sequence of suites:
-#   lane 1: unit, cli, guests, asan unit
-#   lane 2: fuzz build, e2e, ansible, asan e2e, asan cli, fuzz smoke
+#   lane 1: unit, guests, asan unit
+#   lane 2: fuzz build, cli, e2e, ansible, asan e2e, asan cli, fuzz smoke
+# (the guests, about 8 minutes under TCG, are the long pole: lane 1 starts
+# them at once), then, once both lanes have ended, alone:
+#   quiet: tests/quiet/, real guests whose checks rest on measured
+#   performance (explore-quick's known winner): a lane beside them would
+#   take the CPUs their guests' figures need
+# On one machine all guest suites share one staging directory (the KVM
+# probe runs once).
 # Many suites mostly wait (timeouts, sleeps, daemons starting, retries
 # with backoff, guests booting), so the other lane's work fills the wait.
 # Nothing in one lane reads or kills what the other runs: temporary
@@ -99,12 +106,16 @@ run_scripts() { # build label dir
 
 # Real guests need a libvirt daemon: start one where none answers (no
 # systemd here; scripts/libvirtd.sh) and stop it afterwards, by pid.  They
-# share one staging directory, so the KVM probe runs once.  Not repeated
-# under ASan (QEMU does the work; the harness paths are the same).
-# VTBENCH_GUEST_LOCK=FILE: the guest tests hold flock(1) on FILE, so
-# runs that share a machine (and its libvirt daemon) boot guests one at a
-# time; the wait is not counted in any suite's time.
-run_guests() { # build
+# share one staging directory ($GUESTDIR), so the KVM probe runs once.
+# Not repeated under ASan (QEMU does the work; the harness paths are the
+# same).  VTBENCH_GUEST_LOCK=FILE: the guest tests hold flock(1) on FILE,
+# so runs that share a machine (and its libvirt daemon) boot guests one at
+# a time; the wait is not counted in any suite's time.
+# (not under $W: QEMU, another user, reads the images in it)
+GUESTDIR=$(mktemp -d "${TMPDIR:-/tmp}/vtbguest.XXXXXX") || exit 1
+chmod 0755 "$GUESTDIR"
+trap 'rm -rf "$W" "$GUESTDIR"' EXIT
+run_guests() { # build label dir
 	if [ -n "${VTBENCH_GUEST_LOCK:-}" ]; then
 		exec 9>>"$VTBENCH_GUEST_LOCK"
 		flock 9
@@ -115,16 +126,14 @@ run_guests() { # build
 			started=yes
 		else
 			echo "guest tests: no libvirt daemon and none could be started"
-			if [ "${CI:-}" = true ]; then add guests 0 1 0; else add guests 0 0 1; fi
+			if [ "${CI:-}" = true ]; then add "$2" 0 1 0; else add "$2" 0 0 1; fi
 			[ -z "${VTBENCH_GUEST_LOCK:-}" ] || exec 9>&-
 			return
 		fi
 	fi
-	VTBENCH_GUEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/vtbguest.XXXXXX")
-	chmod 0755 "$VTBENCH_GUEST_DIR"
+	VTBENCH_GUEST_DIR=$GUESTDIR
 	export VTBENCH_GUEST_DIR
-	run_scripts "$1" guest guest
-	rm -rf "$VTBENCH_GUEST_DIR"
+	run_scripts "$1" "$2" "$3"
 	unset VTBENCH_GUEST_DIR
 	[ -n "$started" ] && sh "$SRCDIR/scripts/libvirtd.sh" stop
 	[ -z "${VTBENCH_GUEST_LOCK:-}" ] || exec 9>&-
@@ -137,8 +146,7 @@ asan_env() {
 
 lane1() {
 	run_unit "$BUILD" unit
-	run_scripts "$BUILD" cli cli
-	run_guests "$BUILD"
+	run_guests "$BUILD" guest guest
 	[ -n "$ASAN" ] || return 0
 	asan_env
 	run_unit "$ASAN" asan
@@ -171,6 +179,7 @@ fuzz_smoke() {
 lane2() {
 	fuzz_ok=""
 	if [ -n "$FUZZ" ] && fuzz_build; then fuzz_ok=yes; fi
+	run_scripts "$BUILD" cli cli
 	run_scripts "$BUILD" e2e e2e
 	# the Ansible roles and playbooks (once: they install their own build)
 	run_scripts "$BUILD" ansible ansible
@@ -195,6 +204,7 @@ else
 	wait "$l2"
 	cat "$W/lane2.out"
 fi
+run_guests "$BUILD" quiet quiet
 
 # the counts; under CI=true a skip fails its suite
 eval "$(awk -v ci="${CI:-}" '

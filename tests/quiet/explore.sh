@@ -1,0 +1,55 @@
+# vtbench explore on real guests: examples/explore-quick.conf as users run
+# it (only its db line swapped for the fetched guest kernel).  Two 2-vCPU
+# guests pinned to the same two pCPUs, sched profiles `default` and
+# `isolate` (isolcpus=1: every task on vCPU 0), one bare-metal baseline.
+# The answer is known: `default` wins on the request latency's p99 and
+# `isolate` is dropped with its evidence (its p99 is several times
+# default's).  Then recommend shows the winner's margin, what its guests
+# built and why the other lost.  About 3 rounds of 3 boots under TCG.
+. "$SRCDIR/tests/cli/lib.sh"
+need sqlite3 || exit 0
+need virsh || exit 0
+. "$SRCDIR/tests/guest/lib.sh"
+if [ -z "$kernel" ]; then notok "fetched guest kernel" "run scripts/fetch-kernel.sh"; exit 0; fi
+
+sed -e "s|^db .*|kernel = $kernel|" "$SRCDIR/examples/explore-quick.conf" >"$T/q.conf"
+expect_eq "the example is run as shipped (its race settings unchanged)" \
+	"$(grep -E '^(objective|min_rounds|max_rounds|budget_time|sched) ' "$T/q.conf" | tr -s ' ')" \
+	"sched = default, isolate
+objective = wakeup/request_p99
+min_rounds = 3
+max_rounds = 6
+budget_time = 9m ; no boot started that would end past 9 minutes"
+default="vm vcpus=2 topology=cores pinning=strict memory=1G sched=default"
+isolate="vm vcpus=2 topology=cores pinning=strict memory=1G sched=isolate"
+
+expect_exit "explore: the two guests raced" 0 "$VTBENCH" explore "$T/q.conf" --db "$T/q.db" -q
+rounds=$(sql "$T/q.db" "select rounds from race")
+expect_eq "... every boot ok: a baseline and both guests per round" \
+	"$(sql "$T/q.db" "select kind || ':' || count(*) from boot where status = 'ok' group by kind order by kind")" \
+	"baseline:$rounds
+vm:$((2 * rounds))"
+expect_eq "... the known answer: one survivor, 'default', named the winner" \
+	"$(sql "$T/q.db" "select r.stop, json_array_length(r.winners), c.label
+		from race r join config c on c.key = json_extract(r.winners, '\$[0]')")" \
+	"one|1|$default"
+expect_eq "... 'isolate' dropped as worse on the objective, against 'default', from round 3" \
+	"$(sql "$T/q.db" "select e.reason, e.metric, e.round >= 3 and e.round = r.rounds, c.label, b.label
+		from race_elimination e join race r using (campaign_id)
+		join config c on c.key = e.config_key join config b on b.key = e.best_key")" \
+	"worse|wakeup/request_p99|1|$isolate|$default"
+expect_eq "... its evidence: a change above the threshold whose whole interval is above 0, q < .05" \
+	"$(sql "$T/q.db" "select json_extract(evidence, '\$.change_pct') > 5,
+		json_extract(evidence, '\$.ci_low_pct') > 0, json_extract(evidence, '\$.q') < 0.05
+		from race_elimination")" "1|1|1"
+
+expect_exit "recommend on it" 0 "$VTBENCH" recommend --db "$T/q.db"
+expect_eq "... names the winner" "$(sed -n 1p "$T/out")" "winner: $default"
+expect_grep "... the winner's margin over its bare-metal baseline" "$T/out" "against its bare-metal baseline 'baseline cpus=2"
+expect_eq "... and over the runner-up: worse" \
+	"$(grep -c "the runner-up '$isolate' against it: +[0-9.]*% \\[+[0-9.]*%, +[0-9.]*%\\] p [0-9.e-]*: worse\$" "$T/out")" "1"
+expect_grep "... the sched-domain tree its guests built" "$T/out" "tree "
+expect_grep "... its vCPU drift" "$T/out" "vCPU drift: off the planned pCPUs"
+expect_grep "... why the other lost: its round and evidence" "$T/out" \
+	"round $rounds  '$isolate': wakeup/request_p99 +"
+expect_eq "no domain of ours is left" "$(ours)" "0"
