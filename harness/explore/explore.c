@@ -78,11 +78,28 @@ static size_t baseline_of(const struct vtb_matrix *m, size_t v)
 	return SIZE_MAX;
 }
 
+size_t vtb_explore_candidates(const struct vtb_matrix *m, size_t *cfg, size_t *base)
+{
+	size_t vms = 0, n = 0;
+
+	for (size_t i = 0; i < m->n_configs; i++)
+		vms += m->configs[i].runnable && m->configs[i].kind == VTB_CONFIG_VM;
+	for (size_t i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+
+		if (!c->runnable || (c->kind == VTB_CONFIG_VM) != (vms > 0))
+			continue;
+		cfg[n] = i;
+		base[n++] = vms ? baseline_of(m, i) : SIZE_MAX;
+	}
+	return n;
+}
+
 struct vtb_explore *vtb_explore_new(const struct vtb_matrix *m,
 				    void (*note)(const char *msg, void *arg), void *note_arg)
 {
 	struct vtb_explore *ex;
-	size_t vms = 0;
+	size_t *cfg, *base;
 
 	if (!m->explore) {
 		vtb_error("'%s' has no [explore] section: it names the objective (objective = "
@@ -100,18 +117,18 @@ struct vtb_explore *vtb_explore_new(const struct vtb_matrix *m,
 	ex->note = note;
 	ex->note_arg = note_arg;
 	ex->c = calloc(m->n_configs ? m->n_configs : 1, sizeof(*ex->c));
-	if (!ex->c)
+	cfg = calloc(m->n_configs ? m->n_configs : 1, sizeof(*cfg));
+	base = calloc(m->n_configs ? m->n_configs : 1, sizeof(*base));
+	if (!ex->c || !cfg || !base) {
+		free(cfg);
+		free(base);
 		goto oom;
-	for (size_t i = 0; i < m->n_configs; i++)
-		vms += m->configs[i].runnable && m->configs[i].kind == VTB_CONFIG_VM;
-	for (size_t i = 0; i < m->n_configs; i++) {
-		const struct vtb_config *c = &m->configs[i];
-
-		if (!c->runnable || (c->kind == VTB_CONFIG_VM) != (vms > 0))
-			continue;
-		ex->c[ex->n++] = (struct cand){ .cfg = i,
-						.base = vms ? baseline_of(m, i) : SIZE_MAX };
 	}
+	ex->n = vtb_explore_candidates(m, cfg, base);
+	for (size_t i = 0; i < ex->n; i++)
+		ex->c[i] = (struct cand){ .cfg = cfg[i], .base = base[i] };
+	free(cfg);
+	free(base);
 	if (!ex->n) {
 		vtb_error("'%s': no runnable configuration to race", m->path);
 		vtb_explore_free(ex);

@@ -25,6 +25,13 @@ struct vtb_matrix;
 struct vtb_store;
 struct vtb_explore;
 
+/* The candidates explore races in @m, in matrix order: @cfg[i] is the
+ * index of candidate i in m->configs, @base[i] that of its baseline
+ * (SIZE_MAX: none, and always for bare-metal candidates).  Both arrays
+ * hold m->n_configs.  Returns the count (0: nothing runnable to race).
+ * vtbench plan shows them. */
+size_t vtb_explore_candidates(const struct vtb_matrix *m, size_t *cfg, size_t *base);
+
 /* Reads @m's [explore] (m->explore) and picks the candidates; @m is
  * borrowed for the explore's life.  NULL with vtb_error() (an input
  * error) when the matrix has no [explore] or no runnable candidate.
