@@ -74,8 +74,8 @@ static const struct vtb_cli_opt plan_opts[] = {
 	{ .name = "quiet",
 	  .id = OPT_QUIET,
 	  .shortopt = 'q',
-	  .help = "text: only the summary (matrix, host, counts) and the configurations that "
-		  "cannot run" },
+	  .help = "text: only the summary (matrix, host, counts), the configurations that "
+		  "cannot run and the explore block without its candidates" },
 	{ .name = "db",
 	  .id = OPT_DB,
 	  .arg = "FILE",
@@ -94,8 +94,10 @@ const struct vtb_cli plan_cli = {
 	.usage = "MATRIX.conf [options]",
 	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
 		 "nodes, whether it can run) and every cell (key, workload, resolved\n"
-		 "parameters, times and sizes with units), and the number of boots.  Runs\n"
-		 "nothing.\n",
+		 "parameters, times and sizes with units), and the number of boots.  With\n"
+		 "[explore], what 'vtbench explore' would race: the objective, the rounds\n"
+		 "and budgets, the candidates with their baselines, and the boots a round\n"
+		 "and the whole race take at most.  Runs nothing.\n",
 	.opts = plan_opts,
 	.exits = "0 planned (configurations that cannot run on this host are listed as such), "
 		 "2 usage or input error (the matrix, --host-topology), 3 infrastructure failure "
@@ -182,164 +184,6 @@ static json_t *knobs_json(const struct knob_note *k)
 	return o;
 }
 
-/*
- * What vtbench explore would race ([explore]): the candidates as it picks
- * them (vtb_explore_candidates()), the baselines they need, and what one
- * round and the whole race can cost in boots.
- */
-struct xplan {
-	size_t n, *cfg, *base; /* candidates, their configuration and baseline */
-	size_t nb, *bases;     /* the distinct baselines they need */
-	size_t no_base;	       /* VM candidates without a baseline */
-	size_t *with_cell;     /* per objective metric: candidates with its cell */
-	long long rounds;      /* rounds at most */
-	long long cand_boots;  /* candidate boots at most */
-	long long base_boots;  /* baseline boots at most */
-	bool short_budget;     /* budget_boots stops the race before its first test */
-};
-
-static void xplan_release(struct xplan *x)
-{
-	free(x->cfg);
-	free(x->base);
-	free(x->bases);
-	free(x->with_cell);
-}
-
-static bool has_cell(const struct vtb_config *c, const char *name)
-{
-	for (size_t j = 0; j < c->n_cells; j++)
-		if (!strcmp(c->cells[j].name, name))
-			return true;
-	return false;
-}
-
-/*
- * The race's bounds.  Every round boots each survivor once; before
- * min_rounds nothing is dropped, and a running race has 2 survivors at
- * least (one left ends it), so a boot budget B bounds the rounds to B/n
- * before the first test and to 2 boots a round after it (race.c stops
- * before a round that would pass B).  One candidate: the race is over
- * before it starts.
- */
-static void xplan_bounds(const struct vtb_explore_conf *e, struct xplan *x)
-{
-	long long n = (long long)x->n, mr = e->min_rounds, rounds = e->max_rounds;
-	long long b = e->budget_boots, cand;
-
-	if (n < 2) {
-		x->rounds = x->cand_boots = x->base_boots = 0;
-		return;
-	}
-	cand = rounds * n;
-	if (b > 0) {
-		long long r = b < n * mr ? b / n : mr + (b - n * mr) / 2;
-
-		x->short_budget = b < n * mr;
-		if (r < rounds)
-			rounds = r;
-		if (x->short_budget)
-			cand = rounds * n;
-		else if (b < cand)
-			cand = b;
-	}
-	x->rounds = rounds;
-	x->cand_boots = cand;
-	x->base_boots = rounds * (long long)x->nb;
-}
-
-static int xplan_make(const struct vtb_matrix *m, struct xplan *x)
-{
-	const struct vtb_explore_conf *e = m->explore;
-	size_t nc = m->n_configs ? m->n_configs : 1;
-
-	memset(x, 0, sizeof(*x));
-	x->cfg = calloc(nc, sizeof(*x->cfg));
-	x->base = calloc(nc, sizeof(*x->base));
-	x->bases = calloc(nc, sizeof(*x->bases));
-	x->with_cell = calloc(e->n_objective ? e->n_objective : 1, sizeof(*x->with_cell));
-	if (!x->cfg || !x->base || !x->bases || !x->with_cell) {
-		xplan_release(x);
-		return vtb_error("out of memory");
-	}
-	x->n = vtb_explore_candidates(m, x->cfg, x->base);
-	for (size_t i = 0; i < x->n; i++) {
-		size_t j;
-
-		for (size_t k = 0; k < e->n_objective; k++)
-			x->with_cell[k] += has_cell(&m->configs[x->cfg[i]], e->objective[k].cell);
-		if (x->base[i] == SIZE_MAX) {
-			x->no_base += m->configs[x->cfg[i]].kind == VTB_CONFIG_VM;
-			continue;
-		}
-		for (j = 0; j < x->nb && x->bases[j] != x->base[i]; j++)
-			;
-		if (j == x->nb)
-			x->bases[x->nb++] = x->base[i];
-	}
-	xplan_bounds(e, x);
-	return 0;
-}
-
-static const char *direction_name(int d)
-{
-	return d > 0 ? "higher" : d < 0 ? "lower" : "auto";
-}
-
-static json_t *explore_json(const struct vtb_matrix *m, const struct xplan *x)
-{
-	const struct vtb_explore_conf *e = m->explore;
-	json_t *o, *obj = json_array(), *cands = json_array(), *bases = json_array();
-
-	if (!obj || !cands || !bases)
-		goto fail;
-	for (size_t k = 0; k < e->n_objective; k++)
-		if (json_array_append_new(obj, json_pack("{s:s, s:s, s:s, s:I}", "cell",
-							 e->objective[k].cell, "metric",
-							 e->objective[k].metric, "direction",
-							 direction_name(e->objective[k].direction),
-							 "candidates_with_cell",
-							 (json_int_t)x->with_cell[k])))
-			goto fail;
-	for (size_t i = 0; i < x->n; i++) {
-		const struct vtb_config *c = &m->configs[x->cfg[i]];
-		char id[32];
-
-		snprintf(id, sizeof(id), "c%zu", i + 1);
-		if (json_array_append_new(cands, json_pack("{s:s, s:s, s:s, s:s?}", "id", id, "key",
-							   c->key, "label", c->label, "baseline",
-							   x->base[i] == SIZE_MAX
-								   ? NULL
-								   : m->configs[x->base[i]].key)))
-			goto fail;
-	}
-	for (size_t j = 0; j < x->nb; j++)
-		if (json_array_append_new(bases, json_string(m->configs[x->bases[j]].key)))
-			goto fail;
-	o = json_pack("{s:i, s:O, s:I, s:I, s:I, s:I, s:s, s:s, s:O, s:O, s:{s:I, s:I, s:I}, "
-		      "s:{s:I, s:I, s:I, s:I}, s:b}",
-		      "line", e->line, "objective", obj, "min_rounds", (json_int_t)e->min_rounds,
-		      "max_rounds", (json_int_t)e->max_rounds, "budget_boots",
-		      (json_int_t)e->budget_boots, "budget_ns", (json_int_t)e->budget_ns,
-		      "multiplicity", e->holm ? "holm" : "bh", "kind",
-		      x->n && m->configs[x->cfg[0]].kind == VTB_CONFIG_BASELINE ? "baseline" : "vm",
-		      "candidates", cands, "baselines", bases, "round", "candidate_boots",
-		      (json_int_t)x->n, "baseline_boots", (json_int_t)x->nb, "boots",
-		      (json_int_t)(x->n + x->nb), "at_most", "rounds", (json_int_t)x->rounds,
-		      "candidate_boots", (json_int_t)x->cand_boots, "baseline_boots",
-		      (json_int_t)x->base_boots, "boots",
-		      (json_int_t)(x->cand_boots + x->base_boots), "budget_short", x->short_budget);
-	json_decref(obj);
-	json_decref(cands);
-	json_decref(bases);
-	return o;
-fail:
-	json_decref(obj);
-	json_decref(cands);
-	json_decref(bases);
-	return NULL;
-}
-
 static json_t *params_json(const struct vtb_params *p)
 {
 	json_t *o = json_object();
@@ -351,7 +195,7 @@ static json_t *params_json(const struct vtb_params *p)
 }
 
 static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
-		     const struct plan_knobs *pk, const struct xplan *x)
+		     const struct plan_knobs *pk, const struct vtb_explore_plan *x)
 {
 	json_t *root, *cfgs;
 	size_t i, j;
@@ -406,7 +250,7 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 			goto oom;
 	}
 	json_object_set_new(root, "configurations", cfgs);
-	if (x && json_object_set_new(root, "explore", explore_json(m, x)) < 0) {
+	if (x && json_object_set_new(root, "explore", vtb_explore_plan_json(m, x)) < 0) {
 		json_decref(root);
 		return vtb_error("out of memory");
 	}
@@ -611,8 +455,13 @@ static void print_knobs_summary(const struct plan_knobs *pk)
 	       n[KNOBS_UNCHECKED]);
 }
 
+static const char *direction_name(int d)
+{
+	return d > 0 ? "higher" : d < 0 ? "lower" : "auto";
+}
+
 /* The explore block: what vtbench explore would race and what it may cost. */
-static void print_explore(const struct vtb_matrix *m, const struct xplan *x, bool quiet)
+static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_plan *x, bool quiet)
 {
 	const struct vtb_explore_conf *e = m->explore;
 	char *budget = e->budget_ns ? vtb_format_time_ns(e->budget_ns) : NULL;
@@ -689,7 +538,7 @@ static void print_explore(const struct vtb_matrix *m, const struct xplan *x, boo
 }
 
 static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
-		      bool quiet, const struct plan_knobs *pk, const struct xplan *x)
+		      bool quiet, const struct plan_knobs *pk, const struct vtb_explore_plan *x)
 {
 	size_t i, j, runnable = 0, cells = 0;
 	char *timeout = vtb_format_time_ns(m->timeout_ns);
@@ -1038,20 +887,20 @@ static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
 		       const struct vtb_matrix *m, const struct plan_knobs *pk)
 {
 	struct vtb_bootref *order = NULL;
-	struct xplan x = { 0 };
+	struct vtb_explore_plan x = { 0 };
 	size_t n_order = 0;
 	int ret = VTB_EXIT_INFRA, r = 0;
 
 	if (vtb_matrix_boot_order(m, &order, &n_order))
 		goto err;
 	free(order);
-	if (m->explore && xplan_make(m, &x) < 0)
+	if (m->explore && vtb_explore_plan_make(m, &x) < 0)
 		goto err;
 	if (!strcmp(o->format, "json"))
 		r = plan_json(m, env->host, n_order, pk, m->explore ? &x : NULL);
 	else
 		plan_text(m, env->host, n_order, o->quiet, pk, m->explore ? &x : NULL);
-	xplan_release(&x);
+	vtb_explore_plan_release(&x);
 	if (r)
 		goto err;
 	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
