@@ -505,7 +505,6 @@ static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_p
 	}
 	for (size_t i = 0; !quiet && i < x->n; i++) {
 		const struct vtb_config *c = &m->configs[x->cfg[i]];
-
 		char id[32];
 
 		snprintf(id, sizeof(id), "c%zu", i + 1);
