@@ -413,6 +413,37 @@ static bool word_in(const char *list, const char *word)
 	return false;
 }
 
+/*
+ * The sysctl names directly under ROOT/proc/sys/@dir (its files), sorted:
+ * what lets the harness tell a kernel lacks a sysctl a profile sets
+ * before booting it.  Null, "not listed", when the directory is missing
+ * or holds more than VTB_GV_MAX_SYSCTLS files or VTB_GV_MAX_SYSCTL_BYTES
+ * of names: a list cut short would call a sysctl missing.
+ */
+static json_t *sysctl_names(const char *root, const char *dir)
+{
+	char *path = vtb_gv_path(root, "/proc/sys/%s", dir);
+	json_t *l, *v;
+	size_t i, bytes = 0;
+
+	if (!path)
+		return NULL;
+	if (!existsf("", true, "%s", path)) {
+		free(path);
+		return json_null();
+	}
+	l = vtb_gv_list(path, false);
+	free(path);
+	if (!l)
+		return NULL;
+	json_array_foreach(l, i, v) bytes += json_string_length(v);
+	if (json_array_size(l) > VTB_GV_MAX_SYSCTLS || bytes > VTB_GV_MAX_SYSCTL_BYTES) {
+		json_decref(l);
+		return json_null();
+	}
+	return l;
+}
+
 json_t *vtb_gv_probe(const char *root, bool set_verbose)
 {
 	struct vtb_cpuset cpus = { 0 };
@@ -433,7 +464,7 @@ json_t *vtb_gv_probe(const char *root, bool set_verbose)
 		goto oom;
 	ver = schedstat_version(root);
 	ctl = readf(root, VTB_GV_CGROUP_DIR "/cgroup.controllers");
-	p = json_pack("{s:s, s:b, s:o, s:b, s:o, s:b, s:o, s:o, s:o, s:o, s:b, s:b}", "type",
+	p = json_pack("{s:s, s:b, s:o, s:b, s:o, s:b, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "type",
 		      "probe", "debugfs", existsf(root, true, VTB_GV_SCHED_DIR), "knobs",
 		      vtb_gv_list(sched, false), "domains_dir",
 		      existsf(root, true, VTB_GV_SCHED_DIR "/domains"), "verbose", jstr(verbose),
@@ -441,7 +472,9 @@ json_t *vtb_gv_probe(const char *root, bool set_verbose)
 		      "levels", domain_levels(root, &cpus), "schedstats",
 		      jstr(readf(root, "/proc/sys/kernel/sched_schedstats")), "schedstat_version",
 		      ver >= 0 ? json_integer(ver) : json_null(), "cgroup2", cgroup2_mounted(root),
-		      "cpuset_partition", ctl && word_in(ctl, "cpuset"));
+		      "cpuset_partition", ctl && word_in(ctl, "cpuset"), "sysctls",
+		      json_pack("{s:o, s:o}", "kernel", sysctl_names(root, "kernel"), "vm",
+				sysctl_names(root, "vm")));
 	verbose = NULL;
 	free(ctl);
 	if (!p)

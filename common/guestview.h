@@ -20,6 +20,10 @@
 #define VTB_GV_MAX_LEVELS 64
 #define VTB_GV_MAX_CACHES 64
 #define VTB_GV_MAX_NAMES 1024 /* entries of one directory listing */
+/* sysctl names the probe lists per /proc/sys directory, and their bytes:
+ * about 120 and 2 KB in kernel/, 50 and 1 KB in vm/ on 6.x kernels */
+#define VTB_GV_MAX_SYSCTLS 512
+#define VTB_GV_MAX_SYSCTL_BYTES (16 * 1024)
 
 #define VTB_GV_SCHED_DIR "/sys/kernel/debug/sched"
 #define VTB_GV_CGROUP_DIR "/sys/fs/cgroup"
@@ -28,8 +32,11 @@
  * The probe record ({"type":"probe",...}).  With @set_verbose, a
  * sched/verbose reading "N" is set to "Y" first so that sched/domains
  * exists (kernels about 6.4+ hide it otherwise): "verbose" keeps the
- * value read before, "verbose_set" says the agent wrote it.  Returns a
- * new reference, NULL on ENOMEM (vtb_error()).
+ * value read before, "verbose_set" says the agent wrote it.  "sysctls":
+ * {"kernel": [...], "vm": [...]} lists the files directly under
+ * /proc/sys/kernel and /proc/sys/vm (null: missing, or over the
+ * VTB_GV_MAX_SYSCTL* bounds).  Returns a new reference, NULL on ENOMEM
+ * (vtb_error()).
  */
 json_t *vtb_gv_probe(const char *root, bool set_verbose);
 

@@ -753,8 +753,8 @@ out:
  * requested, res->interrupted set); -1 on a harness failure.
  */
 /*
- * A VM configuration whose sched profile sets a debugfs knob its kernel
- * image lacks (by the probe a boot of that image stored, in this campaign
+ * A VM configuration whose sched profile sets a sysctl or debugfs knob its
+ * kernel image lacks (by the probe a boot of that image stored, in this campaign
  * or an earlier one) is not runnable for the rest of the campaign: said
  * once, stored as the configuration's why_not and an event.  1: skip it.
  */

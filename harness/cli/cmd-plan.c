@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../workloads/workload.h"
@@ -16,7 +17,10 @@
 #include "../plan/cfgplan.h"
 #include "../boot/domspec.h"
 #include "../boot/domxml.h"
+#include "../boot/guest.h"
+#include "../explore/explore.h"
 #include "../host/hosttopo.h"
+#include "../matrix/digest.h"
 #include "../plan/plan.h"
 #include "../plan/sched.h"
 #include "../store/store.h"
@@ -70,14 +74,15 @@ static const struct vtb_cli_opt plan_opts[] = {
 	{ .name = "quiet",
 	  .id = OPT_QUIET,
 	  .shortopt = 'q',
-	  .help = "text: only the summary (matrix, host, counts) and the configurations that "
-		  "cannot run" },
+	  .help = "text: only the summary (matrix, host, counts), the configurations that "
+		  "cannot run and the explore block without its candidates" },
 	{ .name = "db",
 	  .id = OPT_DB,
 	  .arg = "FILE",
-	  .help = "results database: a configuration whose sched profile sets a debugfs knob its "
-		  "guest kernel image lacks (by the probe a boot of that image stored) is not "
-		  "runnable; without a probe its knobs stay unchecked until the first boot" },
+	  .help = "results database: a configuration whose sched profile sets a sysctl or debugfs "
+		  "knob its guest kernel image lacks (by the probe a boot of that image stored) is "
+		  "not runnable; each configuration says whether its knobs were checked, and "
+		  "against which boot's probe" },
 	{ .name = "help-matrix",
 	  .id = OPT_HELP_MATRIX,
 	  .help = "the matrix.conf reference (sections, keys, defaults)" },
@@ -89,8 +94,10 @@ const struct vtb_cli plan_cli = {
 	.usage = "MATRIX.conf [options]",
 	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
 		 "nodes, whether it can run) and every cell (key, workload, resolved\n"
-		 "parameters, times and sizes with units), and the number of boots.  Runs\n"
-		 "nothing.\n",
+		 "parameters, times and sizes with units), and the number of boots.  With\n"
+		 "[explore], what 'vtbench explore' would race: the objective, the rounds\n"
+		 "and budgets, the candidates with their baselines, and the boots a round\n"
+		 "and the whole race take at most.  Runs nothing.\n",
 	.opts = plan_opts,
 	.exits = "0 planned (configurations that cannot run on this host are listed as such), "
 		 "2 usage or input error (the matrix, --host-topology), 3 infrastructure failure "
@@ -98,6 +105,84 @@ const struct vtb_cli plan_cli = {
 };
 
 static const char *const order_names[] = { "interleave", "sequential", "random" };
+
+/*
+ * What plan --db found out about a VM configuration's sched knobs (its
+ * profile's sysctls and debugfs knobs) against the probe the latest
+ * boot of its guest kernel image stored.
+ */
+enum knob_state { KNOBS_NONE, KNOBS_UNCHECKED, KNOBS_CHECKED, KNOBS_LACKING };
+static const char *const knob_state_names[] = { "none", "unchecked", "checked", "lacking" };
+
+struct knob_note {
+	enum knob_state state;
+	const char *kernel;  /* the [kernel NAME] or path; NULL: the default kernel */
+	const char *path;    /* the image; NULL: no default kernel found */
+	const char *sha256;  /* of the image; NULL without one */
+	const char *release; /* the default kernel's, from its header */
+	const char *why;     /* no image: why none was found */
+	char *lacks;	     /* LACKING: "lacks sysctl NAME (sysctl.NAME)" */
+	json_t *unchecked;   /* CHECKED, LACKING: keys the probe cannot judge */
+	char *boot;	     /* the probe's boot uuid */
+	int64_t started_ns;  /* ... and when it started */
+};
+
+/* The default guest kernel (no [vm] kernel =), as run picks it. */
+struct default_kernel {
+	bool tried;
+	struct vtb_kernel_choice k; /* k.path NULL: none found */
+	char sha256[65];
+	char *why;
+};
+
+struct plan_knobs {
+	struct knob_note *note; /* per configuration; NULL without --db */
+	size_t n;
+	struct default_kernel dflt;
+};
+
+static void plan_knobs_release(struct plan_knobs *pk)
+{
+	for (size_t i = 0; pk->note && i < pk->n; i++) {
+		free(pk->note[i].lacks);
+		free(pk->note[i].boot);
+		json_decref(pk->note[i].unchecked);
+	}
+	free(pk->note);
+	vtb_kernel_choice_release(&pk->dflt.k);
+	free(pk->dflt.why);
+}
+
+/* @ns (since the epoch) as @fmt in UTC, into @buf; "?" when it cannot. */
+static const char *utc(int64_t ns, const char *fmt, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, fmt, &tm))
+		return "?";
+	return buf;
+}
+
+static json_t *knobs_json(const struct knob_note *k)
+{
+	char when[32];
+	json_t *o = json_pack("{s:s, s:s?, s:b, s:s*, s:s*, s:s*, s:s*, s:s*, s:O*}", "state",
+			      knob_state_names[k->state], "kernel", k->kernel, "default",
+			      !k->kernel, "path", k->path, "sha256", k->sha256, "release",
+			      k->release, "why", k->why, "lacks", k->lacks, "unchecked",
+			      k->unchecked);
+
+	if (o && k->boot &&
+	    json_object_set_new(o, "probe",
+				json_pack("{s:s, s:s}", "boot", k->boot, "started",
+					  utc(k->started_ns, "%Y-%m-%dT%H:%M:%SZ", when,
+					      sizeof(when)))) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
 
 static json_t *params_json(const struct vtb_params *p)
 {
@@ -109,7 +194,8 @@ static json_t *params_json(const struct vtb_params *p)
 	return o;
 }
 
-static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots)
+static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
+		     const struct plan_knobs *pk, const struct vtb_explore_plan *x)
 {
 	json_t *root, *cfgs;
 	size_t i, j;
@@ -155,10 +241,19 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 			       "why_not", c->why_not, "cells", cells, "plan",
 			       c->plan_json ? json_loads(c->plan_json, 0, NULL) : NULL);
 		free(cpus);
+		if (jc && pk->note && pk->note[i].state != KNOBS_NONE &&
+		    json_object_set_new(jc, "knobs", knobs_json(&pk->note[i])) < 0) {
+			json_decref(jc);
+			jc = NULL;
+		}
 		if (!jc || json_array_append_new(cfgs, jc))
 			goto oom;
 	}
 	json_object_set_new(root, "configurations", cfgs);
+	if (x && json_object_set_new(root, "explore", vtb_explore_plan_json(m, x)) < 0) {
+		json_decref(root);
+		return vtb_error("out of memory");
+	}
 	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	if (!text)
@@ -294,8 +389,155 @@ static void print_cell(const struct vtb_cell *cell)
 		printf("    note: %s\n", cell->note);
 }
 
+/* "kernel NAME (sha256 ...)" or "the default kernel PATH (RELEASE,
+ * sha256 ...)" of a note with an image. */
+static void print_kernel(const struct knob_note *k)
+{
+	if (k->kernel)
+		printf("kernel %s (sha256 %.16s)", k->kernel, k->sha256);
+	else
+		printf("the default kernel %s (%s, sha256 %.16s)", k->path,
+		       k->release ? k->release : "?", k->sha256);
+}
+
+/* The configuration's knobs line (plan --db). */
+static void print_knobs(const struct knob_note *k)
+{
+	char when[32];
+
+	switch (k->state) {
+	case KNOBS_NONE:
+		return;
+	case KNOBS_UNCHECKED:
+		if (!k->path) {
+			printf("  knobs unchecked: no guest kernel found (%s)\n",
+			       k->why ? k->why : "?");
+			return;
+		}
+		printf("  knobs unchecked: ");
+		print_kernel(k);
+		printf(" not probed yet; checked at its first boot\n");
+		return;
+	case KNOBS_CHECKED:
+	case KNOBS_LACKING:
+		printf("  knobs %s the probe of boot %.8s (%s) of ",
+		       k->state == KNOBS_CHECKED ? "checked against" : "lacking, by", k->boot,
+		       utc(k->started_ns, "%Y-%m-%d %H:%M UTC", when, sizeof(when)));
+		print_kernel(k);
+		if (k->lacks)
+			printf(": it %s", k->lacks);
+		if (json_array_size(k->unchecked)) {
+			size_t i;
+			json_t *v;
+
+			printf("; unchecked (its probe does not list them):");
+			json_array_foreach(k->unchecked, i, v)
+				printf("%s %s", i ? "," : "", json_string_value(v));
+		}
+		putchar('\n');
+		return;
+	}
+}
+
+/* After the summary: how many configurations' knobs were checked. */
+static void print_knobs_summary(const struct plan_knobs *pk)
+{
+	size_t n[4] = { 0 }, all;
+
+	for (size_t i = 0; pk->note && i < pk->n; i++)
+		n[pk->note[i].state]++;
+	all = n[KNOBS_UNCHECKED] + n[KNOBS_CHECKED] + n[KNOBS_LACKING];
+	if (!all)
+		return;
+	printf("knobs    %zu configuration%s set%s sched knobs: %zu checked against a stored "
+	       "probe, %zu lacking a knob, %zu unchecked until their kernel's first boot\n",
+	       all, all == 1 ? "" : "s", all == 1 ? "s" : "", n[KNOBS_CHECKED], n[KNOBS_LACKING],
+	       n[KNOBS_UNCHECKED]);
+}
+
+static const char *direction_name(int d)
+{
+	return d > 0 ? "higher" : d < 0 ? "lower" : "auto";
+}
+
+/* The explore block: what vtbench explore would race and what it may cost. */
+static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_plan *x, bool quiet)
+{
+	const struct vtb_explore_conf *e = m->explore;
+	char *budget = e->budget_ns ? vtb_format_time_ns(e->budget_ns) : NULL;
+	bool bare = x->n && m->configs[x->cfg[0]].kind == VTB_CONFIG_BASELINE;
+	int width = snprintf(NULL, 0, "c%zu", x->n);
+
+	printf("\nexplore (%s:%d)\n", m->path, e->line);
+	for (size_t k = 0; k < e->n_objective; k++) {
+		const struct vtb_explore_metric *om = &e->objective[k];
+
+		printf("  %s %s/%s: direction %s; cell '%s' in %zu of %zu candidate%s\n",
+		       k ? "then        " : "objective   ", om->cell, om->metric,
+		       om->direction ? direction_name(om->direction) : "auto (the workload's)",
+		       om->cell, x->with_cell[k], x->n, x->n == 1 ? "" : "s");
+	}
+	printf("  rounds       %lld before the first elimination, %lld at most\n", e->min_rounds,
+	       e->max_rounds);
+	printf("  budget       ");
+	if (e->budget_boots)
+		printf("%lld candidate boots", e->budget_boots);
+	else
+		printf("no boot budget");
+	printf(", %s%s\n", budget ? "time " : "no time budget", budget ? budget : "");
+	free(budget);
+	printf("  multiplicity %s\n",
+	       e->holm ? "holm (Holm's step-down, family-wise)" : "bh (Benjamini-Hochberg)");
+	if (!x->n)
+		printf("  candidates   none: no runnable configuration to race (explore refuses "
+		       "the matrix)\n");
+	else if (bare)
+		printf("  candidates   %zu bare-metal configuration%s (no runnable VM "
+		       "configuration), no baselines\n",
+		       x->n, x->n == 1 ? "" : "s");
+	else {
+		printf("  candidates   %zu VM configuration%s, each beside its bare-metal "
+		       "baseline (%zu distinct",
+		       x->n, x->n == 1 ? "" : "s", x->nb);
+		if (x->no_base)
+			printf("; %zu without one", x->no_base);
+		printf(")\n");
+	}
+	for (size_t i = 0; !quiet && i < x->n; i++) {
+		const struct vtb_config *c = &m->configs[x->cfg[i]];
+		char id[32];
+
+		snprintf(id, sizeof(id), "c%zu", i + 1);
+		printf("    %-*s %s  %s", width, id, c->key, c->label);
+		if (x->base[i] != SIZE_MAX)
+			printf("  beside %s", m->configs[x->base[i]].label);
+		else if (!bare)
+			printf("  (no baseline on its pCPUs nor on as many CPUs)");
+		putchar('\n');
+	}
+	if (!x->n)
+		return;
+	printf("  a round      %zu candidate boot%s + %zu baseline boot%s = %zu boot%s\n", x->n,
+	       x->n == 1 ? "" : "s", x->nb, x->nb == 1 ? "" : "s", x->n + x->nb,
+	       x->n + x->nb == 1 ? "" : "s");
+	if (x->n < 2) {
+		printf("  at most      0 boots: one candidate is the winner before the race starts\n");
+		return;
+	}
+	printf("  at most      %lld round%s, %lld candidate boot%s + %lld baseline boot%s = %lld "
+	       "boot%s\n",
+	       x->rounds, x->rounds == 1 ? "" : "s", x->cand_boots, x->cand_boots == 1 ? "" : "s",
+	       x->base_boots, x->base_boots == 1 ? "" : "s", x->cand_boots + x->base_boots,
+	       x->cand_boots + x->base_boots == 1 ? "" : "s");
+	if (x->short_budget)
+		printf("  note         budget_boots %lld is under min_rounds (%lld) rounds of every "
+		       "candidate (%lld boots): the race stops before its first test, with no "
+		       "winner\n",
+		       e->budget_boots, e->min_rounds, e->min_rounds * (long long)x->n);
+}
+
 static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
-		      bool quiet)
+		      bool quiet, const struct plan_knobs *pk, const struct vtb_explore_plan *x)
 {
 	size_t i, j, runnable = 0, cells = 0;
 	char *timeout = vtb_format_time_ns(m->timeout_ns);
@@ -331,6 +573,7 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells, cells == 1 ? "" : "s",
 	       m->reps_auto ? "at most " : "", boots, boots == 1 ? "" : "s");
 	free(timeout);
+	print_knobs_summary(pk);
 	for (i = 0; quiet && i < m->n_configs; i++)
 		if (!m->configs[i].runnable)
 			printf("not runnable: %s: %s\n", m->configs[i].label,
@@ -346,11 +589,15 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 		free(cpus);
 		if (!c->runnable)
 			printf("  not runnable: %s\n", c->why_not ? c->why_not : "?");
+		if (pk->note)
+			print_knobs(&pk->note[i]);
 		if (c->plan)
 			print_plan(c->plan);
 		for (j = 0; j < c->n_cells; j++)
 			print_cell(&c->cells[j]);
 	}
+	if (x)
+		print_explore(m, x, quiet);
 }
 
 static int write_file(const char *path, const char *text)
@@ -528,69 +775,133 @@ static int plan_host_topology(struct vtb_cmd_env *env, const char *matrix, char 
 	return 0;
 }
 
-/*
- * --db: each VM configuration of [vm] kernel = whose sched profile sets
- * debugfs knobs, checked against the probe the latest boot of its kernel
- * image stored; the configurations of a kernel that lacks one are not
- * runnable.  Says per kernel image whether its knobs were checked.
- */
-static int plan_knobs(struct vtb_store *st, struct vtb_matrix *m, bool text)
+/* The default guest kernel as run picks it ([global] kernel =, else the
+ * newest in /boot, else the fetched one: vtb_guest_stage()), hashed once.
+ * None found is no error: pk->dflt.why says why. */
+static int default_kernel(const struct vtb_matrix *m, struct default_kernel *d)
 {
+	char *fetched;
+
+	if (d->tried)
+		return 0;
+	d->tried = true;
+	fetched = vtb_guest_default_fetched_dir();
+	if (!fetched)
+		return -1;
+	if (vtb_kernel_pick(m->kernel, "/boot", fetched, false, &d->k) < 0 ||
+	    vtb_sha256_file_hex(d->k.path, d->sha256) < 0) {
+		vtb_kernel_choice_release(&d->k);
+		d->why = vtb_strdup(vtb_errmsg());
+		vtb_error_clear();
+	}
+	free(fetched);
+	return d->why || d->k.path ? 0 : vtb_error("out of memory");
+}
+
+/* Checks configuration @c against the latest stored probe of its kernel
+ * image into @k. */
+static int check_knobs(struct vtb_store *st, struct plan_knobs *pk, const struct vtb_matrix *m,
+		       struct vtb_config *c, struct knob_note *k)
+{
+	struct vtb_kernel_probe kp;
+	json_t *probe;
+	int r;
+
+	k->state = KNOBS_UNCHECKED;
+	if (c->kernel_path) {
+		k->kernel = c->kernel_name;
+		k->path = c->kernel_path;
+		k->sha256 = c->kernel_sha256;
+	} else {
+		if (default_kernel(m, &pk->dflt) < 0)
+			return -1;
+		if (!pk->dflt.k.path) {
+			k->why = pk->dflt.why;
+			return 0;
+		}
+		k->path = pk->dflt.k.path;
+		k->release = pk->dflt.k.release;
+		k->sha256 = pk->dflt.sha256;
+	}
+	if (vtb_store_kernel_probe_of(st, k->sha256, &kp) < 0)
+		return -1;
+	if (!kp.probe)
+		return (k->unchecked = vtb_sched_knobs_unchecked(c, NULL)) ? 0 : -1;
+	probe = json_loads(kp.probe, 0, NULL);
+	k->boot = kp.boot_uuid;
+	k->started_ns = kp.started_ns;
+	kp.boot_uuid = NULL;
+	vtb_kernel_probe_release(&kp);
+	if (!json_is_object(probe)) { /* stored by us: not JSON is no probe */
+		json_decref(probe);
+		free(k->boot);
+		k->boot = NULL;
+		return (k->unchecked = vtb_sched_knobs_unchecked(c, NULL)) ? 0 : -1;
+	}
+	r = vtb_sched_knobs_lacking(c, probe, &k->lacks);
+	if (r >= 0 && !(k->unchecked = vtb_sched_knobs_unchecked(c, probe)))
+		r = -1;
+	json_decref(probe);
+	if (r < 0)
+		return -1;
+	k->state = r == 1 ? KNOBS_LACKING : KNOBS_CHECKED;
+	if (r == 1 && c->runnable) {
+		free(c->why_not);
+		c->why_not = vtb_asprintf("%s %s (sha256 %.16s) %s",
+					  k->kernel ? "kernel" : "the default kernel",
+					  k->kernel ? k->kernel : k->path, k->sha256, k->lacks);
+		c->runnable = false;
+		if (!c->why_not)
+			return vtb_error("out of memory");
+	}
+	return 0;
+}
+
+/*
+ * --db: each VM configuration whose sched profile sets sysctls or debugfs
+ * knobs, checked against the probe the latest boot of its kernel image
+ * stored (of [vm] kernel =, else the default kernel, hashed here only
+ * when some configuration needs it); the configurations of a kernel
+ * that lacks one are not runnable.  The notes say per configuration
+ * whether and against which boot's probe its knobs were checked.
+ */
+static int plan_knobs(struct vtb_store *st, struct vtb_matrix *m, struct plan_knobs *pk)
+{
+	pk->n = m->n_configs;
+	pk->note = calloc(m->n_configs ? m->n_configs : 1, sizeof(*pk->note));
+	if (!pk->note)
+		return vtb_error("out of memory");
 	for (size_t i = 0; i < m->n_configs; i++) {
 		struct vtb_config *c = &m->configs[i];
-		char *probe_txt = NULL, *why = NULL;
-		json_t *probe;
-		int r;
 
-		if (c->kind != VTB_CONFIG_VM || !c->kernel_path || !vtb_sched_has_settings(c))
-			continue;
-		if (vtb_store_kernel_probe(st, c->kernel_sha256, &probe_txt) < 0)
+		if (c->kind == VTB_CONFIG_VM && vtb_sched_sets_knobs(c) &&
+		    check_knobs(st, pk, m, c, &pk->note[i]) < 0)
 			return -1;
-		if (!probe_txt) {
-			if (text)
-				printf("knobs    %s: kernel %s (sha256 %.16s): unchecked until the "
-				       "first boot\n",
-				       c->label, c->kernel_name, c->kernel_sha256);
-			continue;
-		}
-		probe = json_loads(probe_txt, 0, NULL);
-		free(probe_txt);
-		r = vtb_sched_knobs_lacking(c, probe, &why);
-		json_decref(probe);
-		if (r < 0)
-			return -1;
-		if (r == 1 && c->runnable) {
-			free(c->why_not);
-			c->why_not = vtb_asprintf("kernel %s (sha256 %.16s) %s", c->kernel_name,
-						  c->kernel_sha256, why);
-			c->runnable = false;
-			if (!c->why_not) {
-				free(why);
-				return vtb_error("out of memory");
-			}
-		}
-		free(why);
 	}
 	return 0;
 }
 
 /* The plan of @m in o->format, then its domain XML (--xml-dir, --timing). */
 static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
-		       const struct vtb_matrix *m)
+		       const struct vtb_matrix *m, const struct plan_knobs *pk)
 {
 	struct vtb_bootref *order = NULL;
+	struct vtb_explore_plan x = { 0 };
 	size_t n_order = 0;
-	int ret = VTB_EXIT_INFRA;
+	int ret = VTB_EXIT_INFRA, r = 0;
 
 	if (vtb_matrix_boot_order(m, &order, &n_order))
 		goto err;
 	free(order);
-	if (!strcmp(o->format, "json")) {
-		if (plan_json(m, env->host, n_order))
-			goto err;
-	} else {
-		plan_text(m, env->host, n_order, o->quiet);
-	}
+	if (m->explore && vtb_explore_plan_make(m, &x) < 0)
+		goto err;
+	if (!strcmp(o->format, "json"))
+		r = plan_json(m, env->host, n_order, pk, m->explore ? &x : NULL);
+	else
+		plan_text(m, env->host, n_order, o->quiet, pk, m->explore ? &x : NULL);
+	vtb_explore_plan_release(&x);
+	if (r)
+		goto err;
 	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
 	if (o->xml_dir && vtb_mkdir_p(o->xml_dir, 0777, false) < 0) {
 		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
@@ -607,6 +918,7 @@ err:
 int cmd_plan(struct vtb_cmd_env *env)
 {
 	struct plan_opts o = { .format = "text" };
+	struct plan_knobs pk = { 0 };
 	struct vtb_matrix *m = NULL;
 	char *matrix_host = NULL;
 	bool done;
@@ -628,13 +940,14 @@ int cmd_plan(struct vtb_cmd_env *env)
 	}
 	if (o.reps || o.reps_auto)
 		vtb_matrix_set_reps(m, o.reps_auto ? 0 : o.reps);
-	if (env->store && plan_knobs(env->store, m, !strcmp(o.format, "text")) < 0) {
+	if (env->store && plan_knobs(env->store, m, &pk) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = VTB_EXIT_INFRA;
 		goto out;
 	}
-	ret = plan_output(env, &o, m);
+	ret = plan_output(env, &o, m, &pk);
 out:
+	plan_knobs_release(&pk);
 	vtb_matrix_free(m);
 	if (matrix_host)
 		env->host_topology = NULL;

@@ -5,7 +5,9 @@
  * serves a fresh race, a resumed one and the last save after an
  * interruption, and what is saved is always what the stored boots say.
  * The cost is a read of the campaign's samples per round, small next to
- * a boot.
+ * a boot.  The candidates are picked in one place (vtb_explore_candidates())
+ * for the race and for what vtbench plan shows of it (the end of this
+ * file).
  */
 #include "explore.h"
 
@@ -78,11 +80,28 @@ static size_t baseline_of(const struct vtb_matrix *m, size_t v)
 	return SIZE_MAX;
 }
 
+size_t vtb_explore_candidates(const struct vtb_matrix *m, size_t *cfg, size_t *base)
+{
+	size_t vms = 0, n = 0;
+
+	for (size_t i = 0; i < m->n_configs; i++)
+		vms += m->configs[i].runnable && m->configs[i].kind == VTB_CONFIG_VM;
+	for (size_t i = 0; i < m->n_configs; i++) {
+		const struct vtb_config *c = &m->configs[i];
+
+		if (!c->runnable || (c->kind == VTB_CONFIG_VM) != (vms > 0))
+			continue;
+		cfg[n] = i;
+		base[n++] = vms ? baseline_of(m, i) : SIZE_MAX;
+	}
+	return n;
+}
+
 struct vtb_explore *vtb_explore_new(const struct vtb_matrix *m,
 				    void (*note)(const char *msg, void *arg), void *note_arg)
 {
 	struct vtb_explore *ex;
-	size_t vms = 0;
+	size_t *cfg, *base;
 
 	if (!m->explore) {
 		vtb_error("'%s' has no [explore] section: it names the objective (objective = "
@@ -100,18 +119,18 @@ struct vtb_explore *vtb_explore_new(const struct vtb_matrix *m,
 	ex->note = note;
 	ex->note_arg = note_arg;
 	ex->c = calloc(m->n_configs ? m->n_configs : 1, sizeof(*ex->c));
-	if (!ex->c)
+	cfg = calloc(m->n_configs ? m->n_configs : 1, sizeof(*cfg));
+	base = calloc(m->n_configs ? m->n_configs : 1, sizeof(*base));
+	if (!ex->c || !cfg || !base) {
+		free(cfg);
+		free(base);
 		goto oom;
-	for (size_t i = 0; i < m->n_configs; i++)
-		vms += m->configs[i].runnable && m->configs[i].kind == VTB_CONFIG_VM;
-	for (size_t i = 0; i < m->n_configs; i++) {
-		const struct vtb_config *c = &m->configs[i];
-
-		if (!c->runnable || (c->kind == VTB_CONFIG_VM) != (vms > 0))
-			continue;
-		ex->c[ex->n++] = (struct cand){ .cfg = i,
-						.base = vms ? baseline_of(m, i) : SIZE_MAX };
 	}
+	ex->n = vtb_explore_candidates(m, cfg, base);
+	for (size_t i = 0; i < ex->n; i++)
+		ex->c[i] = (struct cand){ .cfg = cfg[i], .base = base[i] };
+	free(cfg);
+	free(base);
 	if (!ex->n) {
 		vtb_error("'%s': no runnable configuration to race", m->path);
 		vtb_explore_free(ex);
@@ -570,4 +589,145 @@ void vtb_explore_outcome(const struct vtb_explore *ex, struct vtb_explore_outcom
 	out->eliminated = ne;
 	out->rounds = vtb_race_rounds(ex->race);
 	out->boots = vtb_race_boots(ex->race);
+}
+
+/* ---- what vtbench plan shows ---- */
+
+void vtb_explore_plan_release(struct vtb_explore_plan *x)
+{
+	free(x->cfg);
+	free(x->base);
+	free(x->bases);
+	free(x->with_cell);
+}
+
+static bool has_cell(const struct vtb_config *c, const char *name)
+{
+	for (size_t j = 0; j < c->n_cells; j++)
+		if (!strcmp(c->cells[j].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * The race's bounds.  Every round boots each survivor once; before
+ * min_rounds nothing is dropped, and a running race has 2 survivors at
+ * least (one left ends it), so a boot budget B bounds the rounds to B/n
+ * before the first test and to 2 boots a round after it (race.c stops
+ * before a round that would pass B).  One candidate: the race is over
+ * before it starts.
+ */
+static void plan_bounds(const struct vtb_explore_conf *e, struct vtb_explore_plan *x)
+{
+	long long n = (long long)x->n, mr = e->min_rounds, rounds = e->max_rounds;
+	long long b = e->budget_boots, cand;
+
+	if (n < 2) {
+		x->rounds = x->cand_boots = x->base_boots = 0;
+		return;
+	}
+	cand = rounds * n;
+	if (b > 0) {
+		long long r = b < n * mr ? b / n : mr + (b - n * mr) / 2;
+
+		x->short_budget = b < n * mr;
+		if (r < rounds)
+			rounds = r;
+		if (x->short_budget)
+			cand = rounds * n;
+		else if (b < cand)
+			cand = b;
+	}
+	x->rounds = rounds;
+	x->cand_boots = cand;
+	x->base_boots = rounds * (long long)x->nb;
+}
+
+int vtb_explore_plan_make(const struct vtb_matrix *m, struct vtb_explore_plan *x)
+{
+	const struct vtb_explore_conf *e = m->explore;
+	size_t nc = m->n_configs ? m->n_configs : 1;
+
+	memset(x, 0, sizeof(*x));
+	x->cfg = calloc(nc, sizeof(*x->cfg));
+	x->base = calloc(nc, sizeof(*x->base));
+	x->bases = calloc(nc, sizeof(*x->bases));
+	x->with_cell = calloc(e->n_objective ? e->n_objective : 1, sizeof(*x->with_cell));
+	if (!x->cfg || !x->base || !x->bases || !x->with_cell) {
+		vtb_explore_plan_release(x);
+		return vtb_error("out of memory");
+	}
+	x->n = vtb_explore_candidates(m, x->cfg, x->base);
+	for (size_t i = 0; i < x->n; i++) {
+		size_t j;
+
+		for (size_t k = 0; k < e->n_objective; k++)
+			x->with_cell[k] += has_cell(&m->configs[x->cfg[i]], e->objective[k].cell);
+		if (x->base[i] == SIZE_MAX) {
+			x->no_base += m->configs[x->cfg[i]].kind == VTB_CONFIG_VM;
+			continue;
+		}
+		for (j = 0; j < x->nb && x->bases[j] != x->base[i]; j++)
+			;
+		if (j == x->nb)
+			x->bases[x->nb++] = x->base[i];
+	}
+	plan_bounds(e, x);
+	return 0;
+}
+
+json_t *vtb_explore_plan_json(const struct vtb_matrix *m, const struct vtb_explore_plan *x)
+{
+	const struct vtb_explore_conf *e = m->explore;
+	json_t *o, *obj = json_array(), *cands = json_array(), *bases = json_array();
+
+	if (!obj || !cands || !bases)
+		goto fail;
+	for (size_t k = 0; k < e->n_objective; k++)
+		if (json_array_append_new(obj, json_pack("{s:s, s:s, s:s, s:I}", "cell",
+							 e->objective[k].cell, "metric",
+							 e->objective[k].metric, "direction",
+							 e->objective[k].direction > 0	 ? "higher"
+							 : e->objective[k].direction < 0 ? "lower"
+											 : "auto",
+							 "candidates_with_cell",
+							 (json_int_t)x->with_cell[k])))
+			goto fail;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct vtb_config *c = &m->configs[x->cfg[i]];
+		char id[32];
+
+		snprintf(id, sizeof(id), "c%zu", i + 1);
+		if (json_array_append_new(cands, json_pack("{s:s, s:s, s:s, s:s?}", "id", id, "key",
+							   c->key, "label", c->label, "baseline",
+							   x->base[i] == SIZE_MAX
+								   ? NULL
+								   : m->configs[x->base[i]].key)))
+			goto fail;
+	}
+	for (size_t j = 0; j < x->nb; j++)
+		if (json_array_append_new(bases, json_string(m->configs[x->bases[j]].key)))
+			goto fail;
+	o = json_pack("{s:i, s:O, s:I, s:I, s:I, s:I, s:s, s:s, s:O, s:O, s:{s:I, s:I, s:I}, "
+		      "s:{s:I, s:I, s:I, s:I}, s:b}",
+		      "line", e->line, "objective", obj, "min_rounds", (json_int_t)e->min_rounds,
+		      "max_rounds", (json_int_t)e->max_rounds, "budget_boots",
+		      (json_int_t)e->budget_boots, "budget_ns", (json_int_t)e->budget_ns,
+		      "multiplicity", e->holm ? "holm" : "bh", "kind",
+		      x->n && m->configs[x->cfg[0]].kind == VTB_CONFIG_BASELINE ? "baseline" : "vm",
+		      "candidates", cands, "baselines", bases, "round", "candidate_boots",
+		      (json_int_t)x->n, "baseline_boots", (json_int_t)x->nb, "boots",
+		      (json_int_t)(x->n + x->nb), "at_most", "rounds", (json_int_t)x->rounds,
+		      "candidate_boots", (json_int_t)x->cand_boots, "baseline_boots",
+		      (json_int_t)x->base_boots, "boots",
+		      (json_int_t)(x->cand_boots + x->base_boots), "budget_short", x->short_budget);
+	json_decref(obj);
+	json_decref(cands);
+	json_decref(bases);
+	return o;
+fail:
+	json_decref(obj);
+	json_decref(cands);
+	json_decref(bases);
+	return NULL;
 }

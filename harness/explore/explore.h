@@ -21,9 +21,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 struct vtb_matrix;
 struct vtb_store;
 struct vtb_explore;
+
+/* The candidates explore races in @m, in matrix order: @cfg[i] is the
+ * index of candidate i in m->configs, @base[i] that of its baseline
+ * (SIZE_MAX: none, and always for bare-metal candidates).  Both arrays
+ * hold m->n_configs.  Returns the count (0: nothing runnable to race).
+ * vtbench plan shows them. */
+size_t vtb_explore_candidates(const struct vtb_matrix *m, size_t *cfg, size_t *base);
 
 /* Reads @m's [explore] (m->explore) and picks the candidates; @m is
  * borrowed for the explore's life.  NULL with vtb_error() (an input
@@ -53,5 +62,30 @@ struct vtb_explore_outcome {
 	size_t rounds, boots, candidates, eliminated;
 };
 void vtb_explore_outcome(const struct vtb_explore *ex, struct vtb_explore_outcome *out);
+
+/*
+ * What vtbench explore would race in @m, for vtbench plan: the candidates
+ * as explore picks them, the distinct baselines they need, how many have
+ * each objective metric's cell, and what the race can cost at most (by
+ * max_rounds and budget_boots).  m->explore must be set.
+ */
+struct vtb_explore_plan {
+	/* candidate i: m->configs[cfg[i]] beside m->configs[base[i]] (SIZE_MAX:
+	 * none) */
+	size_t n, *cfg, *base; /* candidates, their configuration and baseline */
+	size_t nb, *bases;     /* the distinct baselines they need */
+	size_t no_base;	       /* VM candidates without a baseline */
+	size_t *with_cell;     /* per objective metric: candidates with its cell */
+	long long rounds;      /* rounds at most */
+	long long cand_boots;  /* candidate boots at most */
+	long long base_boots;  /* baseline boots at most */
+	bool short_budget;     /* budget_boots stops the race before its first test */
+};
+
+/* 0, or -1 with vtb_error() on ENOMEM (nothing to release then). */
+int vtb_explore_plan_make(const struct vtb_matrix *m, struct vtb_explore_plan *x);
+void vtb_explore_plan_release(struct vtb_explore_plan *x);
+/* The plan's "explore" object (new reference; NULL on ENOMEM). */
+json_t *vtb_explore_plan_json(const struct vtb_matrix *m, const struct vtb_explore_plan *x);
 
 #endif

@@ -408,9 +408,58 @@ int vtb_sched_verify(const struct vtb_config *c, const json_t *probe, const json
 	return ret;
 }
 
+bool vtb_sched_sets_knobs(const struct vtb_config *c)
+{
+	size_t i;
+
+	if (c->kind != VTB_CONFIG_VM)
+		return false;
+	for (i = 0; i < c->params.n; i++)
+		if (!strncmp(c->params.kv[i].key, PFX "sysctl.", strlen(PFX "sysctl.")) ||
+		    !strncmp(c->params.kv[i].key, PFX "debugfs.", strlen(PFX "debugfs.")))
+			return true;
+	return false;
+}
+
+enum knob_state { KNOB_HAS, KNOB_LACKS, KNOB_UNKNOWN };
+
+/*
+ * sysctl NAME by the probe's "sysctls": {"DIR": [FILE...] | null}, the
+ * files directly under /proc/sys/DIR.  A name in a directory the probe
+ * did not list (an older agent, a nested name like kernel.random.x, a
+ * listing cut at its bound) is unknown, never missing.
+ */
+static enum knob_state sysctl_state(const json_t *probe, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	const json_t *dirs = json_object_get(probe, "sysctls"), *files;
+	char *dir;
+
+	if (!dot || strchr(dot + 1, '.') || !json_is_object(dirs))
+		return KNOB_UNKNOWN;
+	dir = strndup(name, (size_t)(dot - name));
+	files = dir ? json_object_get(dirs, dir) : NULL;
+	free(dir);
+	if (!json_is_array(files))
+		return KNOB_UNKNOWN;
+	return in_list(files, dot + 1) ? KNOB_HAS : KNOB_LACKS;
+}
+
+/* debugfs KEY: top-level knobs in probe.knobs, per-domain KNOBs in
+ * probe.domain_knobs (every probe lists both). */
+static enum knob_state debugfs_state(const json_t *probe, const char *key)
+{
+	const char *slash = strrchr(key, '/');
+
+	return in_list(json_object_get(probe, slash ? "domain_knobs" : "knobs"),
+		       slash ? slash + 1 : key)
+		       ? KNOB_HAS
+		       : KNOB_LACKS;
+}
+
 int vtb_sched_knobs_lacking(const struct vtb_config *c, const json_t *probe, char **why)
 {
-	json_t *job, *debugfs, *val;
+	json_t *job, *val;
 	const char *k;
 	int ret = 0;
 
@@ -420,20 +469,67 @@ int vtb_sched_knobs_lacking(const struct vtb_config *c, const json_t *probe, cha
 	job = vtb_sched_job(c);
 	if (!job)
 		return -1;
-	debugfs = json_object_get(job, "debugfs");
-	json_object_foreach(debugfs, k, val)
+	/* in the order the agent applies them: sysctls, then debugfs */
+	json_object_foreach(json_object_get(job, "sysctl"), k, val)
+	{
+		(void)val;
+		if (sysctl_state(probe, k) != KNOB_LACKS)
+			continue;
+		*why = vtb_asprintf("lacks sysctl %s (sysctl.%s)", k, k);
+		ret = *why ? 1 : vtb_error("out of memory");
+		goto out;
+	}
+	json_object_foreach(json_object_get(job, "debugfs"), k, val)
 	{
 		const char *slash = strrchr(k, '/');
-		const char *list = slash ? "domain_knobs" : "knobs";
-		const char *knob = slash ? slash + 1 : k;
 
 		(void)val;
-		if (in_list(json_object_get(probe, list), knob))
+		if (debugfs_state(probe, k) != KNOB_LACKS)
 			continue;
-		*why = vtb_asprintf("lacks debugfs knob %s (debugfs.%s)", knob, k);
+		*why = vtb_asprintf("lacks debugfs knob %s (debugfs.%s)", slash ? slash + 1 : k, k);
 		ret = *why ? 1 : vtb_error("out of memory");
-		break;
+		goto out;
 	}
+out:
 	json_decref(job);
 	return ret;
+}
+
+json_t *vtb_sched_knobs_unchecked(const struct vtb_config *c, const json_t *probe)
+{
+	json_t *job = NULL, *keys = json_array(), *val;
+	const char *k;
+
+	if (!keys)
+		goto oom;
+	if (!vtb_sched_has_settings(c))
+		return keys;
+	job = vtb_sched_job(c);
+	if (!job) {
+		json_decref(keys);
+		return NULL;
+	}
+	json_object_foreach(json_object_get(job, "sysctl"), k, val)
+	{
+		(void)val;
+		if (json_is_object(probe) && sysctl_state(probe, k) != KNOB_UNKNOWN)
+			continue;
+		if (json_array_append_new(keys, json_sprintf("sysctl.%s", k)) < 0)
+			goto oom;
+	}
+	json_object_foreach(json_object_get(job, "debugfs"), k, val)
+	{
+		(void)val;
+		if (json_is_object(probe))
+			continue;
+		if (json_array_append_new(keys, json_sprintf("debugfs.%s", k)) < 0)
+			goto oom;
+	}
+	json_decref(job);
+	return keys;
+oom:
+	json_decref(job);
+	json_decref(keys);
+	vtb_error("out of memory");
+	return NULL;
 }

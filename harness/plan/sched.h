@@ -54,14 +54,32 @@ const char *vtb_sched_cmdline(const struct vtb_config *c);
 int vtb_sched_verify(const struct vtb_config *c, const json_t *probe, const json_t *sched,
 		     char **why);
 
+/* Whether @c's profile sets a sysctl or a debugfs knob: what a guest
+ * kernel may lack, and its probe can tell. */
+bool vtb_sched_sets_knobs(const struct vtb_config *c);
+
 /*
- * Does the kernel whose in-guest probe is @probe (its "knobs" and
- * "domain_knobs") have every debugfs knob @c's profile sets?  0: yes
- * (or the profile sets none); 1: no, *why (malloc'ed) names the first
- * knob it lacks ("lacks debugfs knob KNOB (debugfs.KEY)"); -1 with
- * vtb_error() on ENOMEM.  run marks such a configuration not runnable
- * once a boot of its kernel image stored a probe; plan --db says so.
+ * Does the kernel whose in-guest probe is @probe have every sysctl and
+ * debugfs knob @c's profile sets?  Debugfs knobs are looked up in the
+ * probe's "knobs" and "domain_knobs"; a sysctl DIR.NAME in its
+ * "sysctls": {"DIR": [NAME...]} (the files directly under /proc/sys/DIR;
+ * an older probe has none).  A sysctl the probe's lists do not cover (no
+ * such list, null, or a nested name) is unchecked, never lacking.
+ * 0: nothing lacking (or the profile sets nothing, or @probe is NULL);
+ * 1: *why (malloc'ed) names the first key lacking, sysctls first as the
+ * agent applies them ("lacks sysctl NAME (sysctl.NAME)", "lacks debugfs
+ * knob KNOB (debugfs.KEY)"); -1 with vtb_error() on ENOMEM.  run marks
+ * such a configuration not runnable once a boot of its kernel image
+ * stored a probe; plan --db says so.
  */
 int vtb_sched_knobs_lacking(const struct vtb_config *c, const json_t *probe, char **why);
+
+/*
+ * The keys of @c's profile that @probe cannot judge: every sysctl and
+ * debugfs key when @probe is NULL, else the sysctls its lists do not
+ * cover.  A new JSON array of "sysctl.NAME" / "debugfs.KEY" strings
+ * (empty when none), NULL with vtb_error() on ENOMEM.
+ */
+json_t *vtb_sched_knobs_unchecked(const struct vtb_config *c, const json_t *probe);
 
 #endif

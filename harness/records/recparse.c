@@ -891,6 +891,15 @@ static const struct vspec v_int = { VK_INT, 0, 0, NULL, NULL, NULL };
 		NULL, STR \
 	}
 
+/* the sysctl names of /proc/sys/kernel and /proc/sys/vm (guestview.h's
+ * VTB_GV_MAX_SYSCTLS); null: not listed.  Absent from older agents. */
+#define GV_SYSCTLS 512
+static const struct vmember m_sysctls[] = {
+	{ "kernel", { VK_ARRAY, VF_NULL | VF_OPT, GV_SYSCTLS, &v_str, NULL, NULL } },
+	{ "vm", { VK_ARRAY, VF_NULL | VF_OPT, GV_SYSCTLS, &v_str, NULL, NULL } },
+	END,
+};
+
 static const struct vmember m_probe[] = {
 	{ "debugfs", BOOL },
 	{ "knobs", ARR(GV_NAMES, &v_str) },
@@ -903,6 +912,7 @@ static const struct vmember m_probe[] = {
 	{ "schedstat_version", INTN },
 	{ "cgroup2", BOOL },
 	{ "cpuset_partition", BOOL },
+	{ "sysctls", { VK_OBJECT, VF_OPT, 0, NULL, m_sysctls, NULL } },
 	END,
 };
 

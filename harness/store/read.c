@@ -897,13 +897,29 @@ out:
 
 int vtb_store_kernel_probe(struct vtb_store *st, const char *sha256, char **probe)
 {
-	static const char sel[] = "SELECT probe FROM boot WHERE guest_kernel_sha256 = ?1"
-				  " AND probe IS NOT NULL ORDER BY started_ns DESC, id DESC LIMIT 1";
+	struct vtb_kernel_probe kp;
+	int ret = vtb_store_kernel_probe_of(st, sha256, &kp);
+
+	*probe = NULL;
+	if (ret == 0) {
+		*probe = kp.probe;
+		kp.probe = NULL;
+	}
+	vtb_kernel_probe_release(&kp);
+	return ret;
+}
+
+int vtb_store_kernel_probe_of(struct vtb_store *st, const char *sha256,
+			      struct vtb_kernel_probe *out)
+{
+	static const char sel[] = "SELECT probe, uuid, started_ns FROM boot"
+				  " WHERE guest_kernel_sha256 = ?1 AND probe IS NOT NULL"
+				  " ORDER BY started_ns DESC, id DESC LIMIT 1";
 	sqlite3_stmt *s = NULL;
 	bool row;
 	int ret = -1;
 
-	*probe = NULL;
+	memset(out, 0, sizeof(*out));
 	if (prepare(st, sel, &s) < 0)
 		goto out;
 	if (bind_text(s, 1, sha256)) {
@@ -913,8 +929,11 @@ int vtb_store_kernel_probe(struct vtb_store *st, const char *sha256, char **prob
 	if (step(st, s, "read a kernel's probe", &row) < 0)
 		goto out;
 	if (row && column_text(s, 0)) {
-		*probe = vtb_strdup(column_text(s, 0));
-		if (!*probe) {
+		out->probe = vtb_strdup(column_text(s, 0));
+		out->boot_uuid = vtb_strdup(column_text(s, 1) ? column_text(s, 1) : "");
+		out->started_ns = sqlite3_column_int64(s, 2);
+		if (!out->probe || !out->boot_uuid) {
+			vtb_kernel_probe_release(out);
 			vtb_error("out of memory");
 			goto out;
 		}
@@ -923,6 +942,15 @@ int vtb_store_kernel_probe(struct vtb_store *st, const char *sha256, char **prob
 out:
 	sqlite3_finalize(s);
 	return ret;
+}
+
+void vtb_kernel_probe_release(struct vtb_kernel_probe *kp)
+{
+	if (!kp)
+		return;
+	free(kp->probe);
+	free(kp->boot_uuid);
+	memset(kp, 0, sizeof(*kp));
 }
 
 struct kernel_walk {

@@ -196,6 +196,17 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
  * when none.  -1 with vtb_error(). */
 int vtb_store_kernel_probe(struct vtb_store *st, const char *sha256, char **probe);
 
+/* The same probe with the boot that stored it (plan --db names it).
+ * All members NULL/0 when none; release with vtb_kernel_probe_release(). */
+struct vtb_kernel_probe {
+	char *probe;	 /* JSON text */
+	char *boot_uuid; /* of the boot */
+	int64_t started_ns;
+};
+int vtb_store_kernel_probe_of(struct vtb_store *st, const char *sha256,
+			      struct vtb_kernel_probe *out);
+void vtb_kernel_probe_release(struct vtb_kernel_probe *kp);
+
 /* Marks the configuration @key of @campaign_id not runnable, @why (run
  * found it so after the campaign started: a kernel without a knob its
  * sched profile needs).  -1 with vtb_error(). */

@@ -6,7 +6,9 @@
 # with a message naming it, and the other boots are unaffected; a second
 # profile needing a knob that kernel lacks is not booted at all (its
 # kernel's probe, stored by the first boot, says so: issue 19), the
-# configuration is stored not runnable with why, and run exits 1.
+# configuration is stored not runnable with why, and run exits 1.  The
+# same for a sysctl the kernel lacks (bogus3): the probe lists the
+# sysctls of /proc/sys/kernel and vm, so no boot is spent on it either.
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need virsh || exit 0
@@ -25,7 +27,7 @@ vcpus = 2
 topology = cores
 pinning = strict
 memory = 512M
-sched = bogus, default, relax, bogus2
+sched = bogus, default, relax, bogus2, bogus3
 [sched default]
 [sched relax]
 cmdline = relax_domain_level=0
@@ -35,15 +37,18 @@ debugfs.domains/MC/imbalance_pct = 125
 debugfs.no_such_knob_ns = 1
 [sched bogus2]
 debugfs.no_such_knob_ns = 2
+[sched bogus3]
+sysctl.kernel.no_such_sysctl = 1
 [workload wakeup]
 type = wakeup
 runtime = 200ms
 CONF
 
-expect_exit "plan accepts the four profiles" 0 "$VTBENCH" plan "$T/m.conf"
-expect_exit "run exits 1 (one boot failed, one configuration not run)" 1 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
+expect_exit "plan accepts the five profiles" 0 "$VTBENCH" plan "$T/m.conf"
+expect_exit "run exits 1 (one boot failed, two configurations not run)" 1 "$VTBENCH" run "$T/m.conf" --db "$T/r.db"
 expect_grep "run says which configuration it did not run, and why" "$T/err" "lacks debugfs knob no_such_knob_ns"
-expect_grep "... and counts it" "$T/out" "1 configuration not run (its kernel lacks a knob of its sched profile)"
+expect_grep "... and the sysctl" "$T/err" "lacks sysctl kernel.no_such_sysctl (sysctl.kernel.no_such_sysctl)"
+expect_grep "... and counts them" "$T/out" "2 configurations not run (its kernel lacks a knob of its sched profile)"
 q() { sql "$T/r.db" "$1"; }
 pq() { # profile, expression over boot b, guest_view g
 	q "select $2 from boot b join config c on c.id = b.config_id left join guest_view g on g.boot_id = b.id where json_extract(c.params, '\$.sched') = '$1'"
@@ -80,4 +85,17 @@ case "$got" in
 "0 kernel "*"lacks debugfs knob no_such_knob_ns"*) ok "bogus2: stored not runnable, naming the kernel and the knob" ;;
 *) notok "bogus2: stored not runnable, naming the kernel and the knob" "got '$got'" ;;
 esac
+expect_eq "bogus3: never booted" "$(pq bogus3 "count(b.id)")" "0"
+got=$(q "select runnable || ' ' || coalesce(why_not, '') from config where json_extract(params, '\$.sched') = 'bogus3'")
+case "$got" in
+"0 kernel "*"lacks sysctl kernel.no_such_sysctl (sysctl.kernel.no_such_sysctl)"*) ok "bogus3: stored not runnable, naming the kernel and the sysctl" ;;
+*) notok "bogus3: stored not runnable, naming the kernel and the sysctl" "got '$got'" ;;
+esac
+expect_eq "the stored probe lists the guest's sysctls (kernel and vm)" \
+	"$(pq default "(select count(*) from json_each(b.probe, '\$.sysctls.kernel') where value = 'sched_schedstats') || ' ' || (select count(*) from json_each(b.probe, '\$.sysctls.vm') where value = 'swappiness')")" "1 1"
+# plan --db says the same before a run, per configuration
+expect_exit "plan --db after the run" 0 "$VTBENCH" plan "$T/m.conf" --db "$T/r.db"
+expect_grep "... bogus3 is not runnable, naming the sysctl" "$T/out" "lacks sysctl kernel.no_such_sysctl (sysctl.kernel.no_such_sysctl)"
+n=$(grep -c "^  knobs checked against the probe of boot " "$T/out")
+expect_eq "... relax's knobs and sysctls checked against a stored probe" "$n" "1"
 expect_eq "no domain of ours remains" "$(ours)" "0"

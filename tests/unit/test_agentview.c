@@ -83,6 +83,20 @@ Test(agentview, probe_of_a_debian_61_guest)
 	free(root);
 }
 
+/* The sysctl names of /proc/sys/kernel and /proc/sys/vm: the fixture has
+ * one sysctl file and no vm directory (null: not listed, not empty). */
+Test(agentview, probe_lists_the_sysctls_of_kernel_and_vm)
+{
+	char *root = fixture("deb61-smt2");
+	json_t *p = vtb_gv_probe(root, false);
+
+	cr_assert_not_null(p);
+	expect_list(json_object_get(json_object_get(p, "sysctls"), "kernel"), "sched_schedstats");
+	cr_expect(json_is_null(json_object_get(json_object_get(p, "sysctls"), "vm")));
+	json_decref(p);
+	free(root);
+}
+
 Test(agentview, probe_of_a_newer_kernel_orders_levels_by_domain_index)
 {
 	char *root = fixture("pkg-numa-offline");
@@ -477,4 +491,33 @@ Test(schedprof, an_invalid_sched_object_is_an_error_not_a_crash)
 	cr_expect(has_err("debugfs.domains/../x: expected domains/LEVEL/KNOB"));
 	cr_expect(has_err("debugfs.a/b: expected a top-level knob or domains/..."));
 	vtb_sched_result_release(&R);
+}
+
+/* The probe's sysctl lists hold the files directly in each directory
+ * (not its subdirectories), and a directory over the bound is not listed
+ * (null) rather than cut: a list cut short would call a sysctl missing. */
+Test(agentview, probe_sysctl_lists_are_bounded, .init = tree, .fini = untree)
+{
+	json_t *p;
+
+	put("/proc/sys/kernel/random/boot_id", "x");
+	put("/proc/sys/vm/swappiness", "60");
+	p = vtb_gv_probe(T, false);
+	cr_assert_not_null(p);
+	expect_list(json_object_get(json_object_get(p, "sysctls"), "kernel"),
+		    "numa_balancing sched_util_clamp_min");
+	expect_list(json_object_get(json_object_get(p, "sysctls"), "vm"), "swappiness");
+	json_decref(p);
+	for (int i = 0; i < VTB_GV_MAX_SYSCTLS; i++) {
+		char *rel = vtb_asprintf("/proc/sys/vm/knob_%03d", i);
+
+		put(rel, "0");
+		free(rel);
+	}
+	p = vtb_gv_probe(T, false);
+	cr_assert_not_null(p);
+	cr_expect(json_is_null(json_object_get(json_object_get(p, "sysctls"), "vm")),
+		  "%d files: not listed", VTB_GV_MAX_SYSCTLS + 1);
+	cr_expect_eq(json_array_size(json_object_get(json_object_get(p, "sysctls"), "kernel")), 2);
+	json_decref(p);
 }

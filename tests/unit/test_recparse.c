@@ -834,6 +834,63 @@ Test(recparse, probe_member_of_the_wrong_type)
 		  "probe record: knobs is not an array");
 }
 
+/* PROBE with "sysctls": @sysctls (malloc'ed) */
+static char *probe_with(const char *sysctls)
+{
+	char *probe = strdup(PROBE), *r;
+
+	cr_assert_not_null(probe);
+	probe[strlen(probe) - 1] = '\0'; /* the final } */
+	r = vtb_asprintf("%s,\"sysctls\":%s}", probe, sysctls);
+	cr_assert_not_null(r);
+	free(probe);
+	return r;
+}
+
+/* sysctls (newer agents): the names of /proc/sys/kernel and vm, each a
+ * list of strings or null */
+Test(recparse, probe_sysctls_are_kept)
+{
+	char *p = probe_with("{\"kernel\":[\"numa_balancing\"],\"vm\":null}");
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(p);
+	r = res();
+	dump_errors();
+	cr_expect_eq(r->n_errors, 0);
+	cr_assert_not_null(r->probe);
+	cr_expect_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_object_get(r->probe, "sysctls"), "kernel"),
+				 0)),
+			 "numa_balancing");
+	free(p);
+}
+
+Test(recparse, probe_sysctls_of_the_wrong_type)
+{
+	char *p = probe_with("{\"kernel\":[1]}");
+
+	malformed(p, "probe record: sysctls.kernel[0] is not a string");
+	free(p);
+}
+
+/* at most 512 names a directory, as the agent bounds them */
+Test(recparse, probe_sysctls_are_bounded)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	char *p;
+
+	vtb_strbuf_addstr(&sb, "{\"vm\":[");
+	for (int i = 0; i < 513; i++)
+		vtb_strbuf_addf(&sb, "%s\"k%d\"", i ? "," : "", i);
+	vtb_strbuf_addstr(&sb, "]}");
+	p = probe_with(vtb_strbuf_str(&sb));
+	malformed(p, "probe record: sysctls.vm has 513 elements, at most 512");
+	free(p);
+	vtb_strbuf_release(&sb);
+}
+
 Test(recparse, probe_member_missing)
 {
 	malformed("{\"type\":\"probe\",\"debugfs\":true,\"knobs\":[]}",

@@ -613,3 +613,92 @@ Test(sched_verify, knobs_a_kernel_lacks_are_named)
 	json_decref(probe);
 	vtb_matrix_free(m);
 }
+
+/* A probe that lists /proc/sys/kernel and /proc/sys/vm judges the
+ * profile's sysctls too: one the kernel lacks makes the configuration
+ * not runnable, naming the key; a probe without the lists (an older
+ * agent) leaves them unchecked, never lacking. */
+Test(sched_verify, sysctls_a_kernel_lacks_are_named)
+{
+	struct vtb_matrix *m = ok(BASE "sched = relax\n" RELAX WL);
+	const struct vtb_config *c = config(m, RELAX_LABEL);
+	json_t *old = record("deb61-smt2-relax.rec", "probe");
+	json_t *has = json_deep_copy(old), *lacks = json_deep_copy(old), *keys;
+	char *why = NULL;
+
+	cr_assert_null(json_object_get(old, "sysctls"), "the fixture is an old probe");
+	json_object_set_new(has, "sysctls",
+			    json_pack("{s:[s, s], s:[]}", "kernel", "numa_balancing",
+				      "sched_schedstats", "vm"));
+	json_object_set_new(lacks, "sysctls",
+			    json_pack("{s:[s], s:n}", "kernel", "numa_balancing", "vm"));
+	cr_expect_eq(vtb_sched_knobs_lacking(c, old, &why), 0, "%s", why ? why : "");
+	keys = vtb_sched_knobs_unchecked(c, old);
+	expect_json(keys, "[\"sysctl.kernel.sched_schedstats\"]");
+	json_decref(keys);
+	cr_expect_eq(vtb_sched_knobs_lacking(c, has, &why), 0, "%s", why ? why : "");
+	keys = vtb_sched_knobs_unchecked(c, has);
+	expect_json(keys, "[]");
+	json_decref(keys);
+	cr_assert_eq(vtb_sched_knobs_lacking(c, lacks, &why), 1);
+	cr_expect_str_eq(why,
+			 "lacks sysctl kernel.sched_schedstats (sysctl.kernel.sched_schedstats)");
+	free(why);
+	/* no probe at all: every key is unchecked */
+	keys = vtb_sched_knobs_unchecked(c, NULL);
+	expect_json(keys, "[\"sysctl.kernel.sched_schedstats\", "
+			  "\"debugfs.domains/SMT/imbalance_pct\", "
+			  "\"debugfs.domains/cpu0/domain0/busy_factor\", "
+			  "\"debugfs.migration_cost_ns\"]");
+	json_decref(keys);
+	json_decref(old);
+	json_decref(has);
+	json_decref(lacks);
+	vtb_matrix_free(m);
+}
+
+/* Only the files directly in a listed directory are judged: a nested
+ * sysctl (kernel.random.x) or one of another directory (net.*) is
+ * unchecked, and a null list (the guest did not list it) too. */
+Test(sched_verify, sysctls_the_probe_does_not_cover_stay_unchecked)
+{
+	struct vtb_matrix *m = ok(BASE "sched = s\n"
+				       "[sched s]\n"
+				       "sysctl.kernel.random.write_wakeup_threshold = 256\n"
+				       "sysctl.net.core.somaxconn = 128\n"
+				       "sysctl.vm.swappiness = 10\n" WL);
+	const struct vtb_config *c =
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=s");
+	json_t *probe = json_pack("{s:[], s:[], s:{s:[], s:n}}", "knobs", "domain_knobs", "sysctls",
+				  "kernel", "vm");
+	json_t *keys;
+	char *why = NULL;
+
+	cr_expect(vtb_sched_sets_knobs(c));
+	cr_expect_eq(vtb_sched_knobs_lacking(c, probe, &why), 0, "%s", why ? why : "");
+	keys = vtb_sched_knobs_unchecked(c, probe);
+	expect_json(keys, "[\"sysctl.kernel.random.write_wakeup_threshold\", "
+			  "\"sysctl.net.core.somaxconn\", \"sysctl.vm.swappiness\"]");
+	json_decref(keys);
+	json_object_set_new(json_object_get(probe, "sysctls"), "vm",
+			    json_pack("[s]", "dirty_ratio"));
+	cr_assert_eq(vtb_sched_knobs_lacking(c, probe, &why), 1);
+	cr_expect_str_eq(why, "lacks sysctl vm.swappiness (sysctl.vm.swappiness)");
+	free(why);
+	json_decref(probe);
+	vtb_matrix_free(m);
+}
+
+/* What a kernel's probe can tell: sysctls and debugfs knobs; a profile
+ * with only a command line or a partition sets none. */
+Test(sched, sets_knobs_means_sysctls_or_debugfs)
+{
+	struct vtb_matrix *m = ok(BASE "sched = c, d\n[sched c]\ncmdline = isolcpus=1\n"
+				       "[sched d]\ndebugfs.migration_cost_ns = 0\n" WL);
+
+	cr_expect_not(vtb_sched_sets_knobs(
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=c")));
+	cr_expect(vtb_sched_sets_knobs(
+		config(m, "vm vcpus=2 topology=flat pinning=none memory=1G sched=d")));
+	vtb_matrix_free(m);
+}
