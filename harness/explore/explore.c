@@ -281,6 +281,7 @@ static int replay(struct vtb_explore *ex)
 	o.max_rounds = (size_t)ex->conf->max_rounds;
 	o.budget = (size_t)ex->conf->budget_boots;
 	o.adjust = ex->conf->holm ? VTB_RACE_HOLM : VTB_RACE_BH;
+	o.futility = ex->conf->futility;
 	vtb_race_free(ex->race);
 	ex->race = vtb_race_new(ex->n, rm, ex->nm, &o);
 	if (!ex->race)
