@@ -62,14 +62,21 @@ static void part_futility(struct page *pg, xmlNodePtr body, const json_t *fu)
 		 isfinite(need) ? html_jfmt(fu, "boots_needed").s
 				: "no number of boots would decide one at its spread",
 		 isfinite(need) ? " boots a side" : "");
-	json_array_foreach(json_object_get(fu, "comparisons"), i, c) html_elf(
-		pg, body, "p",
-		"'%s' against the winner: %s %s [%s, %s] after %s boots; needs %s boots a side",
-		jstr_or(c, "label"), jstr_or(c, "metric"),
-		html_fmt_pct(jnum_or_nan(c, "change_pct")).s,
-		html_fmt_pct(jnum_or_nan(c, "ci_low_pct")).s,
-		html_fmt_pct(jnum_or_nan(c, "ci_high_pct")).s, html_jfmt(c, "boots").s,
-		html_jfmt(c, "boots_needed").s);
+	json_array_foreach(json_object_get(fu, "comparisons"), i, c)
+	{
+		double n = jnum_or_nan(c, "boots_needed");
+
+		html_elf(pg, body, "p",
+			 "'%s' against the winner: %s %s [%s, %s] after %s boots; %s%s%s",
+			 jstr_or(c, "label"), jstr_or(c, "metric"),
+			 html_fmt_pct(jnum_or_nan(c, "change_pct")).s,
+			 html_fmt_pct(jnum_or_nan(c, "ci_low_pct")).s,
+			 html_fmt_pct(jnum_or_nan(c, "ci_high_pct")).s, html_jfmt(c, "boots").s,
+			 isfinite(n) ? "needs " : "",
+			 isfinite(n) ? html_jfmt(c, "boots_needed").s
+				     : "no number of boots would decide it at its spread",
+			 isfinite(n) ? " boots a side" : "");
+	}
 }
 
 static void part_winner(struct page *pg, xmlNodePtr body, const json_t *doc)

@@ -271,9 +271,11 @@ static void put_futility(FILE *f, const json_t *fu)
 		put(f, jstr(c, "metric"));
 		fputc(' ', f);
 		change(f, c);
-		fprintf(f, " after %.0f boots; needs ", jnum(c, "boots"));
-		num(f, jnum(c, "boots_needed"));
-		fputs(" boots a side\n", f);
+		fprintf(f, " after %.0f boots; ", jnum(c, "boots"));
+		if (isfinite(jnum(c, "boots_needed")))
+			fprintf(f, "needs %.0f boots a side\n", jnum(c, "boots_needed"));
+		else
+			fputs("no number of boots would decide it at its spread\n", f);
 	}
 }
 
