@@ -17,6 +17,10 @@
  * the first metric.  Without it the two verdicts exclude each other (a
  * `worse` estimate is beyond the threshold, a `same` interval within it)
  * and the rule is compare's exactly.
+ *
+ * Futility (opts.futility, off by default) is decided last, from the
+ * standings, so it never pre-empts a stop the round reached otherwise;
+ * futile() says how it is guarded and docs/explore.md measures it.
  */
 #include "race.h"
 
