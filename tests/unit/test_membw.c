@@ -207,10 +207,9 @@ Test(membw, each_rate_is_bytes_moved_over_the_best_time)
 		cr_assert_leq(best, avg);
 		cr_assert_leq(avg, max * (1 + 1e-12));
 		cr_assert_str_eq(ctx.samples[i].metric, k[i].name);
-		cr_assert_float_eq(
-			ctx.samples[i].value, want, want * 1e-9,
-			"%s: %.3f MB/s reported, %.0f arrays of %.0f bytes in %.9f s is %.3f",
-			k[i].name, ctx.samples[i].value, k[i].arrays, array, best, want);
+		cr_assert_float_eq(ctx.samples[i].value, want, want * 1e-9,
+				   "%s: %.3f MB/s reported, %.0f arrays of %.0f bytes in %.9f s is %.3f",
+				   k[i].name, ctx.samples[i].value, k[i].arrays, array, best, want);
 		cr_assert_float_eq(json_number_value(json_object_get(o, "bytes_moved")),
 				   k[i].arrays * array, 0.5);
 	}
@@ -297,9 +296,8 @@ static int prepare_with(const char *const *kv, void **pp, struct vtb_workload_ct
  * directories and no CPUID fallback still runs it, the rule unchecked. */
 Test(membw, explicit_size_needs_no_llc)
 {
-	static const char *const kv[] = { "size",     "1M",	    "iterations",
-					  "2",	      "sysfs_root", "/nonexistent",
-					  "no_cpuid", "yes",	    NULL };
+	static const char *const kv[] = { "size", "1M", "iterations", "2", "sysfs_root",
+					  "/nonexistent", "no_cpuid", "yes", NULL };
 	struct vtb_workload_ctx ctx;
 	void *p;
 

@@ -77,9 +77,10 @@ Test(memfit, guest_reserve_stays_above_the_measurements)
 		long vcpus;
 		double measured_mib;
 	} m[] = {
-		{ 160, 1, 71.7 },    { 512, 1, 82.9 },	   { 1024, 2, 165.0 },	{ 2048, 2, 187.0 },
-		{ 4096, 2, 332.4 },  { 8192, 2, 423.5 },   { 16384, 2, 602.7 }, { 1024, 16, 188.1 },
-		{ 4096, 16, 353.6 }, { 16384, 16, 626.6 },
+		{ 160, 1, 71.7 },     { 512, 1, 82.9 },	    { 1024, 2, 165.0 },
+		{ 2048, 2, 187.0 },   { 4096, 2, 332.4 },   { 8192, 2, 423.5 },
+		{ 16384, 2, 602.7 },  { 1024, 16, 188.1 },  { 4096, 16, 353.6 },
+		{ 16384, 16, 626.6 },
 	};
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
@@ -151,11 +152,9 @@ Test(memfit, configurations_sharing_a_baseline_share_the_size)
 	plan(HUGE_L3, "[global]\nhousekeeping = none\n[baseline]\nvm = yes\n"
 		      "[vm]\nvcpus = 2\npinning = strict\nmemory = 1G, 4G\n"
 		      "[workload stream]\ntype = membw\n");
-	a = resolved_u64(cell(config("vm vcpus=2 topology=flat pinning=strict memory=1G"),
-			      "stream"),
+	a = resolved_u64(cell(config("vm vcpus=2 topology=flat pinning=strict memory=1G"), "stream"),
 			 "size");
-	b = resolved_u64(cell(config("vm vcpus=2 topology=flat pinning=strict memory=4G"),
-			      "stream"),
+	b = resolved_u64(cell(config("vm vcpus=2 topology=flat pinning=strict memory=4G"), "stream"),
 			 "size");
 	c = resolved_u64(cell(config("baseline cpus=2"), "stream"), "size");
 	cr_assert_eq(a, b);
@@ -263,8 +262,7 @@ Test(memfit, side_by_side_guests_use_one_vms_llc)
 	for (size_t i = 0; i < M->n_configs; i++)
 		if (M->configs[i].kind == VTB_CONFIG_BASELINE &&
 		    !strncmp(M->configs[i].label, "baseline cpus=2 ", 16))
-			cr_assert_eq(resolved_u64(cell(&M->configs[i], "stream"), "size"),
-				     32 * MiB);
+			cr_assert_eq(resolved_u64(cell(&M->configs[i], "stream"), "size"), 32 * MiB);
 }
 
 /* a guest too small to run does not cut the arrays of the others */
@@ -280,7 +278,7 @@ Test(memfit, a_guest_too_small_to_run_does_not_shrink_the_others)
 	cr_assert_not(small->runnable);
 	cr_assert_eq(resolved_u64(cell(config("vm vcpus=2 topology=flat pinning=strict memory=2G"),
 				       "stream"),
-				  "size"),
+			      "size"),
 		     64 * MiB);
 	cr_assert_eq(resolved_u64(cell(config("baseline cpus=2"), "stream"), "size"), 64 * MiB);
 }

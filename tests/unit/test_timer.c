@@ -536,8 +536,7 @@ Test(timer, raised_rtprio_limit_is_restored_after_the_run)
 	cr_assert_eq(set(p, "dma_latency", "-1"), 0);
 	cr_assert_eq(W->prepare(p, &ctx), 0, "%s", vtb_errmsg());
 	(void)W->run(p, &ctx); /* FIFO may be refused (RT runtime): the limit still returns */
-	cr_assert_eq(fake_rl_max_soft, 10,
-		     "the run raised the soft limit to %llu, not to the priority",
+	cr_assert_eq(fake_rl_max_soft, 10, "the run raised the soft limit to %llu, not to the priority",
 		     (unsigned long long)fake_rl_max_soft);
 	cr_assert_eq(fake_rl.rlim_cur, 0, "soft RLIMIT_RTPRIO left at %llu",
 		     (unsigned long long)fake_rl.rlim_cur);

@@ -34,9 +34,8 @@ Test(util, time_errors)
 	cr_expect_eq(vtb_parse_time_ns("", &ns), -1);
 	cr_expect_eq(vtb_parse_time_ns("-1s", &ns), -1);
 	cr_expect_eq(vtb_parse_time_ns("10 parsecs", &ns), -1);
-	cr_expect_str_eq(
-		vtb_errmsg(),
-		"bad time unit in '10 parsecs': expected ns, us, ms, s, m or h (a bare number means seconds)");
+	cr_expect_str_eq(vtb_errmsg(),
+			 "bad time unit in '10 parsecs': expected ns, us, ms, s, m or h (a bare number means seconds)");
 	cr_expect_eq(vtb_parse_time_ns("3000000h", &ns), -1, "beyond 2^63 ns");
 	cr_expect_str_eq(vtb_errmsg(), "time '3000000h' is too large");
 }
@@ -252,8 +251,8 @@ Test(util, mkdir_p_makes_parents_with_the_mode_asked)
 	cr_expect_not_null(strstr(vtb_errmsg(), "not a directory"), "%s", vtb_errmsg());
 	umask(old);
 	unlink(f);
-	for (const char *const *d = (const char *const[]){ "a/b/c", "a/b", "a", "x/y", "x", NULL };
-	     *d; d++) {
+	for (const char *const *d = (const char *const[]){ "a/b/c", "a/b", "a", "x/y", "x", NULL }; *d;
+	     d++) {
 		char *p = vtb_asprintf("%s/%s", root, *d);
 
 		rmdir(p);

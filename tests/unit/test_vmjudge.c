@@ -222,8 +222,7 @@ Test(vmjudge, wait_step_destroys_once_the_end_record_is_in)
 	w = (struct vtb_vm_wait){ .now = 100, .deadline = 1000, .ended = true, .stop = true };
 	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_STOP, "and so does a stop request");
 	w = (struct vtb_vm_wait){ .now = 100, .deadline = 1000, .grace_ns = 50 };
-	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT,
-		     "no end record: the guest powers off itself");
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "no end record: the guest powers off itself");
 }
 
 /* Issue 18: one place decides a boot's status.  The harness's checks
