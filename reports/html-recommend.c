@@ -45,6 +45,40 @@ static void change_td(struct page *pg, xmlNodePtr tr, const json_t *o)
 	free(s);
 }
 
+/* The futility stop's sentence and each open comparison's boots needed */
+static void part_futility(struct page *pg, xmlNodePtr body, const json_t *fu)
+{
+	const json_t *c;
+	double need = jnum_or_nan(fu, "boots_needed");
+	size_t i;
+
+	if (!json_is_object(fu))
+		return;
+	html_elf(pg, body, "p",
+		 "futile: the %s survivors could not be told apart within the rounds left (round "
+		 "%s is the last max_rounds and budget_boots allow; %s%s%s)",
+		 html_jfmt(fu, "survivors").s, html_jfmt(fu, "last_round").s,
+		 isfinite(need) ? "each open comparison needs >= " : "",
+		 isfinite(need) ? html_jfmt(fu, "boots_needed").s
+				: "no number of boots would decide one at its spread",
+		 isfinite(need) ? " boots a side" : "");
+	json_array_foreach(json_object_get(fu, "comparisons"), i, c)
+	{
+		double n = jnum_or_nan(c, "boots_needed");
+
+		html_elf(pg, body, "p",
+			 "'%s' against the winner: %s %s [%s, %s] after %s boots; %s%s%s",
+			 jstr_or(c, "label"), jstr_or(c, "metric"),
+			 html_fmt_pct(jnum_or_nan(c, "change_pct")).s,
+			 html_fmt_pct(jnum_or_nan(c, "ci_low_pct")).s,
+			 html_fmt_pct(jnum_or_nan(c, "ci_high_pct")).s, html_jfmt(c, "boots").s,
+			 isfinite(n) ? "needs " : "",
+			 isfinite(n) ? html_jfmt(c, "boots_needed").s
+				     : "no number of boots would decide it at its spread",
+			 isfinite(n) ? " boots a side" : "");
+	}
+}
+
 static void part_winner(struct page *pg, xmlNodePtr body, const json_t *doc)
 {
 	const json_t *w = json_object_get(doc, "winner"), *race = json_object_get(doc, "race");
@@ -65,6 +99,7 @@ static void part_winner(struct page *pg, xmlNodePtr body, const json_t *doc)
 		 jstr_or(race, "stop"), html_jfmt(race, "rounds").s, html_jfmt(race, "boots").s,
 		 json_array_size(json_object_get(doc, "eliminations")),
 		 html_jfmt(race, "candidates").s);
+	part_futility(pg, body, json_object_get(race, "futility"));
 	json_array_foreach(json_object_get(doc, "tied"), i, t)
 		html_elf(pg, body, "p", "tied with the winner (same within the threshold): %s",
 			 jstr_or(t, "label"));

@@ -245,6 +245,40 @@ static void put_rounds(FILE *f, const json_t *doc)
 	}
 }
 
+/* "futile: the 3 survivors could not be told apart ..." and each open
+ * comparison with the boots it needs */
+static void put_futility(FILE *f, const json_t *fu)
+{
+	const json_t *c;
+	size_t i;
+
+	if (!json_is_object(fu))
+		return;
+	fprintf(f,
+		"futile: the %.0f survivors could not be told apart within the rounds left "
+		"(round %.0f is the last max_rounds and budget_boots allow; ",
+		jnum(fu, "survivors"), jnum(fu, "last_round"));
+	if (isfinite(jnum(fu, "boots_needed")))
+		fprintf(f, "each open comparison needs >= %.0f boots a side)\n",
+			jnum(fu, "boots_needed"));
+	else
+		fputs("no number of boots would decide one at its spread)\n", f);
+	json_array_foreach(json_object_get(fu, "comparisons"), i, c)
+	{
+		fputs("  '", f);
+		put(f, jstr(c, "label"));
+		fputs("' against the winner: ", f);
+		put(f, jstr(c, "metric"));
+		fputc(' ', f);
+		change(f, c);
+		fprintf(f, " after %.0f boots; ", jnum(c, "boots"));
+		if (isfinite(jnum(c, "boots_needed")))
+			fprintf(f, "needs %.0f boots a side\n", jnum(c, "boots_needed"));
+		else
+			fputs("no number of boots would decide it at its spread\n", f);
+	}
+}
+
 int vtb_recommend_text(const json_t *doc, FILE *f)
 {
 	const json_t *camp = json_object_get(doc, "campaign"), *race = json_object_get(doc, "race");
@@ -265,6 +299,7 @@ int vtb_recommend_text(const json_t *doc, FILE *f)
 		"eliminated\n",
 		jstr(race, "stop"), jnum(race, "rounds"), jnum(race, "boots"),
 		json_array_size(json_object_get(doc, "eliminations")), jnum(race, "candidates"));
+	put_futility(f, json_object_get(race, "futility"));
 	fputs("campaign ", f);
 	put(f, jstr(camp, "uuid"));
 	fputs(" (", f);

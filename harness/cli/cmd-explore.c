@@ -152,6 +152,8 @@ static void print_summary(const struct vtb_run_result *res, const struct vtb_exp
 	       "eliminated\n",
 	       oc.stop, oc.rounds, oc.rounds == 1 ? "" : "s", oc.boots, oc.boots == 1 ? "" : "s",
 	       oc.eliminated, oc.candidates, oc.candidates == 1 ? "" : "s");
+	if (oc.why)
+		printf("%s\n", oc.why);
 	if (oc.winner) {
 		char *w = vtb_term_safe(oc.winner);
 

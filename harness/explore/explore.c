@@ -41,6 +41,7 @@ struct vtb_explore {
 	int64_t campaign;
 	bool started;
 	const char *stop; /* as saved */
+	char *why;	  /* the futility sentence of the last replay, or NULL */
 	size_t noted;	  /* rounds already said */
 	bool told_stop;
 	size_t noted_elims;
@@ -165,6 +166,7 @@ void vtb_explore_free(struct vtb_explore *ex)
 	free(ex->sum);
 	free(ex->cnt);
 	free(ex->c);
+	free(ex->why);
 	vtb_race_free(ex->race);
 	free(ex);
 }
@@ -300,6 +302,7 @@ static int replay(struct vtb_explore *ex)
 	o.max_rounds = (size_t)ex->conf->max_rounds;
 	o.budget = (size_t)ex->conf->budget_boots;
 	o.adjust = ex->conf->holm ? VTB_RACE_HOLM : VTB_RACE_BH;
+	o.futility = ex->conf->futility;
 	vtb_race_free(ex->race);
 	ex->race = vtb_race_new(ex->n, rm, ex->nm, &o);
 	if (!ex->race)
@@ -409,6 +412,94 @@ static json_t *winners_json(const struct vtb_explore *ex, size_t *tied)
 	return a;
 }
 
+/* Futility's figures: survivors, open comparisons, the last round the
+ * caps allow, the fewest boots a side an open comparison needs (NAN:
+ * none would decide any at its spread). */
+struct futility {
+	size_t survivors, open, last;
+	double need;
+};
+
+static void futility_of(const struct vtb_explore *ex, struct futility *f)
+{
+	size_t w = vtb_race_winner(ex->race);
+
+	*f = (struct futility){ .last = vtb_race_last_round(ex->race), .need = NAN };
+	for (size_t c = 0; c < ex->n; c++) {
+		const struct vtb_race_standing *s = vtb_race_standing(ex->race, c);
+
+		if (!s->alive)
+			continue;
+		f->survivors++;
+		if (c == w || s->cmp.verdict == VTB_V_SAME)
+			continue;
+		f->open++;
+		if (isfinite(s->boots_needed) && !(s->boots_needed >= f->need))
+			f->need = s->boots_needed;
+	}
+}
+
+/* "futile: the 3 survivors could not be told apart ..." (NULL: out of
+ * memory) */
+static char *futility_text(const struct vtb_explore *ex)
+{
+	struct futility f;
+	char *need, *s;
+
+	futility_of(ex, &f);
+	need = isfinite(f.need)
+		       ? vtb_asprintf("each open comparison needs >= %.0f boots a side", f.need)
+		       : vtb_strdup("no number of boots would decide one at its spread");
+	if (!need)
+		return NULL;
+	s = vtb_asprintf("futile: the %zu survivors could not be told apart within the rounds "
+			 "left (round %zu is the last max_rounds and budget_boots allow; %s)",
+			 f.survivors, f.last, need);
+	free(need);
+	return s;
+}
+
+/* The evidence of a futile stop (the JSON stored with the race): the
+ * figures and each open comparison against the winner */
+static json_t *futility_json(const struct vtb_explore *ex)
+{
+	size_t w = vtb_race_winner(ex->race);
+	struct futility f;
+	json_t *a = json_array(), *o;
+
+	futility_of(ex, &f);
+	for (size_t c = 0; a && c < ex->n; c++) {
+		const struct vtb_race_standing *s = vtb_race_standing(ex->race, c);
+		const struct vtb_explore_metric *om;
+		char *met;
+
+		if (!s->alive || c == w || s->cmp.verdict == VTB_V_SAME || s->metric >= ex->nm)
+			continue;
+		om = &ex->conf->objective[s->metric];
+		met = vtb_asprintf("%s/%s", om->cell, om->metric);
+		if (!met ||
+		    json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o}",
+						       "config", key_of(ex, c), "label",
+						       label_of(ex, c), "metric", met, "change_pct",
+						       jnum(s->cmp.change_pct), "ci_low_pct",
+						       jnum(s->cmp.ci_low_pct), "ci_high_pct",
+						       jnum(s->cmp.ci_high_pct), "boots",
+						       (json_int_t)s->cmp.nx, "boots_needed",
+						       jnum(s->boots_needed)))) {
+			free(met);
+			json_decref(a);
+			return NULL;
+		}
+		free(met);
+	}
+	if (!a)
+		return NULL;
+	o = json_pack("{s:I, s:I, s:I, s:o, s:o}", "survivors", (json_int_t)f.survivors, "open",
+		      (json_int_t)f.open, "last_round", (json_int_t)f.last, "boots_needed",
+		      jnum(f.need), "comparisons", a);
+	return o;
+}
+
 static char *dumps(json_t *j)
 {
 	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
@@ -426,7 +517,8 @@ static int save(struct vtb_explore *ex, struct vtb_store *st, const char *stop)
 	char **ev = calloc(ne ? ne : 1, sizeof(*ev)), **met = calloc(ne ? ne : 1, sizeof(*met));
 	json_t *cands = json_array();
 	struct vtb_race_row r = { 0 };
-	char *obj = NULL, *cj = NULL, *wj = NULL;
+	char *obj = NULL, *cj = NULL, *wj = NULL, *fj = NULL;
+	bool futile = !stop && vtb_race_stopped(ex->race) == VTB_RACE_FUTILE;
 	int ret = -1;
 
 	for (size_t c = 0; cands && c < ex->n; c++)
@@ -434,7 +526,10 @@ static int save(struct vtb_explore *ex, struct vtb_store *st, const char *stop)
 	obj = dumps(objective_json(ex));
 	cj = dumps(cands);
 	wj = dumps(winners_json(ex, &tied));
-	if (!rows || !ev || !met || !obj || !cj || !wj) {
+	fj = futile ? dumps(futility_json(ex)) : NULL;
+	free(ex->why);
+	ex->why = futile ? futility_text(ex) : NULL;
+	if (!rows || !ev || !met || !obj || !cj || !wj || (futile && (!fj || !ex->why))) {
 		vtb_error("out of memory");
 		goto out;
 	}
@@ -461,6 +556,7 @@ static int save(struct vtb_explore *ex, struct vtb_store *st, const char *stop)
 				   .candidates = cj,
 				   .stop = ex->stop,
 				   .winners = wj,
+				   .stop_evidence = fj,
 				   .rounds = (long)vtb_race_rounds(ex->race),
 				   .boots = (long)vtb_race_boots(ex->race) };
 	ret = vtb_store_race_save(st, ex->campaign, &r, rows, ne);
@@ -475,6 +571,7 @@ out:
 	free(obj);
 	free(cj);
 	free(wj);
+	free(fj);
 	return ret;
 }
 
@@ -518,7 +615,7 @@ static void tell(struct vtb_explore *ex)
 	else if (stop != VTB_RACE_RUNNING && !ex->told_stop &&
 		 vtb_race_winner(ex->race) != SIZE_MAX)
 		say(ex, vtb_asprintf("explore: stopped after %zu rounds (%s): '%s' wins", rounds,
-				     vtb_race_stop_name(stop),
+				     ex->why ? ex->why : vtb_race_stop_name(stop),
 				     label_of(ex, vtb_race_winner(ex->race))));
 	ex->told_stop |= stop != VTB_RACE_RUNNING;
 	ex->noted = rounds;
@@ -575,6 +672,7 @@ void vtb_explore_outcome(const struct vtb_explore *ex, struct vtb_explore_outcom
 
 	memset(out, 0, sizeof(*out));
 	out->stop = ex->stop;
+	out->why = ex->why;
 	out->candidates = ex->n;
 	if (!ex->race)
 		return;

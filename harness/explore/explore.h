@@ -56,7 +56,10 @@ int vtb_explore_finish(struct vtb_explore *ex, struct vtb_store *st, bool interr
 
 /* The outcome, for the command's summary (valid until the next call). */
 struct vtb_explore_outcome {
-	const char *stop;   /* as stored: running one same budget rounds empty time interrupted */
+	const char *stop;   /* as stored: running one same budget rounds empty futile time
+			       interrupted */
+	const char *why;    /* futile: the sentence that says why ("futile: the 2 survivors
+			       ..."), else NULL */
 	const char *winner; /* its label; NULL: none yet */
 	size_t tied;	    /* survivors tied with it (same on every metric) */
 	size_t rounds, boots, candidates, eliminated;

@@ -9,8 +9,9 @@
  * adjusts the round's p-values (BH, as compare, or Holm) and drops the
  * candidates whose verdict is `worse` by compare's rules.  Every elimination keeps its round and
  * its evidence.  It stops at one survivor, when every survivor is `same` as the best within the
- * threshold on every metric, or when the boots or rounds are spent.  docs/explore.md gives the
- * algorithm and the benchmark.
+ * threshold on every metric, when the boots or rounds are spent, or when no open comparison could
+ * be decided within the rounds the caps leave (futility).  docs/explore.md gives the algorithm
+ * and the benchmark.
  *
  * Pure: no I/O, no globals, no randomness: the same rounds give the same
  * race, so a resumed campaign replays its stored rounds to rebuild it.
@@ -48,9 +49,15 @@ struct vtb_race_opts {
 	bool drop_significant;	     /* also drop a candidate significantly worse by less
 					than the threshold (F-Race's rule); default false:
 					compare's `worse` verdict only */
+	bool futility;		     /* stop (VTB_RACE_FUTILE) when every open comparison
+					needs more boots a side than the last round the
+					caps allow (vtb_race_last_round()) and none could
+					still end in a drop; never without a cap; default
+					false (docs/explore.md: it saves boots but costs
+					found-best and the ratios to the full design) */
 };
 /* min_rounds 3, max_rounds 40, budget 0, alpha .05, threshold 5%, BH,
- * compare's `worse` only. */
+ * compare's `worse` only, futility off. */
 void vtb_race_opts_default(struct vtb_race_opts *o);
 
 /* Why a race stopped (vtb_race_stopped()). */
@@ -61,8 +68,11 @@ enum vtb_race_stop {
 	VTB_RACE_BUDGET,  /* another round would pass the boot budget */
 	VTB_RACE_ROUNDS,  /* max_rounds rounds done */
 	VTB_RACE_EMPTY,	  /* every candidate dropped as missing */
+	VTB_RACE_FUTILE,  /* futility: every open comparison needs more boots a side
+			     than the rounds the caps leave, and none is near a drop */
 };
-/* "running" "one" "same" "budget" "rounds" "empty"; NULL out of range. */
+/* "running" "one" "same" "budget" "rounds" "empty" "futile"; NULL out of
+ * range. */
 const char *vtb_race_stop_name(int stop);
 
 /* An elimination and its evidence. */
@@ -90,6 +100,12 @@ struct vtb_race_standing {
 	struct vtb_comparison cmp; /* survivor, not winner: that comparison against the
 				      best; its verdict VTB_V_SAME on the last metric
 				      means tied on every metric */
+	double boots_needed;	   /* survivor whose comparison is open (neither `same`
+				      nor dropped): boots a side that would decide it at
+				      the observed estimate and spread (vtb_boots_needed();
+				      with drop_significant the fewer of `same` and a
+				      significant difference), NAN when no number would;
+				      NAN for the winner, a tied or an untested survivor */
 };
 
 struct vtb_race;
@@ -125,6 +141,11 @@ int vtb_race_stopped(const struct vtb_race *r);
 /* Rounds fed, boots spent. */
 size_t vtb_race_rounds(const struct vtb_race *r);
 size_t vtb_race_boots(const struct vtb_race *r);
+/* The last round the race can reach: max_rounds, or with a budget the
+ * round its current survivors would end within it, whichever comes first;
+ * SIZE_MAX without a cap.  Futility compares each open comparison's
+ * boots_needed against it. */
+size_t vtb_race_last_round(const struct vtb_race *r);
 /* The best survivor at the last test; SIZE_MAX before the first (round
  * min_rounds), 0 in a one-candidate race. */
 size_t vtb_race_winner(const struct vtb_race *r);

@@ -99,6 +99,19 @@ static int on_race(const struct vtb_race_row *row, void *arg)
 	}
 	r->race = json_pack("{s:s, s:I, s:I}", "stop", row->stop, "rounds", (json_int_t)row->rounds,
 			    "boots", (json_int_t)row->boots);
+	if (r->race && row->stop_evidence) {
+		json_t *fe = json_loads(row->stop_evidence, 0, NULL);
+
+		if (!json_is_object(fe)) {
+			json_decref(fe);
+			json_decref(cands);
+			return bad(r, "its stop's evidence is not a JSON object");
+		}
+		if (json_object_set_new(r->race, "futility", fe) < 0) {
+			json_decref(cands);
+			return vtb_error("out of memory");
+		}
+	}
 	r->nm = json_array_size(r->objective);
 	r->cap = row->rounds > 0 ? (size_t)row->rounds : 1;
 	r->nc = json_array_size(cands);

@@ -51,6 +51,10 @@ const struct vtb_opt mx_explore_opts[] = {
 	  .def = "bh",
 	  .values = multiplicity_values,
 	  .help = "how a round's p-values are adjusted: bh (Benjamini-Hochberg, compare's) or holm (family-wise)" },
+	{ .name = "futility",
+	  .type = VTB_OPT_BOOL,
+	  .def = "no",
+	  .help = "stop (futile) when no open comparison could be decided within the rounds and boots left and none is near a drop: the survivors are told apart no further" },
 	{ .name = NULL },
 };
 
@@ -270,6 +274,11 @@ int mx_parse_explore(struct parser *p)
 	if (mx_single(p, s, mx_explore_opts, "multiplicity", &v, &line) < 0)
 		goto out;
 	e->holm = !strcmp(v, "holm");
+	free(v);
+	v = NULL;
+	if (mx_single(p, s, mx_explore_opts, "futility", &v, &line) < 0)
+		goto out;
+	e->futility = mx_is_yes(v);
 	ret = 0;
 out:
 	free(v);

@@ -143,6 +143,8 @@ struct vtb_explore_conf {
 	long long budget_boots;		  /* candidate boots at most (0: none) */
 	uint64_t budget_ns;		  /* no boot starts past it (0: none) */
 	bool holm;			  /* multiplicity = holm (else bh) */
+	bool futility;			  /* futility = yes: stop a race no round within
+					     the caps can decide (VTB_RACE_FUTILE) */
 	int line;			  /* of [explore] */
 	int objective_line;		  /* of its objective = */
 };

@@ -17,9 +17,9 @@
  * the output is skipped whole, so merging again adds nothing.
  */
 /* schema 7 added no column (an index on sample); 8 the guest kernel
- * identity; 9 the race tables */
-_Static_assert(VTB_STORE_SCHEMA == 9,
-	       "vtb_store_merge copies the columns of schema 9: add the new ones");
+ * identity; 9 the race tables; 10 race.stop_evidence */
+_Static_assert(VTB_STORE_SCHEMA == 10,
+	       "vtb_store_merge copies the columns of schema 10: add the new ones");
 
 struct merge_step {
 	const char *sql;
@@ -134,8 +134,8 @@ static const struct merge_step merge_steps[] = {
 	  MERGE_COUNT(uploads) },
 	/* vtbench explore's race: keyed by configuration key, not id */
 	{ "INSERT INTO main.race (campaign_id, objective, candidates, stop, winners, rounds,"
-	  " boots, updated_ns) SELECT mc.dst, r.objective, r.candidates, r.stop, r.winners,"
-	  " r.rounds, r.boots, r.updated_ns FROM vtbin.race r"
+	  " boots, updated_ns, stop_evidence) SELECT mc.dst, r.objective, r.candidates, r.stop,"
+	  " r.winners, r.rounds, r.boots, r.updated_ns, r.stop_evidence FROM vtbin.race r"
 	  " JOIN temp.m_campaign mc ON mc.src = r.campaign_id ORDER BY r.campaign_id",
 	  MERGE_NONE },
 	{ "INSERT INTO main.race_elimination (campaign_id, round, config_key, metric, best_key,"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vtbench explore's race in the store (schema 9): its outcome and its
+ * vtbench explore's race in the store (schema 9, 10): its outcome and its
  * eliminations, rewritten whole after every round.  Rewriting rather than
  * appending keeps a resumed race exact: it replays the stored rounds and
  * saves what the replay decided, whatever an interrupted run had written.
@@ -54,7 +54,8 @@ int vtb_store_race_save(struct vtb_store *st, int64_t campaign_id, const struct 
 {
 	static const char up[] =
 		"INSERT OR REPLACE INTO race (campaign_id, objective, candidates, stop, winners,"
-		" rounds, boots, updated_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+		" rounds, boots, updated_ns, stop_evidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9)";
 	static const char del[] = "DELETE FROM race_elimination WHERE campaign_id = ?1";
 	sqlite3_stmt *s = NULL;
 	int ret = -1;
@@ -66,7 +67,8 @@ int vtb_store_race_save(struct vtb_store *st, int64_t campaign_id, const struct 
 	if (bind_int(s, 1, campaign_id) | bind_text0(s, 2, r->objective) |
 	    bind_text0(s, 3, r->candidates) | bind_text0(s, 4, r->stop) |
 	    bind_text0(s, 5, r->winners) | bind_int(s, 6, r->rounds) | bind_int(s, 7, r->boots) |
-	    bind_int(s, 8, r->updated_ns ? r->updated_ns : realtime_ns())) {
+	    bind_int(s, 8, r->updated_ns ? r->updated_ns : realtime_ns()) |
+	    bind_text(s, 9, r->stop_evidence)) {
 		db_error(st, "bind the race");
 		goto out;
 	}
@@ -103,6 +105,7 @@ static int emit_race(sqlite3_stmt *s, void *ctx)
 		.rounds = sqlite3_column_int64(s, 4),
 		.boots = sqlite3_column_int64(s, 5),
 		.updated_ns = sqlite3_column_int64(s, 6),
+		.stop_evidence = column_text(s, 7),
 	};
 
 	*w->found = true;
@@ -113,7 +116,7 @@ int vtb_store_race_get(struct vtb_store *st, int64_t campaign_id,
 		       int (*fn)(const struct vtb_race_row *row, void *arg), void *arg, bool *found)
 {
 	static const char sel[] = "SELECT objective, candidates, stop, winners, rounds, boots,"
-				  " updated_ns FROM race WHERE campaign_id = ?1";
+				  " updated_ns, stop_evidence FROM race WHERE campaign_id = ?1";
 	struct race_walk w = { fn, arg, found };
 
 	*found = false;

@@ -316,6 +316,31 @@ static const char *const migrations[] = {
 	"	evidence TEXT NOT NULL CHECK (json_valid(evidence)),\n"
 	"	UNIQUE (campaign_id, config_key)\n"
 	");\n",
+	/* 10: the race's futility stop (explore's futility = yes): a CHECK
+	 * list cannot be altered, so the table is rebuilt (foreign keys are
+	 * off during migrate(); race_elimination refers to campaign, not to
+	 * race) and every row copied */
+	"-- race: stop 'futile' (no open comparison could be decided within the\n"
+	"-- rounds and boots left) and its evidence (JSON: survivors, the last\n"
+	"-- round reachable, each open comparison's boots needed a side)\n"
+	"CREATE TABLE race_v10 (\n"
+	"	campaign_id INTEGER PRIMARY KEY REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	objective TEXT NOT NULL CHECK (json_valid(objective)),\n"
+	"	candidates TEXT NOT NULL CHECK (json_valid(candidates)),\n"
+	"	stop TEXT NOT NULL CHECK (stop IN ('running', 'one', 'same', 'budget',\n"
+	"		'rounds', 'empty', 'futile', 'time', 'interrupted')),\n"
+	"	winners TEXT NOT NULL CHECK (json_valid(winners)),\n"
+	"	rounds INTEGER NOT NULL,\n"
+	"	boots INTEGER NOT NULL,\n"
+	"	updated_ns INTEGER NOT NULL,\n"
+	"	stop_evidence TEXT CHECK (stop_evidence IS NULL OR json_valid(stop_evidence))\n"
+	");\n"
+	"INSERT INTO race_v10 (campaign_id, objective, candidates, stop, winners, rounds, boots,\n"
+	"	updated_ns)\n"
+	"	SELECT campaign_id, objective, candidates, stop, winners, rounds, boots, updated_ns\n"
+	"	FROM race ORDER BY campaign_id;\n"
+	"DROP TABLE race;\n"
+	"ALTER TABLE race_v10 RENAME TO race;\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,

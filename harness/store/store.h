@@ -14,7 +14,7 @@
 #include "../matrix/conf.h"
 #include "../records/recparse.h"
 
-#define VTB_STORE_SCHEMA 9 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 10 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -411,15 +411,16 @@ int vtb_store_merge(struct vtb_store *out, const char *path, struct vtb_merge_st
 		    int (*fn)(const struct vtb_merge_campaign *c, void *arg), void *arg);
 
 /*
- * vtbench explore's race (schema 9): one row per campaign, rewritten
+ * vtbench explore's race (schema 9; 10 the futility stop): one row per campaign, rewritten
  * after every round with its eliminations (a resumed race replays its
  * stored rounds and writes the same rows again).  JSON members are text.
  */
 struct vtb_race_row {
 	const char *objective;	/* JSON array: {cell, metric, class, better} */
 	const char *candidates; /* JSON array of configuration keys, race order */
-	const char *stop;	/* running one same budget rounds empty time interrupted */
+	const char *stop;	/* running one same budget rounds empty futile time interrupted */
 	const char *winners;	/* JSON array: the winner, then the survivors tied with it */
+	const char *stop_evidence; /* JSON object for `futile` (explore.c), else NULL */
 	long rounds, boots;
 	int64_t updated_ns;
 };

@@ -1,7 +1,8 @@
 # vtbench explore and recommend on bare-metal candidates (issue 19): a
 # race whose answer is known (one candidate's workload made four times
 # slower through its job), its elimination stored with round and
-# evidence, a tie (constant values: same), the boot budget, SIGINT in the
+# evidence, a tie (constant values: same), the boot budget, futility (a
+# near-tie stopped `futile` before the cap), SIGINT in the
 # middle and --resume to the same winner, recommend's text, JSON and HTML
 # (the racing chart), merge carrying the race, and the input errors.
 . "$SRCDIR/tests/cli/lib.sh"
@@ -86,6 +87,50 @@ expect_exit "--budget-boots stops the race before a round would pass it" 0 \
 	"$VTBENCH" explore "$T/budget.conf" --db "$T/b.db" --budget-boots 5 -q
 expect_grep "... says the budget stopped it" "$T/out" "race: budget after 2 rounds and 4 candidate boots"
 expect_eq "... no boot past it" "$(sql "$T/b.db" "select count(*) from boot")" "4"
+
+# futility: a near-tie no round within the cap can decide.  The agent's
+# spin seconds are rewritten (CRC and all) to fixed values: the same
+# 2.5% spread round by round for both, the slow one 2% slower.  At round
+# 3 `same` needs about 8 boots a side and max_rounds is 5: futile
+cat >"$T/rewrite.py" <<'PY'
+import json, sys, zlib
+value = float(sys.argv[1])
+for line in sys.stdin:
+    if line.startswith("@vtb1 "):
+        _, nonce, rest = line.rstrip("\n").split(" ", 2)
+        text = rest.rsplit(" ", 1)[0]
+        rec = json.loads(text)
+        if rec.get("type") == "sample" and rec.get("metric") == "seconds":
+            rec["value"] = value
+            text = json.dumps(rec, separators=(",", ":"))
+            line = "@vtb1 %s %s %08x\n" % (nonce, text, zlib.crc32(text.encode()))
+    sys.stdout.write(line)
+    sys.stdout.flush()
+PY
+cat >"$T/tie-agent" <<SH
+#!/bin/sh
+cat /dev/fd/3 >"$T/job.\$\$"
+rep=\$(sed -n 's/.*"rep":\([0-9]*\).*/\1/p' "$T/job.\$\$")
+case \$rep in 0) v=1.0 ;; 1) v=1.025 ;; 2) v=0.975 ;; *) v=1.0 ;; esac
+grep -q '"config":"$slow"' "$T/job.\$\$" && v=\$(python3 -c "print(\$v * 1.02)")
+exec 3<"$T/job.\$\$"
+rm -f "$T/job.\$\$"
+"$AGENT" "\$@" | python3 "$T/rewrite.py" "\$v"
+SH
+chmod +x "$T/tie-agent"
+conf "$T/tie.conf" 3 spin
+sed -i -e 's|^max_rounds = .*|max_rounds = 5|' -e '$a futility = yes' "$T/tie.conf"
+expect_exit "futility = yes: a near-tie stops futile before the cap" 0 \
+	env VTBENCH_AGENT="$T/tie-agent" "$VTBENCH" explore "$T/tie.conf" --db "$T/f.db"
+expect_grep "... says why, with the boots it would need" "$T/out" "futile: the 2 survivors could not be told apart within the rounds left (round 5 is the last max_rounds and budget_boots allow; each open comparison needs >= "
+expect_grep "... after 3 rounds, the leader the winner" "$T/out" "race: futile after 3 rounds and 6 candidate boots; 0 of 2 candidates eliminated"
+expect_grep "... and its progress line says so" "$T/err" "explore: stopped after 3 rounds (futile: the 2 survivors"
+expect_eq "... stored: stop futile, the winner, the evidence" \
+	"$(sql "$T/f.db" "select stop, json_extract(winners, '\$[0]'), json_extract(stop_evidence, '\$.survivors'), json_extract(stop_evidence, '\$.comparisons[0].config'), json_extract(stop_evidence, '\$.boots_needed') > 5 from race")" \
+	"futile|$fast|2|$slow|1"
+expect_exit "... recommend says so" 0 "$VTBENCH" recommend --db "$T/f.db"
+expect_grep "... with the open comparison's evidence" "$T/out" "  'baseline cpus=1' against the winner: spin/seconds +2.0% ["
+expect_grep "... the stop in the race line" "$T/out" "race: futile after 3 rounds"
 
 # SIGINT in the middle of the race, then --resume: the same winner
 conf "$T/int.conf" 6 spin

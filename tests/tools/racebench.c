@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * racebench [-s SEEDS] [-r MIN_ROUNDS] [-c MAX_ROUNDS] [-H] [-F]
+ * racebench [-s SEEDS] [-r MIN_ROUNDS] [-c MAX_ROUNDS] [-H] [-F] [-f yes|no]
  *           [-n NMIN-NMAX] [-v COVMIN-COVMAX]: the racing engine
  * (harness/explore/race.c) on generated candidates with known effects,
  * against the full cross product at fixed reps (issue 19, item 5; for
@@ -125,6 +125,7 @@ static struct vtb_race *full_design(const struct seedcase *sc, const struct vtb_
 	fo.min_rounds = R;
 	fo.max_rounds = R;
 	fo.budget = 0;
+	fo.futility = false;
 	f = vtb_race_new(sc->n, &sc->m, 1, &fo);
 	if (!f || feed(f, sc, R)) {
 		vtb_race_free(f);
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	vtb_race_opts_default(&o);
-	while ((opt = getopt(argc, argv, "s:r:c:HFn:v:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:c:HFf:n:v:")) != -1) {
 		switch (opt) {
 		case 's':
 			seeds = strtoul(optarg, NULL, 10);
@@ -190,6 +191,9 @@ int main(int argc, char **argv)
 		case 'F':
 			o.drop_significant = true;
 			break;
+		case 'f':
+			o.futility = !strcmp(optarg, "yes");
+			break;
 		case 'n':
 			parse_range(optarg, &nlo, &nhi);
 			break;
@@ -198,7 +202,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: racebench [-s SEEDS] [-r MIN_ROUNDS] [-c MAX_ROUNDS] [-H] [-F] [-n NMIN-NMAX] [-v COVMIN-COVMAX]\n");
+				"usage: racebench [-s SEEDS] [-r MIN_ROUNDS] [-c MAX_ROUNDS] [-H] [-F] [-f yes|no] [-n NMIN-NMAX] [-v COVMIN-COVMAX]\n");
 			return 2;
 		}
 	}
@@ -265,19 +269,20 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	printf("seeds %lu, candidates %g-%g, CoV %g-%g%%, min_rounds %zu, cap %zu rounds, alpha %g (%s), threshold %g%%, drop %s\n",
+	printf("seeds %lu, candidates %g-%g, CoV %g-%g%%, min_rounds %zu, cap %zu rounds, alpha %g (%s), threshold %g%%, drop %s, futility %s\n",
 	       seeds, nlo, nhi, clo, chi, o.min_rounds, o.max_rounds, o.alpha,
 	       o.adjust == VTB_RACE_HOLM ? "Holm" : "BH", o.threshold_pct,
-	       o.drop_significant ? "any significant difference" : "worse");
+	       o.drop_significant ? "any significant difference" : "worse",
+	       o.futility ? "on" : "off");
 	printf("  found the true best  %6.1f%% of seeds (true best dropped %.1f%%; the full design at the race's rounds: %.1f%%)\n",
 	       100.0 * found / seeds, 100.0 * dropped / seeds, 100.0 * full_found / seeds);
 	printf("  mean boots           race %7.1f (%.1f rounds)  full, same precision %7.1f  full, same decisions %7.1f\n",
 	       boots_race / seeds, rounds / seeds, boots_full / seeds, boots_oracle / seeds);
 	printf("  ratio race / full    same precision %5.1f%%  same decisions %5.1f%%\n",
 	       100 * boots_race / boots_full, 100 * boots_race / boots_oracle);
-	printf("  stops                one %u  same %u  rounds %u  budget %u  empty %u  (decisions no fixed R reaches: %u)\n",
-	       stops[VTB_RACE_ONE], stops[VTB_RACE_SAME], stops[VTB_RACE_ROUNDS],
-	       stops[VTB_RACE_BUDGET], stops[VTB_RACE_EMPTY], unreached);
+	printf("  stops                one %u  same %u  futile %u  rounds %u  budget %u  empty %u  (decisions no fixed R reaches: %u)\n",
+	       stops[VTB_RACE_ONE], stops[VTB_RACE_SAME], stops[VTB_RACE_FUTILE],
+	       stops[VTB_RACE_ROUNDS], stops[VTB_RACE_BUDGET], stops[VTB_RACE_EMPTY], unreached);
 	printf("  goals (issue 19)     found >= 95%%: %s; boots <= 40%% of full, same precision: %s; same decisions: %s\n",
 	       found >= 0.95 * seeds ? "met" : "NOT met",
 	       boots_race <= 0.4 * boots_full ? "met" : "NOT met",

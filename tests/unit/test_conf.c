@@ -1551,6 +1551,7 @@ Test(conf, explore_section)
 	cr_assert_eq(m->explore->budget_boots, 0);
 	cr_assert_eq(m->explore->budget_ns, 0);
 	cr_assert(!m->explore->holm);
+	cr_assert(!m->explore->futility, "futility off by default");
 	cr_assert_eq(m->explore->line, 3);
 	cr_assert_eq(m->explore->objective_line, 4);
 	vtb_matrix_free(m);
@@ -1559,7 +1560,7 @@ Test(conf, explore_section)
 	       "[explore]\nobjective = hb mode=sleep/value , nap/seconds\n"
 	       "direction = higher, lower\n"
 	       "min_rounds = 2\nmax_rounds = 9\nbudget_boots = 30\nbudget_time = 2h\n"
-	       "multiplicity = holm\n");
+	       "multiplicity = holm\nfutility = yes\n");
 	cr_assert_eq(m->explore->n_objective, 2);
 	cr_assert_str_eq(m->explore->objective[0].cell, "hb mode=sleep");
 	cr_assert_str_eq(m->explore->objective[0].metric, "value");
@@ -1571,6 +1572,7 @@ Test(conf, explore_section)
 	cr_assert_eq(m->explore->budget_boots, 30);
 	cr_assert_eq(m->explore->budget_ns, 7200000000000ULL);
 	cr_assert(m->explore->holm);
+	cr_assert(m->explore->futility);
 	vtb_matrix_free(m);
 	/* one direction for every metric */
 	m = ok("[workload a]\ntype = debug\n[workload b]\ntype = debug\nmode = spin\n"
@@ -1602,6 +1604,8 @@ Test(conf, explore_section)
 	    "t.conf:6: min_rounds 8 is above max_rounds 5");
 	bad(WL "[explore]\nobjective = stream/a\nmultiplicity = bonferroni\n",
 	    "t.conf:5: invalid value 'bonferroni' for 'multiplicity': expected one of bh, holm");
+	bad(WL "[explore]\nobjective = stream/a\nfutility = maybe\n",
+	    "t.conf:5: invalid value 'maybe' for 'futility': expected yes or no");
 	bad(WL "[explore]\nobjectiv = stream/a\n",
 	    "t.conf:4: unknown key 'objectiv' in [explore] (did you mean 'objective'?)");
 	bad(WL "[explorer]\nobjective = stream/a\n",

@@ -4,8 +4,9 @@
  * worse candidate is dropped at the first test with its evidence, nothing
  * is dropped before min_rounds, tied candidates end as `same` survivors,
  * the budget and round caps stop the race, a lexicographic objective
- * falls through to its next metric only on a tie, the same rounds give
- * the same race, and hostile inputs (NaN, Inf, <= 0 rates, no or one
+ * falls through to its next metric only on a tie, futility stops a
+ * near-tie that no round within the caps could decide (and nothing
+ * else), the same rounds give the same race, and hostile inputs (NaN, Inf, <= 0 rates, no or one
  * candidate, bad options) give an error or a defined result.  The
  * benchmark on generated candidates is tests/tools/racebench.c.
  */
@@ -65,7 +66,9 @@ Test(race, defaults_and_names)
 	cr_assert_float_eq(o.threshold_pct, 5, 1e-12);
 	cr_assert_eq(o.adjust, VTB_RACE_BH);
 	cr_assert_not(o.drop_significant);
+	cr_assert_not(o.futility);
 	cr_assert_str_eq(vtb_race_stop_name(VTB_RACE_RUNNING), "running");
+	cr_assert_str_eq(vtb_race_stop_name(VTB_RACE_FUTILE), "futile");
 	cr_assert_str_eq(vtb_race_stop_name(VTB_RACE_SAME), "same");
 	cr_assert_str_eq(vtb_race_stop_name(VTB_RACE_EMPTY), "empty");
 	cr_assert_null(vtb_race_stop_name(-1));
@@ -192,6 +195,117 @@ Test(race, budget_and_round_caps_stop_the_race)
 	run(r, centre, 1, 0.1, 100);
 	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_ROUNDS);
 	cr_assert_eq(vtb_race_rounds(r), 6);
+	vtb_race_free(r);
+}
+
+/* A near-tie at high noise: 1% and 1.5% apart at CoV 15%.  `same` needs
+ * the interval within +-5%, more boots a side than 40 rounds give once the
+ * estimate settles; a drop needs it past 5%, implausible once its
+ * standard error shrinks (from round 18 here). */
+static const double NEAR_TIE[] = { 100, 101, 101.5 };
+
+static struct vtb_race *futile_race(size_t max_rounds, size_t budget, bool futility)
+{
+	struct vtb_race_opts o;
+
+	vtb_race_opts_default(&o);
+	o.max_rounds = max_rounds;
+	o.budget = budget;
+	o.futility = futility;
+	return vtb_race_new(3, &TIME_LOW, 1, &o);
+}
+
+Test(race, futility_stops_a_near_tie_well_before_the_cap)
+{
+	struct vtb_race *r = futile_race(40, 0, true);
+	size_t c;
+
+	cr_assert_not_null(r);
+	run(r, NEAR_TIE, 1, 0.15, 100);
+	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_FUTILE);
+	cr_assert_lt(vtb_race_rounds(r), 30, "stopped at round %zu", vtb_race_rounds(r));
+	cr_assert_gt(vtb_race_rounds(r), 3, "the estimate near the threshold at first");
+	cr_assert_eq(ndrops(r), 0);
+	cr_assert_eq(vtb_race_winner(r), 0);
+	cr_assert_eq(vtb_race_last_round(r), 40);
+	for (c = 0; c < 3; c++) {
+		const struct vtb_race_standing *s = vtb_race_standing(r, c);
+
+		cr_assert(s->alive, "survivor %zu kept", c);
+		cr_assert_eq(s->winner, c == 0);
+		if (!c) {
+			cr_assert(isnan(s->boots_needed));
+			continue;
+		}
+		/* its comparison kept, open, with the evidence of futility */
+		cr_assert_eq(s->metric, 0);
+		cr_assert_eq(s->cmp.verdict, VTB_V_INCONCLUSIVE);
+		cr_assert_eq(s->cmp.nx, vtb_race_rounds(r));
+		cr_assert(isnan(s->boots_needed) ||
+				  vtb_race_rounds(r) + s->boots_needed - s->cmp.nx > 40,
+			  "candidate %zu needs %g boots a side", c, s->boots_needed);
+	}
+	cr_assert_eq(round_of(r, NEAR_TIE, 1, 0.15, vtb_race_rounds(r)), -1);
+	cr_assert(strstr(vtb_errmsg(), "stopped (futile)"));
+	vtb_race_free(r);
+}
+
+Test(race, futility_spares_what_the_caps_can_decide)
+{
+	/* 25% apart at the same noise and cap: decided, one survivor */
+	const double apart[] = { 100, 125, 126 };
+	/* 0.5% apart at CoV 0.5%: every survivor `same` */
+	const double tie[] = { 100, 100.5, 100.2 };
+	struct vtb_race *r = futile_race(40, 0, true);
+
+	run(r, apart, 1, 0.15, 100);
+	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_ONE);
+	cr_assert_eq(vtb_race_winner(r), 0);
+	vtb_race_free(r);
+	r = futile_race(40, 0, true);
+	run(r, tie, 1, 0.005, 100);
+	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_SAME);
+	vtb_race_free(r);
+	/* no cap at all: nothing is out of reach, the race goes on */
+	r = futile_race(0, 0, true);
+	cr_assert_eq(vtb_race_last_round(r), SIZE_MAX);
+	run(r, NEAR_TIE, 1, 0.15, 100);
+	cr_assert_neq(vtb_race_stopped(r), VTB_RACE_FUTILE);
+	cr_assert_gt(vtb_race_rounds(r), 40);
+	vtb_race_free(r);
+}
+
+Test(race, futility_off_runs_to_the_cap)
+{
+	struct vtb_race *r = futile_race(40, 0, false);
+
+	run(r, NEAR_TIE, 1, 0.15, 100);
+	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_ROUNDS);
+	cr_assert_eq(vtb_race_rounds(r), 40);
+	cr_assert_eq(vtb_race_winner(r), 0);
+	vtb_race_free(r);
+}
+
+Test(race, futility_counts_the_boot_budget)
+{
+	/* 1.5% and 2% apart at CoV 10%; a cap far off (200 rounds: `same` is
+	 * within reach) but a budget of 3 survivors x 30 rounds: futile well
+	 * before the budget */
+	const double near[] = { 100, 101.5, 102 };
+	struct vtb_race *r = futile_race(200, 90, true);
+	size_t rounds;
+
+	cr_assert_eq(vtb_race_last_round(r), 30);
+	run(r, near, 1, 0.1, 300);
+	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_FUTILE);
+	cr_assert_lt(vtb_race_rounds(r), 30);
+	cr_assert_eq(vtb_race_last_round(r), 30);
+	rounds = vtb_race_rounds(r);
+	vtb_race_free(r);
+	/* the same cap without the budget: the race goes on past that round */
+	r = futile_race(200, 0, true);
+	run(r, near, 1, 0.1, rounds);
+	cr_assert_eq(vtb_race_stopped(r), VTB_RACE_RUNNING);
 	vtb_race_free(r);
 }
 

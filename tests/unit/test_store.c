@@ -1826,7 +1826,7 @@ Test(store, a_vm_boot_stores_its_kernel_identity_and_probe)
 }
 
 struct race_seen {
-	char stop[16], winners[64];
+	char stop[16], winners[64], evidence[64];
 	long rounds, boots, elims, last_round;
 	char last_key[32];
 };
@@ -1837,6 +1837,8 @@ static int seen_race(const struct vtb_race_row *r, void *arg)
 
 	snprintf(s->stop, sizeof(s->stop), "%s", r->stop);
 	snprintf(s->winners, sizeof(s->winners), "%s", r->winners);
+	snprintf(s->evidence, sizeof(s->evidence), "%s",
+		 r->stop_evidence ? r->stop_evidence : "(null)");
 	s->rounds = r->rounds;
 	s->boots = r->boots;
 	return 0;
@@ -1916,6 +1918,71 @@ Test(store, the_race_is_replaced_whole_each_save_and_read_back)
 	s.elims = 0;
 	cr_assert_eq(vtb_store_foreach_race_elim(st, id, seen_elim, &s), 0, "%s", vtb_errmsg());
 	cr_expect_eq(s.elims, 1, "the failed save left the race as it was");
+	/* schema 10: the futility stop with its evidence */
+	r.stop = "futile";
+	r.stop_evidence = "{\"survivors\":2,\"last_round\":40}";
+	cr_assert_eq(vtb_store_race_save(st, id, &r, e, 1), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_race_get(st, id, seen_race, &s, &found), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(s.stop, "futile");
+	cr_expect_str_eq(s.evidence, "{\"survivors\":2,\"last_round\":40}");
+	r.stop_evidence = "not json";
+	cr_expect_eq(vtb_store_race_save(st, id, &r, e, 1), -1, "evidence must be JSON");
+	r.stop = "one";
+	r.stop_evidence = NULL;
+	cr_assert_eq(vtb_store_race_save(st, id, &r, e, 1), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_race_get(st, id, seen_race, &s, &found), 0, "%s", vtb_errmsg());
+	cr_expect_str_eq(s.evidence, "(null)");
 	matrix_release(&t);
 	vtb_store_close(st);
+}
+
+/*
+ * Schema 10 rebuilds the race table to allow the stop 'futile': a
+ * schema-9 database keeps its race row and its eliminations, and the
+ * rebuilt table takes 'futile' and refuses a stop it does not know.
+ */
+Test(store, schema_10_rebuilds_the_race_keeping_its_rows)
+{
+	struct vtb_store *st;
+	char *rows;
+	sqlite3 *db;
+	int v;
+
+	make_v1_database();
+	db = raw_open();
+	for (v = 2; v <= 9; v++) {
+		char *set = vtb_asprintf("PRAGMA user_version = %d", v);
+
+		raw_exec(db, vtb_store_migration_sql(v));
+		raw_exec(db, set);
+		free(set);
+	}
+	raw_exec(db, "INSERT INTO race VALUES (1, '[{\"cell\":\"c1\"}]', '[\"k1\"]', 'rounds',"
+		     " '[\"k1\"]', 40, 80, 123);"
+		     "INSERT INTO race_elimination VALUES (7, 1, 3, 'k2', 'c1/rps', 'k1', 'worse',"
+		     " '{\"q\":0.01}')");
+	cr_expect_neq(sqlite3_exec(db, "UPDATE race SET stop = 'futile'", NULL, NULL, NULL),
+		      SQLITE_OK, "schema 9 does not know 'futile'");
+	sqlite3_close(db);
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
+	rows = raw_rows(db, "SELECT campaign_id, objective, candidates, stop, winners, rounds,"
+			    " boots, updated_ns, stop_evidence IS NULL FROM race");
+	cr_expect_str_eq(rows, "1|[{\"cell\":\"c1\"}]|[\"k1\"]|rounds|[\"k1\"]|40|80|123|1\n");
+	free(rows);
+	rows = raw_rows(db,
+			"SELECT id, campaign_id, round, config_key, reason FROM race_elimination");
+	cr_expect_str_eq(rows, "7|1|3|k2|worse\n");
+	free(rows);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'race_v10'"), 0);
+	raw_exec(db, "UPDATE race SET stop = 'futile', stop_evidence = '{\"survivors\":2}'");
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM race WHERE stop = 'futile'"), 1);
+	cr_expect_neq(sqlite3_exec(db, "UPDATE race SET stop = 'won'", NULL, NULL, NULL), SQLITE_OK,
+		      "a stop the schema does not know is refused");
+	/* the campaign's deletion still cascades to the rebuilt table */
+	raw_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM campaign WHERE id = 1");
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM race"), 0);
+	sqlite3_close(db);
 }
