@@ -16,11 +16,11 @@ R=$BUILD/tests/tools/racebench
 echo "== racing search (explore): the defaults (min_rounds 3, BH, compare's worse, futility off), 8-24 candidates"
 "$R" -s "$S"
 echo "-- futility on ([explore] futility = yes), the same seeds"
-"$R" -s "$S" -f yes | sed -n '1,6p'
+"$R" -s "$S" -f yes | sed -n '1,7p'
 echo "-- by CoV band"
-"$R" -s "$A" -v 2-5 | sed -n '1,4p'
-"$R" -s "$A" -v 5-10 | sed -n '1,4p'
+"$R" -s "$A" -v 2-5 | sed -n '1,5p'
+"$R" -s "$A" -v 5-10 | sed -n '1,5p'
 echo "-- the defaults (-r 3) against the alternatives, on the same seeds"
 for opt in "-r 3" "-r 5" "-H" "-F" "-f yes"; do
-	"$R" -s "$A" $opt | sed -n '1,4p'
+	"$R" -s "$A" $opt | sed -n '1,5p'
 done
