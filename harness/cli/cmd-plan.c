@@ -488,6 +488,9 @@ static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_p
 	free(budget);
 	printf("  multiplicity %s\n",
 	       e->holm ? "holm (Holm's step-down, family-wise)" : "bh (Benjamini-Hochberg)");
+	printf("  futility     %s\n",
+	       e->futility ? "yes (stops when no open comparison can be decided in the rounds left)"
+			   : "no");
 	if (!x->n)
 		printf("  candidates   none: no runnable configuration to race (explore refuses "
 		       "the matrix)\n");

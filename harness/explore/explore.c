@@ -807,7 +807,7 @@ json_t *vtb_explore_plan_json(const struct vtb_matrix *m, const struct vtb_explo
 		if (json_array_append_new(bases, json_string(m->configs[x->bases[j]].key)))
 			goto fail;
 	o = json_pack("{s:i, s:O, s:I, s:I, s:I, s:I, s:s, s:s, s:O, s:O, s:{s:I, s:I, s:I}, "
-		      "s:{s:I, s:I, s:I, s:I}, s:b}",
+		      "s:{s:I, s:I, s:I, s:I}, s:b, s:b}",
 		      "line", e->line, "objective", obj, "min_rounds", (json_int_t)e->min_rounds,
 		      "max_rounds", (json_int_t)e->max_rounds, "budget_boots",
 		      (json_int_t)e->budget_boots, "budget_ns", (json_int_t)e->budget_ns,
@@ -818,7 +818,8 @@ json_t *vtb_explore_plan_json(const struct vtb_matrix *m, const struct vtb_explo
 		      (json_int_t)(x->n + x->nb), "at_most", "rounds", (json_int_t)x->rounds,
 		      "candidate_boots", (json_int_t)x->cand_boots, "baseline_boots",
 		      (json_int_t)x->base_boots, "boots",
-		      (json_int_t)(x->cand_boots + x->base_boots), "budget_short", x->short_budget);
+		      (json_int_t)(x->cand_boots + x->base_boots), "budget_short", x->short_budget,
+		      "futility", (int)e->futility);
 	json_decref(obj);
 	json_decref(cands);
 	json_decref(bases);

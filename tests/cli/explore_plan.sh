@@ -20,6 +20,7 @@ explore ($SRCDIR/examples/explore.conf:56)
   rounds       3 before the first elimination, 20 at most
   budget       no boot budget, time 12h
   multiplicity bh (Benjamini-Hochberg)
+  futility     no
   candidates   12 VM configurations, each beside its bare-metal baseline (3 distinct)
   a round      12 candidate boots + 3 baseline boots = 15 boots
   at most      20 rounds, 240 candidate boots + 60 baseline boots = 300 boots
@@ -39,7 +40,7 @@ p = json.load(open(sys.argv[1]))
 x = p["explore"]
 cfg = {c["key"]: c for c in p["configurations"]}
 print(" ".join("%s/%s:%s:%d" % (o["cell"], o["metric"], o["direction"], o["candidates_with_cell"]) for o in x["objective"]))
-print(x["min_rounds"], x["max_rounds"], x["budget_boots"], x["budget_ns"], x["multiplicity"], x["kind"])
+print(x["min_rounds"], x["max_rounds"], x["budget_boots"], x["budget_ns"], x["multiplicity"], x["kind"], x["futility"])
 print(len(x["candidates"]), len(x["baselines"]), x["candidates"][0]["id"], x["candidates"][11]["id"])
 print(all(cfg[c["key"]]["kind"] == "vm" and cfg[c["baseline"]]["kind"] == "baseline" and c["baseline"] in x["baselines"] for c in x["candidates"]))
 print(x["round"]["candidate_boots"], x["round"]["baseline_boots"], x["round"]["boots"])
@@ -47,7 +48,7 @@ print(x["at_most"]["rounds"], x["at_most"]["candidate_boots"], x["at_most"]["bas
 PY
 )
 expect_eq "... an explore object with the same" "$got" "wakeup/wakeup_p99:auto:12 hackbench/seconds:auto:12
-3 20 0 43200000000000 bh vm
+3 20 0 43200000000000 bh vm False
 12 3 c1 c12
 True
 12 3 15
@@ -65,11 +66,12 @@ expect_grep "... 6 rounds at most" "$T/out" "  at most      6 rounds, 12 candida
 
 # directions, Holm, and the boot budget: it bounds the candidate boots,
 # and the rounds (2 survivors at least after the first test)
-sed -e 's/^min_rounds .*/min_rounds = 3\ndirection = lower\nmultiplicity = holm\nbudget_boots = 8/' \
+sed -e 's/^min_rounds .*/min_rounds = 3\ndirection = lower\nmultiplicity = holm\nfutility = yes\nbudget_boots = 8/' \
 	"$SRCDIR/examples/explore-quick.conf" >"$T/b8.conf"
 expect_exit "a boot budget" 0 "$VTBENCH" plan "$T/b8.conf" --host-topology 'pack:1 core:2 pu:1'
 expect_grep "... the direction key" "$T/out" "  objective    wakeup/request_p99: direction lower; "
 expect_grep "... Holm" "$T/out" "  multiplicity holm (Holm's step-down, family-wise)"
+expect_grep "... futility" "$T/out" "  futility     yes (stops when no open comparison can be decided in the rounds left)"
 expect_grep "... the budgets" "$T/out" "  budget       8 candidate boots, time 9m"
 expect_grep "... bound the race" "$T/out" "  at most      4 rounds, 8 candidate boots + 4 baseline boots = 12 boots"
 sed -e 's/^budget_boots = 8/budget_boots = 5/' "$T/b8.conf" >"$T/b5.conf"
