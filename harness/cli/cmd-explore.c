@@ -14,7 +14,9 @@
 #include "cmd.h"
 #include "../boot/runner.h"
 #include "../explore/explore.h"
+#include "../explore/recommend.h"
 #include "../matrix/conf.h"
+#include "../../reports/recommend.h"
 
 enum {
 	OPT_DB = 256,
@@ -61,7 +63,9 @@ const struct vtb_cli explore_cli = {
 		 "each round boots every surviving candidate once, interleaved, with its\n"
 		 "bare-metal baseline; from min_rounds on, each round drops the candidates\n"
 		 "worse than the round's best by compare's rules.  Stored as a campaign like\n"
-		 "run's, with the race and every elimination; see vtbench recommend.\n",
+		 "run's, with the race and every elimination.  Ends with the answer: the\n"
+		 "winner, its margins, its guests' sched domains and why each other\n"
+		 "candidate lost (vtbench recommend's text; its -o FILE.html adds the chart).\n",
 	.opts = explore_opts,
 	.exits = "0 the race ran (every boot ok); 1 some boots failed or timed out (all stored), or a "
 		 "configuration's kernel lacks a knob of its sched profile; "
@@ -166,7 +170,35 @@ static void print_summary(const struct vtb_run_result *res, const struct vtb_exp
 	} else {
 		printf("winner: none yet (under min_rounds complete rounds)\n");
 	}
-	printf("results in %s; see: vtbench recommend --db %s\n", res->db, res->db);
+}
+
+/*
+ * The answer in one command: a race with a winner is followed by what
+ * `vtbench recommend` prints of it (the margins, what the winner's guests
+ * built, why each other candidate lost).  A failure to build it is a
+ * warning: the campaign and the race are stored.
+ */
+static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_result *res,
+				 const struct vtb_explore *ex)
+{
+	struct vtb_explore_outcome oc;
+	json_t *doc = NULL;
+	bool bad = false;
+
+	vtb_explore_outcome(ex, &oc);
+	if (oc.winner && !res->interrupted) {
+		if (vtb_recommend_build(env->store, res->db, res->campaign, &doc, &bad) < 0) {
+			vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
+		} else {
+			printf("\nthe recommendation (vtbench recommend --db %s):\n\n", res->db);
+			if (vtb_recommend_text(doc, stdout) < 0)
+				vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
+			json_decref(doc);
+		}
+	}
+	printf("results in %s; the report with the racing chart: vtbench recommend --db %s -o "
+	       "race.html\n",
+	       res->db, res->db);
 }
 
 int cmd_explore(struct vtb_cmd_env *env)
@@ -214,6 +246,7 @@ int cmd_explore(struct vtb_cmd_env *env)
 		goto out;
 	}
 	print_summary(&res, ex);
+	print_recommendation(env, &res, ex);
 	ret = vtb_cmd_run_exit(env, a.o.matrix, &res);
 out:
 	vtb_explore_free(ex);
