@@ -143,58 +143,74 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-json_t *vtb_gv_list(const char *path, bool dirs)
+/*
+ * The names of @path's directories (@dirs) or regular files, sorted, at
+ * most VTB_GV_MAX_NAMES.  *whole is false when the listing is not all
+ * of the directory: it cannot be opened or read, or holds more.  NULL on
+ * ENOMEM (vtb_error), never a list cut short by it.
+ */
+static json_t *list_names(const char *path, bool dirs, bool *whole)
 {
 	char **names = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i = 0;
 	json_t *arr = json_array();
 	struct dirent *de;
-	DIR *d;
+	bool oom = !arr;
+	DIR *d = oom ? NULL : opendir(path);
 
-	if (!arr)
-		goto oom;
-	d = opendir(path);
-	if (!d)
-		return arr;
-	names = calloc(VTB_GV_MAX_NAMES, sizeof(*names));
-	if (!names) {
-		closedir(d);
-		goto oom;
-	}
-	while ((de = readdir(d)) && n < VTB_GV_MAX_NAMES) {
+	*whole = d != NULL;
+	if (d && !(names = calloc(VTB_GV_MAX_NAMES, sizeof(*names))))
+		oom = true;
+	while (d && !oom) {
 		struct stat st;
 		char *full;
-		bool ok;
 
+		errno = 0;
+		if (!(de = readdir(d))) {
+			*whole = *whole && errno == 0;
+			break;
+		}
 		if (de->d_name[0] == '.')
 			continue;
-		full = vtb_asprintf("%s/%s", path, de->d_name);
-		if (!full)
+		if (n == VTB_GV_MAX_NAMES) {
+			*whole = false;
 			break;
-		ok = stat(full, &st) == 0 && (dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+		}
+		if (!(full = vtb_asprintf("%s/%s", path, de->d_name))) {
+			oom = true;
+			break;
+		}
+		if (stat(full, &st) < 0)
+			*whole = false; /* an entry we cannot tell */
+		else if (dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) {
+			names[n] = strdup(de->d_name);
+			oom = !names[n];
+			n += !oom;
+		}
 		free(full);
-		if (!ok)
-			continue;
-		names[n] = strdup(de->d_name);
-		if (!names[n])
-			break;
-		n++;
 	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n; i++)
-		if (append(arr, json_string(names[i])))
-			break;
+	if (d)
+		closedir(d);
+	if (!oom && n) {
+		qsort(names, n, sizeof(*names), cmp_str);
+		for (; i < n && !oom; i++)
+			oom = append(arr, json_string(names[i])) != 0;
+	}
 	for (size_t j = 0; j < n; j++)
 		free(names[j]);
 	free(names);
-	if (i < n)
-		goto oom;
-	return arr;
-oom:
+	if (!oom)
+		return arr;
 	json_decref(arr);
 	vtb_error("out of memory");
 	return NULL;
+}
+
+json_t *vtb_gv_list(const char *path, bool dirs)
+{
+	bool whole;
+
+	return list_names(path, dirs, &whole);
 }
 
 bool vtb_gv_level_match(const char *want, const char *name)
@@ -416,15 +432,17 @@ static bool word_in(const char *list, const char *word)
 /*
  * The sysctl names directly under ROOT/proc/sys/@dir (its files), sorted:
  * what lets the harness tell a kernel lacks a sysctl a profile sets
- * before booting it.  Null, "not listed", when the directory is missing
- * or holds more than VTB_GV_MAX_SYSCTLS files or VTB_GV_MAX_SYSCTL_BYTES
- * of names: a list cut short would call a sysctl missing.
+ * before booting it.  Null, "not listed", when the directory is missing,
+ * cannot be read whole (opendir, readdir or stat fails), is empty, or
+ * holds more than VTB_GV_MAX_SYSCTLS files or VTB_GV_MAX_SYSCTL_BYTES of
+ * names: a list cut short would call a sysctl missing.
  */
 static json_t *sysctl_names(const char *root, const char *dir)
 {
 	char *path = vtb_gv_path(root, "/proc/sys/%s", dir);
 	json_t *l, *v;
 	size_t i, bytes = 0;
+	bool whole;
 
 	if (!path)
 		return NULL;
@@ -432,12 +450,13 @@ static json_t *sysctl_names(const char *root, const char *dir)
 		free(path);
 		return json_null();
 	}
-	l = vtb_gv_list(path, false);
+	l = list_names(path, false, &whole);
 	free(path);
 	if (!l)
 		return NULL;
 	json_array_foreach(l, i, v) bytes += json_string_length(v);
-	if (json_array_size(l) > VTB_GV_MAX_SYSCTLS || bytes > VTB_GV_MAX_SYSCTL_BYTES) {
+	if (!whole || !json_array_size(l) || json_array_size(l) > VTB_GV_MAX_SYSCTLS ||
+	    bytes > VTB_GV_MAX_SYSCTL_BYTES) {
 		json_decref(l);
 		return json_null();
 	}

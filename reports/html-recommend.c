@@ -67,9 +67,14 @@ static void part_futility(struct page *pg, xmlNodePtr body, const json_t *fu)
 		double n = jnum_or_nan(c, "boots_needed");
 
 		html_elf(pg, body, "p",
-			 "'%s' against the winner: %s %s [%s, %s] after %s boots; %s%s%s",
-			 jstr_or(c, "label"), jstr_or(c, "metric"),
-			 html_fmt_pct(jnum_or_nan(c, "change_pct")).s,
+			 "'%s' against %s%s%s: %s %s [%s, %s] after %s boots; %s%s%s",
+			 jstr_or(c, "label"),
+			 json_is_string(json_object_get(c, "against_label")) ? "'" : "",
+			 json_is_string(json_object_get(c, "against_label"))
+				 ? jstr_or(c, "against_label")
+				 : "the winner",
+			 json_is_string(json_object_get(c, "against_label")) ? "'" : "",
+			 jstr_or(c, "metric"), html_fmt_pct(jnum_or_nan(c, "change_pct")).s,
 			 html_fmt_pct(jnum_or_nan(c, "ci_low_pct")).s,
 			 html_fmt_pct(jnum_or_nan(c, "ci_high_pct")).s, html_jfmt(c, "boots").s,
 			 isfinite(n) ? "needs " : "",

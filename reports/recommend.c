@@ -267,7 +267,13 @@ static void put_futility(FILE *f, const json_t *fu)
 	{
 		fputs("  '", f);
 		put(f, jstr(c, "label"));
-		fputs("' against the winner: ", f);
+		if (json_is_string(json_object_get(c, "against_label"))) {
+			fputs("' against '", f);
+			put(f, jstr(c, "against_label"));
+			fputs("': ", f);
+		} else {
+			fputs("' against the winner: ", f);
+		}
 		put(f, jstr(c, "metric"));
 		fputc(' ', f);
 		change(f, c);

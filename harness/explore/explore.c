@@ -460,7 +460,8 @@ static char *futility_text(const struct vtb_explore *ex)
 }
 
 /* The evidence of a futile stop (the JSON stored with the race): the
- * figures and each open comparison against the winner */
+ * figures and each open comparison against the best it was compared with
+ * (the winner, or with several metrics the best on an earlier one) */
 static json_t *futility_json(const struct vtb_explore *ex)
 {
 	size_t w = vtb_race_winner(ex->race);
@@ -478,14 +479,18 @@ static json_t *futility_json(const struct vtb_explore *ex)
 		om = &ex->conf->objective[s->metric];
 		met = vtb_asprintf("%s/%s", om->cell, om->metric);
 		if (!met ||
-		    json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o}",
-						       "config", key_of(ex, c), "label",
-						       label_of(ex, c), "metric", met, "change_pct",
-						       jnum(s->cmp.change_pct), "ci_low_pct",
-						       jnum(s->cmp.ci_low_pct), "ci_high_pct",
-						       jnum(s->cmp.ci_high_pct), "boots",
-						       (json_int_t)s->cmp.nx, "boots_needed",
-						       jnum(s->boots_needed)))) {
+		    json_array_append_new(
+			    a,
+			    json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:o, s:o, s:o, "
+				      "s:I, s:o}",
+				      "config", key_of(ex, c), "label", label_of(ex, c), "against",
+				      s->against < ex->n ? key_of(ex, s->against) : NULL,
+				      "against_label",
+				      s->against < ex->n ? label_of(ex, s->against) : NULL,
+				      "metric", met, "change_pct", jnum(s->cmp.change_pct),
+				      "ci_low_pct", jnum(s->cmp.ci_low_pct), "ci_high_pct",
+				      jnum(s->cmp.ci_high_pct), "boots", (json_int_t)s->cmp.nx,
+				      "boots_needed", jnum(s->boots_needed)))) {
 			free(met);
 			json_decref(a);
 			return NULL;

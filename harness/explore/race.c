@@ -542,6 +542,7 @@ static void apply_round(struct vtb_race *r, bool test, size_t win, size_t nfam)
 		left++;
 		st->winner = c == r->winner;
 		st->metric = st->winner ? SIZE_MAX : r->lvl[c];
+		st->against = SIZE_MAX;
 		st->boots_needed = NAN;
 		if (st->winner || r->lvl[c] == SIZE_MAX) {
 			memset(&st->cmp, 0, sizeof(st->cmp));
@@ -550,6 +551,7 @@ static void apply_round(struct vtb_race *r, bool test, size_t win, size_t nfam)
 			continue;
 		}
 		st->cmp = r->cmp[c];
+		st->against = r->against[c];
 		if (r->cmp[c].verdict != VTB_V_SAME)
 			st->boots_needed = need_of(r, c);
 		if (r->lvl[c] != r->nm - 1 || r->cmp[c].verdict != VTB_V_SAME)

@@ -97,6 +97,9 @@ struct vtb_race_standing {
 	size_t boots;		   /* rounds it was booted in */
 	size_t elim;		   /* index in vtb_race_elims() when dropped, else SIZE_MAX */
 	size_t metric;		   /* survivor: the metric of its last comparison */
+	size_t against;		   /* survivor, not winner: the best on that metric, whom
+				      cmp compares it with (not always the winner with
+				      several metrics); else SIZE_MAX */
 	struct vtb_comparison cmp; /* survivor, not winner: that comparison against the
 				      best; its verdict VTB_V_SAME on the last metric
 				      means tied on every metric */

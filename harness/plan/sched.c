@@ -440,7 +440,9 @@ static enum knob_state sysctl_state(const json_t *probe, const char *name)
 	dir = strndup(name, (size_t)(dot - name));
 	files = dir ? json_object_get(dirs, dir) : NULL;
 	free(dir);
-	if (!json_is_array(files))
+	/* an empty list is no listing: every kernel has files there (the
+	 * agent sends null then; a guest that sends [] proves nothing) */
+	if (!json_is_array(files) || !json_array_size(files))
 		return KNOB_UNKNOWN;
 	return in_list(files, dot + 1) ? KNOB_HAS : KNOB_LACKS;
 }

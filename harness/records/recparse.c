@@ -835,7 +835,8 @@ struct vmember;
 struct vspec {
 	enum vkind kind;
 	unsigned flags;
-	size_t max;		       /* VK_ARRAY elements, VK_STRMAP members */
+	size_t max;		       /* VK_ARRAY elements, VK_STRMAP members, VK_STR bytes
+					  (0: any) */
 	const struct vspec *elem;      /* VK_ARRAY */
 	const struct vmember *members; /* VK_OBJECT, NULL-name terminated */
 	const char *const *values;     /* VK_STR: the allowed values, NULL-terminated */
@@ -853,6 +854,8 @@ struct vmember {
 #define GV_NAMES 1024
 
 static const struct vspec v_str = { VK_STR, 0, 0, NULL, NULL, NULL };
+/* a file name the guest lists (NAME_MAX) */
+static const struct vspec v_name = { VK_STR, 0, 255, NULL, NULL, NULL };
 static const struct vspec v_int = { VK_INT, 0, 0, NULL, NULL, NULL };
 #define STR                                    \
 	{                                      \
@@ -895,18 +898,18 @@ static const struct vspec v_int = { VK_INT, 0, 0, NULL, NULL, NULL };
  * VTB_GV_MAX_SYSCTLS); null: not listed.  Absent from older agents. */
 #define GV_SYSCTLS 512
 static const struct vmember m_sysctls[] = {
-	{ "kernel", { VK_ARRAY, VF_NULL | VF_OPT, GV_SYSCTLS, &v_str, NULL, NULL } },
-	{ "vm", { VK_ARRAY, VF_NULL | VF_OPT, GV_SYSCTLS, &v_str, NULL, NULL } },
+	{ "kernel", { VK_ARRAY, VF_NULL | VF_OPT, GV_SYSCTLS, &v_name, NULL, NULL } },
+	{ "vm", { VK_ARRAY, VF_NULL | VF_OPT, GV_SYSCTLS, &v_name, NULL, NULL } },
 	END,
 };
 
 static const struct vmember m_probe[] = {
 	{ "debugfs", BOOL },
-	{ "knobs", ARR(GV_NAMES, &v_str) },
+	{ "knobs", ARR(GV_NAMES, &v_name) },
 	{ "domains_dir", BOOL },
 	{ "verbose", STRN },
 	{ "verbose_set", BOOL },
-	{ "domain_knobs", ARR(GV_NAMES, &v_str) },
+	{ "domain_knobs", ARR(GV_NAMES, &v_name) },
 	{ "levels", ARR(GV_LEVELS, &v_str) },
 	{ "schedstats", STRN },
 	{ "schedstat_version", INTN },
@@ -1039,6 +1042,11 @@ static bool vcheck(struct vtb_rec_parser *p, const char *type, const struct vspe
 	switch (s->kind) {
 	case VK_STR:
 		ok = json_is_string(v);
+		if (ok && s->max && json_string_length(v) > s->max) {
+			add_error(p, "line %zu: %s record: %s is longer than %zu bytes", p->lineno,
+				  type, vtb_strbuf_str(path), s->max);
+			return false;
+		}
 		if (ok && s->values) {
 			for (i = 0; s->values[i] && strcmp(s->values[i], json_string_value(v)); i++)
 				;

@@ -155,7 +155,7 @@ open(sys.argv[1] + "/vmlinuz-d", "wb").write(b)
 PY
 d_sha=$(sha256sum "$T/vmlinuz-d" | cut -d' ' -f1)
 sed -e '/^kernel = stock, proto$/d' -e "s|^reps = 1\$|reps = 1\nkernel = $T/vmlinuz-d|" "$T/s.conf" >"$T/d.conf"
-sql "$T/r.db" "update boot set guest_kernel_sha256 = '$d_sha', probe = '{\"knobs\":[\"features\"],\"sysctls\":{\"kernel\":[],\"vm\":[]}}' where uuid = '$stock_boot'"
+sql "$T/r.db" "update boot set guest_kernel_sha256 = '$d_sha', probe = '{\"knobs\":[\"features\"],\"sysctls\":{\"kernel\":[\"sched_autogroup_enabled\"],\"vm\":[]}}' where uuid = '$stock_boot'"
 expect_exit "plan --db, the default kernel" 0 "$VTBENCH" plan "$T/d.conf" --host-topology "$H" --db "$T/r.db"
 expect_grep "... its configurations are checked against its probe" "$T/out" \
 	"  knobs checked against the probe of boot ${stock_boot%${stock_boot#????????}} ("

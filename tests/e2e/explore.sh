@@ -132,7 +132,7 @@ expect_eq "... stored: stop futile, the winner, the evidence" \
 	"$(sql "$T/f.db" "select stop, json_extract(winners, '\$[0]'), json_extract(stop_evidence, '\$.survivors'), json_extract(stop_evidence, '\$.comparisons[0].config'), json_extract(stop_evidence, '\$.boots_needed') > 5 from race")" \
 	"futile|$fast|2|$slow|1"
 expect_exit "... recommend says so" 0 "$VTBENCH" recommend --db "$T/f.db"
-expect_grep "... with the open comparison's evidence" "$T/out" "  'baseline cpus=1' against the winner: spin/seconds +2.0% ["
+expect_grep "... with the open comparison's evidence" "$T/out" "  'baseline cpus=1' against 'baseline cpus=2': spin/seconds +2.0% ["
 expect_grep "... the stop in the race line" "$T/out" "race: futile after 3 rounds"
 
 # SIGINT in the middle of the race, then --resume: the same winner

@@ -5,7 +5,8 @@
 # The answer is known: `default` wins on the request latency's p99 and
 # `isolate` is dropped with its evidence (its p99 is several times
 # default's).  Then recommend shows the winner's margin, what its guests
-# built and why the other lost.  About 3 rounds of 3 boots under TCG.
+# built and why the other lost.  About 3 rounds of 3 boots under TCG (2
+# minutes; a race that decides nothing is run once more).
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need virsh || exit 0
@@ -24,6 +25,14 @@ default="vm vcpus=2 topology=cores pinning=strict memory=1G sched=default"
 isolate="vm vcpus=2 topology=cores pinning=strict memory=1G sched=isolate"
 
 expect_exit "explore: the two guests raced" 0 "$VTBENCH" explore "$T/q.conf" --db "$T/q.db" -q
+# A busy machine spreads the guests' figures and the race rightly decides
+# nothing (stop 'rounds'): one retry, said, before the checks below judge
+stop=$(sql "$T/q.db" "select stop from race")
+if [ "$stop" != one ]; then
+	echo "# the race stopped '$stop' after $(sql "$T/q.db" "select rounds from race") rounds: once more"
+	rm -f "$T/q.db"
+	expect_exit "explore: the two guests raced again" 0 "$VTBENCH" explore "$T/q.conf" --db "$T/q.db" -q
+fi
 rounds=$(sql "$T/q.db" "select rounds from race")
 expect_eq "... every boot ok: a baseline and both guests per round" \
 	"$(sql "$T/q.db" "select kind || ':' || count(*) from boot where status = 'ok' group by kind order by kind")" \

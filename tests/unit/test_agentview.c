@@ -508,7 +508,7 @@ Test(agentview, probe_sysctl_lists_are_bounded, .init = tree, .fini = untree)
 		    "numa_balancing sched_util_clamp_min");
 	expect_list(json_object_get(json_object_get(p, "sysctls"), "vm"), "swappiness");
 	json_decref(p);
-	for (int i = 0; i < VTB_GV_MAX_SYSCTLS; i++) {
+	for (int i = 0; i < VTB_GV_MAX_SYSCTLS - 1; i++) {
 		char *rel = vtb_asprintf("/proc/sys/vm/knob_%03d", i);
 
 		put(rel, "0");
@@ -516,8 +516,46 @@ Test(agentview, probe_sysctl_lists_are_bounded, .init = tree, .fini = untree)
 	}
 	p = vtb_gv_probe(T, false);
 	cr_assert_not_null(p);
+	cr_expect_eq(json_array_size(json_object_get(json_object_get(p, "sysctls"), "vm")),
+		     VTB_GV_MAX_SYSCTLS, "%d files: all listed", VTB_GV_MAX_SYSCTLS);
+	json_decref(p);
+	put("/proc/sys/vm/knob_999", "0");
+	p = vtb_gv_probe(T, false);
+	cr_assert_not_null(p);
 	cr_expect(json_is_null(json_object_get(json_object_get(p, "sysctls"), "vm")),
 		  "%d files: not listed", VTB_GV_MAX_SYSCTLS + 1);
 	cr_expect_eq(json_array_size(json_object_get(json_object_get(p, "sysctls"), "kernel")), 2);
 	json_decref(p);
+}
+
+/* A listing that is not the whole directory is not a list: an entry that
+ * cannot be told (stat fails: a dangling link here) or an empty directory
+ * gives null, never a list that would call a sysctl missing. */
+Test(agentview, probe_sysctl_lists_are_whole_or_null, .init = tree, .fini = untree)
+{
+	char *dir = vtb_asprintf("%s/proc/sys/vm", T), *link = vtb_asprintf("%s/gone", dir);
+	json_t *p;
+
+	put("/proc/sys/vm/swappiness", "60");
+	cr_assert_eq(symlink("/nonexistent/target", link), 0);
+	p = vtb_gv_probe(T, false);
+	cr_assert_not_null(p);
+	cr_expect(json_is_null(json_object_get(json_object_get(p, "sysctls"), "vm")),
+		  "an entry stat cannot read: not listed");
+	json_decref(p);
+	cr_assert_eq(unlink(link), 0);
+	p = vtb_gv_probe(T, false);
+	cr_assert_not_null(p);
+	expect_list(json_object_get(json_object_get(p, "sysctls"), "vm"), "swappiness");
+	json_decref(p);
+	free(link);
+	link = vtb_asprintf("%s/swappiness", dir);
+	cr_assert_eq(unlink(link), 0);
+	p = vtb_gv_probe(T, false);
+	cr_assert_not_null(p);
+	cr_expect(json_is_null(json_object_get(json_object_get(p, "sysctls"), "vm")),
+		  "an empty directory: not listed");
+	json_decref(p);
+	free(link);
+	free(dir);
 }

@@ -343,6 +343,30 @@ Test(race, lexicographic_objective)
 	vtb_race_free(r);
 }
 
+/* With several metrics a survivor left open on the first is compared with
+ * the best on it, who need not be the winner: its standing says whom. */
+Test(race, an_open_comparison_names_whom_it_is_against)
+{
+	const struct vtb_race_metric m[] = { { VTB_MC_LATENCY, false },
+					     { VTB_MC_THROUGHPUT, true } };
+	/* 0 the best latency, 1 tied with it there and 30% more throughput
+	 * (the winner), 2 4% slower than 0: neither worse nor same yet */
+	const double centre[] = { 49.9, 1000, 50, 1300, 51.9, 5000 };
+	const struct vtb_race_standing *s;
+	struct vtb_race *r = vtb_race_new(3, m, 2, NULL);
+
+	run(r, centre, 2, 0.02, 3);
+	cr_assert_eq(vtb_race_rounds(r), 3);
+	cr_assert_eq(vtb_race_winner(r), 1);
+	s = vtb_race_standing(r, 2);
+	cr_assert(s->alive);
+	cr_assert_eq(s->metric, 0);
+	cr_assert_eq(s->against, 0, "against %zu, not the winner 1", s->against);
+	cr_assert_eq(s->cmp.verdict, VTB_V_INCONCLUSIVE);
+	cr_assert_eq(vtb_race_standing(r, 1)->against, SIZE_MAX);
+	vtb_race_free(r);
+}
+
 Test(race, holm_and_drop_significant_options)
 {
 	/* 4% slower at CoV 1.5%: compare's `worse` needs 5%, so only the

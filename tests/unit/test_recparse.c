@@ -891,6 +891,42 @@ Test(recparse, probe_sysctls_are_bounded)
 	vtb_strbuf_release(&sb);
 }
 
+/* a name is a file name (NAME_MAX, 255 bytes): a longer one is refused,
+ * so a guest cannot store megabytes of "names" in its probe */
+Test(recparse, probe_names_are_bounded)
+{
+	char name[300];
+	char *list, *p;
+
+	memset(name, 'k', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	list = vtb_asprintf("{\"kernel\":[\"%s\"]}", name);
+	p = probe_with(list);
+	malformed(p, "probe record: sysctls.kernel[0] is longer than 255 bytes");
+	free(p);
+	free(list);
+}
+
+Test(recparse, probe_names_of_255_bytes_are_kept)
+{
+	char name[256];
+	char *list, *p;
+	const struct vtb_boot_records *r;
+
+	memset(name, 'k', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	list = vtb_asprintf("{\"kernel\":[\"%s\"]}", name);
+	p = probe_with(list);
+	rec(HEADER);
+	rec(p);
+	r = res();
+	dump_errors();
+	cr_expect_eq(r->n_errors, 0);
+	cr_expect_not_null(r->probe);
+	free(p);
+	free(list);
+}
+
 Test(recparse, probe_member_missing)
 {
 	malformed("{\"type\":\"probe\",\"debugfs\":true,\"knobs\":[]}",
