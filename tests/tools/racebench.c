@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	for (s = 0; s < seeds; s++) {
 		struct vtb_race *r, *f;
-		size_t nel, i, R;
+		size_t nel, i, R, R_oracle;
 		const struct vtb_race_elim *el;
 
 		gen(s, (size_t)nlo, (size_t)nhi, clo / 100, chi / 100, 2 * o.max_rounds, &sc);
@@ -255,40 +255,35 @@ int main(int argc, char **argv)
 		boots_race += (double)vtb_race_boots(r);
 		rounds += (double)vtb_race_rounds(r);
 		boots_full += (double)(sc.n * vtb_race_rounds(r));
-		f = full_design(&sc, &o, vtb_race_rounds(r));
-		if (!f)
-			goto fail;
-		full_found += vtb_race_winner(f) == sc.best;
-		vtb_race_free(f);
-		for (R = o.min_rounds; R <= sc.len; R++) {
-			bool ok;
+		/* every full design of the seed once: at the race's rounds (same
+		 * precision), the first from min_rounds that reaches the race's
+		 * decisions (same decisions), and each R for same confidence */
+		R_oracle = 0;
+		for (R = 2; R <= sc.len; R++) {
+			bool hit;
 
 			f = full_design(&sc, &o, R);
 			if (!f)
 				goto fail;
-			ok = same_decisions(r, f, sc.n);
+			hit = vtb_race_winner(f) == sc.best;
+			found_at[s % 2][R] += hit;
+			if (R == vtb_race_rounds(r))
+				full_found += hit;
+			if (!R_oracle && R >= o.min_rounds && same_decisions(r, f, sc.n))
+				R_oracle = R;
 			vtb_race_free(f);
-			if (ok)
-				break;
 		}
-		if (R > sc.len) {
+		if (!R_oracle) {
 			/* never: the race dropped a candidate less than the
 			 * threshold worse on an early estimate beyond it; count
 			 * the race's rounds (the smaller cost, against the race) */
 			unreached++;
-			R = vtb_race_rounds(r);
+			R_oracle = vtb_race_rounds(r);
 		}
-		boots_oracle += (double)(sc.n * R);
+		boots_oracle += (double)(sc.n * R_oracle);
 		n_sum[s % 2] += (double)sc.n;
 		race_h[s % 2] += (double)vtb_race_boots(r);
 		found_h[s % 2] += vtb_race_winner(r) == sc.best;
-		for (R = 2; R <= sc.len; R++) {
-			f = full_design(&sc, &o, R);
-			if (!f)
-				goto fail;
-			found_at[s % 2][R] += vtb_race_winner(f) == sc.best;
-			vtb_race_free(f);
-		}
 		vtb_race_free(r);
 		continue;
 	fail:
