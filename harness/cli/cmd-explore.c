@@ -146,25 +146,23 @@ static void settle(struct vtb_matrix *m, const struct explore_args *a)
 	m->budget_ns = m->explore->budget_ns;
 }
 
-static void print_summary(const struct vtb_run_result *res, const struct vtb_explore *ex)
+static void print_summary(const struct vtb_run_result *res, const struct vtb_explore_outcome *oc)
 {
-	struct vtb_explore_outcome oc;
-
-	vtb_explore_outcome(ex, &oc);
 	vtb_cmd_run_boots_line(res);
 	printf("\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
 	       "eliminated\n",
-	       oc.stop, oc.rounds, oc.rounds == 1 ? "" : "s", oc.boots, oc.boots == 1 ? "" : "s",
-	       oc.eliminated, oc.candidates, oc.candidates == 1 ? "" : "s");
-	if (oc.why)
-		printf("%s\n", oc.why);
-	if (oc.winner) {
-		char *w = vtb_term_safe(oc.winner);
+	       oc->stop, oc->rounds, oc->rounds == 1 ? "" : "s", oc->boots,
+	       oc->boots == 1 ? "" : "s", oc->eliminated, oc->candidates,
+	       oc->candidates == 1 ? "" : "s");
+	if (oc->why)
+		printf("%s\n", oc->why);
+	if (oc->winner) {
+		char *w = vtb_term_safe(oc->winner);
 
 		printf("winner: %s", w ? w : "?");
-		if (oc.tied)
-			printf(" (tied with %zu other%s: same within the threshold)", oc.tied,
-			       oc.tied == 1 ? "" : "s");
+		if (oc->tied)
+			printf(" (tied with %zu other%s: same within the threshold)", oc->tied,
+			       oc->tied == 1 ? "" : "s");
 		putchar('\n');
 		free(w);
 	} else {
@@ -179,14 +177,12 @@ static void print_summary(const struct vtb_run_result *res, const struct vtb_exp
  * warning: the campaign and the race are stored.
  */
 static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_result *res,
-				 const struct vtb_explore *ex)
+				 const struct vtb_explore_outcome *oc)
 {
-	struct vtb_explore_outcome oc;
 	json_t *doc = NULL;
 	bool bad = false;
 
-	vtb_explore_outcome(ex, &oc);
-	if (oc.winner && !res->interrupted) {
+	if (oc->winner && !res->interrupted) {
 		if (vtb_recommend_build(env->store, res->db, res->campaign, &doc, &bad) < 0) {
 			vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 		} else {
@@ -209,6 +205,7 @@ int cmd_explore(struct vtb_cmd_env *env)
 	struct vtb_run_result res = { 0 };
 	struct vtb_explore *ex = NULL;
 	struct vtb_run_rounds rounds;
+	struct vtb_explore_outcome oc;
 	char *agent = NULL;
 	int ret;
 
@@ -245,8 +242,9 @@ int cmd_explore(struct vtb_cmd_env *env)
 		ret = VTB_EXIT_INFRA;
 		goto out;
 	}
-	print_summary(&res, ex);
-	print_recommendation(env, &res, ex);
+	vtb_explore_outcome(ex, &oc);
+	print_summary(&res, &oc);
+	print_recommendation(env, &res, &oc);
 	ret = vtb_cmd_run_exit(env, a.o.matrix, &res);
 out:
 	vtb_explore_free(ex);
