@@ -65,15 +65,12 @@ static void part_futility(struct page *pg, xmlNodePtr body, const json_t *fu)
 	json_array_foreach(json_object_get(fu, "comparisons"), i, c)
 	{
 		double n = jnum_or_nan(c, "boots_needed");
+		bool named = json_is_string(json_object_get(c, "against_label"));
 
 		html_elf(pg, body, "p",
 			 "'%s' against %s%s%s: %s %s [%s, %s] after %s boots; %s%s%s",
-			 jstr_or(c, "label"),
-			 json_is_string(json_object_get(c, "against_label")) ? "'" : "",
-			 json_is_string(json_object_get(c, "against_label"))
-				 ? jstr_or(c, "against_label")
-				 : "the winner",
-			 json_is_string(json_object_get(c, "against_label")) ? "'" : "",
+			 jstr_or(c, "label"), named ? "'" : "",
+			 named ? jstr_or(c, "against_label") : "the winner", named ? "'" : "",
 			 jstr_or(c, "metric"), html_fmt_pct(jnum_or_nan(c, "change_pct")).s,
 			 html_fmt_pct(jnum_or_nan(c, "ci_low_pct")).s,
 			 html_fmt_pct(jnum_or_nan(c, "ci_high_pct")).s, html_jfmt(c, "boots").s,
