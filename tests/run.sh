@@ -16,9 +16,10 @@
 #   lane 2: fuzz build, cli, e2e, ansible, asan e2e, asan cli, fuzz smoke
 # (the guests, about 8 minutes under TCG, are the long pole: lane 1 starts
 # them at once), then, once both lanes have ended, alone:
-#   quiet: tests/quiet/, real guests whose checks rest on measured
-#   performance (explore-quick's known winner): a lane beside them would
-#   take the CPUs their guests' figures need
+#   quiet: tests/quiet/, checks that rest on measured performance
+#   (explore-quick's known winner on real guests, compare's verdicts on
+#   a hogged and two clean bare-metal campaigns): a lane beside them
+#   would take the CPUs their figures need
 # On one machine all guest suites share one staging directory (the KVM
 # probe runs once).
 # Many suites mostly wait (timeouts, sleeps, daemons starting, retries
