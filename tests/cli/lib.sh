@@ -71,3 +71,22 @@ memo() {
 	mv -T "$_md.tmp.$$" "$_md" 2>/dev/null || rm -rf "$_md.tmp.$$"
 	return "$_mr"
 }
+
+# spin_conf FILE: a bare-metal matrix of one boot of the debug workload's
+# spin (a fixed amount of CPU work, timed; some 70 ms) on one CPU, the
+# first this shell may run on, which it sets in $cpu
+spin_conf() {
+	cpu=$(taskset -cp $$ | sed 's/.*: //; s/[-,].*//')
+	cat >"$1" <<CONF
+[global]
+reps = 1
+timeout = 60s
+[baseline]
+cpus = 1
+cpuset = $cpu
+[workload spin]
+type = debug
+mode = spin
+work = 15000000
+CONF
+}

@@ -9,19 +9,7 @@ need sqlite3 || exit 0
 need python3 || exit 0
 need taskset || exit 0
 
-cpu=$(taskset -cp $$ | sed 's/.*: //; s/[-,].*//')
-cat >"$T/spin.conf" <<CONF
-[global]
-reps = 1
-timeout = 60s
-[baseline]
-cpus = 1
-cpuset = $cpu
-[workload spin]
-type = debug
-mode = spin
-work = 15000000
-CONF
+spin_conf "$T/spin.conf"
 
 # the clean side: two boots (its figures are not judged here)
 "$VTBENCH" run "$T/spin.conf" --db "$T/clean.db" --reps 2 --quiet >"$T/run.out" 2>&1 ||
