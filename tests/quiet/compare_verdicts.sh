@@ -53,6 +53,10 @@ hog() { # N
 	done
 }
 stop() { for p in $1; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
+# nothing left spinning on $cpu when the script ends or is stopped
+hog_pid= noise_pid=
+trap 'stop "$hog_pid"; stop "$noise_pid"; rm -rf "$T"' EXIT
+trap 'exit 143' TERM INT
 
 run1() { # db reps
 	"$VTBENCH" run "$T/spin.conf" --db "$1" --resume --reps "$2" --quiet >"$T/run.out" 2>&1 ||
@@ -68,8 +72,10 @@ for r in 1 2 3 4 5 6 7 8; do
 	hog $((1 + r % 2))
 	run1 "$T/hog.db" "$r"
 	stop "$hog_pid"
+	hog_pid=
 done
 stop "$noise_pid"
+noise_pid=
 # and two clean campaigns, taking turns going first
 for r in 1 2 3 4 5 6 7 8; do
 	case $r in
