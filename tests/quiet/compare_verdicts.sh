@@ -91,15 +91,18 @@ cov() { # db: the CoV of its spin times, in percent
 echo "# CoV under noise: clean $(cov "$T/noisy.db")%, hogged $(cov "$T/hog.db")%;" \
 	"without: clean $(cov "$T/clean.db")%, clean2 $(cov "$T/clean2.db")%"
 
+row() { # the verdict and change of the one row of compare's JSON in $T/out
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]
+print(r["verdict"], "%+.1f" % r["change_pct"])' "$T/out"
+}
+
 expect_exit "a campaign under a CPU hog against a clean one exits 1" 1 \
 	"$VTBENCH" compare --db "$T/hog.db" --against "$T/noisy.db" --format json
-got=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]
-print(r["verdict"], "%.0f" % r["change_pct"])' "$T/out")
+got=$(row)
 case "$got" in
 worse\ *) ok "the hog's row is worse (change ${got#worse }%)" ;;
 *) notok "the hog's row is worse" "verdict and change: $got" ;;
 esac
 expect_exit "two clean campaigns exit 0" 0 \
 	"$VTBENCH" compare --db "$T/clean2.db" --against "$T/clean.db" --format json
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]
-print("# clean2 against clean: %s, change %+.1f%%" % (r["verdict"], r["change_pct"]))' "$T/out"
+echo "# clean2 against clean: $(row)%"
