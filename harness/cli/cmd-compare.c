@@ -358,75 +358,59 @@ static bool parse_args(struct vtb_cmd_env *env, struct compare_args *a, int *ret
 }
 
 /*
- * -o FILE: written to a temporary file beside it and renamed over it
- * (vtb_cmd_output_commit), so FILE is either the old one or the whole new report,
- * never a truncated one (a full disk, a kill).  0, or the exit code after
- * the message.
+ * -o FILE, by the one output rule (common/outfile.h): a regular file is
+ * replaced whole once the report is (vtb_cmd_output_commit), a device or
+ * FIFO is written through, a symlink resolved and said, the command's
+ * inputs (@inputs) refused.  0, or the exit code after the message.
  */
-int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out, const char *path)
+int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out,
+			const char *path, const struct vtb_out_input *inputs)
 {
-	mode_t mask = umask(0);
-	int fd, e;
+	int r;
 
-	umask(mask);
+	memset(out, 0, sizeof(*out));
 	out->f = stdout;
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	r = vtb_outfile_open(&out->o, path, 0, inputs);
+	if (r) {
+		out->f = stdout;
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		return r == VTB_OUT_EINPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+	}
 	out->path = path;
-	out->tmp = vtb_asprintf("%s.XXXXXX", path);
-	fd = out->tmp ? mkstemp(out->tmp) : -1;
-	out->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (out->f) {
-		/* what fopen() would have made: 0666 less the umask */
-		fchmod(fd, 0666 & ~mask);
-		return 0;
-	}
-	e = out->tmp ? errno : ENOMEM;
-	if (fd >= 0) {
-		close(fd);
-		unlink(out->tmp);
-	}
-	free(out->tmp);
-	out->tmp = NULL;
-	vtb_cmd_err(env, "cannot write '%s': %s", path, strerror(e));
-	return e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? VTB_EXIT_USAGE
-									 : VTB_EXIT_INFRA;
-}
-
-/* The whole report on disk, then renamed over FILE: 0 or the exit code. */
-int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out)
-{
-	FILE *g = out->f;
-	int bad_write;
-
-	if (!out->path)
-		return 0;
-	bad_write = fflush(g) || fsync(fileno(g));
-	out->f = NULL;
-	if (fclose(g) || bad_write || rename(out->tmp, out->path)) {
-		vtb_cmd_err(env, "cannot write '%s': %s", out->path, strerror(errno));
-		return VTB_EXIT_INFRA;
-	}
-	free(out->tmp);
-	out->tmp = NULL;
+	out->f = out->o.f;
+	if (out->o.note)
+		vtb_cmd_err(env, "%s", out->o.note);
 	return 0;
 }
 
-/* After a failure: the temporary file goes, FILE stays as it was. */
+/* The whole report written and put in place: 0 or the exit code. */
+int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out)
+{
+	if (!out->path)
+		return 0;
+	out->f = NULL;
+	if (vtb_outfile_commit(&out->o) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		return VTB_EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* After a failure (or a commit): a temporary goes, FILE stays as it was. */
 void vtb_cmd_output_abandon(struct vtb_cmd_output *out)
 {
-	if (out->f && out->f != stdout)
-		fclose(out->f);
-	if (out->tmp) {
-		unlink(out->tmp);
-		free(out->tmp);
-	}
+	vtb_outfile_abandon(&out->o);
+	out->f = NULL;
 }
 
 int cmd_compare(struct vtb_cmd_env *env)
 {
 	struct compare_args a;
 	struct vtb_cmd_output out = { .f = stdout };
+	struct vtb_out_input inputs[3] = { { .what = "the database", .sqlite = true },
+					   { .what = "the --against database", .sqlite = true } };
 	struct vtb_store *against = NULL;
 	json_t *doc = NULL;
 	bool bad = false;
@@ -437,18 +421,21 @@ int cmd_compare(struct vtb_cmd_env *env)
 	ret = vtb_cmd_setup(env);
 	if (ret)
 		return ret;
+	inputs[0].path = env->db;
+	inputs[1].path = a.against_db;
 	if (a.against_db && vtb_store_open_ro(a.against_db, &against) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		return VTB_EXIT_USAGE;
 	}
+	/* the output checked before the work: a path refused costs nothing */
+	ret = vtb_cmd_output_open(env, &out, a.out_path, inputs);
+	if (ret)
+		goto out;
 	if (vtb_compare_build(env->store, env->db, against, a.against_db, &a.o, &doc, &bad) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		goto out;
 	}
-	ret = vtb_cmd_output_open(env, &out, a.out_path);
-	if (ret)
-		goto out;
 	if (!a.quiet || out.path) {
 		struct vtb_report_opts ro = { .columns = text_columns(out.f) };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -603,24 +604,12 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 		print_explore(m, x, quiet);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int ret = 0;
-
-	if (!f)
-		return vtb_error("cannot write '%s': %s", path, strerror(errno));
-	if (fputs(text, f) == EOF)
-		ret = vtb_error("cannot write '%s': %s", path, strerror(errno));
-	if (fclose(f) != 0 && !ret)
-		ret = vtb_error("cannot write '%s': %s", path, strerror(errno));
-	return ret;
-}
-
 /* One domain XML per VM (of each VM configuration) into @dir (NULL:
  * build them only); with @timing, the time of planning and XML per
- * configuration on stderr (the figure `make bench` prints). */
-static int write_xml(const struct vtb_matrix *m, const char *dir, bool kvm, bool timing)
+ * configuration on stderr (the figure `make bench` prints).  0, -1, or
+ * VTB_OUT_EINPUT when a file's path is refused. */
+static int write_xml(const struct vtb_matrix *m, const char *dir, bool kvm, bool timing,
+		     const struct vtb_out_input *inputs)
 {
 	size_t i;
 	int v, ret = 0;
@@ -655,7 +644,13 @@ static int write_xml(const struct vtb_matrix *m, const char *dir, bool kvm, bool
 				if (xml && dir) {
 					path = vtb_asprintf("%s/%s.xml", dir,
 							    name + strlen("vtbench-"));
-					ret = path ? write_file(path, xml) : -1;
+					/* names vtbench made, in the user's
+					 * directory: a planted symlink or
+					 * device there is refused (outfile.h) */
+					ret = path ? vtb_outfile_write(path, VTB_OUT_NAMED_DIR,
+								       inputs, xml, strlen(xml),
+								       NULL)
+						   : -1;
 				}
 			}
 			vtb_plan_domstore_release(&st);
@@ -888,11 +883,27 @@ static int plan_knobs(struct vtb_store *st, struct vtb_matrix *m, struct plan_kn
 static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
 		       const struct vtb_matrix *m, const struct plan_knobs *pk)
 {
+	struct vtb_out_input inputs[3] = { { .path = o->matrix, .what = "the matrix" },
+					   { .path = o->db, .what = "the database", .sqlite = true } };
 	struct vtb_bootref *order = NULL;
 	struct vtb_explore_plan x = { 0 };
 	size_t n_order = 0;
 	int ret = VTB_EXIT_INFRA, r = 0;
 
+	/* like mkdir -p: a directory in a fresh checkout or CI workspace;
+	 * made before the plan is printed, so a bad one prints nothing */
+	if (o->xml_dir) {
+		struct stat sb;
+
+		if (!stat(o->xml_dir, &sb) && !S_ISDIR(sb.st_mode)) {
+			vtb_cmd_err(env, "--xml-dir: '%s' is not a directory", o->xml_dir);
+			return VTB_EXIT_USAGE;
+		}
+		if (vtb_mkdir_p(o->xml_dir, 0777, false) < 0) {
+			vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
+			return VTB_EXIT_USAGE;
+		}
+	}
 	if (vtb_matrix_boot_order(m, &order, &n_order))
 		goto err;
 	free(order);
@@ -905,13 +916,13 @@ static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
 	vtb_explore_plan_release(&x);
 	if (r)
 		goto err;
-	/* like mkdir -p: a directory in a fresh checkout or CI workspace */
-	if (o->xml_dir && vtb_mkdir_p(o->xml_dir, 0777, false) < 0) {
-		vtb_cmd_err(env, "--xml-dir: %s", vtb_errmsg());
-		return ret;
+	if (o->xml_dir || o->timing) {
+		r = write_xml(m, o->xml_dir, o->kvm, o->timing, inputs);
+		if (r == VTB_OUT_EINPUT)
+			ret = VTB_EXIT_USAGE;
+		if (r)
+			goto err;
 	}
-	if ((o->xml_dir || o->timing) && write_xml(m, o->xml_dir, o->kvm, o->timing) < 0)
-		goto err;
 	return 0;
 err:
 	vtb_cmd_err(env, "%s", vtb_errmsg());

@@ -138,6 +138,7 @@ int cmd_recommend(struct vtb_cmd_env *env)
 {
 	struct recommend_args a = { 0 };
 	struct vtb_cmd_output out = { .f = stdout };
+	struct vtb_out_input inputs[2] = { { .what = "the database", .sqlite = true } };
 	json_t *doc = NULL;
 	bool bad = false;
 	int ret;
@@ -147,13 +148,15 @@ int cmd_recommend(struct vtb_cmd_env *env)
 	ret = vtb_cmd_setup(env);
 	if (ret)
 		return ret;
-	if (vtb_recommend_build(env->store, env->db, a.campaign, &doc, &bad) < 0) {
-		vtb_cmd_err(env, "%s", vtb_errmsg());
-		return bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
-	}
-	ret = vtb_cmd_output_open(env, &out, a.out_path);
+	inputs[0].path = env->db;
+	ret = vtb_cmd_output_open(env, &out, a.out_path, inputs);
 	if (ret)
 		goto out;
+	if (vtb_recommend_build(env->store, env->db, a.campaign, &doc, &bad) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
+		goto out;
+	}
 	if (render(a.format, doc, out.f) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = VTB_EXIT_INFRA;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -495,18 +496,24 @@ int cmd_topo(struct vtb_cmd_env *env)
 	if (ret)
 		return ret;
 	if (export) {
-		int r = vtb_hosttopo_export_xml(env->host, export);
+		struct vtb_out_input inputs[2] = {
+			{ .path = env->host_topology, .what = "the --host-topology file" }
+		};
+		char *note = NULL;
+		int r;
 
+		/* a synthetic string or caps: prefix names no file of ours */
+		if (inputs[0].path && access(inputs[0].path, F_OK))
+			inputs[0].path = NULL;
+		r = vtb_hosttopo_export_xml(env->host, export, inputs, &note);
+		if (note)
+			vtb_cmd_err(env, "%s", note);
+		free(note);
 		if (r) {
-			int e = errno;
-
 			vtb_cmd_err(env, "%s", vtb_errmsg());
-			/* a topology hwloc cannot hold, or a path the user got
-			 * wrong, is input; anything else the disk */
-			if (r == -2 || e == ENOENT || e == ENOTDIR || e == EACCES || e == EISDIR ||
-			    e == EROFS)
-				return VTB_EXIT_USAGE;
-			return VTB_EXIT_INFRA;
+			/* a topology hwloc cannot hold, or a path refused, is
+			 * input; anything else the disk */
+			return r == -2 ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		}
 	}
 	if (!strcmp(format, "json") ? topo_json(env->host) : topo_text(env->host)) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "cliopt.h"
+#include "../../common/outfile.h"
 #include "../host/hosttopo.h"
 #include "../store/store.h"
 
@@ -106,17 +107,18 @@ void vtb_cmd_run_boots_line(const struct vtb_run_result *res);
 int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
 		     const struct vtb_run_result *res);
 
-/* Where a report goes: stdout, or -o FILE through a temporary file
- * renamed over it once whole (cmd-compare.c; compare and recommend).
+/* Where a report goes: stdout, or -o FILE by the one output rule
+ * (common/outfile.h: replaced whole once written, a device or FIFO written
+ * through, the command's @inputs refused; cmd-compare.c, for every -o).
  * open: 0, or the exit code after the message; commit: the same;
- * abandon after a failure (FILE stays as it was). */
+ * abandon after a failure (FILE stays as it was) or after commit. */
 struct vtb_cmd_output {
 	const char *path; /* NULL: stdout */
-	char *tmp;
 	FILE *f;
+	struct vtb_outfile o;
 };
 int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out,
-			const char *path);
+			const char *path, const struct vtb_out_input *inputs);
 int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out);
 void vtb_cmd_output_abandon(struct vtb_cmd_output *out);
 

@@ -1818,57 +1818,8 @@ out:
 	return ret;
 }
 
-/* Writes @len bytes to @path through a temporary file and rename(). */
-static int write_atomic(const char *path, const char *data, size_t len)
-{
-	char *tmp = vtb_asprintf("%s.tmp.%ld", path, (long)getpid());
-	size_t off = 0;
-	int fd, e;
-
-	if (!tmp)
-		return vtb_error("out of memory");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		e = errno;
-		vtb_error("cannot write '%s': %s", path, strerror(e));
-		free(tmp);
-		errno = e;
-		return -1;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = EIO;
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, path) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	free(tmp);
-	return 0;
-fail:
-	e = errno ? errno : EIO;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	vtb_error("cannot write '%s': %s", path, strerror(e));
-	errno = e;
-	return -1;
-}
-
-int vtb_hosttopo_export_xml(const struct vtb_hosttopo *h, const char *path)
+int vtb_hosttopo_export_xml(const struct vtb_hosttopo *h, const char *path,
+			    const struct vtb_out_input *inputs, char **note)
 {
 	hwloc_topology_t t = h->topo, built = NULL;
 	struct vtb_topo check = { 0 };
@@ -1905,7 +1856,9 @@ int vtb_hosttopo_export_xml(const struct vtb_hosttopo *h, const char *path)
 		errno = ENOMEM;
 		goto out;
 	}
-	ret = write_atomic(path, buf, strlen(buf));
+	ret = vtb_outfile_write(path, 0, inputs, buf, strlen(buf), note);
+	if (ret == VTB_OUT_EINPUT)
+		ret = -2;
 out:
 	e = errno;
 	if (buf)

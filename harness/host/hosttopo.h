@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../../common/outfile.h"
 #include "../matrix/conf.h"
 #include "topo.h"
 
@@ -68,12 +69,16 @@ char *vtb_cpu_model_name_trim(const char *s);
 bool vtb_cpu_codename_trusted(const char *vendor, int ext_family, const char *libversion);
 
 /*
- * Writes the topology as hwloc XML to @path (replaced atomically), with
- * hwloc's exporter.  A capabilities source is first rebuilt as an hwloc
- * topology from the model.  -1 with vtb_error() on write errors (errno
- * kept); -2 with vtb_error() when the topology cannot be expressed in
- * hwloc XML (the rebuilt one would not have the same digest).
+ * Writes the topology as hwloc XML to @path by the output rule
+ * (common/outfile.h: a regular file replaced atomically, a device or FIFO
+ * written through, a symlink resolved with *@note saying so, @inputs
+ * refused), with hwloc's exporter.  A capabilities source is first rebuilt
+ * as an hwloc topology from the model.  -1 with vtb_error() on write
+ * errors; -2 with vtb_error() when the path is refused or the topology
+ * cannot be expressed in hwloc XML (the rebuilt one would not have the
+ * same digest).  *@note: malloc'ed or NULL.
  */
-int vtb_hosttopo_export_xml(const struct vtb_hosttopo *h, const char *path);
+int vtb_hosttopo_export_xml(const struct vtb_hosttopo *h, const char *path,
+			    const struct vtb_out_input *inputs, char **note);
 
 #endif
