@@ -25,6 +25,7 @@
 
 #include "../common/guestview.h"
 #include "../common/man.h"
+#include "../common/outfile.h"
 #include "../common/pid1.h"
 #include "../common/schedprof.h"
 #include "../common/sysfs.h"
@@ -469,22 +470,40 @@ static json_t *default_texts(const struct vtb_workload_ops *w)
 	return t;
 }
 
+/* --out PATH, by the one output rule (common/outfile.h): a regular file
+ * is replaced whole when the agent ends, a device or FIFO written through,
+ * a symlink resolved and said.  Stdout is the file from here on. */
+static struct vtb_outfile out_file;
+
 static int open_out(const char *path)
 {
-	int fd;
+	int r;
 
 	if (!path)
 		return 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return vtb_error("cannot open '%s': %s", path, strerror(errno));
+	r = vtb_outfile_open(&out_file, path, 0, NULL);
+	if (r)
+		return r;
+	if (out_file.note)
+		fprintf(stderr, "vtbench-agent: %s\n", out_file.note);
 	fflush(stdout);
-	if (dup2(fd, STDOUT_FILENO) < 0) {
-		close(fd);
+	if (dup2(fileno(out_file.f), STDOUT_FILENO) < 0) {
+		vtb_outfile_abandon(&out_file);
 		return vtb_error("cannot redirect output to '%s': %s", path, strerror(errno));
 	}
-	close(fd);
 	return 0;
+}
+
+/* The output in place (stdout already flushed): 0 or -1. */
+static int close_out(void)
+{
+	int r = 0;
+
+	if (out_file.path) {
+		r = vtb_outfile_commit(&out_file);
+		vtb_outfile_abandon(&out_file);
+	}
+	return r;
 }
 
 static int agent_start(struct agent *a, const char *boot, const char *config)
@@ -1134,6 +1153,11 @@ int main(int argc, char **argv)
 		ret = cmd_workload(argc, argv);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "vtbench-agent: cannot write output: %s\n", strerror(errno));
+		if (!ret)
+			ret = EXIT_FAIL;
+	}
+	if (close_out() < 0) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
 		if (!ret)
 			ret = EXIT_FAIL;
 	}

@@ -199,3 +199,18 @@ if "$VTBENCH" explore "$T/race.conf" --db "$T/race.db" -q >"$T/explore.out" 2>&1
 else
 	notok "explore runs a small bare-metal race" "$(tail -n 5 "$T/explore.out")"
 fi
+
+# ---- vtbench-agent --out ----
+if [ $root = yes ] && mknod "$T/null4" c 1 3 2>/dev/null; then
+	expect_exit "vtbench-agent --out onto a character device succeeds" 0 \
+		"$AGENT" timer --loops 50 --out "$T/null4"
+	expect_eq "... which is still a character device" "$(kind "$T/null4" | cut -c1)" "c"
+fi
+echo old >"$T/agent-target"
+chmod 0400 "$T/agent-target"
+ln -s agent-target "$T/agent-link"
+expect_exit "vtbench-agent --out onto a symlink writes its target" 0 \
+	"$AGENT" timer --loops 50 --records --out "$T/agent-link"
+expect_eq "... the link stays" "$(kind "$T/agent-link" | cut -c1)" "l"
+expect_eq "... the target keeps its mode" "$(stat -c %a "$T/agent-target")" "400"
+expect_grep "... and holds the records" "$T/agent-target" "@vtb1"
