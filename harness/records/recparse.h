@@ -71,8 +71,11 @@ struct vtb_boot_records {
 
 struct vtb_rec_parser;
 
-/* @nonce: the boot's nonce; records with another nonce are errors.
- * Returns NULL on ENOMEM. */
+/* @nonce: the boot's nonce; records with another nonce are errors.  The
+ * parser's hash tables (cells, samples) are keyed with a random secret
+ * of its own (getrandom(2)): keys a guest chooses cannot collide on
+ * purpose.  Returns NULL on ENOMEM or when getrandom fails (vtb_error()
+ * says which). */
 struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce, const struct vtb_rec_limits *lim);
 /* Feeds bytes in any chunking.  Returns 0; -1 only on ENOMEM or when a
  * hard limit (max_total, max_records) stops parsing (error recorded). */
