@@ -31,6 +31,11 @@
 #define CELL_ERRORS_KEPT 8
 #define CELL_ERROR_TEXT_MAX (16 * 1024)
 #define CANON_FLAGS (JSON_SORT_KEYS | JSON_COMPACT)
+/* Lines between two reads of the clock against the deadline: a line
+ * costs a microsecond or more (CRC, JSON), the clock some 20 ns, and 64
+ * lines of at most 1 MiB each are a few hundred ms past the deadline at
+ * worst. */
+#define DEADLINE_LINES 64
 
 const struct vtb_rec_limits vtb_rec_default_limits = {
 	.max_line = (1024 * 1024) + 128,
@@ -78,10 +83,12 @@ struct vtb_rec_parser {
 	size_t lineno; /* 1-based number of the line being read */
 	size_t total;
 	size_t seen;	    /* records handled, valid or not (max_records) */
-	bool stopped;	    /* a hard limit was hit: input is ignored */
+	bool stopped;	    /* a hard limit or the deadline was hit: input is ignored */
 	bool headless_seen; /* a record came before any header */
 	bool other_seen;    /* a record other than the header was accepted */
 	bool finished;
+	uint64_t deadline; /* vtb_now_ns() past which parsing stops; 0: none */
+	unsigned to_clock; /* lines before the clock is read again */
 	struct chunk_seq ch;
 	long long max_chunk_id; /* highest id that started a sequence */
 	long long broken_id;	/* sequence already reported, chunks ignored */
@@ -1526,6 +1533,29 @@ struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce, const struct vtb_re
 	return p;
 }
 
+void vtb_rec_parser_set_deadline(struct vtb_rec_parser *p, uint64_t deadline_ns)
+{
+	p->deadline = deadline_ns;
+	p->to_clock = 0;
+}
+
+/* Past the deadline (the clock read every DEADLINE_LINES lines): parsing
+ * stops, the error says where, and the rest of the stream is ignored. */
+static bool past_deadline(struct vtb_rec_parser *p)
+{
+	if (!p->deadline || p->to_clock--)
+		return false;
+	p->to_clock = DEADLINE_LINES - 1;
+	if (vtb_now_ns() < p->deadline)
+		return false;
+	add_error(
+		p,
+		"record parsing stopped at the boot's deadline after %zu lines, rest of the stream ignored",
+		p->lineno - 1);
+	p->stopped = true;
+	return true;
+}
+
 int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len)
 {
 	const char *s = data;
@@ -1555,6 +1585,8 @@ int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len)
 			return -1;
 		}
 		if (!nl)
+			break;
+		if (past_deadline(p))
 			break;
 		if (!p->skipping)
 			handle_line(p, p->line, p->line_len);

@@ -494,6 +494,61 @@ Test(recparse, colliding_metric_names_are_each_kept_once)
 	free(k);
 }
 
+/* ---- the boot's deadline ---- */
+
+Test(recparse, a_parser_past_its_deadline_stops_and_says_so)
+{
+	const struct vtb_boot_records *r;
+
+	vtb_rec_parser_set_deadline(P, 1); /* 1 ns after the clock's start */
+	cr_assert_eq(vtb_rec_parser_feed(P, "noise\n", 6), -1);
+	rec(HEADER);
+	rec(CELL);
+	vtb_rec_parser_finish(P);
+	r = res();
+	dump_errors();
+	cr_assert_null(r->header);
+	cr_assert_eq(r->n_cells, 0);
+	cr_assert_eq(r->noise_lines, 0, "no line was read");
+	cr_assert_eq(r->n_errors, 1);
+	cr_assert_str_eq(
+		r->errors[0],
+		"record parsing stopped at the boot's deadline after 0 lines, rest of the stream ignored");
+}
+
+/* What came before the deadline is kept; what comes after is not read. */
+Test(recparse, records_before_the_deadline_are_kept)
+{
+	const struct vtb_boot_records *r;
+
+	vtb_rec_parser_set_deadline(P, vtb_now_ns() + 3600 * UINT64_C(1000000000));
+	rec(HEADER);
+	rec(CELL);
+	feed("noise\n");
+	cr_assert_eq(res()->n_errors, 0);
+	vtb_rec_parser_set_deadline(P, 1);
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1}");
+	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":1}");
+	vtb_rec_parser_finish(P);
+	r = res();
+	cr_assert_not_null(r->header);
+	cr_assert_eq(r->n_cells, 1);
+	cr_assert_null(r->cells[0].status);
+	cr_assert(!r->ended);
+	cr_assert_eq(r->n_errors, 1);
+	cr_assert(has_error("stopped at the boot's deadline after 3 lines"));
+}
+
+/* No deadline (the default): a parser never reads the clock's verdict. */
+Test(recparse, without_a_deadline_parsing_goes_on)
+{
+	vtb_rec_parser_set_deadline(P, 0);
+	good_stream();
+	vtb_rec_parser_finish(P);
+	cr_assert(res()->ended);
+	cr_assert_eq(res()->n_errors, 1); /* the stream's own agent error */
+}
+
 /* ---- chunks ---- */
 
 static void chunk(long id, long seq, bool last, const char *data)
