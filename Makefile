@@ -213,6 +213,7 @@ demo: deps
 
 bench: all $(TOOL_BIN)
 	$(Q)sh scripts/bench-plan.sh $(BUILD)
+	$(Q)sh scripts/bench-parser.sh $(BUILD)
 	$(Q)sh scripts/bench-stats.sh $(BUILD)
 	$(Q)sh scripts/bench.sh $(BUILD)
 	$(Q)sh scripts/bench-vm.sh $(BUILD)

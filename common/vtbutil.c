@@ -523,8 +523,9 @@ uint32_t vtb_crc32(const void *buf, size_t len)
 	return crc ^ 0xffffffffu;
 }
 
-static int random_bytes(unsigned char *p, size_t n)
+int vtb_random_bytes(void *buf, size_t n)
 {
+	unsigned char *p = buf;
 	ssize_t got;
 
 	while (n) {
@@ -546,7 +547,7 @@ int vtb_random_hex(char *out, size_t nbytes)
 
 	if (nbytes > sizeof(b))
 		return vtb_error("random_hex: %zu bytes requested, at most %zu", nbytes, sizeof(b));
-	if (random_bytes(b, nbytes))
+	if (vtb_random_bytes(b, nbytes))
 		return -1;
 	for (i = 0; i < nbytes; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
@@ -558,7 +559,7 @@ int vtb_uuid(char out[37])
 {
 	unsigned char b[16];
 
-	if (random_bytes(b, sizeof(b)))
+	if (vtb_random_bytes(b, sizeof(b)))
 		return -1;
 	b[6] = (b[6] & 0x0f) | 0x40;
 	b[8] = (b[8] & 0x3f) | 0x80;

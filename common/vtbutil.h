@@ -132,6 +132,9 @@ int vtb_term_fputs(const char *s, FILE *f);
 /* CRC-32 (IEEE 802.3, as zlib's crc32()) of a buffer. */
 uint32_t vtb_crc32(const void *buf, size_t len);
 
+/* @n bytes from getrandom(2) (blocking until the kernel's pool is
+ * ready, as at early boot); -1 with vtb_error() when it fails. */
+int vtb_random_bytes(void *buf, size_t n);
 /* 128 random bits as a lowercase RFC 4122 v4 UUID string (37 bytes). */
 int vtb_uuid(char out[37]);
 /* n random bytes as 2n lowercase hex digits into out (2n+1 bytes). */

@@ -605,6 +605,8 @@ int vtb_baremetal_boot(const struct vtb_baremetal_req *req, struct vtb_boot_outc
 	}
 	out->started_ns = realtime_ns();
 	deadline = vtb_now_ns() + req->timeout_ns;
+	/* the agent's output is parsed within the boot's time too */
+	vtb_rec_parser_set_deadline(out->parser, deadline);
 	if (req->partition && partition_make(req, &pt, &why) != 0) {
 		out->warning = vtb_asprintf(
 			"confinement = partition: no partition (%s), the baseline is confined by affinity",

@@ -711,6 +711,11 @@ static int group_wait(struct vtb_hv *hv, const struct vtb_vm_group_req *g, struc
 	uint64_t deadline = now + g->timeout_ns, next_tick = now + 1000000000ull;
 	size_t k;
 
+	/* parsing is part of the boot: a stream costly to parse (the guest
+	 * chooses it) stops at the deadline, the feed in stream_cb returns,
+	 * and this loop sees the timeout */
+	for (k = 0; k < n; k++)
+		vtb_rec_parser_set_deadline(vms[k].parser, deadline);
 	for (;;) {
 		bool all_done = true, stop;
 

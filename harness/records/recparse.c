@@ -17,6 +17,7 @@
 
 #include "../../common/hist.h"
 #include "../../common/record.h"
+#include "../../common/siphash.h"
 #include "../../common/vtbutil.h"
 #include "recparse.h"
 
@@ -30,6 +31,11 @@
 #define CELL_ERRORS_KEPT 8
 #define CELL_ERROR_TEXT_MAX (16 * 1024)
 #define CANON_FLAGS (JSON_SORT_KEYS | JSON_COMPACT)
+/* Lines between two reads of the clock against the deadline: a line
+ * costs a microsecond or more (CRC, JSON), the clock some 20 ns, and 64
+ * lines of at most 1 MiB each are a few hundred ms past the deadline at
+ * worst. */
+#define DEADLINE_LINES 64
 
 const struct vtb_rec_limits vtb_rec_default_limits = {
 	.max_line = (1024 * 1024) + 128,
@@ -58,6 +64,10 @@ struct vtb_rec_parser {
 	struct vtb_rec_limits lim;
 	struct vtb_boot_records r;
 	size_t cap_cells, cap_samples, cap_hists, cap_errors;
+	/* The tables' hash key: secret and random per parser, so the guest,
+	 * which chooses cell keys and metric names, cannot choose their slots
+	 * (FNV-1a let it put 80k cells in one probe chain: 124 s). */
+	struct vtb_sipkey key;
 	/* cell key -> index + 1 (0 = empty slot), open addressing */
 	size_t *cellmap;
 	size_t cellmap_cap;
@@ -72,12 +82,13 @@ struct vtb_rec_parser {
 	bool skipping; /* discarding an over-long line up to its newline */
 	size_t lineno; /* 1-based number of the line being read */
 	size_t total;
-	size_t seen; /* records handled, valid or not (max_records) */
-	bool stopped;
+	size_t seen;	    /* records handled, valid or not (max_records) */
+	bool stopped;	    /* a hard limit or the deadline was hit: input is ignored */
 	bool headless_seen; /* a record came before any header */
-	bool other_seen; /* a record other than the header was accepted */ /* a hard limit was hit:
-									      input is ignored */
+	bool other_seen;    /* a record other than the header was accepted */
 	bool finished;
+	uint64_t deadline; /* vtb_now_ns() past which parsing stops; 0: none */
+	unsigned to_clock; /* lines before the clock is read again */
 	struct chunk_seq ch;
 	long long max_chunk_id; /* highest id that started a sequence */
 	long long broken_id;	/* sequence already reported, chunks ignored */
@@ -144,15 +155,9 @@ static char *quote(const char *s, size_t len)
 
 /* ---- cells ---- */
 
-static uint64_t hash_str(const char *s)
+static uint64_t hash_str(const struct vtb_rec_parser *p, const char *s)
 {
-	uint64_t h = UINT64_C(1469598103934665603);
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
+	return vtb_siphash_str(&p->key, s);
 }
 
 static long find_cell(const struct vtb_rec_parser *p, const char *key)
@@ -162,17 +167,17 @@ static long find_cell(const struct vtb_rec_parser *p, const char *key)
 	if (!p->cellmap_cap)
 		return -1;
 	mask = p->cellmap_cap - 1;
-	for (i = hash_str(key) & mask; p->cellmap[i]; i = (i + 1) & mask)
+	for (i = hash_str(p, key) & mask; p->cellmap[i]; i = (i + 1) & mask)
 		if (strcmp(p->r.cells[p->cellmap[i] - 1].cell, key) == 0)
 			return (long)(p->cellmap[i] - 1);
 	return -1;
 }
 
-static int cellmap_put(size_t *map, size_t cap, const struct vtb_rs_cell *cells, size_t idx)
+static int cellmap_put(const struct vtb_rec_parser *p, size_t *map, size_t cap, size_t idx)
 {
 	size_t i, mask = cap - 1;
 
-	for (i = hash_str(cells[idx].cell) & mask; map[i]; i = (i + 1) & mask)
+	for (i = hash_str(p, p->r.cells[idx].cell) & mask; map[i]; i = (i + 1) & mask)
 		;
 	map[i] = idx + 1;
 	return 0;
@@ -210,7 +215,7 @@ static int add_cell(struct vtb_rec_parser *p, const char *key, const char *workl
 		if (!map)
 			return -1;
 		for (i = 0; i < idx; i++)
-			cellmap_put(map, cap, p->r.cells, i);
+			cellmap_put(p, map, cap, i);
 		free(p->cellmap);
 		p->cellmap = map;
 		p->cellmap_cap = cap;
@@ -229,7 +234,7 @@ static int add_cell(struct vtb_rec_parser *p, const char *key, const char *workl
 	p->cell_ended[idx] = false;
 	memset(&p->cell_errs[idx], 0, sizeof(p->cell_errs[idx]));
 	p->r.n_cells++;
-	cellmap_put(p->cellmap, p->cellmap_cap, p->r.cells, idx);
+	cellmap_put(p, p->cellmap, p->cellmap_cap, idx);
 	return 0;
 }
 
@@ -394,9 +399,9 @@ static bool cell_open(struct vtb_rec_parser *p, long idx, const char *type)
 	return false;
 }
 
-static size_t sample_hash(const char *cell, const char *metric)
+static size_t sample_hash(const struct vtb_rec_parser *p, const char *cell, const char *metric)
 {
-	return hash_str(cell) * 31 ^ hash_str(metric);
+	return hash_str(p, cell) * 31 ^ hash_str(p, metric);
 }
 
 /* The sample of @metric already kept for @cell, or -1. */
@@ -407,7 +412,7 @@ static long find_sample(const struct vtb_rec_parser *p, const char *cell, const 
 	if (!p->samplemap_cap)
 		return -1;
 	mask = p->samplemap_cap - 1;
-	for (i = sample_hash(cell, metric) & mask; p->samplemap[i]; i = (i + 1) & mask) {
+	for (i = sample_hash(p, cell, metric) & mask; p->samplemap[i]; i = (i + 1) & mask) {
 		const struct vtb_rs_sample *s = &p->r.samples[p->samplemap[i] - 1];
 
 		if (!strcmp(s->cell, cell) && !strcmp(s->metric, metric))
@@ -416,11 +421,12 @@ static long find_sample(const struct vtb_rec_parser *p, const char *cell, const 
 	return -1;
 }
 
-static void samplemap_put(size_t *map, size_t cap, const struct vtb_rs_sample *v, size_t idx)
+static void samplemap_put(const struct vtb_rec_parser *p, size_t *map, size_t cap, size_t idx)
 {
+	const struct vtb_rs_sample *v = &p->r.samples[idx];
 	size_t i, mask = cap - 1;
 
-	for (i = sample_hash(v[idx].cell, v[idx].metric) & mask; map[i]; i = (i + 1) & mask)
+	for (i = sample_hash(p, v->cell, v->metric) & mask; map[i]; i = (i + 1) & mask)
 		;
 	map[i] = idx + 1;
 }
@@ -436,7 +442,7 @@ static int samplemap_grow(struct vtb_rec_parser *p, size_t idx)
 	if (!map)
 		return -1;
 	for (i = 0; i < idx; i++)
-		samplemap_put(map, cap, p->r.samples, i);
+		samplemap_put(p, map, cap, i);
 	free(p->samplemap);
 	p->samplemap = map;
 	p->samplemap_cap = cap;
@@ -500,7 +506,7 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 		oom(p);
 		return;
 	}
-	samplemap_put(p->samplemap, p->samplemap_cap, p->r.samples, p->r.n_samples);
+	samplemap_put(p, p->samplemap, p->samplemap_cap, p->r.n_samples);
 	p->r.n_samples++;
 	p->r.records++;
 }
@@ -1516,10 +1522,38 @@ struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce, const struct vtb_re
 		p->lim.max_payload = d->max_payload;
 	if (!p->lim.max_total)
 		p->lim.max_total = d->max_total;
+	if (vtb_sipkey_random(&p->key) < 0) {
+		free(p->nonce);
+		free(p);
+		return NULL;
+	}
 	p->lineno = 1;
 	p->max_chunk_id = -1;
 	p->broken_id = -1;
 	return p;
+}
+
+void vtb_rec_parser_set_deadline(struct vtb_rec_parser *p, uint64_t deadline_ns)
+{
+	p->deadline = deadline_ns;
+	p->to_clock = 0;
+}
+
+/* Past the deadline (the clock read every DEADLINE_LINES lines): parsing
+ * stops, the error says where, and the rest of the stream is ignored. */
+static bool past_deadline(struct vtb_rec_parser *p)
+{
+	if (!p->deadline || p->to_clock--)
+		return false;
+	p->to_clock = DEADLINE_LINES - 1;
+	if (vtb_now_ns() < p->deadline)
+		return false;
+	add_error(
+		p,
+		"record parsing stopped at the boot's deadline after %zu lines, rest of the stream ignored",
+		p->lineno - 1);
+	p->stopped = true;
+	return true;
 }
 
 int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len)
@@ -1551,6 +1585,8 @@ int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len)
 			return -1;
 		}
 		if (!nl)
+			break;
+		if (past_deadline(p))
 			break;
 		if (!p->skipping)
 			handle_line(p, p->line, p->line_len);

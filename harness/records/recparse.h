@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct vtb_rec_limits {
 	size_t max_line;    /* bytes in one line, framing included */
@@ -71,11 +72,21 @@ struct vtb_boot_records {
 
 struct vtb_rec_parser;
 
-/* @nonce: the boot's nonce; records with another nonce are errors.
- * Returns NULL on ENOMEM. */
+/* @nonce: the boot's nonce; records with another nonce are errors.  The
+ * parser's hash tables (cells, samples) are keyed with a random secret
+ * of its own (getrandom(2)): keys a guest chooses cannot collide on
+ * purpose.  Returns NULL on ENOMEM or when getrandom fails (vtb_error()
+ * says which). */
 struct vtb_rec_parser *vtb_rec_parser_new(const char *nonce, const struct vtb_rec_limits *lim);
+/* The boot's deadline (vtb_now_ns(), CLOCK_MONOTONIC; 0: none, the
+ * default): once it is past, parsing stops, as at a hard limit, with the
+ * error "record parsing stopped at the boot's deadline after N lines",
+ * and what comes after is ignored, so a feed returns promptly however
+ * costly the stream.  The clock is read every few dozen lines. */
+void vtb_rec_parser_set_deadline(struct vtb_rec_parser *p, uint64_t deadline_ns);
 /* Feeds bytes in any chunking.  Returns 0; -1 only on ENOMEM or when a
- * hard limit (max_total, max_records) stops parsing (error recorded). */
+ * hard limit (max_total, max_records) or the deadline stops parsing
+ * (error recorded). */
 int vtb_rec_parser_feed(struct vtb_rec_parser *p, const void *data, size_t len);
 /* End of stream: a partial last line and unfinished chunk sequences
  * become errors. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store-int.h"
+#include "../../common/siphash.h"
 
 /*
  * Samples for compare.  One statement that joins, filters and sorts a
@@ -43,22 +44,25 @@ struct lean {
 	size_t nnames;
 	uint32_t *slots; /* open addressing over names: index + 1, 0 empty */
 	size_t nslots;
+	/* The names are a guest's (metric and unit of its sample records):
+	 * hashed with a random secret, or names chosen to collide would put
+	 * them all in one probe chain (issue 25). */
+	struct vtb_sipkey key;
 };
 
-static uint64_t name_hash(const char *s)
+static uint64_t name_hash(const struct lean *l, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	return vtb_siphash_str(&l->key, s);
 }
 
-/* The index of @name in l->names, added when new; -1 when out of memory. */
+/* The index of @name in l->names, added when new; -1 with vtb_error()
+ * when out of memory or without a random key. */
 static long intern(struct lean *l, const char *name)
 {
 	size_t i;
 
+	if (!l->nslots && vtb_sipkey_random(&l->key) < 0)
+		return -1;
 	if (2 * (l->nnames + 1) > l->nslots) {
 		size_t n = l->nslots ? 2 * l->nslots : 64;
 		uint32_t *g = calloc(n, sizeof(*g));
@@ -68,11 +72,11 @@ static long intern(struct lean *l, const char *name)
 			free(g);
 			if (names)
 				l->names = names;
-			return -1;
+			return vtb_error("out of memory");
 		}
 		l->names = names;
 		for (size_t k = 0; k < l->nnames; k++) {
-			for (i = name_hash(names[k]) & (n - 1); g[i]; i = (i + 1) & (n - 1))
+			for (i = name_hash(l, names[k]) & (n - 1); g[i]; i = (i + 1) & (n - 1))
 				;
 			g[i] = (uint32_t)k + 1;
 		}
@@ -80,12 +84,12 @@ static long intern(struct lean *l, const char *name)
 		l->slots = g;
 		l->nslots = n;
 	}
-	for (i = name_hash(name) & (l->nslots - 1); l->slots[i]; i = (i + 1) & (l->nslots - 1))
+	for (i = name_hash(l, name) & (l->nslots - 1); l->slots[i]; i = (i + 1) & (l->nslots - 1))
 		if (!strcmp(l->names[l->slots[i] - 1], name))
 			return (long)l->slots[i] - 1;
 	l->names[l->nnames] = vtb_strdup(name);
 	if (!l->names[l->nnames])
-		return -1;
+		return vtb_error("out of memory");
 	l->slots[i] = (uint32_t)++l->nnames;
 	return (long)l->nnames - 1;
 }
@@ -221,9 +225,9 @@ static int lean_add_sample(sqlite3_stmt *s, void *ctx)
 		l->cap = cap;
 	}
 	metric = intern(l, column_text(s, 2));
-	unit = intern(l, column_text(s, 3));
+	unit = metric < 0 ? -1 : intern(l, column_text(s, 3));
 	if (metric < 0 || unit < 0)
-		return vtb_error("out of memory");
+		return -1;
 	r = &l->s[l->n++];
 	r->id = sqlite3_column_int64(s, 1);
 	r->cell = (uint32_t)cell;

@@ -15,6 +15,7 @@
 #include "../../harness/records/recparse.h"
 #include "../../common/record.h"
 #include "../../common/vtbutil.h"
+#include "../tools/fnvkeys.h"
 
 #define NONCE "c0ffee"
 
@@ -375,6 +376,177 @@ Test(recparse, a_second_sample_of_a_metric_in_a_cell_is_refused)
 	cr_assert(has_error(
 		"line 5: a second sample of metric 'triad' in cell 'k1' (the first is kept)"));
 	cr_assert(has_error("a second sample of metric 'm1999' in cell 'k1'"));
+}
+
+/* ---- keys a guest chose to collide (issue 25) ---- */
+
+#define NCOLL 3000
+#define COLL_BITS 16 /* every table of up to 65536 slots: NCOLL needs 8192 */
+
+/* Keys on which the former FNV-1a tables put everything in one chain;
+ * checked here, so the test keeps proving what it claims. */
+static char **colliding_keys(void)
+{
+	char **k = fnv_colliding_keys(NCOLL, COLL_BITS);
+
+	cr_assert_not_null(k);
+	for (size_t i = 0; i < NCOLL; i++)
+		cr_assert_eq(fnv1a(k[i]) & ((1u << COLL_BITS) - 1), 0, "key %zu", i);
+	return k;
+}
+
+/* Every key is stored, distinct, and found again by every record that
+ * names it; a repeated one is still a duplicate and an unopened one still
+ * unknown, though each shares its FNV-1a slot with all the others. */
+Test(recparse, colliding_cell_keys_are_each_stored_and_found)
+{
+	char **k = colliding_keys(), buf[256];
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	for (size_t i = 0; i < NCOLL; i++) {
+		snprintf(buf, sizeof(buf), "{\"type\":\"cell\",\"cell\":\"%s\",\"workload\":\"w\"}",
+			 k[i]);
+		rec(buf);
+	}
+	/* the cells in another order: a sample and the end of each */
+	for (size_t j = 0; j < NCOLL; j++) {
+		size_t i = (j * 7) % NCOLL; /* 7 and 3000 coprime: each once */
+
+		snprintf(buf, sizeof(buf),
+			 "{\"type\":\"sample\",\"cell\":\"%s\",\"metric\":\"m\",\"unit\":\"s\","
+			 "\"value\":%zu,\"better\":\"lower\"}",
+			 k[i], i);
+		rec(buf);
+		snprintf(buf, sizeof(buf),
+			 "{\"type\":\"cell_end\",\"cell\":\"%s\",\"status\":\"ok\",\"seconds\":%zu}",
+			 k[i], i);
+		rec(buf);
+	}
+	dump_errors();
+	r = res();
+	cr_assert_eq(r->n_errors, 0);
+	cr_assert_eq(r->n_cells, NCOLL);
+	cr_assert_eq(r->n_samples, NCOLL);
+	for (size_t i = 0; i < NCOLL; i++) {
+		cr_assert_str_eq(r->cells[i].cell, k[i]);
+		cr_assert_str_eq(r->cells[i].status, "ok", "cell %zu", i);
+		cr_assert_float_eq(r->cells[i].seconds, (double)i, 1e-9, "cell %zu", i);
+	}
+	for (size_t j = 0; j < NCOLL; j++) {
+		size_t i = (j * 7) % NCOLL;
+
+		cr_assert_str_eq(r->samples[j].cell, k[i]);
+		cr_assert_float_eq(r->samples[j].value, (double)i, 1e-9);
+	}
+	/* a repeated key, and a key that collides with all of them but was
+	 * never opened */
+	snprintf(buf, sizeof(buf), "{\"type\":\"cell\",\"cell\":\"%s\",\"workload\":\"w\"}",
+		 k[NCOLL / 2]);
+	rec(buf);
+	free(k);
+	k = fnv_colliding_keys(NCOLL + 1, COLL_BITS);
+	cr_assert_not_null(k);
+	snprintf(buf, sizeof(buf),
+		 "{\"type\":\"cell_end\",\"cell\":\"%s\",\"status\":\"ok\",\"seconds\":1}",
+		 k[NCOLL]);
+	rec(buf);
+	cr_assert_eq(r->n_cells, NCOLL);
+	cr_assert_eq(r->n_errors, 2);
+	snprintf(buf, sizeof(buf), "duplicate cell record for '%s'", r->cells[NCOLL / 2].cell);
+	cr_assert(has_error(buf), "%s", buf);
+	snprintf(buf, sizeof(buf), "cell_end record for unknown cell '%s'", k[NCOLL]);
+	cr_assert(has_error(buf), "%s", buf);
+	free(k);
+}
+
+/* The (cell, metric) table likewise: colliding metric names in one cell
+ * are each kept once, and a second sample of one of them is refused. */
+Test(recparse, colliding_metric_names_are_each_kept_once)
+{
+	char **k = colliding_keys(), buf[256];
+	const struct vtb_boot_records *r;
+
+	rec(HEADER);
+	rec(CELL);
+	for (size_t i = 0; i < NCOLL; i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"%s\",\"unit\":\"s\","
+			 "\"value\":%zu,\"better\":\"lower\"}",
+			 k[i], i);
+		rec(buf);
+	}
+	snprintf(buf, sizeof(buf),
+		 "{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"%s\",\"unit\":\"s\","
+		 "\"value\":-1,\"better\":\"lower\"}",
+		 k[NCOLL - 1]);
+	rec(buf);
+	dump_errors();
+	r = res();
+	cr_assert_eq(r->n_samples, NCOLL);
+	for (size_t i = 0; i < NCOLL; i++) {
+		cr_assert_str_eq(r->samples[i].metric, k[i]);
+		cr_assert_float_eq(r->samples[i].value, (double)i, 1e-9);
+	}
+	cr_assert_eq(r->n_errors, 1);
+	snprintf(buf, sizeof(buf), "a second sample of metric '%s' in cell 'k1'", k[NCOLL - 1]);
+	cr_assert(has_error(buf), "%s", buf);
+	free(k);
+}
+
+/* ---- the boot's deadline ---- */
+
+Test(recparse, a_parser_past_its_deadline_stops_and_says_so)
+{
+	const struct vtb_boot_records *r;
+
+	vtb_rec_parser_set_deadline(P, 1); /* 1 ns after the clock's start */
+	cr_assert_eq(vtb_rec_parser_feed(P, "noise\n", 6), -1);
+	rec(HEADER);
+	rec(CELL);
+	vtb_rec_parser_finish(P);
+	r = res();
+	dump_errors();
+	cr_assert_null(r->header);
+	cr_assert_eq(r->n_cells, 0);
+	cr_assert_eq(r->noise_lines, 0, "no line was read");
+	cr_assert_eq(r->n_errors, 1);
+	cr_assert_str_eq(
+		r->errors[0],
+		"record parsing stopped at the boot's deadline after 0 lines, rest of the stream ignored");
+}
+
+/* What came before the deadline is kept; what comes after is not read. */
+Test(recparse, records_before_the_deadline_are_kept)
+{
+	const struct vtb_boot_records *r;
+
+	vtb_rec_parser_set_deadline(P, vtb_now_ns() + 3600 * UINT64_C(1000000000));
+	rec(HEADER);
+	rec(CELL);
+	feed("noise\n");
+	cr_assert_eq(res()->n_errors, 0);
+	vtb_rec_parser_set_deadline(P, 1);
+	rec("{\"type\":\"cell_end\",\"cell\":\"k1\",\"status\":\"ok\",\"seconds\":1}");
+	rec("{\"type\":\"end\",\"status\":\"ok\",\"cells\":1}");
+	vtb_rec_parser_finish(P);
+	r = res();
+	cr_assert_not_null(r->header);
+	cr_assert_eq(r->n_cells, 1);
+	cr_assert_null(r->cells[0].status);
+	cr_assert(!r->ended);
+	cr_assert_eq(r->n_errors, 1);
+	cr_assert(has_error("stopped at the boot's deadline after 3 lines"));
+}
+
+/* No deadline (the default): a parser never reads the clock's verdict. */
+Test(recparse, without_a_deadline_parsing_goes_on)
+{
+	vtb_rec_parser_set_deadline(P, 0);
+	good_stream();
+	vtb_rec_parser_finish(P);
+	cr_assert(res()->ended);
+	cr_assert_eq(res()->n_errors, 1); /* the stream's own agent error */
 }
 
 /* ---- chunks ---- */

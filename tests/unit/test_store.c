@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../../harness/store/store.h"
+#include "../tools/fnvkeys.h"
 
 /* String literals into the records' char * fields. */
 #define S(x) ((char *)(x))
@@ -1985,4 +1986,55 @@ Test(store, schema_10_rebuilds_the_race_keeping_its_rows)
 	raw_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM campaign WHERE id = 1");
 	cr_expect_eq(raw_int(db, "SELECT count(*) FROM race"), 0);
 	sqlite3_close(db);
+}
+
+struct names_seen {
+	char **want;
+	size_t n, bad;
+};
+
+static int check_metric(const struct vtb_sample_row *row, void *arg)
+{
+	struct names_seen *s = arg;
+
+	if (strcmp(row->cell_key, "b000000000000000"))
+		return 0;
+	if (s->n >= 2000 || strcmp(row->metric, s->want[s->n]) || strcmp(row->unit, s->want[s->n]))
+		s->bad++;
+	s->n++;
+	return 0;
+}
+
+/* Compare's metric and unit names come from guests: names that all fell in
+ * one slot of the former FNV-1a table (issue 25) are each kept, once, in
+ * the order the workload reported them. */
+Test(store, metric_names_chosen_to_collide_are_each_read_once)
+{
+	struct vtb_store *st = open_store();
+	char **keys = fnv_colliding_keys(2000, 16);
+	struct vtb_rs_sample *sm = calloc(2000, sizeof(*sm));
+	struct names_seen seen = { keys, 0, 0 };
+	struct test_matrix t;
+	struct test_recs r;
+	struct vtb_boot_info b;
+	int64_t id;
+
+	cr_assert(keys && sm);
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "33333333-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'b', 1);
+	for (size_t i = 0; i < 2000; i++)
+		sm[i] = (struct vtb_rs_sample){ r.cells[0].cell, keys[i], keys[i], (double)i, 1 };
+	r.r.samples = sm;
+	r.r.n_samples = 2000;
+	b = boot_info(id, "33333333-1111-4000-8000-000000000000", "b000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_foreach_sample(st, id, check_metric, &seen), 0, "%s", vtb_errmsg());
+	cr_expect_eq(seen.n, 2000);
+	cr_expect_eq(seen.bad, 0);
+	recs_release(&r);
+	free(sm);
+	free(keys);
+	vtb_store_close(st);
+	matrix_release(&t);
 }
