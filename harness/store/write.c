@@ -351,36 +351,68 @@ struct boot_ctx {
 	const char *config_key;
 	struct boot_cell *cells;
 	size_t n_cells;
-	const char **unknown; /* cell keys already reported as unknown */
+	struct boot_cell **by_key; /* cells sorted by key, for find_cell */
+	const char *unknown[16];   /* cell keys already reported as unknown */
 	size_t n_unknown;
+	size_t n_unknown_more; /* records for unknown cells past those listed */
 };
 
+static int cell_key_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct boot_cell *const *)a)->key, (*(struct boot_cell *const *)b)->key);
+}
+
+/* A guest may report any number of cells (up to the parser's limits):
+ * each is looked up by bisection, not by a scan of the configuration's
+ * cells. */
 static struct boot_cell *find_cell(struct boot_ctx *bc, const char *key)
 {
-	for (size_t i = 0; key && i < bc->n_cells; i++)
-		if (!strcmp(bc->cells[i].key, key))
-			return &bc->cells[i];
-	return NULL;
+	struct boot_cell probe = { .key = (char *)key }, *pp = &probe, **hit;
+
+	if (!key || !bc->n_cells)
+		return NULL;
+	hit = bsearch(&pp, bc->by_key, bc->n_cells, sizeof(*bc->by_key), cell_key_cmp);
+	return hit ? *hit : NULL;
 }
 
 /* Records for a cell this configuration lacks: reported once per key, as
- * an error event of the boot (the guest is untrusted input). */
+ * an error event of the boot (the guest is untrusted input), for the
+ * first keys; past those only counted (unknown_more_event), so a guest
+ * reporting 80k made-up cells costs neither a quadratic search nor 80k
+ * event rows. */
 static int note_unknown(struct boot_ctx *bc, const char *key, const char *what)
 {
-	const char **grown;
 	char *msg;
 	int ret;
 
 	for (size_t i = 0; i < bc->n_unknown; i++)
 		if (!strcmp(bc->unknown[i], key ? key : ""))
 			return 0;
-	grown = realloc(bc->unknown, (bc->n_unknown + 1) * sizeof(*grown));
-	if (!grown)
-		return vtb_error("out of memory");
-	bc->unknown = grown;
+	if (bc->n_unknown == VTB_ARRAY_SIZE(bc->unknown)) {
+		bc->n_unknown_more++;
+		return 0;
+	}
 	bc->unknown[bc->n_unknown++] = key ? key : "";
 	msg = vtb_asprintf("%s for cell '%s', which is not in configuration '%s'", what,
 			   key ? key : "", bc->config_key);
+	if (!msg)
+		return vtb_error("out of memory");
+	ret = insert_event(bc->st, bc->campaign_id, bc->boot_id, "error", msg);
+	free(msg);
+	return ret;
+}
+
+/* The records for unknown cells past the listed ones, as one event. */
+static int unknown_more_event(struct boot_ctx *bc)
+{
+	char *msg;
+	int ret;
+
+	if (!bc->n_unknown_more)
+		return 0;
+	msg = vtb_asprintf("%zu more records for cells which are not in configuration '%s' "
+			   "(the first %zu such cells are listed)",
+			   bc->n_unknown_more, bc->config_key, bc->n_unknown);
 	if (!msg)
 		return vtb_error("out of memory");
 	ret = insert_event(bc->st, bc->campaign_id, bc->boot_id, "error", msg);
@@ -422,6 +454,14 @@ static int load_cells(struct boot_ctx *bc, int64_t config_id)
 			goto out;
 		}
 	}
+	bc->by_key = calloc(bc->n_cells + 1, sizeof(*bc->by_key));
+	if (!bc->by_key) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < bc->n_cells; i++)
+		bc->by_key[i] = &bc->cells[i];
+	qsort(bc->by_key, bc->n_cells, sizeof(*bc->by_key), cell_key_cmp);
 	ret = 0;
 out:
 	sqlite3_finalize(s);
@@ -774,14 +814,15 @@ static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
 	    insert_boot(st, b, recs, config_id, &bc.boot_id) < 0 ||
 	    (b->vm && b->vm->view && insert_guest_view(st, bc.boot_id, b->vm) < 0) ||
 	    load_cells(&bc, config_id) < 0 || store_results(&bc, recs) < 0 ||
-	    store_samples(&bc, recs) < 0 || store_boot_events(&bc, b, recs) < 0)
+	    store_samples(&bc, recs) < 0 || unknown_more_event(&bc) < 0 ||
+	    store_boot_events(&bc, b, recs) < 0)
 		goto out;
 	ret = 0;
 out:
 	for (size_t i = 0; i < bc.n_cells; i++)
 		free(bc.cells[i].key);
 	free(bc.cells);
-	free(bc.unknown);
+	free(bc.by_key);
 	return ret;
 }
 
