@@ -636,7 +636,8 @@ static int load_campaign(struct vtb_store *st, struct sink *sk, struct vtb_uploa
 static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign *camp,
 			 struct sink *sk, struct vtb_upload_result *res)
 {
-	bool item_sent = false;
+	enum vtb_upload_state state = VTB_ITEM_NONE;
+	int64_t since_ns = 0;
 	int ret = 0;
 
 	res->per_boot = sk->ops->boots != NULL;
@@ -650,10 +651,10 @@ static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign 
 	if (ret)
 		return ret;
 	if (strcmp(sk->ops->item, "snapshot") &&
-	    vtb_store_upload_item_sent(st, camp->id, sk->id, sk->ops->item, &item_sent) < 0)
+	    vtb_store_upload_item_state(st, camp->id, sk->id, sk->ops->item, &state, &since_ns) < 0)
 		return -1;
-	res->items_before = item_sent;
-	if (item_sent)
+	res->items_before = state == VTB_ITEM_SENT;
+	if (state == VTB_ITEM_SENT)
 		return 0;
 	if (!strcmp(camp->status, "running") && !sk->o->dry_run) {
 		up_note(sk, "campaign %s is still running: its %s are sent by a later upload",
