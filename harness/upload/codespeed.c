@@ -192,6 +192,10 @@ const struct vtb_sink_ops up_codespeed_ops = {
 	.content_type = "application/x-www-form-urlencoded",
 	.method = "POST",
 	.item = "aggregates",
+	/* Codespeed keeps one result per revision, executable, benchmark
+	 * and environment, but a resend after a later campaign on the same
+	 * kernel would put the older results back over the newer */
+	.resend = NULL,
 	.endpoint = codespeed_endpoint,
 	.aggregates = cs_results,
 	.hint = cs_hint,

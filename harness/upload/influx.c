@@ -205,6 +205,11 @@ fail:
 
 /* ---- endpoints ---- */
 
+/* Why a resend changes nothing: every tag, field and timestamp of a
+ * point is the same on every upload (the boot's distinct timestamp) */
+#define LP_RESEND \
+	"InfluxDB keeps one point per series and timestamp: a point sent again overwrites itself"
+
 /* influx://HOST:PORT/DB */
 static int influx1_endpoint(struct sink *sk)
 {
@@ -253,6 +258,7 @@ const struct vtb_sink_ops up_influx1_ops = {
 	.content_type = "text/plain; charset=utf-8",
 	.method = "POST",
 	.item = "aggregates",
+	.resend = LP_RESEND,
 	.default_port = 8086,
 	.endpoint = influx1_endpoint,
 	.boots = lp_boots,
@@ -269,6 +275,7 @@ const struct vtb_sink_ops up_influx2_ops = {
 	.content_type = "text/plain; charset=utf-8",
 	.method = "POST",
 	.item = "aggregates",
+	.resend = LP_RESEND,
 	.default_port = 8086,
 	.endpoint = influx2_endpoint,
 	.boots = lp_boots,

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The generic JSON sink (http[s]://): once per campaign, a POST of the
- * campaign as one document (schema VTB_UPLOAD_JSON_SCHEMA).
+ * campaign as one document (schema VTB_UPLOAD_JSON_SCHEMA), with the
+ * campaign's uuid as its Idempotency-Key: a receiver may store what it
+ * gets twice, so the request is recorded in flight before it goes, and a
+ * receiver that honours the key can take --resend-in-flight safely.
  */
 #include <stdlib.h>
 
@@ -68,6 +71,10 @@ static int json_campaign(struct sink *sk, struct vtb_strbuf *body, long *points)
 	}
 	if (json_object_set(top, "boots", boots))
 		goto oom;
+	free(sk->idempotency_key);
+	sk->idempotency_key = vtb_asprintf("\"%s\"", sk->campaign_uuid);
+	if (!sk->idempotency_key)
+		goto oom;
 	dump = json_dumps(top, JSON_COMPACT);
 	if (!dump || vtb_strbuf_addstr(body, dump))
 		goto oom;
@@ -104,6 +111,8 @@ const struct vtb_sink_ops up_json_ops = {
 	.content_type = "application/json",
 	.method = "POST",
 	.item = "aggregates",
+	/* a receiver may keep each document it gets */
+	.resend = NULL,
 	.tls_by_scheme = true,
 	.endpoint = json_endpoint,
 	.aggregates = json_campaign,

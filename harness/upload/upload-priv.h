@@ -51,6 +51,13 @@ struct sink;
  * A sink.  Per-boot sinks (boots) get batches of unsent boots, then the
  * campaign's aggregates once (aggregates); campaign-level sinks only get
  * the aggregates, recorded as one item (what).
+ *
+ * resend says why sending a request again changes nothing at the sink
+ * (InfluxDB overwrites a point of the same series and timestamp): after a
+ * 2xx the store could not record, the next upload sends it again.  NULL:
+ * a resend may count twice, so the item is recorded in flight before its
+ * request and the next upload holds back what it finds in flight.  A
+ * per-boot sink must have one (a boot's request in flight is not kept).
  */
 struct vtb_sink_ops {
 	const char *name;
@@ -61,6 +68,7 @@ struct vtb_sink_ops {
 	const char *content_type;
 	const char *method; /* POST or PUT */
 	const char *item;   /* campaign-level item: "aggregates" or "snapshot" */
+	const char *resend; /* why a resend changes nothing; NULL: it may count twice */
 	long default_port;  /* 0: the scheme's */
 	bool tls_by_scheme; /* http(s)://: TLS by the scheme (no "+https") */
 	/* the request URL from the parsed sink URL */
@@ -78,11 +86,12 @@ struct vtb_sink_ops {
 struct sink {
 	const struct vtb_sink_ops *ops;
 	const struct vtb_upload_opts *o;
-	char *base;	      /* http(s)://host:port */
-	char *path;	      /* the URL's path, unescaped, without the leading '/' */
-	char *id;	      /* the sink's name in the store: URL without credentials */
-	char *endpoint;	      /* the request URL */
-	struct vtb_store *st; /* for the campaign document (json sink) */
+	char *base;	       /* http(s)://host:port */
+	char *path;	       /* the URL's path, unescaped, without the leading '/' */
+	char *id;	       /* the sink's name in the store: URL without credentials */
+	char *endpoint;	       /* the request URL */
+	char *idempotency_key; /* its Idempotency-Key header's value (NULL: none) */
+	struct vtb_store *st;  /* for the campaign document (json sink) */
 	char *campaign_uuid, *hostname, *host_kernel;
 	int64_t agg_ts, started_ns, ended_ns;
 	struct up_boot *boots;

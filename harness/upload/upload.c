@@ -10,9 +10,13 @@
  * (upload table), and a batch is recorded only after the server answered
  * 2xx.  A batch holds whole boots, so a boot is sent whole or not at all;
  * batches are recorded one by one, so an interrupted upload keeps what got
- * through.  What HTTP cannot promise stays: a server that wrote a batch
- * and died before answering gets it again on the next upload (InfluxDB
- * overwrites an identical point, so the data stays right).
+ * through.  What is sent but not recorded (the server wrote a batch and
+ * died before answering; the store's commit failed after a 2xx, disk
+ * full) depends on the sink (ops->resend): InfluxDB and the Pushgateway
+ * get it again, which changes nothing; Codespeed and the generic JSON
+ * sink, where a resend may count twice, are recorded in flight before
+ * their request, and the next upload reports and holds back what it
+ * finds in flight.
  */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -132,6 +136,12 @@ int vtb_sinks_check(void)
 		if (!s->name || !s->scheme || !s->url || !s->summary || !s->endpoint ||
 		    !s->aggregates || !s->method || !s->content_type || !s->item)
 			return vtb_error("upload sink %zu lacks a required member", i);
+		/* a boot is never recorded in flight (a request per batch would
+		 * cost a commit more): its resend must change nothing */
+		if (s->boots && !s->resend)
+			return vtb_error(
+				"upload sink '%s' takes boots but does not say why a resend changes nothing",
+				s->name);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sinks[j]->scheme, s->scheme) ||
 			    !strcmp(sinks[j]->name, s->name))
@@ -243,6 +253,8 @@ static int dry_print(struct sink *sk, const char *body, size_t len)
 		fprintf(f, "Authorization: %s ****\n", sk->ops->auth_scheme);
 	else if (sk->user)
 		fprintf(f, "Authorization: Basic ****\n");
+	if (sk->idempotency_key)
+		fprintf(f, "Idempotency-Key: %s\n", sk->idempotency_key);
 	fputc('\n', f);
 	fwrite(body, 1, len, f);
 	if (len && body[len - 1] != '\n')
@@ -406,6 +418,7 @@ static void sink_release(struct sink *sk)
 	free(sk->path);
 	free(sk->id);
 	free(sk->endpoint);
+	free(sk->idempotency_key);
 	free(sk->campaign_uuid);
 	free(sk->hostname);
 	free(sk->host_kernel);
@@ -442,6 +455,25 @@ static int fail_batch(struct vtb_upload_result *res, const char *msg)
 	return res->error ? 1 : vtb_error("out of memory");
 }
 
+/* After a 2xx: @what the store could not record (its error in
+ * vtb_errmsg()) and what the next upload does about it, as vtb_error(). */
+static int unrecorded(struct sink *sk, const char *what, const char *again)
+{
+	char *why = vtb_strdup(vtb_errmsg());
+
+	if (sk->ops->resend)
+		vtb_error(
+			"%s accepted %s of campaign %s, but recording that failed: %s; the next upload sends %s again, which changes nothing (%s)",
+			sk->id, what, sk->campaign_uuid, why ? why : "out of memory", again,
+			sk->ops->resend);
+	else
+		vtb_error(
+			"%s accepted %s of campaign %s, but recording that failed: %s; the next upload sends nothing twice: the request stays recorded in flight, and the next upload reports it and sends it again only with --resend-in-flight",
+			sk->id, what, sk->campaign_uuid, why ? why : "out of memory");
+	free(why);
+	return -1;
+}
+
 /* Sends the unsent boots in batches of whole boots; stops at the first
  * batch that cannot be sent (the server is down, or refuses it). */
 static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
@@ -461,6 +493,7 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 		struct vtb_strbuf body = VTB_STRBUF_INIT;
 		size_t n = 0, npts = 0;
 		long total = 0, status;
+		bool request;
 		char *msg = NULL;
 		int r;
 
@@ -492,9 +525,10 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 			continue;
 		}
 		/* a boot without points (a failed boot) needs no request */
-		r = body.len ? up_http_send(sk, body.buf, body.len, &res->retries, &res->requests,
-					    &status, &msg)
-			     : 0;
+		request = body.len > 0;
+		r = request ? up_http_send(sk, body.buf, body.len, &res->retries, &res->requests,
+					   &status, &msg)
+			    : 0;
 		vtb_strbuf_release(&body);
 		free(msg);
 		if (r < 0) {
@@ -511,8 +545,19 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 			goto out;
 		}
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, "boot", ids, points, n, "sent",
-					  NULL) < 0)
+					  NULL) < 0) {
+			if (request) {
+				char *what = vtb_asprintf("%zu boot%s", n, n == 1 ? "" : "s");
+				char *again = vtb_asprintf("%s %zu boot%s",
+							   n == 1 ? "this" : "these", n,
+							   n == 1 ? "" : "s");
+
+				unrecorded(sk, what ? what : "a batch", again ? again : "them");
+				free(what);
+				free(again);
+			}
 			goto out;
+		}
 		for (size_t k = 0; k < n; k++)
 			batch[k]->sent = true;
 		res->boots_sent += (long)n;
@@ -527,20 +572,43 @@ out:
 	return ret;
 }
 
+/*
+ * The campaign-level item: sent, or (@record_only: --in-flight-sent)
+ * recorded as sent without a request.  A sink whose resend may count
+ * twice has it recorded in flight before the request: if its answer
+ * cannot be recorded, the next upload knows.
+ */
 static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
-		     struct vtb_upload_result *res)
+		     struct vtb_upload_result *res, bool record_only)
 {
 	struct vtb_strbuf body = VTB_STRBUF_INIT;
-	long points = 0, status;
-	char *msg = NULL;
+	long points = 0, status = 0;
+	char *msg = NULL, *what = NULL;
 	int r, ret = -1;
 
 	if (sk->ops->aggregates(sk, &body, &points) < 0)
 		goto out;
 	if (sk->o->dry_run) {
-		ret = body.len ? dry_print(sk, vtb_strbuf_str(&body), body.len) : 0;
+		ret = body.len && !record_only ? dry_print(sk, vtb_strbuf_str(&body), body.len) : 0;
 		goto out;
 	}
+	what = vtb_asprintf("the %s", sk->ops->item);
+	if (!what) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (record_only) {
+		if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
+					  "sent", NULL) < 0)
+			goto out;
+		res->in_flight_recorded = true;
+		ret = 0;
+		goto out;
+	}
+	if (body.len && !sk->ops->resend &&
+	    vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
+				  "in-flight", NULL) < 0)
+		goto out;
 	r = body.len ? up_http_send(sk, body.buf, body.len, &res->retries, &res->requests, &status,
 				    &msg)
 		     : 0;
@@ -552,6 +620,7 @@ static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
 		if (!why)
 			goto out;
 		res->items_unsent++;
+		/* replaces the record in flight: the request was refused */
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
 					  "failed", why) == 0)
 			ret = fail_batch(res, why);
@@ -559,13 +628,17 @@ static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
 		goto out;
 	}
 	if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0, "sent",
-				  NULL) < 0)
+				  NULL) < 0) {
+		if (body.len)
+			unrecorded(sk, what, what);
 		goto out;
+	}
 	res->items_sent++;
 	res->points_sent += points;
 	ret = 0;
 out:
 	free(msg);
+	free(what);
 	vtb_strbuf_release(&body);
 	return ret;
 }
@@ -631,6 +704,45 @@ static int load_campaign(struct vtb_store *st, struct sink *sk, struct vtb_uploa
 	return build_aggregates(sk);
 }
 
+/*
+ * A campaign-level item found in flight: a request went out and its
+ * answer was never recorded.  Held back (1, res->error says so) unless
+ * --resend-in-flight or --in-flight-sent says what to do: the sink's
+ * resend may count twice, and only the sink's owner can tell whether it
+ * got there.  0: go on (*record_only: record it, without a request).
+ */
+static int in_flight(const struct vtb_upload_campaign *camp, struct sink *sk, int64_t since_ns,
+		     struct vtb_upload_result *res, bool *record_only)
+{
+	char *msg;
+	int ret;
+
+	*record_only = false;
+	if (sk->o->resend_in_flight) {
+		up_note(sk,
+			"the %s of campaign %s may have been delivered to %s already: sending its request again (--resend-in-flight)",
+			sk->ops->item, camp->uuid, sk->id);
+		return 0;
+	}
+	if (sk->o->in_flight_sent) {
+		*record_only = true;
+		return 0;
+	}
+	res->in_flight = true;
+	res->in_flight_ns = since_ns;
+	res->items_unsent++;
+	msg = vtb_asprintf(
+		"the %s of campaign %s may have been delivered to %s already: the last upload could not record the server's answer",
+		sk->ops->item, camp->uuid, sk->id);
+	if (!msg)
+		return vtb_error("out of memory");
+	if (sk->o->dry_run)
+		up_note(sk, "%s; not sent without --resend-in-flight", msg);
+	ret = sk->o->dry_run ? 0 : fail_batch(res, msg);
+	free(msg);
+	return ret;
+}
+
 /* The unsent boots (a per-boot sink), then the campaign-level item, once
  * every boot is there and the campaign has ended.  As vtb_upload(). */
 static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign *camp,
@@ -638,6 +750,7 @@ static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign 
 {
 	enum vtb_upload_state state = VTB_ITEM_NONE;
 	int64_t since_ns = 0;
+	bool record_only = false;
 	int ret = 0;
 
 	res->per_boot = sk->ops->boots != NULL;
@@ -650,19 +763,25 @@ static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign 
 	}
 	if (ret)
 		return ret;
+	/* a snapshot is sent again on every upload */
 	if (strcmp(sk->ops->item, "snapshot") &&
 	    vtb_store_upload_item_state(st, camp->id, sk->id, sk->ops->item, &state, &since_ns) < 0)
 		return -1;
 	res->items_before = state == VTB_ITEM_SENT;
 	if (state == VTB_ITEM_SENT)
 		return 0;
+	if (state == VTB_ITEM_IN_FLIGHT) {
+		ret = in_flight(camp, sk, since_ns, res, &record_only);
+		if (ret || res->in_flight)
+			return ret;
+	}
 	if (!strcmp(camp->status, "running") && !sk->o->dry_run) {
 		up_note(sk, "campaign %s is still running: its %s are sent by a later upload",
 			camp->uuid, sk->ops->item);
 		res->items_unsent++;
 		return 0;
 	}
-	return send_item(st, camp->id, sk, res);
+	return send_item(st, camp->id, sk, res, record_only);
 }
 
 int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb_upload_result *res)

@@ -5,7 +5,10 @@
  * (upload.c), a file each; http.c is the only libcurl user.  Exactly
  * once: what a sink was sent is recorded per boot in the store's upload
  * table, a batch only after the server answered 2xx, so a second upload
- * sends only what is missing.
+ * sends only what is missing.  Where that record cannot be written after
+ * a 2xx, a sink whose resend changes nothing gets it again; any other is
+ * recorded "in flight" before its request, and the next upload holds
+ * back what it finds in flight.
  */
 #ifndef VTB_UPLOAD_H
 #define VTB_UPLOAD_H
@@ -33,6 +36,10 @@ struct vtb_upload_opts {
 	/* warnings (a replaced character, a retry); may be NULL */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
+	/* what was left in flight (a request whose answer was never
+	 * recorded): sent again, or recorded as sent without a request;
+	 * neither: reported and held back */
+	bool resend_in_flight, in_flight_sent;
 };
 
 /* The InfluxDB measurements: a point per boot, cell and metric; the
@@ -63,16 +70,23 @@ struct vtb_upload_result {
 	long boots_sent, boots_unsent, points_sent, requests, retries;
 	long items_sent, items_unsent; /* campaign-level: aggregates, snapshot */
 	bool items_before;	       /* the campaign-level item was sent before */
-	bool per_boot; /* the sink takes boots (else only the campaign-level item) */
-	char *error;   /* why something remains unsent (NULL: nothing does) */
+	/* the campaign-level item was found in flight and held back (error
+	 * says so); in_flight_ns: when its request went */
+	bool in_flight;
+	int64_t in_flight_ns;
+	bool in_flight_recorded; /* found in flight, recorded as sent (--in-flight-sent) */
+	bool per_boot;		 /* the sink takes boots (else only the campaign-level item) */
+	char *error;		 /* why something remains unsent (NULL: nothing does) */
 };
 void vtb_upload_result_release(struct vtb_upload_result *r);
 
 /*
  * Uploads the campaign to o->url.  0: everything is sent (or was); 1:
  * something remains unsent, res->error says why, what was sent is
- * recorded; -1 with vtb_errmsg(): nothing could start (bad URL, unknown
- * scheme, credentials, no such campaign, the store).  Never prints:
+ * recorded (res->in_flight: held back, it may have been delivered); -1
+ * with vtb_errmsg(): nothing could start (bad URL, unknown scheme,
+ * credentials, no such campaign), or the store failed (after a 2xx, the
+ * message says what the next upload sends again).  Never prints:
  * warnings go to o->note, dry-run requests to o->dry_out.
  */
 int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o,
