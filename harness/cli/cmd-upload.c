@@ -119,7 +119,8 @@ const struct vtb_cli upload_cli = {
 		"VTBENCH_UPLOAD_PASSWORD (basic authentication), or --token-file; they are never\n"
 		"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured up to\n"
 		"86400 s; a larger one gives up) and 5xx are retried, each wait at most a day;\n"
-		"other answers fail at once with the server's message.\n",
+		"other answers fail at once with the server's message.  Text fields of the\n"
+		"database are cut to 256 bytes, the cut marked.\n",
 	.exits = "0 everything sent (or, with --dry-run, shown), 2 usage or input error, 3 "
 		 "something remains unsent (a later upload sends it), is held back in flight, or "
 		 "was accepted but could not be recorded (the message says what the next upload "

@@ -16,6 +16,8 @@
 
 /* ---- the data: a campaign's boots and samples ---- */
 
+/* Every text from the database is cut to VTB_UPLOAD_TEXT_MAX bytes as it
+ * is read (vtb_upload_text()). */
 struct up_sample {
 	char *cell_key, *cell_name, *workload, *metric, *unit;
 	int better;
@@ -25,7 +27,8 @@ struct up_sample {
 struct up_boot {
 	int64_t id;
 	char *uuid, *kind, *status, *accelerator, *guest_kernel;
-	char *config_key, *config_label, *params;
+	char *config_key, *config_label;
+	char *topology, *pinning, *sched; /* of the configuration's params; NULL: none */
 	int cpus, rep, vm_index;
 	int64_t started_ns, ts; /* ts: its distinct timestamp */
 	bool sent;
@@ -110,10 +113,6 @@ struct sink {
 
 /* A warning to o->note (a replaced character, a retry...). */
 void up_note(struct sink *sk, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* A params value of a configuration ("topology" ...); malloc'ed, NULL
- * when absent. */
-char *up_param(const char *params_json, const char *key);
 
 /* Finite numbers as reals, everything else as null. */
 json_t *up_json_real(double v);

@@ -17,6 +17,10 @@
  * sink, where a resend may count twice, are recorded in flight before
  * their request, and the next upload reports and holds back what it
  * finds in flight.
+ *
+ * Memory is bounded whatever the database holds: texts are cut as they
+ * are read (vtb_upload_text()), so none is copied into every point at
+ * its full length.
  */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -47,13 +51,30 @@ void up_note(struct sink *sk, const char *fmt, ...)
 	free(msg);
 }
 
-char *up_param(const char *params_json, const char *key)
+char *vtb_upload_text(const char *s, size_t max)
 {
-	json_t *o = json_loads(params_json ? params_json : "{}", 0, NULL);
-	const char *v = json_string_value(json_object_get(o, key));
-	char *r = v ? strdup(v) : NULL;
+	char mark[64];
+	size_t len, keep;
+	char *r;
 
-	json_decref(o);
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	if (max < sizeof(mark))
+		max = sizeof(mark);
+	if (len <= max) {
+		r = strdup(s);
+		if (!r)
+			vtb_error("out of memory");
+		return r;
+	}
+	/* at most 52 bytes: 20 digits, 8 hex */
+	snprintf(mark, sizeof(mark), "...[cut: %zu bytes, crc32 %08x]", len,
+		 (unsigned)vtb_crc32(s, len));
+	keep = vtb_utf8_cut(s, len, max - strlen(mark));
+	r = vtb_asprintf("%.*s%s", (int)keep, s, mark);
+	if (!r)
+		vtb_error("out of memory");
 	return r;
 }
 
@@ -86,15 +107,17 @@ int up_tags_of(struct sink *sk, const struct up_boot *b, const struct up_sample 
 	t->v[T_HOST] = vtb_strdup(sk->hostname);
 	t->v[T_KIND] = vtb_strdup(b->kind);
 	t->v[T_METRIC] = vtb_strdup(s->metric);
-	t->v[T_PINNING] = vm ? up_param(b->params, "pinning") : NULL;
-	t->v[T_SCHED] = vm ? up_param(b->params, "sched") : NULL;
-	t->v[T_TOPOLOGY] = vm ? up_param(b->params, "topology") : NULL;
+	t->v[T_PINNING] = vm ? vtb_strdup(b->pinning) : NULL;
+	t->v[T_SCHED] = vm ? vtb_strdup(b->sched) : NULL;
+	t->v[T_TOPOLOGY] = vm ? vtb_strdup(b->topology) : NULL;
 	t->v[T_UNIT] = vtb_strdup(s->unit);
 	t->v[T_VCPUS] = vtb_asprintf("%d", b->cpus);
 	t->v[T_WORKLOAD] = vtb_strdup(s->cell_name);
 	oom = (vm && b->accelerator && !t->v[T_ACCEL]) || !t->v[T_CONFIG] ||
 	      (vm && b->guest_kernel && !t->v[T_KERNEL]) || !t->v[T_HOST] || !t->v[T_KIND] ||
-	      !t->v[T_METRIC] || !t->v[T_UNIT] || !t->v[T_VCPUS] || !t->v[T_WORKLOAD];
+	      !t->v[T_METRIC] || !t->v[T_UNIT] || !t->v[T_VCPUS] || !t->v[T_WORKLOAD] ||
+	      (vm && b->pinning && !t->v[T_PINNING]) || (vm && b->sched && !t->v[T_SCHED]) ||
+	      (vm && b->topology && !t->v[T_TOPOLOGY]);
 	/* an empty value has no spelling in the line protocol: left out too */
 	for (i = 0; i < N_TAGS; i++)
 		if (t->v[i] && !*t->v[i]) {
@@ -274,7 +297,9 @@ static void boot_release(struct up_boot *b)
 	free(b->guest_kernel);
 	free(b->config_key);
 	free(b->config_label);
-	free(b->params);
+	free(b->topology);
+	free(b->pinning);
+	free(b->sched);
 	for (size_t i = 0; i < b->n; i++) {
 		free(b->s[i].cell_key);
 		free(b->s[i].cell_name);
@@ -302,6 +327,29 @@ static int grow(void **p, size_t *alloc, size_t n, size_t size)
 	return 0;
 }
 
+/* A text of the database as upload keeps it (vtb_upload_text()). */
+static char *text(const char *s)
+{
+	return vtb_upload_text(s, VTB_UPLOAD_TEXT_MAX);
+}
+
+/* The configuration's topology, pinning and sched, from its params. */
+static int boot_params(struct up_boot *b, const char *params)
+{
+	json_t *o = json_loads(params ? params : "{}", 0, NULL);
+	const char *t = json_string_value(json_object_get(o, "topology"));
+	const char *p = json_string_value(json_object_get(o, "pinning"));
+	const char *s = json_string_value(json_object_get(o, "sched"));
+
+	b->topology = text(t);
+	b->pinning = text(p);
+	b->sched = text(s);
+	json_decref(o);
+	return (t && !b->topology) || (p && !b->pinning) || (s && !b->sched)
+		       ? vtb_error("out of memory")
+		       : 0;
+}
+
 static int on_row(const struct vtb_upload_row *r, void *arg)
 {
 	struct sink *sk = arg;
@@ -313,22 +361,21 @@ static int on_row(const struct vtb_upload_row *r, void *arg)
 			return -1;
 		b = &sk->boots[sk->n_boots++];
 		b->id = r->boot_id;
-		b->uuid = vtb_strdup(r->boot_uuid);
-		b->kind = vtb_strdup(r->boot_kind);
-		b->status = vtb_strdup(r->boot_status);
-		b->accelerator = vtb_strdup(r->accelerator);
-		b->guest_kernel = vtb_strdup(r->guest_kernel);
-		b->config_key = vtb_strdup(r->config_key);
-		b->config_label = vtb_strdup(r->config_label);
-		b->params = vtb_strdup(r->config_params);
+		b->uuid = text(r->boot_uuid);
+		b->kind = text(r->boot_kind);
+		b->status = text(r->boot_status);
+		b->accelerator = text(r->accelerator);
+		b->guest_kernel = text(r->guest_kernel);
+		b->config_key = text(r->config_key);
+		b->config_label = text(r->config_label);
 		b->cpus = r->cpus;
 		b->rep = r->rep;
 		b->vm_index = r->vm_index;
 		b->started_ns = r->started_ns;
 		b->sent = r->sent;
 		if (!b->uuid || !b->kind || !b->status || !b->config_key || !b->config_label ||
-		    !b->params || (r->accelerator && !b->accelerator) ||
-		    (r->guest_kernel && !b->guest_kernel))
+		    (r->accelerator && !b->accelerator) || (r->guest_kernel && !b->guest_kernel) ||
+		    boot_params(b, r->config_params) < 0)
 			return vtb_error("out of memory");
 	}
 	if (!r->metric)
@@ -336,11 +383,11 @@ static int on_row(const struct vtb_upload_row *r, void *arg)
 	if (grow((void **)&b->s, &b->alloc, b->n, sizeof(*s)) < 0)
 		return -1;
 	s = &b->s[b->n++];
-	s->cell_key = vtb_strdup(r->cell_key);
-	s->cell_name = vtb_strdup(r->cell_name);
-	s->workload = vtb_strdup(r->workload);
-	s->metric = vtb_strdup(r->metric);
-	s->unit = vtb_strdup(r->unit);
+	s->cell_key = text(r->cell_key);
+	s->cell_name = text(r->cell_name);
+	s->workload = text(r->workload);
+	s->metric = text(r->metric);
+	s->unit = text(r->unit);
 	s->better = r->better;
 	s->value = r->value;
 	if (!s->cell_key || !s->cell_name || !s->workload || !s->metric || !s->unit)
@@ -676,10 +723,10 @@ static int load_campaign(struct vtb_store *st, struct sink *sk, struct vtb_uploa
 	if (!found)
 		return o->campaign ? vtb_error("no campaign '%s' in the database", o->campaign)
 				   : vtb_error("no campaign in the database");
-	res->campaign = vtb_strdup(camp->uuid);
-	sk->campaign_uuid = vtb_strdup(camp->uuid);
-	sk->hostname = vtb_strdup(camp->hostname);
-	sk->host_kernel = vtb_strdup(camp->host_kernel);
+	res->campaign = text(camp->uuid);
+	sk->campaign_uuid = text(camp->uuid);
+	sk->hostname = text(camp->hostname);
+	sk->host_kernel = text(camp->host_kernel);
 	sk->agg_ts = camp->ended_ns;
 	sk->started_ns = camp->started_ns;
 	sk->ended_ns = camp->ended_ns;

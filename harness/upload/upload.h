@@ -57,6 +57,12 @@ struct vtb_upload_opts {
 #define VTB_UPLOAD_MAX_TIME_MS 120000L
 #define VTB_UPLOAD_BACKOFF_MS 500L
 #define VTB_UPLOAD_BATCH_POINTS 5000L
+/* The longest text field upload carries from the database (a host name,
+ * kernel, label, unit...), and the longest string of compare's document
+ * in the JSON sink (compare's own sentences stay whole): a longer one is
+ * cut (vtb_upload_text()), so a huge field costs a bounded amount. */
+#define VTB_UPLOAD_TEXT_MAX 256
+#define VTB_UPLOAD_DOC_TEXT_MAX 4096
 /* The longest wait between attempts (the largest --retry-time too), and
  * the largest Retry-After honoured: a larger one counts as this much,
  * more than any retry time, so the upload gives up at once. */
@@ -116,6 +122,16 @@ int vtb_sinks_check(void);
  */
 char *vtb_lp_tag_value(const char *s, bool *replaced);
 char *vtb_lp_field_string(const char *s, bool *replaced);
+/*
+ * A text field as upload carries it: at most @max bytes (at least 64).
+ * A longer one is cut on a character boundary and the cut marked,
+ * "PREFIX...[cut: N bytes, crc32 XXXXXXXX]" with N its length and the
+ * CRC of the whole, so two long values with one prefix stay apart.  The
+ * same value is always cut the same way.  NULL gives NULL; malloc'ed,
+ * else NULL with vtb_error() (out of memory).  Pure; exposed for tests.
+ */
+char *vtb_upload_text(const char *s, size_t max);
+
 /* Shortest decimal that reads back as @v ("%.17g" at most); false for
  * NaN and infinities (the protocol has no spelling for them). */
 bool vtb_lp_float(double v, char *buf, size_t len);
