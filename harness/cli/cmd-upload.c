@@ -21,6 +21,7 @@ enum {
 	OPT_RETRY_TIME,
 	OPT_BACKOFF,
 	OPT_BATCH,
+	OPT_BATCH_BYTES,
 	OPT_RESEND_IN_FLIGHT,
 	OPT_IN_FLIGHT_SENT,
 	OPT_QUIET = 'q',
@@ -71,6 +72,10 @@ static const struct vtb_cli_opt upload_opts[] = {
 	  .id = OPT_BATCH,
 	  .arg = "N",
 	  .help = "points per request, whole boots (default: 5000)" },
+	{ .name = "batch-bytes",
+	  .id = OPT_BATCH_BYTES,
+	  .arg = "SIZE",
+	  .help = "body bytes per request, whole boots: a larger boot goes alone (default: 1M)" },
 	{ .name = "resend-in-flight",
 	  .id = OPT_RESEND_IN_FLIGHT,
 	  .help = "send again what an earlier upload sent without recording the answer" },
@@ -119,8 +124,8 @@ const struct vtb_cli upload_cli = {
 		"VTBENCH_UPLOAD_PASSWORD (basic authentication), or --token-file; they are never\n"
 		"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured up to\n"
 		"86400 s; a larger one gives up) and 5xx are retried, each wait at most a day;\n"
-		"other answers fail at once with the server's message.  Text fields of the\n"
-		"database are cut to 256 bytes, the cut marked.\n",
+		"other answers fail at once with the server's message.  SIZE takes K, M, G\n"
+		"(binary).  Text fields of the database are cut to 256 bytes, the cut marked.\n",
 	.exits = "0 everything sent (or, with --dry-run, shown), 2 usage or input error, 3 "
 		 "something remains unsent (a later upload sends it), is held back in flight, or "
 		 "was accepted but could not be recorded (the message says what the next upload "
@@ -248,6 +253,23 @@ static int parse_long(const struct vtb_cmd_env *env, const char *opt, const char
 	return 0;
 }
 
+/* A body size: at least 1 KiB (below that nearly every boot goes alone,
+ * a request each), at most 1 GiB. */
+static int parse_bytes(const struct vtb_cmd_env *env, const char *opt, const char *s, long *out)
+{
+	uint64_t v;
+
+	(void)env;
+	if (vtb_parse_size(s, &v) || v < 1024 || v > (1ULL << 30)) {
+		vtb_cli_usage_error(&upload_cli,
+				    "--%s '%s': expected a size from 1K to 1G, such as 256K or 4M",
+				    opt, s);
+		return -1;
+	}
+	*out = (long)v;
+	return 0;
+}
+
 int cmd_upload(struct vtb_cmd_env *env)
 {
 	struct vtb_cli_parser cp;
@@ -259,6 +281,7 @@ int cmd_upload(struct vtb_cmd_env *env)
 		.max_time_ms = VTB_UPLOAD_MAX_TIME_MS,
 		.backoff_ms = VTB_UPLOAD_BACKOFF_MS,
 		.batch_points = VTB_UPLOAD_BATCH_POINTS,
+		.batch_bytes = VTB_UPLOAD_BATCH_BYTES,
 		.dry_out = stdout,
 	};
 	bool quiet = false;
@@ -307,6 +330,10 @@ int cmd_upload(struct vtb_cmd_env *env)
 			break;
 		case OPT_BATCH:
 			if (parse_long(env, "batch", arg, 10000000, &o.batch_points))
+				return VTB_EXIT_USAGE;
+			break;
+		case OPT_BATCH_BYTES:
+			if (parse_bytes(env, "batch-bytes", arg, &o.batch_bytes))
 				return VTB_EXIT_USAGE;
 			break;
 		case OPT_RESEND_IN_FLIGHT:

@@ -119,39 +119,39 @@ static bool float_or_warn(struct sink *sk, double v, char *buf, size_t len, cons
 	return false;
 }
 
-static int lp_boots(struct sink *sk, struct up_boot *const *b, size_t n, struct vtb_strbuf *body,
-		    long *points)
+/* The points of boot @b: every tag, field and timestamp is the same on
+ * every upload (the boot's distinct timestamp, its texts cut the same
+ * way), so a resend overwrites each point with itself. */
+static int lp_boot(struct sink *sk, const struct up_boot *b, struct vtb_strbuf *body, long *points)
 {
-	for (size_t i = 0; i < n; i++) {
-		bool replaced = false;
-		char *uuid = vtb_lp_field_string(b[i]->uuid, &replaced);
+	bool replaced = false;
+	char *uuid = vtb_lp_field_string(b->uuid, &replaced);
 
-		if (!uuid)
+	if (!uuid)
+		return -1;
+	*points = 0;
+	for (size_t j = 0; j < b->n; j++) {
+		const struct up_sample *s = &b->s[j];
+		struct tags t;
+		char num[40];
+		int r;
+
+		if (!float_or_warn(sk, s->value, num, sizeof(num), s->metric))
+			continue;
+		if (up_tags_of(sk, b, s, &t) < 0) {
+			free(uuid);
 			return -1;
-		points[i] = 0;
-		for (size_t j = 0; j < b[i]->n; j++) {
-			const struct up_sample *s = &b[i]->s[j];
-			struct tags t;
-			char num[40];
-			int r;
-
-			if (!float_or_warn(sk, s->value, num, sizeof(num), s->metric))
-				continue;
-			if (up_tags_of(sk, b[i], s, &t) < 0) {
-				free(uuid);
-				return -1;
-			}
-			r = lp_series(sk, body, VTB_LP_BOOTS, &t);
-			up_tags_release(&t);
-			if (r || vtb_strbuf_addf(body, " value=%s,boot=\"%s\" %lld\n", num, uuid,
-						 (long long)b[i]->ts)) {
-				free(uuid);
-				return vtb_error("out of memory");
-			}
-			points[i]++;
 		}
-		free(uuid);
+		r = lp_series(sk, body, VTB_LP_BOOTS, &t);
+		up_tags_release(&t);
+		if (r || vtb_strbuf_addf(body, " value=%s,boot=\"%s\" %lld\n", num, uuid,
+					 (long long)b->ts)) {
+			free(uuid);
+			return vtb_error("out of memory");
+		}
+		(*points)++;
 	}
+	free(uuid);
 	return 0;
 }
 
@@ -261,7 +261,7 @@ const struct vtb_sink_ops up_influx1_ops = {
 	.resend = LP_RESEND,
 	.default_port = 8086,
 	.endpoint = influx1_endpoint,
-	.boots = lp_boots,
+	.boot = lp_boot,
 	.aggregates = lp_aggregates,
 };
 
@@ -278,6 +278,6 @@ const struct vtb_sink_ops up_influx2_ops = {
 	.resend = LP_RESEND,
 	.default_port = 8086,
 	.endpoint = influx2_endpoint,
-	.boots = lp_boots,
+	.boot = lp_boot,
 	.aggregates = lp_aggregates,
 };

@@ -51,7 +51,7 @@ struct up_aggr {
 struct sink;
 
 /*
- * A sink.  Per-boot sinks (boots) get batches of unsent boots, then the
+ * A sink.  Per-boot sinks (boot) get batches of unsent boots, then the
  * campaign's aggregates once (aggregates); campaign-level sinks only get
  * the aggregates, recorded as one item (what).
  *
@@ -76,9 +76,10 @@ struct vtb_sink_ops {
 	bool tls_by_scheme; /* http(s)://: TLS by the scheme (no "+https") */
 	/* the request URL from the parsed sink URL */
 	int (*endpoint)(struct sink *sk);
-	/* per-boot payload (NULL: a campaign-level sink) */
-	int (*boots)(struct sink *sk, struct up_boot *const *b, size_t n, struct vtb_strbuf *body,
-		     long *points);
+	/* a boot's payload appended to a batch's body, *points its points
+	 * (NULL: a campaign-level sink); batches are built boot by boot */
+	int (*boot)(struct sink *sk, const struct up_boot *b, struct vtb_strbuf *body,
+		    long *points);
 	/* the campaign-level payload; *points the points it holds */
 	int (*aggregates)(struct sink *sk, struct vtb_strbuf *body, long *points);
 	/* what to do about a refusal (status, the server's message): a hint

@@ -20,7 +20,8 @@
  *
  * Memory is bounded whatever the database holds: texts are cut as they
  * are read (vtb_upload_text()), so none is copied into every point at
- * its full length.
+ * its full length, and batches are built boot by boot up to --batch
+ * points and --batch-bytes of body.
  */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -161,7 +162,7 @@ int vtb_sinks_check(void)
 			return vtb_error("upload sink %zu lacks a required member", i);
 		/* a boot is never recorded in flight (a request per batch would
 		 * cost a commit more): its resend must change nothing */
-		if (s->boots && !s->resend)
+		if (s->boot && !s->resend)
 			return vtb_error(
 				"upload sink '%s' takes boots but does not say why a resend changes nothing",
 				s->name);
@@ -502,6 +503,47 @@ static int fail_batch(struct vtb_upload_result *res, const char *msg)
 	return res->error ? 1 : vtb_error("out of memory");
 }
 
+/* Drops what was appended to @sb after its first @len bytes. */
+static void strbuf_cut(struct vtb_strbuf *sb, size_t len)
+{
+	if (sb->buf && len < sb->len) {
+		sb->len = len;
+		sb->buf[len] = '\0';
+	}
+}
+
+/*
+ * The next batch, from boot *i on, into @body: unsent boots, whole, as
+ * long as one more stays within --batch points and --batch-bytes of body
+ * (the first goes whatever its size).  A boot that would pass the bytes
+ * is taken out again and starts the next batch.
+ */
+static int next_batch(struct sink *sk, size_t *i, struct up_boot **batch, long *points, size_t *n,
+		      struct vtb_strbuf *body)
+{
+	size_t npts = 0;
+
+	*n = 0;
+	for (; *i < sk->n_boots; (*i)++) {
+		struct up_boot *b = &sk->boots[*i];
+		size_t before = body->len;
+
+		if (b->sent)
+			continue;
+		if (*n && npts + b->n > (size_t)sk->o->batch_points)
+			break;
+		if (sk->ops->boot(sk, b, body, &points[*n]) < 0)
+			return -1;
+		if (*n && body->len > (size_t)sk->o->batch_bytes) {
+			strbuf_cut(body, before);
+			break;
+		}
+		batch[(*n)++] = b;
+		npts += b->n;
+	}
+	return 0;
+}
+
 /* After a 2xx: @what the store could not record (its error in
  * vtb_errmsg()) and what the next upload does about it, as vtb_error(). */
 static int unrecorded(struct sink *sk, const char *what, const char *again)
@@ -538,28 +580,18 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 	}
 	while (i < sk->n_boots) {
 		struct vtb_strbuf body = VTB_STRBUF_INIT;
-		size_t n = 0, npts = 0;
+		size_t n = 0;
 		long total = 0, status;
 		bool request;
 		char *msg = NULL;
 		int r;
 
-		for (; i < sk->n_boots; i++) {
-			struct up_boot *b = &sk->boots[i];
-
-			if (b->sent)
-				continue;
-			if (n && npts + b->n > (size_t)sk->o->batch_points)
-				break;
-			batch[n++] = b;
-			npts += b->n;
-		}
-		if (!n)
-			break;
-		if (sk->ops->boots(sk, batch, n, &body, points) < 0) {
+		if (next_batch(sk, &i, batch, points, &n, &body) < 0) {
 			vtb_strbuf_release(&body);
 			goto out;
 		}
+		if (!n)
+			break;
 		for (size_t k = 0; k < n; k++) {
 			ids[k] = batch[k]->id;
 			total += points[k];
@@ -800,8 +832,8 @@ static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign 
 	bool record_only = false;
 	int ret = 0;
 
-	res->per_boot = sk->ops->boots != NULL;
-	if (sk->ops->boots) {
+	res->per_boot = sk->ops->boot != NULL;
+	if (sk->ops->boot) {
 		int r = send_boots(st, camp->id, sk, res);
 
 		ret = r < 0 ? -1 : r > 0 ? 1 : 0;

@@ -31,6 +31,7 @@ struct vtb_upload_opts {
 	long max_time_ms;	 /* per batch, retries and waits included */
 	long backoff_ms;	 /* first retry delay; doubles, with jitter */
 	long batch_points;	 /* points per request (whole boots) */
+	long batch_bytes;	 /* body bytes per request (whole boots; one may pass it) */
 	bool dry_run;		 /* print the requests, send and record nothing */
 	FILE *dry_out;		 /* where --dry-run prints */
 	/* warnings (a replaced character, a retry); may be NULL */
@@ -57,6 +58,7 @@ struct vtb_upload_opts {
 #define VTB_UPLOAD_MAX_TIME_MS 120000L
 #define VTB_UPLOAD_BACKOFF_MS 500L
 #define VTB_UPLOAD_BATCH_POINTS 5000L
+#define VTB_UPLOAD_BATCH_BYTES (1L << 20)
 /* The longest text field upload carries from the database (a host name,
  * kernel, label, unit...), and the longest string of compare's document
  * in the JSON sink (compare's own sentences stay whole): a longer one is

@@ -5,7 +5,9 @@
 # would stop its shadow memory), exit 0, peak RSS printed, and carry the
 # host name cut to 256 bytes with the cut marked, as an independent
 # computation of the cut says (in compare's document, which the JSON sink
-# embeds, to 4096: compare's own sentences stay whole).
+# embeds, to 4096: compare's own sentences stay whole).  Batches keep to
+# --batch-bytes: every request of several boots within it, the points the
+# same as one batch's.
 . "$SRCDIR/tests/cli/lib.sh"
 need sqlite3 || exit 0
 need python3 || exit 0
@@ -123,3 +125,27 @@ start_receiver --json "$T/port" "$T/json.log" 204
 bounded "json: an upload with 50 MB in host.hostname" "$VTBENCH" upload --db "$T/r.db" \
 	--to "http://127.0.0.1:$PORT/hook"
 expect_eq "... received with the host name cut" "$(hosts json "$T/json.log" --log)" "$WANT_JSON"
+
+# 3. --batch-bytes: requests of several boots stay within it, and the
+#    points are those of one batch
+"$VTBENCH" upload --db "$T/small.db" --to "influx://127.0.0.1:9/one" --dry-run --batch 100000 \
+	--batch-bytes 1G >"$T/one" 2>&1
+start_receiver "$T/port" "$T/bytes.log" 204
+expect_exit "--batch-bytes 4K" 0 "$VTBENCH" upload --db "$T/small.db" \
+	--to "influx://127.0.0.1:$PORT/bytes" --batch-bytes 4K
+if out=$(python3 - "$T/bytes.log" "$T/one" <<'PY' 2>&1
+import json, re, sys
+reqs = [json.loads(l)["body"] for l in open(sys.argv[1])]
+boots = [r for r in reqs if "vtbench_campaign," not in r]
+assert len(boots) > 1, len(boots)
+for b in boots:
+    n = len(set(re.findall(r'boot="([^"]*)"', b)))
+    assert len(b.encode()) <= 4096 or n == 1, (len(b.encode()), n)
+one = open(sys.argv[2]).read().split("\n\n")[1] + "\n"
+assert "".join(boots) == one, "the points differ from one batch's"
+print(len(boots), "requests of boots, the largest", max(len(b.encode()) for b in boots), "bytes")
+PY
+); then ok "... each request of several boots within 4 KiB, the same points ($out)"; else notok "... each request within 4 KiB" "$out"; fi
+expect_exit "--batch-bytes below 1K is refused: exit 2" 2 "$VTBENCH" upload --db "$T/small.db" \
+	--to "influx://127.0.0.1:9/x" --batch-bytes 100
+expect_grep "... saying what it takes" "$T/err" "--batch-bytes '100': expected a size from 1K to 1G"
