@@ -206,6 +206,7 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 			.max_time_ms = VTB_UPLOAD_MAX_TIME_MS,
 			.backoff_ms = VTB_UPLOAD_BACKOFF_MS,
 			.batch_points = VTB_UPLOAD_BATCH_POINTS,
+			.batch_bytes = VTB_UPLOAD_BATCH_BYTES,
 		};
 
 		if (vtb_cmd_upload(env, env->store, res->db, &o, false))

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "../upload/upload.h"
@@ -20,6 +21,9 @@ enum {
 	OPT_RETRY_TIME,
 	OPT_BACKOFF,
 	OPT_BATCH,
+	OPT_BATCH_BYTES,
+	OPT_RESEND_IN_FLIGHT,
+	OPT_IN_FLIGHT_SENT,
 	OPT_QUIET = 'q',
 };
 
@@ -68,6 +72,16 @@ static const struct vtb_cli_opt upload_opts[] = {
 	  .id = OPT_BATCH,
 	  .arg = "N",
 	  .help = "points per request, whole boots (default: 5000)" },
+	{ .name = "batch-bytes",
+	  .id = OPT_BATCH_BYTES,
+	  .arg = "SIZE",
+	  .help = "body bytes per request, whole boots: a larger boot goes alone (default: 1M)" },
+	{ .name = "resend-in-flight",
+	  .id = OPT_RESEND_IN_FLIGHT,
+	  .help = "send again what an earlier upload sent without recording the answer" },
+	{ .name = "in-flight-sent",
+	  .id = OPT_IN_FLIGHT_SENT,
+	  .help = "record what an earlier upload left in flight as sent, without a request" },
 	{ .name = "quiet",
 	  .id = OPT_QUIET,
 	  .shortopt = 'q',
@@ -98,16 +112,24 @@ const struct vtb_cli upload_cli = {
 		 "      campaign; the environment (the host name) must exist in Codespeed (the\n"
 		 "      error says how to create it)\n"
 		 "  http[s]://HOST[:PORT]/PATH              generic JSON: compare's document and\n"
-		 "      every boot's samples in one POST, once per campaign\n",
+		 "      every boot's samples in one POST, once per campaign\n"
+		 "When the database cannot record a 2xx (disk full), InfluxDB and the\n"
+		 "Pushgateway get the request again from the next upload, which changes\n"
+		 "nothing there; Codespeed and JSON requests are recorded in flight before\n"
+		 "they go, and the next upload reports one it finds in flight and holds it\n"
+		 "back: check the sink, then --in-flight-sent or --resend-in-flight.\n",
 	.opts = upload_opts,
 	.more = "DUR is a time with a unit: 500ms, 10s, 2m (a bare number means seconds).\n"
 		"Credentials come only from VTBENCH_UPLOAD_TOKEN, or VTBENCH_UPLOAD_USER and\n"
 		"VTBENCH_UPLOAD_PASSWORD (basic authentication), or --token-file; they are never\n"
 		"printed or stored.  Connection errors, timeouts, 429 (Retry-After honoured up to\n"
 		"86400 s; a larger one gives up) and 5xx are retried, each wait at most a day;\n"
-		"other answers fail at once with the server's message.\n",
+		"other answers fail at once with the server's message.  SIZE takes K, M, G\n"
+		"(binary).  Text fields of the database are cut to 256 bytes, the cut marked.\n",
 	.exits = "0 everything sent (or, with --dry-run, shown), 2 usage or input error, 3 "
-		 "something remains unsent (a later upload sends it).",
+		 "something remains unsent (a later upload sends it), is held back in flight, or "
+		 "was accepted but could not be recorded (the message says what the next upload "
+		 "sends again).",
 };
 
 static void on_note(void *arg, const char *msg)
@@ -160,12 +182,29 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 		       res.campaign, res.sink,
 		       res.items_sent	  ? "sent"
 		       : res.items_before ? "nothing sent (sent before)"
-					  : "nothing sent",
+		       : res.in_flight	  ? "nothing sent (in flight: it may be there already)"
+		       : res.in_flight_recorded ? "nothing sent (in flight, now recorded as sent)"
+						: "nothing sent",
 		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
 		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
 	fflush(stdout);
 	ret = 0;
-	if (r > 0) {
+	if (r > 0 && res.in_flight) {
+		char when[40] = "?";
+		time_t t = (time_t)(res.in_flight_ns / 1000000000);
+		struct tm tm;
+
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		vtb_cmd_err(env, "%s (its request went out at %s)", res.error ? res.error : "?",
+			    when);
+		vtb_cmd_err(
+			env,
+			"check %s for campaign %s: if it is there, record it as sent: vtbench upload --db %s --to %s --campaign %s --in-flight-sent; if not, send it again: vtbench upload --db %s --to %s --campaign %s --resend-in-flight",
+			res.sink, res.campaign, db, res.sink, res.campaign, db, res.sink,
+			res.campaign);
+		ret = VTB_EXIT_INFRA;
+	} else if (r > 0) {
 		if (res.per_boot)
 			vtb_cmd_err(env, "%ld of %ld boot%s%s remain unsent to %s: %s",
 				    res.boots_unsent, res.boots, res.boots == 1 ? "" : "s",
@@ -214,6 +253,23 @@ static int parse_long(const struct vtb_cmd_env *env, const char *opt, const char
 	return 0;
 }
 
+/* A body size: at least 1 KiB (below that nearly every boot goes alone,
+ * a request each), at most 1 GiB. */
+static int parse_bytes(const struct vtb_cmd_env *env, const char *opt, const char *s, long *out)
+{
+	uint64_t v;
+
+	(void)env;
+	if (vtb_parse_size(s, &v) || v < 1024 || v > (1ULL << 30)) {
+		vtb_cli_usage_error(&upload_cli,
+				    "--%s '%s': expected a size from 1K to 1G, such as 256K or 4M",
+				    opt, s);
+		return -1;
+	}
+	*out = (long)v;
+	return 0;
+}
+
 int cmd_upload(struct vtb_cmd_env *env)
 {
 	struct vtb_cli_parser cp;
@@ -225,6 +281,7 @@ int cmd_upload(struct vtb_cmd_env *env)
 		.max_time_ms = VTB_UPLOAD_MAX_TIME_MS,
 		.backoff_ms = VTB_UPLOAD_BACKOFF_MS,
 		.batch_points = VTB_UPLOAD_BATCH_POINTS,
+		.batch_bytes = VTB_UPLOAD_BATCH_BYTES,
 		.dry_out = stdout,
 	};
 	bool quiet = false;
@@ -275,6 +332,16 @@ int cmd_upload(struct vtb_cmd_env *env)
 			if (parse_long(env, "batch", arg, 10000000, &o.batch_points))
 				return VTB_EXIT_USAGE;
 			break;
+		case OPT_BATCH_BYTES:
+			if (parse_bytes(env, "batch-bytes", arg, &o.batch_bytes))
+				return VTB_EXIT_USAGE;
+			break;
+		case OPT_RESEND_IN_FLIGHT:
+			o.resend_in_flight = true;
+			break;
+		case OPT_IN_FLIGHT_SENT:
+			o.in_flight_sent = true;
+			break;
 		case OPT_QUIET:
 			quiet = true;
 			break;
@@ -288,6 +355,11 @@ int cmd_upload(struct vtb_cmd_env *env)
 	}
 	if (!o.url) {
 		vtb_cli_usage_error(&upload_cli, "--to URL is required (vtbench list sinks)");
+		return VTB_EXIT_USAGE;
+	}
+	if (o.resend_in_flight && o.in_flight_sent) {
+		vtb_cli_usage_error(&upload_cli,
+				    "--resend-in-flight and --in-flight-sent exclude each other");
 		return VTB_EXIT_USAGE;
 	}
 	/* a dry run only shows: a reader that has seen enough (| head) ends

@@ -17,9 +17,10 @@
  * the output is skipped whole, so merging again adds nothing.
  */
 /* schema 7 added no column (an index on sample); 8 the guest kernel
- * identity; 9 the race tables; 10 race.stop_evidence */
-_Static_assert(VTB_STORE_SCHEMA == 10,
-	       "vtb_store_merge copies the columns of schema 10: add the new ones");
+ * identity; 9 the race tables; 10 race.stop_evidence; 11 no column (upload's
+ * status 'in-flight', copied as it is) */
+_Static_assert(VTB_STORE_SCHEMA == 11,
+	       "vtb_store_merge copies the columns of schema 11: add the new ones");
 
 struct merge_step {
 	const char *sql;

@@ -872,23 +872,32 @@ out:
 	return ret;
 }
 
-int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const char *sink,
-			       const char *what, bool *sent)
+int vtb_store_upload_item_state(struct vtb_store *st, int64_t campaign_id, const char *sink,
+				const char *what, enum vtb_upload_state *state, int64_t *since_ns)
 {
-	static const char sel[] = "SELECT 1 FROM upload WHERE campaign_id = ?1 AND sink = ?2"
-				  " AND what = ?3 AND boot_id IS NULL AND status = 'sent'";
+	/* a row sent wins over one in flight (a merge may bring both) */
+	static const char sel[] =
+		"SELECT status, time_ns FROM upload WHERE campaign_id = ?1 AND sink = ?2"
+		" AND what = ?3 AND boot_id IS NULL AND status IN ('sent', 'in-flight')"
+		" ORDER BY status = 'sent' DESC, time_ns DESC LIMIT 1";
 	sqlite3_stmt *s = NULL;
+	bool row;
 	int ret = -1;
 
-	*sent = false;
+	*state = VTB_ITEM_NONE;
+	*since_ns = 0;
 	if (prepare(st, sel, &s) < 0)
 		goto out;
 	if (bind_int(s, 1, campaign_id) || bind_text(s, 2, sink) || bind_text(s, 3, what)) {
 		db_error(st, "bind the upload query");
 		goto out;
 	}
-	if (step(st, s, "read the upload records", sent) < 0)
+	if (step(st, s, "read the upload records", &row) < 0)
 		goto out;
+	if (row) {
+		*state = !strcmp(column_text(s, 0), "sent") ? VTB_ITEM_SENT : VTB_ITEM_IN_FLIGHT;
+		*since_ns = sqlite3_column_int64(s, 1);
+	}
 	ret = 0;
 out:
 	sqlite3_finalize(s);

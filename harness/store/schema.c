@@ -341,6 +341,33 @@ static const char *const migrations[] = {
 	"	FROM race ORDER BY campaign_id;\n"
 	"DROP TABLE race;\n"
 	"ALTER TABLE race_v10 RENAME TO race;\n",
+	/* 11: upload's status 'in-flight' (issue 25): a sink whose resend is
+	 * not harmless is recorded before the request, so an answer the
+	 * store could not record is known at the next upload.  A CHECK list
+	 * cannot be altered: the table is rebuilt as in step 10 (nothing
+	 * refers to upload) and its indexes made again */
+	"-- upload: status 'in-flight': recorded before a request to a sink whose\n"
+	"-- resend would count twice (Codespeed, generic JSON), replaced by its\n"
+	"-- outcome; still there, the server's answer was never recorded\n"
+	"CREATE TABLE upload_v11 (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	campaign_id INTEGER NOT NULL REFERENCES campaign (id) ON DELETE CASCADE,\n"
+	"	boot_id INTEGER REFERENCES boot (id) ON DELETE CASCADE,\n"
+	"	sink TEXT NOT NULL,\n"
+	"	what TEXT NOT NULL CHECK (what IN ('boot', 'aggregates', 'snapshot')),\n"
+	"	time_ns INTEGER NOT NULL,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('sent', 'failed', 'in-flight')),\n"
+	"	points INTEGER NOT NULL DEFAULT 0,\n"
+	"	error TEXT\n"
+	");\n"
+	"INSERT INTO upload_v11 (id, campaign_id, boot_id, sink, what, time_ns, status, points,\n"
+	"	error)\n"
+	"	SELECT id, campaign_id, boot_id, sink, what, time_ns, status, points, error\n"
+	"	FROM upload ORDER BY id;\n"
+	"DROP TABLE upload;\n"
+	"ALTER TABLE upload_v11 RENAME TO upload;\n"
+	"CREATE UNIQUE INDEX upload_boot ON upload (boot_id, sink) WHERE boot_id IS NOT NULL;\n"
+	"CREATE INDEX upload_campaign ON upload (campaign_id, sink, what);\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,

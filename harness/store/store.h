@@ -14,7 +14,7 @@
 #include "../matrix/conf.h"
 #include "../records/recparse.h"
 
-#define VTB_STORE_SCHEMA 10 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 11 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -374,16 +374,22 @@ struct vtb_upload_row {
 int vtb_store_foreach_upload_row(struct vtb_store *st, int64_t campaign_id, const char *sink,
 				 int (*fn)(const struct vtb_upload_row *row, void *arg), void *arg);
 /* Records in one transaction that @n boots were sent to @sink
- * (status "sent", @points[i] points each) or that sending them failed
- * (status "failed", @error).  A boot already recorded as sent stays so.
- * @n == 0 records one campaign-level item @what ("aggregates",
- * "snapshot") with @points[0] (points may be NULL: 0). */
+ * (status "sent", @points[i] points each), that sending them failed
+ * (status "failed", @error), or that a request holding them is about to
+ * go out (status "in-flight": its outcome replaces it).  A boot already
+ * recorded as sent stays so.  @n == 0 records one campaign-level item
+ * @what ("aggregates", "snapshot") with @points[0] (points may be NULL:
+ * 0): a row per attempt, but the item's row in flight becomes the
+ * outcome. */
 int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char *sink,
 			  const char *what, const int64_t *boot_ids, const long *points, size_t n,
 			  const char *status, const char *error);
-/* Has the campaign-level item @what been sent to @sink? */
-int vtb_store_upload_item_sent(struct vtb_store *st, int64_t campaign_id, const char *sink,
-			       const char *what, bool *sent);
+/* What the records say of the campaign-level item @what at @sink: sent;
+ * else in flight (a request went out whose answer was never recorded:
+ * the sink may have it), *since_ns when it went; else nothing. */
+enum vtb_upload_state { VTB_ITEM_NONE, VTB_ITEM_SENT, VTB_ITEM_IN_FLIGHT };
+int vtb_store_upload_item_state(struct vtb_store *st, int64_t campaign_id, const char *sink,
+				const char *what, enum vtb_upload_state *state, int64_t *since_ns);
 
 /*
  * Merge (vtbench merge): copies every campaign of the database @path that

@@ -854,8 +854,8 @@ int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char 
 			  const char *what, const int64_t *boot_ids, const long *points, size_t n,
 			  const char *status, const char *error)
 {
-	/* a boot is recorded once per sink: a failure is replaced by the
-	 * next outcome, a success never */
+	/* a boot is recorded once per sink: a failure or a request in
+	 * flight is replaced by the next outcome, a success never */
 	static const char ins[] =
 		"INSERT INTO upload (campaign_id, boot_id, sink, what, time_ns, status, points,"
 		" error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -863,15 +863,34 @@ int vtb_store_upload_mark(struct vtb_store *st, int64_t campaign_id, const char 
 		" time_ns = excluded.time_ns, status = excluded.status,"
 		" points = excluded.points, error = excluded.error"
 		" WHERE upload.status <> 'sent'";
-	sqlite3_stmt *s = NULL;
+	/* a campaign-level item keeps a row per attempt, but its request in
+	 * flight is one row that becomes the outcome: left in flight, the
+	 * next upload would take it for an answer never recorded */
+	static const char upd[] =
+		"UPDATE upload SET time_ns = ?4, status = ?5, points = ?6, error = ?7"
+		" WHERE campaign_id = ?1 AND boot_id IS NULL AND sink = ?2 AND what = ?3"
+		" AND status = 'in-flight'";
+	sqlite3_stmt *s = NULL, *u = NULL;
 	int64_t now = realtime_ns();
 	size_t i, rows = n ? n : 1;
 	int ret = -1;
 
 	if (begin(st) < 0)
 		return -1;
-	if (prepare(st, ins, &s) < 0)
+	if (prepare(st, ins, &s) < 0 || prepare(st, upd, &u) < 0)
 		goto out;
+	if (!n) {
+		if (bind_int(u, 1, campaign_id) || bind_text(u, 2, sink) || bind_text(u, 3, what) ||
+		    bind_int(u, 4, now) || bind_text(u, 5, status) ||
+		    bind_int(u, 6, points ? points[0] : 0) || bind_text(u, 7, error)) {
+			db_error(st, "bind an upload record");
+			goto out;
+		}
+		if (step(st, u, "record an upload", NULL) < 0)
+			goto out;
+		if (sqlite3_changes(st->db))
+			rows = 0;
+	}
 	for (i = 0; i < rows; i++) {
 		sqlite3_reset(s);
 		if (bind_int(s, 1, campaign_id) || bind_id(s, 2, n ? boot_ids[i] : 0) ||
@@ -891,6 +910,7 @@ out:
 	if (ret < 0)
 		rollback(st);
 	sqlite3_finalize(s);
+	sqlite3_finalize(u);
 	return ret;
 }
 

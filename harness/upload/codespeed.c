@@ -25,18 +25,10 @@ static int cs_date(int64_t ns, char *buf, size_t len)
 
 static char *cs_exe_base(const struct up_boot *b)
 {
-	char *t, *p, *s, *r;
-
 	if (strcmp(b->kind, "vm"))
 		return vtb_strdup("baremetal");
-	t = up_param(b->params, "topology");
-	p = up_param(b->params, "pinning");
-	s = up_param(b->params, "sched");
-	r = vtb_asprintf("vm-%s-%s-%s", t ? t : "none", p ? p : "none", s ? s : "none");
-	free(t);
-	free(p);
-	free(s);
-	return r;
+	return vtb_asprintf("vm-%s-%s-%s", b->topology ? b->topology : "none",
+			    b->pinning ? b->pinning : "none", b->sched ? b->sched : "none");
 }
 
 /*
@@ -192,6 +184,10 @@ const struct vtb_sink_ops up_codespeed_ops = {
 	.content_type = "application/x-www-form-urlencoded",
 	.method = "POST",
 	.item = "aggregates",
+	/* Codespeed keeps one result per revision, executable, benchmark
+	 * and environment, but a resend after a later campaign on the same
+	 * kernel would put the older results back over the newer */
+	.resend = NULL,
 	.endpoint = codespeed_endpoint,
 	.aggregates = cs_results,
 	.hint = cs_hint,

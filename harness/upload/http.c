@@ -336,14 +336,19 @@ static CURL *http_handle(struct sink *sk, const char *body, size_t len, char *er
 {
 	const struct vtb_upload_opts *o = sk->o;
 	char *ctype = vtb_asprintf("Content-Type: %s", sk->ops->content_type);
-	CURL *h = ctype ? curl_easy_init() : NULL;
+	char *key = sk->idempotency_key ? vtb_asprintf("Idempotency-Key: %s", sk->idempotency_key)
+					: NULL;
+	CURL *h = ctype && (key || !sk->idempotency_key) ? curl_easy_init() : NULL;
 
 	*hdrs = h ? curl_slist_append(NULL, ctype) : NULL;
 	if (*hdrs)
 		*hdrs = curl_slist_append(*hdrs, "Expect:");
 	if (*hdrs && sk->auth_header)
 		*hdrs = curl_slist_append(*hdrs, sk->auth_header);
+	if (*hdrs && key)
+		*hdrs = curl_slist_append(*hdrs, key);
 	free(ctype);
+	free(key);
 	if (!*hdrs) {
 		curl_easy_cleanup(h);
 		return NULL;

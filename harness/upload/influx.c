@@ -119,39 +119,39 @@ static bool float_or_warn(struct sink *sk, double v, char *buf, size_t len, cons
 	return false;
 }
 
-static int lp_boots(struct sink *sk, struct up_boot *const *b, size_t n, struct vtb_strbuf *body,
-		    long *points)
+/* The points of boot @b: every tag, field and timestamp is the same on
+ * every upload (the boot's distinct timestamp, its texts cut the same
+ * way), so a resend overwrites each point with itself. */
+static int lp_boot(struct sink *sk, const struct up_boot *b, struct vtb_strbuf *body, long *points)
 {
-	for (size_t i = 0; i < n; i++) {
-		bool replaced = false;
-		char *uuid = vtb_lp_field_string(b[i]->uuid, &replaced);
+	bool replaced = false;
+	char *uuid = vtb_lp_field_string(b->uuid, &replaced);
 
-		if (!uuid)
+	if (!uuid)
+		return -1;
+	*points = 0;
+	for (size_t j = 0; j < b->n; j++) {
+		const struct up_sample *s = &b->s[j];
+		struct tags t;
+		char num[40];
+		int r;
+
+		if (!float_or_warn(sk, s->value, num, sizeof(num), s->metric))
+			continue;
+		if (up_tags_of(sk, b, s, &t) < 0) {
+			free(uuid);
 			return -1;
-		points[i] = 0;
-		for (size_t j = 0; j < b[i]->n; j++) {
-			const struct up_sample *s = &b[i]->s[j];
-			struct tags t;
-			char num[40];
-			int r;
-
-			if (!float_or_warn(sk, s->value, num, sizeof(num), s->metric))
-				continue;
-			if (up_tags_of(sk, b[i], s, &t) < 0) {
-				free(uuid);
-				return -1;
-			}
-			r = lp_series(sk, body, VTB_LP_BOOTS, &t);
-			up_tags_release(&t);
-			if (r || vtb_strbuf_addf(body, " value=%s,boot=\"%s\" %lld\n", num, uuid,
-						 (long long)b[i]->ts)) {
-				free(uuid);
-				return vtb_error("out of memory");
-			}
-			points[i]++;
 		}
-		free(uuid);
+		r = lp_series(sk, body, VTB_LP_BOOTS, &t);
+		up_tags_release(&t);
+		if (r || vtb_strbuf_addf(body, " value=%s,boot=\"%s\" %lld\n", num, uuid,
+					 (long long)b->ts)) {
+			free(uuid);
+			return vtb_error("out of memory");
+		}
+		(*points)++;
 	}
+	free(uuid);
 	return 0;
 }
 
@@ -205,6 +205,11 @@ fail:
 
 /* ---- endpoints ---- */
 
+/* Why a resend changes nothing: every tag, field and timestamp of a
+ * point is the same on every upload (the boot's distinct timestamp) */
+#define LP_RESEND \
+	"InfluxDB keeps one point per series and timestamp: a point sent again overwrites itself"
+
 /* influx://HOST:PORT/DB */
 static int influx1_endpoint(struct sink *sk)
 {
@@ -253,9 +258,10 @@ const struct vtb_sink_ops up_influx1_ops = {
 	.content_type = "text/plain; charset=utf-8",
 	.method = "POST",
 	.item = "aggregates",
+	.resend = LP_RESEND,
 	.default_port = 8086,
 	.endpoint = influx1_endpoint,
-	.boots = lp_boots,
+	.boot = lp_boot,
 	.aggregates = lp_aggregates,
 };
 
@@ -269,8 +275,9 @@ const struct vtb_sink_ops up_influx2_ops = {
 	.content_type = "text/plain; charset=utf-8",
 	.method = "POST",
 	.item = "aggregates",
+	.resend = LP_RESEND,
 	.default_port = 8086,
 	.endpoint = influx2_endpoint,
-	.boots = lp_boots,
+	.boot = lp_boot,
 	.aggregates = lp_aggregates,
 };

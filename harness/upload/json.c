@@ -1,12 +1,65 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The generic JSON sink (http[s]://): once per campaign, a POST of the
- * campaign as one document (schema VTB_UPLOAD_JSON_SCHEMA).
+ * campaign as one document (schema VTB_UPLOAD_JSON_SCHEMA), with the
+ * campaign's uuid as its Idempotency-Key: a receiver may store what it
+ * gets twice, so the request is recorded in flight before it goes, and a
+ * receiver that honours the key can take --resend-in-flight safely.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../compare/compare.h"
 #include "upload-priv.h"
+
+/*
+ * Every string of @j (values and keys) cut to @max bytes: compare's
+ * document holds texts of the database (host, kernel, labels, params).
+ * -1: out of memory.
+ */
+static int cap_strings(json_t *j, size_t max)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	size_t i;
+
+	if (json_is_string(j)) {
+		char *c;
+		int r;
+
+		if (json_string_length(j) <= max)
+			return 0;
+		c = vtb_upload_text(json_string_value(j), max);
+		r = c ? json_string_set(j, c) : -1;
+		free(c);
+		return r;
+	}
+	json_array_foreach(j, i, v)
+	{
+		if (cap_strings(v, max) < 0)
+			return -1;
+	}
+	json_object_foreach_safe(j, tmp, k, v)
+	{
+		char *c;
+		int r;
+
+		if (cap_strings(v, max) < 0)
+			return -1;
+		if (strlen(k) <= max)
+			continue;
+		c = vtb_upload_text(k, max);
+		/* the capped key is short: visited again, it stays as it is */
+		r = c ? json_object_set(j, c, v) : -1;
+		if (!r)
+			r = json_object_del(j, k);
+		free(c);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
 
 /*
  * The campaign as one JSON document: {"schema": "vtbench-upload/1",
@@ -33,14 +86,24 @@ static int json_campaign(struct sink *sk, struct vtb_strbuf *body, long *points)
 	if (vtb_compare_build(sk->st, "the database", NULL, NULL, &co, &doc, &bad_input) < 0) {
 		if (!bad_input)
 			goto out;
-		if (json_object_set_new(top, "compare", json_null()) ||
-		    json_object_set_new(top, "compare_error", json_string(vtb_errmsg())))
+		char *why = vtb_upload_text(vtb_errmsg(), VTB_UPLOAD_DOC_TEXT_MAX);
+		int r = !why || json_object_set_new(top, "compare", json_null()) ||
+			json_object_set_new(top, "compare_error", json_string(why));
+
+		free(why);
+		if (r)
 			goto oom;
-	} else if (json_object_set_new(top, "compare", doc)) {
-		doc = NULL;
-		goto oom;
+	} else {
+		int r = cap_strings(doc, VTB_UPLOAD_DOC_TEXT_MAX);
+
+		if (!r) {
+			/* set_new takes the reference, even when it fails */
+			r = json_object_set_new(top, "compare", doc);
+			doc = NULL;
+		}
+		if (r)
+			goto oom;
 	}
-	doc = NULL;
 	for (size_t i = 0; i < sk->n_boots; i++) {
 		const struct up_boot *b = &sk->boots[i];
 		json_t *samples = json_array(), *jb;
@@ -67,6 +130,10 @@ static int json_campaign(struct sink *sk, struct vtb_strbuf *body, long *points)
 			goto oom;
 	}
 	if (json_object_set(top, "boots", boots))
+		goto oom;
+	free(sk->idempotency_key);
+	sk->idempotency_key = vtb_asprintf("\"%s\"", sk->campaign_uuid);
+	if (!sk->idempotency_key)
 		goto oom;
 	dump = json_dumps(top, JSON_COMPACT);
 	if (!dump || vtb_strbuf_addstr(body, dump))
@@ -104,6 +171,8 @@ const struct vtb_sink_ops up_json_ops = {
 	.content_type = "application/json",
 	.method = "POST",
 	.item = "aggregates",
+	/* a receiver may keep each document it gets */
+	.resend = NULL,
 	.tls_by_scheme = true,
 	.endpoint = json_endpoint,
 	.aggregates = json_campaign,

@@ -374,6 +374,7 @@ const struct vtb_sink_ops up_pushgateway_ops = {
 	.content_type = "text/plain; version=0.0.4",
 	.method = "PUT",
 	.item = "snapshot",
+	.resend = "a PUT replaces the group's snapshot: the same snapshot again changes nothing",
 	.default_port = 9091,
 	.endpoint = pushgateway_endpoint,
 	.aggregates = prom_snapshot,

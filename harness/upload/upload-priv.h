@@ -16,6 +16,8 @@
 
 /* ---- the data: a campaign's boots and samples ---- */
 
+/* Every text from the database is cut to VTB_UPLOAD_TEXT_MAX bytes as it
+ * is read (vtb_upload_text()). */
 struct up_sample {
 	char *cell_key, *cell_name, *workload, *metric, *unit;
 	int better;
@@ -25,7 +27,8 @@ struct up_sample {
 struct up_boot {
 	int64_t id;
 	char *uuid, *kind, *status, *accelerator, *guest_kernel;
-	char *config_key, *config_label, *params;
+	char *config_key, *config_label;
+	char *topology, *pinning, *sched; /* of the configuration's params; NULL: none */
 	int cpus, rep, vm_index;
 	int64_t started_ns, ts; /* ts: its distinct timestamp */
 	bool sent;
@@ -48,9 +51,16 @@ struct up_aggr {
 struct sink;
 
 /*
- * A sink.  Per-boot sinks (boots) get batches of unsent boots, then the
+ * A sink.  Per-boot sinks (boot) get batches of unsent boots, then the
  * campaign's aggregates once (aggregates); campaign-level sinks only get
  * the aggregates, recorded as one item (what).
+ *
+ * resend says why sending a request again changes nothing at the sink
+ * (InfluxDB overwrites a point of the same series and timestamp): after a
+ * 2xx the store could not record, the next upload sends it again.  NULL:
+ * a resend may count twice, so the item is recorded in flight before its
+ * request and the next upload holds back what it finds in flight.  A
+ * per-boot sink must have one (a boot's request in flight is not kept).
  */
 struct vtb_sink_ops {
 	const char *name;
@@ -61,13 +71,15 @@ struct vtb_sink_ops {
 	const char *content_type;
 	const char *method; /* POST or PUT */
 	const char *item;   /* campaign-level item: "aggregates" or "snapshot" */
+	const char *resend; /* why a resend changes nothing; NULL: it may count twice */
 	long default_port;  /* 0: the scheme's */
 	bool tls_by_scheme; /* http(s)://: TLS by the scheme (no "+https") */
 	/* the request URL from the parsed sink URL */
 	int (*endpoint)(struct sink *sk);
-	/* per-boot payload (NULL: a campaign-level sink) */
-	int (*boots)(struct sink *sk, struct up_boot *const *b, size_t n, struct vtb_strbuf *body,
-		     long *points);
+	/* a boot's payload appended to a batch's body, *points its points
+	 * (NULL: a campaign-level sink); batches are built boot by boot */
+	int (*boot)(struct sink *sk, const struct up_boot *b, struct vtb_strbuf *body,
+		    long *points);
 	/* the campaign-level payload; *points the points it holds */
 	int (*aggregates)(struct sink *sk, struct vtb_strbuf *body, long *points);
 	/* what to do about a refusal (status, the server's message): a hint
@@ -78,11 +90,12 @@ struct vtb_sink_ops {
 struct sink {
 	const struct vtb_sink_ops *ops;
 	const struct vtb_upload_opts *o;
-	char *base;	      /* http(s)://host:port */
-	char *path;	      /* the URL's path, unescaped, without the leading '/' */
-	char *id;	      /* the sink's name in the store: URL without credentials */
-	char *endpoint;	      /* the request URL */
-	struct vtb_store *st; /* for the campaign document (json sink) */
+	char *base;	       /* http(s)://host:port */
+	char *path;	       /* the URL's path, unescaped, without the leading '/' */
+	char *id;	       /* the sink's name in the store: URL without credentials */
+	char *endpoint;	       /* the request URL */
+	char *idempotency_key; /* its Idempotency-Key header's value (NULL: none) */
+	struct vtb_store *st;  /* for the campaign document (json sink) */
 	char *campaign_uuid, *hostname, *host_kernel;
 	int64_t agg_ts, started_ns, ended_ns;
 	struct up_boot *boots;
@@ -101,10 +114,6 @@ struct sink {
 
 /* A warning to o->note (a replaced character, a retry...). */
 void up_note(struct sink *sk, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* A params value of a configuration ("topology" ...); malloc'ed, NULL
- * when absent. */
-char *up_param(const char *params_json, const char *key);
 
 /* Finite numbers as reals, everything else as null. */
 json_t *up_json_real(double v);

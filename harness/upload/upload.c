@@ -10,9 +10,18 @@
  * (upload table), and a batch is recorded only after the server answered
  * 2xx.  A batch holds whole boots, so a boot is sent whole or not at all;
  * batches are recorded one by one, so an interrupted upload keeps what got
- * through.  What HTTP cannot promise stays: a server that wrote a batch
- * and died before answering gets it again on the next upload (InfluxDB
- * overwrites an identical point, so the data stays right).
+ * through.  What is sent but not recorded (the server wrote a batch and
+ * died before answering; the store's commit failed after a 2xx, disk
+ * full) depends on the sink (ops->resend): InfluxDB and the Pushgateway
+ * get it again, which changes nothing; Codespeed and the generic JSON
+ * sink, where a resend may count twice, are recorded in flight before
+ * their request, and the next upload reports and holds back what it
+ * finds in flight.
+ *
+ * Memory is bounded whatever the database holds: texts are cut as they
+ * are read (vtb_upload_text()), so none is copied into every point at
+ * its full length, and batches are built boot by boot up to --batch
+ * points and --batch-bytes of body.
  */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -43,13 +52,30 @@ void up_note(struct sink *sk, const char *fmt, ...)
 	free(msg);
 }
 
-char *up_param(const char *params_json, const char *key)
+char *vtb_upload_text(const char *s, size_t max)
 {
-	json_t *o = json_loads(params_json ? params_json : "{}", 0, NULL);
-	const char *v = json_string_value(json_object_get(o, key));
-	char *r = v ? strdup(v) : NULL;
+	char mark[64];
+	size_t len, keep;
+	char *r;
 
-	json_decref(o);
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	if (max < sizeof(mark))
+		max = sizeof(mark);
+	if (len <= max) {
+		r = strdup(s);
+		if (!r)
+			vtb_error("out of memory");
+		return r;
+	}
+	/* at most 52 bytes: 20 digits, 8 hex */
+	snprintf(mark, sizeof(mark), "...[cut: %zu bytes, crc32 %08x]", len,
+		 (unsigned)vtb_crc32(s, len));
+	keep = vtb_utf8_cut(s, len, max - strlen(mark));
+	r = vtb_asprintf("%.*s%s", (int)keep, s, mark);
+	if (!r)
+		vtb_error("out of memory");
 	return r;
 }
 
@@ -82,15 +108,17 @@ int up_tags_of(struct sink *sk, const struct up_boot *b, const struct up_sample 
 	t->v[T_HOST] = vtb_strdup(sk->hostname);
 	t->v[T_KIND] = vtb_strdup(b->kind);
 	t->v[T_METRIC] = vtb_strdup(s->metric);
-	t->v[T_PINNING] = vm ? up_param(b->params, "pinning") : NULL;
-	t->v[T_SCHED] = vm ? up_param(b->params, "sched") : NULL;
-	t->v[T_TOPOLOGY] = vm ? up_param(b->params, "topology") : NULL;
+	t->v[T_PINNING] = vm ? vtb_strdup(b->pinning) : NULL;
+	t->v[T_SCHED] = vm ? vtb_strdup(b->sched) : NULL;
+	t->v[T_TOPOLOGY] = vm ? vtb_strdup(b->topology) : NULL;
 	t->v[T_UNIT] = vtb_strdup(s->unit);
 	t->v[T_VCPUS] = vtb_asprintf("%d", b->cpus);
 	t->v[T_WORKLOAD] = vtb_strdup(s->cell_name);
 	oom = (vm && b->accelerator && !t->v[T_ACCEL]) || !t->v[T_CONFIG] ||
 	      (vm && b->guest_kernel && !t->v[T_KERNEL]) || !t->v[T_HOST] || !t->v[T_KIND] ||
-	      !t->v[T_METRIC] || !t->v[T_UNIT] || !t->v[T_VCPUS] || !t->v[T_WORKLOAD];
+	      !t->v[T_METRIC] || !t->v[T_UNIT] || !t->v[T_VCPUS] || !t->v[T_WORKLOAD] ||
+	      (vm && b->pinning && !t->v[T_PINNING]) || (vm && b->sched && !t->v[T_SCHED]) ||
+	      (vm && b->topology && !t->v[T_TOPOLOGY]);
 	/* an empty value has no spelling in the line protocol: left out too */
 	for (i = 0; i < N_TAGS; i++)
 		if (t->v[i] && !*t->v[i]) {
@@ -132,6 +160,12 @@ int vtb_sinks_check(void)
 		if (!s->name || !s->scheme || !s->url || !s->summary || !s->endpoint ||
 		    !s->aggregates || !s->method || !s->content_type || !s->item)
 			return vtb_error("upload sink %zu lacks a required member", i);
+		/* a boot is never recorded in flight (a request per batch would
+		 * cost a commit more): its resend must change nothing */
+		if (s->boot && !s->resend)
+			return vtb_error(
+				"upload sink '%s' takes boots but does not say why a resend changes nothing",
+				s->name);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sinks[j]->scheme, s->scheme) ||
 			    !strcmp(sinks[j]->name, s->name))
@@ -243,6 +277,8 @@ static int dry_print(struct sink *sk, const char *body, size_t len)
 		fprintf(f, "Authorization: %s ****\n", sk->ops->auth_scheme);
 	else if (sk->user)
 		fprintf(f, "Authorization: Basic ****\n");
+	if (sk->idempotency_key)
+		fprintf(f, "Idempotency-Key: %s\n", sk->idempotency_key);
 	fputc('\n', f);
 	fwrite(body, 1, len, f);
 	if (len && body[len - 1] != '\n')
@@ -262,7 +298,9 @@ static void boot_release(struct up_boot *b)
 	free(b->guest_kernel);
 	free(b->config_key);
 	free(b->config_label);
-	free(b->params);
+	free(b->topology);
+	free(b->pinning);
+	free(b->sched);
 	for (size_t i = 0; i < b->n; i++) {
 		free(b->s[i].cell_key);
 		free(b->s[i].cell_name);
@@ -290,6 +328,29 @@ static int grow(void **p, size_t *alloc, size_t n, size_t size)
 	return 0;
 }
 
+/* A text of the database as upload keeps it (vtb_upload_text()). */
+static char *text(const char *s)
+{
+	return vtb_upload_text(s, VTB_UPLOAD_TEXT_MAX);
+}
+
+/* The configuration's topology, pinning and sched, from its params. */
+static int boot_params(struct up_boot *b, const char *params)
+{
+	json_t *o = json_loads(params ? params : "{}", 0, NULL);
+	const char *t = json_string_value(json_object_get(o, "topology"));
+	const char *p = json_string_value(json_object_get(o, "pinning"));
+	const char *s = json_string_value(json_object_get(o, "sched"));
+
+	b->topology = text(t);
+	b->pinning = text(p);
+	b->sched = text(s);
+	json_decref(o);
+	return (t && !b->topology) || (p && !b->pinning) || (s && !b->sched)
+		       ? vtb_error("out of memory")
+		       : 0;
+}
+
 static int on_row(const struct vtb_upload_row *r, void *arg)
 {
 	struct sink *sk = arg;
@@ -301,22 +362,21 @@ static int on_row(const struct vtb_upload_row *r, void *arg)
 			return -1;
 		b = &sk->boots[sk->n_boots++];
 		b->id = r->boot_id;
-		b->uuid = vtb_strdup(r->boot_uuid);
-		b->kind = vtb_strdup(r->boot_kind);
-		b->status = vtb_strdup(r->boot_status);
-		b->accelerator = vtb_strdup(r->accelerator);
-		b->guest_kernel = vtb_strdup(r->guest_kernel);
-		b->config_key = vtb_strdup(r->config_key);
-		b->config_label = vtb_strdup(r->config_label);
-		b->params = vtb_strdup(r->config_params);
+		b->uuid = text(r->boot_uuid);
+		b->kind = text(r->boot_kind);
+		b->status = text(r->boot_status);
+		b->accelerator = text(r->accelerator);
+		b->guest_kernel = text(r->guest_kernel);
+		b->config_key = text(r->config_key);
+		b->config_label = text(r->config_label);
 		b->cpus = r->cpus;
 		b->rep = r->rep;
 		b->vm_index = r->vm_index;
 		b->started_ns = r->started_ns;
 		b->sent = r->sent;
 		if (!b->uuid || !b->kind || !b->status || !b->config_key || !b->config_label ||
-		    !b->params || (r->accelerator && !b->accelerator) ||
-		    (r->guest_kernel && !b->guest_kernel))
+		    (r->accelerator && !b->accelerator) || (r->guest_kernel && !b->guest_kernel) ||
+		    boot_params(b, r->config_params) < 0)
 			return vtb_error("out of memory");
 	}
 	if (!r->metric)
@@ -324,11 +384,11 @@ static int on_row(const struct vtb_upload_row *r, void *arg)
 	if (grow((void **)&b->s, &b->alloc, b->n, sizeof(*s)) < 0)
 		return -1;
 	s = &b->s[b->n++];
-	s->cell_key = vtb_strdup(r->cell_key);
-	s->cell_name = vtb_strdup(r->cell_name);
-	s->workload = vtb_strdup(r->workload);
-	s->metric = vtb_strdup(r->metric);
-	s->unit = vtb_strdup(r->unit);
+	s->cell_key = text(r->cell_key);
+	s->cell_name = text(r->cell_name);
+	s->workload = text(r->workload);
+	s->metric = text(r->metric);
+	s->unit = text(r->unit);
 	s->better = r->better;
 	s->value = r->value;
 	if (!s->cell_key || !s->cell_name || !s->workload || !s->metric || !s->unit)
@@ -406,6 +466,7 @@ static void sink_release(struct sink *sk)
 	free(sk->path);
 	free(sk->id);
 	free(sk->endpoint);
+	free(sk->idempotency_key);
 	free(sk->campaign_uuid);
 	free(sk->hostname);
 	free(sk->host_kernel);
@@ -442,6 +503,66 @@ static int fail_batch(struct vtb_upload_result *res, const char *msg)
 	return res->error ? 1 : vtb_error("out of memory");
 }
 
+/* Drops what was appended to @sb after its first @len bytes. */
+static void strbuf_cut(struct vtb_strbuf *sb, size_t len)
+{
+	if (sb->buf && len < sb->len) {
+		sb->len = len;
+		sb->buf[len] = '\0';
+	}
+}
+
+/*
+ * The next batch, from boot *i on, into @body: unsent boots, whole, as
+ * long as one more stays within --batch points and --batch-bytes of body
+ * (the first goes whatever its size).  A boot that would pass the bytes
+ * is taken out again and starts the next batch.
+ */
+static int next_batch(struct sink *sk, size_t *i, struct up_boot **batch, long *points, size_t *n,
+		      struct vtb_strbuf *body)
+{
+	size_t npts = 0;
+
+	*n = 0;
+	for (; *i < sk->n_boots; (*i)++) {
+		struct up_boot *b = &sk->boots[*i];
+		size_t before = body->len;
+
+		if (b->sent)
+			continue;
+		if (*n && npts + b->n > (size_t)sk->o->batch_points)
+			break;
+		if (sk->ops->boot(sk, b, body, &points[*n]) < 0)
+			return -1;
+		if (*n && body->len > (size_t)sk->o->batch_bytes) {
+			strbuf_cut(body, before);
+			break;
+		}
+		batch[(*n)++] = b;
+		npts += b->n;
+	}
+	return 0;
+}
+
+/* After a 2xx: @what the store could not record (its error in
+ * vtb_errmsg()) and what the next upload does about it, as vtb_error(). */
+static int unrecorded(struct sink *sk, const char *what, const char *again)
+{
+	char *why = vtb_strdup(vtb_errmsg());
+
+	if (sk->ops->resend)
+		vtb_error(
+			"%s accepted %s of campaign %s, but recording that failed: %s; the next upload sends %s again, which changes nothing (%s)",
+			sk->id, what, sk->campaign_uuid, why ? why : "out of memory", again,
+			sk->ops->resend);
+	else
+		vtb_error(
+			"%s accepted %s of campaign %s, but recording that failed: %s; the next upload sends nothing twice: the request stays recorded in flight, and the next upload reports it and sends it again only with --resend-in-flight",
+			sk->id, what, sk->campaign_uuid, why ? why : "out of memory");
+	free(why);
+	return -1;
+}
+
 /* Sends the unsent boots in batches of whole boots; stops at the first
  * batch that cannot be sent (the server is down, or refuses it). */
 static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
@@ -459,27 +580,18 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 	}
 	while (i < sk->n_boots) {
 		struct vtb_strbuf body = VTB_STRBUF_INIT;
-		size_t n = 0, npts = 0;
+		size_t n = 0;
 		long total = 0, status;
+		bool request;
 		char *msg = NULL;
 		int r;
 
-		for (; i < sk->n_boots; i++) {
-			struct up_boot *b = &sk->boots[i];
-
-			if (b->sent)
-				continue;
-			if (n && npts + b->n > (size_t)sk->o->batch_points)
-				break;
-			batch[n++] = b;
-			npts += b->n;
-		}
-		if (!n)
-			break;
-		if (sk->ops->boots(sk, batch, n, &body, points) < 0) {
+		if (next_batch(sk, &i, batch, points, &n, &body) < 0) {
 			vtb_strbuf_release(&body);
 			goto out;
 		}
+		if (!n)
+			break;
 		for (size_t k = 0; k < n; k++) {
 			ids[k] = batch[k]->id;
 			total += points[k];
@@ -492,9 +604,10 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 			continue;
 		}
 		/* a boot without points (a failed boot) needs no request */
-		r = body.len ? up_http_send(sk, body.buf, body.len, &res->retries, &res->requests,
-					    &status, &msg)
-			     : 0;
+		request = body.len > 0;
+		r = request ? up_http_send(sk, body.buf, body.len, &res->retries, &res->requests,
+					   &status, &msg)
+			    : 0;
 		vtb_strbuf_release(&body);
 		free(msg);
 		if (r < 0) {
@@ -511,8 +624,19 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 			goto out;
 		}
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, "boot", ids, points, n, "sent",
-					  NULL) < 0)
+					  NULL) < 0) {
+			if (request) {
+				char *what = vtb_asprintf("%zu boot%s", n, n == 1 ? "" : "s");
+				char *again = vtb_asprintf("%s %zu boot%s",
+							   n == 1 ? "this" : "these", n,
+							   n == 1 ? "" : "s");
+
+				unrecorded(sk, what ? what : "a batch", again ? again : "them");
+				free(what);
+				free(again);
+			}
 			goto out;
+		}
 		for (size_t k = 0; k < n; k++)
 			batch[k]->sent = true;
 		res->boots_sent += (long)n;
@@ -527,20 +651,43 @@ out:
 	return ret;
 }
 
+/*
+ * The campaign-level item: sent, or (@record_only: --in-flight-sent)
+ * recorded as sent without a request.  A sink whose resend may count
+ * twice has it recorded in flight before the request: if its answer
+ * cannot be recorded, the next upload knows.
+ */
 static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
-		     struct vtb_upload_result *res)
+		     struct vtb_upload_result *res, bool record_only)
 {
 	struct vtb_strbuf body = VTB_STRBUF_INIT;
-	long points = 0, status;
-	char *msg = NULL;
+	long points = 0, status = 0;
+	char *msg = NULL, *what = NULL;
 	int r, ret = -1;
 
 	if (sk->ops->aggregates(sk, &body, &points) < 0)
 		goto out;
 	if (sk->o->dry_run) {
-		ret = body.len ? dry_print(sk, vtb_strbuf_str(&body), body.len) : 0;
+		ret = body.len && !record_only ? dry_print(sk, vtb_strbuf_str(&body), body.len) : 0;
 		goto out;
 	}
+	what = vtb_asprintf("the %s", sk->ops->item);
+	if (!what) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	if (record_only) {
+		if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
+					  "sent", NULL) < 0)
+			goto out;
+		res->in_flight_recorded = true;
+		ret = 0;
+		goto out;
+	}
+	if (body.len && !sk->ops->resend &&
+	    vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
+				  "in-flight", NULL) < 0)
+		goto out;
 	r = body.len ? up_http_send(sk, body.buf, body.len, &res->retries, &res->requests, &status,
 				    &msg)
 		     : 0;
@@ -552,6 +699,7 @@ static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
 		if (!why)
 			goto out;
 		res->items_unsent++;
+		/* replaces the record in flight: the request was refused */
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,
 					  "failed", why) == 0)
 			ret = fail_batch(res, why);
@@ -559,13 +707,17 @@ static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
 		goto out;
 	}
 	if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0, "sent",
-				  NULL) < 0)
+				  NULL) < 0) {
+		if (body.len)
+			unrecorded(sk, what, what);
 		goto out;
+	}
 	res->items_sent++;
 	res->points_sent += points;
 	ret = 0;
 out:
 	free(msg);
+	free(what);
 	vtb_strbuf_release(&body);
 	return ret;
 }
@@ -603,10 +755,10 @@ static int load_campaign(struct vtb_store *st, struct sink *sk, struct vtb_uploa
 	if (!found)
 		return o->campaign ? vtb_error("no campaign '%s' in the database", o->campaign)
 				   : vtb_error("no campaign in the database");
-	res->campaign = vtb_strdup(camp->uuid);
-	sk->campaign_uuid = vtb_strdup(camp->uuid);
-	sk->hostname = vtb_strdup(camp->hostname);
-	sk->host_kernel = vtb_strdup(camp->host_kernel);
+	res->campaign = text(camp->uuid);
+	sk->campaign_uuid = text(camp->uuid);
+	sk->hostname = text(camp->hostname);
+	sk->host_kernel = text(camp->host_kernel);
 	sk->agg_ts = camp->ended_ns;
 	sk->started_ns = camp->started_ns;
 	sk->ended_ns = camp->ended_ns;
@@ -631,16 +783,57 @@ static int load_campaign(struct vtb_store *st, struct sink *sk, struct vtb_uploa
 	return build_aggregates(sk);
 }
 
+/*
+ * A campaign-level item found in flight: a request went out and its
+ * answer was never recorded.  Held back (1, res->error says so) unless
+ * --resend-in-flight or --in-flight-sent says what to do: the sink's
+ * resend may count twice, and only the sink's owner can tell whether it
+ * got there.  0: go on (*record_only: record it, without a request).
+ */
+static int in_flight(const struct vtb_upload_campaign *camp, struct sink *sk, int64_t since_ns,
+		     struct vtb_upload_result *res, bool *record_only)
+{
+	char *msg;
+	int ret;
+
+	*record_only = false;
+	if (sk->o->resend_in_flight) {
+		up_note(sk,
+			"the %s of campaign %s may have been delivered to %s already: sending its request again (--resend-in-flight)",
+			sk->ops->item, camp->uuid, sk->id);
+		return 0;
+	}
+	if (sk->o->in_flight_sent) {
+		*record_only = true;
+		return 0;
+	}
+	res->in_flight = true;
+	res->in_flight_ns = since_ns;
+	res->items_unsent++;
+	msg = vtb_asprintf(
+		"the %s of campaign %s may have been delivered to %s already: the last upload could not record the server's answer",
+		sk->ops->item, camp->uuid, sk->id);
+	if (!msg)
+		return vtb_error("out of memory");
+	if (sk->o->dry_run)
+		up_note(sk, "%s; not sent without --resend-in-flight", msg);
+	ret = sk->o->dry_run ? 0 : fail_batch(res, msg);
+	free(msg);
+	return ret;
+}
+
 /* The unsent boots (a per-boot sink), then the campaign-level item, once
  * every boot is there and the campaign has ended.  As vtb_upload(). */
 static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign *camp,
 			 struct sink *sk, struct vtb_upload_result *res)
 {
-	bool item_sent = false;
+	enum vtb_upload_state state = VTB_ITEM_NONE;
+	int64_t since_ns = 0;
+	bool record_only = false;
 	int ret = 0;
 
-	res->per_boot = sk->ops->boots != NULL;
-	if (sk->ops->boots) {
+	res->per_boot = sk->ops->boot != NULL;
+	if (sk->ops->boot) {
 		int r = send_boots(st, camp->id, sk, res);
 
 		ret = r < 0 ? -1 : r > 0 ? 1 : 0;
@@ -649,19 +842,25 @@ static int send_campaign(struct vtb_store *st, const struct vtb_upload_campaign 
 	}
 	if (ret)
 		return ret;
+	/* a snapshot is sent again on every upload */
 	if (strcmp(sk->ops->item, "snapshot") &&
-	    vtb_store_upload_item_sent(st, camp->id, sk->id, sk->ops->item, &item_sent) < 0)
+	    vtb_store_upload_item_state(st, camp->id, sk->id, sk->ops->item, &state, &since_ns) < 0)
 		return -1;
-	res->items_before = item_sent;
-	if (item_sent)
+	res->items_before = state == VTB_ITEM_SENT;
+	if (state == VTB_ITEM_SENT)
 		return 0;
+	if (state == VTB_ITEM_IN_FLIGHT) {
+		ret = in_flight(camp, sk, since_ns, res, &record_only);
+		if (ret || res->in_flight)
+			return ret;
+	}
 	if (!strcmp(camp->status, "running") && !sk->o->dry_run) {
 		up_note(sk, "campaign %s is still running: its %s are sent by a later upload",
 			camp->uuid, sk->ops->item);
 		res->items_unsent++;
 		return 0;
 	}
-	return send_item(st, camp->id, sk, res);
+	return send_item(st, camp->id, sk, res, record_only);
 }
 
 int vtb_upload(struct vtb_store *st, const struct vtb_upload_opts *o, struct vtb_upload_result *res)

@@ -6,8 +6,9 @@
 #   http_receiver.py [--codespeed ENV[,ENV...]] [--json] PORTFILE LOG [RESPONSE...]
 # RESPONSE: "204" (success: 204, or what the modelled server answers),
 # "500", "429:RETRY_AFTER", "slow:SECONDS" (answers as "204" after
-# SECONDS), "reset" (closes the connection without an answer),
-# "400:MESSAGE".  Binds 127.0.0.1 on a free port (or $RECV_PORT) and
+# SECONDS), "fill:FILE" (writes FILE until its file system is full, then
+# answers as "204": the client's disk fills while its request is served),
+# "reset" (closes the connection without an answer), "400:MESSAGE".  Binds 127.0.0.1 on a free port (or $RECV_PORT) and
 # writes it to PORTFILE.
 #
 # --codespeed ENVS models Codespeed's POST /result/add/json/ (codespeed/
@@ -120,6 +121,14 @@ class Handler(BaseHTTPRequestHandler):
         msg = b""
         if code == "slow":
             time.sleep(float(extra))
+            code, extra = "204", ""
+        elif code == "fill":
+            with open(extra, "wb", buffering=0) as f:
+                try:
+                    while f.write(b"\0" * 4096):
+                        pass
+                except OSError:  # ENOSPC
+                    pass
             code, extra = "204", ""
         if code == "204" and codespeed_envs is not None:
             code, text = codespeed(self.path, self.headers, body)

@@ -2093,3 +2093,120 @@ Test(store, metric_names_chosen_to_collide_are_each_read_once)
 	vtb_store_close(st);
 	matrix_release(&t);
 }
+
+/*
+ * Schema 11 rebuilds upload to allow the status 'in-flight' (issue 25):
+ * a schema-10 database keeps its upload rows and indexes (a boot still
+ * recorded once per sink), and the rebuilt table takes 'in-flight' and
+ * refuses a status it does not know.
+ */
+Test(store, schema_11_rebuilds_upload_keeping_its_rows)
+{
+	struct vtb_store *st;
+	char *rows;
+	sqlite3 *db;
+	int v;
+
+	make_v1_database();
+	db = raw_open();
+	for (v = 2; v <= 10; v++) {
+		char *set = vtb_asprintf("PRAGMA user_version = %d", v);
+
+		raw_exec(db, vtb_store_migration_sql(v));
+		raw_exec(db, set);
+		free(set);
+	}
+	raw_exec(db, "INSERT INTO upload VALUES (5, 1, 1, 'influx://h:8086/db', 'boot', 7, 'sent',"
+		     " 3, NULL);"
+		     "INSERT INTO upload VALUES (6, 1, NULL, 'http://h:80/x', 'aggregates', 8,"
+		     " 'failed', 0, '503')");
+	cr_expect_neq(sqlite3_exec(db, "UPDATE upload SET status = 'in-flight'", NULL, NULL, NULL),
+		      SQLITE_OK, "schema 10 does not know 'in-flight'");
+	sqlite3_close(db);
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	cr_expect_eq(raw_int(db, "PRAGMA user_version"), VTB_STORE_SCHEMA);
+	rows = raw_rows(db, "SELECT * FROM upload ORDER BY id");
+	cr_expect_str_eq(rows, "5|1|1|influx://h:8086/db|boot|7|sent|3|NULL\n"
+			       "6|1|NULL|http://h:80/x|aggregates|8|failed|0|503\n");
+	free(rows);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN"
+				 " ('upload_boot', 'upload_campaign')"),
+		     2);
+	cr_expect_neq(sqlite3_exec(db,
+				   "INSERT INTO upload VALUES (7, 1, 1, 'influx://h:8086/db',"
+				   " 'boot', 9, 'failed', 0, NULL)",
+				   NULL, NULL, NULL),
+		      SQLITE_OK, "a boot is still recorded once per sink");
+	raw_exec(db, "UPDATE upload SET status = 'in-flight' WHERE id = 6");
+	cr_expect_neq(sqlite3_exec(db, "UPDATE upload SET status = 'lost'", NULL, NULL, NULL),
+		      SQLITE_OK, "a status the schema does not know is refused");
+	raw_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM campaign WHERE id = 1");
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM upload"), 0);
+	sqlite3_close(db);
+}
+
+/*
+ * A campaign-level item recorded in flight before its request is one
+ * row that becomes the outcome: in flight, then sent (or failed, which
+ * leaves nothing in flight); a failed attempt before stays a row of its
+ * own.  What the records say of the item follows.
+ */
+Test(store, an_item_in_flight_becomes_its_outcome)
+{
+	static const char sink[] = "http://h:80/x";
+	struct vtb_store *st = open_store();
+	enum vtb_upload_state state;
+	struct test_matrix t;
+	int64_t id, since;
+	long points = 4;
+	char *rows;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "c-1", NULL);
+	cr_assert_eq(vtb_store_upload_item_state(st, id, sink, "aggregates", &state, &since), 0);
+	cr_expect_eq(state, VTB_ITEM_NONE);
+	cr_assert_eq(vtb_store_upload_mark(st, id, sink, "aggregates", NULL, &points, 0, "failed",
+					   "503"),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_mark(st, id, sink, "aggregates", NULL, &points, 0,
+					   "in-flight", NULL),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_item_state(st, id, sink, "aggregates", &state, &since), 0);
+	cr_expect_eq(state, VTB_ITEM_IN_FLIGHT);
+	cr_expect_gt(since, 0);
+	/* the other sink and item know nothing of it */
+	cr_assert_eq(vtb_store_upload_item_state(st, id, "http://h:80/y", "aggregates", &state,
+						 &since),
+		     0);
+	cr_expect_eq(state, VTB_ITEM_NONE);
+	/* sent again (--resend-in-flight): still one row in flight */
+	cr_assert_eq(vtb_store_upload_mark(st, id, sink, "aggregates", NULL, &points, 0,
+					   "in-flight", NULL),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_mark(st, id, sink, "aggregates", NULL, &points, 0, "sent",
+					   NULL),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_item_state(st, id, sink, "aggregates", &state, &since), 0);
+	cr_expect_eq(state, VTB_ITEM_SENT);
+	/* in flight, then refused: nothing left in flight */
+	cr_assert_eq(vtb_store_upload_mark(st, id, sink, "snapshot", NULL, &points, 0, "in-flight",
+					   NULL),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_mark(st, id, sink, "snapshot", NULL, &points, 0, "failed",
+					   "400"),
+		     0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_upload_item_state(st, id, sink, "snapshot", &state, &since), 0);
+	cr_expect_eq(state, VTB_ITEM_NONE);
+	vtb_store_close(st);
+	db = raw_open();
+	rows = raw_rows(db, "SELECT what, status, points, error FROM upload ORDER BY id");
+	cr_expect_str_eq(rows, "aggregates|failed|4|503\n"
+			       "aggregates|sent|4|NULL\n"
+			       "snapshot|failed|4|400\n");
+	free(rows);
+	sqlite3_close(db);
+	matrix_release(&t);
+}

@@ -144,3 +144,59 @@ Test(upload, a_huge_retry_after_is_capped_not_overflowed)
 		     VTB_UPLOAD_MAX_RETRY_AFTER_S * 1000);
 	cr_expect_eq(vtb_upload_retry_delay(500, 2, 3, 0.5), 3000);
 }
+
+/*
+ * Texts from the database are cut (issue 25: 50 MB in host.hostname
+ * took an upload past 4 GB): at most the limit, on a character
+ * boundary, the cut marked with the whole's length and CRC, the same
+ * way every time, two long values with one prefix kept apart.
+ */
+Test(upload, long_texts_are_cut_and_marked)
+{
+	char *big = malloc(1001), *big2, *a, *b, *c, *u, *mark;
+	char *utf = malloc(1001);
+
+	cr_assert(big && utf);
+	memset(big, 'x', 1000);
+	big[1000] = '\0';
+	cr_expect_null(vtb_upload_text(NULL, 256));
+	a = vtb_upload_text("fixture-host", 256);
+	cr_expect_str_eq(a, "fixture-host");
+	free(a);
+	a = vtb_upload_text(big + 744, 256); /* 256 bytes: whole */
+	cr_expect_eq(strlen(a), 256);
+	cr_expect_eq(strspn(a, "x"), 256);
+	free(a);
+	a = vtb_upload_text(big, 256);
+	mark = vtb_asprintf("...[cut: 1000 bytes, crc32 %08x]", (unsigned)vtb_crc32(big, 1000));
+	cr_expect_eq(strlen(a), 256);
+	cr_expect_eq(strspn(a, "x"), 256 - strlen(mark));
+	cr_expect_str_eq(a + 256 - strlen(mark), mark);
+	b = vtb_upload_text(big, 256);
+	cr_expect_str_eq(a, b, "the same value is cut the same way");
+	big2 = strdup(big);
+	big2[999] = 'y';
+	c = vtb_upload_text(big2, 256);
+	cr_expect_str_neq(a, c, "values that differ past the cut stay apart");
+	free(b);
+	b = vtb_upload_text(big, 10);
+	cr_expect_leq(strlen(b), 64, "a limit below 64 bytes is 64");
+	cr_expect(strstr(b, "[cut: 1000 bytes"));
+	/* 500 two-byte characters: cut between two of them */
+	for (int i = 0; i < 500; i++)
+		memcpy(utf + 2 * i, "\xc3\xa9", 2);
+	utf[1000] = '\0';
+	u = vtb_upload_text(utf, 256);
+	cr_expect_leq(strlen(u), 256);
+	cr_expect(vtb_utf8_valid(u, strlen(u)), "%s", u);
+	cr_assert(strstr(u, "...[cut"));
+	cr_expect_eq((strstr(u, "...[cut") - u) % 2, 0, "whole characters kept");
+	free(a);
+	free(b);
+	free(c);
+	free(u);
+	free(mark);
+	free(big);
+	free(big2);
+	free(utf);
+}
