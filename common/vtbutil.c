@@ -368,6 +368,11 @@ bool vtb_cpuset_has(const struct vtb_cpuset *set, int cpu)
 	return set->n && bsearch(&cpu, set->cpus, set->n, sizeof(int), cmp_int);
 }
 
+bool vtb_cpuset_equal(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(*a->cpus)));
+}
+
 void vtb_cpuset_release(struct vtb_cpuset *set)
 {
 	if (!set)

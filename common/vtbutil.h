@@ -85,6 +85,7 @@ int vtb_cpuset_parse(const char *s, struct vtb_cpuset *out);
 char *vtb_cpuset_format(const struct vtb_cpuset *set);
 int vtb_cpuset_add(struct vtb_cpuset *set, int cpu);
 bool vtb_cpuset_has(const struct vtb_cpuset *set, int cpu);
+bool vtb_cpuset_equal(const struct vtb_cpuset *a, const struct vtb_cpuset *b);
 void vtb_cpuset_release(struct vtb_cpuset *set);
 
 /* Monotonic clock in nanoseconds. */

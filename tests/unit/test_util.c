@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/index.h"
 #include "../../common/vtbutil.h"
 
 Test(util, time_units)
@@ -108,6 +109,70 @@ Test(util, crc32_matches_zlib)
 	/* the standard check value of CRC-32/ISO-HDLC (zlib's crc32) */
 	cr_expect_eq(vtb_crc32("123456789", 9), 0xcbf43926u);
 	cr_expect_eq(vtb_crc32("", 0), 0);
+}
+
+/* The index finds each element by its key however many share one, keeps
+ * them across growth, and finds nothing for a key never added. */
+Test(util, index_finds_every_element_added)
+{
+	struct vtb_index x = VTB_INDEX_INIT;
+	size_t pos = 0, item, seen, i;
+
+	cr_expect(!vtb_index_next(&x, "a", 1, &pos, &item));
+	for (i = 0; i < 5000; i++)
+		cr_assert_eq(vtb_index_add(&x, &i, sizeof(i), i), 0);
+	/* 300 elements of one key: a long chain through every growth */
+	for (i = 5000; i < 5300; i++)
+		cr_assert_eq(vtb_index_add(&x, "same", 4, i), 0);
+	cr_expect_eq(x.n, 5300);
+	cr_expect_leq(2 * x.n, x.nslots);
+	for (i = 0; i < 5000; i++) {
+		bool found = false;
+
+		for (pos = 0; vtb_index_next(&x, &i, sizeof(i), &pos, &item);)
+			found |= item == i;
+		cr_expect(found, "element %zu not found", i);
+	}
+	for (seen = 0, pos = 0; vtb_index_next(&x, "same", 4, &pos, &item);) {
+		cr_expect(item >= 5000 && item < 5300);
+		seen++;
+	}
+	cr_expect_eq(seen, 300);
+	pos = 0;
+	cr_expect(!vtb_index_next(&x, "other", 5, &pos, &item), "a key never added found %zu",
+		  item);
+	vtb_index_release(&x);
+	cr_expect_null(x.slots);
+	vtb_index_release(NULL);
+}
+
+/* Its keys are hashed with a secret drawn per index: what lands where
+ * cannot be chosen by whoever writes the keys. */
+Test(util, index_hashes_with_a_secret_per_index)
+{
+	struct vtb_index a = VTB_INDEX_INIT, b = VTB_INDEX_INIT;
+
+	cr_assert_eq(vtb_index_add(&a, "k", 1, 0), 0);
+	cr_assert_eq(vtb_index_add(&b, "k", 1, 0), 0);
+	cr_expect(a.key.k0 != b.key.k0 || a.key.k1 != b.key.k1);
+	cr_expect(a.key.k0 || a.key.k1);
+	vtb_index_release(&a);
+	vtb_index_release(&b);
+}
+
+Test(util, cpusets_are_equal_by_their_cpus)
+{
+	struct vtb_cpuset a = { NULL, 0 }, b = { NULL, 0 }, e = { NULL, 0 };
+
+	cr_assert_eq(vtb_cpuset_parse("0-3,8", &a), 0);
+	cr_assert_eq(vtb_cpuset_parse("8,3,2,1,0", &b), 0);
+	cr_expect(vtb_cpuset_equal(&a, &b));
+	cr_expect(!vtb_cpuset_equal(&a, &e));
+	cr_expect(vtb_cpuset_equal(&e, &e));
+	cr_assert_eq(vtb_cpuset_add(&b, 9), 0);
+	cr_expect(!vtb_cpuset_equal(&a, &b));
+	vtb_cpuset_release(&a);
+	vtb_cpuset_release(&b);
 }
 
 Test(util, uuid_is_v4)
