@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/index.h"
 #include "../../workloads/workload.h"
 #include "../host/topo.h"
 
@@ -71,11 +72,6 @@ static void unite(struct cfg *cf, size_t a, size_t b)
 	b = find(cf, b);
 	if (a != b)
 		cf[a > b ? a : b].comp = a < b ? a : b;
-}
-
-static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
-{
-	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
 }
 
 /* "1G" for 1073741824 (labels use the matrix's binary units). */
@@ -193,14 +189,6 @@ static uint64_t fitting_size(uint64_t avail)
 	return share ? (share - 1) / 3 / MiB * MiB : 0;
 }
 
-static struct vtb_cell *cell_named(struct vtb_config *c, const char *name)
-{
-	for (size_t i = 0; i < c->n_cells; i++)
-		if (!strcmp(c->cells[i].name, name))
-			return &c->cells[i];
-	return NULL;
-}
-
 /* LLC bytes one guest of VM configuration @f sees: the most of any of
  * its VMs (each guest runs the cells alone); its resolved llc otherwise. */
 static int cell_llc(const struct cfg *f, const struct vtb_cell *cell,
@@ -233,13 +221,21 @@ static uint64_t min_size(const struct cfg *f, const struct vtb_cell *cell)
 	return n * 64 > MiB ? n * 64 : MiB;
 }
 
+/* A membw cell and its configuration, and the group fit_membw() sizes
+ * together: the cells of one name in one component. */
+struct fit_cell {
+	size_t cfg, root, group;
+	struct vtb_cell *cell;
+};
+
 /*
- * membw size = auto for the cell @name of component @comp: 4 x LLC
- * rounded up to a mebibyte, or the largest size that fits every room of
- * the component when that is less.  Every configuration of the component
+ * membw size = auto for the cells @fc (@n of them: one name, one
+ * component, in the order of their configurations): 4 x LLC rounded up
+ * to a mebibyte, or the largest size that fits every room of the
+ * component when that is less.  Every configuration of the component
  * gets the same size (a VM and its baseline move the same bytes).
  */
-static int fit_membw(struct cfg *cf, size_t n, size_t comp, const char *name,
+static int fit_membw(struct cfg *cf, const struct fit_cell *fc, size_t n,
 		     const struct vtb_host_ctx *h)
 {
 	uint64_t llc = 0, rule, cap = UINT64_MAX, size, l;
@@ -249,10 +245,11 @@ static int fit_membw(struct cfg *cf, size_t n, size_t comp, const char *name,
 	char *sz = NULL, *val = NULL, *lv = NULL, *note = NULL, *rs = NULL, *ls = NULL;
 	int ret = -1;
 
-	for (size_t i = 0; i < n; i++) {
-		if (find(cf, i) != comp || !(cell = cell_named(cf[i].c, name)))
-			continue;
-		if (cell_llc(&cf[i], cell, h, &l) < 0)
+	for (size_t k = 0; k < n; k++) {
+		const struct cfg *f = &cf[fc[k].cfg];
+
+		cell = fc[k].cell;
+		if (cell_llc(f, cell, h, &l) < 0)
 			return -1;
 		if (!l)
 			unknown = true;
@@ -260,17 +257,17 @@ static int fit_membw(struct cfg *cf, size_t n, size_t comp, const char *name,
 			llc = l;
 		/* what cannot run (or cannot hold even the smallest arrays, and
 		 * is refused below) does not shrink the others' arrays */
-		if (cf[i].c->runnable && cf[i].room.known &&
-		    fitting_size(cf[i].room.avail) >= min_size(&cf[i], cell) &&
-		    fitting_size(cf[i].room.avail) < cap) {
-			cap = fitting_size(cf[i].room.avail);
-			binding = &cf[i];
+		if (f->c->runnable && f->room.known &&
+		    fitting_size(f->room.avail) >= min_size(f, cell) &&
+		    fitting_size(f->room.avail) < cap) {
+			cap = fitting_size(f->room.avail);
+			binding = f;
 		}
 	}
 	if (unknown) {
 		/* the agent resolves it where it runs, and cuts it to fit there */
-		for (size_t i = 0; i < n; i++)
-			if (find(cf, i) == comp && (cell = cell_named(cf[i].c, name)) && !cell->note &&
+		for (size_t k = 0; k < n; k++)
+			if (!(cell = fc[k].cell)->note &&
 			    !(cell->note = vtb_strdup(
 				      "size = auto: the host model gives no LLC size, so the agent takes 4 x the LLC it finds where it runs (guest and host may differ), or the most that fits its memory")))
 				return vtb_error("out of memory");
@@ -291,13 +288,14 @@ static int fit_membw(struct cfg *cf, size_t n, size_t comp, const char *name,
 			sz, 100.0 * (double)size / (4.0 * (double)llc), ls, rs, binding->room.what);
 	if (!val || (size < 4 * llc && binding && !note))
 		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		if (find(cf, i) != comp || !(cell = cell_named(cf[i].c, name)))
-			continue;
+	for (size_t k = 0; k < n; k++) {
+		const struct cfg *f = &cf[fc[k].cfg];
+
+		cell = fc[k].cell;
 		if (vtb_cell_set_resolved(cell, "size", val) < 0)
 			goto out;
 		/* side by side: the LLC of one guest's share, as its baseline */
-		if (cf[i].c->kind == VTB_CONFIG_VM && cf[i].n_vm_sets > 1 &&
+		if (f->c->kind == VTB_CONFIG_VM && f->n_vm_sets > 1 &&
 		    vtb_cell_set_resolved(cell, "llc", lv) < 0)
 			goto out;
 		if (note && !(cell->note = vtb_strdup(note)))
@@ -348,33 +346,16 @@ out:
 	return ret;
 }
 
-/* Appends "; " and @s to *@why. */
-static int add_why(char **why, char *s)
-{
-	char *n;
-
-	if (!s)
-		return vtb_error("out of memory");
-	if (!*why) {
-		*why = s;
-		return 0;
-	}
-	n = vtb_asprintf("%s; %s", *why, s);
-	free(s);
-	if (!n)
-		return vtb_error("out of memory");
-	free(*why);
-	*why = n;
-	return 0;
-}
-
-/* Whether every cell of @f fits its room; else why_not. */
+/* Whether every cell of @f fits its room; else why_not (in one buffer:
+ * joining the reasons string by string was quadratic in the cells that
+ * do not fit). */
 static int check_config(struct cfg *f)
 {
 	struct vtb_config *c = f->c;
 	uint64_t share = f->room.avail / 100 * VTB_MEM_SHARE_PCT;
-	char *why = NULL;
+	struct vtb_strbuf why = VTB_STRBUF_INIT;
 	bool too_small;
+	int ret = -1;
 
 	if (!c->runnable || !f->room.known)
 		return 0;
@@ -382,14 +363,15 @@ static int check_config(struct cfg *f)
 	if (too_small) {
 		uint64_t mem = c->req.memory_bytes;
 		char *m = fmt(mem), *r = fmt(vtb_guest_reserve(mem, (long)f->ncpus));
-
-		why = vtb_asprintf(
+		int added = vtb_strbuf_addf(
+			&why,
 			"memory = %s leaves the workloads no room: the guest kernel and agent keep about %s of it: raise [vm] memory",
 			m, r);
+
 		free(m);
 		free(r);
-		if (!why)
-			return vtb_error("out of memory");
+		if (added < 0)
+			goto out;
 	}
 	for (size_t j = 0; !too_small && j < c->n_cells; j++) {
 		const struct vtb_cell *cell = &c->cells[j];
@@ -399,34 +381,172 @@ static int check_config(struct cfg *f)
 		int r = cell_need(cell, f->ncpus, &need);
 
 		if (r < 0)
-			return -1;
+			goto out;
 		if (r > 0 || vtb_mem_fits(need, f->room.avail))
 			continue;
 		ns = fmt(need);
 		ss = fmt(share);
-		r = add_why(
+		r = vtb_strbuf_addf(
 			&why,
-			vtb_asprintf(
-				"[workload %s] (%s) needs about %s, more than %d%% of %s = %s: raise %s%s%s",
-				cell->name, cell->workload, ns, VTB_MEM_SHARE_PCT, f->room.what, ss,
-				f->room.key, w && w->memory_keys ? " or lower " : "",
-				w && w->memory_keys ? w->memory_keys : ""));
+			"%s[workload %s] (%s) needs about %s, more than %d%% of %s = %s: raise %s%s%s",
+			why.len ? "; " : "", cell->name, cell->workload, ns, VTB_MEM_SHARE_PCT,
+			f->room.what, ss, f->room.key, w && w->memory_keys ? " or lower " : "",
+			w && w->memory_keys ? w->memory_keys : "");
 		free(ns);
 		free(ss);
 		if (r < 0)
-			return -1;
+			goto out;
 	}
-	if (why) {
+	if (why.len) {
 		c->runnable = false;
 		free(c->why_not);
-		c->why_not = why;
+		c->why_not = vtb_strbuf_detach(&why);
 	}
-	return 0;
+	ret = 0;
+out:
+	vtb_strbuf_release(&why);
+	return ret;
+}
+
+/*
+ * A VM configuration and the baselines on its (each VM's) pCPUs are one
+ * component.  The baselines are indexed by their set: every VM against
+ * every configuration was quadratic (10k configurations: 10^8 pairs).
+ */
+static int pair_baselines(struct cfg *cf, size_t n)
+{
+	struct vtb_index x = VTB_INDEX_INIT;
+	size_t i, j, k, pos;
+	int ret = -1;
+
+	for (j = 0; j < n; j++)
+		if (cf[j].c->kind == VTB_CONFIG_BASELINE &&
+		    vtb_index_add(&x, cf[j].c->cpus.cpus, cf[j].c->cpus.n * sizeof(int), j) < 0)
+			goto out;
+	for (i = 0; i < n; i++) {
+		if (cf[i].c->kind != VTB_CONFIG_VM || !cf[i].c->cpus.n)
+			continue;
+		/* each VM's set, then the configuration's (all VMs') */
+		for (k = 0; k <= cf[i].n_vm_sets; k++) {
+			const struct vtb_cpuset *set = k < cf[i].n_vm_sets ? &cf[i].vm_sets[k]
+									   : &cf[i].c->cpus;
+
+			for (pos = 0;
+			     vtb_index_next(&x, set->cpus, set->n * sizeof(int), &pos, &j);)
+				if (vtb_cpuset_equal(set, &cf[j].c->cpus))
+					unite(cf, i, j);
+		}
+	}
+	ret = 0;
+out:
+	vtb_index_release(&x);
+	return ret;
+}
+
+/* Whether membw's size = auto is still to be fitted in @cell. */
+static bool wants_fit(const struct vtb_cell *cell)
+{
+	const char *size = vtb_params_get(&cell->params, "size");
+	const char *rsize = vtb_params_get(&cell->resolved, "size");
+
+	return size && !strcmp(size, "auto") && rsize && !strcmp(rsize, "auto") && !cell->note;
+}
+
+/* A group's key in @buf: the component, then the cell name. */
+static int group_key(struct vtb_strbuf *buf, size_t root, const char *name)
+{
+	buf->len = 0;
+	if (vtb_strbuf_add(buf, (const char *)&root, sizeof(root)) < 0)
+		return -1;
+	return vtb_strbuf_addstr(buf, name);
+}
+
+/*
+ * membw size = auto, per component and cell name.  The cells are grouped
+ * once (an index by component and name, then a counting sort), so each
+ * group is fitted over its own cells: looking each one up by name in
+ * every configuration of the matrix was quadratic in cells (25k membw
+ * cells in one configuration: 3 s).
+ */
+static int fit_membw_all(struct cfg *cf, size_t n, const struct vtb_host_ctx *host)
+{
+	struct vtb_index x = VTB_INDEX_INIT;
+	struct vtb_strbuf key = VTB_STRBUF_INIT;
+	struct fit_cell *all = NULL, *sorted = NULL;
+	size_t n_all = 0, n_groups = 0, *start = NULL, i, j, k, pos;
+	bool *want = NULL;
+	int ret = -1;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < cf[i].c->n_cells; j++)
+			n_all += !strcmp(cf[i].c->cells[j].workload, "membw");
+	if (!n_all)
+		return 0;
+	all = calloc(n_all, sizeof(*all));
+	sorted = calloc(n_all, sizeof(*sorted));
+	want = calloc(n_all, sizeof(*want));
+	start = calloc(n_all + 1, sizeof(*start));
+	if (!all || !sorted || !want || !start) {
+		ret = vtb_error("out of memory");
+		goto out;
+	}
+	n_all = 0;
+	for (i = 0; i < n; i++) {
+		size_t root = find(cf, i);
+
+		for (j = 0; j < cf[i].c->n_cells; j++) {
+			struct vtb_cell *cell = &cf[i].c->cells[j];
+			struct fit_cell *fc = &all[n_all];
+
+			if (strcmp(cell->workload, "membw"))
+				continue;
+			if (group_key(&key, root, cell->name) < 0)
+				goto out;
+			*fc = (struct fit_cell){
+				.cfg = i, .root = root, .group = n_groups, .cell = cell
+			};
+			for (pos = 0; vtb_index_next(&x, key.buf, key.len, &pos, &k);)
+				if (all[k].root == root && !strcmp(all[k].cell->name, cell->name)) {
+					fc->group = all[k].group;
+					break;
+				}
+			if (fc->group == n_groups) {
+				if (vtb_index_add(&x, key.buf, key.len, n_all) < 0)
+					goto out;
+				n_groups++;
+			}
+			if (wants_fit(cell))
+				want[fc->group] = true;
+			start[fc->group + 1]++;
+			n_all++;
+		}
+	}
+	/* a stable counting sort: each group in the order of its
+	 * configurations, as fit_membw() picks the first that binds */
+	for (k = 0; k < n_groups; k++)
+		start[k + 1] += start[k];
+	for (k = 0; k < n_all; k++)
+		sorted[start[all[k].group]++] = all[k];
+	for (k = n_groups; k > 0; k--)
+		start[k] = start[k - 1];
+	start[0] = 0;
+	for (k = 0; k < n_groups; k++)
+		if (want[k] && fit_membw(cf, sorted + start[k], start[k + 1] - start[k], host) < 0)
+			goto out;
+	ret = 0;
+out:
+	vtb_index_release(&x);
+	vtb_strbuf_release(&key);
+	free(all);
+	free(sorted);
+	free(want);
+	free(start);
+	return ret;
 }
 
 int vtb_matrix_fit_memory(struct vtb_matrix *m, const struct vtb_host_ctx *host)
 {
-	size_t n = m->n_configs, i, j, k;
+	size_t n = m->n_configs, i, k;
 	struct cfg *cf = calloc(n ? n : 1, sizeof(*cf));
 	int ret = -1;
 
@@ -447,35 +567,8 @@ int vtb_matrix_fit_memory(struct vtb_matrix *m, const struct vtb_host_ctx *host)
 				goto out;
 		}
 	}
-	/* a VM configuration and the baselines on its (each VM's) pCPUs */
-	for (i = 0; i < n; i++) {
-		if (cf[i].c->kind != VTB_CONFIG_VM || !cf[i].c->cpus.n)
-			continue;
-		for (j = 0; j < n; j++) {
-			if (cf[j].c->kind != VTB_CONFIG_BASELINE)
-				continue;
-			for (k = 0; k < cf[i].n_vm_sets; k++)
-				if (same_set(&cf[i].vm_sets[k], &cf[j].c->cpus) ||
-				    same_set(&cf[i].c->cpus, &cf[j].c->cpus))
-					unite(cf, i, j);
-		}
-	}
-	/* membw size = auto, per component and cell */
-	for (i = 0; i < n; i++) {
-		size_t comp = find(cf, i);
-
-		for (j = 0; j < cf[i].c->n_cells; j++) {
-			struct vtb_cell *cell = &cf[i].c->cells[j];
-			const char *size = vtb_params_get(&cell->params, "size");
-			const char *rsize = vtb_params_get(&cell->resolved, "size");
-
-			if (strcmp(cell->workload, "membw") || !size || strcmp(size, "auto") ||
-			    !rsize || strcmp(rsize, "auto") || cell->note)
-				continue;
-			if (fit_membw(cf, n, comp, cell->name, host) < 0)
-				goto out;
-		}
-	}
+	if (pair_baselines(cf, n) < 0 || fit_membw_all(cf, n, host) < 0)
+		goto out;
 	for (i = 0; i < n; i++)
 		if (check_config(&cf[i]) < 0)
 			goto out;
