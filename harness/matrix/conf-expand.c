@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/index.h"
 #include "../../workloads/workload.h"
 #include "confint.h"
 
@@ -142,36 +143,21 @@ void mx_config_release(struct vtb_config *c)
 	free(c->cells);
 }
 
-/* A copy of an earlier cell's key and name: c->cells moves as it grows. */
-struct seen_cell {
-	char key[VTB_KEY_LEN + 1];
-	const char *name; /* owned by the cell, stable */
-};
-
-static int cmp_seen_cell(const void *a, const void *b)
+/*
+ * A configuration's cells are indexed by key for the check that no two
+ * workload sections measure the same: sorting the earlier cells again
+ * for each section made a matrix of many sections quadratic (100k cells
+ * in 1000 sections: 12 s).
+ */
+static const struct vtb_cell *cell_with_key(const struct vtb_index *x, const struct vtb_config *c,
+					    const char *key)
 {
-	return strcmp(((const struct seen_cell *)a)->key, ((const struct seen_cell *)b)->key);
-}
+	size_t pos = 0, i;
 
-/* The keys and names of @c's cells so far, sorted by key (NULL: none). */
-static int seen_cells(const struct vtb_config *c, struct seen_cell **out)
-{
-	struct seen_cell *e;
-	size_t i;
-
-	*out = NULL;
-	if (!c->n_cells)
-		return 0;
-	e = malloc(c->n_cells * sizeof(*e));
-	if (!e)
-		return vtb_error("out of memory");
-	for (i = 0; i < c->n_cells; i++) {
-		memcpy(e[i].key, c->cells[i].key, sizeof(e[i].key));
-		e[i].name = c->cells[i].name;
-	}
-	qsort(e, c->n_cells, sizeof(*e), cmp_seen_cell);
-	*out = e;
-	return 0;
+	while (vtb_index_next(x, key, strlen(key), &pos, &i))
+		if (!strcmp(c->cells[i].key, key))
+			return &c->cells[i];
+	return NULL;
 }
 
 /*
@@ -278,17 +264,17 @@ static int cell_key(struct vtb_cell *cell, const struct vtb_workload_ops *w, con
 
 /* The cells of one workload section for @c, appended to c->cells. */
 static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc,
-			   const struct sect *s, long long vcpus, const json_t *cobj)
+			   struct vtb_index *x, const struct sect *s, long long vcpus,
+			   const json_t *cobj)
 {
 	const struct vtb_workload_ops *w = vtb_workload_find(mx_sect_ent(s, "type")->val.buf);
 	struct axis *ax = NULL;
-	size_t n_ax = 0, total = 0, *idx = NULL, n_earlier = c->n_cells;
-	struct seen_cell *earlier = NULL;
+	size_t n_ax = 0, total = 0, *idx = NULL;
 	struct vtb_cell cell;
 	int ret = -1;
 
 	memset(&cell, 0, sizeof(cell));
-	if (seen_cells(c, &earlier) < 0 || workload_axes(p, s, w, vcpus, &ax, &n_ax) < 0 ||
+	if (workload_axes(p, s, w, vcpus, &ax, &n_ax) < 0 ||
 	    mx_product(p, s->line, ax, n_ax, CELL_LIMIT, &total) < 0)
 		goto out;
 	if (p->n_cells + total > CELL_LIMIT) {
@@ -301,8 +287,7 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		goto out;
 	}
 	do {
-		const struct seen_cell *hit;
-		struct seen_cell want;
+		const struct vtb_cell *hit;
 
 		memset(&cell, 0, sizeof(cell));
 		if (make_cell(s, w, ax, n_ax, idx, &cell) < 0)
@@ -317,10 +302,7 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 		/* the key leaves the section name out: two sections with the same
 		 * type and parameters are one measurement, said twice (cells of
 		 * one section differ by construction) */
-		memcpy(want.key, cell.key, sizeof(want.key));
-		hit = n_earlier
-			      ? bsearch(&want, earlier, n_earlier, sizeof(*earlier), cmp_seen_cell)
-			      : NULL;
+		hit = cell_with_key(x, c, cell.key);
 		if (hit) {
 			ret = mx_perr(
 				p, s->line,
@@ -328,7 +310,8 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 				s->name, hit->name);
 			goto out;
 		}
-		if (mx_grow(&c->cells, alloc, c->n_cells + 1, sizeof(*c->cells)) < 0)
+		if (mx_grow(&c->cells, alloc, c->n_cells + 1, sizeof(*c->cells)) < 0 ||
+		    vtb_index_add(x, cell.key, strlen(cell.key), c->n_cells) < 0)
 			goto out;
 		c->cells[c->n_cells++] = cell;
 		memset(&cell, 0, sizeof(cell));
@@ -336,7 +319,6 @@ static int expand_workload(struct parser *p, struct vtb_config *c, size_t *alloc
 	} while (mx_next_combo(ax, n_ax, idx));
 	ret = 0;
 out:
-	free(earlier);
 	cell_release(&cell);
 	mx_axes_release(ax, n_ax);
 	free(ax);
@@ -385,49 +367,41 @@ out:
 	return ret;
 }
 
+/* What a configuration's key hashes, and each of its cells' keys. */
+static json_t *config_obj(const struct vtb_config *c)
+{
+	return json_pack("{s:s, s:o}", "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline",
+			 "params", mx_params_json(&c->params));
+}
+
 /*
- * Finishes @c (kind, label, params, cpus set by the caller): key, cells,
- * filters.  Appends it to the matrix, or drops it when no cell is left.
+ * Finishes @c (kind, label, params, cpus set by the caller): its key.
+ * Appends it to the matrix without cells: mx_expand_cells() counts the
+ * cells of every configuration before it makes any.
  */
 int mx_add_config(struct parser *p, struct vtb_config *c, long long vcpus)
 {
 	struct vtb_matrix *m = p->m;
-	json_t *cobj = NULL;
+	json_t *cobj;
 	char *ctext = NULL;
-	size_t i, alloc = 0;
 	int ret = -1;
 
 	mx_params_sort(&c->params);
-	cobj = json_pack("{s:s, s:o}", "kind", c->kind == VTB_CONFIG_VM ? "vm" : "baseline",
-			 "params", mx_params_json(&c->params));
+	cobj = config_obj(c);
 	ctext = mx_canonical(cobj);
 	c->params_json = mx_canonical(json_object_get(cobj, "params"));
-	if (!ctext || !c->params_json)
-		goto oom;
+	if (!ctext || !c->params_json) {
+		ret = vtb_error("out of memory");
+		goto out;
+	}
 	vtb_key_of(ctext, c->key);
-	for (i = 0; i < p->n_sects; i++)
-		if (p->sects[i].kind == S_WORKLOAD &&
-		    expand_workload(p, c, &alloc, &p->sects[i], vcpus, cobj) < 0)
-			goto out;
-	if (mx_resolve_host_llc(p->host, c) < 0)
+	if (mx_grow(&m->configs, &p->alloc_configs, m->n_configs + 1, sizeof(*m->configs)) < 0 ||
+	    mx_grow(&p->vcpus, &p->alloc_vcpus, m->n_configs + 1, sizeof(*p->vcpus)) < 0)
 		goto out;
-	if (!c->n_cells) {
-		mx_config_release(c);
-		ret = 0;
-		goto out;
-	}
-	if (m->n_configs >= CONFIG_LIMIT) {
-		ret = mx_perr(p, 1, "matrix too large (more than %d configurations)", CONFIG_LIMIT);
-		goto out;
-	}
-	if (mx_grow(&m->configs, &p->alloc_configs, m->n_configs + 1, sizeof(*m->configs)) < 0)
-		goto out;
+	p->vcpus[m->n_configs] = vcpus;
 	m->configs[m->n_configs++] = *c;
 	memset(c, 0, sizeof(*c));
 	ret = 0;
-	goto out;
-oom:
-	ret = vtb_error("out of memory");
 out:
 	if (ret < 0)
 		mx_config_release(c);
@@ -435,6 +409,211 @@ out:
 	json_decref(cobj);
 	free(ctext);
 	return ret;
+}
+
+/* Whether @s's cell count may depend on the configuration's vCPUs: a
+ * value (or a default) with a variable or a percentage. */
+static bool counts_vary(const struct sect *s, const struct vtb_workload_ops *w)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strpbrk(s->ents[i].val.buf, "$%"))
+			return true;
+	for (i = 0; w->opts && w->opts[i].name; i++)
+		if (w->opts[i].def && !mx_sect_ent(s, w->opts[i].name) &&
+		    strpbrk(w->opts[i].def, "$%"))
+			return true;
+	return false;
+}
+
+/* The cells of workload section @s for a configuration of @vcpus: the
+ * product of its axes (an error naming @s past the limit). */
+static int section_cells(struct parser *p, const struct sect *s, long long vcpus, size_t *out)
+{
+	const struct vtb_workload_ops *w = vtb_workload_find(mx_sect_ent(s, "type")->val.buf);
+	struct axis *ax = NULL;
+	size_t n_ax = 0;
+	int ret = -1;
+
+	if (workload_axes(p, s, w, vcpus, &ax, &n_ax) == 0 &&
+	    mx_product(p, s->line, ax, n_ax, CELL_LIMIT, out) == 0)
+		ret = 0;
+	mx_axes_release(ax, n_ax);
+	free(ax);
+	return ret;
+}
+
+/* a + b, or SIZE_MAX when that overflows (the count is only compared) */
+static size_t sat_add(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+static size_t sat_mul(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+struct vcpus_cells {
+	long long vcpus;
+	size_t cells;
+};
+
+/* The workload sections whose cell count varies with the vCPUs, and
+ * what they count for each vCPU count met so far. */
+struct varying {
+	const struct sect **sects;
+	size_t n, alloc;
+	struct vcpus_cells *memo;
+	size_t n_memo, alloc_memo;
+};
+
+/* The cells of @v's sections in a configuration of @vcpus, counted once
+ * per distinct @vcpus. */
+static int varying_cells(struct parser *p, struct varying *v, long long vcpus, size_t *out)
+{
+	size_t i, n, sum = 0;
+
+	for (i = 0; i < v->n_memo; i++)
+		if (v->memo[i].vcpus == vcpus) {
+			*out = v->memo[i].cells;
+			return 0;
+		}
+	for (i = 0; i < v->n; i++) {
+		if (section_cells(p, v->sects[i], vcpus, &n) < 0)
+			return -1;
+		sum = sat_add(sum, n);
+	}
+	if (mx_grow(&v->memo, &v->alloc_memo, v->n_memo + 1, sizeof(*v->memo)) < 0)
+		return -1;
+	v->memo[v->n_memo++] = (struct vcpus_cells){ vcpus, sum };
+	*out = sum;
+	return 0;
+}
+
+/*
+ * The cells configurations [@first, n_configs) will have, counted from
+ * their axes before any is made, so a matrix past the cell limit is
+ * refused at once (making its cells first took 20 s for 100k).  Each
+ * section's count is the product of its axes: the same for every
+ * configuration unless a value varies with the vCPUs ($vcpus, N%), then
+ * counted once per distinct vCPU count.  Each section has a cell at least
+ * in every configuration, so where that is past the limit already the
+ * varying sections are not counted ("at least").  With only/exclude the
+ * product says too much: the cells are counted as they are kept
+ * (expand_workload()).  The error names the section of the configuration
+ * with which the count passes the limit.
+ */
+static int count_cells(struct parser *p, size_t first)
+{
+	struct vtb_matrix *m = p->m;
+	struct varying v = { 0 };
+	size_t fixed = 0, total = p->n_cells, i, n;
+	bool at_least;
+	int line = 1, ret = -1;
+
+	if (p->only.n || p->exclude.n || first == m->n_configs)
+		return 0;
+	for (i = 0; i < p->n_sects; i++) {
+		const struct sect *s = &p->sects[i];
+
+		if (s->kind != S_WORKLOAD)
+			continue;
+		if (counts_vary(s, vtb_workload_find(mx_sect_ent(s, "type")->val.buf))) {
+			if (mx_grow(&v.sects, &v.alloc, v.n + 1, sizeof(*v.sects)) < 0)
+				goto out;
+			v.sects[v.n++] = s;
+			continue;
+		}
+		if (section_cells(p, s, 1, &n) < 0)
+			goto out;
+		fixed = sat_add(fixed, n);
+	}
+	/* every section has a cell in every configuration: a bound that
+	 * also bounds the sections counted per vCPU count below */
+	at_least = v.n &&
+		   sat_add(total, sat_mul(m->n_configs - first, sat_add(fixed, v.n))) > CELL_LIMIT;
+	for (i = first; i < m->n_configs; i++) {
+		size_t cells = v.n;
+
+		if (!at_least && varying_cells(p, &v, p->vcpus[i], &cells) < 0)
+			goto out;
+		cells = sat_add(fixed, cells);
+		if (total <= CELL_LIMIT && sat_add(total, cells) > CELL_LIMIT)
+			line = m->configs[i].line ? m->configs[i].line : 1;
+		total = sat_add(total, cells);
+	}
+	ret = 0;
+	if (total > CELL_LIMIT)
+		ret = mx_perr(p, line,
+			      "matrix too large (%s%zu cells in %zu configuration%s, limit %d)",
+			      at_least ? "at least " : "", total, m->n_configs,
+			      m->n_configs == 1 ? "" : "s", CELL_LIMIT);
+out:
+	free(v.sects);
+	free(v.memo);
+	return ret;
+}
+
+/* @c's cells: each workload section's, filtered; llc = auto resolved
+ * where its pCPUs are known. */
+static int config_cells(struct parser *p, struct vtb_config *c, long long vcpus)
+{
+	struct vtb_index x = VTB_INDEX_INIT;
+	json_t *cobj = config_obj(c);
+	size_t i, alloc = 0;
+	int ret = -1;
+
+	if (!cobj)
+		return vtb_error("out of memory");
+	for (i = 0; i < p->n_sects; i++)
+		if (p->sects[i].kind == S_WORKLOAD &&
+		    expand_workload(p, c, &alloc, &x, &p->sects[i], vcpus, cobj) < 0)
+			goto out;
+	if (mx_resolve_host_llc(p->host, c) < 0)
+		goto out;
+	ret = 0;
+out:
+	vtb_index_release(&x);
+	json_decref(cobj);
+	return ret;
+}
+
+int mx_expand_cells(struct parser *p, size_t first)
+{
+	struct vtb_matrix *m = p->m;
+	size_t i, kept = first;
+
+	if (count_cells(p, first) < 0)
+		return -1;
+	for (i = first; i < m->n_configs; i++) {
+		struct vtb_config *c = &m->configs[i];
+
+		if (config_cells(p, c, p->vcpus[i]) < 0)
+			return -1;
+		if (!c->n_cells) {
+			/* filtered out: dropped */
+			mx_config_release(c);
+			memset(c, 0, sizeof(*c));
+			continue;
+		}
+		if (kept >= CONFIG_LIMIT)
+			return mx_perr(p, 1, "matrix too large (more than %d configurations)",
+				       CONFIG_LIMIT);
+		if (kept != i) {
+			m->configs[kept] = *c;
+			memset(c, 0, sizeof(*c));
+			p->vcpus[kept] = p->vcpus[i];
+		}
+		kept++;
+	}
+	m->n_configs = kept;
+	return 0;
 }
 
 /* [baseline] confinement (or its former name confine); in the key as
@@ -517,6 +696,7 @@ int mx_expand_baseline(struct parser *p)
 		memset(&c, 0, sizeof(c));
 		alloc = 0;
 		c.kind = VTB_CONFIG_BASELINE;
+		c.line = s ? s->line : 1;
 		c.runnable = true;
 		c.label = vtb_asprintf("baseline cpus=%lld", n);
 		if (!c.label)
@@ -550,29 +730,24 @@ out:
 	return ret;
 }
 
-static bool same_set(const struct vtb_cpuset *a, const struct vtb_cpuset *b)
-{
-	return a->n == b->n && (!a->n || !memcmp(a->cpus, b->cpus, a->n * sizeof(int)));
-}
-
 /*
  * The baseline of each planned VM configuration: the agent on exactly
  * the VM's pCPUs and memory nodes, so the comparison is like for like.
  * One per distinct pCPU set; none where a baseline of the cpus axis
  * already has that set.
  */
-static int add_vm_baseline(struct parser *p, const struct vtb_cpuset *set, const char *mems,
-			   const char *confine)
+static int add_vm_baseline(struct parser *p, struct vtb_index *x, const struct vtb_cpuset *set,
+			   const char *mems, const char *confine)
 {
 	struct vtb_matrix *m = p->m;
 	struct vtb_config c;
 	char *cpus = NULL, *count = NULL, *own_mems = NULL;
-	size_t j, alloc = 0;
+	size_t j, pos = 0, alloc = 0;
 	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
-	for (j = 0; j < m->n_configs; j++)
-		if (m->configs[j].kind == VTB_CONFIG_BASELINE && same_set(&m->configs[j].cpus, set))
+	while (vtb_index_next(x, set->cpus, set->n * sizeof(*set->cpus), &pos, &j))
+		if (vtb_cpuset_equal(&m->configs[j].cpus, set))
 			return 0;
 	cpus = vtb_cpuset_format(set);
 	count = vtb_asprintf("%zu", set->n);
@@ -581,6 +756,7 @@ static int add_vm_baseline(struct parser *p, const struct vtb_cpuset *set, const
 	if (!cpus || !count)
 		goto oom;
 	c.kind = VTB_CONFIG_BASELINE;
+	c.line = mx_find_sect(p, S_BASELINE, NULL)->line; /* [baseline] vm = yes */
 	c.runnable = true;
 	c.label = vtb_asprintf("baseline cpus=%zu cpuset=%s", set->n, cpus);
 	if (!c.label || mx_params_add(&c.params, &alloc, "cpus", count) < 0 ||
@@ -592,7 +768,9 @@ static int add_vm_baseline(struct parser *p, const struct vtb_cpuset *set, const
 			goto out;
 	if (mems && !(c.mems = vtb_strdup(mems)))
 		goto oom;
-	if (mx_add_config(p, &c, (long long)set->n) < 0)
+	/* indexed before it is added: set may point into m->configs, which moves */
+	if (vtb_index_add(x, set->cpus, set->n * sizeof(*set->cpus), m->n_configs) < 0 ||
+	    mx_add_config(p, &c, (long long)set->n) < 0)
 		goto out;
 	ret = 0;
 	goto out;
@@ -617,6 +795,7 @@ out:
 int mx_expand_vm_baselines(struct parser *p)
 {
 	struct vtb_matrix *m = p->m;
+	struct vtb_index x = VTB_INDEX_INIT; /* the baselines by their pCPUs */
 	size_t n = m->n_configs, i, k;
 	char *confine = NULL;
 	int ret = -1;
@@ -625,23 +804,29 @@ int mx_expand_vm_baselines(struct parser *p)
 		return 0;
 	if (baseline_confinement(p, &confine) < 0)
 		return -1;
+	for (i = 0; i < n; i++)
+		if (m->configs[i].kind == VTB_CONFIG_BASELINE &&
+		    vtb_index_add(&x, m->configs[i].cpus.cpus,
+				  m->configs[i].cpus.n * sizeof(*m->configs[i].cpus.cpus), i) < 0)
+			goto out;
 	for (i = 0; i < n; i++) {
 		/* m->configs moves as baselines are added: no pointer into it */
 		if (m->configs[i].kind != VTB_CONFIG_VM || !m->configs[i].plan ||
 		    !m->configs[i].cpus.n)
 			continue;
 		if (m->configs[i].n_vm_cpus <= 1) {
-			if (add_vm_baseline(p, &m->configs[i].cpus, m->configs[i].mems, confine) <
-			    0)
+			if (add_vm_baseline(p, &x, &m->configs[i].cpus, m->configs[i].mems,
+					    confine) < 0)
 				goto out;
 			continue;
 		}
 		for (k = 0; k < m->configs[i].n_vm_cpus; k++)
-			if (add_vm_baseline(p, &m->configs[i].vm_cpus[k], NULL, confine) < 0)
+			if (add_vm_baseline(p, &x, &m->configs[i].vm_cpus[k], NULL, confine) < 0)
 				goto out;
 	}
-	ret = 0;
+	ret = mx_expand_cells(p, n);
 out:
+	vtb_index_release(&x);
 	free(confine);
 	return ret;
 }

@@ -475,6 +475,7 @@ static void src_free(struct vtb_matrix_src *src)
 	mx_sects_release(&src->p);
 	mx_strv_release(&src->p.only);
 	mx_strv_release(&src->p.exclude);
+	free(src->p.vcpus);
 	free(src);
 }
 
@@ -536,7 +537,7 @@ int vtb_matrix_read_text(const char *path, const char *text, size_t len,
 	}
 	if (mx_lex(p, text, len) < 0 || mx_check_keys(p) < 0 || mx_parse_global(p) < 0 ||
 	    mx_check_named(p) < 0 || mx_check_workloads(p) < 0 || mx_expand_baseline(p) < 0 ||
-	    mx_expand_vm(p) < 0 || mx_parse_explore(p) < 0)
+	    mx_expand_vm(p) < 0 || mx_expand_cells(p, 0) < 0 || mx_parse_explore(p) < 0)
 		goto out;
 	/* VM baselines come only from VM configurations: none here, none later */
 	if (!m->n_configs) {

@@ -66,6 +66,8 @@ struct parser {
 	struct strv only, exclude;
 	int only_line;
 	size_t n_cells;
+	long long *vcpus; /* of each configuration: what $vcpus and N% take */
+	size_t alloc_vcpus;
 	size_t n_keys;	   /* key lines in all sections (KEY_LIMIT) */
 	bool vm_baselines; /* [baseline] enabled and vm = yes */
 };
@@ -108,6 +110,7 @@ int mx_check_workloads(struct parser *p);
 void mx_config_release(struct vtb_config *c);
 char *mx_did_you_mean(const char *fmt_q, const char *s);
 int mx_expand_baseline(struct parser *p);
+int mx_expand_cells(struct parser *p, size_t first);
 int mx_expand_vm(struct parser *p);
 int mx_expand_vm_baselines(struct parser *p);
 struct sect *mx_find_sect(struct parser *p, int kind, const char *name);

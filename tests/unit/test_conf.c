@@ -994,6 +994,105 @@ Test(conf_bad, keys_of_big_sections_are_hashed_and_bounded, .timeout = 60)
 	free(v);
 }
 
+/* The text of @n_sect workload sections w0, w1, ... after @head, each
+ * an axis of @per values of records (distinct across sections). */
+static char *sections(const char *head, size_t n_sect, size_t per)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+
+	cr_assert_eq(vtb_strbuf_addstr(&sb, head), 0);
+	for (size_t i = 0; i < n_sect; i++) {
+		cr_assert_eq(vtb_strbuf_addf(&sb, "[workload w%zu]\ntype = debug\nrecords = ", i),
+			     0);
+		for (size_t j = 0; j < per; j++)
+			cr_assert_eq(vtb_strbuf_addf(&sb, "%s%zu", j ? "," : "", i * per + j), 0);
+		cr_assert_eq(vtb_strbuf_addstr(&sb, "\n"), 0);
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+#define ONE_VM "[baseline]\nenabled = no\n[vm]\nvcpus = 2\n"
+
+/* Cells are counted from the axes before any is made: the limit (100 000)
+ * is exact, and the count past it is named with the line of the
+ * configuration's section.  (Making them first took 20 s for 100 100; the
+ * timeout only catches a hang, under ASan too: `make bench` times it.) */
+Test(conf_bad, cells_past_the_limit_are_counted_before_they_are_made, .timeout = 120)
+{
+	char *t = sections(ONE_VM, 1001, 100), *u = sections(ONE_VM, 1000, 100);
+	char *v = sections("[baseline]\nenabled = no\n[vm]\nvcpus = 1, 2\n", 501, 100);
+	char *w = sections("[baseline]\ncpus = 1, 2\n", 501, 100);
+	struct vtb_matrix *m;
+
+	bad(t, "t.conf:3: matrix too large (100100 cells in 1 configuration, limit 100000)");
+	bad(v, "t.conf:3: matrix too large (100200 cells in 2 configurations, limit 100000)");
+	bad(w, "t.conf:1: matrix too large (100200 cells in 2 configurations, limit 100000)");
+	m = ok(u);
+	cr_expect_eq(m->n_configs, 1);
+	cr_expect_eq(m->configs[0].n_cells, 100000);
+	vtb_matrix_free(m);
+	free(t);
+	free(u);
+	free(v);
+	free(w);
+}
+
+/* A value that varies with the vCPUs is counted per vCPU count; where
+ * the sections' least is past the limit already, "at least". */
+Test(conf_bad, cells_that_vary_with_the_vcpus_are_counted_per_vcpu_count, .timeout = 120)
+{
+	char *t = sections("[baseline]\nenabled = no\n[vm]\nvcpus = 1, 2\n"
+			   "[workload v]\ntype = debug\nwork = $vcpus, 1, 2, 3\n",
+			   499, 100);
+	char *u = sections("[baseline]\nenabled = no\n[vm]\nvcpus = 1, 4\n"
+			   "[workload v]\ntype = debug\nwork = $vcpus, 1, 2, 3\n",
+			   499, 100);
+	char *w = sections("[baseline]\nenabled = no\n[vm]\nvcpus = 1, 2\n"
+			   "[workload v]\ntype = debug\nwork = $vcpus, 7\n",
+			   500, 100);
+	struct vtb_matrix *m;
+
+	/* $vcpus is one of 1, 2, 3 for both: 3 cells each, 99 800 + 6 */
+	m = ok(t);
+	cr_expect_eq(m->configs[0].n_cells + m->configs[1].n_cells, 99806);
+	vtb_matrix_free(m);
+	/* 4 vCPUs make a 4th: 99 800 + 3 + 4, still within */
+	m = ok(u);
+	cr_expect_eq(m->configs[0].n_cells + m->configs[1].n_cells, 99807);
+	vtb_matrix_free(m);
+	bad(w,
+	    "t.conf:3: matrix too large (at least 100002 cells in 2 configurations, limit 100000)");
+	free(t);
+	free(u);
+	free(w);
+}
+
+/* only/exclude narrow a product past the limit: the cells kept count. */
+Test(conf, a_filter_narrows_a_product_past_the_limit, .timeout = 60)
+{
+	char *t = sections("[global]\nonly = */w7 *\n" ONE_VM, 1001, 100);
+	struct vtb_matrix *m = ok(t);
+
+	cr_expect_eq(m->n_configs, 1);
+	cr_expect_eq(m->configs[0].n_cells, 100);
+	cr_expect_str_eq(m->configs[0].cells[0].name, "w7 records=700");
+	vtb_matrix_free(m);
+	free(t);
+}
+
+/* Two sections that measure the same are found however far apart
+ * (each configuration's cells are indexed by key). */
+Test(conf_bad, the_same_measurement_is_found_among_many_sections, .timeout = 60)
+{
+	char *t = sections(ONE_VM, 300, 100);
+	char *u = vtb_asprintf("%s[workload again]\ntype = debug\nrecords = 12345\n", t);
+
+	bad(u, "t.conf:905: [workload again] measures the same as 'w123 records=12345' (same type "
+	       "and parameters): remove one");
+	free(t);
+	free(u);
+}
+
 Test(conf_bad, ten_megabyte_line)
 {
 	size_t n = 10u << 20;
