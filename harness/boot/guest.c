@@ -23,6 +23,7 @@
 
 #include "guest.h"
 #include "../../common/vtbutil.h"
+#include "../matrix/conf.h"
 
 /* ---- newc cpio ---- */
 
@@ -251,6 +252,17 @@ static bool release_chars_ok(const char *s, size_t n)
 	return true;
 }
 
+/* Why the file of @st is no kernel image by its kind or size, or NULL. */
+_Static_assert(VTB_KERNEL_IMAGE_MAX == UINT64_C(256) << 20, "image_why() says 256 MiB");
+static const char *image_why(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if ((uint64_t)st->st_size > VTB_KERNEL_IMAGE_MAX)
+		return "larger than the 256 MiB a kernel image may be";
+	return NULL;
+}
+
 /*
  * The release from @path's setup header, or NULL with *why (a fixed
  * reason: not a bzImage) or *err (errno of an I/O failure).  Every read
@@ -268,7 +280,15 @@ static char *read_release(const char *path, const char **why, int *err)
 
 	*why = NULL;
 	*err = 0;
-	/* O_NONBLOCK: a FIFO named vmlinuz-x must not hang the scan. */
+	/* stat() first: a FIFO or a device named vmlinuz-x is never opened,
+	 * a file past the cap never read (VTB_KERNEL_IMAGE_MAX) */
+	if (stat(path, &st)) {
+		*err = errno;
+		return NULL;
+	}
+	if ((*why = image_why(&st)))
+		return NULL;
+	/* O_NONBLOCK: should it have become a FIFO since, no hang */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		*err = errno;
@@ -278,10 +298,8 @@ static char *read_release(const char *path, const char **why, int *err)
 		*err = errno;
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		*why = "not a regular file";
+	if ((*why = image_why(&st)))
 		goto out;
-	}
 	got = pread_full(fd, hdr, sizeof(hdr), 0);
 	if (got < 0) {
 		*err = errno;

@@ -48,9 +48,10 @@ static int kernel_identity(struct vtb_vmkernel *k, const char *image, const char
 	char *beside = config ? NULL : vtb_kernel_config_beside(image);
 	char hex[65];
 
-	if (!k->sha256[0] && vtb_sha256_file_hex(image, k->sha256) < 0)
+	if (!k->sha256[0] && vtb_sha256_file_hex(image, VTB_KERNEL_IMAGE_MAX, k->sha256) < 0)
 		return -1;
-	if ((config || beside) && vtb_sha256_file_hex(config ? config : beside, hex) == 0)
+	if ((config || beside) &&
+	    vtb_sha256_file_hex(config ? config : beside, VTB_KERNEL_IMAGE_MAX, hex) == 0)
 		k->config_sha256 = vtb_strdup(hex);
 	free(beside);
 	return 0;

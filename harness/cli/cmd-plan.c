@@ -787,7 +787,7 @@ static int default_kernel(const struct vtb_matrix *m, struct default_kernel *d)
 	if (!fetched)
 		return -1;
 	if (vtb_kernel_pick(m->kernel, "/boot", fetched, false, &d->k) < 0 ||
-	    vtb_sha256_file_hex(d->k.path, d->sha256) < 0) {
+	    vtb_sha256_file_hex(d->k.path, VTB_KERNEL_IMAGE_MAX, d->sha256) < 0) {
 		vtb_kernel_choice_release(&d->k);
 		d->why = vtb_strdup(vtb_errmsg());
 		vtb_error_clear();

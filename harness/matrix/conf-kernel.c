@@ -37,31 +37,65 @@ static char *from_matrix_dir(const struct parser *p, const char *path)
 	return out;
 }
 
-/* 0 when @path is a readable regular file with the bzImage header, else
- * *why (malloc'ed) says what is wrong. */
+/* What is wrong with the file of @st for a kernel image (malloc'ed), or
+ * NULL and *oom. */
+static char *image_why(const char *path, const struct stat *st, bool *oom)
+{
+	char *why = NULL;
+
+	if (!S_ISREG(st->st_mode))
+		why = vtb_asprintf("kernel image '%s' is not a regular file", path);
+	else if ((uint64_t)st->st_size > VTB_KERNEL_IMAGE_MAX)
+		why = vtb_asprintf("kernel image '%s' is too large (%llu bytes, limit %llu MiB)",
+				   path, (unsigned long long)st->st_size,
+				   (unsigned long long)(VTB_KERNEL_IMAGE_MAX >> 20));
+	else
+		return NULL;
+	*oom = !why;
+	return why;
+}
+
+/*
+ * 0 when @path is a readable regular file of at most VTB_KERNEL_IMAGE_MAX
+ * bytes with the bzImage header, else *why (malloc'ed) says what is
+ * wrong.  stat() first: what is no regular file is never opened (a FIFO
+ * would block, a device may act), what is too large never read.
+ */
 static int image_check(const char *path, char **why)
 {
 	unsigned char magic[4];
 	struct stat st;
+	bool oom = false;
 	ssize_t got;
 	int fd;
 
 	*why = NULL;
+	if (stat(path, &st) < 0) {
+		*why = vtb_asprintf("cannot read kernel image '%s': %s", path, strerror(errno));
+		return *why ? 0 : -1;
+	}
+	if ((*why = image_why(path, &st, &oom)) || oom)
+		return oom ? -1 : 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		*why = vtb_asprintf("cannot read kernel image '%s': %s", path, strerror(errno));
 		return *why ? 0 : -1;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		*why = vtb_asprintf("kernel image '%s' is not a regular file", path);
-	else if ((got = pread(fd, magic, sizeof(magic), HDRS_OFF)) < 0)
+	/* the same checks on what was opened: it may have been replaced */
+	if (fstat(fd, &st)) {
 		*why = vtb_asprintf("cannot read kernel image '%s': %s", path, strerror(errno));
-	else if (got != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4))
-		*why = vtb_asprintf(
-			"'%s' is not a Linux kernel image (no bzImage setup header 'HdrS' at 0x202)",
-			path);
+	} else if (!(*why = image_why(path, &st, &oom)) && !oom) {
+		got = pread(fd, magic, sizeof(magic), HDRS_OFF);
+		if (got < 0)
+			*why = vtb_asprintf("cannot read kernel image '%s': %s", path,
+					    strerror(errno));
+		else if (got != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4))
+			*why = vtb_asprintf(
+				"'%s' is not a Linux kernel image (no bzImage setup header 'HdrS' at 0x202)",
+				path);
+	}
 	close(fd);
-	return 0;
+	return oom ? -1 : 0;
 }
 
 static bool readable_file(const char *path)
@@ -154,7 +188,7 @@ static int kernel_resolve(struct parser *p, const char *value, int line, struct 
 		free(why);
 		return r;
 	}
-	if (vtb_sha256_file_hex(c->kernel_path, c->kernel_sha256) < 0)
+	if (vtb_sha256_file_hex(c->kernel_path, VTB_KERNEL_IMAGE_MAX, c->kernel_sha256) < 0)
 		return mx_perr(p, path_line, "%s", vtb_errmsg());
 	if (ce) {
 		c->kernel_config = from_matrix_dir(p, ce->val.buf);

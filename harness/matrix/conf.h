@@ -227,6 +227,16 @@ struct vtb_bootref {
 };
 int vtb_matrix_boot_order(const struct vtb_matrix *m, struct vtb_bootref **out, size_t *n);
 
+/*
+ * The largest guest kernel image vtbench reads: a bzImage is 10 to 15
+ * MiB, one with everything built in a few times that.  A path that is
+ * no regular file or is larger is refused before it is opened, so a
+ * mistyped path (a disk image, a FIFO) can neither make the matrix
+ * reader hash gigabytes nor block it.  Kernel .config files have the
+ * same cap.
+ */
+#define VTB_KERNEL_IMAGE_MAX (UINT64_C(256) << 20)
+
 /* The .config of the kernel image @image: .config beside it, else
  * config-SUFFIX for vmlinuz-SUFFIX or bzImage-SUFFIX, else the only
  * config-* of its directory; NULL when none (or out of memory).

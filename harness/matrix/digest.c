@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -28,7 +30,19 @@ int vtb_sha256_hex(const void *data, size_t len, char out[65])
 	return 0;
 }
 
-int vtb_sha256_file_hex(const char *path, char out[65])
+/* Whether @st is a regular file of at most @max bytes; else -1 with
+ * vtb_error(). */
+static int file_fits(const char *path, const struct stat *st, uint64_t max)
+{
+	if (!S_ISREG(st->st_mode))
+		return vtb_error("'%s' is not a regular file", path);
+	if ((uint64_t)st->st_size > max)
+		return vtb_error("'%s' is too large (%" PRIu64 " bytes, limit %" PRIu64 ")", path,
+				 (uint64_t)st->st_size, max);
+	return 0;
+}
+
+int vtb_sha256_file_hex(const char *path, uint64_t max, char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -36,6 +50,8 @@ int vtb_sha256_file_hex(const char *path, char out[65])
 	unsigned char *buf = malloc(1 << 16);
 	unsigned int n = 0, i;
 	int fd = -1, ret = -1;
+	uint64_t total = 0;
+	struct stat st;
 	ssize_t got;
 
 	out[0] = '\0';
@@ -43,11 +59,24 @@ int vtb_sha256_file_hex(const char *path, char out[65])
 		ret = vtb_error("out of memory");
 		goto out;
 	}
+	if (stat(path, &st) < 0) {
+		ret = vtb_error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (file_fits(path, &st, max) < 0)
+		goto out;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		ret = vtb_error("cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
+	/* replaced since the stat() */
+	if (fstat(fd, &st) < 0) {
+		ret = vtb_error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (file_fits(path, &st, max) < 0)
+		goto out;
 	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		ret = vtb_error("sha-256 failed");
 		goto out;
@@ -57,6 +86,13 @@ int vtb_sha256_file_hex(const char *path, char out[65])
 			continue;
 		if (got < 0) {
 			ret = vtb_error("cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		/* grown since the fstat() */
+		total += (uint64_t)got;
+		if (total > max) {
+			ret = vtb_error("'%s' is too large (more than %" PRIu64 " bytes)", path,
+					max);
 			goto out;
 		}
 		if (!EVP_DigestUpdate(ctx, buf, (size_t)got)) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../harness/matrix/conf.h"
@@ -1520,7 +1521,7 @@ static void kernel_files(void)
 static void kernel_files_rm(void)
 {
 	static const char *const names[] = { "vmlinuz-a", "proto.bz", "notk", "config-a",
-					     "t.conf" };
+					     "t.conf",	  "big",      "fifo" };
 	char path[128];
 
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(names); i++) {
@@ -1627,6 +1628,50 @@ Test(conf, kernel_paths_and_their_errors_name_the_line, .init = kernel_files,
 		     -1);
 	snprintf(want, sizeof(want), "%s/t.conf:8: cannot read kernel config '%s/nope'", kdir,
 		 kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_null(m);
+}
+
+/* An image is capped at 256 MiB and must be a regular file, both seen
+ * with stat() before it is opened: a 4 GiB sparse file (hashed whole, it
+ * took 29 s) and a FIFO (opened, it could block) are refused at once,
+ * naming the line of their path. */
+Test(conf, kernel_images_past_the_cap_or_not_files_are_refused_unopened, .init = kernel_files,
+     .fini = kernel_files_rm, .timeout = 30)
+{
+	struct vtb_matrix *m = NULL;
+	char path[128], want[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/big", kdir);
+	f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	/* the setup header, so only the size is wrong */
+	cr_assert_eq(fseek(f, 0x202, SEEK_SET), 0);
+	cr_assert_eq(fwrite("HdrS", 1, 4, f), 4);
+	fclose(f);
+	cr_assert_eq(truncate(path, (off_t)4 << 30), 0, "%s", strerror(errno));
+	cr_expect_eq(kparse(KVM_HEAD "kernel = x\n[kernel x]\npath = big\n" WL, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:7: kernel image '%s/big' is too large (4294967296 bytes, limit 256 MiB)",
+		 kdir, kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	/* just at the cap it is read */
+	cr_assert_eq(truncate(path, (off_t)VTB_KERNEL_IMAGE_MAX), 0);
+	cr_expect_eq(kparse(KVM_HEAD "kernel = ./big\n" WL, &m), 0, "%s", vtb_errmsg());
+	vtb_matrix_free(m);
+	m = NULL;
+	cr_assert_eq(truncate(path, (off_t)VTB_KERNEL_IMAGE_MAX + 1), 0);
+	cr_expect_eq(kparse(KVM_HEAD "kernel = ./big\n" WL, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:5: kernel image '%s/./big' is too large (268435457 bytes, limit 256 MiB)",
+		 kdir, kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	snprintf(path, sizeof(path), "%s/fifo", kdir);
+	cr_assert_eq(mkfifo(path, 0600), 0, "%s", strerror(errno));
+	cr_expect_eq(kparse(KVM_HEAD "kernel = x\n[kernel x]\npath = fifo\n" WL, &m), -1);
+	snprintf(want, sizeof(want), "%s/t.conf:7: kernel image '%s/fifo' is not a regular file",
+		 kdir, kdir);
 	cr_expect_str_eq(vtb_errmsg(), want);
 	cr_expect_null(m);
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../../harness/boot/guest.h"
+#include "../../harness/matrix/conf.h"
 #include "../../common/vtbutil.h"
 
 extern char **environ;
@@ -315,6 +316,30 @@ Test(guest, kernel_release_rejects_what_is_not_a_bzimage)
 	cr_expect_null(rel);
 	cr_expect(strstr(vtb_errmsg(), "cannot read '"), "%s", vtb_errmsg());
 	cr_expect(strstr(vtb_errmsg(), "No such file or directory"), "%s", vtb_errmsg());
+}
+
+/* What is no regular file or is past the cap (256 MiB) is refused on its
+ * stat(): a FIFO is never opened (it could block), a 4 GiB sparse file
+ * never read. */
+Test(guest, kernel_release_refuses_fifos_and_images_past_the_cap, .timeout = 30)
+{
+	char *rel;
+
+	fake_bzimage(at("vmlinuz-big"), "6.1.0-10-test (me@host) #1 SMP PREEMPT", 0644);
+	cr_assert_eq(truncate(at("vmlinuz-big"), (off_t)VTB_KERNEL_IMAGE_MAX + 1), 0);
+	cr_expect_null(vtb_kernel_release(at("vmlinuz-big")));
+	cr_expect(strstr(vtb_errmsg(),
+			 "is not a Linux bzImage (larger than the 256 MiB a kernel image may be)"),
+		  "%s", vtb_errmsg());
+	cr_assert_eq(truncate(at("vmlinuz-big"), (off_t)4 << 30), 0);
+	cr_expect_null(vtb_kernel_release(at("vmlinuz-big")));
+	cr_assert_eq(truncate(at("vmlinuz-big"), (off_t)VTB_KERNEL_IMAGE_MAX), 0);
+	rel = vtb_kernel_release(at("vmlinuz-big"));
+	cr_expect_not_null(rel, "at the cap: %s", vtb_errmsg());
+	free(rel);
+	cr_assert_eq(mkfifo(at("vmlinuz-fifo"), 0644), 0);
+	cr_expect_null(vtb_kernel_release(at("vmlinuz-fifo")));
+	cr_expect(strstr(vtb_errmsg(), "not a regular file"), "%s", vtb_errmsg());
 }
 
 /* Debian's kernel, when scripts/fetch-kernel.sh has fetched it: its
