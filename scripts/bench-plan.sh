@@ -51,3 +51,77 @@ for f in sects keys; do
 		"$([ $f = sects ] && echo 'a million [sched] sections' || echo '40000 keys in one section')" \
 		$(((e - s) / 1000000)) "$(sed -n '1s/.*\.conf:[0-9]*: //p' "$T/err" | grep . || echo read whole)"
 done
+
+# Matrix size (issue 25): reading and planning take time linear in the
+# cells, up to the limit of 100 000; past it the matrix is refused at
+# once, its cells counted from the axes before any is made.  Before:
+# 25k cells in many workload sections 2.2 s, 50k 5 s, 100k 27 s
+# (each section's duplicate check sorted every earlier cell again), and
+# 20 s to refuse 100 100.  Two shapes, each on the same synthetic host:
+# one VM configuration of N/100 workload sections of 100 cells (a comma
+# list), and N/100 VM configurations ([sched] profiles x vcpus x
+# pinning) of 100 cells with a baseline on each VM's pCPUs.  The figure
+# is the best of 3 runs of the whole plan (text to /dev/null).
+PH='pack:2 numa:2 l3:2 core:8 pu:2'
+sections() { # CELLS: one VM configuration of CELLS/100 sections x 100 cells
+	printf '[global]\nreps = 1\n[baseline]\nenabled = no\n[vm]\nvcpus = 2\ntopology = flat\npinning = none\nmemory = 1G\n'
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n / 100; i++) {
+		printf "[workload w%d]\ntype = debug\nrecords = ", i
+		for (j = 0; j < 100; j++) printf "%s%d", (j ? "," : ""), i * 100 + j
+		printf "\n" } }'
+}
+configs() { # CELLS: about CELLS/100 configurations (baselines included) x 100 cells
+	printf '[global]\nreps = 1\n[baseline]\nenabled = yes\ncpus = 1\nvm = yes\n'
+	printf '[vm]\nvcpus = 1, 2, 3, 4\ntopology = flat\npinning = none, strict\nmemory = 1G\nsched = '
+	awk -v s="$(($1 / 800 - 1))" 'BEGIN { for (i = 0; i < s; i++) printf "%sp%d", (i ? ", " : ""), i
+		printf "\n"; for (i = 0; i < s; i++) printf "[sched p%d]\ndebugfs.migration_cost_ns = %d\n", i, i }'
+	awk 'BEGIN { for (i = 0; i < 10; i++) { printf "[workload w%d]\ntype = debug\nrecords = ", i
+		for (j = 0; j < 10; j++) printf "%s%d", (j ? "," : ""), i * 10 + j
+		printf "\n" } }'
+}
+best_ms() { # FILE: the best of 3 plans, in ms; "rc N" when plan failed
+	_best=
+	for _i in 1 2 3; do
+		_s=$(date +%s%N)
+		_rc=0
+		"$BUILD/vtbench" plan "$1" --host-topology "$PH" >/dev/null 2>"$T/err" || _rc=$?
+		_e=$(date +%s%N)
+		if [ $_rc -ne 0 ]; then
+			echo "rc $_rc"
+			return
+		fi
+		_t=$(((_e - _s) / 1000000))
+		if [ -z "$_best" ] || [ $_t -lt $_best ]; then _best=$_t; fi
+	done
+	echo "$_best"
+}
+for shape in sections configs; do
+	echo "== matrix size: plan time by cells ($shape), on '$PH', best of 3"
+	per25=
+	for n in 25000 50000 100000; do
+		$shape $n >"$T/size.conf"
+		ms=$(best_ms "$T/size.conf")
+		cells=$("$BUILD/vtbench" plan "$T/size.conf" --host-topology "$PH" -q 2>/dev/null |
+			sed -n 's/^plan .*, \([0-9]*\) cells,.*/\1/p')
+		case $ms in
+		rc*)
+			printf '  %6s cells: plan failed (%s): %s\n' "$n" "$ms" "$(head -c 200 "$T/err")"
+			continue ;;
+		esac
+		per=$(awk -v ms="$ms" -v c="$cells" 'BEGIN { printf "%.2f", ms * 1000 / c }')
+		[ "$n" = 25000 ] && per25=$per
+		printf '  %6s cells: %6d ms, %s us per cell' "$cells" "$ms" "$per"
+		if [ "$n" = 100000 ] && [ -n "$per25" ]; then
+			awk -v a="$per" -v b="$per25" 'BEGIN { r = a / b
+				printf ", %.2fx 25k'"'"'s per cell: linear (within 1.5x): %s", r, (r <= 1.5 ? "met" : "NOT met") }'
+		fi
+		echo
+	done
+done
+sections 100100 >"$T/over.conf"
+s=$(date +%s%N)
+rc=0
+timeout 120 "$BUILD/vtbench" plan "$T/over.conf" --host-topology "$PH" >/dev/null 2>"$T/err" || rc=$?
+e=$(date +%s%N)
+printf '== matrix size: 100100 cells (just past the limit) refused in %d ms, exit %d: %s\n' \
+	$(((e - s) / 1000000)) $rc "$(sed -n '1s/^vtbench plan: [^:]*:[0-9]*: //p' "$T/err")"
