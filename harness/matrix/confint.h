@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../common/index.h"
 #include "../../common/opt.h"
 #include "../../common/vtbutil.h"
 #include "conf.h"
@@ -52,8 +53,7 @@ struct sect {
 	int line;
 	struct ent *ents;
 	size_t n, alloc;
-	size_t *slots; /* key -> index + 1 (0: empty), open addressing */
-	size_t nslots;
+	struct vtb_index keys; /* ents by key */
 };
 
 struct parser {
