@@ -90,3 +90,20 @@ mode = spin
 work = 15000000
 CONF
 }
+
+# receiver_start ARG...: (re)starts the test HTTP receiver
+# (tests/tools/http_receiver.py ARG..., whose port file is $T/port) on
+# $RECV_PORT or a free port, stopping the one before; sets $RECV_PID and
+# $PORT.  The caller's EXIT trap stops the last one.
+receiver_start() {
+	[ -n "${RECV_PID:-}" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
+	rm -f "$T/port"
+	RECV_PORT=${RECV_PORT:-0} python3 "$SRCDIR/tests/tools/http_receiver.py" "$@" &
+	RECV_PID=$!
+	_i=0
+	while [ ! -s "$T/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	PORT=$(cat "$T/port")
+}
+
+# lines FILE: its line count, 0 when it does not exist
+lines() { if [ -f "$1" ]; then wc -l <"$1" | tr -d ' '; else echo 0; fi; }

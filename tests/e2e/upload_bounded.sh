@@ -15,13 +15,7 @@ RECV_PID=""
 trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; rm -rf "$T"' EXIT
 
 start_receiver() { # OPTION... LOG RESPONSE...: $PORT
-	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
-	rm -f "$T/port"
-	python3 "$SRCDIR/tests/tools/http_receiver.py" "$@" &
-	RECV_PID=$!
-	i=0
-	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$T/port")
+	receiver_start "$@"
 }
 
 # bounded NAME CMD...: CMD under the memory limit, exit 0; output in

@@ -10,15 +10,8 @@ RECV_PID=""
 trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; rm -rf "$T"' EXIT
 
 start_receiver() { # OPTION... PORTFILE LOG RESPONSE...: $PORT
-	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
-	rm -f "$T/port"
-	RECV_PORT=${RECV_PORT:-0} python3 "$SRCDIR/tests/tools/http_receiver.py" "$@" &
-	RECV_PID=$!
-	i=0
-	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$T/port")
+	receiver_start "$@"
 }
-lines() { if [ -f "$1" ]; then wc -l <"$1" | tr -d ' '; else echo 0; fi; }
 
 cat >"$T/m.conf" <<'CONF'
 [global]

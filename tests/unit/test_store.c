@@ -394,6 +394,24 @@ static void make_v1_database(void)
 	free(v1);
 }
 
+/* make_v1_database() taken by the migrations to schema @version, without
+ * vtbench opening it: the raw database, open. */
+static sqlite3 *make_database_at(int version)
+{
+	sqlite3 *db;
+
+	make_v1_database();
+	db = raw_open();
+	for (int v = 2; v <= version; v++) {
+		char *set = vtb_asprintf("PRAGMA user_version = %d", v);
+
+		raw_exec(db, vtb_store_migration_sql(v));
+		raw_exec(db, set);
+		free(set);
+	}
+	return db;
+}
+
 static int count_sample(const struct vtb_sample_row *row, void *arg)
 {
 	cr_expect_str_eq(row->metric, "rps");
@@ -2002,17 +2020,8 @@ Test(store, schema_10_rebuilds_the_race_keeping_its_rows)
 	struct vtb_store *st;
 	char *rows;
 	sqlite3 *db;
-	int v;
 
-	make_v1_database();
-	db = raw_open();
-	for (v = 2; v <= 9; v++) {
-		char *set = vtb_asprintf("PRAGMA user_version = %d", v);
-
-		raw_exec(db, vtb_store_migration_sql(v));
-		raw_exec(db, set);
-		free(set);
-	}
+	db = make_database_at(9);
 	raw_exec(db, "INSERT INTO race VALUES (1, '[{\"cell\":\"c1\"}]', '[\"k1\"]', 'rounds',"
 		     " '[\"k1\"]', 40, 80, 123);"
 		     "INSERT INTO race_elimination VALUES (7, 1, 3, 'k2', 'c1/rps', 'k1', 'worse',"
@@ -2105,17 +2114,8 @@ Test(store, schema_11_rebuilds_upload_keeping_its_rows)
 	struct vtb_store *st;
 	char *rows;
 	sqlite3 *db;
-	int v;
 
-	make_v1_database();
-	db = raw_open();
-	for (v = 2; v <= 10; v++) {
-		char *set = vtb_asprintf("PRAGMA user_version = %d", v);
-
-		raw_exec(db, vtb_store_migration_sql(v));
-		raw_exec(db, set);
-		free(set);
-	}
+	db = make_database_at(10);
 	raw_exec(db, "INSERT INTO upload VALUES (5, 1, 1, 'influx://h:8086/db', 'boot', 7, 'sent',"
 		     " 3, NULL);"
 		     "INSERT INTO upload VALUES (6, 1, NULL, 'http://h:80/x', 'aggregates', 8,"
