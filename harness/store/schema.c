@@ -531,6 +531,116 @@ out:
 	return ret;
 }
 
+/*
+ * trusted_schema is off (harden()): a function the schema calls must be
+ * tagged innocuous, and SQLite's own json_valid is not in every version
+ * (3.40's is not: "unsafe use of json_valid()" on every write to a table
+ * with our CHECKs).  It is innocuous, so each connection gets a json_valid
+ * declared so that asks SQLite's own on a private connection without a
+ * schema: the answers stay SQLite's, NULL for NULL included.
+ */
+struct json_valid_fn {
+	sqlite3 *db;
+	sqlite3_stmt *s;
+};
+
+static void json_valid_free(void *arg)
+{
+	struct json_valid_fn *f = arg;
+
+	if (!f)
+		return;
+	sqlite3_finalize(f->s);
+	sqlite3_close(f->db);
+	free(f);
+}
+
+static void json_valid_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct json_valid_fn *f = sqlite3_user_data(ctx);
+
+	(void)argc;
+	if (sqlite3_bind_value(f->s, 1, argv[0]) != SQLITE_OK || sqlite3_step(f->s) != SQLITE_ROW)
+		sqlite3_result_error(ctx, sqlite3_errmsg(f->db), -1);
+	else
+		sqlite3_result_value(ctx, sqlite3_column_value(f->s, 0)); /* a copy */
+	sqlite3_reset(f->s);
+}
+
+static int json_valid_register(struct vtb_store *st)
+{
+	struct json_valid_fn *f = calloc(1, sizeof(*f));
+
+	if (!f ||
+	    sqlite3_open_v2(":memory:", &f->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(f->db, "SELECT json_valid(?1)", -1, &f->s, NULL) != SQLITE_OK) {
+		json_valid_free(f);
+		return vtb_error("cannot open '%s': out of memory", st->path);
+	}
+	/* on failure SQLite calls json_valid_free itself */
+	if (sqlite3_create_function_v2(st->db, "json_valid", 1,
+				       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, f,
+				       json_valid_call, NULL, NULL, json_valid_free) != SQLITE_OK)
+		return db_error(st, "declare json_valid innocuous");
+	return 0;
+}
+
+/*
+ * A database is a file another host may hand over (vtbench merge,
+ * fleets): each connection reads it as untrusted, as SQLite's "Defense
+ * Against the Dark Arts" (security.html) advises, so that SQL the file
+ * brings never runs.  Defensive mode
+ * (no writable_schema, no journal_mode=OFF, no schema_version=N); the
+ * schema untrusted (its functions must be innocuous); triggers and views
+ * disabled: vtbench's schema has neither, so a trigger the file brings
+ * never fires and a view never runs, even one added by another process
+ * after the check; cell sizes checked on every read; no memory-mapped
+ * I/O.  Not done: integrity_check or quick_check at each open (they read
+ * the whole file: minutes on a fleet's database, for every list),
+ * lowered limits and a progress handler (compare's queries are long on
+ * large databases; no statement here is the file's own any more).
+ */
+static int harden(struct vtb_store *st)
+{
+	static const struct {
+		int op, on;
+		const char *name;
+	} cfg[] = {
+		{ SQLITE_DBCONFIG_DEFENSIVE, 1, "defensive" },
+		{ SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "trusted_schema" },
+		{ SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, "enable_trigger" },
+		{ SQLITE_DBCONFIG_ENABLE_VIEW, 0, "enable_view" },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cfg); i++) {
+		int now = -1;
+
+		if (sqlite3_db_config(st->db, cfg[i].op, cfg[i].on, &now) != SQLITE_OK ||
+		    now != cfg[i].on)
+			return vtb_error("cannot open '%s': SQLite refused to set %s to %d",
+					 st->path, cfg[i].name, cfg[i].on);
+	}
+	if (json_valid_register(st) < 0)
+		return -1;
+	return exec_sql(st, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0",
+			"set cell_size_check and mmap_size");
+}
+
+/* Opens @name (the path, or a URI) with @flags: st->db, hardened. */
+static int store_connect(struct vtb_store *st, const char *name, int flags)
+{
+	if (sqlite3_open_v2(name, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		if (!st->db)
+			return vtb_error("cannot open '%s': out of memory", st->path);
+		return vtb_error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	/* Several vtbench processes may share a database (run + compare). */
+	sqlite3_busy_timeout(st->db, 10000);
+	return harden(st);
+}
+
 static int store_open(const char *path, bool ro, struct vtb_store **out)
 {
 	struct vtb_store *st;
@@ -545,19 +655,8 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 		return vtb_error("out of memory");
 	}
 	st->ro = ro;
-	flags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-		SQLITE_OPEN_NOMUTEX;
-	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
-		if (!st->db)
-			vtb_error("cannot open '%s': out of memory", path);
-		else
-			vtb_error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
-		goto out;
-	}
-	sqlite3_extended_result_codes(st->db, 1);
-	/* Several vtbench processes may share a database (run + compare). */
-	sqlite3_busy_timeout(st->db, 10000);
-	if (check_identity(st, &fresh) < 0)
+	flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (store_connect(st, path, flags) < 0 || check_identity(st, &fresh) < 0)
 		goto out;
 	if (ro && fresh) {
 		vtb_error("'%s' is not a vtbench database (it is empty)", path);

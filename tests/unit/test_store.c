@@ -2210,3 +2210,64 @@ Test(store, an_item_in_flight_becomes_its_outcome)
 	sqlite3_close(db);
 	matrix_release(&t);
 }
+
+/*
+ * Databases come from other hosts (issue 25): SQL a file brings never
+ * runs through the store.  A trigger added by another process after the
+ * store opened (and checked) the file does not fire when upload marks a
+ * boot sent, and a table swapped for a view behind its back is not read
+ * through the view; the schema's own CHECKs (json_valid) still run.
+ */
+Test(store, a_trigger_or_view_added_behind_the_stores_back_never_runs)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_race_row race = {
+		.objective = "[]", .candidates = "[]", .stop = "running", .winners = "[]"
+	};
+	struct race_seen seen = { 0 };
+	struct vtb_boot_info b;
+	struct test_matrix t;
+	struct test_recs r;
+	int64_t id, boot_id, samples;
+	long points = 3;
+	bool found;
+	sqlite3 *db;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	recs_init(&r, 'v', 10);
+	b = boot_info(id, "aaaaaaaa-0000-4000-8000-000000000000", "v000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, &r.r), 0, "%s", vtb_errmsg());
+	db = raw_open();
+	samples = raw_int(db, "SELECT count(*) FROM sample");
+	cr_assert_gt(samples, 0);
+	boot_id = raw_int(db, "SELECT id FROM boot");
+	raw_exec(db, "CREATE TRIGGER evil AFTER INSERT ON upload BEGIN DELETE FROM sample; END");
+	cr_assert_eq(vtb_store_upload_mark(st, id, "http://h/x", "boot", &boot_id, &points, 1,
+					   "sent", NULL),
+		     0, "%s", vtb_errmsg());
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM upload"), 1);
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sample"), samples,
+		     "the trigger deleted the samples");
+	/* race: a view that would answer a race for a campaign without one */
+	raw_exec(db, "PRAGMA foreign_keys = OFF; DROP TABLE race; CREATE VIEW race AS SELECT"
+		     " campaign.id AS campaign_id, '[]' AS objective, '[]' AS candidates, 'one'"
+		     " AS stop, '[]' AS winners, 1 AS rounds, 1 AS boots, 0 AS updated_ns, NULL"
+		     " AS stop_evidence FROM campaign");
+	found = true;
+	cr_expect_eq(vtb_store_race_get(st, id, seen_race, &seen, &found), -1, "the view was read");
+	cr_expect_not(found);
+	sqlite3_close(db);
+	/* trusted_schema off, and our json_valid CHECKs still work */
+	vtb_store_close(st);
+	teardown();
+	setup();
+	st = open_store();
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	cr_expect_eq(vtb_store_race_save(st, id, &race, NULL, 0), 0, "%s", vtb_errmsg());
+	race.objective = "{";
+	cr_expect_eq(vtb_store_race_save(st, id, &race, NULL, 0), -1, "a CHECK did not run");
+	vtb_store_close(st);
+	recs_release(&r);
+	matrix_release(&t);
+}
