@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The store's schema: the migrations, opening and creating a database,
- * and the schema as the reference every row read is checked against.
+ * and the schema as the reference every database opened (its objects)
+ * and every row read are checked against.
  *
  * Durability: WAL with synchronous=FULL.  WAL+NORMAL already survives a
  * killed process (the interesting case: the harness is SIGKILLed in the
@@ -17,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -408,13 +410,14 @@ int vtb_store_schema_version(struct vtb_store *st, int *version)
 /*
  * Is this a database we may use?  Checked before anything is written, so
  * a foreign file is left as it was.  *fresh: an empty database, ours to
- * create.
+ * create; *version_out: its user_version.
  */
-static int check_identity(struct vtb_store *st, bool *fresh)
+static int check_identity(struct vtb_store *st, bool *fresh, int *version_out)
 {
 	int app_id, version, objects;
 
 	*fresh = false;
+	*version_out = 0;
 	if (pragma_int(st, "PRAGMA application_id", &app_id) < 0 ||
 	    pragma_int(st, "PRAGMA user_version", &version) < 0 ||
 	    pragma_int(st, "SELECT count(*) FROM sqlite_master", &objects) < 0)
@@ -429,6 +432,9 @@ static int check_identity(struct vtb_store *st, bool *fresh)
 		return vtb_error(
 			"'%s' was written by a newer vtbench (schema %d, this one knows %d)",
 			st->path, version, VTB_STORE_SCHEMA);
+	if (version < 0)
+		return vtb_error("'%s' is not a vtbench database (schema %d)", st->path, version);
+	*version_out = version;
 	return 0;
 }
 
@@ -646,7 +652,7 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 	struct vtb_store *st;
 	sqlite3_stmt *s = NULL;
 	bool fresh, row;
-	int ret = -1, flags;
+	int ret = -1, flags, version;
 
 	*out = NULL;
 	st = calloc(1, sizeof(*st));
@@ -656,7 +662,10 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 	}
 	st->ro = ro;
 	flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (store_connect(st, path, flags) < 0 || check_identity(st, &fresh) < 0)
+	if (store_connect(st, path, flags) < 0 || check_identity(st, &fresh, &version) < 0)
+		goto out;
+	/* before anything else reads or writes a table */
+	if (!fresh && store_schema_check(st, "main", path, version) < 0)
 		goto out;
 	if (ro && fresh) {
 		vtb_error("'%s' is not a vtbench database (it is empty)", path);
@@ -771,10 +780,24 @@ struct ref_col {
 	bool notnull, number, json, pk;
 };
 
+/* An object of sqlite_master as the migrations make it: an index's SQL
+ * (NULL: SQLite's own for a UNIQUE), a table's columns. */
+struct ref_obj {
+	char *type, *name, *table, *sql;
+	char **cols;
+	size_t ncols;
+};
+
+struct ref_schema {
+	struct ref_obj *obj;
+	size_t n;
+};
+
 static struct {
 	pthread_once_t once;
-	struct ref_col *cols;
+	struct ref_col *cols; /* of the current schema */
 	size_t n;
+	struct ref_schema schema[VTB_STORE_SCHEMA + 1]; /* [v]: migrations 1..v */
 	bool failed;
 } ref = { .once = PTHREAD_ONCE_INIT };
 
@@ -789,6 +812,55 @@ static bool json_checked(const char *sql, const char *name)
 	return false;
 }
 
+/* sqlite_master of @db as it stands, into @rs. */
+static int ref_snapshot(sqlite3 *db, struct ref_schema *rs)
+{
+	sqlite3_stmt *o = NULL, *c = NULL;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM sqlite_master", -1, &o,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1)", -1, &c, NULL) !=
+		    SQLITE_OK)
+		goto out;
+	while (sqlite3_step(o) == SQLITE_ROW) {
+		struct ref_obj *g = realloc(rs->obj, (rs->n + 1) * sizeof(*g)), *r;
+
+		if (!g)
+			goto out;
+		rs->obj = g;
+		r = &g[rs->n++];
+		*r = (struct ref_obj){
+			.type = vtb_strdup((const char *)sqlite3_column_text(o, 0)),
+			.name = vtb_strdup((const char *)sqlite3_column_text(o, 1)),
+			.table = vtb_strdup((const char *)sqlite3_column_text(o, 2)),
+			.sql = vtb_strdup((const char *)sqlite3_column_text(o, 3)),
+		};
+		if (!r->type || !r->name || !r->table)
+			goto out;
+		if (strcmp(r->type, "table"))
+			continue;
+		sqlite3_reset(c);
+		if (sqlite3_bind_text(c, 1, r->name, -1, SQLITE_STATIC) != SQLITE_OK)
+			goto out;
+		while (sqlite3_step(c) == SQLITE_ROW) {
+			char **cols = realloc(r->cols, (r->ncols + 1) * sizeof(*cols));
+
+			if (!cols)
+				goto out;
+			r->cols = cols;
+			if (!(cols[r->ncols++] = vtb_strdup(
+				      (const char *)sqlite3_column_text(c, 0))))
+				goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(o);
+	sqlite3_finalize(c);
+	return ret;
+}
+
 static void ref_build(void)
 {
 	sqlite3 *db = NULL;
@@ -798,7 +870,8 @@ static void ref_build(void)
 	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		goto out;
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(migrations); i++)
-		if (sqlite3_exec(db, migrations[i], NULL, NULL, NULL) != SQLITE_OK)
+		if (sqlite3_exec(db, migrations[i], NULL, NULL, NULL) != SQLITE_OK ||
+		    ref_snapshot(db, &ref.schema[i + 1]) < 0)
 			goto out;
 	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
 			       &t, NULL) != SQLITE_OK ||
@@ -946,4 +1019,217 @@ int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_chec
 		}
 	}
 	return 0;
+}
+
+/*
+ * The schema read back is the one vtbench writes.  A database at
+ * user_version v must hold exactly the objects migrations 1..v create:
+ * sqlite_master's (type, name, table), each index's SQL (an index the
+ * file redefines could hold expressions of its own), each table's column
+ * names, none of them generated (a generated column is SQL run on
+ * reading).  Anything else (a trigger, a view, a virtual table, a table,
+ * index or column of another name, one of ours turned into a view) makes
+ * it "not a vtbench database as written", an input error naming the
+ * object, before any query touches a table.  A table's CREATE text is not
+ * compared: a NOT NULL or CHECK dropped by hand is left to the row checks
+ * above (store_row_check), which name the row.
+ *
+ * SQLite's own objects: sqlite_autoindex_* belong to our UNIQUE
+ * constraints and are in the reference as they are.  sqlite_stat1 and
+ * sqlite_stat4 are accepted: ANALYZE or PRAGMA optimize, which anyone may
+ * run on their results file, writes them, and they hold planner hints,
+ * never SQL (at worst a slower plan).  sqlite_sequence is refused: only
+ * AUTOINCREMENT, which vtbench never declares, makes it.
+ */
+static bool stat_table(const char *type, const char *name, const char *table)
+{
+	return !strcmp(type, "table") && !strcmp(name, table) &&
+	       (!strcmp(name, "sqlite_stat1") || !strcmp(name, "sqlite_stat4"));
+}
+
+/* @type NULL: of any type */
+static const struct ref_obj *ref_obj_find(const struct ref_schema *rs, const char *type,
+					  const char *name)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if ((!type || !strcmp(rs->obj[i].type, type)) && !strcmp(rs->obj[i].name, name))
+			return &rs->obj[i];
+	return NULL;
+}
+
+/* "trigger 'evil' on table 'upload'", "view 'host'" (malloc'ed) */
+static char *obj_desc(const char *type, const char *name, const char *table)
+{
+	if (!strcmp(type, "index") || !strcmp(type, "trigger"))
+		return vtb_asprintf("%s '%s' on table '%s'", type, name, table);
+	return vtb_asprintf("%s '%s'", type, name);
+}
+
+/* The error about @path, with @what (malloc'ed, freed; NULL: out of memory). */
+static int not_ours(struct vtb_store *st, const char *path, char *what)
+{
+	st->bad_content = true;
+	if (!what)
+		return vtb_error("cannot check the schema of '%s': out of memory", path);
+	vtb_error("'%s' is not a vtbench database as written: %s", path, what);
+	free(what);
+	return -1;
+}
+
+static const char *text0(sqlite3_stmt *s, int i)
+{
+	const char *t = column_text(s, i);
+
+	return t ? t : "";
+}
+
+/* Both NULL (SQLite's own index), or the same text. */
+static bool same_sql(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* The columns of table @r->name in @schema (@c: pragma_table_xinfo). */
+static int table_check(struct vtb_store *st, sqlite3_stmt *c, const char *schema, const char *path,
+		       const char *sql, const struct ref_obj *r)
+{
+	bool *has = calloc(r->ncols + 1, sizeof(*has)), row;
+	int ret = -1;
+
+	if (!has)
+		return not_ours(st, path, NULL);
+	if (sql && !strncasecmp(sql, "CREATE VIRTUAL", 14)) {
+		not_ours(st, path, vtb_asprintf("table '%s' is a virtual table", r->name));
+		goto out;
+	}
+	sqlite3_reset(c);
+	if (bind_text(c, 1, r->name) != SQLITE_OK || bind_text(c, 2, schema) != SQLITE_OK) {
+		db_error(st, "read the schema");
+		goto out;
+	}
+	for (;;) {
+		const char *name;
+		size_t i;
+
+		if (step(st, c, "read the schema", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		name = text0(c, 0);
+		if (sqlite3_column_int(c, 1) != 0) {
+			not_ours(st, path,
+				 vtb_asprintf("generated column '%s' of table '%s' is not vtbench's",
+					      name, r->name));
+			goto out;
+		}
+		for (i = 0; i < r->ncols && strcmp(r->cols[i], name); i++)
+			;
+		if (i == r->ncols) {
+			not_ours(st, path,
+				 vtb_asprintf("column '%s' of table '%s' is not vtbench's", name,
+					      r->name));
+			goto out;
+		}
+		has[i] = true;
+	}
+	for (size_t i = 0; i < r->ncols; i++)
+		if (!has[i]) {
+			not_ours(st, path,
+				 vtb_asprintf("table '%s' lacks vtbench's column '%s'", r->name,
+					      r->cols[i]));
+			goto out;
+		}
+	ret = 0;
+out:
+	free(has);
+	return ret;
+}
+
+int store_schema_check(struct vtb_store *st, const char *schema, const char *path, int version)
+{
+	const struct ref_schema *rs;
+	sqlite3_stmt *o = NULL, *c = NULL;
+	char *sql = NULL;
+	bool *seen = NULL, row;
+	int ret = -1;
+
+	pthread_once(&ref.once, ref_build);
+	if (ref.failed || version < 0 || version > VTB_STORE_SCHEMA)
+		return vtb_error("cannot check the schema of '%s' (schema %d)", path, version);
+	rs = &ref.schema[version];
+	seen = calloc(rs->n + 1, sizeof(*seen));
+	sql = vtb_asprintf("SELECT type, name, tbl_name, sql FROM \"%s\".sqlite_master", schema);
+	if (!seen || !sql) {
+		not_ours(st, path, NULL);
+		goto out;
+	}
+	if (prepare(st, sql, &o) < 0 ||
+	    prepare(st, "SELECT name, hidden FROM pragma_table_xinfo(?1, ?2)", &c) < 0)
+		goto out;
+	for (;;) {
+		const char *type, *name, *table;
+		const struct ref_obj *r, *other;
+		char *d;
+
+		if (step(st, o, "read the schema", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		type = text0(o, 0);
+		name = text0(o, 1);
+		table = text0(o, 2);
+		if (stat_table(type, name, table))
+			continue;
+		r = ref_obj_find(rs, type, name);
+		if (!r) {
+			other = ref_obj_find(rs, NULL, name);
+			d = obj_desc(type, name, table);
+			not_ours(st, path,
+				 !d	 ? NULL
+				 : other ? vtb_asprintf(
+						   "%s is not vtbench's (vtbench's '%s' is a %s)",
+						   d, name, other->type)
+					 : vtb_asprintf("%s is not vtbench's", d));
+			free(d);
+			goto out;
+		}
+		seen[r - rs->obj] = true;
+		if (strcmp(table, r->table)) {
+			d = obj_desc(type, name, table);
+			not_ours(st, path,
+				 d ? vtb_asprintf("%s is not vtbench's (vtbench's is on table '%s')",
+						  d, r->table)
+				   : NULL);
+			free(d);
+			goto out;
+		}
+		if (!strcmp(type, "index") && !same_sql(column_text(o, 3), r->sql)) {
+			d = obj_desc(type, name, table);
+			not_ours(st, path,
+				 d ? vtb_asprintf("%s is not vtbench's (it is defined otherwise)",
+						  d)
+				   : NULL);
+			free(d);
+			goto out;
+		}
+		if (!strcmp(type, "table") &&
+		    table_check(st, c, schema, path, column_text(o, 3), r) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		if (!seen[i]) {
+			const struct ref_obj *r = &rs->obj[i];
+			char *d = obj_desc(r->type, r->name, r->table);
+
+			not_ours(st, path, d ? vtb_asprintf("vtbench's %s is missing", d) : NULL);
+			free(d);
+			goto out;
+		}
+	ret = 0;
+out:
+	sqlite3_finalize(o);
+	sqlite3_finalize(c);
+	free(sql);
+	free(seen);
+	return ret;
 }

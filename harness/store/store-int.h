@@ -130,6 +130,14 @@ void store_row_check_release(struct row_check *rc);
  * schema. */
 int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc);
 
+/*
+ * Is the schema of @schema ("main", or an attached database) exactly the
+ * one migrations 1..@version create (schema.c explains what is compared)?
+ * 0, or -1 with vtb_error() naming @path and the object, and bad_content
+ * set.
+ */
+int store_schema_check(struct vtb_store *st, const char *schema, const char *path, int version);
+
 /* Queries (read.c), see there. */
 int store_query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,
 		     int (*emit)(sqlite3_stmt *s, void *ctx), void *ctx);

@@ -2271,3 +2271,120 @@ Test(store, a_trigger_or_view_added_behind_the_stores_back_never_runs)
 	recs_release(&r);
 	matrix_release(&t);
 }
+
+/* A new database edited by hand (@edit, with foreign keys off): both
+ * opens refuse it with "'F' is not a vtbench database as written: @what"
+ * and leave it as it was. */
+static void expect_not_ours(const char *edit, const char *what)
+{
+	struct vtb_store *st = open_store();
+	char *want, *before, *after;
+	sqlite3 *db;
+
+	vtb_store_close(st);
+	db = raw_open();
+	raw_exec(db, "PRAGMA foreign_keys = OFF");
+	raw_exec(db, edit);
+	before = raw_rows(db, "SELECT type, name, sql FROM sqlite_master ORDER BY name");
+	sqlite3_close(db);
+	want = vtb_asprintf("'%s' is not a vtbench database as written: %s", dbpath, what);
+	st = (struct vtb_store *)&st;
+	cr_expect_eq(vtb_store_open(dbpath, &st), -1, "%s: opened", edit);
+	cr_expect_null(st);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(vtb_store_open_ro(dbpath, &st), -1, "%s: opened read-only", edit);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	db = raw_open();
+	after = raw_rows(db, "SELECT type, name, sql FROM sqlite_master ORDER BY name");
+	cr_expect_str_eq(after, before, "%s: the file was changed", edit);
+	sqlite3_close(db);
+	free(want);
+	free(before);
+	free(after);
+	teardown();
+	setup();
+}
+
+/*
+ * The schema read back must be the one vtbench writes (issue 25): each
+ * object that is not vtbench's, or is and has another type, table or
+ * definition, is named, before anything reads a table or writes.
+ */
+Test(store, an_object_that_is_not_vtbenchs_is_refused_by_name)
+{
+	expect_not_ours("CREATE TRIGGER evil AFTER INSERT ON upload BEGIN DELETE FROM sample; END",
+			"trigger 'evil' on table 'upload' is not vtbench's");
+	expect_not_ours("DROP TABLE host; CREATE VIEW host AS WITH RECURSIVE r(id) AS"
+			" (SELECT 1 UNION ALL SELECT id + 1 FROM r) SELECT id FROM r",
+			"view 'host' is not vtbench's (vtbench's 'host' is a table)");
+	expect_not_ours("CREATE VIEW latest AS SELECT * FROM campaign",
+			"view 'latest' is not vtbench's");
+	expect_not_ours("CREATE TABLE notes (t TEXT)", "table 'notes' is not vtbench's");
+	expect_not_ours("CREATE INDEX sample_value ON sample (value)",
+			"index 'sample_value' on table 'sample' is not vtbench's");
+	expect_not_ours("DROP INDEX boot_config; CREATE INDEX boot_config ON boot (config_id)"
+			" WHERE length(printf('%.*c', 1000000, 'x')) > 0",
+			"index 'boot_config' on table 'boot' is not vtbench's (it is defined "
+			"otherwise)");
+	expect_not_ours("DROP INDEX boot_config; CREATE INDEX boot_config ON event (boot_id)",
+			"index 'boot_config' on table 'event' is not vtbench's (vtbench's is on "
+			"table 'boot')");
+	expect_not_ours("ALTER TABLE sample ADD COLUMN loud TEXT AS (upper(unit))",
+			"generated column 'loud' of table 'sample' is not vtbench's");
+	expect_not_ours("ALTER TABLE campaign ADD COLUMN notes TEXT",
+			"column 'notes' of table 'campaign' is not vtbench's");
+	expect_not_ours("ALTER TABLE boot DROP COLUMN topology_diff",
+			"table 'boot' lacks vtbench's column 'topology_diff'");
+	expect_not_ours("DROP TABLE race_elimination",
+			"vtbench's table 'race_elimination' is missing");
+	expect_not_ours("DROP TABLE host; CREATE VIRTUAL TABLE host USING fts4 (hostname)",
+			"table 'host' is a virtual table");
+	expect_not_ours("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT);"
+			" INSERT INTO t VALUES (NULL); DROP TABLE t",
+			"table 'sqlite_sequence' is not vtbench's");
+}
+
+/* The reference is per schema version: an older database may lack what
+ * later migrations add, and may not hold it before its time; ANALYZE's
+ * statistics (planner hints, no SQL) are accepted. */
+Test(store, the_schema_is_checked_against_its_own_version)
+{
+	struct vtb_store *st;
+	char *want;
+	sqlite3 *db;
+
+	make_v1_database();
+	db = raw_open();
+	raw_exec(db, "ANALYZE");
+	cr_expect_eq(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'"),
+		     1);
+	sqlite3_close(db);
+	cr_assert_eq(vtb_store_open_ro(dbpath, &st), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	teardown();
+	setup();
+	make_v1_database();
+	db = raw_open();
+	raw_exec(db, "CREATE INDEX boot_config ON boot (config_id)");
+	sqlite3_close(db);
+	want = vtb_asprintf("'%s' is not a vtbench database as written: index 'boot_config' on "
+			    "table 'boot' is not vtbench's",
+			    dbpath);
+	cr_expect_eq(vtb_store_open_ro(dbpath, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(vtb_store_open(dbpath, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	free(want);
+	/* ... and a current one after ANALYZE opens both ways */
+	teardown();
+	setup();
+	st = open_store();
+	vtb_store_close(st);
+	db = raw_open();
+	raw_exec(db, "ANALYZE");
+	sqlite3_close(db);
+	st = open_store();
+	vtb_store_close(st);
+	cr_assert_eq(vtb_store_open_ro(dbpath, &st), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+}
