@@ -15,10 +15,15 @@
  * is never edited (tests/fixtures/schema-v1.sql freezes step 1); changes
  * go into a new step.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -647,11 +652,68 @@ static int store_connect(struct vtb_store *st, const char *name, int flags)
 	return harden(st);
 }
 
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * Before SQLite sees @path.  It must be a regular file (or a symbolic
+ * link to one): SQLite blocks for ever opening a FIFO for reading, reads
+ * a character device as an empty database, and says "disk I/O error" of
+ * a directory; stat() opens nothing.  A new database (@create) is made
+ * here, empty, with O_EXCL and O_NOFOLLOW (SQLite then opens it as a
+ * fresh database): SQLite follows a dangling symbolic link and creates
+ * its target, wherever it points, so a link planted at the path of a
+ * database to be is refused.  *created: the file was made here.
+ */
+static int path_check(const char *path, bool create, bool *created)
+{
+	struct stat sb;
+	char to[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	*created = false;
+	if (stat(path, &sb) == 0) {
+		if (S_ISREG(sb.st_mode))
+			return 0;
+		return vtb_error("'%s' is %s, not a database file", path, file_kind(sb.st_mode));
+	}
+	if (errno != ENOENT)
+		return vtb_error("cannot open '%s': %s", path, strerror(errno));
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		n = readlink(path, to, sizeof(to) - 1);
+		to[n > 0 ? n : 0] = '\0';
+		return vtb_error("'%s' is a symbolic link to '%s', which does not exist%s", path,
+				 to,
+				 create ? ": a new database is never created through a link" : "");
+	}
+	if (!create)
+		return vtb_error("cannot open '%s': %s", path, strerror(ENOENT));
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return vtb_error("cannot create '%s': %s", path, strerror(errno));
+	close(fd);
+	*created = true;
+	return 0;
+}
+
 static int store_open(const char *path, bool ro, struct vtb_store **out)
 {
 	struct vtb_store *st;
 	sqlite3_stmt *s = NULL;
-	bool fresh, row;
+	bool fresh, row, created = false;
 	int ret = -1, flags, version;
 
 	*out = NULL;
@@ -662,6 +724,13 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 	}
 	st->ro = ro;
 	flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (strcmp(path, ":memory:") && *path) {
+		if (path_check(path, !ro, &created) < 0)
+			goto out;
+		/* the file made above, not a link swapped in since */
+		if (created)
+			flags |= SQLITE_OPEN_NOFOLLOW;
+	}
 	if (store_connect(st, path, flags) < 0 || check_identity(st, &fresh, &version) < 0)
 		goto out;
 	/* before anything else reads or writes a table */

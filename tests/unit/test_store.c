@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -2387,4 +2388,54 @@ Test(store, the_schema_is_checked_against_its_own_version)
 	vtb_store_close(st);
 	cr_assert_eq(vtb_store_open_ro(dbpath, &st), 0, "%s", vtb_errmsg());
 	vtb_store_close(st);
+}
+
+/*
+ * A database is a regular file, checked before SQLite opens it (issue 25):
+ * a FIFO (SQLite blocked for ever opening it), a character device (read
+ * as an empty database), a directory.  A symbolic link to a database is
+ * one; a link to nothing is refused, and never creates its target.
+ */
+Test(store, a_database_path_must_be_a_regular_file)
+{
+	char fifo[160], target[160], want[400];
+	struct vtb_store *st;
+
+	/* a hang guard (SIGALRM ends the test: a failure), not Criterion's
+	 * .timeout: two .timeout tests running at once (--jobs 2) leak
+	 * memory inside Criterion, which LeakSanitizer reports */
+	alarm(20);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(want, sizeof(want), "'%s' is a FIFO, not a database file", fifo);
+	cr_expect_eq(vtb_store_open_ro(fifo, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_eq(vtb_store_open(fifo, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	unlink(fifo);
+	cr_expect_eq(vtb_store_open_ro("/dev/null", &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), "'/dev/null' is a character device, not a database file");
+	cr_expect_eq(vtb_store_open("/dev/null", &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), "'/dev/null' is a character device, not a database file");
+	snprintf(want, sizeof(want), "'%s' is a directory, not a database file", dir);
+	cr_expect_eq(vtb_store_open(dir, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	/* a link to nothing: refused, its target not created */
+	snprintf(target, sizeof(target), "%s/b.db", dir);
+	cr_assert_eq(symlink("b.db", dbpath), 0);
+	snprintf(want, sizeof(want),
+		 "'%s' is a symbolic link to 'b.db', which does not exist: a new database is "
+		 "never created through a link",
+		 dbpath);
+	cr_expect_eq(vtb_store_open(dbpath, &st), -1);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_neq(access(target, F_OK), 0, "the link's target was created");
+	/* a link to a database opens it */
+	cr_assert_eq(vtb_store_open(target, &st), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	st = open_store();
+	vtb_store_close(st);
+	cr_assert_eq(vtb_store_open_ro(dbpath, &st), 0, "%s", vtb_errmsg());
+	vtb_store_close(st);
+	alarm(0);
 }
