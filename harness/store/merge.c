@@ -155,7 +155,8 @@ static const char merge_drop[] = "DROP TABLE IF EXISTS temp.m_host;"
 
 /* Attaches @path as "vtbin": the file itself when open_ro found the
  * current schema, else an in-memory database the migrated copy is backed
- * up into. */
+ * up into (also for a file open_ro could only read as immutable, on a
+ * read-only mount: ATTACH would need its -shm). */
 static int merge_attach(struct vtb_store *out, const char *path)
 {
 	struct vtb_store *in = NULL;
@@ -167,7 +168,7 @@ static int merge_attach(struct vtb_store *out, const char *path)
 	/* refuses a newer schema or a foreign file; migrates an older one */
 	if (vtb_store_open_ro(path, &in) < 0)
 		goto out;
-	copy = !sqlite3_db_filename(in->db, "main")[0];
+	copy = !sqlite3_db_filename(in->db, "main")[0] || in->immutable;
 	if (prepare(out, "ATTACH ?1 AS vtbin", &s) < 0)
 		goto out;
 	if (sqlite3_bind_text(s, 1, copy ? ":memory:" : path, -1, SQLITE_STATIC) != SQLITE_OK) {

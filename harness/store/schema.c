@@ -17,12 +17,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -644,6 +646,7 @@ static int store_connect(struct vtb_store *st, const char *name, int flags)
 	if (sqlite3_open_v2(name, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		if (!st->db)
 			return vtb_error("cannot open '%s': out of memory", st->path);
+		st->error_rc = sqlite3_errcode(st->db) & 0xff;
 		return vtb_error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
 	}
 	sqlite3_extended_result_codes(st->db, 1);
@@ -709,6 +712,108 @@ static int path_check(const char *path, bool create, bool *created)
 	return 0;
 }
 
+/* "file:PATH?immutable=1" with PATH percent-encoded but for RFC 3986's
+ * unreserved characters and '/' ('?', '#' and '%' cannot change the
+ * URI's meaning); an absolute path gets an empty authority ("file:///a"),
+ * so that "//x" is never read as a host.  NULL: out of memory. */
+static char *immutable_uri(const char *path)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int rc = vtb_strbuf_addstr(&sb, path[0] == '/' ? "file://" : "file:");
+
+	for (const unsigned char *p = (const unsigned char *)path; *p && !rc; p++) {
+		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || strchr("-._~/", *p);
+
+		rc = plain ? vtb_strbuf_add(&sb, (const char *)p, 1)
+			   : vtb_strbuf_addf(&sb, "%%%02X", *p);
+	}
+	if (!rc)
+		rc = vtb_strbuf_addstr(&sb, "?immutable=1");
+	if (rc) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+/*
+ * Reading a WAL database takes its -shm file, which SQLite cannot create
+ * on a read-only mount, or in a directory this user cannot write: the
+ * read-only open fails ("unable to open database file") though the file
+ * is there to read.  Nobody can change it there, so it is read as
+ * immutable (no locks, no -shm), provided nothing of it is beside it
+ * that an immutable read would ignore: a -wal with un-checkpointed
+ * changes (with a -shm beside it too, SQLite reads both, and the first
+ * open worked), or a rollback journal to play back.  0: st->db reopened
+ * so; -1 keeps the first open's error, or says why the file cannot be
+ * read here.
+ */
+static int reopen_immutable(struct vtb_store *st)
+{
+	static const struct {
+		const char *suffix, *what, *how;
+	} side[] = {
+		{ "-wal", "un-checkpointed changes", "read" },
+		{ "-journal", "an unfinished transaction", "roll back" },
+	};
+	char *real = NULL, *dir = NULL, *file = NULL, *uri = NULL;
+	const char *where;
+	struct statvfs vfs;
+	struct stat sb;
+	bool link;
+	int ret = -1;
+
+	/* SQLite's error (not ours: a foreign file, a newer schema) */
+	if (st->error_rc != SQLITE_CANTOPEN && st->error_rc != SQLITE_READONLY)
+		return -1;
+	real = realpath(st->path, NULL);
+	dir = vtb_strdup(real);
+	if (!dir)
+		goto out;
+	where = dirname(dir);
+	if (statvfs(where, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+		where = "on a read-only mount";
+	else if (access(where, W_OK) < 0)
+		where = "in a directory this user cannot write to";
+	else
+		goto out;
+	/* SQLite's -wal is beside the file the path resolves to */
+	link = lstat(st->path, &sb) == 0 && S_ISLNK(sb.st_mode);
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(side); i++) {
+		free(file);
+		file = vtb_asprintf("%s%s", link ? real : st->path, side[i].suffix);
+		if (!file) {
+			vtb_error("cannot open '%s': out of memory", st->path);
+			goto out;
+		}
+		if (stat(file, &sb) == 0 && sb.st_size > 0) {
+			vtb_error("'%s' has %s in '%s' %s, which SQLite cannot %s there: open it "
+				  "once where it can be written (that checkpoints it), or copy "
+				  "both files to a writable directory",
+				  st->path, side[i].what, file, where, side[i].how);
+			goto out;
+		}
+	}
+	uri = immutable_uri(st->path);
+	if (!uri) {
+		vtb_error("cannot open '%s': out of memory", st->path);
+		goto out;
+	}
+	sqlite3_close(st->db);
+	st->db = NULL;
+	if (store_connect(st, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) < 0)
+		goto out;
+	st->immutable = true;
+	ret = 0;
+out:
+	free(real);
+	free(dir);
+	free(file);
+	free(uri);
+	return ret;
+}
+
 static int store_open(const char *path, bool ro, struct vtb_store **out)
 {
 	struct vtb_store *st;
@@ -731,7 +836,8 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 		if (created)
 			flags |= SQLITE_OPEN_NOFOLLOW;
 	}
-	if (store_connect(st, path, flags) < 0 || check_identity(st, &fresh, &version) < 0)
+	if ((store_connect(st, path, flags) < 0 || check_identity(st, &fresh, &version) < 0) &&
+	    (!ro || reopen_immutable(st) < 0 || check_identity(st, &fresh, &version) < 0))
 		goto out;
 	/* before anything else reads or writes a table */
 	if (!fresh && store_schema_check(st, "main", path, version) < 0)

@@ -23,7 +23,9 @@ struct vtb_store {
 	sqlite3 *db;
 	char *path;
 	bool ro;
+	bool immutable;	  /* read without locks: a WAL database on a read-only mount */
 	bool bad_content; /* the last error was the database's content */
+	int error_rc;	  /* SQLite's primary code of the last error from SQLite */
 };
 
 static inline int db_error(struct vtb_store *st, const char *what)
@@ -32,6 +34,7 @@ static inline int db_error(struct vtb_store *st, const char *what)
 
 	/* a damaged or crafted file is input, not infrastructure */
 	st->bad_content = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+	st->error_rc = rc;
 	return vtb_error("cannot %s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
