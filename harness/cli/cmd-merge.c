@@ -155,7 +155,9 @@ int cmd_merge(struct vtb_cmd_env *env)
 
 		if (vtb_store_merge(env->store, in, &s, on_campaign, &ms) < 0) {
 			vtb_cmd_err(env, "%s", vtb_errmsg());
-			return VTB_EXIT_INFRA;
+			/* an input that is not (any more) a vtbench database as
+			 * written, or damaged */
+			return vtb_store_bad_content(env->store) ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		}
 		if (verbose && !ms.quiet)
 			print_stats(in, NULL, &s);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../common/man.h"
@@ -114,14 +115,17 @@ int vtb_cmd_setup_host(struct vtb_cmd_env *env)
 /* VTB_CMD_CREATE_DB: a database that does not exist yet is created; a
  * missing directory is the user's input, a file that cannot be created
  * is infrastructure.  An existing file that opens badly is the user's
- * input (it is no vtbench database, or a newer one). */
+ * input (it is no vtbench database, or a newer one, or not a regular
+ * file), and so is a symbolic link to nothing (the store refuses to
+ * create a database through it). */
 static int open_store(struct vtb_cmd_env *env)
 {
+	struct stat sb;
 	bool existed;
 
 	if (!env->db)
 		env->db = "results.db";
-	existed = access(env->db, F_OK) == 0;
+	existed = lstat(env->db, &sb) == 0;
 	if (!existed && !(env->flags & VTB_CMD_CREATE_DB)) {
 		vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
 		return VTB_EXIT_USAGE;

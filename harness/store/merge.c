@@ -153,9 +153,47 @@ static const char merge_drop[] = "DROP TABLE IF EXISTS temp.m_host;"
 				 "DROP TABLE IF EXISTS temp.m_boot;"
 				 "DROP TABLE IF EXISTS temp.m_result;";
 
+/* The first column of the first row of @sql on the output's connection
+ * (0 when none). */
+static int merge_int(struct vtb_store *out, const char *sql, int *v)
+{
+	sqlite3_stmt *s = NULL;
+	bool row;
+	int ret = -1;
+
+	*v = 0;
+	if (prepare(out, sql, &s) < 0 || step(out, s, "read the input's header", &row) < 0)
+		goto out;
+	if (row)
+		*v = sqlite3_column_int(s, 0);
+	ret = 0;
+out:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* The file attached as "vtbin" is the one open_ro checked: a file
+ * swapped in since (another process) is refused as open_ro would. */
+static int merge_recheck(struct vtb_store *out, const char *path)
+{
+	int app_id, version;
+
+	if (merge_int(out, "PRAGMA vtbin.application_id", &app_id) < 0 ||
+	    merge_int(out, "PRAGMA vtbin.user_version", &version) < 0)
+		return -1;
+	if (app_id != VTB_STORE_APPLICATION_ID || version != VTB_STORE_SCHEMA) {
+		out->bad_content = true;
+		return vtb_error("'%s' changed while it was merged: it is no vtbench database of "
+				 "schema %d any more",
+				 path, VTB_STORE_SCHEMA);
+	}
+	return store_schema_check(out, "vtbin", path, version);
+}
+
 /* Attaches @path as "vtbin": the file itself when open_ro found the
  * current schema, else an in-memory database the migrated copy is backed
- * up into. */
+ * up into (also for a file open_ro could only read as immutable, on a
+ * read-only mount: ATTACH would need its -shm). */
 static int merge_attach(struct vtb_store *out, const char *path)
 {
 	struct vtb_store *in = NULL;
@@ -164,10 +202,11 @@ static int merge_attach(struct vtb_store *out, const char *path)
 	bool copy;
 	int rc, ret = -1;
 
-	/* refuses a newer schema or a foreign file; migrates an older one */
+	/* refuses a newer schema, a foreign file or one with objects that are
+	 * not vtbench's; migrates an older one */
 	if (vtb_store_open_ro(path, &in) < 0)
 		goto out;
-	copy = !sqlite3_db_filename(in->db, "main")[0];
+	copy = !sqlite3_db_filename(in->db, "main")[0] || in->immutable;
 	if (prepare(out, "ATTACH ?1 AS vtbin", &s) < 0)
 		goto out;
 	if (sqlite3_bind_text(s, 1, copy ? ":memory:" : path, -1, SQLITE_STATIC) != SQLITE_OK) {
@@ -176,6 +215,8 @@ static int merge_attach(struct vtb_store *out, const char *path)
 	}
 	if (step(out, s, "attach the input", NULL) < 0)
 		goto out;
+	if (!copy && merge_recheck(out, path) < 0)
+		goto detach;
 	if (copy) {
 		b = sqlite3_backup_init(out->db, "vtbin", in->db, "main");
 		if (!b) {

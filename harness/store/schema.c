@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The store's schema: the migrations, opening and creating a database,
- * and the schema as the reference every row read is checked against.
+ * and the schema as the reference every database opened (its objects)
+ * and every row read are checked against.
  *
  * Durability: WAL with synchronous=FULL.  WAL+NORMAL already survives a
  * killed process (the interesting case: the harness is SIGKILLed in the
@@ -14,9 +15,17 @@
  * is never edited (tests/fixtures/schema-v1.sql freezes step 1); changes
  * go into a new step.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -408,13 +417,14 @@ int vtb_store_schema_version(struct vtb_store *st, int *version)
 /*
  * Is this a database we may use?  Checked before anything is written, so
  * a foreign file is left as it was.  *fresh: an empty database, ours to
- * create.
+ * create; *version_out: its user_version.
  */
-static int check_identity(struct vtb_store *st, bool *fresh)
+static int check_identity(struct vtb_store *st, bool *fresh, int *version_out)
 {
 	int app_id, version, objects;
 
 	*fresh = false;
+	*version_out = 0;
 	if (pragma_int(st, "PRAGMA application_id", &app_id) < 0 ||
 	    pragma_int(st, "PRAGMA user_version", &version) < 0 ||
 	    pragma_int(st, "SELECT count(*) FROM sqlite_master", &objects) < 0)
@@ -429,6 +439,9 @@ static int check_identity(struct vtb_store *st, bool *fresh)
 		return vtb_error(
 			"'%s' was written by a newer vtbench (schema %d, this one knows %d)",
 			st->path, version, VTB_STORE_SCHEMA);
+	if (version < 0)
+		return vtb_error("'%s' is not a vtbench database (schema %d)", st->path, version);
+	*version_out = version;
 	return 0;
 }
 
@@ -531,12 +544,282 @@ out:
 	return ret;
 }
 
+/*
+ * trusted_schema is off (harden()): a function the schema calls must be
+ * tagged innocuous, and SQLite's own json_valid is not in every version
+ * (3.40's is not: "unsafe use of json_valid()" on every write to a table
+ * with our CHECKs).  It is innocuous, so each connection gets a json_valid
+ * declared so that asks SQLite's own on a private connection without a
+ * schema: the answers stay SQLite's, NULL for NULL included.
+ */
+struct json_valid_fn {
+	sqlite3 *db;
+	sqlite3_stmt *s;
+};
+
+static void json_valid_free(void *arg)
+{
+	struct json_valid_fn *f = arg;
+
+	if (!f)
+		return;
+	sqlite3_finalize(f->s);
+	sqlite3_close(f->db);
+	free(f);
+}
+
+static void json_valid_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct json_valid_fn *f = sqlite3_user_data(ctx);
+
+	(void)argc;
+	if (sqlite3_bind_value(f->s, 1, argv[0]) != SQLITE_OK || sqlite3_step(f->s) != SQLITE_ROW)
+		sqlite3_result_error(ctx, sqlite3_errmsg(f->db), -1);
+	else
+		sqlite3_result_value(ctx, sqlite3_column_value(f->s, 0)); /* a copy */
+	sqlite3_reset(f->s);
+}
+
+static int json_valid_register(struct vtb_store *st)
+{
+	struct json_valid_fn *f = calloc(1, sizeof(*f));
+
+	if (!f ||
+	    sqlite3_open_v2(":memory:", &f->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(f->db, "SELECT json_valid(?1)", -1, &f->s, NULL) != SQLITE_OK) {
+		json_valid_free(f);
+		return vtb_error("cannot open '%s': out of memory", st->path);
+	}
+	/* on failure SQLite calls json_valid_free itself */
+	if (sqlite3_create_function_v2(st->db, "json_valid", 1,
+				       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, f,
+				       json_valid_call, NULL, NULL, json_valid_free) != SQLITE_OK)
+		return db_error(st, "declare json_valid innocuous");
+	return 0;
+}
+
+/*
+ * A database is a file another host may hand over (vtbench merge,
+ * fleets): each connection reads it as untrusted, as SQLite's "Defense
+ * Against the Dark Arts" (security.html) advises, so that SQL the file
+ * brings never runs.  Defensive mode
+ * (no writable_schema, no journal_mode=OFF, no schema_version=N); the
+ * schema untrusted (its functions must be innocuous); triggers and views
+ * disabled: vtbench's schema has neither, so a trigger the file brings
+ * never fires and a view never runs, even one added by another process
+ * after the check; cell sizes checked on every read; no memory-mapped
+ * I/O.  Not done: integrity_check or quick_check at each open (they read
+ * the whole file: minutes on a fleet's database, for every list),
+ * lowered limits and a progress handler (compare's queries are long on
+ * large databases; no statement here is the file's own any more).
+ */
+static int harden(struct vtb_store *st)
+{
+	static const struct {
+		int op, on;
+		const char *name;
+	} cfg[] = {
+		{ SQLITE_DBCONFIG_DEFENSIVE, 1, "defensive" },
+		{ SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "trusted_schema" },
+		{ SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, "enable_trigger" },
+		{ SQLITE_DBCONFIG_ENABLE_VIEW, 0, "enable_view" },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cfg); i++) {
+		int now = -1;
+
+		if (sqlite3_db_config(st->db, cfg[i].op, cfg[i].on, &now) != SQLITE_OK ||
+		    now != cfg[i].on)
+			return vtb_error("cannot open '%s': SQLite refused to set %s to %d",
+					 st->path, cfg[i].name, cfg[i].on);
+	}
+	if (json_valid_register(st) < 0)
+		return -1;
+	return exec_sql(st, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0",
+			"set cell_size_check and mmap_size");
+}
+
+/* Opens @name (the path, or a URI) with @flags: st->db, hardened. */
+static int store_connect(struct vtb_store *st, const char *name, int flags)
+{
+	if (sqlite3_open_v2(name, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		if (!st->db)
+			return vtb_error("cannot open '%s': out of memory", st->path);
+		st->error_rc = sqlite3_errcode(st->db) & 0xff;
+		return vtb_error("cannot open '%s': %s", st->path, sqlite3_errmsg(st->db));
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	/* Several vtbench processes may share a database (run + compare). */
+	sqlite3_busy_timeout(st->db, 10000);
+	return harden(st);
+}
+
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * Before SQLite sees @path.  It must be a regular file (or a symbolic
+ * link to one): SQLite blocks for ever opening a FIFO for reading, reads
+ * a character device as an empty database, and says "disk I/O error" of
+ * a directory; stat() opens nothing.  A new database (@create) is made
+ * here, empty, with O_EXCL and O_NOFOLLOW (SQLite then opens it as a
+ * fresh database): SQLite follows a dangling symbolic link and creates
+ * its target, wherever it points, so a link planted at the path of a
+ * database to be is refused.  *created: the file was made here.
+ */
+static int path_check(const char *path, bool create, bool *created)
+{
+	struct stat sb;
+	char to[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	*created = false;
+	if (stat(path, &sb) == 0) {
+		if (S_ISREG(sb.st_mode))
+			return 0;
+		return vtb_error("'%s' is %s, not a database file", path, file_kind(sb.st_mode));
+	}
+	if (errno != ENOENT)
+		return vtb_error("cannot open '%s': %s", path, strerror(errno));
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		n = readlink(path, to, sizeof(to) - 1);
+		to[n > 0 ? n : 0] = '\0';
+		return vtb_error("'%s' is a symbolic link to '%s', which does not exist%s", path,
+				 to,
+				 create ? ": a new database is never created through a link" : "");
+	}
+	if (!create)
+		return vtb_error("cannot open '%s': %s", path, strerror(ENOENT));
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return vtb_error("cannot create '%s': %s", path, strerror(errno));
+	close(fd);
+	*created = true;
+	return 0;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded but for RFC 3986's
+ * unreserved characters and '/' ('?', '#' and '%' cannot change the
+ * URI's meaning); an absolute path gets an empty authority ("file:///a"),
+ * so that "//x" is never read as a host.  NULL: out of memory. */
+static char *immutable_uri(const char *path)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int rc = vtb_strbuf_addstr(&sb, path[0] == '/' ? "file://" : "file:");
+
+	for (const unsigned char *p = (const unsigned char *)path; *p && !rc; p++) {
+		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || strchr("-._~/", *p);
+
+		rc = plain ? vtb_strbuf_add(&sb, (const char *)p, 1)
+			   : vtb_strbuf_addf(&sb, "%%%02X", *p);
+	}
+	if (!rc)
+		rc = vtb_strbuf_addstr(&sb, "?immutable=1");
+	if (rc) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+/*
+ * Reading a WAL database takes its -shm file, which SQLite cannot create
+ * on a read-only mount, or in a directory this user cannot write: the
+ * read-only open fails ("unable to open database file") though the file
+ * is there to read.  Nobody can change it there, so it is read as
+ * immutable (no locks, no -shm), provided nothing of it is beside it
+ * that an immutable read would ignore: a -wal with un-checkpointed
+ * changes (with a -shm beside it too, SQLite reads both, and the first
+ * open worked), or a rollback journal to play back.  0: st->db reopened
+ * so; -1 keeps the first open's error, or says why the file cannot be
+ * read here.
+ */
+static int reopen_immutable(struct vtb_store *st)
+{
+	static const struct {
+		const char *suffix, *what, *how;
+	} side[] = {
+		{ "-wal", "un-checkpointed changes", "read" },
+		{ "-journal", "an unfinished transaction", "roll back" },
+	};
+	char *real = NULL, *dir = NULL, *file = NULL, *uri = NULL;
+	const char *where;
+	struct statvfs vfs;
+	struct stat sb;
+	bool link;
+	int ret = -1;
+
+	/* SQLite's error (not ours: a foreign file, a newer schema) */
+	if (st->error_rc != SQLITE_CANTOPEN && st->error_rc != SQLITE_READONLY)
+		return -1;
+	real = realpath(st->path, NULL);
+	dir = vtb_strdup(real);
+	if (!dir)
+		goto out;
+	where = dirname(dir);
+	if (statvfs(where, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+		where = "on a read-only mount";
+	else if (access(where, W_OK) < 0)
+		where = "in a directory this user cannot write to";
+	else
+		goto out;
+	/* SQLite's -wal is beside the file the path resolves to */
+	link = lstat(st->path, &sb) == 0 && S_ISLNK(sb.st_mode);
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(side); i++) {
+		free(file);
+		file = vtb_asprintf("%s%s", link ? real : st->path, side[i].suffix);
+		if (!file) {
+			vtb_error("cannot open '%s': out of memory", st->path);
+			goto out;
+		}
+		if (stat(file, &sb) == 0 && sb.st_size > 0) {
+			vtb_error("'%s' has %s in '%s' %s, which SQLite cannot %s there: open it "
+				  "once where it can be written (that checkpoints it), or copy "
+				  "both files to a writable directory",
+				  st->path, side[i].what, file, where, side[i].how);
+			goto out;
+		}
+	}
+	uri = immutable_uri(st->path);
+	if (!uri) {
+		vtb_error("cannot open '%s': out of memory", st->path);
+		goto out;
+	}
+	sqlite3_close(st->db);
+	st->db = NULL;
+	if (store_connect(st, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) < 0)
+		goto out;
+	st->immutable = true;
+	ret = 0;
+out:
+	free(real);
+	free(dir);
+	free(file);
+	free(uri);
+	return ret;
+}
+
 static int store_open(const char *path, bool ro, struct vtb_store **out)
 {
 	struct vtb_store *st;
 	sqlite3_stmt *s = NULL;
-	bool fresh, row;
-	int ret = -1, flags;
+	bool fresh, row, created = false;
+	int ret = -1, flags, version;
 
 	*out = NULL;
 	st = calloc(1, sizeof(*st));
@@ -545,19 +828,19 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 		return vtb_error("out of memory");
 	}
 	st->ro = ro;
-	flags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-		SQLITE_OPEN_NOMUTEX;
-	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
-		if (!st->db)
-			vtb_error("cannot open '%s': out of memory", path);
-		else
-			vtb_error("cannot open '%s': %s", path, sqlite3_errmsg(st->db));
-		goto out;
+	flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (strcmp(path, ":memory:") && *path) {
+		if (path_check(path, !ro, &created) < 0)
+			goto out;
+		/* the file made above, not a link swapped in since */
+		if (created)
+			flags |= SQLITE_OPEN_NOFOLLOW;
 	}
-	sqlite3_extended_result_codes(st->db, 1);
-	/* Several vtbench processes may share a database (run + compare). */
-	sqlite3_busy_timeout(st->db, 10000);
-	if (check_identity(st, &fresh) < 0)
+	if ((store_connect(st, path, flags) < 0 || check_identity(st, &fresh, &version) < 0) &&
+	    (!ro || reopen_immutable(st) < 0 || check_identity(st, &fresh, &version) < 0))
+		goto out;
+	/* before anything else reads or writes a table */
+	if (!fresh && store_schema_check(st, "main", path, version) < 0)
 		goto out;
 	if (ro && fresh) {
 		vtb_error("'%s' is not a vtbench database (it is empty)", path);
@@ -672,10 +955,24 @@ struct ref_col {
 	bool notnull, number, json, pk;
 };
 
+/* An object of sqlite_master as the migrations make it: an index's SQL
+ * (NULL: SQLite's own for a UNIQUE), a table's columns. */
+struct ref_obj {
+	char *type, *name, *table, *sql;
+	char **cols;
+	size_t ncols;
+};
+
+struct ref_schema {
+	struct ref_obj *obj;
+	size_t n;
+};
+
 static struct {
 	pthread_once_t once;
-	struct ref_col *cols;
+	struct ref_col *cols; /* of the current schema */
 	size_t n;
+	struct ref_schema schema[VTB_STORE_SCHEMA + 1]; /* [v]: migrations 1..v */
 	bool failed;
 } ref = { .once = PTHREAD_ONCE_INIT };
 
@@ -690,6 +987,55 @@ static bool json_checked(const char *sql, const char *name)
 	return false;
 }
 
+/* sqlite_master of @db as it stands, into @rs. */
+static int ref_snapshot(sqlite3 *db, struct ref_schema *rs)
+{
+	sqlite3_stmt *o = NULL, *c = NULL;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM sqlite_master", -1, &o,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1)", -1, &c, NULL) !=
+		    SQLITE_OK)
+		goto out;
+	while (sqlite3_step(o) == SQLITE_ROW) {
+		struct ref_obj *g = realloc(rs->obj, (rs->n + 1) * sizeof(*g)), *r;
+
+		if (!g)
+			goto out;
+		rs->obj = g;
+		r = &g[rs->n++];
+		*r = (struct ref_obj){
+			.type = vtb_strdup((const char *)sqlite3_column_text(o, 0)),
+			.name = vtb_strdup((const char *)sqlite3_column_text(o, 1)),
+			.table = vtb_strdup((const char *)sqlite3_column_text(o, 2)),
+			.sql = vtb_strdup((const char *)sqlite3_column_text(o, 3)),
+		};
+		if (!r->type || !r->name || !r->table)
+			goto out;
+		if (strcmp(r->type, "table"))
+			continue;
+		sqlite3_reset(c);
+		if (sqlite3_bind_text(c, 1, r->name, -1, SQLITE_STATIC) != SQLITE_OK)
+			goto out;
+		while (sqlite3_step(c) == SQLITE_ROW) {
+			char **cols = realloc(r->cols, (r->ncols + 1) * sizeof(*cols));
+
+			if (!cols)
+				goto out;
+			r->cols = cols;
+			if (!(cols[r->ncols++] = vtb_strdup(
+				      (const char *)sqlite3_column_text(c, 0))))
+				goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(o);
+	sqlite3_finalize(c);
+	return ret;
+}
+
 static void ref_build(void)
 {
 	sqlite3 *db = NULL;
@@ -699,7 +1045,8 @@ static void ref_build(void)
 	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		goto out;
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(migrations); i++)
-		if (sqlite3_exec(db, migrations[i], NULL, NULL, NULL) != SQLITE_OK)
+		if (sqlite3_exec(db, migrations[i], NULL, NULL, NULL) != SQLITE_OK ||
+		    ref_snapshot(db, &ref.schema[i + 1]) < 0)
 			goto out;
 	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
 			       &t, NULL) != SQLITE_OK ||
@@ -847,4 +1194,217 @@ int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_chec
 		}
 	}
 	return 0;
+}
+
+/*
+ * The schema read back is the one vtbench writes.  A database at
+ * user_version v must hold exactly the objects migrations 1..v create:
+ * sqlite_master's (type, name, table), each index's SQL (an index the
+ * file redefines could hold expressions of its own), each table's column
+ * names, none of them generated (a generated column is SQL run on
+ * reading).  Anything else (a trigger, a view, a virtual table, a table,
+ * index or column of another name, one of ours turned into a view) makes
+ * it "not a vtbench database as written", an input error naming the
+ * object, before any query touches a table.  A table's CREATE text is not
+ * compared: a NOT NULL or CHECK dropped by hand is left to the row checks
+ * above (store_row_check), which name the row.
+ *
+ * SQLite's own objects: sqlite_autoindex_* belong to our UNIQUE
+ * constraints and are in the reference as they are.  sqlite_stat1 and
+ * sqlite_stat4 are accepted: ANALYZE or PRAGMA optimize, which anyone may
+ * run on their results file, writes them, and they hold planner hints,
+ * never SQL (at worst a slower plan).  sqlite_sequence is refused: only
+ * AUTOINCREMENT, which vtbench never declares, makes it.
+ */
+static bool stat_table(const char *type, const char *name, const char *table)
+{
+	return !strcmp(type, "table") && !strcmp(name, table) &&
+	       (!strcmp(name, "sqlite_stat1") || !strcmp(name, "sqlite_stat4"));
+}
+
+/* @type NULL: of any type */
+static const struct ref_obj *ref_obj_find(const struct ref_schema *rs, const char *type,
+					  const char *name)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if ((!type || !strcmp(rs->obj[i].type, type)) && !strcmp(rs->obj[i].name, name))
+			return &rs->obj[i];
+	return NULL;
+}
+
+/* "trigger 'evil' on table 'upload'", "view 'host'" (malloc'ed) */
+static char *obj_desc(const char *type, const char *name, const char *table)
+{
+	if (!strcmp(type, "index") || !strcmp(type, "trigger"))
+		return vtb_asprintf("%s '%s' on table '%s'", type, name, table);
+	return vtb_asprintf("%s '%s'", type, name);
+}
+
+/* The error about @path, with @what (malloc'ed, freed; NULL: out of memory). */
+static int not_ours(struct vtb_store *st, const char *path, char *what)
+{
+	st->bad_content = true;
+	if (!what)
+		return vtb_error("cannot check the schema of '%s': out of memory", path);
+	vtb_error("'%s' is not a vtbench database as written: %s", path, what);
+	free(what);
+	return -1;
+}
+
+static const char *text0(sqlite3_stmt *s, int i)
+{
+	const char *t = column_text(s, i);
+
+	return t ? t : "";
+}
+
+/* Both NULL (SQLite's own index), or the same text. */
+static bool same_sql(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* The columns of table @r->name in @schema (@c: pragma_table_xinfo). */
+static int table_check(struct vtb_store *st, sqlite3_stmt *c, const char *schema, const char *path,
+		       const char *sql, const struct ref_obj *r)
+{
+	bool *has = calloc(r->ncols + 1, sizeof(*has)), row;
+	int ret = -1;
+
+	if (!has)
+		return not_ours(st, path, NULL);
+	if (sql && !strncasecmp(sql, "CREATE VIRTUAL", 14)) {
+		not_ours(st, path, vtb_asprintf("table '%s' is a virtual table", r->name));
+		goto out;
+	}
+	sqlite3_reset(c);
+	if (bind_text(c, 1, r->name) != SQLITE_OK || bind_text(c, 2, schema) != SQLITE_OK) {
+		db_error(st, "read the schema");
+		goto out;
+	}
+	for (;;) {
+		const char *name;
+		size_t i;
+
+		if (step(st, c, "read the schema", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		name = text0(c, 0);
+		if (sqlite3_column_int(c, 1) != 0) {
+			not_ours(st, path,
+				 vtb_asprintf("generated column '%s' of table '%s' is not vtbench's",
+					      name, r->name));
+			goto out;
+		}
+		for (i = 0; i < r->ncols && strcmp(r->cols[i], name); i++)
+			;
+		if (i == r->ncols) {
+			not_ours(st, path,
+				 vtb_asprintf("column '%s' of table '%s' is not vtbench's", name,
+					      r->name));
+			goto out;
+		}
+		has[i] = true;
+	}
+	for (size_t i = 0; i < r->ncols; i++)
+		if (!has[i]) {
+			not_ours(st, path,
+				 vtb_asprintf("table '%s' lacks vtbench's column '%s'", r->name,
+					      r->cols[i]));
+			goto out;
+		}
+	ret = 0;
+out:
+	free(has);
+	return ret;
+}
+
+int store_schema_check(struct vtb_store *st, const char *schema, const char *path, int version)
+{
+	const struct ref_schema *rs;
+	sqlite3_stmt *o = NULL, *c = NULL;
+	char *sql = NULL;
+	bool *seen = NULL, row;
+	int ret = -1;
+
+	pthread_once(&ref.once, ref_build);
+	if (ref.failed || version < 0 || version > VTB_STORE_SCHEMA)
+		return vtb_error("cannot check the schema of '%s' (schema %d)", path, version);
+	rs = &ref.schema[version];
+	seen = calloc(rs->n + 1, sizeof(*seen));
+	sql = vtb_asprintf("SELECT type, name, tbl_name, sql FROM \"%s\".sqlite_master", schema);
+	if (!seen || !sql) {
+		not_ours(st, path, NULL);
+		goto out;
+	}
+	if (prepare(st, sql, &o) < 0 ||
+	    prepare(st, "SELECT name, hidden FROM pragma_table_xinfo(?1, ?2)", &c) < 0)
+		goto out;
+	for (;;) {
+		const char *type, *name, *table;
+		const struct ref_obj *r, *other;
+		char *d;
+
+		if (step(st, o, "read the schema", &row) < 0)
+			goto out;
+		if (!row)
+			break;
+		type = text0(o, 0);
+		name = text0(o, 1);
+		table = text0(o, 2);
+		if (stat_table(type, name, table))
+			continue;
+		r = ref_obj_find(rs, type, name);
+		if (!r) {
+			other = ref_obj_find(rs, NULL, name);
+			d = obj_desc(type, name, table);
+			not_ours(st, path,
+				 !d	 ? NULL
+				 : other ? vtb_asprintf(
+						   "%s is not vtbench's (vtbench's '%s' is a %s)",
+						   d, name, other->type)
+					 : vtb_asprintf("%s is not vtbench's", d));
+			free(d);
+			goto out;
+		}
+		seen[r - rs->obj] = true;
+		if (strcmp(table, r->table)) {
+			d = obj_desc(type, name, table);
+			not_ours(st, path,
+				 d ? vtb_asprintf("%s is not vtbench's (vtbench's is on table '%s')",
+						  d, r->table)
+				   : NULL);
+			free(d);
+			goto out;
+		}
+		if (!strcmp(type, "index") && !same_sql(column_text(o, 3), r->sql)) {
+			d = obj_desc(type, name, table);
+			not_ours(st, path,
+				 d ? vtb_asprintf("%s is not vtbench's (it is defined otherwise)",
+						  d)
+				   : NULL);
+			free(d);
+			goto out;
+		}
+		if (!strcmp(type, "table") &&
+		    table_check(st, c, schema, path, column_text(o, 3), r) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		if (!seen[i]) {
+			const struct ref_obj *r = &rs->obj[i];
+			char *d = obj_desc(r->type, r->name, r->table);
+
+			not_ours(st, path, d ? vtb_asprintf("vtbench's %s is missing", d) : NULL);
+			free(d);
+			goto out;
+		}
+	ret = 0;
+out:
+	sqlite3_finalize(o);
+	sqlite3_finalize(c);
+	free(sql);
+	free(seen);
+	return ret;
 }

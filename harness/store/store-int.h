@@ -23,7 +23,9 @@ struct vtb_store {
 	sqlite3 *db;
 	char *path;
 	bool ro;
+	bool immutable;	  /* read without locks: a WAL database on a read-only mount */
 	bool bad_content; /* the last error was the database's content */
+	int error_rc;	  /* SQLite's primary code of the last error from SQLite */
 };
 
 static inline int db_error(struct vtb_store *st, const char *what)
@@ -32,6 +34,7 @@ static inline int db_error(struct vtb_store *st, const char *what)
 
 	/* a damaged or crafted file is input, not infrastructure */
 	st->bad_content = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+	st->error_rc = rc;
 	return vtb_error("cannot %s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
@@ -129,6 +132,14 @@ void store_row_check_release(struct row_check *rc);
 /* 0, or -1 with vtb_error() and bad_content set when the row breaks the
  * schema. */
 int store_row_check(struct vtb_store *st, sqlite3_stmt *s, const struct row_check *rc);
+
+/*
+ * Is the schema of @schema ("main", or an attached database) exactly the
+ * one migrations 1..@version create (schema.c explains what is compared)?
+ * 0, or -1 with vtb_error() naming @path and the object, and bad_content
+ * set.
+ */
+int store_schema_check(struct vtb_store *st, const char *schema, const char *path, int version);
 
 /* Queries (read.c), see there. */
 int store_query_each(struct vtb_store *st, const char *sql, int64_t id, const char *what,

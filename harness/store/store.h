@@ -22,13 +22,21 @@ struct vtb_store;
 
 /* Opens or creates @path and migrates it to VTB_STORE_SCHEMA; refuses a
  * newer schema ("'F' was written by a newer vtbench (schema N, this one
- * knows M)") and a non-empty SQLite file that is not a vtbench database
- * ("'F' is not a vtbench database"), before writing anything to it. */
+ * knows M)"), a non-empty SQLite file that is not a vtbench database
+ * ("'F' is not a vtbench database"), one whose schema holds an object
+ * vtbench's does not ("'F' is not a vtbench database as written: trigger
+ * 'T' on table 'upload' is not vtbench's"), and a path that is not a
+ * regular file ("'F' is a FIFO, not a database file"), before writing
+ * anything to it.  A new database is created as a regular file, never
+ * through a symbolic link.  Every connection reads its file as untrusted:
+ * no trigger fires, no view runs (schema.c). */
 int vtb_store_open(const char *path, struct vtb_store **out);
-/* Opens for reading (read-only commands).  Refuses a newer schema and a
- * database that is not a vtbench one.  An older schema is copied into
- * memory and the copy migrated (the queries need the current schema; the
- * file is never written). */
+/* Opens for reading (read-only commands), with the same refusals.  An
+ * older schema is copied into memory and the copy migrated (the queries
+ * need the current schema; the file is never written).  A WAL database
+ * on a read-only mount (or in a directory this user cannot write) is
+ * read as immutable, unless changes wait in its -wal ("'F' has
+ * un-checkpointed changes in 'F-wal' on a read-only mount, ..."). */
 int vtb_store_open_ro(const char *path, struct vtb_store **out);
 /* Accepts NULL. */
 void vtb_store_close(struct vtb_store *st);
