@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../../reports/recommend.h"
 #include "../../reports/report.h"
 #include "../../common/vtbutil.h"
 
@@ -687,6 +688,40 @@ Test(report, a_unit_of_50_mb_does_not_blow_up_the_report, .timeout = 120)
 	}
 	json_decref(unit);
 	json_decref(d);
+}
+
+/* recommend's race round by round: a column per round that has a value,
+ * whatever count of rounds the database claims (1e18 wrote a blank per
+ * round; none converted a NaN to a size). */
+Test(report_recommend, the_rounds_shown_are_the_rounds_with_values, .timeout = 20)
+{
+	const json_t *claims[] = { json_real(1e18), json_null(), json_real(-3), json_integer(2) };
+
+	cap_memory();
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(claims); k++) {
+		json_t *d = json_pack("{s:s, s:{s:s, s:o, s:i, s:i}, s:{s:s, s:s}, s:[{s:s, s:s}],"
+				      " s:[{s:s, s:s, s:[[i, i, i]], s:i}]}",
+				      "schema", VTB_RECOMMEND_DOC_SCHEMA, "race", "stop", "rounds",
+				      "rounds", json_deep_copy(claims[k]), "boots", 3, "candidates",
+				      1, "campaign", "uuid", "u", "status", "done", "objective",
+				      "cell", "spin", "metric", "seconds", "candidates", "label",
+				      "vm a", "status", "winner", "values", 11, 12, 13,
+				      "eliminated_round", 0);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		cr_assert_not_null(d);
+		cr_assert_eq(vtb_recommend_text(d, f), 0, "%s", vtb_errmsg());
+		cr_assert_eq(fclose(f), 0);
+		cr_assert_lt(len, 4096u, "rounds %zu: %zu bytes", k, len);
+		assert_has(buf, k == 3 ? "\n  c1 11 12  vm a (winner)\n"
+				       : "\n  c1 11 12 13  vm a (winner)\n");
+		free(buf);
+		json_decref(d);
+	}
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(claims); k++)
+		json_decref((json_t *)claims[k]);
 }
 
 Test(report_text, a_document_without_rows_says_so)
