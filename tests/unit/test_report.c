@@ -550,7 +550,7 @@ static bool has_head(const char *s, int x)
  * every line keeps the promise of report.h and every compared
  * configuration still gets its column.  The old layout wrapped a width
  * below zero from 50 columns down and never ended. */
-Test(report_text, every_width_ends_and_every_line_fits, .timeout = 120)
+Test(report_text, every_width_ends_and_every_line_fits, .timeout = 30)
 {
 	json_t *doc[2] = { load_with_series(), load_long() };
 	static const size_t wide[] = { 200, 400, 4000 };
@@ -578,7 +578,7 @@ Test(report_text, every_width_ends_and_every_line_fits, .timeout = 120)
 /* At 40 columns a table of the fixture is still a table: the baseline's
  * column alone first, then each compared configuration's, the metric
  * name cut with '~' only when it does not fit beside them. */
-Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut, .timeout = 60)
+Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut, .timeout = 20)
 {
 	json_t *d = load("own");
 	struct vtb_report_opts o = { .columns = 40 };
@@ -602,7 +602,7 @@ Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut, .ti
  * intervals of -1.2345e308, noisy, confirmed): at the narrowest width a
  * table of one column is exactly VTB_REPORT_TABLE_COLUMNS wide, the
  * bound text.c's constants promise. */
-Test(report_text, the_widest_figures_make_the_widest_table, .timeout = 60)
+Test(report_text, the_widest_figures_make_the_widest_table, .timeout = 20)
 {
 	json_t *d = load_long(), *r;
 	struct vtb_report_opts o = { .columns = 1 };
@@ -638,7 +638,7 @@ Test(report_text, the_widest_figures_make_the_widest_table, .timeout = 60)
 /* A guest's unit of 100 characters and a label of 600 are cut where they
  * are shown (64 and 512 columns, ending in '~'), in text and Markdown;
  * CSV keeps them whole. */
-Test(report, long_fields_are_cut_where_shown_and_whole_in_csv, .timeout = 60)
+Test(report, long_fields_are_cut_where_shown_and_whole_in_csv, .timeout = 20)
 {
 	json_t *d = load_long();
 	/* Markdown escapes the '~' */
@@ -672,7 +672,7 @@ Test(report, long_fields_are_cut_where_shown_and_whole_in_csv, .timeout = 60)
 /* One unit of 50 MB in every row: the report stays the size of the
  * document without it (the old layout padded every line of a table to
  * the widest unit, 50 MB a line). */
-Test(report, a_unit_of_50_mb_does_not_blow_up_the_report, .timeout = 120)
+Test(report, a_unit_of_50_mb_does_not_blow_up_the_report, .timeout = 60)
 {
 	json_t *d = load("own"), *unit = jrep('u', 50u << 20), *r;
 	const char *const fmts[] = { "text", "md" };
