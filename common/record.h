@@ -61,6 +61,9 @@
 #define VTB_REC_MAX_JSON (1024 * 1024) /* bytes of <json> in one line */
 #define VTB_REC_CHUNK (256 * 1024)     /* payload bytes per chunk record */
 #define VTB_REC_MAX_NONCE 64
+/* bytes of a sample's or a histogram's unit: the harness refuses a longer
+ * one (the workloads' are at most 5: "count", "MB/s") */
+#define VTB_REC_UNIT_MAX 64
 
 struct vtb_rec {
 	int fd;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,27 +119,85 @@ const char *rep_fmt(struct ctx *c, const char *f, ...)
  * is ASCII but for valid UTF-8 of the document). */
 size_t rep_width(const char *s)
 {
+	return rep_width_n(s, strlen(s));
+}
+
+size_t rep_width_n(const char *s, size_t n)
+{
 	size_t w = 0;
 
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
 	return w;
+}
+
+/* Bytes of the first @w code points of @s (of @n bytes). */
+size_t rep_bytes_of(const char *s, size_t n, size_t w)
+{
+	size_t i = 0;
+
+	for (size_t col = 0; i < n && col < w; col++) {
+		i++;
+		while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+	}
+	return i;
 }
 
 /* @s cut to @w columns, its end marked with '~' when cut. */
 const char *rep_cut(struct ctx *c, const char *s, size_t w)
 {
-	size_t n = 0, col = 0;
-
-	if (rep_width(s) <= w || !w)
+	if (!w || rep_width(s) <= w)
 		return s;
-	while (s[n] && col < w - 1) {
-		n++;
-		while (((unsigned char)s[n] & 0xc0) == 0x80)
-			n++;
-		col++;
+	return rep_fmt(c, "%.*s~", (int)rep_bytes_of(s, strlen(s), w - 1), s);
+}
+
+/*
+ * @s escaped, cut to @max columns (with '~'), then in Markdown its
+ * punctuation escaped: the cut counts what a reader sees, and never
+ * parts a backslash from what it escapes.  Only a head of @s is read: a
+ * character takes at most 4 bytes and escapes to at least one column, so
+ * 4 * max + 8 bytes hold more than @max whole characters when @s is
+ * longer, and a character split at the end of the head lies beyond the
+ * cut.
+ */
+const char *rep_show(struct ctx *c, const char *s, size_t max)
+{
+	struct vtb_strbuf t = VTB_STRBUF_INIT, sb = VTB_STRBUF_INIT;
+	size_t head = max < (SIZE_MAX - 9) / 4 ? 4 * max + 8 : SIZE_MAX - 1, n;
+	char *part = NULL;
+	bool cut;
+	char *r;
+
+	if (!s)
+		return "";
+	if (strnlen(s, head + 1) > head) {
+		part = strndup(s, head);
+		if (!part) {
+			c->oom = true;
+			return "";
+		}
+		s = part;
 	}
-	return rep_fmt(c, "%.*s~", (int)n, s);
+	if (vtb_term_escape(&t, s) || vtb_strbuf_add(&t, "", 0)) {
+		c->oom = true;
+		r = NULL;
+		goto out;
+	}
+	cut = max && rep_width_n(t.buf, t.len) > max;
+	n = cut ? rep_bytes_of(t.buf, t.len, max - 1) : t.len;
+	if (put_md(&sb, c->mode, t.buf, n) || (cut && put_md(&sb, c->mode, "~", 1)) ||
+	    vtb_strbuf_add(&sb, "", 0)) {
+		c->oom = true;
+		r = NULL;
+		goto out;
+	}
+	r = keep(c, vtb_strbuf_detach(&sb));
+out:
+	free(part);
+	vtb_strbuf_release(&t);
+	vtb_strbuf_release(&sb);
+	return r ? r : "";
 }
 
 /* ---- reading the document ---------------------------------------------- */

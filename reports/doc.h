@@ -73,6 +73,21 @@ struct ctx {
 	bool oom;
 };
 
+/*
+ * What text and Markdown show of a string of the document at most, in
+ * columns of its escaped text (rep_show()): a field is as long as its
+ * source let it be (a database edited by hand, a guest's message of
+ * 16 KiB), and one long field must not widen every line of a table or
+ * the report.  Cut fields end in '~'; JSON and CSV keep them whole.
+ *   REP_NAME_MAX  names and short facts: metric, cell, workload, unit,
+ *                 kind, host name (HOST_NAME_MAX is 64), kernel release
+ *                 (utsname's field is 65 bytes with its NUL), CPU model
+ *                 (CPUID's brand string is 48), versions, domain levels
+ *   REP_TEXT_MAX  labels, paths, reasons, notes, advice: sentences, folded
+ */
+#define REP_NAME_MAX 64
+#define REP_TEXT_MAX 512
+
 /* The verdicts of the document, in the order the summary counts them
  * (7 of them). */
 extern const char *const rep_verdicts[7];
@@ -89,9 +104,18 @@ void rep_pool_reset(struct ctx *c);
 const char *rep_esc(struct ctx *c, const char *s);
 /* printf into a string owned by the context */
 const char *rep_fmt(struct ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* @s escaped for the context's format (text or Markdown) and cut to @max
+ * columns of its escaped text, its end marked with '~' when cut; "" for
+ * NULL.  Reads at most 4 * @max + 8 bytes of @s (a character takes at
+ * most 4 bytes and escapes to at least one column). */
+const char *rep_show(struct ctx *c, const char *s, size_t max);
 /* Columns a string takes on a terminal: one per code point. */
 size_t rep_width(const char *s);
-/* @s cut to @w columns, its end marked with '~' when cut. */
+/* The same for the first @n bytes of @s. */
+size_t rep_width_n(const char *s, size_t n);
+/* Bytes of @s that make its first @w columns (whole code points). */
+size_t rep_bytes_of(const char *s, size_t n, size_t w);
+/* @s cut to @w columns, its end marked with '~' when cut (@w 0: whole). */
 const char *rep_cut(struct ctx *c, const char *s, size_t w);
 const char *rep_jstr(const json_t *o, const char *k);
 /* a number member, NAN when absent or null */

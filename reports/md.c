@@ -23,8 +23,9 @@ static void md_table(struct ctx *c, const struct rgroup *g)
 	for (m = 0; m < g->nm; m++) {
 		const struct rrow *b = g->mrow[m];
 
-		fprintf(c->f, "| %s | %s | %s<br>%s, %s |", rep_metric_s(c, b), rep_esc(c, b->unit),
-			rep_num(c, b->base.mean), rep_n_s(c, b->base.n), rep_cov_s(c, b->base.cov));
+		fprintf(c->f, "| %s | %s | %s<br>%s, %s |", rep_metric_s(c, b),
+			rep_show(c, b->unit, REP_NAME_MAX), rep_num(c, b->base.mean),
+			rep_n_s(c, b->base.n), rep_cov_s(c, b->base.cov));
 		for (x = 0; x < g->nx; x++) {
 			const struct rrow *r = g->cells[m * g->nx + x];
 

@@ -10,6 +10,16 @@
 
 #include "doc.h"
 
+/*
+ * Figures have a bounded width, whatever the document holds (a table's
+ * column is as wide as its widest figure, text.c): a mean at most 11
+ * columns ("-1.235e+308"), a change 11 ("+1.23e+308%"), n 12
+ * ("n=-1.23e+308"), a CoV 15 ("cov -1.23e+308%").
+ */
+
+/* Lists of the evidence (claims, levels, guest kernels) show this many. */
+#define MAX_LISTED 8
+
 /* A mean, a median: 4 significant digits, whole numbers from 1000 on. */
 const char *rep_num(struct ctx *c, double v)
 {
@@ -33,12 +43,18 @@ const char *rep_pctv(struct ctx *c, double v)
 
 const char *rep_cov_s(struct ctx *c, double cov)
 {
-	return isnan(cov) ? "cov -" : rep_fmt(c, "cov %.1f%%", cov * 100);
+	if (isnan(cov))
+		return "cov -";
+	if (fabs(cov * 100) >= 1e6)
+		return rep_fmt(c, "cov %.3g%%", cov * 100);
+	return rep_fmt(c, "cov %.1f%%", cov * 100);
 }
 
 const char *rep_n_s(struct ctx *c, double n)
 {
-	return isnan(n) ? "n=-" : rep_fmt(c, "n=%.0f", n);
+	if (isnan(n))
+		return "n=-";
+	return rep_fmt(c, fabs(n) >= 1e6 ? "n=%.3g" : "n=%.0f", n);
 }
 
 const char *rep_ci_s(struct ctx *c, const struct rrow *r)
@@ -50,10 +66,11 @@ const char *rep_ci_s(struct ctx *c, const struct rrow *r)
 
 const char *rep_metric_s(struct ctx *c, const struct rrow *r)
 {
+	const char *m = rep_show(c, r->metric, REP_NAME_MAX);
+
 	if (!r->better)
-		return rep_esc(c, r->metric);
-	return rep_fmt(c, "%s %s", rep_esc(c, r->metric),
-		       !strcmp(r->better, "higher") ? "(+)" : "(-)");
+		return m;
+	return rep_fmt(c, "%s %s", m, !strcmp(r->better, "higher") ? "(+)" : "(-)");
 }
 
 static bool has_tcg(const json_t *camp)
@@ -64,29 +81,43 @@ static bool has_tcg(const json_t *camp)
 }
 
 /*
- * Text: @s folded at blanks into lines of at most c->cols (a word
- * longer than that gets a line of its own), the first line after @first,
- * the others indented as far.  Markdown: one line, the reader folds.
+ * Text: @s folded at blanks into lines of at most c->cols, the first line
+ * after @first, the others indented as far (not at all when @first is
+ * wider than half a line); a word longer than a line is cut where the
+ * line ends and goes on on the next (fold -s does the same), so every
+ * line fits.  Markdown: one line, the reader folds.
  */
 void rep_put_folded(struct ctx *c, const char *first, const char *s)
 {
-	size_t ind = rep_width(first), col = ind;
+	size_t cols = c->cols ? c->cols : 1, ind = rep_width(first), col = ind;
 
 	fputs(first, c->f);
 	if (c->mode == M_MD) {
 		fprintf(c->f, "%s\n", s);
 		return;
 	}
+	if (ind > cols / 2)
+		ind = 0;
 	while (*s) {
-		size_t n = strcspn(s, " "), w;
+		size_t n = strcspn(s, " "), w = rep_width_n(s, n);
 
-		w = rep_width(rep_fmt(c, "%.*s", (int)n, s));
-		if (col > ind && col + 1 + w > c->cols) {
+		if (col > ind && col + 1 + w > cols) {
 			fprintf(c->f, "\n%*s", (int)ind, "");
 			col = ind;
 		} else if (col > ind) {
 			fputc(' ', c->f);
 			col++;
+		}
+		/* here col < cols (ind is; a word after another fits), so
+		 * each pass writes a part of the word */
+		while (col + w > cols) {
+			size_t k = rep_bytes_of(s, n, cols - col);
+
+			fprintf(c->f, "%.*s\n%*s", (int)k, s, (int)ind, "");
+			s += k;
+			n -= k;
+			w = rep_width_n(s, n);
+			col = ind;
 		}
 		fprintf(c->f, "%.*s", (int)n, s);
 		col += w;
@@ -105,11 +136,18 @@ static void put_kv(struct ctx *c, const char *k, const char *v)
 		rep_put_folded(c, rep_fmt(c, "%-12s ", k), v);
 }
 
-static const char *str_or(struct ctx *c, const json_t *o, const char *k)
+/* A string member shown (cut to @max columns), "?" when absent. */
+static const char *str_max(struct ctx *c, const json_t *o, const char *k, size_t max)
 {
 	const char *s = rep_jstr(o, k);
 
-	return s ? rep_esc(c, s) : "?";
+	return s ? rep_show(c, s, max) : "?";
+}
+
+/* A name or short fact (a host name, a version). */
+static const char *str_or(struct ctx *c, const json_t *o, const char *k)
+{
+	return str_max(c, o, k, REP_NAME_MAX);
 }
 
 /* Did campaign @camp have VM configurations?  (A campaign of baselines
@@ -134,7 +172,7 @@ static void put_campaign(struct ctx *c, const char *title, const json_t *camp)
 
 	put_kv(c, title,
 	       rep_fmt(c, "%s (matrix %s, vtbench %s)", str_or(c, camp, "uuid"),
-		       str_or(c, camp, "matrix_path"), str_or(c, camp, "version")));
+		       str_max(c, camp, "matrix_path", REP_TEXT_MAX), str_or(c, camp, "version")));
 	put_kv(c, "host",
 	       rep_fmt(c, "%s, cpu %s, kernel %s", str_or(c, camp, "host"), str_or(c, camp, "cpu"),
 		       str_or(c, camp, "kernel")));
@@ -142,8 +180,15 @@ static void put_campaign(struct ctx *c, const char *title, const json_t *camp)
 		return;
 	json_array_foreach(gk, i, k)
 	{
+		if (i == MAX_LISTED) {
+			c->oom |= vtb_strbuf_addf(&sb, ", ... (%zu in all)", json_array_size(gk)) <
+				  0;
+			break;
+		}
 		if ((i && vtb_strbuf_addstr(&sb, ", ")) ||
-		    rep_esc_add(&sb, c->mode, json_string_value(k) ? json_string_value(k) : "?"))
+		    vtb_strbuf_addstr(&sb, json_string_value(k)
+						   ? rep_show(c, json_string_value(k), REP_NAME_MAX)
+						   : "?"))
 			c->oom = true;
 	}
 	put_kv(c, "accelerator",
@@ -171,7 +216,7 @@ void rep_put_header(struct ctx *c)
 		put_campaign(c, "against", c->against);
 	put_kv(c, "options",
 	       rep_fmt(c, "baseline %s%s%s, fail on %s", str_or(c, c->opts, "baseline"),
-		       axis ? ", axis " : "", axis ? rep_esc(c, axis) : "",
+		       axis ? ", axis " : "", axis ? rep_show(c, axis, REP_NAME_MAX) : "",
 		       str_or(c, c->opts, "fail_on")));
 	put_kv(c, "statistics",
 	       rep_fmt(c,
@@ -212,10 +257,11 @@ const char *rep_title(struct ctx *c)
 		return rep_fmt(c, "campaign %s vs campaign %s (--against, matched by cell key)",
 			       str_or(c, c->camp, "uuid"), str_or(c, c->against, "uuid"));
 	if (axis)
-		return rep_fmt(c, "along %s (every other parameter fixed)", rep_esc(c, axis));
+		return rep_fmt(c, "along %s (every other parameter fixed)",
+			       rep_show(c, axis, REP_NAME_MAX));
 	if (!base || !strcmp(base, "own"))
 		return "guest vs host (each VM configuration against its bare-metal baseline)";
-	return rep_fmt(c, "against baseline %s", rep_esc(c, base));
+	return rep_fmt(c, "against baseline %s", rep_show(c, base, REP_NAME_MAX));
 }
 
 const char *rep_legend(struct ctx *c)
@@ -245,22 +291,24 @@ void rep_put_configs(struct ctx *c)
 		const char *camp = "";
 
 		if (two && g->campaign)
-			camp = rep_fmt(c, "%.8s%s", rep_esc(c, g->campaign),
+			camp = rep_fmt(c, "%.8s%s", rep_show(c, g->campaign, REP_NAME_MAX),
 				       rep_jstr(c->against, "uuid") &&
 						       !strcmp(rep_jstr(c->against, "uuid"),
 							       g->campaign)
 					       ? ", against"
 					       : "");
 		if (c->mode == M_MD)
-			fprintf(c->f, "| %s | %s | %s | %s |%s\n", g->name, rep_esc(c, g->label),
-				g->kind ? rep_esc(c, g->kind) : "-",
-				g->cpus ? rep_esc(c, g->cpus) : "-",
+			fprintf(c->f, "| %s | %s | %s | %s |%s\n", g->name,
+				rep_show(c, g->label, REP_TEXT_MAX),
+				g->kind ? rep_show(c, g->kind, REP_NAME_MAX) : "-",
+				g->cpus ? rep_show(c, g->cpus, REP_NAME_MAX) : "-",
 				two ? rep_fmt(c, " %s |", camp) : "");
 		else
 			rep_put_folded(c, rep_fmt(c, "  %-4s = ", g->name),
-				       rep_fmt(c, "%s (%s, pCPUs %s%s%s)", rep_esc(c, g->label),
-					       g->kind ? rep_esc(c, g->kind) : "?",
-					       g->cpus ? rep_esc(c, g->cpus) : "?",
+				       rep_fmt(c, "%s (%s, pCPUs %s%s%s)",
+					       rep_show(c, g->label, REP_TEXT_MAX),
+					       g->kind ? rep_show(c, g->kind, REP_NAME_MAX) : "?",
+					       g->cpus ? rep_show(c, g->cpus, REP_NAME_MAX) : "?",
 					       two ? ", campaign " : "", camp));
 	}
 }
@@ -268,9 +316,10 @@ void rep_put_configs(struct ctx *c)
 const char *rep_group_title(struct ctx *c, const struct rgroup *g)
 {
 	if (!strcmp(g->cell, g->workload))
-		return rep_fmt(c, "%s, baseline %s", rep_esc(c, g->cell), g->base->name);
-	return rep_fmt(c, "%s (%s), baseline %s", rep_esc(c, g->cell), rep_esc(c, g->workload),
-		       g->base->name);
+		return rep_fmt(c, "%s, baseline %s", rep_show(c, g->cell, REP_NAME_MAX),
+			       g->base->name);
+	return rep_fmt(c, "%s (%s), baseline %s", rep_show(c, g->cell, REP_NAME_MAX),
+		       rep_show(c, g->workload, REP_NAME_MAX), g->base->name);
 }
 
 /* The guest evidence: the lines of today's compare, kept word for word. */
@@ -300,12 +349,14 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 		if (!strcmp(c->cfgs[k].key, key) && c->cfgs[k].campaign &&
 		    !strcmp(c->cfgs[k].campaign, camp))
 			i = k;
-	if (c->mode == M_MD)
+	if (c->mode == M_MD) {
 		fprintf(c->f, "\n### %s%s%s\n\n", i < c->ncfg ? c->cfgs[i].name : "",
-			i < c->ncfg ? " = " : "", rep_esc(c, label ? label : "?"));
-	else
-		fprintf(c->f, "\n%s%s%s\n", i < c->ncfg ? c->cfgs[i].name : "",
-			i < c->ncfg ? " = " : "", rep_esc(c, label ? label : "?"));
+			i < c->ncfg ? " = " : "", rep_show(c, label ? label : "?", REP_TEXT_MAX));
+	} else {
+		fputc('\n', c->f);
+		rep_put_folded(c, i < c->ncfg ? rep_fmt(c, "%s = ", c->cfgs[i].name) : "",
+			       rep_show(c, label ? label : "?", REP_TEXT_MAX));
+	}
 	if (json_is_object(told))
 		put_ev(c, "told",
 		       rep_fmt(c,
@@ -317,7 +368,7 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 		put_ev(c, "told", "(no plan stored)");
 	json_array_foreach(claims, i, o)
 	{
-		if (i == 8) {
+		if (i == MAX_LISTED) {
 			err |= vtb_strbuf_addf(&sb, " ... (%zu in all)", json_array_size(claims)) <
 			       0;
 			break;
@@ -331,14 +382,19 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 	{
 		const char *lv = rep_jstr(o, "levels");
 
+		if (i == MAX_LISTED) {
+			err |= vtb_strbuf_addf(&sb, "; ... (%zu in all)", json_array_size(levels)) <
+			       0;
+			break;
+		}
 		err |= vtb_strbuf_addf(&sb, "%slevels %s (%.0f of %.0f boots)", i ? "; " : "",
-				       lv && lv[0] ? rep_esc(c, lv) : "none", rep_jnumv(o, "boots"),
-				       boots) < 0;
+				       lv && lv[0] ? rep_show(c, lv, REP_NAME_MAX) : "none",
+				       rep_jnumv(o, "boots"), boots) < 0;
 	}
 	if (!json_array_size(levels))
 		err |= vtb_strbuf_addstr(&sb, "no sched-domain view recorded") < 0;
 	if ((kernel = rep_jstr(e, "guest_kernel")))
-		err |= vtb_strbuf_addf(&sb, ", kernel %s", rep_esc(c, kernel)) < 0;
+		err |= vtb_strbuf_addf(&sb, ", kernel %s", rep_show(c, kernel, REP_NAME_MAX)) < 0;
 	put_ev(c, "guest", vtb_strbuf_str(&sb));
 	vtb_strbuf_release(&sb);
 	diff = rep_jstr(e, "first_diff");
@@ -346,7 +402,8 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 	       rep_fmt(c,
 		       "%.0f of %.0f boots as planned, %.0f unexpected-topology, %.0f unchecked%s%s",
 		       rep_jnumv(e, "matched"), boots, rep_jnumv(e, "unexpected"),
-		       rep_jnumv(e, "unchecked"), diff ? ": " : "", diff ? rep_esc(c, diff) : ""));
+		       rep_jnumv(e, "unchecked"), diff ? ": " : "",
+		       diff ? rep_show(c, diff, REP_TEXT_MAX) : ""));
 	if (isnan(off)) {
 		put_ev(c, "ran", "no host-side placement samples");
 	} else {
@@ -369,7 +426,7 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 	}
 	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
 	json_array_foreach(json_object_get(e, "notes"), i, o) if (json_is_string(o))
-		put_ev(c, "note", rep_esc(c, json_string_value(o)));
+		put_ev(c, "note", rep_show(c, json_string_value(o), REP_TEXT_MAX));
 	if (err)
 		c->oom = true;
 }
@@ -410,7 +467,7 @@ static const char *undecided_why(struct ctx *c, const struct rrow *r)
 	double t = rep_jnumv(c->opts, "threshold_pct");
 
 	if (!strcmp(r->verdict, "missing") || !strcmp(r->verdict, "error"))
-		return r->reason ? rep_esc(c, r->reason) : "?";
+		return r->reason ? rep_show(c, r->reason, REP_TEXT_MAX) : "?";
 	if (!strcmp(r->verdict, "few"))
 		return rep_fmt(c, "%.0f boot%s against %.0f: the t test needs at least 2 a side",
 			       r->x.n, r->x.n == 1 ? "" : "s", r->base.n);
@@ -475,9 +532,11 @@ void rep_put_undecided(struct ctx *c)
 				c->mode == M_MD ? "\nRows not decided, and why:\n"
 						: "\nrows not decided, and why:");
 		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
-			       rep_fmt(c, "%s %s%s, %s: %s: %s", rep_esc(c, r->cell),
-				       rep_esc(c, r->metric),
-				       r->unit[0] ? rep_fmt(c, " (%s)", rep_esc(c, r->unit)) : "",
+			       rep_fmt(c, "%s %s%s, %s: %s: %s", rep_show(c, r->cell, REP_NAME_MAX),
+				       rep_show(c, r->metric, REP_NAME_MAX),
+				       r->unit[0] ? rep_fmt(c, " (%s)",
+							    rep_show(c, r->unit, REP_NAME_MAX))
+						  : "",
 				       row_who(c, r), r->verdict, undecided_why(c, r)));
 		rep_pool_reset(c);
 	}
@@ -553,17 +612,20 @@ static void put_boots_of(struct ctx *c, const char *title, const json_t *camp)
 		}
 		if (cell)
 			what = rep_fmt(c, "%s %s: %s in %.0f boot%s (rep%s %s)",
-				       g ? g->name : rep_esc(c, rep_jstr(o, "label")),
-				       rep_esc(c, cell), rep_esc(c, status), n, n == 1 ? "" : "s",
+				       g ? g->name
+					 : rep_show(c, rep_jstr(o, "label"), REP_TEXT_MAX),
+				       rep_show(c, cell, REP_NAME_MAX),
+				       rep_show(c, status, REP_NAME_MAX), n, n == 1 ? "" : "s",
 				       n == 1 ? "" : "s", reps_s(c, json_object_get(o, "reps")));
 		else
 			what = rep_fmt(c, "%s: %.0f boot%s %s (rep%s %s)",
-				       g ? g->name : rep_esc(c, rep_jstr(o, "label")), n,
-				       n == 1 ? "" : "s", rep_esc(c, status), n == 1 ? "" : "s",
-				       reps_s(c, json_object_get(o, "reps")));
+				       g ? g->name
+					 : rep_show(c, rep_jstr(o, "label"), REP_TEXT_MAX),
+				       n, n == 1 ? "" : "s", rep_show(c, status, REP_NAME_MAX),
+				       n == 1 ? "" : "s", reps_s(c, json_object_get(o, "reps")));
 		put_kv(c, i ? "" : "failures",
 		       rep_fmt(c, "%s%s%s", what, reason ? ": " : "",
-			       reason ? rep_esc(c, reason) : ""));
+			       reason ? rep_show(c, reason, REP_TEXT_MAX) : ""));
 	}
 }
 
@@ -584,9 +646,11 @@ void rep_put_advice(struct ctx *c)
 	if (c->nrows)
 		return;
 	if (c->mode == M_MD)
-		fprintf(c->f, "\n**Nothing to compare.** %s\n", a ? rep_esc(c, a) : "");
+		fprintf(c->f, "\n**Nothing to compare.** %s\n",
+			a ? rep_show(c, a, REP_TEXT_MAX) : "");
 	else
-		rep_put_folded(c, "nothing to compare: ", a ? rep_esc(c, a) : "no rows");
+		rep_put_folded(c, "nothing to compare: ",
+			       a ? rep_show(c, a, REP_TEXT_MAX) : "no rows");
 }
 
 /* A row's value in the unit of its metric line (the line's first row's):

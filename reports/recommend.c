@@ -50,13 +50,13 @@ static void pct(FILE *f, double v)
 		fprintf(f, "%+.1f%%", fabs(v) < 1e9 ? v : copysign(1e9, v));
 }
 
-/* a share of 1 as "12.3%" */
+/* a share of 1 as "12.3%" (a figure of bounded width, as pct's) */
 static void share(FILE *f, double v)
 {
 	if (!isfinite(v))
 		fputs("-", f);
 	else
-		fprintf(f, "%.1f%%", v * 100);
+		fprintf(f, "%.1f%%", fabs(v) < 1e7 ? v * 100 : copysign(1e9, v));
 }
 
 /* "+12.3% [+8.0%, +16.9%]" */
@@ -214,11 +214,26 @@ static void put_elims(FILE *f, const json_t *doc)
 	}
 }
 
-/* Each candidate's first objective metric, round by round */
+/*
+ * Each candidate's first objective metric, round by round: a column per
+ * round that has a value.  The race's count of rounds comes from a
+ * database (anyone's file): a count beyond the values, or none, must not
+ * write a blank per round it claims (1e18 of them) nor convert a NaN.
+ */
 static void put_rounds(FILE *f, const json_t *doc)
 {
 	const json_t *c, *om = json_array_get(json_object_get(doc, "objective"), 0);
-	size_t i, r, rounds = (size_t)jnum(json_object_get(doc, "race"), "rounds");
+	double claimed = jnum(json_object_get(doc, "race"), "rounds");
+	size_t i, r, rounds = 0;
+
+	json_array_foreach(json_object_get(doc, "candidates"), i, c)
+	{
+		size_t n = json_array_size(json_array_get(json_object_get(c, "values"), 0));
+
+		rounds = n > rounds ? n : rounds;
+	}
+	if (claimed >= 0 && claimed < (double)rounds)
+		rounds = (size_t)claimed;
 
 	fputs("\nthe race, ", f);
 	put(f, jstr(om, "cell"));

@@ -19,10 +19,18 @@
 
 /* The width text is written for when the caller gives none. */
 #define VTB_REPORT_COLUMNS 100
+/* The narrowest text: a smaller width is taken as this. */
+#define VTB_REPORT_MIN_COLUMNS 40
+/* The widest a table gets when even one column of figures beside its
+ * metric and unit, cut to 12 and 8 columns, is wider than the width
+ * (every figure has a bounded width). */
+#define VTB_REPORT_TABLE_COLUMNS 86
 
 /* What a caller may tune; a NULL options pointer means the defaults. */
 struct vtb_report_opts {
-	size_t columns; /* text: every line fits it (40 at least); 0: VTB_REPORT_COLUMNS */
+	/* text: the width, VTB_REPORT_MIN_COLUMNS at least (see text below);
+	 * 0: VTB_REPORT_COLUMNS */
+	size_t columns;
 };
 
 /*
@@ -52,8 +60,16 @@ struct vtb_report_opts {
  *   tables when wider than the width, the legend, the rows not decided
  *   and why; then the details: campaign, host, accelerator (VM campaigns
  *   only), options, the per-configuration summaries, the guest evidence.
- *   Every line fits the width (a word or figure wider than it aside):
- *   prose folds, tables split by columns, over-long names are cut with ~.
+ *   The width W is the option's, VTB_REPORT_MIN_COLUMNS at least.  Every
+ *   line of prose fits W (it folds at blanks, a word longer than a line
+ *   is cut where the line ends and goes on on the next).  Tables split by
+ *   columns to fit W, at least one column of figures each; narrower,
+ *   the baseline stops being repeated beside each compared column, and
+ *   metric names are cut (to 12 columns at least), then units (to 8); a
+ *   table line is at most max(W, VTB_REPORT_TABLE_COLUMNS) wide.  Strings of
+ *   the document are shown cut (names and units to 64 columns, labels,
+ *   paths and reasons to 512), a cut ending in ~.  Columns are counted
+ *   one per code point.
  * md: the same as GitHub Markdown (tables, one line per metric, <br>).
  * html: one self-contained page (reports/html-page.c): inline CSS
  *   (reports/report.css, embedded at build time) and SVG, no script,

@@ -11,8 +11,21 @@
 #include "doc.h"
 #include "report.h"
 
-/* The narrowest text the reports fold to (VTB_REPORT_COLUMNS is the default). */
-#define MIN_COLUMNS 40
+/* What a table's key columns are cut to at most: a metric name (with
+ * its direction) and a unit; a configuration, cell and metric of the
+ * per-configuration summaries. */
+#define METRIC_MIN 12
+#define UNIT_MIN 8
+#define KEY_MIN 8
+/* The widest column of figures: line 2 of a compared cell at its widest
+ * ("n=-1.23e+308 cov -1.23e+308% ci -1.23e+308%..-1.23e+308% noisy");
+ * line 1 is at most 43, a head 28 ("c" and 20 digits, " (base)"). */
+#define FIGURES_MAX 62
+
+_Static_assert(METRIC_MIN + 2 + UNIT_MIN + 2 + FIGURES_MAX == VTB_REPORT_TABLE_COLUMNS,
+	       "a table of one column is at most VTB_REPORT_TABLE_COLUMNS wide");
+_Static_assert(4 * (KEY_MIN + 2) + 11 <= VTB_REPORT_TABLE_COLUMNS,
+	       "the per-configuration summaries fit VTB_REPORT_TABLE_COLUMNS");
 
 /* The pieces of one table cell, aligned across the column. */
 struct tcell {
@@ -52,6 +65,11 @@ static void tcell_fill(struct ctx *c, struct tcell *t, const struct rrow *r, boo
 static size_t max_sz(size_t a, size_t b)
 {
 	return a > b ? a : b;
+}
+
+static size_t min_sz(size_t a, size_t b)
+{
+	return a < b ? a : b;
 }
 
 static void tcol_fit(struct tcol *k, const struct tcell *t)
@@ -130,10 +148,14 @@ static void put_line(struct ctx *c, struct vtb_strbuf *sb)
 		sb->buf[0] = 0;
 }
 
-/* The table's compared columns @from..@to-1 (with metric, unit and base). */
+/*
+ * The table's columns @from..@to-1 (0 is the baseline's, x + 1 compared
+ * configuration x's), after the metric and unit and, with @base, the
+ * baseline's.
+ */
 static void text_chunk(struct ctx *c, const struct rgroup *g, const struct tcell *cells,
-		       const struct tcol *cols, size_t from, size_t to, size_t wm, size_t wu,
-		       const char *const *mlab)
+		       const struct tcol *cols, bool base, size_t from, size_t to, size_t wm,
+		       size_t wu, const char *const *mlab, const char *const *ulab)
 {
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	size_t nc = g->nx + 1, m, x;
@@ -143,7 +165,7 @@ static void text_chunk(struct ctx *c, const struct rgroup *g, const struct tcell
 	err |= vtb_strbuf_addstr(&sb, "  ") < 0;
 	sb_pad(&sb, "unit", wu, false, &err);
 	for (x = 0; x < nc; x++) {
-		if (x && (x - 1 < from || x - 1 >= to))
+		if (!(x == 0 && base) && (x < from || x >= to))
 			continue;
 		err |= vtb_strbuf_addstr(&sb, "  ") < 0;
 		sb_pad(&sb, cols[x].head, cols[x].w, false, &err);
@@ -153,9 +175,9 @@ static void text_chunk(struct ctx *c, const struct rgroup *g, const struct tcell
 		for (int line = 1; line <= 2; line++) {
 			sb_pad(&sb, line == 1 ? mlab[m] : "", wm, false, &err);
 			err |= vtb_strbuf_addstr(&sb, "  ") < 0;
-			sb_pad(&sb, line == 1 ? rep_esc(c, g->mrow[m]->unit) : "", wu, false, &err);
+			sb_pad(&sb, line == 1 ? ulab[m] : "", wu, false, &err);
 			for (x = 0; x < nc; x++) {
-				if (x && (x - 1 < from || x - 1 >= to))
+				if (!(x == 0 && base) && (x < from || x >= to))
 					continue;
 				err |= vtb_strbuf_addstr(&sb, "  ") < 0;
 				tcell_put(&sb, &cells[m * nc + x], &cols[x], line, &err);
@@ -168,25 +190,58 @@ static void text_chunk(struct ctx *c, const struct rgroup *g, const struct tcell
 		c->oom = true;
 }
 
+/* @w less @over, but not below @min (nor above @w): a cut that cannot
+ * wrap below zero. */
+static size_t shrink(size_t w, size_t over, size_t min)
+{
+	if (w <= min)
+		return w;
+	return w - min > over ? w - over : min;
+}
+
+/* How far @need goes past @cols (0 when it fits). */
+static size_t past(size_t need, size_t cols)
+{
+	return need > cols ? need - cols : 0;
+}
+
+/*
+ * A table of the metrics (rows) by configurations (columns), split into
+ * as many tables as the width needs, each with at least one column, so
+ * every pass makes progress.  Narrower, the layout gives up what it must:
+ * the baseline's column beside each compared one, when even the metric
+ * and unit cut as far as they go leave no room for both (it is then the
+ * first column of the first table); then as much of the metric names as
+ * a table of one column needs (down to METRIC_MIN columns, with '~'),
+ * then of the units (down to UNIT_MIN).  A table of one column still
+ * wider than the width is as narrow as it can be: at most
+ * VTB_REPORT_TABLE_COLUMNS, as figures have a bounded width (prose.c).
+ * Widths are sizes: every difference goes through past() or shrink(),
+ * which cannot wrap below zero (the old cut did, and padded forever).
+ */
 static void text_table(struct ctx *c, const struct rgroup *g)
 {
-	size_t nc = g->nx + 1, m, x, wm = strlen("metric"), wu = strlen("unit"), left;
+	size_t nc = g->nx + 1, m, x, wm = strlen("metric"), wu = strlen("unit"), fig = 0, one, left;
 	struct tcell *cells = calloc(g->nm * nc, sizeof(*cells));
 	struct tcol *cols = calloc(nc, sizeof(*cols));
 	const char **mlab = calloc(g->nm, sizeof(*mlab));
+	const char **ulab = calloc(g->nm, sizeof(*ulab));
+	bool base;
 
-	if (!cells || !cols || !mlab) {
+	if (!cells || !cols || !mlab || !ulab) {
 		c->oom = true;
 		goto out;
 	}
-	fprintf(c->f, "\n%s\n", rep_group_title(c, g));
+	fputc('\n', c->f);
+	rep_put_folded(c, "", rep_group_title(c, g));
 	cols[0].head = rep_fmt(c, "%s (base)", g->base->name);
 	for (x = 0; x < g->nx; x++)
 		cols[x + 1].head = g->xs[x]->name;
 	for (m = 0; m < g->nm; m++) {
 		mlab[m] = rep_metric_s(c, g->mrow[m]);
+		ulab[m] = rep_show(c, g->mrow[m]->unit, REP_NAME_MAX);
 		wm = max_sz(wm, rep_width(mlab[m]));
-		wu = max_sz(wu, rep_width(rep_esc(c, g->mrow[m]->unit)));
+		wu = max_sz(wu, rep_width(ulab[m]));
 		tcell_fill(c, &cells[m * nc], g->mrow[m], true, NULL);
 		tcol_fit(&cols[0], &cells[m * nc]);
 		for (x = 0; x < g->nx; x++) {
@@ -197,31 +252,55 @@ static void text_table(struct ctx *c, const struct rgroup *g)
 	}
 	for (x = 0; x < nc; x++)
 		tcol_close(&cols[x]);
-	/* metric names cut when even one compared column would not fit */
-	for (x = 1, left = 0; x < nc; x++)
-		left = max_sz(left, cols[x].w);
-	left += wm + 2 + wu + 2 + cols[0].w + 2;
-	if (left > c->cols && wm > 12) {
-		wm = max_sz(12, wm - (left - c->cols));
-		for (m = 0; m < g->nm; m++)
-			mlab[m] = rep_cut(c, mlab[m], wm);
+	for (x = 1; x < nc; x++)
+		fig = max_sz(fig, cols[x].w);
+	/* the baseline beside each compared column when both fit beside the
+	 * metric and unit cut as far as they go */
+	base = nc > 1 &&
+	       min_sz(wm, METRIC_MIN) + 2 + min_sz(wu, UNIT_MIN) + 2 + cols[0].w + 2 + fig <=
+		       c->cols;
+	one = base ? cols[0].w + 2 + fig : max_sz(cols[0].w, fig);
+	wm = shrink(wm, past(wm + 2 + wu + 2 + one, c->cols), METRIC_MIN);
+	wu = shrink(wu, past(wm + 2 + wu + 2 + one, c->cols), UNIT_MIN);
+	for (m = 0; m < g->nm; m++) {
+		mlab[m] = rep_cut(c, mlab[m], wm);
+		ulab[m] = rep_cut(c, ulab[m], wu);
 	}
-	/* as many compared columns per table as fit in c->cols, at least one */
-	left = wm + 2 + wu + 2 + cols[0].w;
-	for (size_t from = 0; from < g->nx;) {
-		size_t to = from + 1, w = left + 2 + cols[from + 1].w;
+	/* as many columns per table as fit in c->cols, at least one */
+	left = wm + 2 + wu + (base ? 2 + cols[0].w : 0);
+	for (size_t from = base ? 1 : 0; from < nc;) {
+		size_t to = from + 1, w = left + 2 + cols[from].w;
 
-		while (to < g->nx && w + 2 + cols[to + 1].w <= c->cols)
-			w += 2 + cols[++to].w;
-		if (from)
+		while (to < nc && w + 2 + cols[to].w <= c->cols)
+			w += 2 + cols[to++].w;
+		if (from > (base ? 1 : 0))
 			fputc('\n', c->f);
-		text_chunk(c, g, cells, cols, from, to, wm, wu, mlab);
+		text_chunk(c, g, cells, cols, base, from, to, wm, wu, mlab, ulab);
 		from = to;
 	}
 out:
 	free(cells);
 	free(cols);
 	free(mlab);
+	free(ulab);
+}
+
+static const char *or_s(const char *s, const char *none)
+{
+	return s ? s : none;
+}
+
+/* A count ("5") or, with @pct, a share as a percentage ("1.22%"), "-"
+ * for none: 3 significant digits from a million on, so that a figure's
+ * width is bounded. */
+static const char *fig_s(struct ctx *c, double v, bool pct)
+{
+	if (isnan(v))
+		return "-";
+	if (pct)
+		return fabs(v * 100) >= 1e6 ? rep_fmt(c, "%.3g%%", v * 100)
+					    : rep_fmt(c, "%.2f%%", v * 100);
+	return fabs(v) >= 1e6 ? rep_fmt(c, "%.3g", v) : rep_fmt(c, "%.0f", v);
 }
 
 /*
@@ -236,6 +315,7 @@ static void put_series(struct ctx *c)
 	static const char *const head[] = { "config", "cell",	"metric", "unit", "n",	"mean",
 					    "median", "stddev", "cov",	  "min",  "max" };
 	enum { NCOL = 11, NKEY = 4 };
+	static const size_t cut_order[] = { 2, 1, 3, 0 };
 	const json_t *series = json_object_get(c->doc, "series"), *o;
 	size_t n = json_array_size(series), i, k, w[NCOL], keyw = 0, widest = 0;
 	const char **cells;
@@ -257,19 +337,17 @@ static void put_series(struct ctx *c)
 		const struct rcfg *g = rep_cfg_of(c, rep_jstr(o, "config"),
 						  rep_jstr(c->camp, "uuid"));
 
-		r[0] = g ? g->name : rep_esc(c, rep_jstr(o, "label") ? rep_jstr(o, "label") : "?");
-		r[1] = rep_esc(c, rep_jstr(o, "cell") ? rep_jstr(o, "cell") : "?");
+		r[0] = g ? g->name : rep_show(c, or_s(rep_jstr(o, "label"), "?"), REP_NAME_MAX);
+		r[1] = rep_show(c, or_s(rep_jstr(o, "cell"), "?"), REP_NAME_MAX);
 		r[2] = rep_fmt(c, "%s %s",
-			       rep_esc(c, rep_jstr(o, "metric") ? rep_jstr(o, "metric") : "?"),
+			       rep_show(c, or_s(rep_jstr(o, "metric"), "?"), REP_NAME_MAX),
 			       better && !strcmp(better, "higher") ? "(+)" : "(-)");
-		r[3] = rep_esc(c, rep_jstr(o, "unit") ? rep_jstr(o, "unit") : "");
-		r[4] = isnan(rep_jnumv(sm, "n")) ? "-" : rep_fmt(c, "%.0f", rep_jnumv(sm, "n"));
+		r[3] = rep_show(c, or_s(rep_jstr(o, "unit"), ""), REP_NAME_MAX);
+		r[4] = fig_s(c, rep_jnumv(sm, "n"), false);
 		r[5] = rep_num(c, rep_jnumv(sm, "mean"));
 		r[6] = rep_num(c, rep_jnumv(sm, "median"));
 		r[7] = rep_num(c, rep_jnumv(sm, "stddev"));
-		r[8] = isnan(rep_jnumv(sm, "cov"))
-			       ? "-"
-			       : rep_fmt(c, "%.2f%%", rep_jnumv(sm, "cov") * 100);
+		r[8] = fig_s(c, rep_jnumv(sm, "cov"), true);
 		r[9] = rep_num(c, rep_jnumv(sm, "min"));
 		r[10] = rep_num(c, rep_jnumv(sm, "max"));
 		for (k = 0; k < NCOL; k++)
@@ -282,12 +360,11 @@ static void put_series(struct ctx *c)
 		else
 			widest = max_sz(widest, w[k]);
 	}
-	/* cells and metrics cut when the keys and one figure do not fit */
-	for (k = 2; keyw + widest > c->cols && k >= 1; k--) {
-		size_t over = keyw + widest - c->cols, nw = w[k] > 8 + over ? w[k] - over : 8;
+	/* metrics, cells, units, then configurations cut when the keys and
+	 * one figure do not fit */
+	for (size_t j = 0; j < VTB_ARRAY_SIZE(cut_order) && keyw + widest > c->cols; j++) {
+		size_t nw = shrink(w[k = cut_order[j]], keyw + widest - c->cols, KEY_MIN);
 
-		if (nw >= w[k])
-			continue;
 		keyw -= w[k] - nw;
 		w[k] = nw;
 		for (i = 0; i < n; i++)
@@ -308,7 +385,7 @@ static void put_series(struct ctx *c)
 
 			for (k = 0; k < to; k++) {
 				const char *v = r[k] ? r[k] : "?";
-				size_t pad = w[k] - rep_width(v);
+				size_t pad = past(w[k], rep_width(v));
 
 				if (k >= NKEY && k < from)
 					continue;
@@ -333,7 +410,7 @@ static int text_render(const json_t *doc, const struct vtb_report_opts *o, FILE 
 
 	if (rep_ctx_load(&c, doc, f, M_TEXT))
 		return -1;
-	c.cols = cols < MIN_COLUMNS ? MIN_COLUMNS : cols;
+	c.cols = cols < VTB_REPORT_MIN_COLUMNS ? VTB_REPORT_MIN_COLUMNS : cols;
 	/* the answer first: what was compared, the verdicts, what failed */
 	rep_put_folded(&c, "vtbench compare: ", rep_title(&c));
 	fputc('\n', f);

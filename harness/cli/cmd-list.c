@@ -198,6 +198,28 @@ static void put_tsv(const char *s)
 	}
 }
 
+/*
+ * A cell of a padded column in text: at most TEXT_CELL_MAX bytes, cut
+ * with '~' (as compare's text cuts).  A host name or a matrix path is a
+ * database's (anyone's file): one of 50 MB padded every line of the
+ * listing to 50 MB.  TSV and JSON keep it whole, and so does the last
+ * column, which is not padded.
+ */
+#define TEXT_CELL_MAX 64
+
+static char *text_cell(const json_t *v, bool padded)
+{
+	char *t = cell_text(v, false);
+	size_t n = t ? strlen(t) : 0;
+
+	if (!padded || n <= TEXT_CELL_MAX)
+		return t;
+	n = vtb_utf8_cut(t, n, TEXT_CELL_MAX - 1);
+	t[n] = '~';
+	t[n + 1] = 0;
+	return t;
+}
+
 /* A text cell padded to @w, or (w < 0) the last one of its line */
 static void put_text(const char *s, int w)
 {
@@ -248,13 +270,14 @@ static int emit(const char *what, const struct column *cols, json_t *rows, const
 		}
 		return 0;
 	}
-	/* text: columns as wide as their widest cell, the last one free */
+	/* text: columns as wide as their widest cell (TEXT_CELL_MAX at most),
+	 * the last one free */
 	for (c = 0; c < n_cols; c++)
 		w[c] = strlen(cols[c].title);
 	json_array_foreach(rows, i, row)
 	{
 		for (c = 0; c < n_cols; c++) {
-			char *t = cell_text(json_object_get(row, cols[c].key), false);
+			char *t = text_cell(json_object_get(row, cols[c].key), c + 1 < n_cols);
 
 			if (t && strlen(t) > w[c])
 				w[c] = strlen(t);
@@ -266,7 +289,7 @@ static int emit(const char *what, const struct column *cols, json_t *rows, const
 	json_array_foreach(rows, i, row)
 	{
 		for (c = 0; c < n_cols; c++) {
-			char *t = cell_text(json_object_get(row, cols[c].key), false);
+			char *t = text_cell(json_object_get(row, cols[c].key), c + 1 < n_cols);
 
 			put_text(t ? t : "?", c + 1 < n_cols ? (int)w[c] : -1);
 			free(t);

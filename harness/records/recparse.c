@@ -277,6 +277,17 @@ static bool need_str(struct vtb_rec_parser *p, json_t *o, const char *type, cons
 	return *out != NULL;
 }
 
+/* A unit: a short word the reports show in a table's column, not a
+ * guest's megabytes of text (VTB_REC_UNIT_MAX). */
+static bool unit_ok(struct vtb_rec_parser *p, const char *type, const char *unit)
+{
+	if (strlen(unit) <= VTB_REC_UNIT_MAX)
+		return true;
+	add_error(p, "line %zu: %s record: field 'unit' is longer than %d bytes", p->lineno, type,
+		  VTB_REC_UNIT_MAX);
+	return false;
+}
+
 static bool need_num(struct vtb_rec_parser *p, json_t *o, const char *type, const char *key,
 		     double *out)
 {
@@ -458,7 +469,7 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 	long idx;
 
 	if (!need_str(p, o, "sample", "metric", &metric) ||
-	    !need_str(p, o, "sample", "unit", &unit) ||
+	    !need_str(p, o, "sample", "unit", &unit) || !unit_ok(p, "sample", unit) ||
 	    !need_num(p, o, "sample", "value", &value) || !better_of(p, o, &better))
 		return;
 	idx = record_cell(p, o, "sample");
@@ -609,7 +620,7 @@ static void rec_hist(struct vtb_rec_parser *p, json_t *o)
 	long idx;
 
 	if (!need_str(p, o, "hist", "metric", &metric) || !need_str(p, o, "hist", "unit", &unit) ||
-	    !need_obj(p, o, "hist", "params", false, &params))
+	    !unit_ok(p, "hist", unit) || !need_obj(p, o, "hist", "params", false, &params))
 		return;
 	if (!hist_ok(p, o, params, buckets))
 		return;

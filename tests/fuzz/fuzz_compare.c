@@ -4,15 +4,22 @@
  * compare fixture (compare-seed.sql: `mkfixture OUT.db base` dumped),
  * loaded once with its NOT NULL and CHECK constraints dropped, as a hand
  * edit of the schema would (integrity_check still passes such a file).
- * Each input is a list of mutations (set a column of a row to NULL, to
- * text that may not be UTF-8, to an integer, a real, a JSON fragment;
- * delete or copy a row) applied to a copy, which is written to a file
- * and opened as `vtbench compare` opens it; then the document goes
- * through every emitter.  A crafted database must give an error, never a
- * crash, a leak or undefined behaviour.  Byte-level damage to the file
- * is SQLite's own business (its "malformed" is an input error here).
+ * Each input is a width (its first two bytes: 1 to 400) and a list of
+ * mutations (set a column of a row to NULL, to text that may not be
+ * UTF-8, to a long text (up to 512 KiB: a piece of the input repeated),
+ * to an integer, a real, a JSON fragment; delete or copy a row) applied
+ * to a copy, which is written to a file and opened as `vtbench compare`
+ * opens it; then the document goes through every emitter, text at that
+ * width.  A crafted database must give an error, never a crash, a leak,
+ * undefined behaviour or a hang (libFuzzer's -timeout), and text must
+ * keep report.h's promise of widths (issue 25: a narrow width or a long
+ * unit made the old layout pad forever): every line within max(W,
+ * VTB_REPORT_TABLE_COLUMNS), a line outside a table within W, W the width
+ * and VTB_REPORT_MIN_COLUMNS at least.  Byte-level damage to the file is
+ * SQLite's own business (its "malformed" is an input error here).
  */
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +30,8 @@
 #include "fuzz.h"
 
 #define MAX_OPS 16
+#define MAX_WIDTH 400
+#define LONG_MAX_BYTES (512 * 1024)
 
 struct table {
 	char *name;
@@ -157,6 +166,13 @@ static unsigned u8(struct in *in)
 	return in->pos < in->n ? in->d[in->pos++] : 0;
 }
 
+static unsigned u16(struct in *in)
+{
+	unsigned hi = u8(in);
+
+	return hi << 8 | u8(in);
+}
+
 static uint64_t u64(struct in *in)
 {
 	uint64_t v = 0;
@@ -202,7 +218,7 @@ static const char *const fragments[] = {
 static void mutate(sqlite3 *db, struct in *in)
 {
 	const struct table *t = &tables[u8(in) % ntables];
-	unsigned op = u8(in) % 7;
+	unsigned op = u8(in) % 8;
 	const char *col = t->ncols ? t->cols[u8(in) % t->ncols] : NULL;
 	int64_t row = (int64_t)(u8(in) % (unsigned)(t->max_rowid + 2));
 	sqlite3_stmt *s = NULL;
@@ -223,7 +239,8 @@ static void mutate(sqlite3 *db, struct in *in)
 		vtb_strbuf_release(&cols);
 	} else {
 		q = vtb_asprintf("UPDATE OR IGNORE \"%s\" SET \"%s\" = %s WHERE rowid = ?2",
-				 t->name, col, op == 1 || op == 5 ? "CAST(?1 AS TEXT)" : "?1");
+				 t->name, col,
+				 op == 1 || op == 5 || op == 7 ? "CAST(?1 AS TEXT)" : "?1");
 	}
 	if (!q || sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK)
 		goto out;
@@ -258,6 +275,25 @@ static void mutate(sqlite3 *db, struct in *in)
 		sqlite3_bind_blob(s, 1, f, (int)strlen(f), SQLITE_STATIC);
 		break;
 	}
+	case 7: {
+		/* a piece of the input (1 to 16 bytes) repeated to 8 x N bytes */
+		size_t piece = u8(in) % 16 + 1, len = (size_t)u16(in) * 8;
+		char *b;
+
+		if (piece > in->n - in->pos)
+			piece = in->n - in->pos;
+		if (!len || !piece)
+			break;
+		if (len > LONG_MAX_BYTES)
+			len = LONG_MAX_BYTES;
+		b = malloc(len);
+		CHECK(b);
+		for (size_t i = 0; i < len; i++)
+			b[i] = (char)in->d[in->pos + i % piece];
+		in->pos += piece;
+		sqlite3_bind_blob(s, 1, b, (int)len, free);
+		break;
+	}
 	default:
 		break;
 	}
@@ -276,9 +312,62 @@ static void copy(sqlite3 *to, sqlite3 *from)
 	CHECK(sqlite3_backup_finish(b) == SQLITE_OK);
 }
 
+/* Columns of @n bytes of @s: one per code point, as reports count. */
+static size_t width_of(const char *s, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/* Text at width @w, every line checked against report.h's promise: a
+ * table (from a "metric" or "config" header to a blank line) within
+ * max(W, VTB_REPORT_TABLE_COLUMNS), any other line within W. */
+static void check_text(const json_t *doc, size_t w)
+{
+	const struct vtb_report_ops *text = vtb_report_find("text");
+	struct vtb_report_opts o = { .columns = w };
+	size_t W = w < VTB_REPORT_MIN_COLUMNS ? VTB_REPORT_MIN_COLUMNS : w, len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	bool table = false;
+
+	CHECK(text && f);
+	if (text->render(doc, &o, f) < 0) {
+		fclose(f);
+		free(buf);
+		return;
+	}
+	CHECK(fclose(f) == 0);
+	for (const char *p = buf; *p;) {
+		size_t n = strcspn(p, "\n"), lw = width_of(p, n);
+		size_t max = !table			    ? W
+			     : W > VTB_REPORT_TABLE_COLUMNS ? W
+							    : VTB_REPORT_TABLE_COLUMNS;
+
+		if (!strncmp(p, "metric  ", 8) || !strncmp(p, "config  ", 8)) {
+			table = true;
+			max = W > VTB_REPORT_TABLE_COLUMNS ? W : VTB_REPORT_TABLE_COLUMNS;
+		} else if (!n) {
+			table = false;
+		}
+		if (lw > max) {
+			fprintf(stderr,
+				"fuzz_compare: text at %zu: a %s line of %zu columns: %.*s\n", w,
+				table ? "table" : "prose", lw, (int)n, p);
+			abort();
+		}
+		p += n + (p[n] == '\n');
+	}
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size, 0 };
+	size_t width = u16(&in) % MAX_WIDTH + 1;
 	struct vtb_compare_opts o;
 	struct vtb_store *st = NULL;
 	sqlite3 *work = NULL, *file = NULL;
@@ -305,7 +394,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(j);
 		free(j);
 		for (size_t i = 0; vtb_reports[i]; i++)
-			vtb_reports[i]->render(doc, NULL, devnull);
+			if (strcmp(vtb_reports[i]->name, "text"))
+				vtb_reports[i]->render(doc, NULL, devnull);
+		check_text(doc, width);
 		json_decref(doc);
 	} else {
 		const char *e = vtb_errmsg();

@@ -161,7 +161,8 @@ db.executescript(open(os.path.join(HERE, "compare-seed.sql")).read())
 tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
 cols = {t: [r[0] for r in db.execute("SELECT name, pk FROM pragma_table_info(?)", (t,))
             if not r[1] or t == "guest_view"] for t in tables}
-OPS = {"null": 0, "text": 1, "int": 2, "real": 3, "delete": 4, "fragment": 5, "copy": 6}
+OPS = {"null": 0, "text": 1, "int": 2, "real": 3, "delete": 4, "fragment": 5, "copy": 6,
+       "long": 7}
 FRAGMENT_HIST_OVERFLOW = 8  # index in fuzz_compare.c's fragments[]
 FRAGMENT_NOT_JSON = 20  # "failed"
 
@@ -170,15 +171,48 @@ def op(table, kind, col, row, payload=b""):
     return bytes([tables.index(table), OPS[kind], cols[table].index(col), row]) + payload
 
 
-put("fuzz_compare", "none", b"")
-put("fuzz_compare", "regress-null-sample-metric", op("sample", "null", "metric", 5))
-put("fuzz_compare", "regress-null-cell-name", op("cell", "null", "name", 2))
-put("fuzz_compare", "regress-null-host-hostname", op("host", "null", "hostname", 1))
-put("fuzz_compare", "regress-unit-not-utf8", op("sample", "text", "unit", 3, b"\x02\xff\x41"))
-put("fuzz_compare", "regress-label-surrogate", op("config", "text", "label", 1, b"\x03\xed\xa0\x80"))
-put("fuzz_compare", "regress-value-text", op("sample", "text", "value", 7, b"\x03abc"))
-put("fuzz_compare", "regress-params-not-json",
-    op("histogram", "fragment", "params", 2, bytes([FRAGMENT_NOT_JSON])))
-put("fuzz_compare", "regress-hist-overflow",
-    b"".join(op("histogram", "fragment", "buckets", r, bytes([FRAGMENT_HIST_OVERFLOW]))
-             for r in range(1, 17)))
+def width(w):
+    """The first two bytes of an input: text is rendered at w (1-400)."""
+    return bytes([(w - 1) >> 8, (w - 1) & 0xff])
+
+
+def long_text(piece, n):
+    """The payload of a "long" op: piece repeated to n bytes (n a multiple of 8)."""
+    return bytes([len(piece) - 1]) + (n // 8).to_bytes(2, "big") + piece
+
+
+def compare_input(name, data, w=100):
+    put("fuzz_compare", name, width(w) + data)
+
+
+# 100 columns: what these inputs ran at before the width was an input
+# (regress-hist-without-buckets, a finding, was given the same 2 bytes,
+# and its op bytes of 7 and over their value modulo 7: "long" is op 7)
+compare_input("none", b"")
+compare_input("regress-null-sample-metric", op("sample", "null", "metric", 5))
+compare_input("regress-null-cell-name", op("cell", "null", "name", 2))
+compare_input("regress-null-host-hostname", op("host", "null", "hostname", 1))
+compare_input("regress-unit-not-utf8", op("sample", "text", "unit", 3, b"\x02\xff\x41"))
+compare_input("regress-label-surrogate", op("config", "text", "label", 1, b"\x03\xed\xa0\x80"))
+compare_input("regress-value-text", op("sample", "text", "value", 7, b"\x03abc"))
+compare_input("regress-params-not-json",
+              op("histogram", "fragment", "params", 2, bytes([FRAGMENT_NOT_JSON])))
+compare_input("regress-hist-overflow",
+              b"".join(op("histogram", "fragment", "buckets", r, bytes([FRAGMENT_HIST_OVERFLOW]))
+                       for r in range(1, 17)))
+# issue 25: the old layout wrapped a width below zero and padded forever
+# at 50 columns (c2c's one_way_mean_ns did not fit: a timeout); a unit of
+# 104 characters on one boot's sample made its reason's line wider than
+# the default width (the width check)
+compare_input("regress-narrow-width", b"", 50)
+compare_input("regress-long-unit", op("sample", "long", "unit", 3, long_text(b"unit", 104)))
+# long names and labels at the narrowest widths: a unit of 2 KiB in one
+# word, a label of 4 KiB with blanks, a host name of 1 KiB (the old
+# layout: a timeout)
+compare_input("long-fields-narrow",
+              op("sample", "long", "unit", 3, long_text(b"u", 2048)) +
+              op("config", "long", "label", 2, long_text(b"word ", 4096)) +
+              op("host", "long", "hostname", 1, long_text(b"h\xc3\xa9", 1024)), 1)
+compare_input("long-fields-wide",
+              op("sample", "long", "metric", 3, long_text(b"m", 512)) +
+              op("cell", "long", "name", 2, long_text(b"c \x1b", 1024)), 400)

@@ -278,6 +278,36 @@ Test(recparse, missing_fields_and_wrong_types_are_errors)
 	cr_assert(has_error("unsupported record schema 2"));
 }
 
+/* a unit is a short word a report shows in a column (VTB_REC_UNIT_MAX):
+ * a longer one is refused, the record with it; one of 64 bytes is kept */
+Test(recparse, units_over_64_bytes_are_refused)
+{
+	char *s[2], *h;
+
+	rec(HEADER);
+	rec(CELL);
+	for (int k = 0; k < 2; k++) {
+		s[k] = vtb_asprintf("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"m%d\","
+				    "\"unit\":\"%0*d\",\"value\":1,\"better\":\"lower\"}",
+				    k, 64 + k, 0);
+		rec(s[k]);
+	}
+	h = vtb_asprintf("{\"type\":\"hist\",\"cell\":\"k1\",\"metric\":\"lat\",\"unit\":\"%0100d\","
+			 "\"params\":" HPARAMS ",\"count\":1,\"buckets\":[[1,1]]}",
+			 0);
+	rec(h);
+	dump_errors();
+	cr_assert_eq(res()->n_samples, 1);
+	cr_assert_eq(strlen(res()->samples[0].unit), 64);
+	cr_assert_eq(res()->n_hists, 0);
+	cr_assert_eq(res()->n_errors, 2);
+	cr_assert(has_error("line 4: sample record: field 'unit' is longer than 64 bytes"));
+	cr_assert(has_error("line 5: hist record: field 'unit' is longer than 64 bytes"));
+	free(s[0]);
+	free(s[1]);
+	free(h);
+}
+
 Test(recparse, unknown_type_is_an_error)
 {
 	rec("{\"type\":\"bogus\"}");

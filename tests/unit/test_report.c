@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
+#include "../../reports/recommend.h"
 #include "../../reports/report.h"
 #include "../../common/vtbutil.h"
 
@@ -406,6 +408,320 @@ Test(report_text, wide_tables_are_split_at_the_width)
 		free(s);
 	}
 	json_decref(d);
+}
+
+/* ---- widths (issue 25) ---------------------------------------------- */
+
+/* The tests below run the old layout into an endless loop that grew its
+ * buffer without bound: their .timeout turns the hang into a failure,
+ * and this keeps the growth from taking the machine with it (not under
+ * ASan, whose shadow memory is beyond any such limit). */
+static void cap_memory(void)
+{
+#ifndef __SANITIZE_ADDRESS__
+	struct rlimit r = { .rlim_cur = 2UL << 30, .rlim_max = 2UL << 30 };
+
+	cr_assert_eq(setrlimit(RLIMIT_AS, &r), 0);
+#endif
+}
+
+/* @s of @n characters @c, as a JSON string. */
+static json_t *jrep(char c, size_t n)
+{
+	char *b = malloc(n + 1);
+	json_t *j;
+
+	cr_assert_not_null(b);
+	memset(b, c, n);
+	b[n] = 0;
+	j = json_string(b);
+	free(b);
+	cr_assert_not_null(j);
+	return j;
+}
+
+/* The "own" fixture with a "series" entry per row side (the
+ * per-configuration summaries are text's widest table). */
+static json_t *load_with_series(void)
+{
+	json_t *d = load("own"), *series = json_array(), *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "rows"), i, r)
+	{
+		json_t *x = json_object_get(r, "x");
+
+		json_array_append_new(series, json_pack("{s:O, s:O, s:O, s:O, s:O, s:O}", "config",
+							json_object_get(x, "config"), "cell",
+							json_object_get(r, "cell"), "metric",
+							json_object_get(r, "metric"), "unit",
+							json_object_get(r, "unit"), "better",
+							json_object_get(r, "better"), "summary",
+							json_object_get(x, "summary")));
+	}
+	json_object_set_new(d, "series", series);
+	return d;
+}
+
+/* The fixture with every name and label long: names of 100 characters, a
+ * unit of 100, labels of 600 in one word, a host name of 300. */
+static json_t *load_long(void)
+{
+	json_t *d = load_with_series(), *r, *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "rows"), i, r)
+	{
+		char *m = vtb_asprintf("%s_%090d", json_string_value(json_object_get(r, "metric")),
+				       0);
+
+		json_object_set_new(r, "metric", json_string(m));
+		json_object_set_new(r, "unit", jrep('u', 100));
+		json_object_set_new(r, "cell", jrep('c', 100));
+		free(m);
+	}
+	json_array_foreach(json_object_get(d, "series"), i, r)
+	{
+		json_object_set_new(r, "metric", jrep('m', 100));
+		json_object_set_new(r, "unit", jrep('u', 100));
+		json_object_set_new(r, "cell", jrep('c', 100));
+		json_object_set_new(r, "config", json_string("not-a-configuration"));
+		json_object_set_new(r, "label", jrep('L', 600));
+	}
+	json_array_foreach(json_object_get(d, "configs"), i, g)
+		json_object_set_new(g, "label", jrep('L', 600));
+	json_object_set_new(json_object_get(d, "campaign"), "host", jrep('h', 300));
+	json_object_set_new(json_object_get(d, "campaign"), "kernel", jrep('k', 300));
+	return d;
+}
+
+/*
+ * Checks report.h's promise on text rendered at @w (0: the default):
+ * prose lines within max(w, VTB_REPORT_MIN_COLUMNS), table lines (from a
+ * "metric" or "config" header to the next blank line) within max(w,
+ * VTB_REPORT_TABLE_COLUMNS).  Returns the widest table line.
+ */
+static size_t check_widths(const char *s, size_t w, const char *what)
+{
+	size_t W = w ? w : VTB_REPORT_COLUMNS, widest = 0;
+	const char *p = s;
+	bool table = false;
+
+	if (W < VTB_REPORT_MIN_COLUMNS)
+		W = VTB_REPORT_MIN_COLUMNS;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
+		size_t lw = width_of(line);
+
+		if (!strncmp(line, "metric  ", 8) || !strncmp(line, "config  ", 8))
+			table = true;
+		else if (!n)
+			table = false;
+		if (table) {
+			cr_assert_leq(lw,
+				      W > VTB_REPORT_TABLE_COLUMNS ? W : VTB_REPORT_TABLE_COLUMNS,
+				      "%s at %zu: a table line of %zu columns: '%s'", what, w, lw,
+				      line);
+			widest = lw > widest ? lw : widest;
+		} else {
+			cr_assert_leq(lw, W, "%s at %zu: a line of %zu columns: '%s'", what, w, lw,
+				      line);
+		}
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+	return widest;
+}
+
+/* Does a table of @s have a column "c@x"? */
+static bool has_head(const char *s, int x)
+{
+	char *h = vtb_asprintf("  c%d", x);
+	bool found = false;
+
+	for (const char *p = s; !found && (p = strstr(p, h)); p += strlen(h))
+		found = p[strlen(h)] == ' ' || p[strlen(h)] == '\n';
+	free(h);
+	return found;
+}
+
+/* Every width from none to 130 and a few wide ones: the report ends,
+ * every line keeps the promise of report.h and every compared
+ * configuration still gets its column.  The old layout wrapped a width
+ * below zero from 50 columns down and never ended. */
+Test(report_text, every_width_ends_and_every_line_fits, .timeout = 30)
+{
+	json_t *doc[2] = { load_with_series(), load_long() };
+	static const size_t wide[] = { 200, 400, 4000 };
+
+	cap_memory();
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t w = 0; w <= 130 + VTB_ARRAY_SIZE(wide); w++) {
+			struct vtb_report_opts o = { .columns = w <= 130 ? w : wide[w - 131] };
+			int ret;
+			char *s = render_opts("text", doc[k], &o, &ret);
+
+			cr_assert_eq(ret, 0, "%s", vtb_errmsg());
+			check_widths(s, o.columns, k ? "long names" : "the fixture");
+			/* c1 and c4 are the baselines */
+			for (int x = 2; x <= 5; x += 1 + (x == 3))
+				cr_assert(has_head(s, x), "%s at %zu: no column c%d in:\n%s",
+					  k ? "long names" : "the fixture", o.columns, x, s);
+			free(s);
+		}
+	}
+	json_decref(doc[0]);
+	json_decref(doc[1]);
+}
+
+/* At 40 columns a table of the fixture is still a table: the baseline's
+ * column alone first, then each compared configuration's, the metric
+ * name cut with '~' only when it does not fit beside them. */
+Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut, .timeout = 20)
+{
+	json_t *d = load("own");
+	struct vtb_report_opts o = { .columns = 40 };
+	int ret;
+	char *s;
+
+	cap_memory();
+	s = render_opts("text", d, &o, &ret);
+	cr_assert_eq(ret, 0, "%s", vtb_errmsg());
+	assert_has(
+		s,
+		"\nstream (membw), baseline c1\nmetric     unit  c1 (base)\ncopy (+)   MB/s  20938\n");
+	assert_has(s, "\nmetric     unit  c2\ncopy (+)   MB/s  18504 (-11.6%)* worse confirmed\n");
+	/* "timer_avg (-)" (13): cut to 12 beside a column of 31 */
+	assert_has(s, "\nmetric        unit  c2\ntimer_avg (~  us    ");
+	free(s);
+	json_decref(d);
+}
+
+/* Figures at their widest in every cell (n, means, CoV, changes and
+ * intervals of -1.2345e308, noisy, confirmed): at the narrowest width a
+ * table of one column is exactly VTB_REPORT_TABLE_COLUMNS wide, the
+ * bound text.c's constants promise. */
+Test(report_text, the_widest_figures_make_the_widest_table, .timeout = 20)
+{
+	json_t *d = load_long(), *r;
+	struct vtb_report_opts o = { .columns = 1 };
+	size_t i, widest;
+	int ret;
+	char *s;
+
+	cap_memory();
+	json_array_foreach(json_object_get(d, "rows"), i, r)
+	{
+		static const char *const num[] = { "change_pct", "ci_low_pct", "ci_high_pct" };
+		json_t *sm = json_object_get(json_object_get(r, "x"), "summary");
+
+		for (size_t k = 0; k < VTB_ARRAY_SIZE(num); k++)
+			json_object_set_new(r, num[k], json_real(-1.2345e308));
+		json_object_set_new(sm, "n", json_real(-1.2345e308));
+		json_object_set_new(sm, "mean", json_real(-1.2345e308));
+		json_object_set_new(sm, "cov", json_real(-1.2345e306));
+		json_object_set_new(r, "verdict", json_string("better"));
+		json_object_set_new(r, "confirmed", json_true());
+		json_object_set_new(r, "significant", json_true());
+		json_object_set_new(r, "noisy", json_true());
+	}
+	s = render_opts("text", d, &o, &ret);
+	cr_assert_eq(ret, 0, "%s", vtb_errmsg());
+	widest = check_widths(s, 1, "the widest figures");
+	cr_expect_eq(widest, VTB_REPORT_TABLE_COLUMNS);
+	assert_has(s, "n=-1.23e+308 cov -1.23e+308% ci -1.23e+308%..-1.23e+308% noisy");
+	free(s);
+	json_decref(d);
+}
+
+/* A guest's unit of 100 characters and a label of 600 are cut where they
+ * are shown (64 and 512 columns, ending in '~'), in text and Markdown;
+ * CSV keeps them whole. */
+Test(report, long_fields_are_cut_where_shown_and_whole_in_csv, .timeout = 20)
+{
+	json_t *d = load_long();
+	/* Markdown escapes the '~' */
+	char *u64 = vtb_asprintf("%.63s\\~",
+				 "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu"),
+	     *u100 = vtb_asprintf("%0100d", 0);
+	char *txt, *md, *csv;
+
+	cap_memory();
+	memset(u100, 'u', 100);
+	txt = render("text", d);
+	md = render("md", d);
+	csv = render("csv", d);
+	assert_has(md, u64);
+	assert_lacks(md, u100);
+	assert_lacks(txt, u100);
+	assert_has(csv, u100);
+	/* a label in one word: folded, whole up to 512 columns */
+	cr_assert_null(
+		strstr(txt,
+		       "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"),
+		"a label wider than the width is not folded");
+	free(txt);
+	free(md);
+	free(csv);
+	free(u64);
+	free(u100);
+	json_decref(d);
+}
+
+/* One unit of 50 MB in every row: the report stays the size of the
+ * document without it (the old layout padded every line of a table to
+ * the widest unit, 50 MB a line). */
+Test(report, a_unit_of_50_mb_does_not_blow_up_the_report, .timeout = 60)
+{
+	json_t *d = load("own"), *unit = jrep('u', 50u << 20), *r;
+	const char *const fmts[] = { "text", "md" };
+	size_t i;
+
+	cap_memory();
+	json_array_foreach(json_object_get(d, "rows"), i, r) json_object_set(r, "unit", unit);
+	for (i = 0; i < VTB_ARRAY_SIZE(fmts); i++) {
+		char *s = render(fmts[i], d);
+
+		cr_assert_lt(strlen(s), 256u << 10, "%s: %zu bytes", fmts[i], strlen(s));
+		free(s);
+	}
+	json_decref(unit);
+	json_decref(d);
+}
+
+/* recommend's race round by round: a column per round that has a value,
+ * whatever count of rounds the database claims (1e18 wrote a blank per
+ * round; none converted a NaN to a size). */
+Test(report_recommend, the_rounds_shown_are_the_rounds_with_values, .timeout = 20)
+{
+	const json_t *claims[] = { json_real(1e18), json_null(), json_real(-3), json_integer(2) };
+
+	cap_memory();
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(claims); k++) {
+		json_t *d = json_pack("{s:s, s:{s:s, s:o, s:i, s:i}, s:{s:s, s:s}, s:[{s:s, s:s}],"
+				      " s:[{s:s, s:s, s:[[i, i, i]], s:i}]}",
+				      "schema", VTB_RECOMMEND_DOC_SCHEMA, "race", "stop", "rounds",
+				      "rounds", json_deep_copy(claims[k]), "boots", 3, "candidates",
+				      1, "campaign", "uuid", "u", "status", "done", "objective",
+				      "cell", "spin", "metric", "seconds", "candidates", "label",
+				      "vm a", "status", "winner", "values", 11, 12, 13,
+				      "eliminated_round", 0);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		cr_assert_not_null(d);
+		cr_assert_eq(vtb_recommend_text(d, f), 0, "%s", vtb_errmsg());
+		cr_assert_eq(fclose(f), 0);
+		cr_assert_lt(len, 4096u, "rounds %zu: %zu bytes", k, len);
+		assert_has(buf, k == 3 ? "\n  c1 11 12  vm a (winner)\n"
+				       : "\n  c1 11 12 13  vm a (winner)\n");
+		free(buf);
+		json_decref(d);
+	}
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(claims); k++)
+		json_decref((json_t *)claims[k]);
 }
 
 Test(report_text, a_document_without_rows_says_so)
