@@ -11,14 +11,8 @@ trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; rm -rf "$T"' EXIT
 
 # start_receiver OPTION RESPONSE...: a fresh receiver; $PORT, $LOG
 start_receiver() {
-	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
 	LOG=$T/req.$(date +%s%N).log
-	rm -f "$T/port"
-	RECV_PORT=${RECV_PORT:-0} python3 "$SRCDIR/tests/tools/http_receiver.py" "$@" &
-	RECV_PID=$!
-	i=0
-	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$T/port")
+	receiver_start "$@"
 	: >>"$LOG"
 }
 requests() { wc -l <"$LOG" | tr -d ' '; }

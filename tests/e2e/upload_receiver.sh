@@ -12,14 +12,8 @@ TOKEN=tok-SECRET-0815
 
 # start_receiver RESPONSE...: a fresh receiver (on $RECV_PORT if set); $PORT, $LOG
 start_receiver() {
-	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
 	LOG=$T/req.$#.$$.$(date +%s%N).log
-	rm -f "$T/port"
-	RECV_PORT=${RECV_PORT:-0} python3 "$SRCDIR/tests/tools/http_receiver.py" "$T/port" "$LOG" "$@" &
-	RECV_PID=$!
-	i=0
-	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$T/port")
+	receiver_start "$T/port" "$LOG" "$@"
 	: >>"$LOG"
 }
 field() { # N FIELD: a field of the Nth request (python repr for headers)
