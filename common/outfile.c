@@ -88,39 +88,104 @@ static bool same_file(const char *a, const struct stat *sb)
 	return !stat(a, &sa) && sa.st_dev == sb->st_dev && sa.st_ino == sb->st_ino;
 }
 
-/* Is @target (canonical, @st when it exists) one of @inputs? */
+/* @path's file as SQLite names it: symlinks resolved (a database's -wal
+ * and -shm lie beside the resolved file), else canon()'s (malloc'ed). */
+static char *input_name(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	return r ? r : canon(path);
+}
+
+/* Is the file to write (named @target when it is a path, @st when it
+ * exists) one of @inputs, or a SQLite side file of one? */
 static int check_inputs(const char *path, const char *target, const struct stat *st,
 			const struct vtb_out_input *inputs)
 {
 	static const char *const side[] = { "-wal", "-shm", "-journal" };
+	char *ct = target ? canon(target) : NULL;
+	int ret = 0;
 
-	for (; inputs && inputs->path; inputs++) {
-		char *ci = canon(inputs->path);
+	for (; inputs && inputs->path && !ret; inputs++) {
+		char *ci = input_name(inputs->path);
 		int hit = 0;
 
-		if (st && same_file(inputs->path, st))
+		if ((st && same_file(inputs->path, st)) || (ci && ct && !strcmp(ci, ct)))
 			hit = 1;
-		else if (ci && !strcmp(ci, target))
-			hit = 1;
-		for (size_t i = 0; inputs->sqlite && !hit && i < VTB_ARRAY_SIZE(side); i++) {
-			char *s = vtb_asprintf("%s%s", inputs->path, side[i]);
-			char *cs = ci ? vtb_asprintf("%s%s", ci, side[i]) : NULL;
+		for (size_t i = 0; inputs->sqlite && !hit && ci && i < VTB_ARRAY_SIZE(side); i++) {
+			char *cs = vtb_asprintf("%s%s", ci, side[i]);
 
-			if ((s && st && same_file(s, st)) || (cs && !strcmp(cs, target)))
+			if (cs && ((st && same_file(cs, st)) || (ct && !strcmp(cs, ct))))
 				hit = 2 + (int)i;
-			free(s);
 			free(cs);
 		}
 		free(ci);
 		if (hit == 1)
-			return refuse("cannot write '%s': it is %s this command reads ('%s')", path,
-				      inputs->what, inputs->path);
-		if (hit)
-			return refuse("cannot write '%s': it is the %s file of %s this command "
-				      "reads ('%s')",
-				      path, side[hit - 2] + 1, inputs->what, inputs->path);
+			ret = refuse("cannot write '%s': it is %s this command reads ('%s')", path,
+				     inputs->what, inputs->path);
+		else if (hit)
+			ret = refuse("cannot write '%s': it is the %s file of %s this command "
+				     "reads ('%s')",
+				     path, side[hit - 2] + 1, inputs->what, inputs->path);
 	}
-	return 0;
+	free(ct);
+	return ret;
+}
+
+/*
+ * May the symlink at @path (lstat @lst) be followed?  The kernel's rule
+ * for protected_symlinks, applied here because vtbench reads the link
+ * itself (readlink, then writes its target), where the kernel's check
+ * would not run: not in a sticky world-writable directory (/tmp) unless
+ * the link is ours or the directory owner's.  A link another user
+ * planted at a name in /tmp would otherwise make root write where that
+ * user chose.
+ */
+static bool link_trusted(const char *path, const struct stat *lst)
+{
+	char *d = vtb_strdup(path);
+	struct stat ds;
+	bool ok;
+
+	ok = d && !stat(dirname(d), &ds) &&
+	     (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH) || lst->st_uid == geteuid() ||
+	      lst->st_uid == ds.st_uid);
+	free(d);
+	return ok;
+}
+
+/* The file the symlink @path names, one level (malloc'ed: relative
+ * targets joined to the link's directory), or NULL with errno. */
+static char *link_target(const char *path)
+{
+	char *t = NULL, *d, *ret;
+	size_t cap = 256;
+
+	for (;;) {
+		ssize_t n;
+
+		free(t);
+		t = malloc(cap);
+		if (!t)
+			return NULL;
+		n = readlink(path, t, cap);
+		if (n < 0) {
+			free(t);
+			return NULL;
+		}
+		if ((size_t)n < cap) {
+			t[n] = '\0';
+			break;
+		}
+		cap *= 2;
+	}
+	if (t[0] == '/')
+		return t;
+	d = vtb_strdup(path);
+	ret = d ? vtb_asprintf("%s/%s", dirname(d), t) : NULL;
+	free(d);
+	free(t);
+	return ret;
 }
 
 static const char *kind_of(mode_t m)
@@ -208,10 +273,22 @@ static int open_through(struct vtb_outfile *o, const struct stat *st)
 	return 0;
 }
 
-static int open_std(struct vtb_outfile *o, int fd)
+/* A descriptor named by convention: it must be open for writing and not
+ * one of the inputs (the database's descriptors have predictable
+ * numbers: /proc/self/fd/4 may be its -wal). */
+static int open_std(struct vtb_outfile *o, int fd, const struct vtb_out_input *inputs)
 {
-	int d;
+	struct stat st;
+	int fl, d, r;
 
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fstat(fd, &st) < 0)
+		return refuse("cannot write '%s': %s", o->path, strerror(errno));
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return refuse("cannot write '%s': the descriptor is not open for writing", o->path);
+	r = check_inputs(o->path, NULL, &st, inputs);
+	if (r)
+		return r;
 	if (fd == 1 || fd == 2) {
 		o->f = fd == 1 ? stdout : stderr;
 		return 0;
@@ -225,6 +302,41 @@ static int open_std(struct vtb_outfile *o, int fd)
 		return vtb_error("out of memory");
 	}
 	o->own_f = true;
+	return 0;
+}
+
+/* VTB_OUT_STREAM: a missing or regular file written in place, as the
+ * shell's > does (a reader may follow it, an interrupted writer leaves
+ * what it wrote): created O_EXCL, or opened without following a link,
+ * checked to be what was looked at, then truncated. */
+static int open_inplace(struct vtb_outfile *o, const struct stat *st)
+{
+	struct stat now;
+	int fd;
+
+	if (!st)
+		fd = open(o->target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	else
+		fd = open(o->target, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(errno, o->path);
+	if (st && (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)) {
+		close(fd);
+		return refuse("cannot write '%s': it changed while it was opened", o->path);
+	}
+	if (st && ftruncate(fd, 0) < 0) {
+		int e = errno;
+
+		close(fd);
+		return fail(e, o->path);
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		return vtb_error("out of memory");
+	}
+	o->own_f = true;
+	o->inplace = true;
 	return 0;
 }
 
@@ -243,7 +355,7 @@ int vtb_outfile_open(struct vtb_outfile *o, const char *path, unsigned flags,
 		return vtb_error("out of memory");
 	fd = std_fd(path);
 	if (fd >= 0 && !(flags & VTB_OUT_NAMED_DIR)) {
-		ret = open_std(o, fd);
+		ret = open_std(o, fd, inputs);
 		goto out;
 	}
 	if (lstat(path, &st) < 0) {
@@ -262,8 +374,19 @@ int vtb_outfile_open(struct vtb_outfile *o, const char *path, unsigned flags,
 				     path);
 			goto out;
 		}
-		o->target = realpath(path, NULL);
+		if (!link_trusted(path, &st)) {
+			ret = refuse("cannot write '%s': it is a symbolic link owned by uid %u in a "
+				     "sticky world-writable directory, which vtbench does not "
+				     "follow (the kernel's protected_symlinks rule)",
+				     path, (unsigned)st.st_uid);
+			goto out;
+		}
+		o->target = link_target(path);
 		if (!o->target) {
+			ret = fail(errno ? errno : ENOMEM, path);
+			goto out;
+		}
+		if (lstat(o->target, &st) < 0) {
 			if (errno == ENOENT)
 				ret = refuse("cannot write '%s': it is a symbolic link to a "
 					     "missing file, which vtbench does not create",
@@ -272,23 +395,29 @@ int vtb_outfile_open(struct vtb_outfile *o, const char *path, unsigned flags,
 				ret = fail(errno, path);
 			goto out;
 		}
-		if (stat(o->target, &st) < 0) {
-			ret = fail(errno, path);
+		if (S_ISLNK(st.st_mode)) {
+			ret = refuse("cannot write '%s': it is a symbolic link to another "
+				     "symbolic link ('%s'), which vtbench does not follow",
+				     path, o->target);
 			goto out;
 		}
 		o->note = vtb_asprintf("'%s' is a symbolic link: writing its target '%s'", path,
 				       o->target);
 	} else {
-		o->target = canon(path);
+		/* the path as given: the kernel resolves its directories (with
+		 * its own protected_symlinks checks) when the temporary is made */
+		o->target = vtb_strdup(path);
 		if (!o->target) {
-			ret = fail(errno ? errno : ENOENT, path);
+			ret = vtb_error("out of memory");
 			goto out;
 		}
 	}
 	ret = check_inputs(path, o->target, exists ? &st : NULL, inputs);
 	if (ret)
 		goto out;
-	if (!exists) {
+	if ((!exists || S_ISREG(st.st_mode)) && (flags & VTB_OUT_STREAM)) {
+		ret = open_inplace(o, exists ? &st : NULL);
+	} else if (!exists) {
 		ret = open_tmp(o, NULL);
 	} else if (S_ISREG(st.st_mode)) {
 		ret = open_tmp(o, &st);
@@ -327,7 +456,7 @@ int vtb_outfile_commit(struct vtb_outfile *o)
 	o->f = NULL;
 	if (fflush(f) || ferror(f))
 		bad = 1, e = errno;
-	if (!bad && o->tmp && fsync(fileno(f)) < 0)
+	if (!bad && (o->tmp || o->inplace) && fsync(fileno(f)) < 0)
 		bad = 1, e = errno;
 	if (o->own_f && fclose(f) && !bad)
 		bad = 1, e = errno;

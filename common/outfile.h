@@ -16,15 +16,25 @@
  *              written through (opened O_WRONLY, never truncated or
  *              replaced): -o /dev/null simply works, a FIFO's reader gets
  *              the report
- *   symlink    resolved, and said (the note): the target is written by
- *              the rules above; a dangling link is refused (it would create
- *              a file where the link's author chose); with
+ *   symlink    its target (one level; a link to a link is refused) written
+ *              by the rules above, and said (the note); a dangling link is
+ *              refused (it would create a file where the link's author
+ *              chose), and so is a link in a sticky world-writable
+ *              directory (/tmp) that is neither ours nor the directory
+ *              owner's (the kernel's protected_symlinks rule, which does
+ *              not apply when vtbench reads the link itself); with
  *              VTB_OUT_NAMED_DIR (a file name the user did not give,
- *              inside a directory they named) a symlink is refused
+ *              inside a directory they named) every symlink is refused
  *   directory, block device, socket
  *              refused
  *   an input   the same file as one of the command's inputs (the database
- *              with its -wal/-shm/-journal, the matrix): refused
+ *              with its -wal/-shm/-journal, the matrix), by inode and by
+ *              name, also through /dev/fd/N: refused
+ *
+ * VTB_OUT_STREAM (vtbench-agent --out, whose records may be followed as
+ * they come and must survive an interrupted run): a missing or regular
+ * file is written in place instead, as the shell's > does (created
+ * O_EXCL|O_NOFOLLOW, or opened O_NOFOLLOW and truncated).
  *
  * Refusals are input errors (VTB_OUT_EINPUT: exit 2); a write that fails
  * (a full disk) is an infrastructure error (-1: exit 3).
@@ -40,10 +50,11 @@
 #define VTB_OUT_EINPUT (-2)
 
 /* flags */
-#define VTB_OUT_NAMED_DIR                                  \
-	(1u << 0) /* the name was made by vtbench inside a \
-		   * directory the user named: symlinks,   \
-		   * devices and FIFOs are refused */
+/* the name was made by vtbench inside a directory the user named:
+ * symlinks, devices and FIFOs are refused */
+#define VTB_OUT_NAMED_DIR (1u << 0)
+/* written in place, not replaced whole (above) */
+#define VTB_OUT_STREAM (1u << 1)
 
 /* What an input of the command is called in the refusal ("the database"). */
 struct vtb_out_input {
@@ -59,6 +70,7 @@ struct vtb_outfile {
 	char *tmp;    /* temporary beside target (replace or create), else NULL */
 	char *note;   /* what the user should know (a symlink resolved), or NULL */
 	bool create;  /* target did not exist: rename without replacing */
+	bool inplace; /* VTB_OUT_STREAM: the file itself, fsynced at commit */
 	bool own_f;   /* f is ours to close */
 };
 

@@ -470,9 +470,10 @@ static json_t *default_texts(const struct vtb_workload_ops *w)
 	return t;
 }
 
-/* --out PATH, by the one output rule (common/outfile.h): a regular file
- * is replaced whole when the agent ends, a device or FIFO written through,
- * a symlink resolved and said.  Stdout is the file from here on. */
+/* --out PATH, by the one output rule (common/outfile.h) in its streaming
+ * form: a regular file written in place as records come (an interrupted
+ * run leaves what it measured; tail -f works), a device or FIFO written
+ * through, a symlink resolved and said.  Stdout is the file from here on. */
 static struct vtb_outfile out_file;
 
 static int open_out(const char *path)
@@ -481,7 +482,7 @@ static int open_out(const char *path)
 
 	if (!path)
 		return 0;
-	r = vtb_outfile_open(&out_file, path, 0, NULL);
+	r = vtb_outfile_open(&out_file, path, VTB_OUT_STREAM, NULL);
 	if (r)
 		return r;
 	if (out_file.note)
@@ -494,7 +495,7 @@ static int open_out(const char *path)
 	return 0;
 }
 
-/* The output in place (stdout already flushed): 0 or -1. */
+/* The output synced and closed (stdout already flushed): 0 or -1. */
 static int close_out(void)
 {
 	int r = 0;

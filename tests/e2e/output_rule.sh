@@ -84,6 +84,30 @@ expect_exit "compare -o onto a dangling symlink is refused" 2 \
 expect_grep "... saying why" "$T/err" "is a symbolic link to a missing file"
 expect_eq "... nothing created at its target" "$(kind "$T/planted")" "missing"
 
+# a symlink another user planted in a sticky world-writable directory
+# (/tmp's kind): not followed, as the kernel's protected_symlinks would
+# refuse it (vtbench reads the link itself, so the kernel cannot)
+if [ $root = yes ]; then
+	mkdir -p "$T/sticky" "$T/secret"
+	chmod 1777 "$T/sticky"
+	echo precious >"$T/secret/passwd"
+	chmod 0600 "$T/secret/passwd"
+	ln -s "$T/secret/passwd" "$T/sticky/report.csv"
+	chown -h 65534:65534 "$T/sticky/report.csv"
+	expect_exit "compare -o onto another user's link in a sticky directory is refused" 2 \
+		"$VTBENCH" compare --fail-on none --db "$T/r.db" -o "$T/sticky/report.csv"
+	expect_grep "... saying why" "$T/err" "protected_symlinks"
+	expect_eq "... and its target is untouched" "$(cat "$T/secret/passwd")" "precious"
+	ln -s "$T/secret/mine.csv" "$T/sticky/mine.csv"
+	: >"$T/secret/mine.csv"
+	expect_exit "... while root's own link there is followed" 0 \
+		"$VTBENCH" compare --fail-on none --db "$T/r.db" -o "$T/sticky/mine.csv"
+	expect_grep "... to its target" "$T/secret/mine.csv" "metric"
+fi
+ln -s link.csv "$T/chain.csv"
+expect_exit "compare -o onto a link to a link is refused" 2 \
+	"$VTBENCH" compare --fail-on none --db "$T/r.db" -o "$T/chain.csv"
+
 # a 0444 file keeps its mode (and, as root, its owner)
 echo old >"$T/ro.csv"
 chmod 0444 "$T/ro.csv"
@@ -119,6 +143,16 @@ expect_exit "compare -o naming the database through a symlink is refused" 2 \
 expect_exit "compare -o naming the database's -wal is refused" 2 \
 	"$VTBENCH" compare --fail-on none --db "$T/r.db" --format csv -o "$T/r.db-wal"
 expect_grep "... saying whose" "$T/err" "it is the wal file of the database"
+mkdir -p "$T/real"
+cp "$T/r.db" "$T/real/w.db"
+ln -s real/w.db "$T/wlink.db"
+expect_exit "compare -o naming the -wal beside a symlinked database's file is refused" 2 \
+	"$VTBENCH" compare --fail-on none --db "$T/wlink.db" --format csv -o "$T/real/w.db-wal"
+expect_exit "compare -o /dev/fd/N naming a read-only descriptor is refused" 2 \
+	"$VTBENCH" compare --fail-on none --db "$T/r.db" --format csv -o /dev/fd/7 7<"$T/r.db"
+expect_exit "compare -o /dev/fd/N naming the database is refused" 2 \
+	"$VTBENCH" compare --fail-on none --db "$T/r.db" --format csv -o /dev/fd/7 7<>"$T/r.db"
+expect_grep "... saying it is the database" "$T/err" "it is the database this command reads"
 cp "$T/r.db" "$T/against.db"
 expect_exit "compare -o naming the --against database is refused" 2 \
 	"$VTBENCH" compare --fail-on none --db "$T/r.db" --against "$T/against.db" --format csv -o "$T/against.db"
@@ -214,3 +248,7 @@ expect_exit "vtbench-agent --out onto a symlink writes its target" 0 \
 expect_eq "... the link stays" "$(kind "$T/agent-link" | cut -c1)" "l"
 expect_eq "... the target keeps its mode" "$(stat -c %a "$T/agent-target")" "400"
 expect_grep "... and holds the records" "$T/agent-target" "@vtb1"
+# an interrupted agent leaves what it measured in --out (written in place)
+timeout -s INT 2 "$AGENT" timer --duration 30s --records --out "$T/agent-int" 2>/dev/null
+expect_grep "vtbench-agent --out interrupted keeps the records written so far" "$T/agent-int" "@vtb1"
+expect_eq "... and no temporary is left" "$(ls "$T" | grep -c '^agent-int\.')" "0"
