@@ -689,6 +689,15 @@ static int path_check(const char *path, bool create, bool *created)
 
 	*created = false;
 	if (stat(path, &sb) == 0) {
+		struct stat lsb;
+
+		/* an empty file is a database to create: not through a link
+		 * (one planted at results.db -> an empty file elsewhere) */
+		if (S_ISREG(sb.st_mode) && create && sb.st_size == 0 && !lstat(path, &lsb) &&
+		    S_ISLNK(lsb.st_mode))
+			return vtb_error("'%s' is a symbolic link to an empty file: a new database "
+					 "is never created through a link",
+					 path);
 		if (S_ISREG(sb.st_mode))
 			return 0;
 		return vtb_error("'%s' is %s, not a database file", path, file_kind(sb.st_mode));

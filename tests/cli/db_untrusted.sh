@@ -131,6 +131,11 @@ expect_exit "a dangling link: run exits 2" 2 timeout 20 "$VTBENCH" run "$T/m.con
 		"'$T/dangling.db' is a symbolic link to '$T/target.db', which does not exist: a new database is never created through a link"
 expect_exit "a dangling link: merge into it exits 2" 2 timeout 20 "$VTBENCH" merge "$T/dangling.db" "$T/base.db"
 [ ! -e "$T/target.db" ] && ok "... its target not created" || notok "... its target not created" "$(ls -l "$T")"
+: >"$T/empty-target"
+ln -s "$T/empty-target" "$T/to-empty.db"
+expect_exit "a link to an empty file: run exits 2" 2 timeout 20 "$VTBENCH" run "$T/m.conf" --db "$T/to-empty.db" -q &&
+	expect_grep "... saying so" "$T/err" "is a symbolic link to an empty file: a new database is never created through a link"
+expect_eq "... its target left empty" "$(wc -c <"$T/empty-target")" "0"
 ln -s "$T/base.db" "$T/link.db"
 expect_exit "... while a link to a database is read" 0 "$VTBENCH" list runs --db "$T/link.db" -q
 
