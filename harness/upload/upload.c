@@ -10,13 +10,15 @@
  * (upload table), and a batch is recorded only after the server answered
  * 2xx.  A batch holds whole boots, so a boot is sent whole or not at all;
  * batches are recorded one by one, so an interrupted upload keeps what got
- * through.  What is sent but not recorded (the server wrote a batch and
- * died before answering; the store's commit failed after a 2xx, disk
- * full) depends on the sink (ops->resend): InfluxDB and the Pushgateway
- * get it again, which changes nothing; Codespeed and the generic JSON
- * sink, where a resend may count twice, are recorded in flight before
- * their request, and the next upload reports and holds back what it
- * finds in flight.
+ * through.  What is sent but not recorded depends on the sink
+ * (ops->resend).  InfluxDB and the Pushgateway get it again, which changes
+ * nothing.  Codespeed and the generic JSON sink, where a resend may count
+ * twice, are recorded in flight before their request: when the store's
+ * commit fails after a 2xx (disk full) the mark stays in flight and the
+ * next upload reports and holds it back.  A request whose answer never
+ * came (a timeout or reset after the server took it) is marked failed and
+ * sent again by the next upload: what HTTP cannot promise; the JSON sink's
+ * Idempotency-Key lets a receiver drop the copy.
  *
  * Memory is bounded whatever the database holds: texts are cut as they
  * are read (vtb_upload_text()), so none is copied into every point at
