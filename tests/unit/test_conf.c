@@ -972,8 +972,11 @@ static char *repeat(const char *head, const char *fmt, size_t n)
  * 13.6 s, a million most of an hour.  A million is refused at the limit,
  * at once (the timeout only catches a hang; `make bench` prints the
  * figures). */
-Test(conf_bad, a_million_sections_are_refused_at_the_limit, .timeout = 60)
+Test(conf_bad, a_million_sections_are_refused_at_the_limit)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(60);
 	char *t = repeat(WL, "[sched s%zu]\n", 1000000);
 
 	bad(t, "t.conf:4098: too many sections (limit 4096)");
@@ -982,8 +985,11 @@ Test(conf_bad, a_million_sections_are_refused_at_the_limit, .timeout = 60)
 
 /* Keys are hashed: a big section costs linear time, a duplicate is still
  * found, and the total is bounded. */
-Test(conf_bad, keys_of_big_sections_are_hashed_and_bounded, .timeout = 60)
+Test(conf_bad, keys_of_big_sections_are_hashed_and_bounded)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(60);
 	char *t = repeat("[sched s]\n", "sysctl.kernel.k%zu = 1\n", 50000);
 	char *u = vtb_asprintf("%ssysctl.kernel.k7 = 2\n" WL, t);
 	char *v = repeat(WL "[sched s]\n", "sysctl.kernel.k%zu = 1\n", 200000);
@@ -1018,8 +1024,11 @@ static char *sections(const char *head, size_t n_sect, size_t per)
  * is exact, and the count past it is named with the line of the
  * configuration's section.  (Making them first took 20 s for 100 100; the
  * timeout only catches a hang, under ASan too: `make bench` times it.) */
-Test(conf_bad, cells_past_the_limit_are_counted_before_they_are_made, .timeout = 120)
+Test(conf_bad, cells_past_the_limit_are_counted_before_they_are_made)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(120);
 	char *t = sections(ONE_VM, 1001, 100), *u = sections(ONE_VM, 1000, 100);
 	char *v = sections("[baseline]\nenabled = no\n[vm]\nvcpus = 1, 2\n", 501, 100);
 	char *w = sections("[baseline]\ncpus = 1, 2\n", 501, 100);
@@ -1040,8 +1049,11 @@ Test(conf_bad, cells_past_the_limit_are_counted_before_they_are_made, .timeout =
 
 /* A value that varies with the vCPUs is counted per vCPU count; where
  * the sections' least is past the limit already, "at least". */
-Test(conf_bad, cells_that_vary_with_the_vcpus_are_counted_per_vcpu_count, .timeout = 120)
+Test(conf_bad, cells_that_vary_with_the_vcpus_are_counted_per_vcpu_count)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(120);
 	char *t = sections("[baseline]\nenabled = no\n[vm]\nvcpus = 1, 2\n"
 			   "[workload v]\ntype = debug\nwork = $vcpus, 1, 2, 3\n",
 			   499, 100);
@@ -1069,8 +1081,11 @@ Test(conf_bad, cells_that_vary_with_the_vcpus_are_counted_per_vcpu_count, .timeo
 }
 
 /* only/exclude narrow a product past the limit: the cells kept count. */
-Test(conf, a_filter_narrows_a_product_past_the_limit, .timeout = 60)
+Test(conf, a_filter_narrows_a_product_past_the_limit)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(60);
 	char *t = sections("[global]\nonly = */w7 *\n" ONE_VM, 1001, 100);
 	struct vtb_matrix *m = ok(t);
 
@@ -1083,8 +1098,11 @@ Test(conf, a_filter_narrows_a_product_past_the_limit, .timeout = 60)
 
 /* Two sections that measure the same are found however far apart
  * (each configuration's cells are indexed by key). */
-Test(conf_bad, the_same_measurement_is_found_among_many_sections, .timeout = 60)
+Test(conf_bad, the_same_measurement_is_found_among_many_sections)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(60);
 	char *t = sections(ONE_VM, 300, 100);
 	char *u = vtb_asprintf("%s[workload again]\ntype = debug\nrecords = 12345\n", t);
 
@@ -1637,8 +1655,11 @@ Test(conf, kernel_paths_and_their_errors_name_the_line, .init = kernel_files,
  * took 29 s) and a FIFO (opened, it could block) are refused at once,
  * naming the line of their path. */
 Test(conf, kernel_images_past_the_cap_or_not_files_are_refused_unopened, .init = kernel_files,
-     .fini = kernel_files_rm, .timeout = 30)
+     .fini = kernel_files_rm)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(30);
 	struct vtb_matrix *m = NULL;
 	char path[128], want[512];
 	FILE *f;

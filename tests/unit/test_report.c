@@ -13,6 +13,7 @@
  * following the width it is given.
  */
 #include <criterion/criterion.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -413,7 +414,7 @@ Test(report_text, wide_tables_are_split_at_the_width)
 /* ---- widths (issue 25) ---------------------------------------------- */
 
 /* The tests below run the old layout into an endless loop that grew its
- * buffer without bound: their .timeout turns the hang into a failure,
+ * buffer without bound: their alarm() turns the hang into a failure,
  * and this keeps the growth from taking the machine with it (not under
  * ASan, whose shadow memory is beyond any such limit). */
 static void cap_memory(void)
@@ -550,8 +551,11 @@ static bool has_head(const char *s, int x)
  * every line keeps the promise of report.h and every compared
  * configuration still gets its column.  The old layout wrapped a width
  * below zero from 50 columns down and never ended. */
-Test(report_text, every_width_ends_and_every_line_fits, .timeout = 30)
+Test(report_text, every_width_ends_and_every_line_fits)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(30);
 	json_t *doc[2] = { load_with_series(), load_long() };
 	static const size_t wide[] = { 200, 400, 4000 };
 
@@ -578,8 +582,11 @@ Test(report_text, every_width_ends_and_every_line_fits, .timeout = 30)
 /* At 40 columns a table of the fixture is still a table: the baseline's
  * column alone first, then each compared configuration's, the metric
  * name cut with '~' only when it does not fit beside them. */
-Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut, .timeout = 20)
+Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(20);
 	json_t *d = load("own");
 	struct vtb_report_opts o = { .columns = 40 };
 	int ret;
@@ -602,8 +609,11 @@ Test(report_text, at_40_columns_the_baseline_stands_alone_and_names_are_cut, .ti
  * intervals of -1.2345e308, noisy, confirmed): at the narrowest width a
  * table of one column is exactly VTB_REPORT_TABLE_COLUMNS wide, the
  * bound text.c's constants promise. */
-Test(report_text, the_widest_figures_make_the_widest_table, .timeout = 20)
+Test(report_text, the_widest_figures_make_the_widest_table)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(20);
 	json_t *d = load_long(), *r;
 	struct vtb_report_opts o = { .columns = 1 };
 	size_t i, widest;
@@ -638,8 +648,11 @@ Test(report_text, the_widest_figures_make_the_widest_table, .timeout = 20)
 /* A guest's unit of 100 characters and a label of 600 are cut where they
  * are shown (64 and 512 columns, ending in '~'), in text and Markdown;
  * CSV keeps them whole. */
-Test(report, long_fields_are_cut_where_shown_and_whole_in_csv, .timeout = 20)
+Test(report, long_fields_are_cut_where_shown_and_whole_in_csv)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(20);
 	json_t *d = load_long();
 	/* Markdown escapes the '~' */
 	char *u64 = vtb_asprintf("%.63s\\~",
@@ -672,8 +685,11 @@ Test(report, long_fields_are_cut_where_shown_and_whole_in_csv, .timeout = 20)
 /* One unit of 50 MB in every row: the report stays the size of the
  * document without it (the old layout padded every line of a table to
  * the widest unit, 50 MB a line). */
-Test(report, a_unit_of_50_mb_does_not_blow_up_the_report, .timeout = 60)
+Test(report, a_unit_of_50_mb_does_not_blow_up_the_report)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(60);
 	json_t *d = load("own"), *unit = jrep('u', 50u << 20), *r;
 	const char *const fmts[] = { "text", "md" };
 	size_t i;
@@ -693,8 +709,11 @@ Test(report, a_unit_of_50_mb_does_not_blow_up_the_report, .timeout = 60)
 /* recommend's race round by round: a column per round that has a value,
  * whatever count of rounds the database claims (1e18 wrote a blank per
  * round; none converted a NaN to a size). */
-Test(report_recommend, the_rounds_shown_are_the_rounds_with_values, .timeout = 20)
+Test(report_recommend, the_rounds_shown_are_the_rounds_with_values)
 {
+	/* a hang guard (SIGALRM fails the test), not .timeout: two
+	 * .timeout tests at once leak inside Criterion (LeakSanitizer) */
+	alarm(20);
 	const json_t *claims[] = { json_real(1e18), json_null(), json_real(-3), json_integer(2) };
 
 	cap_memory();
