@@ -1,5 +1,5 @@
 # vtbench explore and recommend on bare-metal candidates (issue 19): a
-# race whose answer is known (one candidate's workload made four times
+# race whose answer is known (one candidate's workload made eight times
 # slower through its job), its elimination stored with round and
 # evidence, a tie (constant values: same), the boot budget, futility (a
 # near-tie stopped `futile` before the cap), SIGINT in the
@@ -32,11 +32,11 @@ print([c["key"] for c in json.load(sys.stdin)["configurations"] if c["label"] ==
 }
 slow=$(keyof "$T/race.conf" "baseline cpus=1")
 fast=$(keyof "$T/race.conf" "baseline cpus=2")
-# the real agent; the configuration $slow spins four times as long
+# the real agent; the configuration $slow spins eight times as long
 cat >"$T/slow-agent" <<SH
 #!/bin/sh
 if grep -q '"config":"$slow"' /dev/fd/3; then
-	sed 's/"work":"2000000"/"work":"8000000"/' /dev/fd/3 >"$T/job.\$\$"
+	sed 's/"work":"2000000"/"work":"16000000"/' /dev/fd/3 >"$T/job.\$\$"
 	exec 3<"$T/job.\$\$"
 	rm -f "$T/job.\$\$"
 fi
