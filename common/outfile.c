@@ -205,6 +205,25 @@ static const char *kind_of(mode_t m)
 	return "not a regular file";
 }
 
+/* @fd (ours) as @o's stream: 0, or -1 with @fd closed. */
+static int adopt_fd(struct vtb_outfile *o, int fd)
+{
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		return vtb_error("out of memory");
+	}
+	o->own_f = true;
+	return 0;
+}
+
+/* A failure after @fd was opened: closed, the error said. */
+static int fail_fd(int fd, int e, const char *path)
+{
+	close(fd);
+	return fail(e, path);
+}
+
 /* A temporary file beside @o->target, for a replace (@st: the file it
  * replaces) or a create (@st NULL). */
 static int open_tmp(struct vtb_outfile *o, const struct stat *st)
@@ -228,26 +247,13 @@ static int open_tmp(struct vtb_outfile *o, const struct stat *st)
 		/* the file keeps its mode and, where we may, its owner */
 		if (fchmod(fd, st->st_mode & 07777) < 0 ||
 		    (geteuid() == 0 && (st->st_uid != 0 || st->st_gid != 0) &&
-		     fchown(fd, st->st_uid, st->st_gid) < 0)) {
-			int e = errno;
-
-			close(fd);
-			return fail(e, o->path);
-		}
+		     fchown(fd, st->st_uid, st->st_gid) < 0))
+			return fail_fd(fd, errno, o->path);
 	} else if (fchmod(fd, 0666 & ~mask) < 0) {
-		int e = errno;
-
-		close(fd);
-		return fail(e, o->path);
+		return fail_fd(fd, errno, o->path);
 	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		return vtb_error("out of memory");
-	}
-	o->own_f = true;
 	o->create = !st;
-	return 0;
+	return adopt_fd(o, fd);
 }
 
 /* A character device or FIFO: opened and written through, never
@@ -264,13 +270,7 @@ static int open_through(struct vtb_outfile *o, const struct stat *st)
 		close(fd);
 		return refuse("cannot write '%s': it changed while it was opened", o->path);
 	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		return vtb_error("out of memory");
-	}
-	o->own_f = true;
-	return 0;
+	return adopt_fd(o, fd);
 }
 
 /* A descriptor named by convention: it must be open for writing and not
@@ -296,13 +296,7 @@ static int open_std(struct vtb_outfile *o, int fd, const struct vtb_out_input *i
 	d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (d < 0)
 		return fail(errno, o->path);
-	o->f = fdopen(d, "w");
-	if (!o->f) {
-		close(d);
-		return vtb_error("out of memory");
-	}
-	o->own_f = true;
-	return 0;
+	return adopt_fd(o, d);
 }
 
 /* VTB_OUT_STREAM: a missing or regular file written in place, as the
@@ -324,20 +318,10 @@ static int open_inplace(struct vtb_outfile *o, const struct stat *st)
 		close(fd);
 		return refuse("cannot write '%s': it changed while it was opened", o->path);
 	}
-	if (st && ftruncate(fd, 0) < 0) {
-		int e = errno;
-
-		close(fd);
-		return fail(e, o->path);
-	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		return vtb_error("out of memory");
-	}
-	o->own_f = true;
+	if (st && ftruncate(fd, 0) < 0)
+		return fail_fd(fd, errno, o->path);
 	o->inplace = true;
-	return 0;
+	return adopt_fd(o, fd);
 }
 
 int vtb_outfile_open(struct vtb_outfile *o, const char *path, unsigned flags,
