@@ -188,23 +188,6 @@ static char *link_target(const char *path)
 	return ret;
 }
 
-static const char *kind_of(mode_t m)
-{
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISBLK(m))
-		return "a block device";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	return "not a regular file";
-}
-
 /* @fd (ours) as @o's stream: 0, or -1 with @fd closed. */
 static int adopt_fd(struct vtb_outfile *o, int fd)
 {
@@ -409,7 +392,7 @@ int vtb_outfile_open(struct vtb_outfile *o, const char *path, unsigned flags,
 		ret = open_through(o, &st);
 	} else {
 		ret = refuse("cannot write '%s': it is %s, which vtbench does not replace", path,
-			     kind_of(st.st_mode));
+			     vtb_file_kind(st.st_mode));
 	}
 out:
 	if (ret)

@@ -615,6 +615,23 @@ out:
 	return ret;
 }
 
+const char *vtb_file_kind(unsigned mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
 /* ---- UTF-8 and the terminal ---- */
 
 size_t vtb_utf8_char(const char *s, size_t n, bool *truncated)

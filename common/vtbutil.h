@@ -101,6 +101,10 @@ char *vtb_read_file(const char *path, size_t max_bytes);
  * with vtb_error() naming the component that could not be made, or a
  * component that is not a directory. */
 int vtb_mkdir_p(const char *path, unsigned mode, bool exact);
+/* What a file of @mode is, for a message: "a directory", "a FIFO",
+ * "a character device", "a block device", "a socket", "a symbolic link",
+ * else "not a regular file" (static). */
+const char *vtb_file_kind(unsigned mode);
 /*
  * UTF-8, strictly (RFC 3629): no overlong forms, no surrogates
  * (U+D800-U+DFFF), nothing above U+10FFFF.

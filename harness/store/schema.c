@@ -655,21 +655,6 @@ static int store_connect(struct vtb_store *st, const char *name, int flags)
 	return harden(st);
 }
 
-static const char *file_kind(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "not a regular file";
-}
-
 /*
  * Before SQLite sees @path.  It must be a regular file (or a symbolic
  * link to one): SQLite blocks for ever opening a FIFO for reading, reads
@@ -700,7 +685,7 @@ static int path_check(const char *path, bool create, bool *created)
 					 path);
 		if (S_ISREG(sb.st_mode))
 			return 0;
-		return vtb_error("'%s' is %s, not a database file", path, file_kind(sb.st_mode));
+		return vtb_error("'%s' is %s, not a database file", path, vtb_file_kind(sb.st_mode));
 	}
 	if (errno != ENOENT)
 		return vtb_error("cannot open '%s': %s", path, strerror(errno));
