@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "store-int.h"
-#include "../../common/siphash.h"
+#include "../../common/index.h"
 
 /*
  * Samples for compare.  One statement that joins, filters and sorts a
@@ -41,57 +41,39 @@ struct lean {
 	struct lean_sample *s;
 	size_t n, cap;
 	char **names; /* interned metric and unit names */
-	size_t nnames;
-	uint32_t *slots; /* open addressing over names: index + 1, 0 empty */
-	size_t nslots;
+	size_t nnames, capnames;
 	/* The names are a guest's (metric and unit of its sample records):
-	 * hashed with a random secret, or names chosen to collide would put
-	 * them all in one probe chain (issue 25). */
-	struct vtb_sipkey key;
+	 * the index hashes them with a random secret, or names chosen to
+	 * collide would put them all in one probe chain (issue 25). */
+	struct vtb_index byname;
 };
-
-static uint64_t name_hash(const struct lean *l, const char *s)
-{
-	return vtb_siphash_str(&l->key, s);
-}
 
 /* The index of @name in l->names, added when new; -1 with vtb_error()
  * when out of memory or without a random key. */
 static long intern(struct lean *l, const char *name)
 {
-	size_t i;
+	size_t len = strlen(name), pos = 0, i;
 
-	if (!l->nslots && vtb_sipkey_random(&l->key) < 0)
-		return -1;
-	if (2 * (l->nnames + 1) > l->nslots) {
-		size_t n = l->nslots ? 2 * l->nslots : 64;
-		uint32_t *g = calloc(n, sizeof(*g));
-		char **names = realloc(l->names, n / 2 * sizeof(*names));
+	while (vtb_index_next(&l->byname, name, len, &pos, &i))
+		if (!strcmp(l->names[i], name))
+			return (long)i;
+	if (l->nnames == l->capnames) {
+		size_t n = l->capnames ? 2 * l->capnames : 32;
+		char **names = realloc(l->names, n * sizeof(*names));
 
-		if (!g || !names) {
-			free(g);
-			if (names)
-				l->names = names;
+		if (!names)
 			return vtb_error("out of memory");
-		}
 		l->names = names;
-		for (size_t k = 0; k < l->nnames; k++) {
-			for (i = name_hash(l, names[k]) & (n - 1); g[i]; i = (i + 1) & (n - 1))
-				;
-			g[i] = (uint32_t)k + 1;
-		}
-		free(l->slots);
-		l->slots = g;
-		l->nslots = n;
+		l->capnames = n;
 	}
-	for (i = name_hash(l, name) & (l->nslots - 1); l->slots[i]; i = (i + 1) & (l->nslots - 1))
-		if (!strcmp(l->names[l->slots[i] - 1], name))
-			return (long)l->slots[i] - 1;
 	l->names[l->nnames] = vtb_strdup(name);
 	if (!l->names[l->nnames])
 		return vtb_error("out of memory");
-	l->slots[i] = (uint32_t)++l->nnames;
-	return (long)l->nnames - 1;
+	if (vtb_index_add(&l->byname, name, len, l->nnames) < 0) {
+		free(l->names[l->nnames]);
+		return -1;
+	}
+	return (long)l->nnames++;
 }
 
 static void lean_release(struct lean *l)
@@ -114,7 +96,7 @@ static void lean_release(struct lean *l)
 	for (size_t i = 0; i < l->nnames; i++)
 		free(l->names[i]);
 	free(l->names);
-	free(l->slots);
+	vtb_index_release(&l->byname);
 }
 
 static int lean_add_cell(sqlite3_stmt *s, void *ctx)
