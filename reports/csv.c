@@ -97,6 +97,12 @@ static const char *const csv_tail_keys[] = {
 static const char *const csv_kind_cols[] = { "kind",	      "failure_campaign", "failure_config",
 					     "failure_label", "failure_status",	  "failure_boots",
 					     "failure_reps" };
+/* Added by issue 26, last so that the columns before keep their places:
+ * the level of the row's interval, its own (1 - alpha) interval, the
+ * boots_needed cap it passed, and the boots set aside on each side (a
+ * phrase naming each: rep, boot id, how far). */
+static const char *const csv_more_keys[] = { "ci_level", "row_ci_low_pct", "row_ci_high_pct",
+					     "boots_needed_over" };
 
 static void csv_side(struct ctx *c, const struct rrow *r, const struct rside *s, const char *which)
 {
@@ -178,6 +184,7 @@ static void csv_failures(struct ctx *c, const json_t *camp)
 		csv_field(c, o, "boots", false);
 		fputc(',', c->f);
 		csv_str(c, csv_reps(c, json_object_get(o, "reps")));
+		csv_empty(c->f, VTB_ARRAY_SIZE(csv_more_keys) + 2);
 		fputc('\n', c->f);
 		rep_pool_reset(c);
 	}
@@ -209,6 +216,9 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 		fprintf(f, ",%s", csv_tail_keys[k]);
 	for (k = 0; k < VTB_ARRAY_SIZE(csv_kind_cols); k++)
 		fprintf(f, ",%s", csv_kind_cols[k]);
+	for (k = 0; k < VTB_ARRAY_SIZE(csv_more_keys); k++)
+		fprintf(f, ",%s", csv_more_keys[k]);
+	fputs(",base_set_aside,x_set_aside", f);
 	fputc('\n', f);
 	/* the failures first, this campaign's then the one compared against */
 	csv_failures(&c, c.camp);
@@ -226,6 +236,15 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 			csv_field(&c, r->j, csv_tail_keys[k], false);
 		fputs(",verdict", f);
 		csv_empty(f, VTB_ARRAY_SIZE(csv_kind_cols) - 1);
+		for (k = 0; k < VTB_ARRAY_SIZE(csv_more_keys); k++)
+			csv_field(&c, r->j, csv_more_keys[k], false);
+		for (int side = 0; side < 2; side++) {
+			const char *a = rep_aside_s(&c, side ? &r->x : &r->base);
+
+			fputc(',', f);
+			if (a)
+				csv_str(&c, a);
+		}
 		fputc('\n', f);
 		rep_pool_reset(&c);
 	}

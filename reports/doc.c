@@ -264,6 +264,11 @@ static int read_side(struct ctx *c, json_t *index, const json_t *row, const char
 		return vtb_error("report row %zu: configuration '%s' of '%s' is not in configs", ri,
 				 key, which);
 	s->summary = json_object_get(o, "summary");
+	s->aside = json_object_get(o, "set_aside");
+	if (s->aside && !json_is_array(s->aside) && !json_is_null(s->aside))
+		return vtb_error("report row %zu: set_aside of '%s' is not an array", ri, which);
+	if (!json_array_size(s->aside))
+		s->aside = NULL;
 	if (!json_is_object(s->summary))
 		return vtb_error("report row %zu: '%s' has no summary", ri, which);
 	if (jnum(s->summary, "n", &s->n) || jnum(s->summary, "mean", &s->mean) ||
@@ -429,9 +434,10 @@ static int read_row(struct ctx *c, json_t *index, const json_t *o, size_t i, str
 					     : rep_verdicts[v];
 	if (jnum(o, "change_pct", &r->change) || jnum(o, "ci_low_pct", &r->ci_lo) ||
 	    jnum(o, "ci_high_pct", &r->ci_hi) || jnum(o, "p", &r->p) || jnum(o, "q", &r->q) ||
-	    jnum(o, "boots_needed", &r->boots_needed))
+	    jnum(o, "boots_needed", &r->boots_needed) || jnum(o, "ci_level", &r->ci_level) ||
+	    jnum(o, "boots_needed_over", &r->boots_over))
 		return vtb_error(
-			"report row %zu: change_pct, ci_low_pct, ci_high_pct, p, q and boots_needed must be numbers or null",
+			"report row %zu: change_pct, ci_low_pct, ci_high_pct, ci_level, p, q, boots_needed and boots_needed_over must be numbers or null",
 			i);
 	if (sig && !json_is_boolean(sig) && !json_is_null(sig))
 		return vtb_error("report row %zu: significant is not a boolean", i);

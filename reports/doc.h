@@ -33,6 +33,7 @@ struct rcfg {
 struct rside {
 	const struct rcfg *cfg;
 	const json_t *summary;
+	const json_t *aside; /* its boots set aside (an array; NULL: none said) */
 	double n, mean, cov; /* NAN: null */
 };
 
@@ -42,7 +43,8 @@ struct rrow {
 	const char *vshort; /* the verdict in one word, for the text table */
 	const char *reason; /* missing and error rows: why */
 	struct rside base, x;
-	double change, ci_lo, ci_hi, p, q, boots_needed;
+	double change, ci_lo, ci_hi, ci_level, p, q, boots_needed;
+	double boots_over; /* boots_needed is past this cap (NAN: it is not) */
 	bool sig, confirmed, noisy;
 	size_t group, mi, xi; /* its table, metric line, compared column */
 };
@@ -161,6 +163,11 @@ void rep_put_advice(struct ctx *c);
 void rep_put_configs(struct ctx *c);
 /* The rows without a decision, with why. */
 void rep_put_undecided(struct ctx *c);
+/* The boots set aside as outliers, row by row, with why. */
+void rep_put_set_aside(struct ctx *c);
+/* A side's boots set aside in one phrase ("boot rep 3 (id 41) 3.02x the
+ * median, z 55"); NULL when none. */
+const char *rep_aside_s(struct ctx *c, const struct rside *s);
 /* The details: campaign, host, accelerator, options; the guest evidence. */
 void rep_put_header(struct ctx *c);
 void rep_put_evidence(struct ctx *c);

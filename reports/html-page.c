@@ -526,6 +526,27 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 		if (html_jnum(r, "boots_needed", &ch))
 			html_elf(pg, td, "div", "about %s boots a side would decide it",
 				 html_fmt_num(ch).s);
+		else if (html_jnum(r, "boots_needed_over", &ch))
+			html_elf(pg, td, "div", "more than %s boots a side would be needed",
+				 html_fmt_num(ch).s);
+		for (int side = 0; side < 2; side++) {
+			const json_t *e, *a = json_object_get(json_object_get(r, side ? "x" : "base"),
+							      "set_aside");
+			size_t k;
+
+			json_array_foreach(a, k, e)
+			{
+				double rep = NAN, boot = NAN, ratio = NAN;
+
+				html_jnum(e, "rep", &rep);
+				html_jnum(e, "boot", &boot);
+				html_jnum(e, "ratio", &ratio);
+				html_elf(pg, td, "div",
+					 "set aside: boot rep %s (id %s) of the %s side, %sx its median",
+					 html_fmt_num(rep).s, html_fmt_num(boot).s,
+					 side ? "compared" : "baseline", html_fmt_num(ratio).s);
+			}
+		}
 		if (html_jstr(r, "reason"))
 			html_el(pg, td, "div", html_jstr(r, "reason"));
 		if (json_is_true(json_object_get(r, "noisy")))

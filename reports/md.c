@@ -70,6 +70,7 @@ static int md_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f
 		rep_put_folded(&c, "", rep_legend(&c));
 	}
 	rep_put_undecided(&c);
+	rep_put_set_aside(&c);
 	fprintf(f, "\n## Campaign\n\n");
 	rep_put_header(&c);
 	rep_put_evidence(&c);

@@ -266,13 +266,18 @@ const char *rep_title(struct ctx *c)
 
 const char *rep_legend(struct ctx *c)
 {
-	double level = rep_jnumv(c->opts, "ci_level");
+	double level = rep_jnumv(c->summary, "ci_level");
+	const char *fam = rep_jstr(c->summary, "family");
 
+	if (isnan(level))
+		level = rep_jnumv(c->opts, "ci_level");
 	return rep_fmt(
 		c,
-		"%s significant (Benjamini-Hochberg q < %s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies); ci = its %s t interval; n = boots; cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the interval on that side of 0, the change beyond %s; confirmed: the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side), missing (no result on a side), error (values the statistic cannot take)",
+		"%s significant (Benjamini-Hochberg q < %s over the %s rows%s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies; p99 and above and max: of the pooled histograms); ci = its interval at %s, the level BH selects by (Benjamini-Yekutieli: significant exactly when it leaves out 0); n = boots kept (a boot far from its side's others is set aside and named); cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the change beyond %s; confirmed: the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side: not judged), missing (no result on a side), error (values the statistic cannot take)",
 		c->mode == M_MD ? "\\*" : "*", opt_num(c, "alpha", "%g"),
-		isnan(level) ? "?" : rep_fmt(c, "%g%%", level * 100),
+		fam && !strcmp(fam, "all") ? "comparison's" : "shown",
+		fam && !strcmp(fam, "all") ? ", whatever --metric and --workload show" : "",
+		isnan(level) ? "?" : rep_fmt(c, "%.4g%%", level * 100),
 		opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "threshold_pct", "%g%%"));
 }
 
@@ -469,25 +474,31 @@ static const char *undecided_why(struct ctx *c, const struct rrow *r)
 	if (!strcmp(r->verdict, "missing") || !strcmp(r->verdict, "error"))
 		return r->reason ? rep_show(c, r->reason, REP_TEXT_MAX) : "?";
 	if (!strcmp(r->verdict, "few"))
-		return rep_fmt(c, "%.0f boot%s against %.0f: the t test needs at least 2 a side",
+		return rep_fmt(c, "%.0f boot%s against %.0f: not judged, the t test needs at least 2 a side",
 			       r->x.n, r->x.n == 1 ? "" : "s", r->base.n);
-	return rep_fmt(c, "change %s, ci %s..%s reaches past %s%s at n=%.0f vs %.0f%s%s",
+	return rep_fmt(c, "change %s, ci %s..%s reaches past %s%s at n=%.0f vs %.0f%s",
 		       rep_pctv(c, r->change), rep_pctv(c, r->ci_lo), rep_pctv(c, r->ci_hi),
 		       isnan(t) ? "the threshold" : rep_fmt(c, "+-%g%%", t),
 		       r->noisy ? " (noisy)" : "", r->x.n, r->base.n,
-		       isnan(r->boots_needed) ? "" : "; about ",
-		       isnan(r->boots_needed)
+		       !isnan(r->boots_over)
+			       ? rep_fmt(c, "; more than %.0f boots a side would be needed at this spread",
+					 r->boots_over)
+		       : isnan(r->boots_needed)
 			       ? ""
-			       : rep_fmt(c, "%.0f boots a side would decide it at this spread",
+			       : rep_fmt(c, "; about %.0f boots a side would decide it at this spread",
 					 r->boots_needed));
 }
 
-/* The verdicts counted: the answer, right after what was compared. */
+/* The verdicts counted: the answer, right after what was compared.  Rows
+ * that could not be judged (few) come first: a gate never passes them
+ * unsaid. */
 void rep_put_summary(struct ctx *c)
 {
 	static const char *const k[] = { "rows",	 "worse", "better",  "same",
 					 "inconclusive", "few",	  "missing", "error" };
-	double s[VTB_ARRAY_SIZE(k)], cw = 0, cb = 0;
+	double s[VTB_ARRAY_SIZE(k)], cw = 0, cb = 0, aside = rep_jnumv(c->summary, "set_aside");
+	double level = rep_jnumv(c->summary, "ci_level"), minn = rep_jnumv(c->opts, "min_n");
+	const char *b = c->mode == M_MD ? "**" : "";
 
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(k); i++)
 		s[i] = rep_jnumv(c->summary, k[i]);
@@ -506,14 +517,86 @@ void rep_put_summary(struct ctx *c)
 	}
 	if (!c->nrows)
 		return; /* nothing compared: the advice says what would */
+	if (isnan(minn) || minn < 2)
+		minn = 2;
+	if (s[5] > 0 && s[5] == s[0]) {
+		rep_put_folded(c, "",
+			       rep_fmt(c,
+				       "%snothing could be judged: %.0f boots a side are needed; every one of the %.0f rows has fewer on a side (few)%s",
+				       b, minn, s[0], b));
+		return;
+	}
 	rep_put_folded(
 		c, "",
 		rep_fmt(c,
-			"%s%.0f rows: %.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %.0f few, %.0f missing, %.0f error%s",
-			c->mode == M_MD ? "**" : "", s[0], s[1],
-			cw > 0 ? rep_fmt(c, " (%.0f confirmed)", cw) : "", s[2],
-			cb > 0 ? rep_fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4], s[5], s[6],
-			s[7], c->mode == M_MD ? "**" : ""));
+			"%s%.0f rows: %s%.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %s%.0f missing, %.0f error%s",
+			b, s[0],
+			s[5] > 0 ? rep_fmt(c, "%.0f few (not judged: under %.0f boots a side), ", s[5],
+					   minn)
+				 : "",
+			s[1], cw > 0 ? rep_fmt(c, " (%.0f confirmed)", cw) : "", s[2],
+			cb > 0 ? rep_fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4],
+			s[5] > 0 ? "" : "0 few, ", s[6], s[7], b));
+	if (aside > 0 || (!isnan(level) && level > 0))
+		rep_put_folded(
+			c, "",
+			rep_fmt(c, "%s%s",
+				!isnan(level) ? rep_fmt(c, "intervals at %.4g%% (%.0f of %.0f rows tested significant)",
+							level * 100, rep_jnumv(c->summary, "significant"),
+							rep_jnumv(c->summary, "tested"))
+					      : "",
+				aside > 0 ? rep_fmt(c, "; %.0f row%s with a boot set aside as an outlier (listed below; --no-robust shows the plain statistic)",
+						    aside, aside == 1 ? "" : "s")
+					  : ""));
+}
+
+/* A side's boots set aside, in one phrase. */
+const char *rep_aside_s(struct ctx *c, const struct rside *sd)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const json_t *e;
+	const char *r;
+	size_t i;
+
+	if (!sd->aside)
+		return NULL;
+	json_array_foreach(sd->aside, i, e)
+	{
+		double ratio = rep_jnumv(e, "ratio"), z = rep_jnumv(e, "z");
+
+		if (vtb_strbuf_addf(&sb, "%sboot rep %.0f (id %.0f) of %s: %s the median of its side%s",
+				    i ? "; " : "", rep_jnumv(e, "rep"), rep_jnumv(e, "boot"),
+				    sd->cfg->name,
+				    isnan(ratio) ? "?" : rep_fmt(c, "%.3gx", ratio),
+				    isnan(z) ? "" : rep_fmt(c, " (modified z %.3g)", z)) < 0)
+			c->oom = true;
+	}
+	r = rep_fmt(c, "%s", vtb_strbuf_str(&sb));
+	vtb_strbuf_release(&sb);
+	return r;
+}
+
+/* The boots set aside, row by row: never silent. */
+void rep_put_set_aside(struct ctx *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct rrow *r = &c->rows[i];
+		const char *xb = rep_aside_s(c, &r->x), *bb = rep_aside_s(c, &r->base);
+
+		if (!xb && !bb)
+			continue;
+		if (!n++)
+			fprintf(c->f, "%s\n",
+				c->mode == M_MD ? "\nBoots set aside as outliers (modified z above 3.5 on the log scale; the row's statistic is of the others):\n"
+						: "\nboots set aside as outliers (modified z above 3.5 on the log scale; the row's statistic is of the others):");
+		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
+			       rep_fmt(c, "%s %s, %s: %s%s%s", rep_show(c, r->cell, REP_NAME_MAX),
+				       rep_show(c, r->metric, REP_NAME_MAX), row_who(c, r),
+				       xb ? xb : "", xb && bb ? "; " : "", bb ? bb : ""));
+		rep_pool_reset(c);
+	}
 }
 
 /* The rows without a decision, with why: after the tables. */

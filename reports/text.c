@@ -430,6 +430,7 @@ static int text_render(const json_t *doc, const struct vtb_report_opts *o, FILE 
 		rep_put_folded(&c, "", rep_legend(&c));
 	}
 	rep_put_undecided(&c);
+	rep_put_set_aside(&c);
 	rep_pool_reset(&c);
 	/* then the details */
 	fputc('\n', f);

@@ -855,7 +855,7 @@ static int run_one(struct boot_ctx *b, struct vtb_config *c, int rep, struct vtb
  * error).
  */
 static int auto_decide(struct boot_ctx *b, const struct vtb_matrix *m, const char *db,
-		       const char *campaign, bool *more, long *undecided, bool *bad)
+		       const char *campaign, bool *more, long *undecided, long *missing, bool *bad)
 {
 	const char **keys = calloc(m->n_configs ? m->n_configs : 1, sizeof(*keys));
 	struct vtb_compare_opts co;
@@ -878,6 +878,7 @@ static int auto_decide(struct boot_ctx *b, const struct vtb_matrix *m, const cha
 	    vtb_compare_pending(doc, keys, m->n_configs, more, &n) < 0)
 		goto out;
 	*undecided = (long)n;
+	*missing = (long)vtb_compare_count(doc, "missing");
 	ret = 0;
 out:
 	json_decref(doc);
@@ -1055,7 +1056,8 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, struct vtb
 		/* the first time before any boot: a selection that cannot work
 		 * (an axis no configuration has) is found before hours of boots */
 		if ((any_min || !res->rounds) &&
-		    auto_decide(b, m, res->db, res->campaign, as.more, &res->undecided, &bad) < 0) {
+		    auto_decide(b, m, res->db, res->campaign, as.more, &res->undecided, &res->missing,
+				&bad) < 0) {
 			if (bad)
 				vtb_error("auto_compare: %s", vtb_errmsg());
 			res->fail = bad ? VTB_RUN_INPUT : VTB_RUN_INFRA;

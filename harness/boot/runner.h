@@ -84,6 +84,8 @@ struct vtb_run_result {
 	bool reps_auto;
 	size_t rounds;
 	long undecided;
+	long missing; /* rows missing (no result on a side): not decided, and
+			 more boots of a side that fails do not decide them */
 	bool budget_spent, capped;
 	char campaign[37];
 	char *db;		/* path used (malloc'ed) */

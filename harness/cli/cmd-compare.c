@@ -34,6 +34,8 @@ enum {
 	OPT_ALPHA,
 	OPT_COV_LIMIT,
 	OPT_FAIL_ON,
+	OPT_FAMILY,
+	OPT_NO_ROBUST,
 	OPT_FORMAT,
 	OPT_OUTPUT = 'o',
 	OPT_QUIET = 'q',
@@ -87,7 +89,19 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ .name = "alpha",
 	  .id = OPT_ALPHA,
 	  .arg = "A",
-	  .help = "significance level of the BH q-values; intervals are at 1 - A (default: 0.05)" },
+	  .help = "significance level of the BH q-values (default: 0.05); a row's interval is "
+		  "at 1 - max(R, 1) A / m, R of the m rows tested being significant (the "
+		  "Benjamini-Yekutieli level: it leaves out 0 exactly when BH selects the row)" },
+	{ .name = "family",
+	  .id = OPT_FAMILY,
+	  .arg = "WHICH",
+	  .help = "the rows BH runs over: shown (default: the rows --metric and --workload "
+		  "select, so they change a row's q) or all (every row of the comparison, "
+		  "whatever is shown: a fixed family)" },
+	{ .name = "no-robust",
+	  .id = OPT_NO_ROBUST,
+	  .help = "the plain statistic: no boot set aside as an outlier, tails (p99 and above, "
+		  "_max) from one value per boot instead of the pooled histograms" },
 	{ .name = "cov-limit",
 	  .id = OPT_COV_LIMIT,
 	  .arg = "CLASS=PCT",
@@ -96,9 +110,9 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ .name = "fail-on",
 	  .id = OPT_FAIL_ON,
 	  .arg = "LIST",
-	  .help = "exit 1 for: worse (a worse, missing or error row; the default), possible (an "
-		  "inconclusive row whose interval reaches past the threshold on the worse side), a "
-		  "comma list of both, or none" },
+	  .help = "exit 1 for: worse (a worse, missing or error row, or a table whose every row "
+		  "is few; the default), possible (an inconclusive row whose interval reaches past "
+		  "the threshold on the worse side, or a few row), a comma list of both, or none" },
 	{ .help = "output:" },
 	{ .name = "format",
 	  .id = OPT_FORMAT,
@@ -124,16 +138,20 @@ const struct vtb_cli compare_cli = {
 	.about =
 		"Compares the configurations of a campaign (each VM against its own bare-metal\n"
 		"baseline by default), or a campaign against another (--against), with one value\n"
-		"per boot and metric.  Per row one statistic: the ratio of means (harmonic for\n"
-		"rates, geometric for latencies) with its t interval and t test on the log scale,\n"
-		"Benjamini-Hochberg over the table; the verdict is read from the interval: worse or\n"
+		"per boot and metric; a boot far from the others of its side (modified z above\n"
+		"3.5, at most a fifth of them) is set aside and named.  Per row one statistic: the\n"
+		"ratio of means (harmonic for rates, geometric for latencies) with its t interval\n"
+		"and t test on the log scale (p99 and above and _max: the pooled histograms, boots\n"
+		"resampled), Benjamini-Hochberg over the rows shown, the intervals at the level BH\n"
+		"selects by; the verdict is read from the interval: worse or\n"
 		"better (significant, beyond the threshold; confirmed when the whole interval is),\n"
 		"same (the interval within +-threshold), inconclusive (with the boots a side that\n"
 		"would decide it), few (under 2 boots a side), missing (a result absent on one side),\n"
 		"error (values the statistic cannot take); then the guest evidence.\n",
 	.opts = compare_opts,
-	.exits = "0 no row fails (see --fail-on), 1 a row is worse, missing or an error (or what "
-		 "--fail-on names), 2 usage or input "
+	.exits = "0 no row fails (see --fail-on), 1 a row is worse, missing or an error, or "
+		 "every row is few (nothing could be judged), or what --fail-on names (possible: "
+		 "also few rows), 2 usage or input "
 		 "error (no campaign, nothing to match), 3 infrastructure failure (the database, "
 		 "writing the report).",
 };
@@ -295,6 +313,16 @@ static int apply_opt(struct vtb_cmd_env *env, struct compare_args *a, int c, con
 					    arg);
 			return -1;
 		}
+		break;
+	case OPT_FAMILY:
+		if (strcmp(arg, "all") && strcmp(arg, "shown")) {
+			vtb_cli_usage_error(&compare_cli, "bad --family '%s' (all or shown)", arg);
+			return -1;
+		}
+		a->o.family_all = !strcmp(arg, "all");
+		break;
+	case OPT_NO_ROBUST:
+		a->o.test.plain = true;
 		break;
 	case OPT_FORMAT:
 		a->fmt = format_named(arg);

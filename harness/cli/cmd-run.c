@@ -325,6 +325,12 @@ static void print_summary(const struct vtb_run_result *res)
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		printf("\nreps = auto: stopped before the first decision (%s)",
 		       res->budget_spent ? "the budget is spent" : "interrupted");
+	else if (res->reps_auto && res->undecided == 0 && res->missing > 0)
+		printf("\nreps = auto: %ld compare row%s missing (no result on a side: not decided, "
+		       "and more boots of a failing side would not decide %s), the others decided "
+		       "after %zu round%s",
+		       res->missing, res->missing == 1 ? "" : "s", res->missing == 1 ? "it" : "them",
+		       res->rounds, res->rounds == 1 ? "" : "s");
 	else if (res->reps_auto && res->undecided == 0 && !res->rounds)
 		printf("\nreps = auto: every compare row was already decided");
 	else if (res->reps_auto && res->undecided == 0)

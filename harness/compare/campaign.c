@@ -24,8 +24,12 @@ static void series_release(struct series *s)
 	free(s->metric);
 	free(s->unit);
 	free(s->pcpus);
+	if (s->kv != s->v)
+		free(s->kv);
 	free(s->v);
 	free(s->rep);
+	free(s->boot);
+	free(s->aside);
 	json_decref(s->jsum);
 	json_decref(s->jvalues);
 }
@@ -131,6 +135,7 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 8;
 		double *g = realloc(r->v, cap * sizeof(*g));
+		int64_t *bp;
 		int *rp;
 
 		if (!g)
@@ -140,8 +145,13 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 		if (!rp)
 			return vtb_error("out of memory");
 		r->rep = rp;
+		bp = realloc(r->boot, cap * sizeof(*bp));
+		if (!bp)
+			return vtb_error("out of memory");
+		r->boot = bp;
 		r->cap = cap;
 	}
+	r->boot[r->n] = s->boot;
 	r->rep[r->n] = s->rep;
 	r->v[r->n++] = s->value;
 	return 0;

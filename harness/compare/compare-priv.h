@@ -25,10 +25,17 @@ struct series {
 	int better, cpus;
 	char *pcpus;
 	double *v;
-	int *rep; /* per value: its boot's rep */
+	int *rep;      /* per value: its boot's rep */
+	int64_t *boot; /* per value: its boot's id */
 	size_t n, cap;
 	enum vtb_metric_class k;
-	struct vtb_summary sum;
+	/* the outlier screen (vtb_screen): aside[i] set aside; kv, kn the
+	 * values kept (kv is v when none is) */
+	bool *aside;
+	size_t naside;
+	double *kv;
+	size_t kn;
+	struct vtb_summary sum; /* of the values kept */
 	bool summed;
 	json_t *jsum, *jvalues; /* built once, shared by the rows that use the series */
 };
@@ -167,10 +174,12 @@ json_t *cm_advice_json(const struct campaign *c);
 
 /* ---- the document's parts ---- */
 
-/* rows.c: "rows" and "summary", then "series" */
+/* rows.c: "rows" and "summary", then "series".  @family: NULL, or the
+ * rows of the same comparison without --metric and --workload (--family
+ * all), whose q-values and level the rows take. */
 int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
-		  const struct vtb_compare_opts *o, bool cross, json_t *doc);
-int cm_build_series(struct campaign *c, json_t *doc);
+		  const struct vtb_compare_opts *o, bool cross, const json_t *family, json_t *doc);
+int cm_build_series(struct campaign *c, const struct vtb_compare_opts *o, json_t *doc);
 /* evidence.c: "evidence" and "stream_rule" */
 int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc);
 /* merged.c: the campaign's merged histograms and c2c matrices, appended

@@ -38,7 +38,9 @@ struct vtb_compare_opts {
 	const char *metric;	      /* glob on metric names; NULL: all */
 	const char *workload;	      /* workload type or cell name; NULL: all */
 	unsigned fail_on;	      /* VTB_FAIL_* (default: VTB_FAIL_WORSE) */
-	struct vtb_test_opts test;
+	bool family_all;	      /* --family all: BH over every row of the comparison,
+					 whatever --metric and --workload show */
+	struct vtb_test_opts test;    /* test.plain: --no-robust */
 };
 
 /* Defaults: own baseline, fail on worse (with missing and error rows),
@@ -58,8 +60,21 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
 		      bool *bad_input);
 
-/* Rows of @doc that fail under @fail_on (VTB_FAIL_*). */
+/*
+ * Rows of @doc that fail under @fail_on (VTB_FAIL_*): worse, missing and
+ * error rows under VTB_FAIL_WORSE; possible and few rows under
+ * VTB_FAIL_POSSIBLE (a row that could not be judged never passes a
+ * strict gate).  And under VTB_FAIL_WORSE, when the table has rows and
+ * every one is few (nothing could be judged): all of them.
+ */
 size_t vtb_compare_failing(const json_t *doc, unsigned fail_on);
+
+/* Rows of @doc whose verdict is @verdict. */
+size_t vtb_compare_count(const json_t *doc, const char *verdict);
+
+/* Nothing could be judged: the table has rows and every one is few.
+ * *@need: the boots a side the test needs. */
+bool vtb_compare_nothing_judged(const json_t *doc, long *need);
 
 /*
  * reps = auto: which configurations need more boots.  For every row of

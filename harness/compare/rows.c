@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compare-priv.h"
+#include "../../common/index.h"
 
 static json_t *summary_json(const struct vtb_summary *m)
 {
@@ -37,11 +38,36 @@ static json_t *summary_json(const struct vtb_summary *m)
 	return o;
 }
 
-static int series_summarise(struct series *s)
+/* Is @s a tail metric, judged as it is (its outliers are the signal)? */
+static bool tail_series(const struct series *s)
+{
+	return s->k == VTB_MC_LATENCY && vtb_metric_tail(s->metric, NULL);
+}
+
+/* The series' screen (unless --no-robust or a tail), its summary over
+ * the values kept, and its JSON once. */
+static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 {
 	if (s->summed)
 		return 0;
-	if (vtb_summarise(s->v, s->n, s->k, &s->sum) < 0)
+	s->kv = s->v;
+	s->kn = s->n;
+	if (!t->plain && !tail_series(s) && s->n >= 5) {
+		s->aside = calloc(s->n, sizeof(*s->aside));
+		if (!s->aside)
+			return vtb_error("out of memory");
+		s->naside = vtb_screen(s->v, s->n, s->aside);
+	}
+	if (s->naside) {
+		s->kv = malloc(s->n * sizeof(*s->kv));
+		if (!s->kv)
+			return vtb_error("out of memory");
+		s->kn = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->aside[i])
+				s->kv[s->kn++] = s->v[i];
+	}
+	if (vtb_summarise(s->kv, s->kn, s->k, &s->sum) < 0)
 		return -1;
 	s->jsum = summary_json(&s->sum);
 	s->jvalues = json_array();
@@ -52,6 +78,30 @@ static int series_summarise(struct series *s)
 			return vtb_error("out of memory");
 	s->summed = true;
 	return 0;
+}
+
+/* The boots of @s set aside: [{"rep", "boot", "value", "z", "ratio"}]
+ * (ratio: the value over the median of the others kept). */
+static json_t *aside_json(const struct series *s)
+{
+	json_t *a = json_array();
+	bool fail = !a;
+
+	for (size_t i = 0; s->naside && !fail && i < s->n; i++) {
+		if (!s->aside[i])
+			continue;
+		push(a,
+		     json_pack("{s:i, s:I, s:o, s:o, s:o}", "rep", s->rep[i], "boot",
+			       (json_int_t)s->boot[i], "value", jreal(s->v[i]), "z",
+			       jreal(vtb_screen_z(s->v, s->n, i)), "ratio",
+			       jreal(s->sum.median != 0 ? s->v[i] / s->sum.median : NAN)),
+		     &fail);
+	}
+	if (fail) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
 }
 
 static json_t *side_json(const struct series *s, const char *campaign)
@@ -65,6 +115,7 @@ static json_t *side_json(const struct series *s, const char *campaign)
 	put(o, "campaign", json_string(campaign), &fail);
 	put(o, "summary", json_incref(s->jsum), &fail);
 	put(o, "values", json_incref(s->jvalues), &fail);
+	put(o, "set_aside", aside_json(s), &fail);
 	if (fail) {
 		json_decref(o);
 		return NULL;
@@ -86,6 +137,7 @@ static json_t *empty_side_json(const char *config_key, const char *campaign)
 	put(o, "campaign", json_string(campaign), &fail);
 	put(o, "summary", summary_json(&none), &fail);
 	put(o, "values", json_array(), &fail);
+	put(o, "set_aside", json_array(), &fail);
 	if (fail) {
 		json_decref(o);
 		return NULL;
@@ -218,12 +270,12 @@ static int test_rows(struct campaign *bc, struct campaign *xc, const struct pair
 		struct series *b = pr->b >= 0 ? &bc->s[pr->b] : NULL;
 		struct series *x = pr->x >= 0 ? &xc->s[pr->x] : NULL;
 
-		if ((b && series_summarise(b) < 0) || (x && series_summarise(x) < 0))
+		if ((b && series_summarise(b, t) < 0) || (x && series_summarise(x, t) < 0))
 			return -1;
 		p[i] = NAN;
 		if (pr->kind != P_OK)
 			continue;
-		vtb_compare_samples(b->v, b->n, x->v, x->n, x->k, t, &cmp[i]);
+		vtb_compare_samples(b->kv, b->kn, x->kv, x->kn, x->k, t, &cmp[i]);
 		p[i] = cmp[i].p;
 	}
 	return 0;
@@ -261,16 +313,25 @@ out:
 	return r;
 }
 
-/* The row's verdict, @q its q-value; rw->reason for an error or missing
- * row.  -1 with vtb_error(): the store, or memory. */
+/* The level of a table's intervals and the level a row not yet
+ * significant would face (the next BH step). */
+struct level {
+	double a, a_next;
+};
+
+/* The row's verdict, @q its q-value, its interval at level @lv->a;
+ * rw->reason for an error or missing row.  -1 with vtb_error(): the
+ * store, or memory. */
 static int row_verdict(struct row *rw, const struct campaign *bc, const struct campaign *xc,
-		       double q, const struct vtb_test_opts *t, bool cross)
+		       double q, const struct level *lv, const struct vtb_test_opts *t,
+		       bool cross)
 {
 	struct vtb_comparison *c = rw->c;
 
 	if (rw->pr->kind == P_OK) {
 		c->q = q;
-		vtb_verdict(c, rw->x->better != 0, t);
+		vtb_set_level(c, lv->a);
+		vtb_verdict(c, rw->x->better != 0, t, lv->a_next);
 		if (c->verdict != VTB_V_ERROR)
 			return 0;
 		rw->reason = why_error(c, rw->b, rw->x, bc, xc, cross);
@@ -279,6 +340,9 @@ static int row_verdict(struct row *rw, const struct campaign *bc, const struct c
 	*c = (struct vtb_comparison){ .change_pct = NAN,
 				      .ci_low_pct = NAN,
 				      .ci_high_pct = NAN,
+				      .row_low_pct = NAN,
+				      .row_high_pct = NAN,
+				      .a = lv->a,
 				      .p = NAN,
 				      .q = NAN,
 				      .boots_needed = NAN };
@@ -314,7 +378,12 @@ static void row_json(json_t *r, const struct row *rw, const struct campaign *bc,
 	put(r, "change_pct", jreal(c->change_pct), fail);
 	put(r, "ci_low_pct", jreal(c->ci_low_pct), fail);
 	put(r, "ci_high_pct", jreal(c->ci_high_pct), fail);
-	put(r, "test", rw->pr->kind == P_OK ? jstr(c->test) : json_null(), fail);
+	put(r, "ci_level", jreal(isnan(c->ci_low_pct) ? NAN : 1 - c->a), fail);
+	put(r, "row_ci_low_pct", jreal(c->row_low_pct), fail);
+	put(r, "row_ci_high_pct", jreal(c->row_high_pct), fail);
+	put(r, "test",
+	    rw->pr->kind != P_OK ? json_null() : jstr(c->tail ? "pooled-boot-bootstrap" : c->test),
+	    fail);
 	put(r, "df", jreal(c->df), fail);
 	put(r, "p", jreal(c->p), fail);
 	put(r, "q", jreal(c->q), fail);
@@ -325,13 +394,22 @@ static void row_json(json_t *r, const struct row *rw, const struct campaign *bc,
 	put(r, "boots_needed",
 	    isfinite(c->boots_needed) ? json_integer((json_int_t)c->boots_needed) : json_null(),
 	    fail);
+	/* beyond the cap: null above, and how far it was looked */
+	put(r, "boots_needed_over",
+	    isinf(c->boots_needed) ? json_integer(VTB_BOOTS_NEEDED_CAP) : json_null(), fail);
+	put(r, "set_aside",
+	    json_integer((json_int_t)((b ? b->naside : 0) + (x ? x->naside : 0))), fail);
 	put(r, "noisy", json_boolean(rw->noisy), fail);
 	put(r, "reason", jstr(rw->reason), fail);
 }
 
-/* The table's counts: rows, per verdict, confirmed, possible, noisy. */
+/* The table's counts: rows, per verdict, confirmed, possible, noisy,
+ * rows with a boot set aside; the family BH ran over and the level of
+ * the intervals. */
 struct counts {
-	size_t verdict[VTB_V_COUNT], confirmed, possible, noisy;
+	size_t verdict[VTB_V_COUNT], confirmed, possible, noisy, set_aside, tested, significant;
+	double a;
+	bool family;
 };
 
 static json_t *counts_json(const struct counts *n, size_t rows)
@@ -345,6 +423,11 @@ static json_t *counts_json(const struct counts *n, size_t rows)
 	put(sum, "confirmed", json_integer((json_int_t)n->confirmed), &fail);
 	put(sum, "possible", json_integer((json_int_t)n->possible), &fail);
 	put(sum, "noisy", json_integer((json_int_t)n->noisy), &fail);
+	put(sum, "set_aside", json_integer((json_int_t)n->set_aside), &fail);
+	put(sum, "tested", json_integer((json_int_t)n->tested), &fail);
+	put(sum, "significant", json_integer((json_int_t)n->significant), &fail);
+	put(sum, "family", json_string(n->family ? "all" : "shown"), &fail);
+	put(sum, "ci_level", jreal(1 - n->a), &fail);
 	if (fail) {
 		json_decref(sum);
 		return NULL;
@@ -352,13 +435,106 @@ static json_t *counts_json(const struct counts *n, size_t rows)
 	return sum;
 }
 
+/* A row's key in a family: both configurations, the cell, the metric. */
+static char *family_key(const char *xcfg, const char *bcfg, const char *cell, const char *metric)
+{
+	return vtb_asprintf("%s\x1f%s\x1f%s\x1f%s", xcfg ? xcfg : "", bcfg ? bcfg : "",
+			    cell ? cell : "", metric ? metric : "");
+}
+
+static const char *row_str(const json_t *r, const char *side, const char *k)
+{
+	return json_string_value(json_object_get(side ? json_object_get(r, side) : r, k));
+}
+
+/* The levels from m rows tested, r of them selected by BH. */
+static void levels(size_t m, size_t r, double alpha, struct level *lv)
+{
+	lv->a = m ? (double)(r ? r : 1) * alpha / (double)m : alpha;
+	lv->a_next = m ? (double)(r < m ? r + 1 : m) * alpha / (double)m : alpha;
+}
+
+/*
+ * --family all: each row's q from the rows of the whole comparison
+ * (@family, the "rows" of the document without --metric and
+ * --workload), and the levels from them.  q[i] stays NAN for a row the
+ * family lacks (it is then not tested: few).
+ */
+static int family_q(const json_t *family, struct campaign *bc, struct campaign *xc,
+		    const struct pairs *ps, const struct vtb_test_opts *t, double *q,
+		    struct level *lv, struct counts *n)
+{
+	struct vtb_index ix = VTB_INDEX_INIT;
+	size_t nf = json_array_size(family);
+	char **keys = calloc(nf ? nf : 1, sizeof(*keys));
+	double *fq = calloc(nf ? nf : 1, sizeof(*fq));
+	int ret = -1;
+
+	if (!keys || !fq) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const json_t *row = json_array_get(family, i), *jq = json_object_get(row, "q");
+
+		fq[i] = json_is_number(jq) ? json_number_value(jq) : NAN;
+		if (!isnan(fq[i])) {
+			n->tested++;
+			n->significant += fq[i] < t->alpha;
+		}
+		keys[i] = family_key(row_str(row, "x", "config"), row_str(row, "base", "config"),
+				     row_str(row, NULL, "cell_key"), row_str(row, NULL, "metric"));
+		if (!keys[i]) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		if (vtb_index_add(&ix, keys[i], strlen(keys[i]), i) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct pair *pr = &ps->p[i];
+		const struct series *any = pr->x >= 0	? &xc->s[pr->x]
+					   : pr->b >= 0 ? &bc->s[pr->b]
+							: NULL;
+		char *k;
+		size_t pos = 0, item;
+
+		q[i] = NAN;
+		if (pr->kind != P_OK)
+			continue;
+		k = family_key(xc->ci[pr->xci].config_key, bc->ci[pr->bci].config_key,
+			       xc->ci[pr->xci].cell_key, any ? any->metric : NULL);
+		if (!k) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		while (vtb_index_next(&ix, k, strlen(k), &pos, &item))
+			if (!strcmp(keys[item], k)) {
+				q[i] = fq[item];
+				break;
+			}
+		free(k);
+	}
+	levels(n->tested, n->significant, t->alpha, lv);
+	n->family = true;
+	ret = 0;
+out:
+	for (size_t i = 0; keys && i < nf; i++)
+		free(keys[i]);
+	free(keys);
+	free(fq);
+	vtb_index_release(&ix);
+	return ret;
+}
+
 int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
-		  const struct vtb_compare_opts *o, bool cross, json_t *doc)
+		  const struct vtb_compare_opts *o, bool cross, const json_t *family, json_t *doc)
 {
 	struct vtb_comparison *cmp = calloc(ps->n ? ps->n : 1, sizeof(*cmp));
 	double *p = calloc(ps->n ? ps->n : 1, sizeof(*p)),
 	       *q = calloc(ps->n ? ps->n : 1, sizeof(*q));
 	struct counts n = { .confirmed = 0 };
+	struct level lv;
 	json_t *rows = json_array();
 	bool fail = !rows;
 	int ret = -1;
@@ -367,8 +543,22 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (test_rows(bc, xc, ps, &o->test, cmp, p) < 0 || vtb_bh(p, ps->n, q) < 0)
+	if (test_rows(bc, xc, ps, &o->test, cmp, p) < 0)
 		goto out;
+	if (family) {
+		if (family_q(family, bc, xc, ps, &o->test, q, &lv, &n) < 0)
+			goto out;
+	} else {
+		if (vtb_bh(p, ps->n, q) < 0)
+			goto out;
+		for (size_t i = 0; i < ps->n; i++)
+			if (!isnan(q[i])) {
+				n.tested++;
+				n.significant += q[i] < o->test.alpha;
+			}
+		levels(n.tested, n.significant, o->test.alpha, &lv);
+	}
+	n.a = lv.a;
 	for (size_t i = 0; i < ps->n && !fail; i++) {
 		const struct pair *pr = &ps->p[i];
 		struct row rw = { .pr = pr,
@@ -381,12 +571,13 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 
 		rw.any = rw.x ? rw.x : rw.b;
 		rw.noisy = noisy(rw.b, &o->test) || noisy(rw.x, &o->test);
-		if (row_verdict(&rw, bc, xc, q[i], &o->test, cross) < 0)
+		if (row_verdict(&rw, bc, xc, q[i], &lv, &o->test, cross) < 0)
 			goto out;
 		n.verdict[rw.c->verdict]++;
 		n.confirmed += rw.c->confirmed;
 		n.possible += rw.c->possible;
 		n.noisy += rw.noisy;
+		n.set_aside += (rw.b && rw.b->naside) || (rw.x && rw.x->naside);
 		r = json_object();
 		push(rows, r, &fail);
 		if (!fail)
@@ -412,7 +603,7 @@ out:
 /* Every series of the main campaign with its summary: what a table of
  * one campaign shows, compared or not (a campaign of baselines only has
  * no rows). */
-int cm_build_series(struct campaign *c, json_t *doc)
+int cm_build_series(struct campaign *c, const struct vtb_compare_opts *opts, json_t *doc)
 {
 	json_t *a = json_array();
 	bool fail = !a;
@@ -421,7 +612,7 @@ int cm_build_series(struct campaign *c, json_t *doc)
 		struct series *s = &c->s[i];
 		json_t *o = json_object();
 
-		if (series_summarise(s) < 0) {
+		if (series_summarise(s, &opts->test) < 0) {
 			json_decref(o);
 			json_decref(a);
 			return -1;

@@ -13,6 +13,7 @@
  * data (tests/unit/test_stats.c, make bench).
  */
 #include "stats.h"
+#include "tails.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -46,6 +47,48 @@ static bool has_percentile_part(const char *name)
 			d++;
 		if (!*d || *d == '_' || *d == '.')
 			return true;
+	}
+	return false;
+}
+
+bool vtb_metric_tail(const char *metric, double *pct)
+{
+	const char *s;
+
+	if (!metric)
+		return false;
+	if (has_suffix(metric, "_max")) {
+		if (pct)
+			*pct = 100;
+		return true;
+	}
+	for (s = strstr(metric, "_p"); s; s = strstr(s + 1, "_p")) {
+		const char *d = s + 2, *e;
+		char num[32];
+		size_t k = 0;
+
+		if (*d < '0' || *d > '9')
+			continue;
+		/* digits, and "_digits" after "_p99" (p99_9 is 99.9) */
+		for (e = d; (*e >= '0' && *e <= '9') || (*e == '_' && e[1] >= '0' && e[1] <= '9' &&
+							  k == 2 && e == d + 2);
+		     e++)
+			if (*e != '_' && k < sizeof(num) - 1)
+				num[k++] = *e;
+		if (*e && *e != '_' && *e != '.')
+			continue;
+		num[k] = 0;
+		/* "99" -> 99, "999" -> 99.9, "9999" -> 99.99: the digits after
+		 * the first two are decimals */
+		if (k >= 2 && num[0] == '9' && num[1] == '9') {
+			double v = 99, f = 0.1;
+
+			for (size_t j = 2; j < k; j++, f /= 10)
+				v += (num[j] - '0') * f;
+			if (pct)
+				*pct = v;
+			return true;
+		}
 	}
 	return false;
 }
@@ -185,8 +228,11 @@ int vtb_summarise(const double *v, size_t n, enum vtb_metric_class k, struct vtb
 		    : k == VTB_MC_LATENCY  ? gmean(s, n)
 					   : out->amean;
 	out->median = gsl_stats_median_from_sorted_data(s, 1, n);
-	out->stddev = n > 1 ? gsl_stats_sd_m(s, 1, n, out->amean) : 0;
-	if (out->stddev == 0)
+	/* one value has no spread: undefined, not 0 (numpy's std(ddof=1) is nan) */
+	out->stddev = n > 1 ? gsl_stats_sd_m(s, 1, n, out->amean) : NAN;
+	if (n < 2)
+		out->cov = NAN;
+	else if (out->stddev == 0)
 		out->cov = 0;
 	else
 		out->cov = out->amean != 0 ? out->stddev / fabs(out->amean) : NAN;
@@ -304,7 +350,7 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 			 struct vtb_comparison *out)
 {
 	size_t min_n = o->min_n > 2 ? o->min_n : 2, i;
-	double mb, mx, a, b, tc;
+	double mb, mx, a, b;
 
 	gsl_quiet();
 	*out = (struct vtb_comparison){ .nb = nb,
@@ -322,7 +368,10 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 					.p = NAN,
 					.q = NAN,
 					.verdict = VTB_V_INCONCLUSIVE,
-					.boots_needed = NAN };
+					.boots_needed = NAN,
+					.row_low_pct = NAN,
+					.row_high_pct = NAN,
+					.a = o->alpha };
 	if ((i = first_nonfinite(base, nb)) < nb) {
 		row_error(out, VTB_RE_NONFINITE, 0, i);
 		return;
@@ -341,6 +390,7 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 		out->d = out->se = out->t = 0;
 		out->sd_base = out->sd_x = 0;
 		out->ci_low_pct = out->ci_high_pct = 0;
+		out->row_low_pct = out->row_high_pct = 0;
 		out->p = 1;
 		return;
 	}
@@ -380,6 +430,7 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 		out->t = out->d > 0 ? INFINITY : -INFINITY;
 		out->p = 0;
 		out->ci_low_pct = out->ci_high_pct = out->change_pct;
+		out->row_low_pct = out->row_high_pct = out->change_pct;
 		return;
 	}
 	out->df = welch_df(a, nb, b, nx);
@@ -387,44 +438,169 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 	out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
 	if (out->p > 1)
 		out->p = 1;
-	tc = gsl_cdf_tdist_Qinv(o->alpha / 2, out->df);
-	out->ci_low_pct = expm1(out->d - tc * out->se) * 100;
-	out->ci_high_pct = expm1(out->d + tc * out->se) * 100;
+	vtb_set_level(out, o->alpha);
+	out->row_low_pct = out->ci_low_pct;
+	out->row_high_pct = out->ci_high_pct;
 }
 
-double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o)
+void vtb_set_level(struct vtb_comparison *c, double a)
 {
-	double va = c->sd_base * c->sd_base, vb = c->sd_x * c->sd_x, v = va + vb, room, df1;
+	double tc, lo, hi;
+
+	gsl_quiet();
+	c->a = a;
+	if (isnan(c->p))
+		return;
+	if (c->tail) {
+		vtb_tail_interval(c->tail, a, &lo, &hi);
+		c->ci_low_pct = expm1(lo) * 100;
+		c->ci_high_pct = expm1(hi) * 100;
+		return;
+	}
+	if (!(c->se > 0)) /* constant sides: the interval is the point */
+		return;
+	tc = gsl_cdf_tdist_Qinv(a / 2, c->df);
+	c->ci_low_pct = expm1(c->d - tc * c->se) * 100;
+	c->ci_high_pct = expm1(c->d + tc * c->se) * 100;
+}
+
+double vtb_fcr_level(const double *q, size_t n, double alpha)
+{
+	size_t m = 0, r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(q[i])) {
+			m++;
+			r += q[i] < alpha;
+		}
+	if (!m)
+		return alpha;
+	return (double)(r ? r : 1) * alpha / (double)m;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values (sorted copy in @w). */
+static double median_of(const double *v, size_t n, double *w)
+{
+	memcpy(w, v, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_double);
+	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+}
+
+/* The screen's scale of @v: u[i] (log or value), its median and MAD
+ * (or 1.2533 mean absolute deviation / 0.6745 when the MAD is 0); false
+ * when there is none (fewer than 2 values, a non-finite one, all equal). */
+static bool screen_scale(const double *v, size_t n, double *u, double *w, double *med,
+			 double *mad)
+{
+	bool logs = true;
+	double s = 0;
+
+	if (n < 2)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			return false;
+		logs = logs && v[i] > 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		u[i] = logs ? log(v[i]) : v[i];
+	*med = median_of(u, n, w);
+	for (size_t i = 0; i < n; i++)
+		w[i] = fabs(u[i] - *med);
+	*mad = median_of(w, n, w);
+	if (*mad > 0)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		s += fabs(u[i] - *med);
+	/* z = |x - med| / (1.253314 meanAD): as 0.6745 |x - med| / mad */
+	*mad = 1.253314 * (s / (double)n) * 0.6745;
+	return *mad > 0;
+}
+
+double vtb_screen_z(const double *v, size_t n, size_t i)
+{
+	double *u = malloc((n ? n : 1) * 2 * sizeof(*u)), med, mad, z = NAN;
+
+	if (!u || i >= n)
+		goto out;
+	if (screen_scale(v, n, u, u + n, &med, &mad))
+		z = 0.6745 * fabs(u[i] - med) / mad;
+out:
+	free(u);
+	return z;
+}
+
+size_t vtb_screen(const double *v, size_t n, bool *aside)
+{
+	double *u, med, mad;
+	size_t beyond = 0, cap = n / 5;
+
+	for (size_t i = 0; i < n; i++)
+		aside[i] = false;
+	if (!cap)
+		return 0;
+	u = malloc(n * 2 * sizeof(*u));
+	if (!u || !screen_scale(v, n, u, u + n, &med, &mad)) {
+		free(u); /* out of memory: nothing set aside, the plain statistic */
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		beyond += 0.6745 * fabs(u[i] - med) / mad > VTB_SCREEN_Z;
+	if (beyond > cap)
+		beyond = 0;
+	for (size_t i = 0; beyond && i < n; i++)
+		aside[i] = 0.6745 * fabs(u[i] - med) / mad > VTB_SCREEN_Z;
+	free(u);
+	return beyond;
+}
+
+double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o,
+			double a_sig)
+{
+	double va = c->sd_base * c->sd_base, vb = c->sd_x * c->sd_x, v = va + vb, room, df1, a;
 	double hi = log1p(o->threshold_pct / 100), lo = log1p(-fmin(o->threshold_pct, 99.9) / 100);
 	size_t n, have = c->nb > c->nx ? c->nb : c->nx;
 
 	gsl_quiet();
-	if (!isfinite(c->d) || !isfinite(v) || v <= 0 || c->error)
+	if (!isfinite(c->d) || !isfinite(v) || v <= 0 || c->error || c->tail)
 		return NAN;
-	/* what the interval must clear: 0 (significance) when the estimate is
-	 * beyond the threshold, else the nearer threshold (equivalence) */
-	if (c->d > hi || c->d < lo)
+	/* what the interval must clear: 0 (significance, at the level the row
+	 * would face) when the estimate is beyond the threshold, else the
+	 * nearer threshold (equivalence, at the table's level) */
+	if (c->d > hi || c->d < lo) {
 		room = fabs(c->d);
-	else
+		a = a_sig;
+	} else {
 		room = fmin(hi - c->d, c->d - lo);
-	if (!(room > 0))
+		a = c->a;
+	}
+	if (!(room > 0) || !(a > 0 && a < 1))
 		return NAN;
 	/* df(n) = (n - 1) (va + vb)^2 / (va^2 + vb^2) for n a side */
 	df1 = v * v / (va * va + vb * vb);
 	/* from the normal quantile up: t's is larger, so n only grows */
-	n = (size_t)ceil(pow(gsl_cdf_ugaussian_Qinv(o->alpha / 2) / room, 2) * v);
+	n = (size_t)fmin(ceil(pow(gsl_cdf_ugaussian_Qinv(a / 2) / room, 2) * v),
+			 VTB_BOOTS_NEEDED_CAP + 1.0);
 	if (n < 2)
 		n = 2;
-	for (; n <= 100000; n++) {
-		double tc = gsl_cdf_tdist_Qinv(o->alpha / 2, (double)(n - 1) * df1);
+	for (; n <= VTB_BOOTS_NEEDED_CAP; n++) {
+		double tc = gsl_cdf_tdist_Qinv(a / 2, (double)(n - 1) * df1);
 
 		if (tc * sqrt(v / (double)n) < room)
 			return (double)(n > have ? n : have + 1);
 	}
-	return NAN;
+	return INFINITY;
 }
 
-int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_test_opts *o)
+int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_test_opts *o,
+		double a_next)
 {
 	double t = o->threshold_pct, lo = c->ci_low_pct, hi = c->ci_high_pct;
 	size_t min_n = o->min_n > 2 ? o->min_n : 2;
@@ -436,6 +612,9 @@ int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_t
 		return c->verdict = VTB_V_ERROR;
 	if (c->nb < min_n || c->nx < min_n || isnan(c->p))
 		return c->verdict = VTB_V_FEW;
+	/* significant: q < alpha and the interval leaves out 0, one condition
+	 * twice when the interval is at the table's FCR level (vtb_fcr_level:
+	 * BH selects exactly the rows whose p is at most the level) */
 	if (c->q < o->alpha && (lo > 0 || hi < 0) && fabs(c->change_pct) > t) {
 		c->verdict = (c->change_pct > 0) == up_is_worse ? VTB_V_WORSE : VTB_V_BETTER;
 		c->confirmed = lo > t || hi < -t;
@@ -444,6 +623,6 @@ int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_t
 	if (lo >= -t && hi <= t)
 		return c->verdict = VTB_V_SAME;
 	c->possible = up_is_worse ? hi > t : lo < -t;
-	c->boots_needed = vtb_boots_needed(c, o);
+	c->boots_needed = vtb_boots_needed(c, o, a_next);
 	return c->verdict = VTB_V_INCONCLUSIVE;
 }

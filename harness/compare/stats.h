@@ -62,6 +62,14 @@ enum vtb_metric_class { VTB_MC_THROUGHPUT, VTB_MC_TIME, VTB_MC_LATENCY };
  *     the safe choice for values that are not rates.
  */
 enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit);
+/*
+ * Is @metric a tail: a percentile component of 99 or more ("_p99",
+ * "_p999", "_p99_9", "_p9999") or a name ending in "_max"?  *pct (when
+ * not NULL): the percentile (99, 99.9, 99.99), 100 for the max.  A
+ * tail's slow boots are its signal: it is never screened for outliers,
+ * and with histograms it is judged on them (tails.h).
+ */
+bool vtb_metric_tail(const char *metric, double *pct);
 /* "throughput", "time", "latency" (the JSON "class"). */
 const char *vtb_metric_class_name(enum vtb_metric_class k);
 /* What a row's change is the ratio of: "ratio of harmonic means", "ratio
@@ -91,6 +99,7 @@ struct vtb_test_opts {
 	double cov_limit[3];  /* per class, percent: the "noisy" note (never a verdict) */
 	size_t min_n;	      /* fewer boots on either side: few (default 2: the t test
 				 needs a spread on each side) */
+	bool plain;	      /* --no-robust: no boot set aside, tails from per-boot values */
 };
 /* alpha .05, threshold 5%, cov_limit {5, 5, 20}, min_n 2. */
 void vtb_test_opts_default(struct vtb_test_opts *o);
@@ -137,8 +146,19 @@ struct vtb_comparison {
 	bool possible;	     /* inconclusive with the CI reaching past the threshold on the
 				worse side (--fail-on possible) */
 	double boots_needed; /* inconclusive: boots a side that would decide the row at the
-				observed estimate and spread (vtb_boots_needed); NAN unknown */
+				observed estimate and spread (vtb_boots_needed); NAN unknown,
+				INFINITY beyond VTB_BOOTS_NEEDED_CAP */
+	/* the interval of the row as a test of its own (1 - alpha), beside the
+	   one its verdict reads (ci_low_pct, ci_high_pct at level 1 - a) */
+	double row_low_pct, row_high_pct;
+	double a; /* the level the verdict's interval is at: 1 - a (vtb_set_level) */
+	const struct vtb_tail *tail; /* a tail row: its bootstrap (tails.h), else NULL */
 };
+
+/* boots_needed past this is shown as "> 1000" (INFINITY). */
+#define VTB_BOOTS_NEEDED_CAP 1000
+
+struct vtb_tail;
 
 /*
  * Compares per-boot values @x against @base (metric class @k) at level
@@ -153,29 +173,69 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 			 enum vtb_metric_class k, const struct vtb_test_opts *o,
 			 struct vtb_comparison *out);
 
+/*
+ * The outlier screen of one side (docs/statistics.md "Outlier boots"):
+ * which of @n per-boot values are set aside (aside[i] true; returns how
+ * many).  On the log scale when every value is above 0 (a slow boot is a
+ * factor), else on the values: a value whose modified z-score
+ * 0.6745 |x - median| / MAD is above VTB_SCREEN_Z (Iglewicz and Hoaglin;
+ * MAD 0: 1.2533 times the mean absolute deviation takes its place).  At
+ * most n / 5 values (integer division) are set aside, so none under 5
+ * boots; when more than that are beyond the cut, none is: a fifth of the
+ * boots is a mode of the data, not an accident.  Non-finite values: none.
+ */
+#define VTB_SCREEN_Z 3.5
+size_t vtb_screen(const double *v, size_t n, bool *aside);
+/* The modified z-score of @v[i] as vtb_screen() computes it (NAN when it
+ * has no scale): for the row's note. */
+double vtb_screen_z(const double *v, size_t n, size_t i);
+
+/*
+ * Sets @c's interval (ci_low_pct, ci_high_pct) at level 1 - @a: from its
+ * t statistic, or from its bootstrap (c->tail).  A row not tested keeps
+ * NAN.  vtb_compare_samples() sets it at 1 - alpha (also row_*_pct).
+ */
+void vtb_set_level(struct vtb_comparison *c, double a);
+
+/*
+ * The level of a table's intervals (Benjamini and Yekutieli 2005: the
+ * false-coverage-rate adjusted intervals of the rows BH selects): with m
+ * rows tested and R of them with q < alpha, a = max(R, 1) alpha / m.  A
+ * row's interval at 1 - a leaves out 0 exactly when BH selects it (its p
+ * is at most R alpha / m).  alpha when nothing was tested.
+ */
+double vtb_fcr_level(const double *q, size_t n, double alpha);
+
 /* Benjamini-Hochberg over n p-values (NAN p = not tested, left out, q NAN): q[i].
  * @q may be @p.  -1 with vtb_error() when out of memory. */
 int vtb_bh(const double *p, size_t n, double *q);
 
 /*
- * The verdict of @c from its q, CI and estimate (enum above), direction
- * from @higher_better; sets c->verdict, c->confirmed, c->possible and
- * c->boots_needed, and returns the verdict.  Order: error, few, then
- * worse/better, same, inconclusive.
+ * The verdict of @c read from its interval (as vtb_set_level() left it)
+ * and estimate (enum above), direction from @higher_better; sets
+ * c->verdict, c->confirmed, c->possible and c->boots_needed, and returns
+ * the verdict.  Order: error, few, then worse/better (the interval leaves
+ * out 0 and the estimate is beyond the threshold), same, inconclusive.
+ * @a_next: the level the row would face were it significant (the next
+ * BH step: min(R + 1, m) alpha / m), for boots_needed.
  */
-int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_test_opts *o);
+int vtb_verdict(struct vtb_comparison *c, bool higher_better, const struct vtb_test_opts *o,
+		double a_next);
 
 /*
  * Boots a side (the same on both) that would decide @c if the estimate d
  * and the per-boot spreads stayed as observed: the smallest n with
- * t_{1 - alpha/2, df(n)} se(n) < |d| when |change| is beyond the
- * threshold (significance), or with the CI inside +-threshold otherwise
+ * t_{1 - a_sig/2, df(n)} se(n) < |d| when |change| is beyond the
+ * threshold (significance, at the level @a_sig the row would face), or
+ * with the interval at 1 - c->a inside +-threshold otherwise
  * (equivalence); se(n)^2 = (sd_base^2 + sd_x^2) / n, df(n) Welch's.  At
- * least one more than the larger side has.  NAN when the row has no
- * spread estimate, or when no n up to 100000 would do (|change| at the
+ * least one more than the larger side has.  INFINITY past
+ * VTB_BOOTS_NEEDED_CAP (shown "> 1000"); NAN when the row has no spread
+ * estimate (a tail row), or when no n would do (|change| on the
  * threshold).  A planning figure, not a promise: the estimate moves.
  */
-double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o);
+double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o,
+			double a_sig);
 
 /* pct in [0, 100] of @n ascending values, linear as numpy's default; NAN when
  * n == 0 or pct is out of range. */

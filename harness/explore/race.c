@@ -363,7 +363,7 @@ static int compare_round(struct vtb_race *r, bool test, size_t *win, size_t *nfa
 				continue;
 			vtb_compare_samples(sb->v, sb->n, sx->v, sx->n, r->m[k].k, &same,
 					    &r->cmp[c]);
-			vtb_verdict(&r->cmp[c], r->m[k].higher_better, &same);
+			vtb_verdict(&r->cmp[c], r->m[k].higher_better, &same, same.alpha);
 			r->lvl[c] = k;
 			r->against[c] = b;
 			if (r->cmp[c].verdict == VTB_V_SAME)
@@ -392,7 +392,7 @@ static int compare_round(struct vtb_race *r, bool test, size_t *win, size_t *nfa
 		struct vtb_comparison *c = &r->cmp[r->fam[i]];
 
 		c->q = r->q[i];
-		vtb_verdict(c, r->m[r->lvl[r->fam[i]]].higher_better, &same);
+		vtb_verdict(c, r->m[r->lvl[r->fam[i]]].higher_better, &same, same.alpha);
 	}
 	return 0;
 }
@@ -426,10 +426,10 @@ static double need_of(const struct vtb_race *r, size_t c)
 	double n, s;
 
 	test_opts(r, r->o.threshold_pct, &t);
-	n = vtb_boots_needed(&r->cmp[c], &t);
+	n = vtb_boots_needed(&r->cmp[c], &t, t.alpha);
 	if (r->o.drop_significant) {
 		test_opts(r, 0, &t);
-		s = vtb_boots_needed(&r->cmp[c], &t);
+		s = vtb_boots_needed(&r->cmp[c], &t, t.alpha);
 		if (isnan(n) || s < n)
 			n = s;
 	}
@@ -529,7 +529,7 @@ static void apply_round(struct vtb_race *r, bool test, size_t win, size_t nfam)
 		if (r->cmp[c].verdict == VTB_V_SAME)
 			continue;
 		e = r->cmp[c];
-		if (vtb_verdict(&e, r->m[k].higher_better, &elim) == VTB_V_WORSE)
+		if (vtb_verdict(&e, r->m[k].higher_better, &elim, elim.alpha) == VTB_V_WORSE)
 			drop(r, c, k, r->against[c], VTB_V_WORSE, nfam, &e);
 	}
 	if (win != SIZE_MAX)

@@ -282,7 +282,7 @@ static json_t *margin_json(const struct rec *r, size_t w, size_t x, size_t k)
 	nb = values(r, x, k, b);
 	vtb_compare_samples(a, na, b, nb, class_of(om), &o, &cmp);
 	cmp.q = cmp.p; /* one comparison */
-	vtb_verdict(&cmp, !strcmp(ostr(om, "better"), "higher"), &o);
+	vtb_verdict(&cmp, !strcmp(ostr(om, "better"), "higher"), &o, o.alpha);
 	if (vtb_summarise(b, nb, class_of(om), &s) < 0)
 		goto out;
 	j = json_pack("{s:s, s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:s?, s:s}", "config", r->c[x].key,

@@ -31,6 +31,7 @@ struct lean_sample {
 	uint32_t cell, metric; /* index in cells[], names[] */
 	uint32_t unit : 31, better : 1;
 	int32_t rep;
+	int64_t boot; /* boot.id: names a boot compare sets aside */
 };
 
 struct lean {
@@ -218,6 +219,7 @@ static int lean_add_sample(sqlite3_stmt *s, void *ctx)
 	r->better = sqlite3_column_int(s, 4) != 0;
 	r->rep = sqlite3_column_int(s, 5);
 	r->value = sqlite3_column_double(s, 6);
+	r->boot = sqlite3_column_int64(s, 8);
 	return 0;
 }
 
@@ -368,6 +370,7 @@ static int emit_cell_samples(const struct lean *l, const struct lean_cell *cell,
 				.unit = l->names[r->unit],
 				.better = r->better,
 				.rep = r->rep,
+				.boot = r->boot,
 				.value = r->value,
 				.cpus = cell->cpus,
 				.pcpus = cell->pcpus,

@@ -162,6 +162,7 @@ struct vtb_sample_row {
 	const char *metric, *unit;
 	int better;
 	int rep;
+	int64_t boot; /* the boot row's id in the store (boot.id) */
 	double value;
 	int cpus;	   /* the configuration's vcpus (VM) or cpus (baseline) */
 	const char *pcpus; /* its host CPUs (cpulist) */

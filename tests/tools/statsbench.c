@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 			return 3;
 		}
 		c[i].q = q[i];
-		worse += vtb_verdict(&c[i], false, &o) == VTB_V_WORSE;
+		worse += vtb_verdict(&c[i], false, &o, o.alpha) == VTB_V_WORSE;
 	}
 	t1 = now();
 
