@@ -529,25 +529,21 @@ void rep_put_summary(struct ctx *c)
 	rep_put_folded(
 		c, "",
 		rep_fmt(c,
-			"%s%.0f rows: %s%.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %s%.0f missing, %.0f error%s",
+			"%s%.0f rows: %s%.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %s%.0f missing, %.0f error%s%s%s",
 			b, s[0],
 			s[5] > 0 ? rep_fmt(c, "%.0f few (not judged: under %.0f boots a side), ", s[5],
 					   minn)
 				 : "",
 			s[1], cw > 0 ? rep_fmt(c, " (%.0f confirmed)", cw) : "", s[2],
 			cb > 0 ? rep_fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4],
-			s[5] > 0 ? "" : "0 few, ", s[6], s[7], b));
-	if (aside > 0 || (!isnan(level) && level > 0))
-		rep_put_folded(
-			c, "",
-			rep_fmt(c, "%s%s",
-				!isnan(level) ? rep_fmt(c, "intervals at %.4g%% (%.0f of %.0f rows tested significant)",
-							level * 100, rep_jnumv(c->summary, "significant"),
-							rep_jnumv(c->summary, "tested"))
-					      : "",
-				aside > 0 ? rep_fmt(c, "; %.0f row%s with a boot set aside as an outlier (listed below; --no-robust shows the plain statistic)",
-						    aside, aside == 1 ? "" : "s")
-					  : ""));
+			s[5] > 0 ? "" : "0 few, ", s[6], s[7], b,
+			isnan(level) ? ""
+				     : rep_fmt(c, "; intervals at %.4g%% (%.0f of %.0f rows tested significant)",
+					       level * 100, rep_jnumv(c->summary, "significant"),
+					       rep_jnumv(c->summary, "tested")),
+			aside > 0 ? rep_fmt(c, "; %.0f row%s with a boot set aside as an outlier (listed below; --no-robust shows the plain statistic)",
+					    aside, aside == 1 ? "" : "s")
+				  : ""));
 }
 
 /* A side's boots set aside, in one phrase. */
@@ -587,10 +583,13 @@ void rep_put_set_aside(struct ctx *c)
 
 		if (!xb && !bb)
 			continue;
-		if (!n++)
-			fprintf(c->f, "%s\n",
-				c->mode == M_MD ? "\nBoots set aside as outliers (modified z above 3.5 on the log scale; the row's statistic is of the others):\n"
-						: "\nboots set aside as outliers (modified z above 3.5 on the log scale; the row's statistic is of the others):");
+		if (!n++) {
+			fputc('\n', c->f);
+			rep_put_folded(c, "",
+				       c->mode == M_MD
+					       ? "Boots set aside as outliers (modified z above 6 on the log scale; the row's statistic is of the others):\n"
+					       : "boots set aside as outliers (modified z above 6 on the log scale; the row's statistic is of the others):");
+		}
 		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
 			       rep_fmt(c, "%s %s, %s: %s%s%s", rep_show(c, r->cell, REP_NAME_MAX),
 				       rep_show(c, r->metric, REP_NAME_MAX), row_who(c, r),

@@ -138,16 +138,17 @@ const struct vtb_cli compare_cli = {
 	.about =
 		"Compares the configurations of a campaign (each VM against its own bare-metal\n"
 		"baseline by default), or a campaign against another (--against), with one value\n"
-		"per boot and metric; a boot far from the others of its side (modified z above\n"
-		"3.5, at most a fifth of them) is set aside and named.  Per row one statistic: the\n"
-		"ratio of means (harmonic for rates, geometric for latencies) with its t interval\n"
-		"and t test on the log scale (p99 and above and _max: the pooled histograms, boots\n"
-		"resampled), Benjamini-Hochberg over the rows shown, the intervals at the level BH\n"
-		"selects by; the verdict is read from the interval: worse or\n"
-		"better (significant, beyond the threshold; confirmed when the whole interval is),\n"
-		"same (the interval within +-threshold), inconclusive (with the boots a side that\n"
-		"would decide it), few (under 2 boots a side), missing (a result absent on one side),\n"
-		"error (values the statistic cannot take); then the guest evidence.\n",
+		"per boot and metric; a boot far from the others of its side (modified z above 6\n"
+		"and beyond the threshold, at most a fifth of them) is set aside and named.  Per\n"
+		"row one statistic: the ratio of means (harmonic for rates, geometric for\n"
+		"latencies) with its t interval and t test on the log scale (p99 and above and\n"
+		"_max: of the pooled histograms, boots resampled), Benjamini-Hochberg over the\n"
+		"rows shown, each interval at the level BH selects by; the verdict is read from\n"
+		"the interval: worse or better (significant, beyond the threshold; confirmed when\n"
+		"the whole interval is), same (the interval within +-threshold), inconclusive\n"
+		"(with the boots a side that would decide it), few (under 2 boots a side: not\n"
+		"judged), missing (a result absent on one side), error (values the statistic\n"
+		"cannot take); then the guest evidence.\n",
 	.opts = compare_opts,
 	.exits = "0 no row fails (see --fail-on), 1 a row is worse, missing or an error, or "
 		 "every row is few (nothing could be judged), or what --fail-on names (possible: "

@@ -44,19 +44,30 @@ static bool tail_series(const struct series *s)
 	return s->k == VTB_MC_LATENCY && vtb_metric_tail(s->metric, NULL);
 }
 
-/* The series' screen (unless --no-robust or a tail), its summary over
- * the values kept, and its JSON once. */
+/* Can the statistic take every value of @s?  A value it cannot take
+ * makes the row an error: never set aside as an outlier. */
+static bool takes_all(const struct series *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!isfinite(s->v[i]) || (s->k != VTB_MC_TIME && !(s->v[i] > 0)))
+			return false;
+	return true;
+}
+
+/* The series' screen (unless --no-robust, a tail, or a value the
+ * statistic cannot take), its summary over the values kept, and its JSON
+ * once. */
 static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 {
 	if (s->summed)
 		return 0;
 	s->kv = s->v;
 	s->kn = s->n;
-	if (!t->plain && !tail_series(s) && s->n >= 5) {
+	if (!t->plain && !tail_series(s) && s->n >= 5 && takes_all(s)) {
 		s->aside = calloc(s->n, sizeof(*s->aside));
 		if (!s->aside)
 			return vtb_error("out of memory");
-		s->naside = vtb_screen(s->v, s->n, s->aside);
+		s->naside = vtb_screen(s->v, s->n, t->threshold_pct, s->aside);
 	}
 	if (s->naside) {
 		s->kv = malloc(s->n * sizeof(*s->kv));

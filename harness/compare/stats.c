@@ -537,13 +537,22 @@ out:
 	return z;
 }
 
-size_t vtb_screen(const double *v, size_t n, bool *aside)
+/* Is u (on the screen's scale) beyond the cut? */
+static bool screened(double u, double med, double mad, double far)
 {
-	double *u, med, mad;
-	size_t beyond = 0, cap = n / 5;
+	return 0.6745 * fabs(u - med) / mad > VTB_SCREEN_Z && fabs(u - med) > far;
+}
 
-	for (size_t i = 0; i < n; i++)
+size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside)
+{
+	double *u, med, mad, far;
+	size_t beyond = 0, cap = n / 5;
+	bool logs = true;
+
+	for (size_t i = 0; i < n; i++) {
 		aside[i] = false;
+		logs = logs && v[i] > 0;
+	}
 	if (!cap)
 		return 0;
 	u = malloc(n * 2 * sizeof(*u));
@@ -551,12 +560,14 @@ size_t vtb_screen(const double *v, size_t n, bool *aside)
 		free(u); /* out of memory: nothing set aside, the plain statistic */
 		return 0;
 	}
+	/* min_pct from the median: a factor on the log scale */
+	far = logs ? log1p(fmax(min_pct, 0) / 100) : fabs(med) * fmax(min_pct, 0) / 100;
 	for (size_t i = 0; i < n; i++)
-		beyond += 0.6745 * fabs(u[i] - med) / mad > VTB_SCREEN_Z;
+		beyond += screened(u[i], med, mad, far);
 	if (beyond > cap)
 		beyond = 0;
 	for (size_t i = 0; beyond && i < n; i++)
-		aside[i] = 0.6745 * fabs(u[i] - med) / mad > VTB_SCREEN_Z;
+		aside[i] = screened(u[i], med, mad, far);
 	free(u);
 	return beyond;
 }

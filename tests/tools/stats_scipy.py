@@ -84,15 +84,16 @@ pcts = [0, 2.5, 5, 25, 33.3, 50, 75, 95, 97.5, 100]
 def summary(v, cls):
     v = np.asarray(v, dtype=float)
     am = float(np.mean(v))
-    sd = float(np.std(v, ddof=1)) if len(v) > 1 else 0.0
+    # one value has no spread: numpy's std(ddof=1) is nan, and so is vtbench's
+    sd = float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
     return {
         "n": len(v),
         "mean": float(stats.hmean(v)) if cls == "throughput"
         else float(stats.gmean(v)) if cls == "latency" else am,
         "amean": am,
         "median": float(np.median(v)),
-        "stddev": sd,
-        "cov": sd / abs(am),
+        "stddev": num(sd),
+        "cov": num(sd / abs(am)),
         "min": float(np.min(v)),
         "max": float(np.max(v)),
         "p5": float(np.percentile(v, 5)),
