@@ -536,21 +536,16 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 
 			json_array_foreach(a, k, e)
 			{
-				double rep = NAN, boot = NAN, ratio = NAN;
+				double rep = NAN, boot = NAN;
 
 				html_jnum(e, "rep", &rep);
 				html_jnum(e, "boot", &boot);
-				html_jnum(e, "ratio", &ratio);
-				html_elf(pg, td, "div",
-					 "set aside: boot rep %s (id %s) of the %s side, %sx its median",
+				html_elf(pg, td, "div", "set aside: boot rep %s (id %s) of the %s side, %s",
 					 html_fmt_num(rep).s, html_fmt_num(boot).s,
-					 side ? "compared" : "baseline", html_fmt_num(ratio).s);
+					 side ? "compared" : "baseline",
+					 html_orstr(html_jstr(e, "why")));
 			}
 		}
-		if (html_jstr(r, "reason"))
-			html_el(pg, td, "div", html_jstr(r, "reason"));
-		if (json_is_true(json_object_get(r, "noisy")))
-			html_el(pg, td, "div", "noisy (CoV above its limit)");
 	}
 }
 

@@ -209,7 +209,10 @@ void rep_put_header(struct ctx *c)
 {
 	const json_t *lim = json_object_get(c->opts, "cov_limit");
 	const char *axis = rep_jstr(c->opts, "axis");
-	double level = rep_jnumv(c->opts, "ci_level");
+	double level = rep_jnumv(c->summary, "ci_level");
+
+	if (isnan(level))
+		level = rep_jnumv(c->opts, "ci_level");
 
 	put_campaign(c, "campaign", c->camp);
 	if (json_is_object(c->against))
@@ -220,9 +223,9 @@ void rep_put_header(struct ctx *c)
 		       str_or(c, c->opts, "fail_on")));
 	put_kv(c, "statistics",
 	       rep_fmt(c,
-		       "threshold %s, alpha %s (intervals at %s), noisy above CoV %s/%s/%s (throughput/time/latency)",
+		       "threshold %s, alpha %s (intervals at %s), noisy above CoV %s/%s/%s (throughput/time/latency)%s",
 		       opt_num(c, "threshold_pct", "%g%%"), opt_num(c, "alpha", "%g"),
-		       isnan(level) ? "?" : rep_fmt(c, "%g%%", level * 100),
+		       isnan(level) ? "?" : rep_fmt(c, "%.4g%%", level * 100),
 		       isnan(rep_jnumv(lim, "throughput"))
 			       ? "?"
 			       : rep_fmt(c, "%g%%", rep_jnumv(lim, "throughput")),
@@ -230,7 +233,10 @@ void rep_put_header(struct ctx *c)
 						     : rep_fmt(c, "%g%%", rep_jnumv(lim, "time")),
 		       isnan(rep_jnumv(lim, "latency"))
 			       ? "?"
-			       : rep_fmt(c, "%g%%", rep_jnumv(lim, "latency"))));
+			       : rep_fmt(c, "%g%%", rep_jnumv(lim, "latency")),
+		       json_is_false(json_object_get(c->opts, "robust"))
+			       ? ", --no-robust: no boot set aside, tails per boot"
+			       : ""));
 }
 
 /* Under TCG the ratios say nothing about virtualization: said up front. */
@@ -537,8 +543,9 @@ void rep_put_summary(struct ctx *c)
 			s[1], cw > 0 ? rep_fmt(c, " (%.0f confirmed)", cw) : "", s[2],
 			cb > 0 ? rep_fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4],
 			s[5] > 0 ? "" : "0 few, ", s[6], s[7], b,
-			isnan(level) ? ""
-				     : rep_fmt(c, "; intervals at %.4g%% (%.0f of %.0f rows tested significant)",
+			isnan(level) || !(rep_jnumv(c->summary, "tested") > 0)
+				? ""
+				: rep_fmt(c, "; intervals at %.4g%% (%.0f of %.0f rows tested significant)",
 					       level * 100, rep_jnumv(c->summary, "significant"),
 					       rep_jnumv(c->summary, "tested")),
 			aside > 0 ? rep_fmt(c, "; %.0f row%s with a boot set aside as an outlier (listed below; --no-robust shows the plain statistic)",
@@ -558,13 +565,11 @@ const char *rep_aside_s(struct ctx *c, const struct rside *sd)
 		return NULL;
 	json_array_foreach(sd->aside, i, e)
 	{
-		double ratio = rep_jnumv(e, "ratio"), z = rep_jnumv(e, "z");
+		const char *why = rep_jstr(e, "why");
 
-		if (vtb_strbuf_addf(&sb, "%sboot rep %.0f (id %.0f) of %s: %s the median of its side%s",
-				    i ? "; " : "", rep_jnumv(e, "rep"), rep_jnumv(e, "boot"),
-				    sd->cfg->name,
-				    isnan(ratio) ? "?" : rep_fmt(c, "%.3gx", ratio),
-				    isnan(z) ? "" : rep_fmt(c, " (modified z %.3g)", z)) < 0)
+		if (vtb_strbuf_addf(&sb, "%sboot rep %.0f (id %.0f) of %s: %s", i ? "; " : "",
+				    rep_jnumv(e, "rep"), rep_jnumv(e, "boot"), sd->cfg->name,
+				    why ? rep_show(c, why, REP_TEXT_MAX) : "?") < 0)
 			c->oom = true;
 	}
 	r = rep_fmt(c, "%s", vtb_strbuf_str(&sb));
@@ -587,8 +592,8 @@ void rep_put_set_aside(struct ctx *c)
 			fputc('\n', c->f);
 			rep_put_folded(c, "",
 				       c->mode == M_MD
-					       ? "Boots set aside as outliers (modified z above 6 on the log scale; the row's statistic is of the others):\n"
-					       : "boots set aside as outliers (modified z above 6 on the log scale; the row's statistic is of the others):");
+					       ? "Boots set aside as outliers (beyond the threshold and 6 robust deviations from the median of their side; the row's statistic is of the others):\n"
+					       : "boots set aside as outliers (beyond the threshold and 6 robust deviations from the median of their side; the row's statistic is of the others):");
 		}
 		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
 			       rep_fmt(c, "%s %s, %s: %s%s%s", rep_show(c, r->cell, REP_NAME_MAX),

@@ -91,22 +91,35 @@ static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 	return 0;
 }
 
-/* The boots of @s set aside: [{"rep", "boot", "value", "z", "ratio"}]
- * (ratio: the value over the median of the others kept). */
+/* The boots of @s set aside: [{"rep", "boot", "value", "z", "ratio",
+ * "why"}] (ratio: the value over the median of the boots kept; z null
+ * when more than half the side share one value). */
 static json_t *aside_json(const struct series *s)
 {
 	json_t *a = json_array();
 	bool fail = !a;
 
 	for (size_t i = 0; s->naside && !fail && i < s->n; i++) {
+		double z, ratio;
+		char *why;
+
 		if (!s->aside[i])
 			continue;
+		z = vtb_screen_z(s->v, s->n, i);
+		ratio = s->sum.median != 0 ? s->v[i] / s->sum.median : NAN;
+		why = isinf(z) ? vtb_asprintf("%.3gx the median of the other boots, most of which "
+					      "share one value",
+					      ratio)
+			       : vtb_asprintf("%.3gx the median of the other boots, %.3g robust "
+					      "deviations (modified z) from it",
+					      ratio, z);
 		push(a,
-		     json_pack("{s:i, s:I, s:o, s:o, s:o}", "rep", s->rep[i], "boot",
-			       (json_int_t)s->boot[i], "value", jreal(s->v[i]), "z",
-			       jreal(vtb_screen_z(s->v, s->n, i)), "ratio",
-			       jreal(s->sum.median != 0 ? s->v[i] / s->sum.median : NAN)),
+		     why ? json_pack("{s:i, s:I, s:o, s:o, s:o, s:s}", "rep", s->rep[i], "boot",
+				     (json_int_t)s->boot[i], "value", jreal(s->v[i]), "z", jreal(z),
+				     "ratio", jreal(ratio), "why", why)
+			 : NULL,
 		     &fail);
+		free(why);
 	}
 	if (fail) {
 		json_decref(a);

@@ -493,14 +493,15 @@ static double median_of(const double *v, size_t n, double *w)
 	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 }
 
-/* The screen's scale of @v: u[i] (log or value), its median and MAD
- * (or 1.2533 mean absolute deviation / 0.6745 when the MAD is 0); false
- * when there is none (fewer than 2 values, a non-finite one, all equal). */
+/* The screen's scale of @v: u[i] (log or value), its median and MAD;
+ * false when there is none (fewer than 2 values, a non-finite one).  A
+ * MAD of 0 (more than half the boots equal, as quantised percentiles
+ * are) is kept: then every other value is infinitely far in robust
+ * deviations, and only the threshold decides. */
 static bool screen_scale(const double *v, size_t n, double *u, double *w, double *med,
 			 double *mad)
 {
 	bool logs = true;
-	double s = 0;
 
 	if (n < 2)
 		return false;
@@ -515,13 +516,18 @@ static bool screen_scale(const double *v, size_t n, double *u, double *w, double
 	for (size_t i = 0; i < n; i++)
 		w[i] = fabs(u[i] - *med);
 	*mad = median_of(w, n, w);
-	if (*mad > 0)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		s += fabs(u[i] - *med);
-	/* z = |x - med| / (1.253314 meanAD): as 0.6745 |x - med| / mad */
-	*mad = 1.253314 * (s / (double)n) * 0.6745;
-	return *mad > 0;
+	return true;
+}
+
+/* The modified z-score of u: INFINITY off a median that more than half
+ * the values share (MAD 0). */
+static double mod_z(double u, double med, double mad)
+{
+	double d = fabs(u - med);
+
+	if (mad > 0)
+		return 0.6745 * d / mad;
+	return d > 0 ? INFINITY : 0;
 }
 
 double vtb_screen_z(const double *v, size_t n, size_t i)
@@ -531,7 +537,7 @@ double vtb_screen_z(const double *v, size_t n, size_t i)
 	if (!u || i >= n)
 		goto out;
 	if (screen_scale(v, n, u, u + n, &med, &mad))
-		z = 0.6745 * fabs(u[i] - med) / mad;
+		z = mod_z(u[i], med, mad);
 out:
 	free(u);
 	return z;
@@ -540,7 +546,7 @@ out:
 /* Is u (on the screen's scale) beyond the cut? */
 static bool screened(double u, double med, double mad, double far)
 {
-	return 0.6745 * fabs(u - med) / mad > VTB_SCREEN_Z && fabs(u - med) > far;
+	return mod_z(u, med, mad) > VTB_SCREEN_Z && fabs(u - med) > far;
 }
 
 size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside)

@@ -179,7 +179,7 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
  * many).  On the log scale when every value is above 0 (a slow boot is a
  * factor), else on the values: a value whose modified z-score
  * 0.6745 |x - median| / MAD is above VTB_SCREEN_Z (Iglewicz and Hoaglin's score;
- * MAD 0: 1.2533 times the mean absolute deviation takes its place) and
+ * with a MAD of 0, more than half the boots equal, any other value is) and
  * that is also more than @min_pct percent from the median (compare gives
  * its threshold: a boot closer than the change that matters is data).  At
  * most n / 5 values (integer division) are set aside, so none under 5
@@ -189,7 +189,8 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 #define VTB_SCREEN_Z 6.0
 size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside);
 /* The modified z-score of @v[i] as vtb_screen() computes it (NAN when it
- * has no scale): for the row's note. */
+ * has no scale, INFINITY off a median more than half share): for the
+ * row's note. */
 double vtb_screen_z(const double *v, size_t n, size_t i);
 
 /*

@@ -20,7 +20,7 @@ if [ "${UPDATE_GOLDEN:-}" = 1 ]; then "$MKFIXTURE" --version >$E/compare-fixture
 expect_eq "the goldens were made from this fixture version" \
 	"$("$MKFIXTURE" --version)" "$(cat $E/compare-fixture.version)"
 
-for v in base clean slow other gaps failed bare; do
+for v in base clean slow other gaps failed bare one slowboot allfail; do
 	"$MKFIXTURE" "$T/$v.db" "$v" 2>"$T/err" || notok "mkfixture $v" "$(cat "$T/err")"
 done
 "$MKFIXTURE" "$T/both.db" base clean 2>"$T/err" || notok "mkfixture base clean" "$(cat "$T/err")"
@@ -71,6 +71,42 @@ expect_exit "compare --fail-on worse,possible" 1 \
 expect_exit "compare --fail-on garbage exits 2" 2 \
 	"$VTBENCH" compare --db "$T/base.db" --fail-on worse,
 expect_grep "compare --fail-on garbage says what it takes" "$T/err" "worse, possible"
+
+# issue 26: what a gate cannot judge never passes it, and one slow boot
+# cannot hide a regression.  one: a boot a configuration, every row few
+golden "compare text: nothing could be judged with one boot a side" $E/compare-one.txt 1 \
+	--db "$T/one.db" --format text
+expect_grep "compare: one boot a side says what is needed" "$T/got" \
+	"nothing could be judged: 2 boots a side are needed"
+expect_exit "compare --fail-on possible: few rows fail it" 1 \
+	"$VTBENCH" compare --db "$T/one.db" --fail-on possible --quiet
+expect_exit "compare --fail-on none: nothing fails" 0 \
+	"$VTBENCH" compare --db "$T/one.db" --fail-on none --quiet
+"$VTBENCH" compare --db "$T/one.db" --format json >"$T/one.json"
+expect_eq "compare json: one boot has no CoV (null, not 0)" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(sorted({str(r["x"]["summary"]["cov"]) for r in d["rows"]}), d["summary"]["few"], d["summary"]["rows"])' "$T/one.json")" \
+	"['None'] 15 15"
+# slowboot: the cores/strict guest 10% slower, one baseline boot x3 slower
+golden "compare text: a slow baseline boot is set aside and named" $E/compare-slowboot.txt 1 \
+	--db "$T/slowboot.db" --format text
+expect_grep "compare text: the boot set aside is named with its rep and id" "$T/got" \
+	"boot rep 2 (id 9) of c1: 0.331x the median of the other boots"
+for f in md csv html; do
+	"$VTBENCH" compare --db "$T/slowboot.db" --format $f >"$T/sb.$f" 2>"$T/err"
+	expect_grep "compare $f: the boot set aside is named" "$T/sb.$f" "rep 2 (id 9)"
+done
+"$VTBENCH" compare --db "$T/slowboot.db" --format json >"$T/sb.json"
+expect_eq "compare json: the boot set aside is named in its side" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+a = {(e["rep"], e["boot"]) for r in d["rows"] for e in r["base"]["set_aside"]}
+print(sorted(a), d["summary"]["set_aside"], sum(len(r["x"]["set_aside"]) for r in d["rows"]))' "$T/sb.json")" \
+	"[(2, 9)] 12 0"
+expect_exit "compare --no-robust: the slow boot hides the regression (plain statistic)" 0 \
+	"$VTBENCH" compare --db "$T/slowboot.db" --no-robust --quiet
+# allfail: every VM boot failed: every row missing, not decided, exit 1
+golden "compare text: every VM failed, every row missing" $E/compare-allfail.txt 1 \
+	--db "$T/allfail.db" --format text
 
 # failed boots and cells come first, in every format, before any verdict
 # (issue 17): the boots by status, then each failure with its reason

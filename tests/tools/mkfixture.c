@@ -6,7 +6,8 @@
  * checked-in binary.  Bump FIXTURE_VERSION when the generated data
  * changes (and regenerate the goldens).
  *
- *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream | failed | bare
+ *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream | failed | bare |
+ *                                 one | slowboot | allfail
  *                                 (none: an empty database)
  *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
  *   mkfixture --version
@@ -29,7 +30,11 @@
  * failed: base with boots that failed (issue 17): the SMT guest failed to
  * start in every boot, the unpinned guest timed out in its last boot, and
  * the cores/strict guest's wakeup cell failed in one boot.  bare: two
- * bare-metal baselines (cpus=1, cpus=2) and no VM.
+ * bare-metal baselines (cpus=1, cpus=2) and no VM.  one: base's
+ * configurations booted once each (nothing can be judged).  slowboot:
+ * slow's 10% slowdown of the cores/strict guest, and the baseline's boot
+ * 2 three times slower in every cell (issue 26: the boot compare sets
+ * aside).  allfail: every VM boot failed (every row missing).
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -113,25 +118,37 @@ struct variant {
 	bool stream_cut; /* membw's arrays below STREAM's 4 x LLC (cut to fit a guest) */
 	bool failed;	 /* failed boots and a failed cell */
 	bool bare;	 /* baselines alone */
+	int reps;	 /* boots a configuration; 0: REPS */
+	bool slow_boot;	 /* the baseline's boot 2 three times slower in every cell */
+	bool all_failed; /* every VM boot failed */
 };
 
 static const struct variant variants[] = {
 	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false,
-	  false, false },
+	  false, false, 0, false, false },
 	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false, false,
-	  false, false },
+	  false, false, 0, false, false },
 	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false, false,
-	  false, false },
+	  false, false, 0, false, false },
 	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false, false,
-	  false, false },
+	  false, false, 0, false, false },
 	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false,
-	  false, false },
+	  false, false, 0, false, false },
 	{ "stream", "f1c70000-0000-4000-8000-00000000000f", T0 + DAY, 55, -1, false, false, true,
-	  false, false },
+	  false, false, 0, false, false },
 	{ "failed", "f1c70000-0000-4000-8000-000000000010", T0 + DAY, 66, -1, false, false, false,
-	  true, false },
+	  true, false, 0, false, false },
 	{ "bare", "f1c70000-0000-4000-8000-000000000011", T0 + DAY, 77, -1, false, false, false,
-	  false, true },
+	  false, true, 0, false, false },
+	/* issue 26: one boot a configuration (nothing can be judged); the
+	 * cores/strict guest 10% slower while one baseline boot is three times
+	 * slower (a cron job, a compaction); every VM boot failed */
+	{ "one", "f1c70000-0000-4000-8000-000000000012", T0 + DAY, 88, -1, false, false, false,
+	  false, false, 1, false, false },
+	{ "slowboot", "f1c70000-0000-4000-8000-000000000013", T0 + DAY, 99, 1, false, false,
+	  false, false, false, 0, true, false },
+	{ "allfail", "f1c70000-0000-4000-8000-000000000014", T0 + DAY, 111, -1, false, false,
+	  false, false, false, 0, false, true },
 };
 
 static int die(const char *what)
@@ -248,7 +265,8 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 		      const struct cfg *cfg, size_t ci, int rep, gsl_rng *r)
 {
 	const struct cfg *c = &cfg[ci];
-	double f = c->factor * (v->slow_cfg == (int)ci ? 0.9 : 1.0);
+	double f = c->factor * (v->slow_cfg == (int)ci ? 0.9 : 1.0) *
+		   (v->slow_boot && ci == 0 && rep == 2 ? 1.0 / 3 : 1.0);
 	struct vtb_boot_records rec = { 0 };
 	struct vtb_vm_boot_info vm = { 0 };
 	struct vtb_boot_info b = { 0 };
@@ -352,7 +370,8 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 	}
 #undef SAMPLE
 	b.campaign_id = campaign;
-	snprintf(uuid, sizeof(uuid), "%.24s%02lx%02zx%02x%06d", v->uuid, v->seed, ci, rep, 0);
+	snprintf(uuid, sizeof(uuid), "%.24s%02x%02x%02x%06d", v->uuid, (unsigned)(v->seed & 0xff),
+		 (unsigned)(ci & 0xff), (unsigned)(rep & 0xff), 0);
 	b.uuid = uuid;
 	b.config_key = c->key;
 	b.rep = rep;
@@ -361,6 +380,10 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 		b.status = "failed";
 		b.error = "cannot start the domain: unsupported configuration: CPU topology "
 			  "doesn't match the vCPU count";
+	} else if (v->all_failed && !strcmp(c->kind, "vm")) {
+		b.status = "failed";
+		b.error = "cannot start the domain: internal error: qemu unexpectedly closed the "
+			  "monitor";
 	} else if (v->failed && ci == 3 && rep == REPS - 1) {
 		b.status = "timeout";
 		b.error = "no record from the guest within 600 s";
@@ -438,7 +461,7 @@ static int small(struct vtb_store *st, const struct variant *v, int64_t host_id)
 	    begin(st, v, host_id, &m, &id) < 0)
 		goto out;
 	/* interleaved, as vtbench run does */
-	for (int rep = 0; rep < REPS; rep++)
+	for (int rep = 0; rep < (v->reps ? v->reps : REPS); rep++)
 		for (size_t i = 0; i < ncfg; i++)
 			if (small_boot(st, id, v, local, i, rep, r) < 0)
 				goto out;
@@ -593,7 +616,7 @@ int main(int argc, char **argv)
 			;
 		if (v == VTB_ARRAY_SIZE(variants)) {
 			fprintf(stderr,
-				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream, failed, bare)\n",
+				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream, failed, bare, one, slowboot, allfail)\n",
 				argv[i]);
 			ret = 2;
 			goto out;
