@@ -33,6 +33,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,15 @@ enum dist { NORMAL, LOGNORMAL, CONTAMINATED };
 static const char *const dist_name[] = { "normal", "lognormal", "contaminated" };
 
 struct kase {
+	char name[40]; /* what CAL_CASES matches */
 	double cov, change;
 	int n; /* boots a side; 0: reps = auto */
 	enum dist dist;
+	bool run; /* selected by CAL_CASES */
 };
+
+#define MAX_CASES 128
+#define MAX_ARGS 32
 
 /* What the workers add up, per case (in shared memory). */
 struct tally {
@@ -67,6 +73,11 @@ struct tally {
 
 static const char *vtbench;
 static char dir[256], template_db[300];
+static struct kase cases[MAX_CASES];
+static size_t nc;
+/* CAL_ARGS: further compare arguments, after the calibration's own */
+static char *extra_args[MAX_ARGS];
+static size_t n_extra;
 
 static enum vtb_metric_class class_of(int m)
 {
@@ -221,13 +232,10 @@ static int undecided(struct vtb_store *st, const char *db, bool *more)
 /* The binary's verdict on @db: its exit code, its rows into @t. */
 static int verdict(const char *db, const struct kase *k, struct tally *t)
 {
-	char out[300], *argv[] = { (char *)vtbench,
-				   (char *)"compare",
-				   (char *)"--db",
-				   (char *)db,
-				   (char *)"--format",
-				   (char *)"json",
-				   NULL };
+	char out[300], *argv[6 + MAX_ARGS + 1] = {
+		(char *)vtbench, (char *)"compare",  (char *)"--db",
+		(char *)db,	 (char *)"--format", (char *)"json",
+	};
 	posix_spawn_file_actions_t fa;
 	json_error_t e;
 	json_t *doc, *r;
@@ -237,6 +245,7 @@ static int verdict(const char *db, const struct kase *k, struct tally *t)
 
 	if (snprintf(out, sizeof(out), "%s.json", db) >= (int)sizeof(out))
 		return -1;
+	memcpy(argv + 6, extra_args, n_extra * sizeof(*argv));
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
@@ -394,17 +403,271 @@ static double pct(long a, long b)
 	return b ? 100.0 * (double)a / (double)b : NAN;
 }
 
-int main(int argc, char **argv)
+static struct tally *tl; /* per case, shared by the workers */
+
+/* The tally of the case named by @fmt, NULL when it did not run. */
+__attribute__((format(printf, 1, 2))) static struct tally *got(const char *fmt, ...)
+{
+	char name[sizeof(cases[0].name)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < nc; i++)
+		if (!strcmp(cases[i].name, name))
+			return cases[i].run ? &tl[i] : NULL;
+	return NULL;
+}
+
+/* "%5.1f%%", or a dash when the case did not run. */
+static const char *pc(double v)
+{
+	static char buf[4][16];
+	static int i;
+
+	i = (i + 1) % 4;
+	if (isnan(v))
+		return "     -";
+	snprintf(buf[i], sizeof(buf[i]), "%5.1f%%", v);
+	return buf[i];
+}
+
+static const char *nname(int n)
+{
+	static char buf[4][8];
+	static int i;
+
+	i = (i + 1) % 4;
+	if (!n)
+		return "auto";
+	snprintf(buf[i], sizeof(buf[i]), "n%d", n);
+	return buf[i];
+}
+
+__attribute__((format(printf, 5, 6))) static void add(double cov, double change, int n, enum dist d,
+						      const char *fmt, ...)
+{
+	struct kase *k = &cases[nc++];
+	va_list ap;
+
+	if (nc > MAX_CASES)
+		abort(); /* a fixed list: raise MAX_CASES */
+	*k = (struct kase){ .cov = cov, .change = change, .n = n, .dist = d };
+	va_start(ap, fmt);
+	vsnprintf(k->name, sizeof(k->name), fmt, ap);
+	va_end(ap);
+}
+
+/* The cases, in a fixed order: a case's index seeds its generator, so
+ * new cases go at the end and the figures of the old ones stay. */
+static void make_cases(void)
 {
 	static const double covs[] = { 0.02, 0.10 }, changes[] = { 0, 0.05, 0.10, 0.30 };
 	static const int ns[] = { 3, 5, 10, 0 };
-	struct kase cases[64];
-	struct tally *t;
-	size_t nc = 0, ci;
+
+	/* false alarms (change 0) and power, normal data */
+	for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++)
+		for (size_t b = 0; b < VTB_ARRAY_SIZE(changes); b++)
+			for (size_t c = 0; c < VTB_ARRAY_SIZE(ns); c++)
+				if (changes[b] == 0)
+					add(covs[a], 0, ns[c], NORMAL, "fa-normal-cov%.0f-%s",
+					    covs[a] * 100, nname(ns[c]));
+				else
+					add(covs[a], changes[b], ns[c], NORMAL,
+					    "power-cov%.0f-chg%.0f-%s", covs[a] * 100,
+					    changes[b] * 100, nname(ns[c]));
+	/* coverage at CoV 10%, +10%, per distribution (normal is above) */
+	for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
+		for (size_t c = 0; c < 3; c++)
+			add(0.10, 0.10, ns[c], (enum dist)d, "coverage-%s-%s", dist_name[d],
+			    nname(ns[c]));
+}
+
+/* CAL_CASES: comma-separated substrings of case names; unset: every case. */
+static size_t select_cases(const char *filter)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nc; i++) {
+		const char *f = filter;
+
+		cases[i].run = !filter || !*filter;
+		while (f && *f && !cases[i].run) {
+			size_t len = strcspn(f, ",");
+
+			cases[i].run = len && memmem(cases[i].name, strlen(cases[i].name), f, len);
+			f += len + (f[len] == ',');
+		}
+		n += cases[i].run;
+	}
+	return n;
+}
+
+/* CAL_ARGS: split on spaces, each word one argv entry (no shell). */
+static int split_args(const char *s)
+{
+	char *copy = s ? strdup(s) : NULL, *save = NULL;
+
+	if (!s)
+		return 0;
+	if (!copy)
+		return -1;
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (n_extra == MAX_ARGS)
+			return -1;
+		extra_args[n_extra++] = w;
+	}
+	return 0;
+}
+
+static void print_false_alarms(void)
+{
+	static const double covs[] = { 2, 10 };
+	bool head = false;
+
+	for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++) {
+		struct tally *n3 = got("fa-normal-cov%.0f-n3", covs[a]),
+			     *n5 = got("fa-normal-cov%.0f-n5", covs[a]),
+			     *n10 = got("fa-normal-cov%.0f-n10", covs[a]),
+			     *au = got("fa-normal-cov%.0f-auto", covs[a]);
+
+		if (!n3 && !n5 && !n10 && !au)
+			continue;
+		if (!head)
+			printf("\nfalse alarms (identical sides): tables that exit 1\n");
+		head = true;
+		printf("  CoV %2.0f%%:  n=3  %s  n=5  %s  n=10 %s  auto %s", covs[a],
+		       pc(n3 ? pct(n3->exit1, n3->tables) : NAN),
+		       pc(n5 ? pct(n5->exit1, n5->tables) : NAN),
+		       pc(n10 ? pct(n10->exit1, n10->tables) : NAN),
+		       pc(au ? pct(au->exit1, au->tables) : NAN));
+		if (au)
+			printf(" (median %.0f boots)", median_boots(au));
+		printf("\n");
+	}
+}
+
+/* "  n=5   11.2% ( 66.5%)": rows found worse (tables exiting 1) */
+static void print_power_cell(const char *label, struct tally *t)
+{
+	printf("  %-4s %s (%s)", label, pc(t ? pct(t->worse, t->rows) : NAN),
+	       pc(t ? pct(t->exit1, t->tables) : NAN));
+}
+
+static void print_power(void)
+{
+	static const double covs[] = { 2, 10 }, changes[] = { 5, 10, 30 };
+	bool head = false;
+
+	for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++)
+		for (size_t b = 0; b < VTB_ARRAY_SIZE(changes); b++) {
+			struct tally *t[3], *au;
+			static const int ns[] = { 3, 5, 10 };
+
+			for (size_t c = 0; c < 3; c++)
+				t[c] = got("power-cov%.0f-chg%.0f-n%d", covs[a], changes[b], ns[c]);
+			au = got("power-cov%.0f-chg%.0f-auto", covs[a], changes[b]);
+			if (!t[0] && !t[1] && !t[2] && !au)
+				continue;
+			if (!head)
+				printf("\npower (every row worse by the change): rows found worse "
+				       "(tables exiting 1)\n");
+			head = true;
+			printf("  CoV %2.0f%%, %2.0f%%:", covs[a], changes[b]);
+			print_power_cell("n=3", t[0]);
+			print_power_cell("n=5", t[1]);
+			print_power_cell("n=10", t[2]);
+			if (au)
+				printf("  auto %s (%s, median %.0f boots)\n",
+				       pc(pct(au->worse, au->rows)), pc(pct(au->exit1, au->tables)),
+				       median_boots(au));
+			else
+				printf("  auto      -\n");
+		}
+}
+
+static double coverage(struct tally *t)
+{
+	return t ? pct(t->covered, t->ci_rows) : NAN;
+}
+
+static void print_coverage(void)
+{
+	bool head = false;
+
+	for (int d = NORMAL; d <= CONTAMINATED; d++) {
+		struct tally *t[3];
+		static const int ns[] = { 3, 5, 10 };
+
+		for (size_t c = 0; c < 3; c++)
+			t[c] = d == NORMAL ? got("power-cov10-chg10-n%d", ns[c])
+					   : got("coverage-%s-n%d", dist_name[d], ns[c]);
+		if (!t[0] && !t[1] && !t[2])
+			continue;
+		if (!head)
+			printf("\ncoverage of the 95%% interval (rows holding the true change), CoV "
+			       "10%%, +10%%\n");
+		head = true;
+		printf("  %-12s  n=3  %s  n=5  %s  n=10 %s\n", dist_name[d], pc(coverage(t[0])),
+		       pc(coverage(t[1])), pc(coverage(t[2])));
+	}
+}
+
+/* A goal's line: @v against @goal (at least, or at most when @most). */
+static void print_goal(const char *what, double v, double goal, bool most)
+{
+	printf("  %-66s %s  %s\n", what, pc(v),
+	       isnan(v)				? "not run"
+	       : (most ? v <= goal : v >= goal) ? "met"
+						: "NOT MET");
+}
+
+static double worse_of(struct tally *t)
+{
+	return t ? pct(t->worse, t->rows) : NAN;
+}
+
+static double fa_of(struct tally *t)
+{
+	return t ? pct(t->exit1, t->tables) : NAN;
+}
+
+static void print_goals(void)
+{
+	static const int all_n[] = { 3, 5, 10, 0 };
+	double fa = NAN, cov = NAN;
+	long errors = 0;
+
+	for (size_t ci = 0; ci < nc; ci++)
+		errors += cases[ci].run ? tl[ci].errors : 0;
+	for (int a = 2; a <= 10; a += 8)
+		for (size_t i = 0; i < VTB_ARRAY_SIZE(all_n); i++)
+			fa = fmax(fa, fa_of(got("fa-normal-cov%d-%s", a, nname(all_n[i]))));
+	for (int n = 5; n <= 10; n += 5) {
+		cov = fmin(cov, coverage(got("power-cov10-chg10-n%d", n)));
+		for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
+			cov = fmin(cov, coverage(got("coverage-%s-n%d", dist_name[d], n)));
+	}
+	printf("\ngoals (figures, not assertions):\n");
+	print_goal("false alarms <= 5% (normal, CoV 2% and 10%, every n)", fa, 5, true);
+	print_goal("10% at CoV 10% with reps = auto >= 90% of rows",
+		   worse_of(got("power-cov10-chg10-auto")), 90, false);
+	print_goal("30% at CoV 10% at n=10 >= 95% of rows", worse_of(got("power-cov10-chg30-n10")),
+		   95, false);
+	print_goal("coverage >= 93% at n >= 5 (normal, lognormal, contaminated)", cov, 93, false);
+	if (errors)
+		printf("(%ld missing or error rows: the generator is wrong)\n", errors);
+}
+
+int main(int argc, char **argv)
+{
 	long seeds = argc > 2 ? atol(argv[2]) : 200;
 	long workers = argc > 3 ? atol(argv[3]) : sysconf(_SC_NPROCESSORS_ONLN);
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *filter = getenv("CAL_CASES");
 	struct timespec t0, t1;
+	long *next;
+	size_t nrun;
 	int failed = 0;
 
 	if (argc < 2 || seeds <= 0 || workers <= 0) {
@@ -412,25 +675,32 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	vtbench = argv[1];
-	for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++)
-		for (size_t b = 0; b < VTB_ARRAY_SIZE(changes); b++)
-			for (size_t c = 0; c < VTB_ARRAY_SIZE(ns); c++)
-				cases[nc++] = (struct kase){ covs[a], changes[b], ns[c], NORMAL };
-	/* coverage at CoV 10%, +10%, per distribution (normal is above) */
-	for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
-		for (size_t c = 0; c < 3; c++)
-			cases[nc++] = (struct kase){ 0.10, 0.10, ns[c], (enum dist)d };
+	if (split_args(getenv("CAL_ARGS")) < 0) {
+		fprintf(stderr, "calibrate: CAL_ARGS: more than %d words\n", MAX_ARGS);
+		return 2;
+	}
+	make_cases();
+	nrun = select_cases(filter);
+	if (!nrun) {
+		fprintf(stderr, "calibrate: CAL_CASES '%s' matches no case; the cases:\n", filter);
+		for (size_t ci = 0; ci < nc; ci++)
+			fprintf(stderr, "  %s\n", cases[ci].name);
+		return 2;
+	}
 	snprintf(dir, sizeof(dir), "%s/vtbcal.XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror("calibrate: mkdtemp");
 		return 3;
 	}
-	t = mmap(NULL, nc * sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED) {
+	/* the tallies, then the index of the next case a worker takes */
+	tl = mmap(NULL, nc * sizeof(*tl) + sizeof(long), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (tl == MAP_FAILED) {
 		perror("calibrate: mmap");
 		return 3;
 	}
-	memset(t, 0, nc * sizeof(*t));
+	memset(tl, 0, nc * sizeof(*tl) + sizeof(long));
+	next = (long *)(tl + nc);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long w = 0; w < workers; w++) {
 		pid_t pid = fork();
@@ -441,15 +711,16 @@ int main(int argc, char **argv)
 		}
 		if (pid)
 			continue;
-		/* worker w: cases whose index is w modulo workers, all seeds */
+		/* a worker takes the next case not taken, and runs all its
+		 * seeds: a case's tally has one writer */
 		if (make_template() < 0) {
 			fprintf(stderr, "calibrate: %s\n", vtb_errmsg());
 			_exit(3);
 		}
-		for (ci = (size_t)w; ci < nc; ci += (size_t)workers)
-			for (long s = 1; s <= seeds; s++)
+		for (size_t ci; (ci = (size_t)__atomic_fetch_add(next, 1, __ATOMIC_RELAXED)) < nc;)
+			for (long s = 1; cases[ci].run && s <= seeds; s++)
 				if (one_seed(&cases[ci], (unsigned long)(1000 * ci + (size_t)s),
-					     &t[ci]) < 0)
+					     &tl[ci]) < 0)
 					_exit(3);
 		unlink(template_db);
 		_exit(0);
@@ -471,66 +742,19 @@ int main(int argc, char **argv)
 	       "8 times, 8 latencies), through `vtbench compare`; reps = auto: min_reps %d, "
 	       "max_reps %d\n",
 	       seeds, MIN_REPS, MAX_REPS);
-	printf("\nfalse alarms (identical sides): tables that exit 1\n");
-	for (ci = 0; ci < 32; ci++) {
-		if (cases[ci].change != 0)
-			continue;
-		if (cases[ci].n == 3)
-			printf("  CoV %2.0f%%:", cases[ci].cov * 100);
-		if (cases[ci].n)
-			printf("  n=%-2d %5.1f%%", cases[ci].n, pct(t[ci].exit1, t[ci].tables));
-		else
-			printf("  auto %5.1f%% (median %.0f boots)\n",
-			       pct(t[ci].exit1, t[ci].tables), median_boots(&t[ci]));
-	}
-	printf("\npower (every row worse by the change): rows found worse (tables exiting 1)\n");
-	for (ci = 0; ci < 32; ci++) {
-		if (cases[ci].change == 0)
-			continue;
-		if (cases[ci].n == 3)
-			printf("  CoV %2.0f%%, %2.0f%%:", cases[ci].cov * 100,
-			       cases[ci].change * 100);
-		if (cases[ci].n)
-			printf("  n=%-2d %5.1f%% (%5.1f%%)", cases[ci].n,
-			       pct(t[ci].worse, t[ci].rows), pct(t[ci].exit1, t[ci].tables));
-		else
-			printf("  auto %5.1f%% (%5.1f%%, median %.0f boots)\n",
-			       pct(t[ci].worse, t[ci].rows), pct(t[ci].exit1, t[ci].tables),
-			       median_boots(&t[ci]));
-	}
-	printf("\ncoverage of the 95%% interval (rows holding the true change), CoV 10%%, +10%%\n");
-	for (int d = NORMAL; d <= CONTAMINATED; d++) {
-		printf("  %-12s", dist_name[d]);
-		for (ci = 0; ci < nc; ci++)
-			if (cases[ci].dist == (enum dist)d && cases[ci].cov == 0.10 &&
-			    cases[ci].change == 0.10 && cases[ci].n)
-				printf("  n=%-2d %5.1f%%", cases[ci].n,
-				       pct(t[ci].covered, t[ci].ci_rows));
+	if (filter && *filter)
+		printf("cases matching CAL_CASES '%s': %zu of %zu\n", filter, nrun, nc);
+	if (n_extra) {
+		printf("compare arguments from CAL_ARGS (reps = auto decides in-process, without "
+		       "them):");
+		for (size_t i = 0; i < n_extra; i++)
+			printf(" %s", extra_args[i]);
 		printf("\n");
 	}
-	{
-		double fa = 0, auto10 = NAN, n10 = NAN, cov = 100;
-		long errors = 0;
-
-		for (ci = 0; ci < nc; ci++) {
-			errors += t[ci].errors;
-			if (cases[ci].change == 0 && cases[ci].dist == NORMAL)
-				fa = fmax(fa, pct(t[ci].exit1, t[ci].tables));
-			if (cases[ci].cov == 0.10 && cases[ci].change == 0.10 && !cases[ci].n)
-				auto10 = pct(t[ci].worse, t[ci].rows);
-			if (cases[ci].cov == 0.10 && cases[ci].change == 0.30 && cases[ci].n == 10)
-				n10 = pct(t[ci].worse, t[ci].rows);
-			if (cases[ci].cov == 0.10 && cases[ci].change == 0.10 && cases[ci].n >= 5)
-				cov = fmin(cov, pct(t[ci].covered, t[ci].ci_rows));
-		}
-		printf("\ngoals: false alarms <= 5%%: %.1f%% %s; 10%% at CoV 10%% with reps = auto "
-		       ">= 90%%: %.1f%% %s; 30%% at CoV 10%% at n=10 >= 95%%: %.1f%% %s; coverage "
-		       ">= 93%% at n >= 5: %.1f%% %s\n",
-		       fa, fa <= 5 ? "met" : "NOT MET", auto10, auto10 >= 90 ? "met" : "NOT MET",
-		       n10, n10 >= 95 ? "met" : "NOT MET", cov, cov >= 93 ? "met" : "NOT MET");
-		if (errors)
-			printf("(%ld missing or error rows: the generator is wrong)\n", errors);
-	}
+	print_false_alarms();
+	print_power();
+	print_coverage();
+	print_goals();
 	printf("(%.0f s on %ld workers)\n",
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, workers);
 	return 0;
