@@ -51,15 +51,19 @@ extern char **environ;
 #define MIN_REPS 3
 #define MAX_REPS 40
 
-enum dist { NORMAL, LOGNORMAL, CONTAMINATED };
-static const char *const dist_name[] = { "normal", "lognormal", "contaminated" };
+/* SLOW5: normal, and each boot, with probability 5%, 3x slower in all
+ * its metrics (a boot that landed badly: rates / 3, times x 3) */
+enum dist { NORMAL, LOGNORMAL, CONTAMINATED, SLOW5, N_DIST };
+static const char *const dist_name[] = { "normal", "lognormal", "contaminated", "5% boots x3" };
+static const char *const dist_key[] = { "normal", "lognormal", "contaminated", "slow5" };
 
 struct kase {
 	char name[40]; /* what CAL_CASES matches */
 	double cov, change;
 	int n; /* boots a side; 0: reps = auto */
 	enum dist dist;
-	bool run; /* selected by CAL_CASES */
+	int odd[2]; /* boots a side (baseline, VM) picked at random to be 3x slower */
+	bool run;   /* selected by CAL_CASES */
 };
 
 #define MAX_CASES 128
@@ -96,6 +100,8 @@ static double draw(gsl_rng *r, enum dist d, double scale, double cov)
 
 	switch (d) {
 	case NORMAL:
+	case SLOW5: /* boot() slows the boot */
+	case N_DIST:
 		v = scale * (1 + gsl_ran_gaussian(r, cov));
 		break;
 	case LOGNORMAL:
@@ -169,9 +175,9 @@ static const char *metric_name(int m)
 	return names[m];
 }
 
-/* Boot @rep of configuration @side (0 baseline, 1 VM). */
+/* Boot @rep of configuration @side (0 baseline, 1 VM); @slow: 3x slower. */
 static int boot(struct vtb_store *st, int64_t campaign, int side, int rep, gsl_rng *r,
-		const struct kase *k)
+		const struct kase *k, bool slow)
 {
 	struct vtb_rs_sample s[NMETRIC];
 	char cell[17], uuid[37];
@@ -193,18 +199,24 @@ static int boot(struct vtb_store *st, int64_t campaign, int side, int rep, gsl_r
 
 	snprintf(cell, sizeof(cell), "ce11%012d", side);
 	snprintf(uuid, sizeof(uuid), "ca11b4a7-0000-4000-8000-%04x%08x", side, rep);
+	if (k->dist == SLOW5 && gsl_rng_uniform(r) < 0.05)
+		slow = true;
 	for (int m = 0; m < NMETRIC; m++) {
-		double scale = 100 * (side ? factor(m, k->change) : 1);
+		double scale = 100 * (side ? factor(m, k->change) : 1), v;
+		bool rate = class_of(m) == VTB_MC_THROUGHPUT;
 
-		s[m] = (struct vtb_rs_sample){
-			.cell = cell,
-			.metric = (char *)metric_name(m),
-			.unit = (char *)(class_of(m) == VTB_MC_THROUGHPUT ? "MB/s"
-					 : class_of(m) == VTB_MC_TIME	  ? "s"
-									  : "us"),
-			.value = draw(r, k->dist, scale, k->cov),
-			.better = class_of(m) == VTB_MC_THROUGHPUT
-		};
+		v = draw(r, k->dist, scale, k->cov);
+		if (slow)
+			v = rate ? v / 3 : v * 3;
+
+		s[m] = (struct vtb_rs_sample){ .cell = cell,
+					       .metric = (char *)metric_name(m),
+					       .unit = (char *)(rate ? "MB/s"
+								: class_of(m) == VTB_MC_TIME
+									? "s"
+									: "us"),
+					       .value = v,
+					       .better = rate };
 	}
 	if (side)
 		b.vm = &vm;
@@ -329,11 +341,23 @@ static int one_seed(const struct kase *k, unsigned long seed, struct tally *t)
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	int64_t campaign;
 	int ret = -1, n = 0;
+	bool odd[2][MAX_REPS] = { { false } };
 
 	snprintf(db, sizeof(db), "%s/s%lu-%d.db", dir, seed, getpid());
 	if (!r)
 		return -1;
 	gsl_rng_set(r, seed);
+	/* the boots made odd, at random among the case's n (drawn only for
+	 * such cases: the others' values stay as they were) */
+	for (int side = 0; side < 2; side++)
+		for (int j = 0; j < k->odd[side] && j < k->n; j++) {
+			unsigned long i;
+
+			do
+				i = gsl_rng_uniform_int(r, (unsigned long)k->n);
+			while (odd[side][i]);
+			odd[side][i] = true;
+		}
 	/* a copy of the worker's empty campaign: the schema is made once */
 	if (copy_file(template_db, db) < 0 || vtb_store_open(db, &st) < 0)
 		goto out;
@@ -343,7 +367,7 @@ static int one_seed(const struct kase *k, unsigned long seed, struct tally *t)
 		int u = 0;
 
 		for (int side = 0; side < 2; side++)
-			if (boot(st, campaign, side, n, r, k) < 0)
+			if (boot(st, campaign, side, n, r, k, odd[side][n]) < 0)
 				goto out;
 		n++;
 		if (k->n) {
@@ -445,8 +469,8 @@ static const char *nname(int n)
 	return buf[i];
 }
 
-__attribute__((format(printf, 5, 6))) static void add(double cov, double change, int n, enum dist d,
-						      const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static struct kase *add(double cov, double change, int n,
+							      enum dist d, const char *fmt, ...)
 {
 	struct kase *k = &cases[nc++];
 	va_list ap;
@@ -457,6 +481,7 @@ __attribute__((format(printf, 5, 6))) static void add(double cov, double change,
 	va_start(ap, fmt);
 	vsnprintf(k->name, sizeof(k->name), fmt, ap);
 	va_end(ap);
+	return k;
 }
 
 /* The cases, in a fixed order: a case's index seeds its generator, so
@@ -480,8 +505,25 @@ static void make_cases(void)
 	/* coverage at CoV 10%, +10%, per distribution (normal is above) */
 	for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
 		for (size_t c = 0; c < 3; c++)
-			add(0.10, 0.10, ns[c], (enum dist)d, "coverage-%s-%s", dist_name[d],
+			add(0.10, 0.10, ns[c], (enum dist)d, "coverage-%s-%s", dist_key[d],
 			    nname(ns[c]));
+	/* slow boots (issue 26): CoV 2%, every row 10% worse, n = 10 a side,
+	 * one baseline boot 3x slower, or one candidate boot; then 5% of the
+	 * boots of both sides, at n = 5 and 10 */
+	add(0.02, 0.10, 10, NORMAL, "slowboot-base1-n10")->odd[0] = 1;
+	add(0.02, 0.10, 10, NORMAL, "slowboot-cand1-n10")->odd[1] = 1;
+	add(0.02, 0.10, 5, SLOW5, "slowboot-slow5-n5");
+	add(0.02, 0.10, 10, SLOW5, "slowboot-slow5-n10");
+	/* false alarms of lognormal data, and of 5% slow boots (a robust
+	 * rule must not make them) */
+	for (int d = LOGNORMAL; d <= SLOW5; d += SLOW5 - LOGNORMAL)
+		for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++)
+			for (int n = 5; n <= 10; n += 5)
+				add(covs[a], 0, n, (enum dist)d, "fa-%s-cov%.0f-n%d", dist_key[d],
+				    covs[a] * 100, n);
+	/* coverage with 5% slow boots */
+	for (size_t c = 0; c < 3; c++)
+		add(0.10, 0.10, ns[c], SLOW5, "coverage-slow5-%s", nname(ns[c]));
 }
 
 /* CAL_CASES: comma-separated substrings of case names; unset: every case. */
@@ -521,6 +563,11 @@ static int split_args(const char *s)
 	return 0;
 }
 
+static double fa_of(struct tally *t)
+{
+	return t ? pct(t->exit1, t->tables) : NAN;
+}
+
 static void print_false_alarms(void)
 {
 	static const double covs[] = { 2, 10 };
@@ -546,6 +593,21 @@ static void print_false_alarms(void)
 			printf(" (median %.0f boots)", median_boots(au));
 		printf("\n");
 	}
+	/* the same columns, other data, at n = 5 and 10 */
+	for (int d = LOGNORMAL; d <= SLOW5; d += SLOW5 - LOGNORMAL)
+		for (size_t a = 0; a < VTB_ARRAY_SIZE(covs); a++) {
+			struct tally *n5 = got("fa-%s-cov%.0f-n5", dist_key[d], covs[a]),
+				     *n10 = got("fa-%s-cov%.0f-n10", dist_key[d], covs[a]);
+
+			if (!n5 && !n10)
+				continue;
+			if (!head)
+				printf("\nfalse alarms (identical sides): tables that exit 1\n");
+			head = true;
+			printf("  CoV %2.0f%%:%13s  n=5  %s  n=10 %s  %s\n", covs[a], "",
+			       pc(fa_of(n5)), pc(fa_of(n10)),
+			       d == SLOW5 ? "normal, 5% of boots x3" : dist_name[d]);
+		}
 }
 
 /* "  n=5   11.2% ( 66.5%)": rows found worse (tables exiting 1) */
@@ -587,6 +649,30 @@ static void print_power(void)
 		}
 }
 
+static void print_slow_boots(void)
+{
+	struct tally *b1 = got("slowboot-base1-n10"), *c1 = got("slowboot-cand1-n10"),
+		     *r5 = got("slowboot-slow5-n5"), *r10 = got("slowboot-slow5-n10");
+
+	if (!b1 && !c1 && !r5 && !r10)
+		return;
+	printf("\nslow boots (a boot 3x slower in all its metrics), CoV 2%%, normal, every row 10%% "
+	       "worse: rows found worse (tables exiting 1)\n");
+	if (b1 || c1) {
+		printf("  %-22s%22s", "one baseline boot x3:", "");
+		print_power_cell("n=10", b1);
+		printf("\n  %-22s%22s", "one candidate boot x3:", "");
+		print_power_cell("n=10", c1);
+		printf("\n");
+	}
+	if (r5 || r10) {
+		printf("  %-22s", "5% of boots x3, both:");
+		print_power_cell("n=5", r5);
+		print_power_cell("n=10", r10);
+		printf("\n");
+	}
+}
+
 static double coverage(struct tally *t)
 {
 	return t ? pct(t->covered, t->ci_rows) : NAN;
@@ -596,13 +682,13 @@ static void print_coverage(void)
 {
 	bool head = false;
 
-	for (int d = NORMAL; d <= CONTAMINATED; d++) {
+	for (int d = NORMAL; d < N_DIST; d++) {
 		struct tally *t[3];
 		static const int ns[] = { 3, 5, 10 };
 
 		for (size_t c = 0; c < 3; c++)
 			t[c] = d == NORMAL ? got("power-cov10-chg10-n%d", ns[c])
-					   : got("coverage-%s-n%d", dist_name[d], ns[c]);
+					   : got("coverage-%s-n%d", dist_key[d], ns[c]);
 		if (!t[0] && !t[1] && !t[2])
 			continue;
 		if (!head)
@@ -628,11 +714,6 @@ static double worse_of(struct tally *t)
 	return t ? pct(t->worse, t->rows) : NAN;
 }
 
-static double fa_of(struct tally *t)
-{
-	return t ? pct(t->exit1, t->tables) : NAN;
-}
-
 static void print_goals(void)
 {
 	static const int all_n[] = { 3, 5, 10, 0 };
@@ -647,7 +728,7 @@ static void print_goals(void)
 	for (int n = 5; n <= 10; n += 5) {
 		cov = fmin(cov, coverage(got("power-cov10-chg10-n%d", n)));
 		for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
-			cov = fmin(cov, coverage(got("coverage-%s-n%d", dist_name[d], n)));
+			cov = fmin(cov, coverage(got("coverage-%s-n%d", dist_key[d], n)));
 	}
 	printf("\ngoals (figures, not assertions):\n");
 	print_goal("false alarms <= 5% (normal, CoV 2% and 10%, every n)", fa, 5, true);
@@ -753,6 +834,7 @@ int main(int argc, char **argv)
 	}
 	print_false_alarms();
 	print_power();
+	print_slow_boots();
 	print_coverage();
 	print_goals();
 	printf("(%.0f s on %ld workers)\n",
