@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/hist.h"
 #include "../../harness/compare/compare.h"
 #include "../../harness/store/store.h"
 
@@ -62,7 +63,10 @@ struct kase {
 	double cov, change;
 	int n; /* boots a side; 0: reps = auto */
 	enum dist dist;
-	int odd[2]; /* boots a side (baseline, VM) picked at random to be 3x slower */
+	/* boots a side (baseline, VM) picked at random to be 3x slower, or
+	 * (tails) to carry stalls */
+	int odd[2];
+	bool tails; /* a tails campaign: 4 latency rows and a histogram */
 	bool run;   /* selected by CAL_CASES */
 };
 
@@ -73,7 +77,20 @@ struct kase {
 struct tally {
 	long tables, exit1, rows, worse, covered, ci_rows, boots[4096], nboots;
 	long errors;
+	long tail_rows[4], tail_worse[4]; /* per tail_metric[] */
+	/* log p999 of boots without [0] and with [1] stalls: what they do */
+	double p999_log[2];
+	long p999_n[2];
 };
+
+/* Tails campaigns: each boot's request latencies, a lognormal body
+ * (median 100 us, sigma 0.25), go into a histogram (stored as a "hist"
+ * record of metric "lat", ns) and its percentiles into samples, as the
+ * wakeup workload does.  A stall makes a request 10-15x slower. */
+#define TAIL_REQUESTS 20000
+#define TAIL_STALL_P 0.01
+static const char *const tail_metric[] = { "lat_p50", "lat_p99", "lat_p999", "lat_max" };
+static const double tail_pct[] = { 50, 99, 99.9, 100 /* the max */ };
 
 static const char *vtbench;
 static char dir[256], template_db[300];
@@ -175,9 +192,52 @@ static const char *metric_name(int m)
 	return names[m];
 }
 
-/* Boot @rep of configuration @side (0 baseline, 1 VM); @slow: 3x slower. */
+/* A tails boot's histogram into @h and @hr (whose JSON the caller frees),
+ * its 4 samples into @s; @stalls: TAIL_STALL_P of its requests stall. */
+static int tail_boot(gsl_rng *r, bool stalls, char *cell, struct vtb_rs_sample *s,
+		     struct vtb_hist *h, struct vtb_rs_hist *hr)
+{
+	json_t *params, *buckets;
+
+	if (vtb_hist_init(h, VTB_HIST_BITS_DEFAULT, "ns") < 0)
+		return -1;
+	for (int i = 0; i < TAIL_REQUESTS; i++) {
+		double v = 1e5 * exp(gsl_ran_gaussian_ziggurat(r, 0.25));
+
+		if (stalls && gsl_rng_uniform(r) < TAIL_STALL_P)
+			v *= gsl_ran_flat(r, 10, 15);
+		vtb_hist_add(h, (uint64_t)llround(v));
+	}
+	for (size_t m = 0; m < VTB_ARRAY_SIZE(tail_metric); m++) {
+		uint64_t ns = tail_pct[m] == 100 ? h->max : vtb_hist_percentile(h, tail_pct[m]);
+
+		s[m] = (struct vtb_rs_sample){ .cell = cell,
+					       .metric = (char *)tail_metric[m],
+					       .unit = (char *)"us",
+					       .value = (double)ns / 1e3,
+					       .better = 0 };
+	}
+	params = vtb_hist_params_json(h);
+	buckets = vtb_hist_buckets_json(h);
+	/* canonical, as the record parser stores them */
+	*hr = (struct vtb_rs_hist){
+		.cell = cell,
+		.metric = (char *)"lat",
+		.unit = (char *)"ns",
+		.params_json = params ? json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT) : NULL,
+		.buckets_json = buckets ? json_dumps(buckets, JSON_SORT_KEYS | JSON_COMPACT) : NULL
+	};
+	json_decref(params);
+	json_decref(buckets);
+	if (!hr->params_json || !hr->buckets_json)
+		return vtb_error("out of memory");
+	return 0;
+}
+
+/* Boot @rep of configuration @side (0 baseline, 1 VM); @slow: 3x slower,
+ * or (tails) stalls. */
 static int boot(struct vtb_store *st, int64_t campaign, int side, int rep, gsl_rng *r,
-		const struct kase *k, bool slow)
+		const struct kase *k, bool slow, struct tally *t)
 {
 	struct vtb_rs_sample s[NMETRIC];
 	char cell[17], uuid[37];
@@ -196,9 +256,28 @@ static int boot(struct vtb_store *st, int64_t campaign, int side, int rep, gsl_r
 				   .started_ns = 1 + rep,
 				   .ended_ns = 2 + rep };
 	struct vtb_vm_boot_info vm = { .accelerator = "kvm", .vms = 1 };
+	struct vtb_hist h = { 0 };
+	struct vtb_rs_hist hr = { 0 };
+	int ret;
 
 	snprintf(cell, sizeof(cell), "ce11%012d", side);
 	snprintf(uuid, sizeof(uuid), "ca11b4a7-0000-4000-8000-%04x%08x", side, rep);
+	if (side)
+		b.vm = &vm;
+	if (k->tails) {
+		rec.n_samples = VTB_ARRAY_SIZE(tail_metric);
+		rec.hists = &hr;
+		rec.n_hists = 1;
+		ret = tail_boot(r, slow, cell, s, &h, &hr);
+		t->p999_log[slow] += log(s[2].value);
+		t->p999_n[slow]++;
+		if (!ret)
+			ret = vtb_store_boot(st, &b, &rec);
+		vtb_hist_release(&h);
+		free(hr.params_json);
+		free(hr.buckets_json);
+		return ret;
+	}
 	if (k->dist == SLOW5 && gsl_rng_uniform(r) < 0.05)
 		slow = true;
 	for (int m = 0; m < NMETRIC; m++) {
@@ -218,8 +297,6 @@ static int boot(struct vtb_store *st, int64_t campaign, int side, int rep, gsl_r
 					       .value = v,
 					       .better = rate };
 	}
-	if (side)
-		b.vm = &vm;
 	return vtb_store_boot(st, &b, &rec);
 }
 
@@ -282,6 +359,16 @@ static int verdict(const char *db, const struct kase *k, struct tally *t)
 		double truth;
 
 		v = json_string_value(json_object_get(r, "verdict"));
+		if (k->tails) {
+			for (idx = 0; idx < 4 && strcmp(tail_metric[idx], m ? m : ""); idx++)
+				;
+			if (idx == 4 || !v)
+				continue;
+			t->tail_rows[idx]++;
+			t->tail_worse[idx] += !strcmp(v, "worse");
+			t->errors += !strcmp(v, "error") || !strcmp(v, "missing");
+			continue;
+		}
 		for (idx = 0; idx < NMETRIC && strcmp(metric_name(idx), m ? m : ""); idx++)
 			;
 		if (idx == NMETRIC || !v)
@@ -367,7 +454,7 @@ static int one_seed(const struct kase *k, unsigned long seed, struct tally *t)
 		int u = 0;
 
 		for (int side = 0; side < 2; side++)
-			if (boot(st, campaign, side, n, r, k, odd[side][n]) < 0)
+			if (boot(st, campaign, side, n, r, k, odd[side][n], t) < 0)
 				goto out;
 		n++;
 		if (k->n) {
@@ -484,6 +571,16 @@ __attribute__((format(printf, 5, 6))) static struct kase *add(double cov, double
 	return k;
 }
 
+static const struct {
+	const char *name, *what;
+	int base, vm; /* boots with stalls a side */
+} tail_cases[] = {
+	{ "T0-none", "T0 no stalls", 0, 0 },
+	{ "T0-1each", "T0 stalls in 1 boot a side", 1, 1 },
+	{ "T1-2vm", "T1 stalls in 2 VM boots", 0, 2 },
+	{ "T2-4vm", "T2 stalls in 4 VM boots", 0, 4 },
+};
+
 /* The cases, in a fixed order: a case's index seeds its generator, so
  * new cases go at the end and the figures of the old ones stay. */
 static void make_cases(void)
@@ -524,6 +621,14 @@ static void make_cases(void)
 	/* coverage with 5% slow boots */
 	for (size_t c = 0; c < 3; c++)
 		add(0.10, 0.10, ns[c], SLOW5, "coverage-slow5-%s", nname(ns[c]));
+	/* tails, n = 10 a side: boots with stalls (T0 are nulls) */
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(tail_cases); i++) {
+		struct kase *k = add(0, 0, 10, NORMAL, "tails-%s", tail_cases[i].name);
+
+		k->tails = true;
+		k->odd[0] = tail_cases[i].base;
+		k->odd[1] = tail_cases[i].vm;
+	}
 }
 
 /* CAL_CASES: comma-separated substrings of case names; unset: every case. */
@@ -670,6 +775,48 @@ static void print_slow_boots(void)
 		print_power_cell("n=5", r5);
 		print_power_cell("n=10", r10);
 		printf("\n");
+	}
+}
+
+static void print_tails(void)
+{
+	double lg[2] = { 0, 0 };
+	long n[2] = { 0, 0 };
+	bool head = false;
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(tail_cases); i++) {
+		struct tally *t = got("tails-%s", tail_cases[i].name);
+
+		for (int j = 0; t && j < 2; j++) {
+			lg[j] += t->p999_log[j];
+			n[j] += t->p999_n[j];
+		}
+	}
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(tail_cases); i++) {
+		struct tally *t = got("tails-%s", tail_cases[i].name);
+
+		if (!t)
+			continue;
+		if (!head) {
+			printf("\ntails, n=10 a side (a boot: %d request latencies, lognormal, median "
+			       "100 us, sigma 0.25, into a hist \"lat\" and its samples; stalls: %.0f%% "
+			       "of a boot's requests 10-15x slower): rows found worse\n",
+			       TAIL_REQUESTS, TAIL_STALL_P * 100);
+			if (n[0] && n[1])
+				printf("  (a boot's lat_p999: %.0f us, %.0f us with stalls, x%.1f; "
+				       "geometric means)\n",
+				       exp(lg[0] / (double)n[0]), exp(lg[1] / (double)n[1]),
+				       exp(lg[1] / (double)n[1] - lg[0] / (double)n[0]));
+			printf("  %-28s", "");
+			for (size_t m = 0; m < VTB_ARRAY_SIZE(tail_metric); m++)
+				printf("%10s", tail_metric[m]);
+			printf("  (tables exiting 1)\n");
+		}
+		head = true;
+		printf("  %-28s", tail_cases[i].what);
+		for (size_t m = 0; m < VTB_ARRAY_SIZE(tail_metric); m++)
+			printf("%10s", pc(pct(t->tail_worse[m], t->tail_rows[m])));
+		printf("  (%s)\n", pc(pct(t->exit1, t->tables)));
 	}
 }
 
@@ -836,6 +983,7 @@ int main(int argc, char **argv)
 	print_power();
 	print_slow_boots();
 	print_coverage();
+	print_tails();
 	print_goals();
 	printf("(%.0f s on %ld workers)\n",
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, workers);
