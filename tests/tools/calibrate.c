@@ -9,20 +9,43 @@
  * a given CoV, the VM's worse than the baseline's by a given change
  * (rates lower by the ratio, times and latencies higher).  Then
  * `VTBENCH compare --format json` decides (its exit code and its rows).
+ * The cases (names as CAL_CASES matches them):
  *
- *   false alarms: identical sides, tables (campaigns) that exit 1;
- *   power: every row changed, the share of rows found worse (and of
- *     tables exiting 1);
+ *   fa-normal-*: false alarms: identical sides, tables (campaigns) that
+ *     exit 1, CoV 2% and 10%; fa-lognormal-* the same for lognormal data,
+ *     fa-slow5-* for normal data with 5% of the boots 3x slower (rates /
+ *     3, times and latencies x 3) at random on both sides: a robust rule
+ *     must not turn those into alarms;
+ *   power-*: every row changed by 5, 10 or 30%, the share of rows found
+ *     worse (and of tables exiting 1);
  *   n = 3, 5, 10 boots a side, and reps = auto (min_reps 3, max_reps 40):
  *     the campaign grows one interleaved round at a time and the same
  *     library calls as `vtbench run` (vtb_compare_build, then
  *     vtb_compare_pending) decide whether it goes on; the median boots a
  *     side it took are reported;
+ *   slowboot-*: CoV 2%, every row 10% worse, n = 10: one baseline boot,
+ *     or one candidate boot, 3x slower; then 5% of the boots of both
+ *     sides 3x slower, n = 5 and 10 (issue 26);
  *   coverage: the share of rows whose interval holds the true change, at
- *     CoV 10% and a 10% change, for normal, lognormal and contaminated
- *     data (10% of boots slowed by up to 4 CoVs).
+ *     CoV 10% and a 10% change, for normal (the power-* cases),
+ *     lognormal, contaminated (10% of boots slowed by up to 4 CoVs) and
+ *     slow5 data (5% of boots 3x slower, which keeps the true change);
+ *   tails-*: another campaign kind: each boot 20,000 request latencies
+ *     (lognormal, median 100 us, sigma 0.25) in a log-linear histogram
+ *     stored as a "hist" record of metric "lat", and the samples lat_p50,
+ *     lat_p99, lat_p999 and lat_max (us) read from it; in a boot with
+ *     stalls 1% of the requests are 10-15x slower.  n = 10: T0 no stalls
+ *     and stalls in 1 boot a side (nulls), T1 stalls in 2 VM boots, T2 in
+ *     4; the share of tables whose tail rows are found worse.
  *
- * Seeds are split over WORKERS processes (default: the online CPUs); each
+ * The goals printed at the end are docs/statistics.md's and issue 26's.
+ * Environment: CAL_CASES, comma-separated substrings of case names, runs
+ * the cases matching any (figures as in the whole run: a case's index
+ * seeds it); CAL_ARGS, words split on spaces, are further arguments of
+ * each `compare` run (argv entries, no shell; reps = auto still decides
+ * in-process with the default options).
+ *
+ * Workers (default: the online CPUs) take the next case not taken; each
  * seed's values come from its own generator, so the figures do not depend
  * on the split.  Databases live in $TMPDIR (tmpfs makes their fsyncs free).
  */
@@ -342,8 +365,13 @@ static int verdict(const char *db, const struct kase *k, struct tally *t)
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc)
 		return vtb_error("cannot run %s: %s", vtbench, strerror(rc));
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
-		return vtb_error("%s compare --db %s failed (status %d)", vtbench, db, status);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+		unlink(out);
+		return vtb_error("%s compare --db %s failed (%s %d%s)", vtbench, db,
+				 WIFSIGNALED(status) ? "signal" : "exit",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+				 n_extra && WIFEXITED(status) ? "; CAL_ARGS?" : "");
+	}
 	doc = json_load_file(out, 0, &e);
 	unlink(out);
 	if (!doc)
@@ -850,7 +878,7 @@ static void print_coverage(void)
 /* A goal's line: @v against @goal (at least, or at most when @most). */
 static void print_goal(const char *what, double v, double goal, bool most)
 {
-	printf("  %-66s %s  %s\n", what, pc(v),
+	printf("  %-70s %s  %s\n", what, pc(v),
 	       isnan(v)				? "not run"
 	       : (most ? v <= goal : v >= goal) ? "met"
 						: "NOT MET");
@@ -864,7 +892,8 @@ static double worse_of(struct tally *t)
 static void print_goals(void)
 {
 	static const int all_n[] = { 3, 5, 10, 0 };
-	double fa = NAN, cov = NAN;
+	double fa = NAN, cov = NAN, fa26 = NAN, fa_slow = NAN, cov26 = NAN, one, slow5, fa_tail;
+	struct tally *t1 = got("tails-T1-2vm");
 	long errors = 0;
 
 	for (size_t ci = 0; ci < nc; ci++)
@@ -877,6 +906,21 @@ static void print_goals(void)
 		for (int d = LOGNORMAL; d <= CONTAMINATED; d++)
 			cov = fmin(cov, coverage(got("coverage-%s-n%d", dist_key[d], n)));
 	}
+	/* issue 26's */
+	for (int a = 2; a <= 10; a += 8)
+		for (int n = 5; n <= 10; n += 5) {
+			fa26 = fmax(fa26, fa_of(got("fa-normal-cov%d-n%d", a, n)));
+			fa26 = fmax(fa26, fa_of(got("fa-lognormal-cov%d-n%d", a, n)));
+			fa_slow = fmax(fa_slow, fa_of(got("fa-slow5-cov%d-n%d", a, n)));
+		}
+	for (int n = 3; n <= 10; n += n == 3 ? 2 : 5) {
+		cov26 = fmin(cov26, coverage(got("power-cov10-chg10-n%d", n)));
+		for (int d = LOGNORMAL; d < N_DIST; d++)
+			cov26 = fmin(cov26, coverage(got("coverage-%s-n%d", dist_key[d], n)));
+	}
+	one = fmin(worse_of(got("slowboot-base1-n10")), worse_of(got("slowboot-cand1-n10")));
+	slow5 = fmin(worse_of(got("slowboot-slow5-n5")), worse_of(got("slowboot-slow5-n10")));
+	fa_tail = fmax(fa_of(got("tails-T0-none")), fa_of(got("tails-T0-1each")));
 	printf("\ngoals (figures, not assertions):\n");
 	print_goal("false alarms <= 5% (normal, CoV 2% and 10%, every n)", fa, 5, true);
 	print_goal("10% at CoV 10% with reps = auto >= 90% of rows",
@@ -884,6 +928,20 @@ static void print_goals(void)
 	print_goal("30% at CoV 10% at n=10 >= 95% of rows", worse_of(got("power-cov10-chg30-n10")),
 		   95, false);
 	print_goal("coverage >= 93% at n >= 5 (normal, lognormal, contaminated)", cov, 93, false);
+	printf(" issue 26:\n");
+	print_goal("one x3 boot in 10 (either side), CoV 2%, 10% worse >= 95% of rows", one, 95,
+		   false);
+	print_goal("5% of boots x3 at random, CoV 2%, 10% worse (n=5, 10) >= 90% of rows", slow5,
+		   90, false);
+	print_goal("clean false alarms <= 5% (CoV 2%, 10%; normal, lognormal; n=5, 10)", fa26, 5,
+		   true);
+	print_goal("coverage >= 93% at n=3, 5, 10, every distribution", cov26, 93, false);
+	print_goal("p999 up in 2 of 10 boots (T1) found worse in >= 90% of tables",
+		   t1 ? pct(t1->tail_worse[2], t1->tail_rows[2]) : NAN, 90, false);
+	printf(" the same bound, no target of the issue's:\n");
+	print_goal("false alarms with 5% of boots x3 <= 5% (CoV 2%, 10%; n=5, 10)", fa_slow, 5,
+		   true);
+	print_goal("tail false alarms (T0, both) <= 5% of tables", fa_tail, 5, true);
 	if (errors)
 		printf("(%ld missing or error rows: the generator is wrong)\n", errors);
 }
@@ -948,8 +1006,10 @@ int main(int argc, char **argv)
 		for (size_t ci; (ci = (size_t)__atomic_fetch_add(next, 1, __ATOMIC_RELAXED)) < nc;)
 			for (long s = 1; cases[ci].run && s <= seeds; s++)
 				if (one_seed(&cases[ci], (unsigned long)(1000 * ci + (size_t)s),
-					     &tl[ci]) < 0)
+					     &tl[ci]) < 0) {
+					unlink(template_db);
 					_exit(3);
+				}
 		unlink(template_db);
 		_exit(0);
 	}
