@@ -164,6 +164,73 @@ for i in range(4):
         compare_sets.append((f"{cls}_lognormal_{i}", cls, rs.lognormal(3, 0.4, 10),
                              rs.lognormal(3.2, 0.4, 9)))
 
+
+
+def screen(v, min_pct=5.0, cut=6.0):
+    """Indexes set aside (docs/statistics.md "Outlier boots"): the modified
+    z-score of Iglewicz and Hoaglin on the log scale (values all > 0),
+    beyond `cut` and beyond min_pct from the median; at most n // 5, none
+    when more are beyond; a MAD of 0: every value off the median is."""
+    v = np.asarray(v, dtype=float)
+    n = len(v)
+    if n // 5 == 0 or not np.all(np.isfinite(v)):
+        return []
+    logs = bool(np.all(v > 0))
+    u = np.log(v) if logs else v
+    med = float(np.median(u))
+    mad = float(np.median(np.abs(u - med)))
+    far = math.log1p(min_pct / 100) if logs else abs(med) * min_pct / 100
+    dev = np.abs(u - med)
+    z = 0.6745 * dev / mad if mad > 0 else np.where(dev > 0, np.inf, 0.0)
+    out = [int(i) for i in np.flatnonzero((z > cut) & (dev > far))]
+    return out if len(out) <= n // 5 else []
+
+
+def table(rows, alpha=0.05):
+    """A compare table: each side screened, the row statistic of the boots
+    kept, BH across the rows, the Benjamini-Yekutieli level
+    max(R, 1) alpha / m, each row's interval at it."""
+    out, ps = [], []
+    for cls, b, x in rows:
+        sb, sx = screen(b), screen(x)
+        kb = [v for i, v in enumerate(b) if i not in sb]
+        kx = [v for i, v in enumerate(x) if i not in sx]
+        out.append((cls, kb, kx, sb, sx))
+        ps.append(compare(cls, kb, kx, alpha)[1])
+    q = bh(ps)
+    r = int(np.sum(q < alpha))
+    level = max(r, 1) * alpha / len(rows)
+    res = []
+    for (cls, kb, kx, sb, sx), qi in zip(out, q):
+        ch, p, lo, hi, df = compare(cls, kb, kx, level)
+        res.append({"aside_base": sb, "aside_x": sx, "change_pct": ch, "p": p, "q": float(qi),
+                    "ci_low_pct": lo, "ci_high_pct": hi})
+    return level, res
+
+
+def slow_boot(v, i, cls):
+    """Boot i three times slower: a rate / 3, a time or latency x 3."""
+    v = list(v)
+    v[i] = v[i] / 3 if cls == "throughput" else v[i] * 3
+    return v
+
+
+table_sets = []
+for t in range(4):
+    rows = []
+    for k in range(12):
+        cls = ("throughput", "time", "latency")[k % 3]
+        n = (5, 10, 7)[k % 3]
+        b = 100 * np.exp(0.03 * rs.randn(n))
+        x = 100 * np.exp((0.1 if k % 2 else 0.0) * (-1 if cls == "throughput" else 1) +
+                         0.03 * rs.randn(n))
+        if (k + t) % 4 == 0:
+            b = slow_boot(b, (k + t) % n, cls)
+        if (k + t) % 5 == 0:
+            x = slow_boot(x, (k * 3 + t) % n, cls)
+        rows.append((cls, list(b), list(x)))
+    table_sets.append((f"table_{t}", rows))
+
 doc = {
     "scipy": __import__("scipy").__version__,
     "numpy": np.__version__,
@@ -177,6 +244,14 @@ doc = {
                           "ci_high_pct", "df"),
                          (n, c, vec(b), vec(x), *map(num, compare(c, b, x)))))
                 for n, c, b, x in compare_sets],
+    "table": [],
 }
+for name, rows in table_sets:
+    level, res = table(rows)
+    doc["table"].append({
+        "name": name, "level": level,
+        "rows": [{"class": c, "base": vec(b), "x": vec(x),
+                  **{k: (num(v) if isinstance(v, float) else v) for k, v in r.items()}}
+                 for (c, b, x), r in zip(rows, res)]})
 json.dump(doc, sys.stdout, indent=1)
 sys.stdout.write("\n")

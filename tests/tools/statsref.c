@@ -250,6 +250,128 @@ static int check_compare(json_t *doc)
 	return 0;
 }
 
+/* Which boots vtb_screen() sets aside, as the reference's list says. */
+static bool same_aside(const bool *aside, size_t n, json_t *want)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!aside[i])
+			continue;
+		if (k >= json_array_size(want) ||
+		    json_integer_value(json_array_get(want, k)) != (json_int_t)i)
+			return false;
+		k++;
+	}
+	return k == json_array_size(want);
+}
+
+/* The kept values of @v (@n) into @out; their count. */
+static size_t kept(const double *v, size_t n, const bool *aside, double *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!aside[i])
+			out[k++] = v[i];
+	return k;
+}
+
+/*
+ * A table as compare decides it (issue 26): each side screened, the row
+ * statistic of the boots kept, BH, the Benjamini-Yekutieli level and each
+ * row's interval at it.
+ */
+static int check_tables(json_t *doc)
+{
+	struct vtb_test_opts o;
+	json_t *t;
+	size_t ti;
+
+	vtb_test_opts_default(&o);
+	json_array_foreach(json_object_get(doc, "table"), ti, t)
+	{
+		json_t *rows = json_object_get(t, "rows"), *c;
+		size_t m = json_array_size(rows), i;
+		struct vtb_comparison *r = calloc(m ? m : 1, sizeof(*r));
+		double *p = calloc(m ? m : 1, sizeof(*p)), *q = calloc(m ? m : 1, sizeof(*q)), a;
+		bool ok = r && p && q;
+		const char *what = "memory";
+		double got = NAN, want = NAN;
+
+		json_array_foreach(rows, i, c)
+		{
+			double *b, *x, *kb, *kx;
+			size_t nb, nx;
+			bool *ab, *ax;
+
+			if (!ok || two_samples(c, &b, &nb, &x, &nx, "base", "x")) {
+				ok = false;
+				break;
+			}
+			ab = calloc(nb + 1, sizeof(*ab));
+			ax = calloc(nx + 1, sizeof(*ax));
+			kb = calloc(nb + 1, sizeof(*kb));
+			kx = calloc(nx + 1, sizeof(*kx));
+			if (ab && ax && kb && kx) {
+				vtb_screen(b, nb, o.threshold_pct, ab);
+				vtb_screen(x, nx, o.threshold_pct, ax);
+				if (!same_aside(ab, nb, json_object_get(c, "aside_base")) ||
+				    !same_aside(ax, nx, json_object_get(c, "aside_x"))) {
+					ok = false;
+					what = "the boots set aside";
+				}
+				vtb_compare_samples(kb, kept(b, nb, ab, kb), kx, kept(x, nx, ax, kx),
+						    class_of(c), &o, &r[i]);
+				p[i] = r[i].p;
+			} else {
+				ok = false;
+			}
+			free(ab);
+			free(ax);
+			free(kb);
+			free(kx);
+			free(b);
+			free(x);
+		}
+		if (ok && vtb_bh(p, m, q) < 0)
+			ok = false;
+		a = ok ? vtb_fcr_level(q, m, o.alpha) : NAN;
+		if (ok && !near(a, num(json_object_get(t, "level")))) {
+			ok = false;
+			what = "level";
+			got = a;
+			want = num(json_object_get(t, "level"));
+		}
+		json_array_foreach(rows, i, c)
+		{
+			if (!ok)
+				break;
+			vtb_set_level(&r[i], a);
+			if (!near(r[i].change_pct, num(json_object_get(c, "change_pct")))) {
+				what = "change_pct", got = r[i].change_pct;
+				want = num(json_object_get(c, "change_pct"));
+			} else if (!near(q[i], num(json_object_get(c, "q")))) {
+				what = "q", got = q[i], want = num(json_object_get(c, "q"));
+			} else if (!near(r[i].ci_low_pct, num(json_object_get(c, "ci_low_pct")))) {
+				what = "ci_low_pct at the level", got = r[i].ci_low_pct;
+				want = num(json_object_get(c, "ci_low_pct"));
+			} else if (!near(r[i].ci_high_pct, num(json_object_get(c, "ci_high_pct")))) {
+				what = "ci_high_pct at the level", got = r[i].ci_high_pct;
+				want = num(json_object_get(c, "ci_high_pct"));
+			} else {
+				continue;
+			}
+			ok = false;
+		}
+		report(ok, "table", name_of(t), what, got, want);
+		free(r);
+		free(p);
+		free(q);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	json_error_t jerr;
@@ -266,7 +388,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ret = check_bh(doc) || check_percentiles(doc) || check_summaries(doc) ||
-	      check_compare(doc);
+	      check_compare(doc) || check_tables(doc);
 	printf("# scipy %s, numpy %s; largest relative p-value error %.3g\n",
 	       json_string_value(json_object_get(doc, "scipy")),
 	       json_string_value(json_object_get(doc, "numpy")), worst_rel_p);

@@ -613,3 +613,208 @@ Test(stats, no_gsl_error_aborts)
 	/* with it off, an error is a value */
 	cr_expect(isnan(gsl_cdf_beta_Pinv(1.5, 1, 1)));
 }
+
+/* ---- issue 26: the screen, the FCR level, the gate's edges ---- */
+
+/* Two mutations a run left standing: a verdict read from p instead of the
+ * BH q, and `same` with strict bounds at exactly +-threshold. */
+Test(stats, verdict_reads_q_and_same_includes_the_threshold)
+{
+	struct vtb_test_opts o;
+	struct vtb_comparison c;
+
+	vtb_test_opts_default(&o);
+	/* p < 0.05 <= q: not significant, whatever the interval says */
+	c = row(10, 3, 17, 0.06);
+	c.p = 0.01;
+	cr_assert_eq(vtb_verdict(&c, false, &o, o.alpha), VTB_V_INCONCLUSIVE);
+	c.q = 0.049;
+	cr_assert_eq(vtb_verdict(&c, false, &o, o.alpha), VTB_V_WORSE);
+	/* the interval exactly on +-5%: same; a hair beyond: not */
+	c = row(0, -5, 5, 0.5);
+	cr_assert_eq(vtb_verdict(&c, false, &o, o.alpha), VTB_V_SAME);
+	c = row(0, -5.0001, 5, 0.5);
+	cr_assert_eq(vtb_verdict(&c, false, &o, o.alpha), VTB_V_INCONCLUSIVE);
+	c = row(0, -5, 5.0001, 0.5);
+	cr_assert_eq(vtb_verdict(&c, false, &o, o.alpha), VTB_V_INCONCLUSIVE);
+}
+
+static size_t screen(const double *v, size_t n, bool *aside)
+{
+	return vtb_screen(v, n, 5, aside);
+}
+
+Test(stats, the_screen_sets_aside_a_slow_boot_and_names_it)
+{
+	double ten[10] = { 100, 101, 99, 100.5, 300, 99.5, 100.2, 98.8, 101.1, 100 };
+	double fast[10] = { 100, 101, 99, 100.5, 33, 99.5, 100.2, 98.8, 101.1, 100 };
+	double two[10] = { 100, 301, 99, 100.5, 300, 99.5, 100.2, 98.8, 101.1, 100 };
+	double three[10] = { 100, 301, 99, 100.5, 300, 99.5, 302, 98.8, 101.1, 100 };
+	double near[10] = { 100, 101, 99, 100.5, 104, 99.5, 100.2, 100.1, 100.3, 100 };
+	double flat[5] = { 61, 61, 180, 61, 62 }, four[4] = { 100, 101, 300, 99 };
+	double neg[6] = { -0.3, 0, 0.1, -0.2, 40, 0.05 }, nan5[5] = { 1, 2, NAN, 1, 1 };
+	bool a[10];
+
+	cr_assert_eq(screen(ten, 10, a), 1);
+	for (size_t i = 0; i < 10; i++)
+		cr_assert_eq(a[i], i == 4, "boot %zu", i);
+	cr_assert(vtb_screen_z(ten, 10, 4) > 50, "%g", vtb_screen_z(ten, 10, 4));
+	/* both ways: a fast boot too */
+	cr_assert_eq(screen(fast, 10, a), 1);
+	cr_assert(a[4]);
+	/* at most a fifth: two of ten, not three (three is a mode) */
+	cr_assert_eq(screen(two, 10, a), 2);
+	cr_assert(a[1] && a[4]);
+	cr_assert_eq(screen(three, 10, a), 0);
+	/* 4% from the median is data, however many deviations (threshold 5%) */
+	cr_assert_eq(screen(near, 10, a), 0);
+	cr_assert_eq(vtb_screen(near, 10, 3, a), 1);
+	/* a MAD of 0 (quantised percentiles): the threshold decides */
+	cr_assert_eq(screen(flat, 5, a), 1);
+	cr_assert(a[2]);
+	cr_assert(isinf(vtb_screen_z(flat, 5, 2)));
+	/* under five boots nothing is set aside */
+	cr_assert_eq(screen(four, 4, a), 0);
+	/* values that are not all positive: on the values, not their logs */
+	cr_assert_eq(screen(neg, 6, a), 1);
+	cr_assert(a[4]);
+	/* a value that is not a number: the row is an error, nothing set aside */
+	cr_assert_eq(screen(nan5, 5, a), 0);
+	cr_assert(isnan(vtb_screen_z(nan5, 5, 0)));
+}
+
+/* Clean data rarely loses a boot: figures printed, bounds loose. */
+Test(stats, the_screen_on_clean_data)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t ns[] = { 5, 10, 20 };
+
+	gsl_rng_set(r, 26);
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(ns); k++) {
+		size_t hit = 0, n = ns[k];
+		double v[20];
+		bool a[20];
+
+		for (int t = 0; t < 4000; t++) {
+			for (size_t i = 0; i < n; i++)
+				v[i] = 100 * exp(gsl_ran_gaussian(r, 0.02));
+			hit += screen(v, n, a) > 0;
+		}
+		printf("stats: clean sides of %2zu boots (CoV 2%%) with a boot set aside: %.2f%%\n",
+		       n, 100.0 * (double)hit / 4000);
+		cr_assert(hit < 4000 / 20, "n=%zu: %zu of 4000", n, hit);
+	}
+	gsl_rng_free(r);
+}
+
+/*
+ * The interval a verdict reads is at the Benjamini-Yekutieli level: over
+ * random tables, a row's interval at vtb_fcr_level() leaves out 0 exactly
+ * when BH selects it (q < alpha).
+ */
+Test(stats, fcr_interval_leaves_out_0_exactly_when_bh_selects)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct vtb_test_opts o;
+	size_t agree = 0, total = 0, selected = 0;
+
+	vtb_test_opts_default(&o);
+	gsl_rng_set(r, 2605);
+	for (int t = 0; t < 400; t++) {
+		enum { M = 24 };
+		struct vtb_comparison c[M];
+		double p[M], q[M], a;
+
+		for (size_t i = 0; i < M; i++) {
+			double b[6], x[6], shift = gsl_rng_uniform(r) < 0.3 ? 0.1 * gsl_rng_uniform(r) : 0;
+
+			for (size_t j = 0; j < 6; j++) {
+				b[j] = 100 * exp(gsl_ran_gaussian(r, 0.05));
+				x[j] = 100 * exp(shift + gsl_ran_gaussian(r, 0.05));
+			}
+			vtb_compare_samples(b, 6, x, 6, (enum vtb_metric_class)(i % 3), &o, &c[i]);
+			p[i] = c[i].p;
+		}
+		cr_assert_eq(vtb_bh(p, M, q), 0);
+		a = vtb_fcr_level(q, M, o.alpha);
+		for (size_t i = 0; i < M; i++) {
+			bool sel = q[i] < o.alpha, out;
+
+			vtb_set_level(&c[i], a);
+			out = c[i].ci_low_pct > 0 || c[i].ci_high_pct < 0;
+			agree += sel == out;
+			selected += sel;
+			total++;
+			cr_assert_eq(sel, out, "table %d row %zu: q %g p %g level %g ci %g..%g", t, i,
+				     q[i], p[i], a, c[i].ci_low_pct, c[i].ci_high_pct);
+			/* and the level only widens the row's own interval */
+			cr_assert(c[i].ci_low_pct <= c[i].row_low_pct + 1e-9);
+		}
+	}
+	printf("stats: FCR intervals: %zu of %zu rows agree with BH (%zu selected)\n", agree, total,
+	       selected);
+	cr_assert(selected > 100 && selected < total / 2);
+	/* nothing tested: alpha; none significant: alpha / m; all: alpha */
+	{
+		double none[3] = { NAN, NAN, NAN }, ns[4] = { 0.5, 0.9, 0.2, 0.07 },
+		       all[4] = { 0.01, 0.02, 0.001, 0.04 };
+
+		cr_assert_float_eq(vtb_fcr_level(none, 3, 0.05), 0.05, 1e-12);
+		cr_assert_float_eq(vtb_fcr_level(ns, 4, 0.05), 0.05 / 4, 1e-12);
+		cr_assert_float_eq(vtb_fcr_level(all, 4, 0.05), 0.05, 1e-12);
+	}
+	gsl_rng_free(r);
+}
+
+/* boots_needed faces the level it is given, and stops at the cap. */
+Test(stats, boots_needed_faces_the_bh_level_and_is_capped)
+{
+	struct vtb_test_opts o;
+	struct vtb_comparison c = {
+		.nb = 10, .nx = 10, .d = log1p(0.08), .sd_base = 0.1, .sd_x = 0.1, .a = 0.05
+	};
+	double at_alpha, at_m;
+
+	vtb_test_opts_default(&o);
+	at_alpha = vtb_boots_needed(&c, &o, 0.05);
+	at_m = vtb_boots_needed(&c, &o, 0.05 / 24);
+	cr_assert(isfinite(at_alpha) && isfinite(at_m) && at_m > at_alpha, "%g %g", at_alpha,
+		  at_m);
+	/* an estimate a hair inside the threshold: equivalence is past the cap */
+	c.d = log1p(0.0499);
+	cr_assert(isinf(vtb_boots_needed(&c, &o, 0.05)));
+	/* equivalence at the row's level: CoV 10%, no change, within the cap */
+	c.d = 0;
+	c.a = 0.05 / 24;
+	at_m = vtb_boots_needed(&c, &o, 0.05);
+	cr_assert(isfinite(at_m) && at_m <= VTB_BOOTS_NEEDED_CAP, "%g", at_m);
+	printf("stats: same at CoV 10%% (sd 0.1 a side), level 1 - 0.05/24: %g boots a side\n",
+	       at_m);
+}
+
+Test(stats, tail_metrics_by_name)
+{
+	static const struct {
+		const char *name;
+		bool tail;
+		double pct;
+	} cases[] = {
+		{ "wake_p999", true, 99.9 },	{ "timer_p99", true, 99 },
+		{ "lat_p99_9", true, 99.9 },	{ "x_p9999", true, 99.99 },
+		{ "wake_max", true, 100 },	{ "c2c_max", true, 100 },
+		{ "wake_p50", false, 0 },	{ "wake_p90", false, 0 },
+		{ "seconds", false, 0 },	{ "lat_p50_3", false, 0 },
+		{ "p999", false, 0 },		{ "max_rate", false, 0 },
+		{ "wake_p99x", false, 0 },	{ "wake_p99.9", true, 99 },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		double pct = 0;
+
+		cr_assert_eq(vtb_metric_tail(cases[i].name, &pct), cases[i].tail, "%s",
+			     cases[i].name);
+		if (cases[i].tail)
+			cr_assert_float_eq(pct, cases[i].pct, 1e-9, "%s: %g", cases[i].name, pct);
+	}
+	cr_assert(!vtb_metric_tail(NULL, NULL));
+}
