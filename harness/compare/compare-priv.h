@@ -187,4 +187,41 @@ int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *do
 int cm_build_hists(struct vtb_store *st, const struct campaign *c, json_t *list);
 int cm_build_c2c(struct vtb_store *st, const struct campaign *c, json_t *list);
 
+/* ---- the tail test (tailrows.c, issue 26) ---- */
+
+struct vtb_tail;
+
+/* Replicates of a row's bootstrap: p near 0.05 is then within +-0.007
+ * (one standard error, 2 sqrt(0.025 * 0.975 / B)) and an interval end at
+ * alpha .05 (the 50th of 2000) within about 0.06 of the bootstrap's
+ * standard deviation; p is resolved to 2 / B = 0.001. */
+#define CM_TAIL_B 2000
+
+/* A campaign's per-boot histograms, sparse (the values and counts of
+ * non-empty buckets only).  -1 with vtb_error(); a record that is not a
+ * histogram is kept as such (its rows get no tail test). */
+struct cm_tails;
+int cm_tails_load(struct vtb_store *st, const struct campaign *c, struct cm_tails **out);
+/* Accepts NULL. */
+void cm_tails_free(struct cm_tails *t);
+/* Is @metric a tail metric: a percentile component of 99 or more at its
+ * end (_p99, _p999, _p9999, _p99_9, _p99.9; _p100) or ending in _max?
+ * *@pct (may be NULL): 99.9 etc, 100 for the max. */
+bool cm_tail_metric(const char *metric, double *pct);
+/*
+ * The tail test of a row: series @b's boots (of campaign @tb) against
+ * @x's (@tx).  The histogram of a sample metric is the one of the same
+ * configuration and cell named as its stem (the name without _pNN/_max),
+ * else the only one of that cell named stem + "_..." (timer_p99 ->
+ * timer_latency).  Every boot of the series (s->rep[i], i < s->n) must
+ * have one, all with the same bucket parameters on both sides.  1: done,
+ * *@t filled (the caller calls vtb_tail_release); 0: no tail test, *@why
+ * a malloc'ed note, or NULL when @b's metric is not a tail metric; -1
+ * with vtb_error() (memory).  The bootstrap's seed is a hash of the
+ * row's identity (configuration keys, cell keys, metric): a run is
+ * reproducible.
+ */
+int cm_tail_row(const struct cm_tails *tb, const struct series *b, const struct cm_tails *tx,
+		const struct series *x, double alpha, struct vtb_tail *t, char **why);
+
 #endif
