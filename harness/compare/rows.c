@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compare-priv.h"
+#include "tails.h"
 #include "../../common/index.h"
 
 static json_t *summary_json(const struct vtb_summary *m)
@@ -41,7 +42,7 @@ static json_t *summary_json(const struct vtb_summary *m)
 /* Is @s a tail metric, judged as it is (its outliers are the signal)? */
 static bool tail_series(const struct series *s)
 {
-	return s->k == VTB_MC_LATENCY && vtb_metric_tail(s->metric, NULL);
+	return s->k == VTB_MC_LATENCY && cm_tail_metric(s->metric, NULL);
 }
 
 /* Can the statistic take every value of @s?  A value it cannot take
@@ -284,22 +285,115 @@ static bool noisy(const struct series *s, const struct vtb_test_opts *o)
 	return s && s->sum.n > 1 && !(s->sum.cov * 100 <= o->cov_limit[s->k]);
 }
 
+/* Each row's tail test, when it has one (freed by tails_release). */
+struct tails {
+	struct cm_tails *b, *x; /* the campaigns' histograms (x may be b) */
+	struct vtb_tail *t;	/* per row */
+	char **note;		/* per row: why a tail metric had no tail test */
+	size_t n;
+};
+
+static void tails_release(struct tails *tl)
+{
+	for (size_t i = 0; tl->t && i < tl->n; i++) {
+		vtb_tail_release(&tl->t[i]);
+		free(tl->note[i]);
+	}
+	free(tl->t);
+	free(tl->note);
+	if (tl->x != tl->b)
+		cm_tails_free(tl->x);
+	cm_tails_free(tl->b);
+}
+
+/*
+ * A tail row (p99 and above, _max) judged on the pooled histograms of its
+ * boots (tails.h): 1 when it was (@c filled), 0 when it has no tail test
+ * (the per-boot statistic then; tl->note[i] says why for a tail metric),
+ * -1 with vtb_error().
+ */
+static int tail_row(struct tails *tl, size_t i, const struct series *b, const struct series *x,
+		    const struct vtb_test_opts *t, struct vtb_comparison *c)
+{
+	size_t min_n = t->min_n > 2 ? t->min_n : 2;
+	struct vtb_tail *tt = &tl->t[i];
+	int r;
+
+	if (t->plain || x->k != VTB_MC_LATENCY || !cm_tail_metric(x->metric, NULL))
+		return 0;
+	r = cm_tail_row(tl->b, b, tl->x, x, t->alpha, tt, &tl->note[i]);
+	if (r <= 0)
+		return r;
+	if (!isfinite(tt->d)) {
+		/* a side without a value (or a pooled 0): the per-boot statistic */
+		tl->note[i] = vtb_asprintf("the pooled histograms give no ratio (%g)", tt->d);
+		vtb_tail_release(tt);
+		return tl->note[i] ? 0 : vtb_error("out of memory");
+	}
+	*c = (struct vtb_comparison){ .nb = b->n,
+				      .nx = x->n,
+				      .change_pct = expm1(tt->d) * 100,
+				      .ci_low_pct = NAN,
+				      .ci_high_pct = NAN,
+				      .row_low_pct = NAN,
+				      .row_high_pct = NAN,
+				      .d = tt->d,
+				      .se = NAN,
+				      .df = NAN,
+				      .t = NAN,
+				      .sd_base = NAN,
+				      .sd_x = NAN,
+				      .test = "pooled-boot-bootstrap",
+				      .p = NAN,
+				      .q = NAN,
+				      .a = t->alpha,
+				      .verdict = VTB_V_INCONCLUSIVE,
+				      .boots_needed = NAN,
+				      .tail = tt };
+	if (b->n < min_n || x->n < min_n)
+		return 1;
+	c->p = tt->p;
+	vtb_set_level(c, t->alpha);
+	c->row_low_pct = c->ci_low_pct;
+	c->row_high_pct = c->ci_high_pct;
+	return 1;
+}
+
 /* Each row with both sides tested: every pair's series summarised, the
  * statistic in cmp[], its p-value in p[] (NaN for a row not tested). */
 static int test_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
-		     const struct vtb_test_opts *t, struct vtb_comparison *cmp, double *p)
+		     const struct vtb_test_opts *t, struct tails *tl, struct vtb_comparison *cmp,
+		     double *p)
 {
+	if (!t->plain) {
+		tl->t = calloc(ps->n ? ps->n : 1, sizeof(*tl->t));
+		tl->note = calloc(ps->n ? ps->n : 1, sizeof(*tl->note));
+		if (!tl->t || !tl->note)
+			return vtb_error("out of memory");
+		tl->n = ps->n;
+		if (cm_tails_load(bc->st, bc, &tl->b) < 0)
+			return -1;
+		if (xc == bc)
+			tl->x = tl->b;
+		else if (cm_tails_load(xc->st, xc, &tl->x) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct pair *pr = &ps->p[i];
 		struct series *b = pr->b >= 0 ? &bc->s[pr->b] : NULL;
 		struct series *x = pr->x >= 0 ? &xc->s[pr->x] : NULL;
+		int r;
 
 		if ((b && series_summarise(b, t) < 0) || (x && series_summarise(x, t) < 0))
 			return -1;
 		p[i] = NAN;
 		if (pr->kind != P_OK)
 			continue;
-		vtb_compare_samples(b->kv, b->kn, x->kv, x->kn, x->k, t, &cmp[i]);
+		r = t->plain ? 0 : tail_row(tl, i, b, x, t, &cmp[i]);
+		if (r < 0)
+			return -1;
+		if (!r)
+			vtb_compare_samples(b->kv, b->kn, x->kv, x->kn, x->k, t, &cmp[i]);
 		p[i] = cmp[i].p;
 	}
 	return 0;
@@ -314,6 +408,7 @@ struct row {
 	const struct series *any;
 	struct vtb_comparison *c;
 	char *reason;
+	const char *tail_note; /* a tail metric judged per boot: why */
 	bool noisy;
 };
 
@@ -423,6 +518,7 @@ static void row_json(json_t *r, const struct row *rw, const struct campaign *bc,
 	    isinf(c->boots_needed) ? json_integer(VTB_BOOTS_NEEDED_CAP) : json_null(), fail);
 	put(r, "set_aside",
 	    json_integer((json_int_t)((b ? b->naside : 0) + (x ? x->naside : 0))), fail);
+	put(r, "tail_note", jstr(rw->tail_note), fail);
 	put(r, "noisy", json_boolean(rw->noisy), fail);
 	put(r, "reason", jstr(rw->reason), fail);
 }
@@ -558,6 +654,7 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 	double *p = calloc(ps->n ? ps->n : 1, sizeof(*p)),
 	       *q = calloc(ps->n ? ps->n : 1, sizeof(*q));
 	struct counts n = { .confirmed = 0 };
+	struct tails tl = { 0 };
 	struct level lv;
 	json_t *rows = json_array();
 	bool fail = !rows;
@@ -567,7 +664,7 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (test_rows(bc, xc, ps, &o->test, cmp, p) < 0)
+	if (test_rows(bc, xc, ps, &o->test, &tl, cmp, p) < 0)
 		goto out;
 	if (family) {
 		if (family_q(family, bc, xc, ps, &o->test, q, &lv, &n) < 0)
@@ -590,7 +687,8 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 				  .X = &xc->ci[pr->xci],
 				  .b = pr->b >= 0 ? &bc->s[pr->b] : NULL,
 				  .x = pr->x >= 0 ? &xc->s[pr->x] : NULL,
-				  .c = &cmp[i] };
+				  .c = &cmp[i],
+				  .tail_note = tl.note ? tl.note[i] : NULL };
 		json_t *r;
 
 		rw.any = rw.x ? rw.x : rw.b;
@@ -617,6 +715,7 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 	}
 	ret = 0;
 out:
+	tails_release(&tl);
 	json_decref(rows);
 	free(cmp);
 	free(p);

@@ -51,48 +51,6 @@ static bool has_percentile_part(const char *name)
 	return false;
 }
 
-bool vtb_metric_tail(const char *metric, double *pct)
-{
-	const char *s;
-
-	if (!metric)
-		return false;
-	if (has_suffix(metric, "_max")) {
-		if (pct)
-			*pct = 100;
-		return true;
-	}
-	for (s = strstr(metric, "_p"); s; s = strstr(s + 1, "_p")) {
-		const char *d = s + 2, *e;
-		char num[32];
-		size_t k = 0;
-
-		if (*d < '0' || *d > '9')
-			continue;
-		/* digits, and "_digits" after "_p99" (p99_9 is 99.9) */
-		for (e = d; (*e >= '0' && *e <= '9') || (*e == '_' && e[1] >= '0' && e[1] <= '9' &&
-							  k == 2 && e == d + 2);
-		     e++)
-			if (*e != '_' && k < sizeof(num) - 1)
-				num[k++] = *e;
-		if (*e && *e != '_' && *e != '.')
-			continue;
-		num[k] = 0;
-		/* "99" -> 99, "999" -> 99.9, "9999" -> 99.99: the digits after
-		 * the first two are decimals */
-		if (k >= 2 && num[0] == '9' && num[1] == '9') {
-			double v = 99, f = 0.1;
-
-			for (size_t j = 2; j < k; j++, f /= 10)
-				v += (num[j] - '0') * f;
-			if (pct)
-				*pct = v;
-			return true;
-		}
-	}
-	return false;
-}
-
 enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit)
 {
 	const char *m = metric ? metric : "", *u = unit ? unit : "";

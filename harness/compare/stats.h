@@ -62,14 +62,6 @@ enum vtb_metric_class { VTB_MC_THROUGHPUT, VTB_MC_TIME, VTB_MC_LATENCY };
  *     the safe choice for values that are not rates.
  */
 enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit);
-/*
- * Is @metric a tail: a percentile component of 99 or more ("_p99",
- * "_p999", "_p99_9", "_p9999") or a name ending in "_max"?  *pct (when
- * not NULL): the percentile (99, 99.9, 99.99), 100 for the max.  A
- * tail's slow boots are its signal: it is never screened for outliers,
- * and with histograms it is judged on them (tails.h).
- */
-bool vtb_metric_tail(const char *metric, double *pct);
 /* "throughput", "time", "latency" (the JSON "class"). */
 const char *vtb_metric_class_name(enum vtb_metric_class k);
 /* What a row's change is the ratio of: "ratio of harmonic means", "ratio

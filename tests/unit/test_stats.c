@@ -791,30 +791,3 @@ Test(stats, boots_needed_faces_the_bh_level_and_is_capped)
 	printf("stats: same at CoV 10%% (sd 0.1 a side), level 1 - 0.05/24: %g boots a side\n",
 	       at_m);
 }
-
-Test(stats, tail_metrics_by_name)
-{
-	static const struct {
-		const char *name;
-		bool tail;
-		double pct;
-	} cases[] = {
-		{ "wake_p999", true, 99.9 },	{ "timer_p99", true, 99 },
-		{ "lat_p99_9", true, 99.9 },	{ "x_p9999", true, 99.99 },
-		{ "wake_max", true, 100 },	{ "c2c_max", true, 100 },
-		{ "wake_p50", false, 0 },	{ "wake_p90", false, 0 },
-		{ "seconds", false, 0 },	{ "lat_p50_3", false, 0 },
-		{ "p999", false, 0 },		{ "max_rate", false, 0 },
-		{ "wake_p99x", false, 0 },	{ "wake_p99.9", true, 99 },
-	};
-
-	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
-		double pct = 0;
-
-		cr_assert_eq(vtb_metric_tail(cases[i].name, &pct), cases[i].tail, "%s",
-			     cases[i].name);
-		if (cases[i].tail)
-			cr_assert_float_eq(pct, cases[i].pct, 1e-9, "%s: %g", cases[i].name, pct);
-	}
-	cr_assert(!vtb_metric_tail(NULL, NULL));
-}
