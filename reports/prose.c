@@ -592,8 +592,8 @@ void rep_put_set_aside(struct ctx *c)
 			fputc('\n', c->f);
 			rep_put_folded(c, "",
 				       c->mode == M_MD
-					       ? "Boots set aside as outliers (beyond the threshold and 6 robust deviations from the median of their side; the row's statistic is of the others):\n"
-					       : "boots set aside as outliers (beyond the threshold and 6 robust deviations from the median of their side; the row's statistic is of the others):");
+					       ? "Boots set aside as outliers (beyond the threshold and 8 robust deviations from the median of their side; the row's statistic is of the others):\n"
+					       : "boots set aside as outliers (beyond the threshold and 8 robust deviations from the median of their side; the row's statistic is of the others):");
 		}
 		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
 			       rep_fmt(c, "%s %s, %s: %s%s%s", rep_show(c, r->cell, REP_NAME_MAX),

@@ -138,7 +138,7 @@ const struct vtb_cli compare_cli = {
 	.about =
 		"Compares the configurations of a campaign (each VM against its own bare-metal\n"
 		"baseline by default), or a campaign against another (--against), with one value\n"
-		"per boot and metric; a boot far from the others of its side (modified z above 6\n"
+		"per boot and metric; a boot far from the others of its side (modified z above 8\n"
 		"and beyond the threshold, at most a fifth of them) is set aside and named.  Per\n"
 		"row one statistic: the ratio of means (harmonic for rates, geometric for\n"
 		"latencies) with its t interval and t test on the log scale (p99 and above and\n"

@@ -178,7 +178,7 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
  * boots; when more than that are beyond the cut, none is: a fifth of the
  * boots is a mode of the data, not an accident.  Non-finite values: none.
  */
-#define VTB_SCREEN_Z 6.0
+#define VTB_SCREEN_Z 8.0
 size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside);
 /* The modified z-score of @v[i] as vtb_screen() computes it (NAN when it
  * has no scale, INFINITY off a median more than half share): for the

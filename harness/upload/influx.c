@@ -178,9 +178,15 @@ static int lp_aggregates(struct sink *sk, struct vtb_strbuf *body, long *points)
 		size_t k;
 		int r;
 
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < 5; k++) {
+			/* one boot has no stddev (undefined, not 0): the field is left out */
+			if (k == 2 && isnan(v[k]) && a->st.n < 2) {
+				num[k][0] = 0;
+				continue;
+			}
 			if (!float_or_warn(sk, v[k], num[k], sizeof(num[k]), a->sample->metric))
 				break;
+		}
 		if (k < 5)
 			continue;
 		if (up_tags_of(sk, a->first, a->sample, &t) < 0)
@@ -190,8 +196,9 @@ static int lp_aggregates(struct sink *sk, struct vtb_strbuf *body, long *points)
 		if (r ||
 		    vtb_strbuf_addf(
 			    body,
-			    " mean=%s,median=%s,stddev=%s,min=%s,max=%s,n=%zui,campaign=\"%s\" %lld\n",
-			    num[0], num[1], num[2], num[3], num[4], a->st.n, uuid,
+			    " mean=%s,median=%s%s%s,min=%s,max=%s,n=%zui,campaign=\"%s\" %lld\n",
+			    num[0], num[1], num[2][0] ? ",stddev=" : "", num[2], num[3], num[4],
+			    a->st.n, uuid,
 			    (long long)a->ts))
 			goto fail;
 		(*points)++;
