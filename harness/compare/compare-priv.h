@@ -204,10 +204,6 @@ struct cm_tails;
 int cm_tails_load(struct vtb_store *st, const struct campaign *c, struct cm_tails **out);
 /* Accepts NULL. */
 void cm_tails_free(struct cm_tails *t);
-/* Is @metric a tail metric: a percentile component of 99 or more at its
- * end (_p99, _p999, _p9999, _p99_9, _p99.9; _p100) or ending in _max?
- * *@pct (may be NULL): 99.9 etc, 100 for the max. */
-bool cm_tail_metric(const char *metric, double *pct);
 /*
  * The tail test of a row: series @b's boots (of campaign @tb) against
  * @x's (@tx).  The histogram of a sample metric is the one of the same

@@ -39,22 +39,6 @@ static json_t *summary_json(const struct vtb_summary *m)
 	return o;
 }
 
-/* Is @s a tail metric, judged as it is (its outliers are the signal)? */
-static bool tail_series(const struct series *s)
-{
-	return s->k == VTB_MC_LATENCY && cm_tail_metric(s->metric, NULL);
-}
-
-/* Can the statistic take every value of @s?  A value it cannot take
- * makes the row an error: never set aside as an outlier. */
-static bool takes_all(const struct series *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (!isfinite(s->v[i]) || (s->k != VTB_MC_TIME && !(s->v[i] > 0)))
-			return false;
-	return true;
-}
-
 /* The series' screen (unless --no-robust, a tail, or a value the
  * statistic cannot take), its summary over the values kept, and its JSON
  * once. */
@@ -64,11 +48,12 @@ static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 		return 0;
 	s->kv = s->v;
 	s->kn = s->n;
-	if (!t->plain && !tail_series(s) && s->n >= 5 && takes_all(s)) {
+	if (!t->plain && s->n >= 5) {
 		s->aside = calloc(s->n, sizeof(*s->aside));
 		if (!s->aside)
 			return vtb_error("out of memory");
-		s->naside = vtb_screen(s->v, s->n, t->threshold_pct, s->aside);
+		s->naside = vtb_screen_series(s->v, s->n, s->k, s->metric, t->threshold_pct,
+					      s->aside);
 	}
 	if (s->naside) {
 		s->kv = malloc(s->n * sizeof(*s->kv));
@@ -319,7 +304,7 @@ static int tail_row(struct tails *tl, size_t i, const struct series *b, const st
 	struct vtb_tail *tt = &tl->t[i];
 	int r;
 
-	if (t->plain || x->k != VTB_MC_LATENCY || !cm_tail_metric(x->metric, NULL))
+	if (t->plain || x->k != VTB_MC_LATENCY || !vtb_metric_tail(x->metric, NULL, NULL))
 		return 0;
 	r = cm_tail_row(tl->b, b, tl->x, x, t->alpha, tt, &tl->note[i]);
 	if (r <= 0)

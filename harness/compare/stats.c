@@ -51,6 +51,47 @@ static bool has_percentile_part(const char *name)
 	return false;
 }
 
+/* A tail metric's percentile and the length of its stem (the name before
+ * "_pNN..." or "_max"). */
+bool vtb_metric_tail(const char *m, double *pct_out, size_t *stem_out)
+{
+	size_t n = m ? strlen(m) : 0, e = n, d1, d2 = 0, stem0;
+	double pct0, *pct = pct_out ? pct_out : &pct0;
+	size_t *stem = stem_out ? stem_out : &stem0;
+	char num[64];
+
+	if (n > 4 && !strcmp(m + n - 4, "_max")) {
+		*pct = 100;
+		*stem = n - 4;
+		return true;
+	}
+	/* _pDD...  or  _pDD_D... / _pDD.D... */
+	while (e > 0 && m[e - 1] >= '0' && m[e - 1] <= '9')
+		e--;
+	d1 = n - e;
+	if (d1 && e > 1 && (m[e - 1] == '_' || m[e - 1] == '.') && m[e - 2] >= '0' &&
+	    m[e - 2] <= '9') {
+		d2 = d1; /* the decimals */
+		e--;
+		while (e > 0 && m[e - 1] >= '0' && m[e - 1] <= '9')
+			e--;
+		d1 = n - d2 - 1 - e;
+		if (d1 != 2)
+			return false;
+	}
+	if (!d1 || e < 3 || m[e - 1] != 'p' || m[e - 2] != '_' || d1 + d2 + 2 > sizeof(num))
+		return false;
+	if (d2) /* 99_9 -> 99.9 */
+		snprintf(num, sizeof(num), "%.2s.%.*s", m + e, (int)d2, m + e + 3);
+	else if (d1 == 3 && !memcmp(m + e, "100", 3))
+		snprintf(num, sizeof(num), "100");
+	else /* 999 -> 99.9, 9999 -> 99.99 */
+		snprintf(num, sizeof(num), "%.2s.%.*s", m + e, (int)(d1 - 2), m + e + 2);
+	*pct = strtod(num, NULL);
+	*stem = e - 2;
+	return *pct >= 99 && *pct <= 100;
+}
+
 enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit)
 {
 	const char *m = metric ? metric : "", *u = unit ? unit : "";
@@ -499,6 +540,20 @@ double vtb_screen_z(const double *v, size_t n, size_t i)
 out:
 	free(u);
 	return z;
+}
+
+size_t vtb_screen_series(const double *v, size_t n, enum vtb_metric_class k, const char *metric,
+			 double min_pct, bool *aside)
+{
+	for (size_t i = 0; i < n; i++) {
+		aside[i] = false;
+		/* a value the statistic cannot take makes the row an error */
+		if (!isfinite(v[i]) || (k != VTB_MC_TIME && !(v[i] > 0)))
+			return 0;
+	}
+	if (k == VTB_MC_LATENCY && vtb_metric_tail(metric, NULL, NULL))
+		return 0;
+	return vtb_screen(v, n, min_pct, aside);
 }
 
 /* Is u (on the screen's scale) beyond the cut? */

@@ -62,6 +62,15 @@ enum vtb_metric_class { VTB_MC_THROUGHPUT, VTB_MC_TIME, VTB_MC_LATENCY };
  *     the safe choice for values that are not rates.
  */
 enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit);
+/*
+ * Is @metric a tail: a percentile component of 99 or more at its end
+ * (_p99, _p995, _p999, _p9999, _p99_9, _p99.9; _p100) or a name ending in
+ * _max?  *@pct (may be NULL): 99.9 etc, 100 for the max; *@stem (may be
+ * NULL): the length of the name before that part.  A tail's slow boots
+ * are its signal: it is never screened, and with histograms it is judged
+ * on them (tails.h).
+ */
+bool vtb_metric_tail(const char *metric, double *pct, size_t *stem);
 /* "throughput", "time", "latency" (the JSON "class"). */
 const char *vtb_metric_class_name(enum vtb_metric_class k);
 /* What a row's change is the ratio of: "ratio of harmonic means", "ratio
@@ -180,6 +189,14 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
  */
 #define VTB_SCREEN_Z 8.0
 size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside);
+/*
+ * The screen as compare applies it to one side of a row (and upload to
+ * its aggregates): vtb_screen(), except for a tail metric of class
+ * LATENCY (vtb_metric_tail) and for values the statistic cannot take (a
+ * non-finite value, a rate or latency <= 0: the row is an error).
+ */
+size_t vtb_screen_series(const double *v, size_t n, enum vtb_metric_class k, const char *metric,
+			 double min_pct, bool *aside);
 /* The modified z-score of @v[i] as vtb_screen() computes it (NAN when it
  * has no scale, INFINITY off a median more than half share): for the
  * row's note. */

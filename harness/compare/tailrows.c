@@ -294,56 +294,6 @@ int cm_tails_load(struct vtb_store *st, const struct campaign *c, struct cm_tail
 	return 0;
 }
 
-/* A tail metric's percentile and the length of its stem (the name before
- * "_pNN..." or "_max"). */
-static bool tail_name(const char *m, double *pct, size_t *stem)
-{
-	size_t n = strlen(m), e = n, d1, d2 = 0;
-	char num[64];
-
-	if (n > 4 && !strcmp(m + n - 4, "_max")) {
-		*pct = 100;
-		*stem = n - 4;
-		return true;
-	}
-	/* _pDD...  or  _pDD_D... / _pDD.D... */
-	while (e > 0 && m[e - 1] >= '0' && m[e - 1] <= '9')
-		e--;
-	d1 = n - e;
-	if (d1 && e > 1 && (m[e - 1] == '_' || m[e - 1] == '.') && m[e - 2] >= '0' &&
-	    m[e - 2] <= '9') {
-		d2 = d1; /* the decimals */
-		e--;
-		while (e > 0 && m[e - 1] >= '0' && m[e - 1] <= '9')
-			e--;
-		d1 = n - d2 - 1 - e;
-		if (d1 != 2)
-			return false;
-	}
-	if (!d1 || e < 3 || m[e - 1] != 'p' || m[e - 2] != '_' || d1 + d2 + 2 > sizeof(num))
-		return false;
-	if (d2) /* 99_9 -> 99.9 */
-		snprintf(num, sizeof(num), "%.2s.%.*s", m + e, (int)d2, m + e + 3);
-	else if (d1 == 3 && !memcmp(m + e, "100", 3))
-		snprintf(num, sizeof(num), "100");
-	else /* 999 -> 99.9, 9999 -> 99.99 */
-		snprintf(num, sizeof(num), "%.2s.%.*s", m + e, (int)(d1 - 2), m + e + 2);
-	*pct = strtod(num, NULL);
-	*stem = e - 2;
-	return *pct >= 99 && *pct <= 100;
-}
-
-bool cm_tail_metric(const char *metric, double *pct)
-{
-	size_t stem;
-	double p;
-
-	if (!tail_name(metric, &p, &stem))
-		return false;
-	if (pct)
-		*pct = p;
-	return true;
-}
 
 /* The hist of the series' cell for the metric's stem (see the header);
  * -1 with *why when there is none (-2: out of memory). */
@@ -472,7 +422,7 @@ int cm_tail_row(const struct cm_tails *tb, const struct series *b, const struct 
 
 	*t = (struct vtb_tail){ .d = NAN, .p = NAN };
 	*why = NULL;
-	if (!tail_name(b->metric, &pct, &stem))
+	if (!vtb_metric_tail(b->metric, &pct, &stem))
 		return 0;
 	name = malloc(stem + 1);
 	if (!name)

@@ -446,11 +446,27 @@ static int build_aggregates(struct sink *sk)
 	if (sk->agg_ts < last + 1)
 		sk->agg_ts = last + 1;
 	for (size_t k = 0; k < sk->n_aggr; k++) {
-		sk->aggr[k].ts += sk->agg_ts;
-		const struct up_sample *sm = sk->aggr[k].sample;
+		struct up_aggr *a = &sk->aggr[k];
+		const struct up_sample *sm = a->sample;
+		enum vtb_metric_class cls = vtb_metric_class(sm->metric, sm->unit);
+		struct vtb_test_opts o;
+		bool *aside = calloc(a->n ? a->n : 1, sizeof(*aside));
+		size_t kept = 0;
 
-		if (vtb_summarise(sk->aggr[k].v, sk->aggr[k].n,
-				  vtb_metric_class(sm->metric, sm->unit), &sk->aggr[k].st) < 0)
+		a->ts += sk->agg_ts;
+		if (!aside)
+			return vtb_error("out of memory");
+		/* over the boots compare keeps: a boot it sets aside as an
+		 * outlier is left out here too (docs/statistics.md) */
+		vtb_test_opts_default(&o);
+		if (a->n >= 5 && vtb_screen_series(a->v, a->n, cls, sm->metric, o.threshold_pct, aside))
+			for (size_t i = 0; i < a->n; i++)
+				if (!aside[i])
+					a->v[kept++] = a->v[i];
+		if (kept)
+			a->n = kept;
+		free(aside);
+		if (vtb_summarise(a->v, a->n, cls, &a->st) < 0)
 			return -1;
 	}
 	return 0;

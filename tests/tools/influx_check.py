@@ -15,7 +15,7 @@ import sys
 import urllib.parse
 import urllib.request
 
-from compare_mean import compare_mean
+from compare_mean import compare_mean, screened
 
 
 def get(url, **params):
@@ -55,12 +55,14 @@ def compare_series(vtbench, path):
 
 
 def summary(values, metric, unit):
-    """what compare computes: the harmonic mean for rates, the geometric
-    mean for latencies, else the mean"""
+    """what compare computes, over the boots it keeps: the harmonic mean
+    for rates, the geometric mean for latencies, else the mean; one boot
+    has no stddev"""
+    values = screened(metric, unit, values)
     return {"n": len(values), "min": min(values), "max": max(values),
             "median": statistics.median(values),
-            "mean": compare_mean(metric, unit, values),
-            "stddev": statistics.stdev(values) if len(values) > 1 else 0.0}
+            "mean": compare_mean(metric, unit, values, screen=False),
+            "stddev": statistics.stdev(values) if len(values) > 1 else None}
 
 
 def close(a, b):
@@ -133,7 +135,9 @@ def readback(base, db, path, vtbench):
                 continue
             n_compare += source == "compare"
             for f in ("mean", "median", "stddev", "min", "max"):
-                if not close(a[f], s[f]):
+                if a.get(f) is None and s.get(f) is None:
+                    continue  # one boot: no stddev on either side
+                if a.get(f) is None or s.get(f) is None or not close(a[f], s[f]):
                     errors.append("aggregate %s: %s = %r, %s says %r" % (key, f, a[f], source, s[f]))
             if a["n"] != s["n"]:
                 errors.append("aggregate %s: n = %s, %s says %s" % (key, a["n"], source, s["n"]))

@@ -437,12 +437,12 @@ Test(tails, tail_metrics_are_high_percentiles_and_maxima_by_name)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		double pct = -1;
 
-		cr_expect_eq(cm_tail_metric(cases[i].name, &pct), cases[i].tail, "%s",
+		cr_expect_eq(vtb_metric_tail(cases[i].name, &pct, NULL), cases[i].tail, "%s",
 			     cases[i].name);
 		if (cases[i].tail)
 			cr_expect_float_eq(pct, cases[i].pct, 1e-9, "%s: %g", cases[i].name, pct);
 	}
-	cr_expect(cm_tail_metric("wake_max", NULL));
+	cr_expect(vtb_metric_tail("wake_max", NULL, NULL));
 }
 
 /* A store with a baseline and a VM, cells wakeup and timer, three boots
