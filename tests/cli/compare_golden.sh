@@ -104,6 +104,22 @@ print(sorted(a), d["summary"]["set_aside"], sum(len(r["x"]["set_aside"]) for r i
 	"[(2, 9)] 12 0"
 expect_exit "compare --no-robust: the slow boot hides the regression (plain statistic)" 0 \
 	"$VTBENCH" compare --db "$T/slowboot.db" --no-robust --quiet
+# the family BH runs over: the rows shown (a filter changes q and the
+# level), or --family all (the filtered rows keep the whole table's)
+famq() { python3 -c 'import json,sys; d=json.load(sys.stdin)
+print(" ".join("%s:%.6g" % (r["x"]["config"][-2:], r["q"]) for r in d["rows"]
+               if r["metric"] == "wakeup_p50"), d["summary"]["family"], d["summary"]["tested"],
+      "%.6f" % d["summary"]["ci_level"])'; }
+all_q=$("$VTBENCH" compare --db "$T/base.db" --format json | famq)
+shown_q=$("$VTBENCH" compare --db "$T/base.db" --format json --metric wakeup_p50 | famq)
+fam_q=$("$VTBENCH" compare --db "$T/base.db" --format json --metric wakeup_p50 --family all | famq)
+expect_eq "compare --family all: the filtered rows keep the whole table's q and level" \
+	"${fam_q% all *}|${fam_q#* all }" "${all_q% shown *}|${all_q#* shown }"
+if [ "${shown_q% shown *}" != "${all_q% shown *}" ] && [ "${shown_q#* shown }" != "${all_q#* shown }" ]; then
+	ok "compare --metric: BH over the rows shown changes q and the level"
+else notok "compare --metric: BH over the rows shown changes q and the level" "$shown_q" "$all_q"; fi
+expect_exit "compare --family garbage exits 2" 2 "$VTBENCH" compare --db "$T/base.db" --family some
+
 # allfail: every VM boot failed: every row missing, not decided, exit 1
 golden "compare text: every VM failed, every row missing" $E/compare-allfail.txt 1 \
 	--db "$T/allfail.db" --format text
