@@ -143,6 +143,31 @@ static void part_header(struct page *pg, xmlNodePtr body)
 		b = html_elf(pg, p, "span", "%s %s", html_fmt_num(v).s, counts[i].label);
 		html_attrf(pg, b, "class", "badge %s", counts[i].cls);
 	}
+	{
+		double rows = NAN, few = NAN, level = NAN, tested = NAN, sig = NAN, aside = NAN;
+		double minn = NAN;
+
+		html_jnum(sum, "rows", &rows);
+		html_jnum(sum, "few", &few);
+		html_jnum(sum, "ci_level", &level);
+		html_jnum(sum, "tested", &tested);
+		html_jnum(sum, "significant", &sig);
+		html_jnum(sum, "set_aside", &aside);
+		html_jnum(json_object_get(pg->rep, "options"), "min_n", &minn);
+		if (rows > 0 && few == rows) {
+			p = html_el(pg, body, "p", NULL);
+			html_attr(pg, p, "class", "advice");
+			html_elf(pg, p, "b", "Nothing could be judged: %s boots a side are needed.",
+				 html_fmt_num(minn >= 2 ? minn : 2).s);
+		} else if (tested > 0 && level > 0) {
+			p = html_elf(pg, body, "p",
+				     "Intervals at %s%% (%s of %s rows tested significant: the level "
+				     "Benjamini-Hochberg selects by)%s%s",
+				     html_fmt_num(level * 100).s, html_fmt_num(sig).s,
+				     html_fmt_num(tested).s, aside > 0 ? "; rows with a boot set aside: " : "",
+				     aside > 0 ? html_fmt_num(aside).s : "");
+		}
+	}
 	part_boots(pg, body, camp, NULL);
 	if (json_is_object(against))
 		part_boots(pg, body, against, "against: ");
