@@ -150,7 +150,10 @@ void html_headline(struct page *pg, xmlNodePtr body)
 	html_elf(pg, cap, "span",
 		 "Change against the baseline, with its %s%% interval; the band is "
 		 "\xc2\xb1%s%%, the threshold",
-		 html_jnum(opt, "ci_level", &level) ? html_fmt_num(level * 100).s : "95",
+		 html_jnum(json_object_get(pg->rep, "summary"), "ci_level", &level) ||
+				 html_jnum(opt, "ci_level", &level)
+			 ? html_fmt_num(level * 100).s
+			 : "95",
 		 html_fmt_num(t).s);
 	if (shown < n)
 		html_elf(pg, cap, "span",

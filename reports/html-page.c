@@ -164,7 +164,8 @@ static void part_header(struct page *pg, xmlNodePtr body)
 				     "Intervals at %s%% (%s of %s rows tested significant: the level "
 				     "Benjamini-Hochberg selects by)%s%s",
 				     html_fmt_num(level * 100).s, html_fmt_num(sig).s,
-				     html_fmt_num(tested).s, aside > 0 ? "; rows with a boot set aside: " : "",
+				     html_fmt_num(tested).s,
+				     aside > 0 ? "; rows with a boot set aside: " : "",
 				     aside > 0 ? html_fmt_num(aside).s : "");
 		}
 	}
@@ -365,7 +366,9 @@ static void campaign_options(struct page *pg, xmlNodePtr body, const json_t *opt
 	else
 		html_el(pg, tr, "td", "-");
 	html_td_json(pg, tr, json_object_get(opt, "alpha"));
-	if (html_jnum(opt, "ci_level", &a))
+	/* the level the intervals are at (the table's, from the summary) */
+	if (html_jnum(json_object_get(pg->rep, "summary"), "ci_level", &a) ||
+	    html_jnum(opt, "ci_level", &a))
 		html_elf(pg, tr, "td", "%s%%", html_fmt_num(a * 100).s);
 	else
 		html_el(pg, tr, "td", "-");
@@ -555,8 +558,9 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 			html_elf(pg, td, "div", "more than %s boots a side would be needed",
 				 html_fmt_num(ch).s);
 		for (int side = 0; side < 2; side++) {
-			const json_t *e, *a = json_object_get(json_object_get(r, side ? "x" : "base"),
-							      "set_aside");
+			const json_t *e,
+				*a = json_object_get(json_object_get(r, side ? "x" : "base"),
+						     "set_aside");
 			size_t k;
 
 			json_array_foreach(a, k, e)
@@ -565,12 +569,19 @@ static void part_verdicts(struct page *pg, xmlNodePtr body)
 
 				html_jnum(e, "rep", &rep);
 				html_jnum(e, "boot", &boot);
-				html_elf(pg, td, "div", "set aside: boot rep %s (id %s) of the %s side, %s",
+				html_elf(pg, td, "div",
+					 "set aside: boot rep %s (id %s) of the %s side, %s",
 					 html_fmt_num(rep).s, html_fmt_num(boot).s,
 					 side ? "compared" : "baseline",
 					 html_orstr(html_jstr(e, "why")));
 			}
 		}
+		if (html_jstr(r, "reason"))
+			html_el(pg, td, "div", html_jstr(r, "reason"));
+		if (html_jstr(r, "tail_note"))
+			html_elf(pg, td, "div", "judged per boot: %s", html_jstr(r, "tail_note"));
+		if (json_is_true(json_object_get(r, "noisy")))
+			html_el(pg, td, "div", "noisy (CoV above its limit)");
 	}
 }
 

@@ -57,11 +57,19 @@ const char *rep_n_s(struct ctx *c, double n)
 	return rep_fmt(c, fabs(n) >= 1e6 ? "n=%.3g" : "n=%.0f", n);
 }
 
+/* A tail row judged on the pooled histograms says so: its change and
+ * interval are not of the per-boot means shown beside them. */
+static bool pooled(const struct rrow *r)
+{
+	return r->test && !strcmp(r->test, "pooled-boot-bootstrap");
+}
+
 const char *rep_ci_s(struct ctx *c, const struct rrow *r)
 {
 	if (isnan(r->ci_lo) || isnan(r->ci_hi))
 		return "ci -";
-	return rep_fmt(c, "ci %s..%s", rep_pctv(c, r->ci_lo), rep_pctv(c, r->ci_hi));
+	return rep_fmt(c, "%sci %s..%s", pooled(r) ? "pooled " : "", rep_pctv(c, r->ci_lo),
+		       rep_pctv(c, r->ci_hi));
 }
 
 const char *rep_metric_s(struct ctx *c, const struct rrow *r)
@@ -279,7 +287,7 @@ const char *rep_legend(struct ctx *c)
 		level = rep_jnumv(c->opts, "ci_level");
 	return rep_fmt(
 		c,
-		"%s significant (Benjamini-Hochberg q < %s over the %s rows%s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies; p99 and above and max: of the pooled histograms); ci = its interval at %s, the level BH selects by (Benjamini-Yekutieli: significant exactly when it leaves out 0); n = boots kept (a boot far from its side's others is set aside and named); cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the change beyond %s; confirmed: the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side: not judged), missing (no result on a side), error (values the statistic cannot take)",
+		"%s significant (Benjamini-Hochberg q < %s over the %s rows%s); change = mean / baseline mean - 1 (harmonic means for rates, geometric for latencies); pooled ci = a tail's change and interval of the pooled histograms of its boots, not of the per-boot values shown; ci = its interval at %s, the level BH selects by (Benjamini-Yekutieli: significant exactly when it leaves out 0); n = boots kept (a boot far from its side's others is set aside and named); cov = stddev / mean, noisy when above its class limit (a note, never a verdict); verdicts: worse, better (significant, the change beyond %s; confirmed: the whole interval beyond it), same (the interval within +-%s), inconclusive (neither yet: more boots would decide), few (under 2 boots a side: not judged), missing (no result on a side), error (values the statistic cannot take)",
 		c->mode == M_MD ? "\\*" : "*", opt_num(c, "alpha", "%g"),
 		fam && !strcmp(fam, "all") ? "comparison's" : "shown",
 		fam && !strcmp(fam, "all") ? ", whatever --metric and --workload show" : "",
@@ -480,19 +488,22 @@ static const char *undecided_why(struct ctx *c, const struct rrow *r)
 	if (!strcmp(r->verdict, "missing") || !strcmp(r->verdict, "error"))
 		return r->reason ? rep_show(c, r->reason, REP_TEXT_MAX) : "?";
 	if (!strcmp(r->verdict, "few"))
-		return rep_fmt(c, "%.0f boot%s against %.0f: not judged, the t test needs at least 2 a side",
-			       r->x.n, r->x.n == 1 ? "" : "s", r->base.n);
-	return rep_fmt(c, "change %s, ci %s..%s reaches past %s%s at n=%.0f vs %.0f%s",
-		       rep_pctv(c, r->change), rep_pctv(c, r->ci_lo), rep_pctv(c, r->ci_hi),
-		       isnan(t) ? "the threshold" : rep_fmt(c, "+-%g%%", t),
-		       r->noisy ? " (noisy)" : "", r->x.n, r->base.n,
-		       !isnan(r->boots_over)
-			       ? rep_fmt(c, "; more than %.0f boots a side would be needed at this spread",
-					 r->boots_over)
-		       : isnan(r->boots_needed)
-			       ? ""
-			       : rep_fmt(c, "; about %.0f boots a side would decide it at this spread",
-					 r->boots_needed));
+		return rep_fmt(
+			c,
+			"%.0f boot%s against %.0f: not judged, the t test needs at least 2 a side",
+			r->x.n, r->x.n == 1 ? "" : "s", r->base.n);
+	return rep_fmt(
+		c, "change %s, ci %s..%s reaches past %s%s at n=%.0f vs %.0f%s",
+		rep_pctv(c, r->change), rep_pctv(c, r->ci_lo), rep_pctv(c, r->ci_hi),
+		isnan(t) ? "the threshold" : rep_fmt(c, "+-%g%%", t), r->noisy ? " (noisy)" : "",
+		r->x.n, r->base.n,
+		!isnan(r->boots_over)
+			? rep_fmt(c, "; more than %.0f boots a side would be needed at this spread",
+				  r->boots_over)
+		: isnan(r->boots_needed)
+			? ""
+			: rep_fmt(c, "; about %.0f boots a side would decide it at this spread",
+				  r->boots_needed));
 }
 
 /* The verdicts counted: the answer, right after what was compared.  Rows
@@ -526,10 +537,11 @@ void rep_put_summary(struct ctx *c)
 	if (isnan(minn) || minn < 2)
 		minn = 2;
 	if (s[5] > 0 && s[5] == s[0]) {
-		rep_put_folded(c, "",
-			       rep_fmt(c,
-				       "%snothing could be judged: %.0f boots a side are needed; every one of the %.0f rows has fewer on a side (few)%s",
-				       b, minn, s[0], b));
+		rep_put_folded(
+			c, "",
+			rep_fmt(c,
+				"%snothing could be judged: %.0f boots a side are needed; every one of the %.0f rows has fewer on a side (few)%s",
+				b, minn, s[0], b));
 		return;
 	}
 	rep_put_folded(
@@ -537,20 +549,23 @@ void rep_put_summary(struct ctx *c)
 		rep_fmt(c,
 			"%s%.0f rows: %s%.0f worse%s, %.0f better%s, %.0f same, %.0f inconclusive, %s%.0f missing, %.0f error%s%s%s",
 			b, s[0],
-			s[5] > 0 ? rep_fmt(c, "%.0f few (not judged: under %.0f boots a side), ", s[5],
-					   minn)
+			s[5] > 0 ? rep_fmt(c, "%.0f few (not judged: under %.0f boots a side), ",
+					   s[5], minn)
 				 : "",
 			s[1], cw > 0 ? rep_fmt(c, " (%.0f confirmed)", cw) : "", s[2],
 			cb > 0 ? rep_fmt(c, " (%.0f confirmed)", cb) : "", s[3], s[4],
 			s[5] > 0 ? "" : "0 few, ", s[6], s[7], b,
 			isnan(level) || !(rep_jnumv(c->summary, "tested") > 0)
 				? ""
-				: rep_fmt(c, "; intervals at %.4g%% (%.0f of %.0f rows tested significant)",
-					       level * 100, rep_jnumv(c->summary, "significant"),
-					       rep_jnumv(c->summary, "tested")),
-			aside > 0 ? rep_fmt(c, "; %.0f row%s with a boot set aside as an outlier (listed below; --no-robust shows the plain statistic)",
-					    aside, aside == 1 ? "" : "s")
-				  : ""));
+				: rep_fmt(c,
+					  "; intervals at %.4g%% (%.0f of %.0f rows tested significant)",
+					  level * 100, rep_jnumv(c->summary, "significant"),
+					  rep_jnumv(c->summary, "tested")),
+			aside > 0
+				? rep_fmt(c,
+					  "; %.0f row%s with a boot set aside as an outlier (listed below; --no-robust shows the plain statistic)",
+					  aside, aside == 1 ? "" : "s")
+				: ""));
 }
 
 /* A side's boots set aside, in one phrase. */
@@ -590,10 +605,11 @@ void rep_put_set_aside(struct ctx *c)
 			continue;
 		if (!n++) {
 			fputc('\n', c->f);
-			rep_put_folded(c, "",
-				       c->mode == M_MD
-					       ? "Boots set aside as outliers (beyond the threshold and 8 robust deviations from the median of their side; the row's statistic is of the others):\n"
-					       : "boots set aside as outliers (beyond the threshold and 8 robust deviations from the median of their side; the row's statistic is of the others):");
+			rep_put_folded(
+				c, "",
+				c->mode == M_MD
+					? "Boots set aside as outliers (beyond the threshold and 8 robust deviations from the median of their side; the row's statistic is of the others):\n"
+					: "boots set aside as outliers (beyond the threshold and 8 robust deviations from the median of their side; the row's statistic is of the others):");
 		}
 		rep_put_folded(c, c->mode == M_MD ? "- " : "  ",
 			       rep_fmt(c, "%s %s, %s: %s%s%s", rep_show(c, r->cell, REP_NAME_MAX),

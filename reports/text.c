@@ -372,8 +372,8 @@ static void put_series(struct ctx *c)
 	}
 	fputc('\n', c->f);
 	rep_put_folded(c, "",
-		       "per configuration (n = boots, one value per boot; the mean of a rate is its "
-		       "harmonic mean, of a latency its geometric mean)");
+		       "per configuration (n = boots kept, one value per boot; the mean of a rate is "
+		       "its harmonic mean, of a latency its geometric mean)");
 	for (size_t from = NKEY; from < NCOL;) {
 		size_t to = from + 1, lw = keyw + w[from];
 
@@ -398,6 +398,30 @@ static void put_series(struct ctx *c)
 			}
 		}
 		from = to;
+	}
+	/* the boots those figures leave out, each named (a campaign of
+	 * baselines alone has no row to name them) */
+	i = 0;
+	json_array_foreach(series, k, o)
+	{
+		const json_t *a = json_object_get(o, "set_aside"), *e;
+		size_t j;
+
+		json_array_foreach(a, j, e)
+		{
+			if (!i++)
+				rep_put_folded(
+					c, "",
+					"boots set aside as outliers (not in n, mean, min or max above):");
+			rep_put_folded(c, "  ",
+				       rep_fmt(c, "%s %s %s: boot rep %.0f (id %.0f): %s",
+					       cells[k * NCOL], cells[k * NCOL + 1],
+					       rep_show(c, or_s(rep_jstr(o, "metric"), "?"),
+							REP_NAME_MAX),
+					       rep_jnumv(e, "rep"), rep_jnumv(e, "boot"),
+					       rep_show(c, or_s(rep_jstr(e, "why"), "?"),
+							REP_TEXT_MAX)));
+		}
 	}
 	free(cells);
 }

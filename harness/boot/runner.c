@@ -1056,8 +1056,8 @@ static int run_auto(struct boot_ctx *b, const struct vtb_run_opts *o, struct vtb
 		/* the first time before any boot: a selection that cannot work
 		 * (an axis no configuration has) is found before hours of boots */
 		if ((any_min || !res->rounds) &&
-		    auto_decide(b, m, res->db, res->campaign, as.more, &res->undecided, &res->missing,
-				&bad) < 0) {
+		    auto_decide(b, m, res->db, res->campaign, as.more, &res->undecided,
+				&res->missing, &bad) < 0) {
 			if (bad)
 				vtb_error("auto_compare: %s", vtb_errmsg());
 			res->fail = bad ? VTB_RUN_INPUT : VTB_RUN_INFRA;

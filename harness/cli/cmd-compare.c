@@ -135,20 +135,19 @@ static const struct vtb_cli_opt compare_opts[] = {
 const struct vtb_cli compare_cli = {
 	.cmd = "compare",
 	.usage = "[options]",
-	.about =
-		"Compares the configurations of a campaign (each VM against its own bare-metal\n"
-		"baseline by default), or a campaign against another (--against), with one value\n"
-		"per boot and metric; a boot far from the others of its side (modified z above 8\n"
-		"and beyond the threshold, at most a fifth of them) is set aside and named.  Per\n"
-		"row one statistic: the ratio of means (harmonic for rates, geometric for\n"
-		"latencies) with its t interval and t test on the log scale (p99 and above and\n"
-		"_max: of the pooled histograms, boots resampled), Benjamini-Hochberg over the\n"
-		"rows shown, each interval at the level BH selects by; the verdict is read from\n"
-		"the interval: worse or better (significant, beyond the threshold; confirmed when\n"
-		"the whole interval is), same (the interval within +-threshold), inconclusive\n"
-		"(with the boots a side that would decide it), few (under 2 boots a side: not\n"
-		"judged), missing (a result absent on one side), error (values the statistic\n"
-		"cannot take); then the guest evidence.\n",
+	.about = "Compares the configurations of a campaign (each VM against its own bare-metal\n"
+		 "baseline by default), or a campaign against another (--against), with one value\n"
+		 "per boot and metric; a boot far from the others of its side (modified z above 8\n"
+		 "and beyond the threshold, at most a fifth of them) is set aside and named.  Per\n"
+		 "row one statistic: the ratio of means (harmonic for rates, geometric for\n"
+		 "latencies) with its t interval and t test on the log scale (p99 and above and\n"
+		 "_max: of the pooled histograms, boots resampled), Benjamini-Hochberg over the\n"
+		 "rows shown, each interval at the level BH selects by; the verdict is read from\n"
+		 "the interval: worse or better (significant, beyond the threshold; confirmed when\n"
+		 "the whole interval is), same (the interval within +-threshold), inconclusive\n"
+		 "(with the boots a side that would decide it), few (under 2 boots a side: not\n"
+		 "judged), missing (a result absent on one side), error (values the statistic\n"
+		 "cannot take); then the guest evidence.\n",
 	.opts = compare_opts,
 	.exits = "0 no row fails (see --fail-on), 1 a row is worse, missing or an error, or "
 		 "every row is few (nothing could be judged), or what --fail-on names (possible: "
@@ -392,8 +391,8 @@ static bool parse_args(struct vtb_cmd_env *env, struct compare_args *a, int *ret
  * FIFO is written through, a symlink resolved and said, the command's
  * inputs (@inputs) refused.  0, or the exit code after the message.
  */
-int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out,
-			const char *path, const struct vtb_out_input *inputs)
+int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out, const char *path,
+			const struct vtb_out_input *inputs)
 {
 	int r;
 

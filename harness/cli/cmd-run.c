@@ -325,12 +325,14 @@ static void print_summary(const struct vtb_run_result *res)
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		printf("\nreps = auto: stopped before the first decision (%s)",
 		       res->budget_spent ? "the budget is spent" : "interrupted");
+	else if (res->reps_auto && res->undecided == 0 && res->missing > 0 && res->rounds)
+		printf("\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others decided after %zu round%s",
+		       res->missing, res->missing == 1 ? "" : "s",
+		       res->missing == 1 ? "it" : "them", res->rounds, res->rounds == 1 ? "" : "s");
 	else if (res->reps_auto && res->undecided == 0 && res->missing > 0)
-		printf("\nreps = auto: %ld compare row%s missing (no result on a side: not decided, "
-		       "and more boots of a failing side would not decide %s), the others decided "
-		       "after %zu round%s",
-		       res->missing, res->missing == 1 ? "" : "s", res->missing == 1 ? "it" : "them",
-		       res->rounds, res->rounds == 1 ? "" : "s");
+		printf("\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others already decided",
+		       res->missing, res->missing == 1 ? "" : "s",
+		       res->missing == 1 ? "it" : "them");
 	else if (res->reps_auto && res->undecided == 0 && !res->rounds)
 		printf("\nreps = auto: every compare row was already decided");
 	else if (res->reps_auto && res->undecided == 0)
@@ -351,8 +353,9 @@ int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
 		     const struct vtb_run_result *res)
 {
 	if (!res->interrupted)
-		return res->failed || res->timeout || res->unexpected || res->lacking ? VTB_EXIT_FAIL
-										     : VTB_EXIT_OK;
+		return res->failed || res->timeout || res->unexpected || res->lacking
+			       ? VTB_EXIT_FAIL
+			       : VTB_EXIT_OK;
 	fflush(stdout);
 	fprintf(stderr,
 		"interrupted: the database is consistent; resume with: vtbench %s %s --db %s --resume\n",

@@ -177,10 +177,9 @@ static int build_doc(struct vtb_store *st, struct vtb_store *bst, struct campaig
 	if (fail)
 		goto oom;
 	if (cm_build_rows(cross ? b : x, x, ps, o, cross, family, d) < 0 ||
-	    cm_build_series(x, o, d) < 0 ||
-	    cm_build_evidence(st, x, d) < 0 || cm_build_hists(st, x, hists) < 0 ||
-	    (cross && cm_build_hists(bst, b, hists) < 0) || cm_build_c2c(st, x, c2c) < 0 ||
-	    (cross && cm_build_c2c(bst, b, c2c) < 0))
+	    cm_build_series(x, o, d) < 0 || cm_build_evidence(st, x, d) < 0 ||
+	    cm_build_hists(st, x, hists) < 0 || (cross && cm_build_hists(bst, b, hists) < 0) ||
+	    cm_build_c2c(st, x, c2c) < 0 || (cross && cm_build_c2c(bst, b, c2c) < 0))
 		goto out;
 	put(d, "histograms", hists, &fail);
 	hists = NULL;
@@ -243,8 +242,8 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (build_doc(st, bst, &x, cross ? &b : NULL, &ps, o, all ? json_object_get(all, "rows") : NULL,
-		      d) < 0)
+	if (build_doc(st, bst, &x, cross ? &b : NULL, &ps, o,
+		      all ? json_object_get(all, "rows") : NULL, d) < 0)
 		goto out;
 	*doc = d;
 	d = NULL;
@@ -279,8 +278,8 @@ size_t vtb_compare_count(const json_t *doc, const char *verdict)
 bool vtb_compare_nothing_judged(const json_t *doc, long *need)
 {
 	const json_t *rows = json_object_get(doc, "rows");
-	json_int_t min_n =
-		json_integer_value(json_object_get(json_object_get(doc, "options"), "min_n"));
+	json_int_t min_n = json_integer_value(
+		json_object_get(json_object_get(doc, "options"), "min_n"));
 
 	*need = min_n > 2 ? (long)min_n : 2;
 	return json_array_size(rows) && vtb_compare_count(doc, "few") == json_array_size(rows);

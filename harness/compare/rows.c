@@ -93,12 +93,14 @@ static json_t *aside_json(const struct series *s)
 			continue;
 		z = vtb_screen_z(s->v, s->n, i);
 		ratio = s->sum.median != 0 ? s->v[i] / s->sum.median : NAN;
-		why = isinf(z) ? vtb_asprintf("%.3gx the median of the other boots, most of which "
-					      "share one value",
-					      ratio)
-			       : vtb_asprintf("%.3gx the median of the other boots, %.3g robust "
-					      "deviations (modified z) from it",
-					      ratio, z);
+		if (isinf(z))
+			why = vtb_asprintf(
+				"%.3gx the median of the other boots, most of which share one value",
+				ratio);
+		else
+			why = vtb_asprintf(
+				"%.3gx the median of the other boots, %.3g robust deviations (modified z) from it",
+				ratio, z);
 		push(a,
 		     why ? json_pack("{s:i, s:I, s:o, s:o, s:o, s:s}", "rep", s->rep[i], "boot",
 				     (json_int_t)s->boot[i], "value", jreal(s->v[i]), "z", jreal(z),
@@ -291,21 +293,52 @@ static void tails_release(struct tails *tl)
 	cm_tails_free(tl->b);
 }
 
+/* Boots a side the tail test needs: with fewer, every candidate boot's
+ * own percentile above every baseline boot's happens by chance in 2 /
+ * C(2n, n) of rows without a change (1/3 at n = 2, 1/35 at 4, 1/126 at
+ * 5), and then every replicate agrees: p = 0. */
+#define TAIL_MIN_BOOTS 5
+
+/* The campaigns' histograms, read the first time a row needs them. */
+static int tails_of(struct tails *tl, struct campaign *bc, struct campaign *xc)
+{
+	if (tl->b)
+		return 0;
+	if (cm_tails_load(bc->st, bc, &tl->b) < 0)
+		return -1;
+	if (xc == bc)
+		tl->x = tl->b;
+	else if (cm_tails_load(xc->st, xc, &tl->x) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * A tail row (p99 and above, _max) judged on the pooled histograms of its
  * boots (tails.h): 1 when it was (@c filled), 0 when it has no tail test
  * (the per-boot statistic then; tl->note[i] says why for a tail metric),
  * -1 with vtb_error().
  */
-static int tail_row(struct tails *tl, size_t i, const struct series *b, const struct series *x,
-		    const struct vtb_test_opts *t, struct vtb_comparison *c)
+static int tail_row(struct tails *tl, size_t i, struct campaign *bc, struct campaign *xc,
+		    const struct series *b, const struct series *x, const struct vtb_test_opts *t,
+		    struct vtb_comparison *c)
 {
-	size_t min_n = t->min_n > 2 ? t->min_n : 2;
 	struct vtb_tail *tt = &tl->t[i];
 	int r;
 
-	if (t->plain || x->k != VTB_MC_LATENCY || !vtb_metric_tail(x->metric, NULL, NULL))
+	if (x->k != VTB_MC_LATENCY || !vtb_metric_tail(x->metric, NULL, NULL))
 		return 0;
+	if (t->plain) {
+		tl->note[i] = vtb_strdup("--no-robust: judged on one value per boot");
+		return tl->note[i] ? 0 : vtb_error("out of memory");
+	}
+	if (b->n < TAIL_MIN_BOOTS || x->n < TAIL_MIN_BOOTS) {
+		tl->note[i] = vtb_asprintf("%zu boots against %zu: the pooled test needs %d a side",
+					   x->n, b->n, TAIL_MIN_BOOTS);
+		return tl->note[i] ? 0 : vtb_error("out of memory");
+	}
+	if (tails_of(tl, bc, xc) < 0)
+		return -1;
 	r = cm_tail_row(tl->b, b, tl->x, x, t->alpha, tt, &tl->note[i]);
 	if (r <= 0)
 		return r;
@@ -329,15 +362,12 @@ static int tail_row(struct tails *tl, size_t i, const struct series *b, const st
 				      .sd_base = NAN,
 				      .sd_x = NAN,
 				      .test = "pooled-boot-bootstrap",
-				      .p = NAN,
+				      .p = tt->p,
 				      .q = NAN,
 				      .a = t->alpha,
 				      .verdict = VTB_V_INCONCLUSIVE,
 				      .boots_needed = NAN,
 				      .tail = tt };
-	if (b->n < min_n || x->n < min_n)
-		return 1;
-	c->p = tt->p;
 	vtb_set_level(c, t->alpha);
 	c->row_low_pct = c->ci_low_pct;
 	c->row_high_pct = c->ci_high_pct;
@@ -350,19 +380,11 @@ static int test_rows(struct campaign *bc, struct campaign *xc, const struct pair
 		     const struct vtb_test_opts *t, struct tails *tl, struct vtb_comparison *cmp,
 		     double *p)
 {
-	if (!t->plain) {
-		tl->t = calloc(ps->n ? ps->n : 1, sizeof(*tl->t));
-		tl->note = calloc(ps->n ? ps->n : 1, sizeof(*tl->note));
-		if (!tl->t || !tl->note)
-			return vtb_error("out of memory");
-		tl->n = ps->n;
-		if (cm_tails_load(bc->st, bc, &tl->b) < 0)
-			return -1;
-		if (xc == bc)
-			tl->x = tl->b;
-		else if (cm_tails_load(xc->st, xc, &tl->x) < 0)
-			return -1;
-	}
+	tl->t = calloc(ps->n ? ps->n : 1, sizeof(*tl->t));
+	tl->note = calloc(ps->n ? ps->n : 1, sizeof(*tl->note));
+	if (!tl->t || !tl->note)
+		return vtb_error("out of memory");
+	tl->n = ps->n;
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct pair *pr = &ps->p[i];
 		struct series *b = pr->b >= 0 ? &bc->s[pr->b] : NULL;
@@ -374,7 +396,7 @@ static int test_rows(struct campaign *bc, struct campaign *xc, const struct pair
 		p[i] = NAN;
 		if (pr->kind != P_OK)
 			continue;
-		r = t->plain ? 0 : tail_row(tl, i, b, x, t, &cmp[i]);
+		r = tail_row(tl, i, bc, xc, b, x, t, &cmp[i]);
 		if (r < 0)
 			return -1;
 		if (!r)
@@ -427,8 +449,7 @@ struct level {
  * rw->reason for an error or missing row.  -1 with vtb_error(): the
  * store, or memory. */
 static int row_verdict(struct row *rw, const struct campaign *bc, const struct campaign *xc,
-		       double q, const struct level *lv, const struct vtb_test_opts *t,
-		       bool cross)
+		       double q, const struct level *lv, const struct vtb_test_opts *t, bool cross)
 {
 	struct vtb_comparison *c = rw->c;
 
@@ -501,8 +522,8 @@ static void row_json(json_t *r, const struct row *rw, const struct campaign *bc,
 	/* beyond the cap: null above, and how far it was looked */
 	put(r, "boots_needed_over",
 	    isinf(c->boots_needed) ? json_integer(VTB_BOOTS_NEEDED_CAP) : json_null(), fail);
-	put(r, "set_aside",
-	    json_integer((json_int_t)((b ? b->naside : 0) + (x ? x->naside : 0))), fail);
+	put(r, "set_aside", json_integer((json_int_t)((b ? b->naside : 0) + (x ? x->naside : 0))),
+	    fail);
 	put(r, "tail_note", jstr(rw->tail_note), fail);
 	put(r, "noisy", json_boolean(rw->noisy), fail);
 	put(r, "reason", jstr(rw->reason), fail);
@@ -552,22 +573,15 @@ static const char *row_str(const json_t *r, const char *side, const char *k)
 	return json_string_value(json_object_get(side ? json_object_get(r, side) : r, k));
 }
 
-/* The levels from m rows tested, r of them selected by BH. */
-static void levels(size_t m, size_t r, double alpha, struct level *lv)
-{
-	lv->a = m ? (double)(r ? r : 1) * alpha / (double)m : alpha;
-	lv->a_next = m ? (double)(r < m ? r + 1 : m) * alpha / (double)m : alpha;
-}
-
 /*
  * --family all: each row's q from the rows of the whole comparison
  * (@family, the "rows" of the document without --metric and
- * --workload), and the levels from them.  q[i] stays NAN for a row the
- * family lacks (it is then not tested: few).
+ * --workload), and the levels from them.  A tested row (p[i]) the
+ * family lacks is an error.
  */
 static int family_q(const json_t *family, struct campaign *bc, struct campaign *xc,
-		    const struct pairs *ps, const struct vtb_test_opts *t, double *q,
-		    struct level *lv, struct counts *n)
+		    const struct pairs *ps, const struct vtb_test_opts *t, const double *p,
+		    double *q, struct level *lv, struct counts *n)
 {
 	struct vtb_index ix = VTB_INDEX_INIT;
 	size_t nf = json_array_size(family);
@@ -619,8 +633,16 @@ static int family_q(const json_t *family, struct campaign *bc, struct campaign *
 				break;
 			}
 		free(k);
+		/* a tested row the whole comparison lacks cannot happen: the
+		 * family is the same comparison unfiltered */
+		if (isnan(q[i]) && !isnan(p[i])) {
+			vtb_error("--family all: row %zu (%s, %s) is not in the whole comparison",
+				  i, xc->ci[pr->xci].cell_name, any ? any->metric : "-");
+			goto out;
+		}
 	}
-	levels(n->tested, n->significant, t->alpha, lv);
+	lv->a = vtb_fcr_level(fq, nf, t->alpha);
+	lv->a_next = vtb_fcr_level_next(fq, nf, t->alpha);
 	n->family = true;
 	ret = 0;
 out:
@@ -652,7 +674,7 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 	if (test_rows(bc, xc, ps, &o->test, &tl, cmp, p) < 0)
 		goto out;
 	if (family) {
-		if (family_q(family, bc, xc, ps, &o->test, q, &lv, &n) < 0)
+		if (family_q(family, bc, xc, ps, &o->test, p, q, &lv, &n) < 0)
 			goto out;
 	} else {
 		if (vtb_bh(p, ps->n, q) < 0)
@@ -662,7 +684,8 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 				n.tested++;
 				n.significant += q[i] < o->test.alpha;
 			}
-		levels(n.tested, n.significant, o->test.alpha, &lv);
+		lv.a = vtb_fcr_level(q, ps->n, o->test.alpha);
+		lv.a_next = vtb_fcr_level_next(q, ps->n, o->test.alpha);
 	}
 	n.a = lv.a;
 	for (size_t i = 0; i < ps->n && !fail; i++) {
@@ -740,6 +763,7 @@ int cm_build_series(struct campaign *c, const struct vtb_compare_opts *opts, jso
 		put(o, "class", json_string(vtb_metric_class_name(s->k)), &fail);
 		put(o, "better", json_string(s->better ? "higher" : "lower"), &fail);
 		put(o, "summary", json_incref(s->jsum), &fail);
+		put(o, "set_aside", aside_json(s), &fail);
 	}
 	put(doc, "series", a, &fail);
 	return fail ? vtb_error("out of memory") : 0;

@@ -79,7 +79,8 @@ bool vtb_metric_tail(const char *m, double *pct_out, size_t *stem_out)
 		if (d1 != 2)
 			return false;
 	}
-	if (!d1 || e < 3 || m[e - 1] != 'p' || m[e - 2] != '_' || d1 + d2 + 2 > sizeof(num))
+	/* at least the two digits of "99" (a "_p5" would read past the name) */
+	if (d1 < 2 || e < 3 || m[e - 1] != 'p' || m[e - 2] != '_' || d1 + d2 + 2 > sizeof(num))
 		return false;
 	if (d2) /* 99_9 -> 99.9 */
 		snprintf(num, sizeof(num), "%.2s.%.*s", m + e, (int)d2, m + e + 3);
@@ -463,18 +464,31 @@ void vtb_set_level(struct vtb_comparison *c, double a)
 	c->ci_high_pct = expm1(c->d + tc * c->se) * 100;
 }
 
-double vtb_fcr_level(const double *q, size_t n, double alpha)
+/* m tested (q not NAN), r of them with q < alpha. */
+static void fcr_counts(const double *q, size_t n, double alpha, size_t *m, size_t *r)
 {
-	size_t m = 0, r = 0;
-
+	*m = *r = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(q[i])) {
-			m++;
-			r += q[i] < alpha;
+			(*m)++;
+			*r += q[i] < alpha;
 		}
-	if (!m)
-		return alpha;
-	return (double)(r ? r : 1) * alpha / (double)m;
+}
+
+double vtb_fcr_level(const double *q, size_t n, double alpha)
+{
+	size_t m, r;
+
+	fcr_counts(q, n, alpha, &m, &r);
+	return m ? (double)(r ? r : 1) * alpha / (double)m : alpha;
+}
+
+double vtb_fcr_level_next(const double *q, size_t n, double alpha)
+{
+	size_t m, r;
+
+	fcr_counts(q, n, alpha, &m, &r);
+	return m ? (double)(r < m ? r + 1 : m) * alpha / (double)m : alpha;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -497,8 +511,7 @@ static double median_of(const double *v, size_t n, double *w)
  * MAD of 0 (more than half the boots equal, as quantised percentiles
  * are) is kept: then every other value is infinitely far in robust
  * deviations, and only the threshold decides. */
-static bool screen_scale(const double *v, size_t n, double *u, double *w, double *med,
-			 double *mad)
+static bool screen_scale(const double *v, size_t n, double *u, double *w, double *med, double *mad)
 {
 	bool logs = true;
 
@@ -551,7 +564,7 @@ size_t vtb_screen_series(const double *v, size_t n, enum vtb_metric_class k, con
 		if (!isfinite(v[i]) || (k != VTB_MC_TIME && !(v[i] > 0)))
 			return 0;
 	}
-	if (k == VTB_MC_LATENCY && vtb_metric_tail(metric, NULL, NULL))
+	if (vtb_metric_tail(metric, NULL, NULL))
 		return 0;
 	return vtb_screen(v, n, min_pct, aside);
 }
@@ -591,8 +604,7 @@ size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside)
 	return beyond;
 }
 
-double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o,
-			double a_sig)
+double vtb_boots_needed(const struct vtb_comparison *c, const struct vtb_test_opts *o, double a_sig)
 {
 	double va = c->sd_base * c->sd_base, vb = c->sd_x * c->sd_x, v = va + vb, room, df1, a;
 	double hi = log1p(o->threshold_pct / 100), lo = log1p(-fmin(o->threshold_pct, 99.9) / 100);

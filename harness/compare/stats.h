@@ -191,8 +191,8 @@ void vtb_compare_samples(const double *base, size_t nb, const double *x, size_t 
 size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside);
 /*
  * The screen as compare applies it to one side of a row (and upload to
- * its aggregates): vtb_screen(), except for a tail metric of class
- * LATENCY (vtb_metric_tail) and for values the statistic cannot take (a
+ * its aggregates): vtb_screen(), except for a tail metric
+ * (vtb_metric_tail) and for values the statistic cannot take (a
  * non-finite value, a rate or latency <= 0: the row is an error).
  */
 size_t vtb_screen_series(const double *v, size_t n, enum vtb_metric_class k, const char *metric,
@@ -217,6 +217,9 @@ void vtb_set_level(struct vtb_comparison *c, double a);
  * is at most R alpha / m).  alpha when nothing was tested.
  */
 double vtb_fcr_level(const double *q, size_t n, double alpha);
+/* The level a row not yet significant would face were it selected too
+ * (the next BH step): min(R + 1, m) alpha / m; for boots_needed. */
+double vtb_fcr_level_next(const double *q, size_t n, double alpha);
 
 /* Benjamini-Hochberg over n p-values (NAN p = not tested, left out, q NAN): q[i].
  * @q may be @p.  -1 with vtb_error() when out of memory. */

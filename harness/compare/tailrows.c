@@ -18,6 +18,7 @@
 /* One boot's histogram: its buckets at [off, off + n) of the campaign's
  * value and count arrays. */
 struct tboot {
+	int64_t boot; /* boot.id: side-by-side VMs share a rep, never a boot */
 	int rep;
 	bool bad;	    /* its record could not be read as a histogram */
 	const char *params; /* interned */
@@ -261,7 +262,7 @@ static int add_hist(const struct vtb_hist_row *r, void *arg)
 		return vtb_error("out of memory reading the histograms of a campaign");
 	h->b = b;
 	b = &h->b[h->nb++];
-	*b = (struct tboot){ .rep = r->rep, .params = intern(t, r->params_json) };
+	*b = (struct tboot){ .boot = r->boot, .rep = r->rep, .params = intern(t, r->params_json) };
 	if (!b->params || add_buckets(t, b, r))
 		return vtb_error("out of memory reading the histograms of a campaign");
 	return 0;
@@ -269,7 +270,7 @@ static int add_hist(const struct vtb_hist_row *r, void *arg)
 
 static int boot_cmp(const void *a, const void *b)
 {
-	int x = ((const struct tboot *)a)->rep, y = ((const struct tboot *)b)->rep;
+	int64_t x = ((const struct tboot *)a)->boot, y = ((const struct tboot *)b)->boot;
 
 	return x < y ? -1 : x > y;
 }
@@ -285,15 +286,13 @@ int cm_tails_load(struct vtb_store *st, const struct campaign *c, struct cm_tail
 		cm_tails_free(t);
 		return -1;
 	}
-	/* the store gives a metric's boots in rep order; sorted here all the
-	 * same, since look-ups are binary searches */
+	/* look-ups are binary searches by boot id */
 	for (size_t i = 0; i < t->nh; i++)
 		if (t->h[i].nb > 1)
 			qsort(t->h[i].b, t->h[i].nb, sizeof(*t->h[i].b), boot_cmp);
 	*out = t;
 	return 0;
 }
-
 
 /* The hist of the series' cell for the metric's stem (see the header);
  * -1 with *why when there is none (-2: out of memory). */
@@ -329,40 +328,41 @@ static long match_hist(const struct cm_tails *t, const struct series *s, const c
 	return found;
 }
 
-static int int_cmp(const void *a, const void *b)
+static int id_cmp(const void *a, const void *b)
 {
-	int x = *(const int *)a, y = *(const int *)b;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* The series' boots (each rep once) as vtb_tail_boots of hist @h: 0, -1
- * with *why, -2 when out of memory.  *params: the bucket parameters all
- * must share (NULL: the first boot's). */
+/* The series' boots (each boot once, by its id) as vtb_tail_boots of hist
+ * @h: 0, -1 with *why, -2 when out of memory.  *params: the bucket
+ * parameters all must share (NULL: the first boot's). */
 static int side_boots(const struct cm_tails *t, const struct thist *h, const struct series *s,
 		      const char **params, struct vtb_tail_boot **out, size_t *n, char **why)
 {
 	struct vtb_tail_boot *tb = malloc((s->n ? s->n : 1) * sizeof(*tb));
-	int *reps = malloc((s->n ? s->n : 1) * sizeof(*reps));
+	int64_t *ids = malloc((s->n ? s->n : 1) * sizeof(*ids));
 	size_t m = 0;
 	int ret = -2;
 
-	if (!tb || !reps)
+	if (!tb || !ids)
 		goto out;
 	if (s->n)
-		memcpy(reps, s->rep, s->n * sizeof(*reps));
-	qsort(reps, s->n, sizeof(*reps), int_cmp);
+		memcpy(ids, s->boot, s->n * sizeof(*ids));
+	qsort(ids, s->n, sizeof(*ids), id_cmp);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct tboot *b;
-		struct tboot key = { .rep = reps[i] };
+		struct tboot key = { .boot = ids[i] };
 
-		if (i && reps[i] == reps[i - 1])
+		if (i && ids[i] == ids[i - 1])
 			continue;
 		b = h->nb ? bsearch(&key, h->b, h->nb, sizeof(*h->b), boot_cmp) : NULL;
 		if (!b || b->bad) {
-			*why = vtb_asprintf(b ? "the '%s' histogram of boot %d of '%s' is not valid"
-					      : "no '%s' histogram in boot %d of '%s'",
-					    h->metric, reps[i], s->label);
+			*why = vtb_asprintf(
+				b ? "the '%s' histogram of boot id %lld of '%s' is not valid"
+				  : "no '%s' histogram in boot id %lld of '%s'",
+				h->metric, (long long)ids[i], s->label);
 			ret = *why ? -1 : -2;
 			goto out;
 		}
@@ -370,8 +370,8 @@ static int side_boots(const struct cm_tails *t, const struct thist *h, const str
 			*params = b->params;
 		if (strcmp(*params, b->params)) {
 			*why = vtb_asprintf(
-				"the '%s' histogram of boot %d of '%s' has other bucket parameters (%s, not %s)",
-				h->metric, reps[i], s->label, b->params, *params);
+				"the '%s' histogram of boot id %lld of '%s' has other bucket parameters (%s, not %s)",
+				h->metric, (long long)ids[i], s->label, b->params, *params);
 			ret = *why ? -1 : -2;
 			goto out;
 		}
@@ -387,7 +387,7 @@ static int side_boots(const struct cm_tails *t, const struct thist *h, const str
 	ret = 0;
 out:
 	free(tb);
-	free(reps);
+	free(ids);
 	return ret;
 }
 

@@ -36,7 +36,7 @@ struct vtb_tail_boot {
  * at any level 1 - a (a <= alpha given to vtb_tail_compare) is read from. */
 struct vtb_tail {
 	double d, p;
-	size_t B, k;	/* replicates; k = ceil(alpha B / 2) kept at each end */
+	size_t B, k;	 /* replicates; k = ceil(alpha B / 2) kept at each end */
 	double *lo, *hi; /* the k smallest d* ascending, the k largest descending */
 };
 
@@ -44,7 +44,8 @@ struct vtb_tail {
  * against side @base.  0, or -1 with vtb_error() (memory); t->d is NAN
  * when a side has no value (empty histograms). */
 int vtb_tail_compare(const struct vtb_tail_boot *base, size_t nb, const struct vtb_tail_boot *x,
-		     size_t nx, double pct, double alpha, size_t B, uint64_t seed, struct vtb_tail *t);
+		     size_t nx, double pct, double alpha, size_t B, uint64_t seed,
+		     struct vtb_tail *t);
 /* The interval at level 1 - @a on the log scale; a in (0, alpha]. */
 void vtb_tail_interval(const struct vtb_tail *t, double a, double *dlo, double *dhi);
 void vtb_tail_release(struct vtb_tail *t);

@@ -597,6 +597,7 @@ static int emit_hist(sqlite3_stmt *s, void *ctx)
 		.buckets_json = column_text(s, 5),
 		.rep = sqlite3_column_int(s, 6),
 		.cell_name = column_text(s, 7),
+		.boot = sqlite3_column_int64(s, 9),
 	};
 
 	return w->fn(&r, w->arg);

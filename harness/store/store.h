@@ -320,6 +320,7 @@ struct vtb_hist_row {
 	const char *config_key, *cell_key, *cell_name, *metric, *unit;
 	const char *params_json, *buckets_json;
 	int rep;
+	int64_t boot; /* the boot row's id (boot.id): VMs side by side share a rep */
 };
 int vtb_store_foreach_hist(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_hist_row *row, void *arg), void *arg);

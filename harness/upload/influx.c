@@ -198,8 +198,7 @@ static int lp_aggregates(struct sink *sk, struct vtb_strbuf *body, long *points)
 			    body,
 			    " mean=%s,median=%s%s%s,min=%s,max=%s,n=%zui,campaign=\"%s\" %lld\n",
 			    num[0], num[1], num[2][0] ? ",stddev=" : "", num[2], num[3], num[4],
-			    a->st.n, uuid,
-			    (long long)a->ts))
+			    a->st.n, uuid, (long long)a->ts))
 			goto fail;
 		(*points)++;
 	}

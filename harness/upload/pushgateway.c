@@ -244,6 +244,9 @@ static int prom_write_family(struct sink *sk, const struct prom_names *pn, int q
 
 		if (pn->skip[j] || strcmp(names[j], names[i]))
 			continue;
+		/* one boot has no stddev (undefined, not 0): no sample, as influx */
+		if (q == Q_STDDEV && isnan(a->st.stddev))
+			continue;
 		r = vtb_strbuf_addstr(body, names[j]);
 		if (!r)
 			r = prom_labels(sk, a, body);

@@ -459,7 +459,8 @@ static int build_aggregates(struct sink *sk)
 		/* over the boots compare keeps: a boot it sets aside as an
 		 * outlier is left out here too (docs/statistics.md) */
 		vtb_test_opts_default(&o);
-		if (a->n >= 5 && vtb_screen_series(a->v, a->n, cls, sm->metric, o.threshold_pct, aside))
+		if (a->n >= 5 &&
+		    vtb_screen_series(a->v, a->n, cls, sm->metric, o.threshold_pct, aside))
 			for (size_t i = 0; i < a->n; i++)
 				if (!aside[i])
 					a->v[kept++] = a->v[i];

@@ -98,7 +98,8 @@ struct kase {
 
 /* What the workers add up, per case (in shared memory). */
 struct tally {
-	long tables, exit1, rows, worse, covered, ci_rows, covered_fcr, fcr_rows, boots[4096], nboots;
+	long tables, exit1, rows, worse, covered, ci_rows, covered_fcr, fcr_rows, boots[4096],
+		nboots;
 	long errors;
 	long tail_rows[4], tail_worse[4]; /* per tail_metric[] */
 	/* log p999 of boots without [0] and with [1] stalls: what they do */
@@ -386,7 +387,8 @@ static int verdict(const char *db, const struct kase *k, struct tally *t)
 		 * table's FCR level (ci_*) */
 		json_t *lo = json_object_get(r, "row_ci_low_pct"),
 		       *hi = json_object_get(r, "row_ci_high_pct"),
-		       *flo = json_object_get(r, "ci_low_pct"), *fhi = json_object_get(r, "ci_high_pct");
+		       *flo = json_object_get(r, "ci_low_pct"),
+		       *fhi = json_object_get(r, "ci_high_pct");
 		int idx;
 		double truth;
 

@@ -94,8 +94,7 @@ static const struct cfg bare_cfgs[] = {
 	{ "00000000000000b1", "baseline cpus=1 cpuset=2-3", "baseline",
 	  "{\"confine\":\"affinity\",\"cpus\":\"1\",\"cpuset\":\"2-3\"}", "2", NULL, 1.0, NULL },
 	{ "00000000000000b2", "baseline cpus=2 cpuset=2-3", "baseline",
-	  "{\"confine\":\"affinity\",\"cpus\":\"2\",\"cpuset\":\"2-3\"}", "2-3", NULL, 1.0,
-	  NULL },
+	  "{\"confine\":\"affinity\",\"cpus\":\"2\",\"cpuset\":\"2-3\"}", "2-3", NULL, 1.0, NULL },
 };
 
 struct cell {
@@ -124,16 +123,16 @@ struct variant {
 };
 
 static const struct variant variants[] = {
-	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false,
-	  false, false, 0, false, false },
+	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false, false,
+	  false, 0, false, false },
 	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false, false,
 	  false, false, 0, false, false },
 	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false, false,
 	  false, false, 0, false, false },
 	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false, false,
 	  false, false, 0, false, false },
-	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false,
-	  false, false, 0, false, false },
+	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false, false,
+	  false, 0, false, false },
 	{ "stream", "f1c70000-0000-4000-8000-00000000000f", T0 + DAY, 55, -1, false, false, true,
 	  false, false, 0, false, false },
 	{ "failed", "f1c70000-0000-4000-8000-000000000010", T0 + DAY, 66, -1, false, false, false,
@@ -145,10 +144,10 @@ static const struct variant variants[] = {
 	 * slower (a cron job, a compaction); every VM boot failed */
 	{ "one", "f1c70000-0000-4000-8000-000000000012", T0 + DAY, 88, -1, false, false, false,
 	  false, false, 1, false, false },
-	{ "slowboot", "f1c70000-0000-4000-8000-000000000013", T0 + DAY, 99, 1, false, false,
-	  false, false, false, 0, true, false },
-	{ "allfail", "f1c70000-0000-4000-8000-000000000014", T0 + DAY, 111, -1, false, false,
-	  false, false, false, 0, false, true },
+	{ "slowboot", "f1c70000-0000-4000-8000-000000000013", T0 + DAY, 99, 1, false, false, false,
+	  false, false, 0, true, false },
+	{ "allfail", "f1c70000-0000-4000-8000-000000000014", T0 + DAY, 111, -1, false, false, false,
+	  false, false, 0, false, true },
 };
 
 static int die(const char *what)
@@ -420,9 +419,9 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 		};
 		b.vm = &vm;
 	}
-	if (vtb_store_boot(st, &b, strcmp(b.status, "failed") && strcmp(b.status, "timeout")
-					   ? &rec
-					   : NULL) < 0)
+	if (vtb_store_boot(st, &b,
+			   strcmp(b.status, "failed") && strcmp(b.status, "timeout") ? &rec
+										     : NULL) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -589,9 +588,10 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (i >= argc || (big_db && i + 1 != argc)) {
-		fprintf(stderr, "usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream|failed|bare]...\n"
-				"       mkfixture --big OUT.db\n"
-				"       mkfixture --version\n");
+		fprintf(stderr,
+			"usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream|failed|bare]...\n"
+			"       mkfixture --big OUT.db\n"
+			"       mkfixture --version\n");
 		return 2;
 	}
 	if (access(argv[i], F_OK) == 0) {

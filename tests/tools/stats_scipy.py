@@ -166,7 +166,7 @@ for i in range(4):
 
 
 
-def screen(v, min_pct=5.0, cut=6.0):
+def screen(v, min_pct=5.0, cut=8.0):
     """Indexes set aside (docs/statistics.md "Outlier boots"): the modified
     z-score of Iglewicz and Hoaglin on the log scale (values all > 0),
     beyond `cut` and beyond min_pct from the median; at most n // 5, none

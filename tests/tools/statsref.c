@@ -321,8 +321,8 @@ static int check_tables(json_t *doc)
 					ok = false;
 					what = "the boots set aside";
 				}
-				vtb_compare_samples(kb, kept(b, nb, ab, kb), kx, kept(x, nx, ax, kx),
-						    class_of(c), &o, &r[i]);
+				vtb_compare_samples(kb, kept(b, nb, ab, kb), kx,
+						    kept(x, nx, ax, kx), class_of(c), &o, &r[i]);
 				p[i] = r[i].p;
 			} else {
 				ok = false;
@@ -356,7 +356,8 @@ static int check_tables(json_t *doc)
 			} else if (!near(r[i].ci_low_pct, num(json_object_get(c, "ci_low_pct")))) {
 				what = "ci_low_pct at the level", got = r[i].ci_low_pct;
 				want = num(json_object_get(c, "ci_low_pct"));
-			} else if (!near(r[i].ci_high_pct, num(json_object_get(c, "ci_high_pct")))) {
+			} else if (!near(r[i].ci_high_pct,
+					 num(json_object_get(c, "ci_high_pct")))) {
 				what = "ci_high_pct at the level", got = r[i].ci_high_pct;
 				want = num(json_object_get(c, "ci_high_pct"));
 			} else {

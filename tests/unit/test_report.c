@@ -250,7 +250,7 @@ Test(report_text, a_row_of_too_few_boots_has_no_interval_and_says_why)
 	assert_has(s, "n=1 cov 0.0% ci -\n");
 	assert_has(
 		s,
-		"timer timer_max (us), c3 vs c1: few: 1 boot against 4: the t test needs at least 2 a side\n");
+		"timer timer_max (us), c3 vs c1: few: 1 boot against 4: not judged, the t test needs at least 2 a\n");
 	assert_lacks(s, "nan");
 	assert_has(s, "along topology");
 	free(s);
@@ -979,16 +979,16 @@ Test(report_csv, header_and_rfc4180_quoting_of_a_label_with_a_comma_and_a_quote)
 		",boots_unexpected_topology,workload,cell,metric,unit,class,better,base_config,base_label,base_campaign,base_n,base_mean,");
 	assert_has(
 		s,
-		",x_p95,effect,change_pct,ci_low_pct,ci_high_pct,test,df,p,q,significant,verdict,confirmed,possible,boots_needed,noisy,reason,kind,failure_campaign,failure_config,failure_label,failure_status,failure_boots,failure_reps\n");
+		",x_p95,effect,change_pct,ci_low_pct,ci_high_pct,test,df,p,q,significant,verdict,confirmed,possible,boots_needed,noisy,reason,kind,failure_campaign,failure_config,failure_label,failure_status,failure_boots,failure_reps,ci_level,row_ci_low_pct,row_ci_high_pct,boots_needed_over,base_set_aside,x_set_aside\n");
 	assert_has(
 		s,
 		",77aa88bb99cc00dd,\"vm vcpus=2 topology=flat sched=lazy,\"\"nohz\"\"\",5f0c2a9e-");
 	/* the missing row: no change, no test, and its reason */
 	assert_has(
 		s,
-		",ratio of means,,,,,,,,false,missing,false,false,,false,'vm vcpus=4 topology=mirror pinning=strict' failed in all 5 boots: hackbench: cannot create 160 processes,verdict,,,,,,\n");
-	assert_has(s, ",true,worse,true,false,,false,,verdict,,,,,,\n");
-	assert_has(s, ",false,same,false,false,,false,,verdict,,,,,,\n");
+		",ratio of means,,,,,,,,false,missing,false,false,,false,'vm vcpus=4 topology=mirror pinning=strict' failed in all 5 boots: hackbench: cannot create 160 processes,verdict,,,,,,,,,,,,\n");
+	assert_has(s, ",true,worse,true,false,,false,,verdict,,,,,,,,,,,,\n");
+	assert_has(s, ",false,same,false,false,,false,,verdict,,,,,,,,,,,,\n");
 	free(s);
 	json_decref(d);
 }

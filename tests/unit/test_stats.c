@@ -726,7 +726,8 @@ Test(stats, fcr_interval_leaves_out_0_exactly_when_bh_selects)
 		double p[M], q[M], a;
 
 		for (size_t i = 0; i < M; i++) {
-			double b[6], x[6], shift = gsl_rng_uniform(r) < 0.3 ? 0.1 * gsl_rng_uniform(r) : 0;
+			double b[6], x[6],
+				shift = gsl_rng_uniform(r) < 0.3 ? 0.1 * gsl_rng_uniform(r) : 0;
 
 			for (size_t j = 0; j < 6; j++) {
 				b[j] = 100 * exp(gsl_ran_gaussian(r, 0.05));
@@ -745,8 +746,8 @@ Test(stats, fcr_interval_leaves_out_0_exactly_when_bh_selects)
 			agree += sel == out;
 			selected += sel;
 			total++;
-			cr_assert_eq(sel, out, "table %d row %zu: q %g p %g level %g ci %g..%g", t, i,
-				     q[i], p[i], a, c[i].ci_low_pct, c[i].ci_high_pct);
+			cr_assert_eq(sel, out, "table %d row %zu: q %g p %g level %g ci %g..%g", t,
+				     i, q[i], p[i], a, c[i].ci_low_pct, c[i].ci_high_pct);
 			/* and the level only widens the row's own interval */
 			cr_assert(c[i].ci_low_pct <= c[i].row_low_pct + 1e-9);
 		}
@@ -762,6 +763,16 @@ Test(stats, fcr_interval_leaves_out_0_exactly_when_bh_selects)
 		cr_assert_float_eq(vtb_fcr_level(none, 3, 0.05), 0.05, 1e-12);
 		cr_assert_float_eq(vtb_fcr_level(ns, 4, 0.05), 0.05 / 4, 1e-12);
 		cr_assert_float_eq(vtb_fcr_level(all, 4, 0.05), 0.05, 1e-12);
+		/* the next step: one more selected (all: stays at m) */
+		cr_assert_float_eq(vtb_fcr_level_next(none, 3, 0.05), 0.05, 1e-12);
+		cr_assert_float_eq(vtb_fcr_level_next(ns, 4, 0.05), 0.05 / 4, 1e-12);
+		cr_assert_float_eq(vtb_fcr_level_next(all, 4, 0.05), 0.05, 1e-12);
+		{
+			double half[4] = { 0.01, 0.5, NAN, 0.9 };
+
+			cr_assert_float_eq(vtb_fcr_level(half, 4, 0.05), 0.05 / 3, 1e-12);
+			cr_assert_float_eq(vtb_fcr_level_next(half, 4, 0.05), 2 * 0.05 / 3, 1e-12);
+		}
 	}
 	gsl_rng_free(r);
 }
@@ -778,8 +789,7 @@ Test(stats, boots_needed_faces_the_bh_level_and_is_capped)
 	vtb_test_opts_default(&o);
 	at_alpha = vtb_boots_needed(&c, &o, 0.05);
 	at_m = vtb_boots_needed(&c, &o, 0.05 / 24);
-	cr_assert(isfinite(at_alpha) && isfinite(at_m) && at_m > at_alpha, "%g %g", at_alpha,
-		  at_m);
+	cr_assert(isfinite(at_alpha) && isfinite(at_m) && at_m > at_alpha, "%g %g", at_alpha, at_m);
 	/* an estimate a hair inside the threshold: equivalence is past the cap */
 	c.d = log1p(0.0499);
 	cr_assert(isinf(vtb_boots_needed(&c, &o, 0.05)));
