@@ -688,6 +688,8 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 		lv.a_next = vtb_fcr_level_next(q, ps->n, o->test.alpha);
 	}
 	n.a = lv.a;
+	/* --family all without a filter: the rows shown are the whole family */
+	n.family = n.family || o->family_all;
 	for (size_t i = 0; i < ps->n && !fail; i++) {
 		const struct pair *pr = &ps->p[i];
 		struct row rw = { .pr = pr,

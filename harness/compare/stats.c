@@ -498,10 +498,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of @n values (sorted copy in @w). */
+/* The median of @n values (sorted copy in @w, which may be @v). */
 static double median_of(const double *v, size_t n, double *w)
 {
-	memcpy(w, v, n * sizeof(*w));
+	if (w != v)
+		memcpy(w, v, n * sizeof(*w));
 	qsort(w, n, sizeof(*w), cmp_double);
 	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 }
