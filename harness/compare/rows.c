@@ -48,8 +48,8 @@ static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 		return 0;
 	s->kv = s->v;
 	s->kn = s->n;
-	if (!t->plain && s->n >= 5) {
-		s->aside = calloc(s->n, sizeof(*s->aside));
+	if (!t->plain) {
+		s->aside = calloc(s->n ? s->n : 1, sizeof(*s->aside));
 		if (!s->aside)
 			return vtb_error("out of memory");
 		s->naside = vtb_screen_series(s->v, s->n, s->k, s->metric, t->threshold_pct,
@@ -59,10 +59,7 @@ static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 		s->kv = malloc(s->n * sizeof(*s->kv));
 		if (!s->kv)
 			return vtb_error("out of memory");
-		s->kn = 0;
-		for (size_t i = 0; i < s->n; i++)
-			if (!s->aside[i])
-				s->kv[s->kn++] = s->v[i];
+		s->kn = vtb_screen_keep(s->v, s->n, s->aside, s->kv);
 	}
 	if (vtb_summarise(s->kv, s->kn, s->k, &s->sum) < 0)
 		return -1;

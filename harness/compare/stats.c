@@ -570,6 +570,16 @@ size_t vtb_screen_series(const double *v, size_t n, enum vtb_metric_class k, con
 	return vtb_screen(v, n, min_pct, aside);
 }
 
+size_t vtb_screen_keep(const double *v, size_t n, const bool *aside, double *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!aside[i])
+			out[k++] = v[i];
+	return k;
+}
+
 /* Is u (on the screen's scale) beyond the cut? */
 static bool screened(double u, double med, double mad, double far)
 {

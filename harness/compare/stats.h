@@ -197,6 +197,9 @@ size_t vtb_screen(const double *v, size_t n, double min_pct, bool *aside);
  */
 size_t vtb_screen_series(const double *v, size_t n, enum vtb_metric_class k, const char *metric,
 			 double min_pct, bool *aside);
+/* The values of @v (@n) not set aside (@aside) into @out, in order (@out
+ * may be @v): their count. */
+size_t vtb_screen_keep(const double *v, size_t n, const bool *aside, double *out);
 /* The modified z-score of @v[i] as vtb_screen() computes it (NAN when it
  * has no scale, INFINITY off a median more than half share): for the
  * row's note. */

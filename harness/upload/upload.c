@@ -451,7 +451,6 @@ static int build_aggregates(struct sink *sk)
 		enum vtb_metric_class cls = vtb_metric_class(sm->metric, sm->unit);
 		struct vtb_test_opts o;
 		bool *aside = calloc(a->n ? a->n : 1, sizeof(*aside));
-		size_t kept = 0;
 
 		a->ts += sk->agg_ts;
 		if (!aside)
@@ -459,13 +458,8 @@ static int build_aggregates(struct sink *sk)
 		/* over the boots compare keeps: a boot it sets aside as an
 		 * outlier is left out here too (docs/statistics.md) */
 		vtb_test_opts_default(&o);
-		if (a->n >= 5 &&
-		    vtb_screen_series(a->v, a->n, cls, sm->metric, o.threshold_pct, aside))
-			for (size_t i = 0; i < a->n; i++)
-				if (!aside[i])
-					a->v[kept++] = a->v[i];
-		if (kept)
-			a->n = kept;
+		if (vtb_screen_series(a->v, a->n, cls, sm->metric, o.threshold_pct, aside))
+			a->n = vtb_screen_keep(a->v, a->n, aside, a->v);
 		free(aside);
 		if (vtb_summarise(a->v, a->n, cls, &a->st) < 0)
 			return -1;

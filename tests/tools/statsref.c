@@ -266,17 +266,6 @@ static bool same_aside(const bool *aside, size_t n, json_t *want)
 	return k == json_array_size(want);
 }
 
-/* The kept values of @v (@n) into @out; their count. */
-static size_t kept(const double *v, size_t n, const bool *aside, double *out)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!aside[i])
-			out[k++] = v[i];
-	return k;
-}
-
 /*
  * A table as compare decides it (issue 26): each side screened, the row
  * statistic of the boots kept, BH, the Benjamini-Yekutieli level and each
@@ -321,8 +310,9 @@ static int check_tables(json_t *doc)
 					ok = false;
 					what = "the boots set aside";
 				}
-				vtb_compare_samples(kb, kept(b, nb, ab, kb), kx,
-						    kept(x, nx, ax, kx), class_of(c), &o, &r[i]);
+				vtb_compare_samples(kb, vtb_screen_keep(b, nb, ab, kb), kx,
+						    vtb_screen_keep(x, nx, ax, kx), class_of(c), &o,
+						    &r[i]);
 				p[i] = r[i].p;
 			} else {
 				ok = false;
