@@ -198,9 +198,12 @@ out:
 	return ret;
 }
 
-int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
-		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
-		      bool *bad_input)
+/* vtb_compare_build(); @rows_only: the rows and their summary alone (the
+ * family --family all takes its q-values from), not the evidence,
+ * histograms and matrices. */
+static int compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
+			 const char *against_db, const struct vtb_compare_opts *o, bool rows_only,
+			 json_t **doc, bool *bad_input)
 {
 	struct campaign x = { 0 }, b = { 0 };
 	bool cross = against || o->against_campaign;
@@ -222,7 +225,7 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 
 		wide.metric = wide.workload = NULL;
 		wide.family_all = false;
-		if (vtb_compare_build(st, db, against, against_db, &wide, &all, bad_input) < 0)
+		if (compare_build(st, db, against, against_db, &wide, true, &all, bad_input) < 0)
 			goto out;
 	}
 	if (check_opts(o, cross, find, bad_input) < 0 ||
@@ -242,8 +245,9 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (build_doc(st, bst, &x, cross ? &b : NULL, &ps, o,
-		      all ? json_object_get(all, "rows") : NULL, d) < 0)
+	if (rows_only ? cm_build_rows(cross ? &b : &x, &x, &ps, o, cross, NULL, d) < 0
+		      : build_doc(st, bst, &x, cross ? &b : NULL, &ps, o,
+				  all ? json_object_get(all, "rows") : NULL, d) < 0)
 		goto out;
 	*doc = d;
 	d = NULL;
@@ -259,6 +263,13 @@ out:
 	cm_campaign_release(&x);
 	cm_campaign_release(&b);
 	return ret;
+}
+
+int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
+		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
+		      bool *bad_input)
+{
+	return compare_build(st, db, against, against_db, o, false, doc, bad_input);
 }
 
 size_t vtb_compare_count(const json_t *doc, const char *verdict)
