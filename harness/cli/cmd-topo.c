@@ -125,6 +125,8 @@ static void print_node(const struct vtb_topo *m, size_t i)
 	}
 	if (!n->pus.n)
 		printf("  no cpus");
+	if (n->denied)
+		printf("  (not allowed: outside our cpuset.mems)");
 	print_distances(m, i);
 	/* a node over several packages (NUMA off) shows under each */
 	for (j = 0; j < n->pus.n; j++) {
@@ -146,7 +148,7 @@ static void print_core(const struct tree *t, int core)
 	const struct vtb_topo *m = t->m;
 	const struct vtb_topo_group *c = &m->groups[VTB_TOPO_CORE][core];
 	const struct vtb_topo_pu *p = vtb_topo_pu_by_os(m, c->pus.cpus[0]);
-	struct vtb_cpuset denied = { NULL, 0 };
+	struct vtb_cpuset denied = { NULL, 0 }, nodeless = { NULL, 0 };
 	size_t i;
 
 	printf("core %d", core);
@@ -164,14 +166,21 @@ static void print_core(const struct tree *t, int core)
 	print_set("  pus ", &c->pus);
 	for (i = 0; i < c->pus.n; i++) {
 		p = vtb_topo_pu_by_os(m, c->pus.cpus[i]);
-		if (p && !p->allowed)
+		if (p && p->nodeless)
+			vtb_cpuset_add(&nodeless, p->os);
+		else if (p && !p->allowed)
 			vtb_cpuset_add(&denied, p->os);
 	}
 	if (denied.n) {
 		print_set("  (not allowed: ", &denied);
 		putchar(')');
 	}
+	if (nodeless.n) {
+		print_set("  (no node: ", &nodeless);
+		putchar(')');
+	}
 	vtb_cpuset_release(&denied);
+	vtb_cpuset_release(&nodeless);
 	putchar('\n');
 }
 
@@ -285,7 +294,7 @@ static int topo_text(const struct vtb_hosttopo *h)
 {
 	const struct vtb_topo *m = &h->model;
 	struct tree t = { .h = h, .m = m };
-	struct vtb_cpuset offline = { NULL, 0 }, denied = { NULL, 0 };
+	struct vtb_cpuset offline = { NULL, 0 }, denied = { NULL, 0 }, nodeless = { NULL, 0 };
 	int *list;
 	size_t i;
 	int ret;
@@ -314,6 +323,8 @@ static int topo_text(const struct vtb_hosttopo *h)
 	for (i = 0; i < m->n_pus; i++) {
 		if (!m->pus[i].online)
 			vtb_cpuset_add(&offline, m->pus[i].os);
+		else if (m->pus[i].nodeless)
+			vtb_cpuset_add(&nodeless, m->pus[i].os);
 		else if (!m->pus[i].allowed)
 			vtb_cpuset_add(&denied, m->pus[i].os);
 	}
@@ -327,8 +338,13 @@ static int topo_text(const struct vtb_hosttopo *h)
 		print_set("denied   ", &denied);
 		printf("  (online, not ours to use)\n");
 	}
+	if (nodeless.n) {
+		print_set("no node  ", &nodeless);
+		printf("  (online, on no NUMA node we may take memory from: never given to guests or baselines)\n");
+	}
 	vtb_cpuset_release(&offline);
 	vtb_cpuset_release(&denied);
+	vtb_cpuset_release(&nodeless);
 	if (!m->llc_level)
 		printf("caches   none in the description: plans take the dies, else the packages, for LLC groups\n");
 	printf("digest   %s\n\n", h->digest);
@@ -414,8 +430,8 @@ static int topo_json(const struct vtb_hosttopo *h)
 
 		json_array_append_new(
 			nodes,
-			json_pack("{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "index",
-				  (json_int_t)i, "os", n->os, "memory",
+			json_pack("{s:I, s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "index",
+				  (json_int_t)i, "os", n->os, "allowed", !n->denied, "memory",
 				  n->memory ? json_integer((json_int_t)n->memory) : json_null(),
 				  "normal",
 				  n->normal ? json_integer((json_int_t)n->normal) : json_null(),
@@ -430,9 +446,9 @@ static int topo_json(const struct vtb_hosttopo *h)
 		const struct vtb_topo_pu *p = &m->pus[i];
 
 		json_array_append_new(pus,
-				      json_pack("{s:i, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+				      json_pack("{s:i, s:b, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
 						"os", p->os, "online", p->online, "allowed",
-						p->allowed, "core", index_or_null(p->core), "l2",
+						p->allowed, "nodeless", p->nodeless, "core", index_or_null(p->core), "l2",
 						index_or_null(p->l2), "llc", index_or_null(p->llc),
 						"die", index_or_null(p->die), "package",
 						index_or_null(p->pkg), "node",

@@ -131,12 +131,16 @@ static int hwloc_nodes(struct vtb_topo *m, hwloc_topology_t t)
 	unsigned nr = 1, i, j;
 	int nn = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
 
+	hwloc_const_nodeset_t allowed = hwloc_topology_get_allowed_nodeset(t);
+
 	while ((n = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, n))) {
 		struct vtb_topo_node *v = vtb_topo_add_node(m);
 
 		if (!v)
 			return -1;
 		v->os = (int)n->os_index;
+		/* kept with INCLUDE_DISALLOWED: its memory is not ours */
+		v->denied = allowed && !hwloc_bitmap_isset(allowed, n->os_index);
 		v->memory = n->attr->numanode.local_memory;
 		node_pages(v, &n->attr->numanode);
 	}
@@ -796,8 +800,14 @@ static int host_finish(struct vtb_hosttopo *h)
 	for (i = 0; i < m->n_online; i++)
 		if (m->pus[i].allowed)
 			h->compact[h->n_compact++] = m->pus[i].os;
-	if (!h->n_compact)
-		return vtb_error("host topology '%s' has no CPU we may use", h->source);
+	if (!h->n_compact) {
+		for (i = 0; i < m->n_online && !m->pus[i].nodeless; i++)
+			;
+		return vtb_error("host topology '%s' has no CPU we may use%s", h->source,
+				 i < m->n_online
+					 ? " (some are online but on no NUMA node we may take memory from)"
+					 : "");
+	}
 	if (!h->hostname)
 		h->hostname = strdup(h->source);
 	h->summary = vtb_asprintf("%d %s, %d %s, %d %s, %d %s, %d %s", h->packages,

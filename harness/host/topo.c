@@ -449,6 +449,12 @@ int vtb_topo_finish(struct vtb_topo *t, const int *order, size_t n_order)
 			goto out;
 	if (sort_nodes(t) || build_by_os(t))
 		goto out;
+	for (i = 0; i < t->n_pus; i++) {
+		struct vtb_topo_pu *p = &t->pus[i];
+
+		p->nodeless = p->allowed && (p->node < 0 || t->nodes[p->node].denied);
+		p->allowed = p->allowed && !p->nodeless;
+	}
 	ret = 0;
 out:
 	free(pus);

@@ -35,7 +35,15 @@ struct vtb_topo_pu {
 	int core, l2, llc, die, pkg, node;
 	bool online;  /* offline PUs are listed when the source knows them */
 	bool allowed; /* usable for benchmarking: online, in the allowed set
-			 (cgroup) and, for the local host, our affinity */
+			 (cgroup) and, for the local host, our affinity, and
+			 on a node (below) */
+	/* ours to run on (online, allowed set, affinity) but on no NUMA
+	 * node we may take memory from: the source gives it none (its node
+	 * is offline) or its node is outside the allowed node set (cgroup
+	 * cpuset.mems).  Then not allowed: a guest or baseline there would
+	 * have no local memory, and its cell no host node to be bound to;
+	 * housekeeping may go there (vtb_topo_finish() sets it) */
+	bool nodeless;
 };
 
 /* A core, L2, LLC, die or package. */
@@ -61,6 +69,7 @@ struct vtb_topo_node {
 	int64_t hugepages; /* 2 MiB pages in the pool, -1 unknown */
 	int64_t hugepages_free; /* of those, free now; -1 unknown */
 	struct vtb_cpuset pus;	/* online PUs whose node this is (empty: memory only) */
+	bool denied;		/* outside the allowed node set (cgroup cpuset.mems) */
 };
 
 #define VTB_TOPO_HUGEPAGE (2ull << 20) /* the huge page size nodes count */
@@ -102,7 +111,8 @@ const char *vtb_topo_level_name(enum vtb_topo_level level);
  * as the source knows it (hwloc's logical order), or NULL to derive it
  * with vtb_topo_compact_rule().  Checks that every PU is listed once and
  * is in at most one group per level and one node; sorts and numbers
- * everything as documented above.  -1 with vtb_error() on an
+ * everything as documented above; marks the online PUs on no node (or
+ * on a denied one) nodeless and not allowed.  -1 with vtb_error() on an
  * inconsistent description.
  */
 int vtb_topo_finish(struct vtb_topo *t, const int *order, size_t n_order);
