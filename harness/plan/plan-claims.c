@@ -9,9 +9,14 @@
 
 #include "planint.h"
 
+/* The host group of @pu a claim of kind @k is about; a PU the source
+ * puts in no core is a core of its own (as the host view takes it). */
 static int group_at(const struct ctx *x, const struct vtb_topo_pu *pu, enum vtb_claim_kind k)
 {
-	return k == VTB_CLAIM_SMT ? pu->core : k == VTB_CLAIM_LLC ? pl_llc_of(x, pu) : pu->node;
+	if (k == VTB_CLAIM_SMT)
+		return pu->core >= 0 ? pu->core
+				     : (int)x->t->n_groups[VTB_TOPO_CORE] + pu->os;
+	return k == VTB_CLAIM_LLC ? pl_llc_of(x, pu) : pu->node;
 }
 
 /* Whether @pin fixes the pCPUs for a claim of kind @k (plan.h): strict
@@ -168,6 +173,11 @@ int pl_cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 		if (r->cells) {
 			cell_of[i] = i / (nv / r->cells);
 			nc = r->cells;
+			continue;
+		}
+		if (x->cells) {
+			cell_of[i] = x->cells[(size_t)(m - x->p->vm) * (size_t)nv + (size_t)i];
+			nc = cell_of[i] + 1 > nc ? cell_of[i] + 1 : nc;
 			continue;
 		}
 		j = vtb_topo_pu_by_os(t, cellof[i])->node + 1;

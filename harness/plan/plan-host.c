@@ -540,6 +540,33 @@ out:
 	return ret;
 }
 
+/*
+ * lie with one die of K >= 2 cores takes half of them from a unit on
+ * another LLC (lie_assign()), so it needs (K+1)/2 cores of t PUs on one
+ * unit and K/2 on such a second one, not mirror's K on one: the first
+ * unit with the first half that has one, into @sel[0].  0, or -1 when
+ * there is none.
+ */
+static int lie_split(const struct hview *v, const struct shape *sh, int *sel)
+{
+	int K = sh->c * sh->l, a = (K + 1) / 2, b = K / 2, u, w, best = -1;
+
+	if (sh->l != 1 || K < 2)
+		return -1;
+	for (u = 0; u < v->n && best < 0; u++) {
+		if (eligible_cores(&v->units[u], sh->t) < a)
+			continue;
+		for (w = 0; w < v->n && best < 0; w++)
+			if (v->units[w].llc != v->units[u].llc &&
+			    eligible_cores(&v->units[w], sh->t) >= b)
+				best = u;
+	}
+	if (best < 0)
+		return -1;
+	sel[0] = best;
+	return 0;
+}
+
 /* lie's core for vCPU @i (its thread is i mod t): virtual core G's
  * thread th on core (G + th) mod K, the upper half of each die's cores
  * on the die @shift further; one core per die: the sibling on the die
@@ -570,14 +597,14 @@ static int lie_index(const struct shape *sh, int shift, int i)
  * mirror's.
  */
 static int lie_assign(const struct hview *v, const struct shape *sh, const struct hunit **units,
-		      const struct hcore **q, int nv, int *pcpu)
+		      const struct hcore **q, int nv, bool modest, int *pcpu)
 {
 	int t = sh->t, c = sh->c, l = sh->l, K = c * l, shift = llc_shift(units, l), i;
 
 	if (!shift)
 		shift = 1; /* the dies share an LLC whatever the shift */
 
-	if (K == 1 && t >= 2) {
+	if (K == 1 && t >= 2 && !modest) {
 		/* its threads on t different cores, other LLCs first */
 		const struct hunit *home = units[0];
 		int got = 1, pass, u, k;
@@ -605,7 +632,7 @@ static int lie_assign(const struct hview *v, const struct shape *sh, const struc
 			pcpu[i] = q[i]->pu[0];
 		return 0;
 	}
-	if (l == 1 && K >= 2) {
+	if (l == 1 && K >= 2 && !modest) {
 		/* half the cores from another unit, on another LLC when there is one */
 		int a = (K + 1) / 2, b = K / 2, u, ub = -1, k, got;
 
@@ -613,9 +640,10 @@ static int lie_assign(const struct hview *v, const struct shape *sh, const struc
 			if (&v->units[u] != units[0] && v->units[u].llc != units[0]->llc &&
 			    eligible_cores(&v->units[u], t) >= b)
 				ub = u;
-		for (u = 0; u < v->n && ub < 0; u++)
-			if (&v->units[u] != units[0] && eligible_cores(&v->units[u], t) >= b)
-				ub = u;
+		/* none: another unit of the same LLC (a node half of a
+		 * sub-NUMA-clustered one) would lie about nothing and only
+		 * split the VM over nodes, so it keeps its cores (claims
+		 * still true, said in a note) */
 		if (ub >= 0)
 			for (k = 0, got = a; got < K; k++)
 				if (v->units[ub].cores[k].n >= t)
@@ -667,7 +695,8 @@ int pl_assign(struct ctx *x, int vm, const int *pool, size_t n_pool, const struc
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (fit_shape(&v, sh, sel) < 0) {
+	if (fit_shape(&v, sh, sel) < 0 &&
+	    !(preset->lies && !x->modest && lie_split(&v, sh, sel) == 0)) {
 		vtb_error(
 			"topology %s: VM %d finds no room for the shape (%d LLC groups of %d cores of %d threads%s) on its %zu free pCPUs (whole cores go to one VM)",
 			name, vm, sh->l, sh->c, sh->t, sh->s > 0 ? ", a package per socket" : "",
@@ -680,15 +709,22 @@ int pl_assign(struct ctx *x, int vm, const int *pool, size_t n_pool, const struc
 	mirror_cores(&v, sh, sel, q);
 	if (x->notes && units_notes(x, vm, &v, sel, sh) < 0)
 		goto out;
-	for (i = 0; i < nv; i++)
-		pcpu[i] = cellof[i] = q[i / sh->t]->pu[i % sh->t];
 	if (preset->lies) {
-		if (sh->l >= 2 && !llc_shift(units, sh->l) && lie_units(&v, sh, sel, units) == 0)
+		if (!x->modest && sh->l >= 2 && !llc_shift(units, sh->l) &&
+		    lie_units(&v, sh, sel, units) == 0)
 			mirror_cores(&v, sh, sel, q);
-		if (lie_assign(&v, sh, units, q, nv, pcpu) < 0) {
+		if (lie_assign(&v, sh, units, q, nv, x->modest, pcpu) < 0) {
 			ret = 1;
 			goto out;
 		}
+	}
+	/* cellof: the cores in die order before lie's permutation (its
+	 * cells are mirror's, vtb_plan_make(): this only says where the
+	 * memory goes while placing) */
+	for (i = 0; i < nv; i++) {
+		cellof[i] = q[i / sh->t]->pu[i % sh->t];
+		if (!preset->lies)
+			pcpu[i] = cellof[i];
 	}
 	ret = 0;
 out:
@@ -839,8 +875,10 @@ out:
  * siblings of housekeeping CPUs stay out of the pool: a vCPU there would
  * share a core with the emulator thread.
  */
-/* housekeeping = auto: the first allowed CPU's core, when the rest
- * still holds @need pCPUs; else none, with a note. */
+/* housekeeping = auto: the first core of CPUs on no node (never a
+ * guest's: housekeeping there costs the guests nothing); else the first
+ * allowed CPU's core, when the rest still holds @need pCPUs; else none,
+ * with a note. */
 static int housekeeping_auto(struct ctx *x, const int *all, size_t n_allowed, size_t need,
 			     struct vtb_cpuset *hk)
 {
@@ -848,6 +886,19 @@ static int housekeeping_auto(struct ctx *x, const int *all, size_t n_allowed, si
 	const struct vtb_cpuset *core = vtb_topo_pus_of(t, VTB_TOPO_CORE, all[0]);
 	size_t i, k = 0;
 
+	for (i = 0; i < t->n_online; i++) {
+		const struct vtb_topo_pu *pu = &t->pus[i];
+		const struct vtb_cpuset *nc;
+
+		if (!pu->nodeless)
+			continue;
+		nc = vtb_topo_pus_of(t, VTB_TOPO_CORE, pu->os);
+		for (k = 0; nc && k < nc->n; k++)
+			if (vtb_topo_pu_by_os(t, nc->cpus[k])->nodeless &&
+			    vtb_cpuset_add(hk, nc->cpus[k]) < 0)
+				return -1;
+		return nc ? 0 : vtb_cpuset_add(hk, pu->os);
+	}
 	if (core)
 		for (i = 0; i < core->n; i++)
 			k += vtb_topo_pu_by_os(t, core->cpus[i])->allowed;
@@ -864,6 +915,18 @@ static int housekeeping_auto(struct ctx *x, const int *all, size_t n_allowed, si
 		x->p, -1,
 		vtb_strdup(
 			"no housekeeping CPUs: the host has no spare CPU, so the harness, libvirt and emulator threads share the vCPUs' pCPUs"));
+}
+
+/* The pCPUs @r cannot do without: every VM's own with overcommit = no;
+ * with overcommit one VM's, pinned or mirrored (a VM never shares a pCPU
+ * among its own vCPUs then), else one. */
+static size_t pool_need(const struct vtb_plan_req *r)
+{
+	if (!r->overcommit)
+		return (size_t)r->vcpus * (size_t)r->vms;
+	if (r->pinning != VTB_PIN_NONE || vtb_preset_of(r->topology)->from_host)
+		return (size_t)r->vcpus;
+	return 1;
 }
 
 /* The housekeeping set: @hk_set when given (a placement trial), else the
@@ -884,16 +947,13 @@ static int housekeeping_of(struct ctx *x, const struct vtb_cpuset *hk_set, const
 	if (!strcmp(spec, "none"))
 		return 0;
 	if (!strcmp(spec, "auto"))
-		return housekeeping_auto(x, all, n_allowed,
-					 r->overcommit ? (size_t)1
-						       : (size_t)r->vcpus * (size_t)r->vms,
-					 hk);
+		return housekeeping_auto(x, all, n_allowed, pool_need(r), hk);
 	if (vtb_cpuset_parse(spec, hk) < 0)
 		return vtb_error("housekeeping = %s: not auto, none or a CPU list", spec);
 	for (i = 0; i < hk->n; i++) {
 		const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(x->t, hk->cpus[i]);
 
-		if (!pu || !pu->online || !pu->allowed)
+		if (!pu || !pu->online || (!pu->allowed && !pu->nodeless))
 			return vtb_error(
 				"housekeeping = %s: CPU %d is not an online CPU this host allows",
 				spec, hk->cpus[i]);
@@ -942,6 +1002,38 @@ out:
 	return ret;
 }
 
+/* The CPUs on no node (topo.h) are never in the pool: say which, and
+ * whether housekeeping went there. */
+static int nodeless_note(struct ctx *x)
+{
+	const struct vtb_topo *t = x->t;
+	struct vtb_cpuset nl = { NULL, 0 };
+	bool hk = false;
+	char *s;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < t->n_online; i++)
+		if (t->pus[i].nodeless) {
+			if (vtb_cpuset_add(&nl, t->pus[i].os) < 0)
+				return -1;
+			hk = hk || vtb_cpuset_has(&x->p->housekeeping, t->pus[i].os);
+		}
+	if (!nl.n)
+		return 0;
+	s = vtb_cpuset_format(&nl);
+	ret = pl_note(
+		x->p, -1,
+		s ? vtb_asprintf(
+			    "CPU%s %s %s on no NUMA node the host gives memory from (offline, or outside the allowed node set): never given to guests or baselines%s",
+			    nl.n == 1 ? "" : "s", s, nl.n == 1 ? "is" : "are",
+			    hk ? "; housekeeping goes there" : "")
+		  : NULL);
+	free(s);
+	vtb_cpuset_release(&nl);
+	return ret;
+}
+
 int pl_pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, size_t *n_pool)
 {
 	const struct vtb_topo *t = x->t;
@@ -960,7 +1052,8 @@ int pl_pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, size_
 			all[n_allowed++] = t->pus[i].os;
 	if (!n_allowed) {
 		free(all);
-		return vtb_error("the host allows no CPU");
+		vtb_error("the host allows no CPU");
+		return VTB_PLAN_NO_ROOM;
 	}
 	if (housekeeping_of(x, hk_set, all, n_allowed, &hk) < 0 || kept_out(x, &hk, &out) < 0) {
 		vtb_cpuset_release(&hk);
@@ -973,12 +1066,17 @@ int pl_pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, size_
 		if (!vtb_cpuset_has(&out, all[i]))
 			all[(*n_pool)++] = all[i];
 	vtb_cpuset_release(&out);
+	if (x->notes && nodeless_note(x) < 0) {
+		free(all);
+		return -1;
+	}
 	*pool = all;
-	if (!*n_pool) {
+	if (!*n_pool) { /* a fact about this host: the configuration cannot run here */
 		*pool = NULL;
 		free(all);
-		return vtb_error("housekeeping = %s leaves no CPU for guests",
-				 r->housekeeping ? r->housekeeping : "auto");
+		vtb_error("housekeeping = %s leaves no CPU for guests",
+			  r->housekeeping ? r->housekeeping : "auto");
+		return VTB_PLAN_NO_ROOM;
 	}
 	return 0;
 }

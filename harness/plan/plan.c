@@ -197,6 +197,21 @@ static int score_cmp(const struct score *a, const struct score *b)
 	return 0;
 }
 
+/* score_cmp() on what a placement must get right, not on how aligned
+ * it is (lie spans nodes and packages on purpose): memory, nothing
+ * shared, on the shape, the loads. */
+static int fit_cmp(const struct score *a, const struct score *b)
+{
+	struct score x = *a, y = *b;
+
+	x.t = y.t;
+	x.regular = y.regular;
+	x.nodes = y.nodes;
+	x.pkgs = y.pkgs;
+	x.c = y.c;
+	return score_cmp(&x, &y);
+}
+
 /* Scratch of place_all(), sized once per plan. */
 struct scratch {
 	bool *used;	/* by OS number: a core some VM has */
@@ -316,6 +331,12 @@ static int place_one(struct ctx *x, int vm, const int *pool, size_t n_pool, cons
 	*how = FIT_WHOLE;
 	if (n >= nv) {
 		rc = try_assign(x, vm, s->cand, n, sh, NULL, s->used, false, s);
+		/* lie is no shape to keep but mirror's counts on other cores:
+		 * where mirror's footprint is not free (another lie VM took
+		 * half its cores from a second LLC) it takes the free cores as
+		 * aligned as they allow, and says which claims stay true */
+		if (rc == 1 && sh->t && vtb_preset_of(x->r->topology)->lies && !x->modest)
+			rc = try_assign(x, vm, s->cand, n, sh, NULL, s->used, true, s);
 		if (rc <= 0 || !x->r->overcommit)
 			return rc;
 	} else {
@@ -755,8 +776,8 @@ out:
 /* A whole plan of @req with housekeeping @hk_set (NULL: the request's),
  * and its score.  0 or -1 with vtb_error(). */
 static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
-		 const struct vtb_cpuset *hk_set, const struct shape *forced, struct vtb_plan **out,
-		 struct score *sc, struct shape *sh_out)
+		 const struct vtb_cpuset *hk_set, const struct shape *forced, const int *cells,
+		 struct vtb_plan **out, struct score *sc, struct shape *sh_out)
 {
 	struct vtb_plan *p;
 	struct ctx x;
@@ -775,9 +796,12 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 	p->req.machine = NULL;
 	if (req->machine && !strcmp(req->machine, "q35"))
 		p->machine = "q35";
-	x = (struct ctx){ t, req, p, pl_llc_level_of(t), true };
-	if (pl_pool_of(&x, hk_set, &pool, &n_pool) < 0)
+	x = (struct ctx){ t, req, p, pl_llc_level_of(t), true, cells, false };
+	rc = pl_pool_of(&x, hk_set, &pool, &n_pool);
+	if (rc < 0) {
+		ret = rc == VTB_PLAN_NO_ROOM ? VTB_PLAN_NO_ROOM : -1;
 		goto out;
+	}
 	if (!req->overcommit && (size_t)req->vcpus * (size_t)req->vms > n_pool) {
 		char *hk = vtb_cpuset_format(&p->housekeeping);
 
@@ -805,6 +829,26 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 	}
 	x.notes = false;
 	rc = choose(&x, pool, n_pool, &s, forced, &sh, sc);
+	if (rc >= 0 && vtb_preset_of(req->topology)->lies) {
+		/* lie within mirror's cores too: kept when lying leaves a
+		 * VM no room or places the VMs worse (memory, loads), so
+		 * lie plans wherever mirror does */
+		struct score msc;
+		struct shape msh = { 0, 0, 0, 0 };
+		int mrc;
+
+		x.modest = true;
+		mrc = choose(&x, pool, n_pool, &s, forced, &msh, &msc);
+		if (mrc < 0)
+			rc = mrc;
+		else if (mrc == 0 && (rc || fit_cmp(&msc, sc) < 0)) {
+			rc = 0;
+			*sc = msc;
+			sh = msh;
+		} else {
+			x.modest = false;
+		}
+	}
 	if (rc) {
 		if (rc > 0) /* no placement holds the VMs: vtb_error() says why */
 			ret = VTB_PLAN_NO_ROOM;
@@ -944,7 +988,7 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 
 	*out = NULL;
 	*moved_note = NULL;
-	rc = build(t, req, NULL, NULL, &p, &sp, &shp);
+	rc = build(t, req, NULL, NULL, NULL, &p, &sp, &shp);
 	if (!auto_hk || (rc == 0 && (!p->housekeeping.n || settled(&sp, req->vms)))) {
 		*out = p;
 		*sh = shp;
@@ -952,9 +996,9 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 	}
 	if (rc < 0 && !(err = vtb_strdup(vtb_errmsg())))
 		return -1;
-	if (build(t, req, &none, NULL, &q, &sq, NULL) == 0 &&
+	if (build(t, req, &none, NULL, NULL, &q, &sq, NULL) == 0 &&
 	    hk_elsewhere(t, q, &hk, &where) == 0 && (!p || !set_equal(&hk, &p->housekeeping)) &&
-	    build(t, req, &hk, NULL, &r, &sr, &shr) == 0 && (!p || score_cmp(&sr, &sp) < 0)) {
+	    build(t, req, &hk, NULL, NULL, &r, &sr, &shr) == 0 && (!p || score_cmp(&sr, &sp) < 0)) {
 		const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, hk.cpus[0]);
 
 		why = moved_why(p ? &sp : NULL, &sr, req->vms);
@@ -997,9 +1041,30 @@ out:
 	return ret;
 }
 
+/* Each VM's vCPUs' guest cells in plan @m (vms x vcpus; cell 0 where
+ * it has none), which lie keeps; NULL with vtb_error(). */
+static int *mirror_cells(const struct vtb_plan *m)
+{
+	size_t nv = (size_t)m->req.vcpus, c, i;
+	int *cells = calloc((size_t)m->req.vms * nv + 1, sizeof(int));
+	int v;
+
+	if (!cells) {
+		vtb_error("out of memory");
+		return NULL;
+	}
+	for (v = 0; v < m->req.vms; v++)
+		for (c = 0; c < m->vm[v].n_cells; c++)
+			for (i = 0; i < m->vm[v].cells[c].vcpus.n; i++)
+				cells[(size_t)v * nv + (size_t)m->vm[v].cells[c].vcpus.cpus[i]] =
+					(int)c;
+	return cells;
+}
+
 int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct vtb_plan **out)
 {
 	struct vtb_plan_req mreq;
+	int *cells;
 	struct vtb_plan *m = NULL;
 	struct shape sh;
 	struct score sc;
@@ -1025,8 +1090,15 @@ int vtb_plan_make(const struct vtb_topo *t, const struct vtb_plan_req *req, stru
 		free(moved);
 		return ret;
 	}
-	ret = build(t, req, moved ? &m->housekeeping : NULL, &sh, out, &sc, NULL);
+	cells = mirror_cells(m);
+	if (!cells) {
+		vtb_plan_free(m);
+		free(moved);
+		return -1;
+	}
+	ret = build(t, req, moved ? &m->housekeeping : NULL, &sh, cells, out, &sc, NULL);
 	vtb_plan_free(m);
+	free(cells);
 	if (ret == 0 && moved) {
 		ret = pl_note(*out, -1, moved); /* takes it */
 		moved = NULL;

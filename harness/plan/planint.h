@@ -28,6 +28,13 @@ struct ctx {
 	 * information the die, else the package; -1: the whole host */
 	int llc_level;
 	bool notes; /* the placement kept (not a trial): say what it did */
+	/* lie: mirror's guest cell of each VM's vCPUs (vms x vcpus), which
+	 * lie keeps; NULL: cells by host node of the assignment */
+	const int *cells;
+	/* lie within mirror's cores: no second core for one virtual core's
+	 * threads, no half of a die from another LLC (claims may stay
+	 * true); the fallback when lying leaves a VM no room */
+	bool modest;
 };
 
 struct hview {
