@@ -619,8 +619,13 @@ static int write_xml(const struct vtb_matrix *m, const char *dir, bool kvm, bool
 		const struct vtb_plan *p = c->plan; /* made when the matrix was loaded */
 		uint64_t t0, t1 = 0;
 
-		if (!p)
+		if (!p) {
+			/* refused (no room here): planning it took time too */
+			if (timing && c->kind == VTB_CONFIG_VM)
+				fprintf(stderr, "timing: %s: refused in %.2f ms\n", c->label,
+					(double)c->plan_ns / 1e6);
 			continue;
+		}
 		t0 = vtb_now_ns();
 		for (v = 0; v < p->req.vms && !ret; v++) {
 			struct vtb_plan_domstore st;

@@ -110,25 +110,30 @@ int pl_node_index(const struct vtb_topo *t, int os)
 }
 
 /*
- * Splits @bytes over @n cells in proportion to their vCPUs (@count, @nv
- * in all), in whole granules (2 MiB with huge pages, else 1 KiB: what
- * libvirt and the huge page pools take), largest remainders first and
- * the lowest cell on a tie, so equal cells get equal shares (up to one
- * granule) and the sum is @bytes.  Into @out; 0 or -1.
+ * Splits @bytes over @n cells in proportion to their vCPUs (@count), in
+ * whole granules (2 MiB with huge pages, else 1 KiB: what libvirt and
+ * the huge page pools take), largest remainders first and the lowest
+ * cell on a tie, so equal cells get equal shares (up to one granule)
+ * and the sum is @bytes.  The shares are of the counts' own sum, so at
+ * most n - 1 granules are left to hand out one by one whatever the
+ * memory (a divisor larger than that sum once made this loop run a
+ * granule at a time: 200 million rounds for 200G).  All to cell 0 when
+ * every count is 0.  Into @out; 0 or -1.
  */
-int pl_split_memory(uint64_t bytes, bool huge, const size_t *count, size_t n, size_t nv,
-		    uint64_t *out)
+int pl_split_memory(uint64_t bytes, bool huge, const size_t *count, size_t n, uint64_t *out)
 {
 	uint64_t g = huge && !(bytes % VTB_TOPO_HUGEPAGE) ? VTB_TOPO_HUGEPAGE : 1024;
-	uint64_t units = bytes / g, given = 0;
+	uint64_t units = bytes / g, given = 0, nv = 0;
 	bool *got = calloc(n + 1, sizeof(*got));
 	size_t i;
 
 	if (!got)
 		return vtb_error("out of memory");
+	for (i = 0; i < n; i++)
+		nv += count[i];
 	for (i = 0; i < n; i++) {
 		/* units < 2^41 and count <= 2^20: no overflow */
-		out[i] = units * count[i] / nv;
+		out[i] = nv ? units * count[i] / nv : (i ? 0 : units);
 		given += out[i];
 	}
 	for (; given < units; given++) { /* fewer than n left */
@@ -194,7 +199,7 @@ int pl_cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 	for (i = 0; i < nv; i++)
 		count[cell_of[i]]++;
 	/* memory in proportion to each cell's vCPUs */
-	if (pl_split_memory(r->memory_bytes, r->hugepages, count, (size_t)nc, (size_t)nv, mem) < 0)
+	if (pl_split_memory(r->memory_bytes, r->hugepages, count, (size_t)nc, mem) < 0)
 		goto fail;
 	for (i = 0; i < nc; i++) {
 		m->cells[i].host_node = -2;

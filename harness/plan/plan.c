@@ -404,18 +404,21 @@ static int mem_over(const struct ctx *x, struct scratch *s, bool take)
 			s->count[pu->node]++;
 	}
 	if (x->r->numa) {
-		if (pl_split_memory(need, x->r->hugepages, s->count, nn, nv, s->mem) < 0)
+		if (pl_split_memory(need, x->r->hugepages, s->count, nn, s->mem) < 0)
 			return -1;
 		for (i = 0; i < nn; i++) {
 			if (!s->count[i] || !s->left[i])
 				continue;
 			if (take)
 				s->left[i] = s->left[i] > s->mem[i] ? s->left[i] - s->mem[i] : 1;
-			/* fits while mem <= what is left, that is mem < left */
-			else if (s->mem[i] >= s->left[i])
-				return (int)i;
+			/* fits while mem <= what is left, that is mem < left;
+			 * every node it overflows is barred for the next try */
+			else if (s->mem[i] >= s->left[i]) {
+				worst = worst < 0 ? (int)i : worst;
+				s->barred[i] = true;
+			}
 		}
-		return -1;
+		return worst;
 	}
 	for (i = 0; i < nn; i++) {
 		if (!s->count[i])
@@ -436,6 +439,49 @@ static int mem_over(const struct ctx *x, struct scratch *s, bool take)
 		need -= part;
 	}
 	return !take && need > have ? worst : -1;
+}
+
+/* Whether no choice of nodes can hold one VM of shape @sh (s->left;
+ * nodes of unknown memory hold anything): its memory exceeds what they
+ * have left together, or (numa = auto) the least a node must take of it
+ * (a die's share, one vCPU's without a shape) exceeds what any has. */
+static bool mem_hopeless(const struct ctx *x, const struct scratch *s, const struct shape *sh)
+{
+	uint64_t have = 0, most = 0, least;
+	size_t i;
+
+	if (!x->t->n_nodes)
+		return false;
+	for (i = 0; i < x->t->n_nodes; i++) {
+		if (!s->left[i])
+			return false;
+		have += s->left[i] - 1;
+		most = s->left[i] - 1 > most ? s->left[i] - 1 : most;
+	}
+	if (x->r->memory_bytes > have)
+		return true;
+	if (!x->r->numa || x->r->cells)
+		return false;
+	least = (uint64_t)((double)x->r->memory_bytes * (sh->t ? sh->t * sh->c : 1) /
+			   x->r->vcpus);
+	return least > most;
+}
+
+/* Bars the nodes (numa = auto) that cannot take even the least share
+ * of a VM of shape @sh (mem_hopeless()): trying them one at a time
+ * would multiply the search by the nodes. */
+static void bar_small(const struct ctx *x, struct scratch *s, const struct shape *sh)
+{
+	uint64_t least;
+	size_t i;
+
+	if (!x->r->numa || x->r->cells)
+		return;
+	least = (uint64_t)((double)x->r->memory_bytes * (sh->t ? sh->t * sh->c : 1) /
+			   x->r->vcpus);
+	for (i = 0; i < x->t->n_nodes; i++)
+		if (s->left[i] && s->left[i] - 1 < least)
+			s->barred[i] = true;
 }
 
 /*
@@ -471,12 +517,18 @@ static int place_all(struct ctx *x, const int *pool, size_t n_pool, const struct
 		int *vp = pcpu + (size_t)vm * nv, *vc = cellof + (size_t)vm * nv;
 		enum fit how = FIT_WHOLE, kept = FIT_WHOLE;
 		bool fits = false;
-		size_t tries;
+		size_t tries, max_tries;
 
 		memset(s->barred, 0, (nn + 1) * sizeof(*s->barred));
-		for (tries = 0; tries <= nn && !fits; tries++) {
+		/* memory that no choice of nodes holds: the first placement
+		 * is as good as any (and trying each node's removal would
+		 * multiply the search by the nodes) */
+		max_tries = mem_hopeless(x, s, sh) ? 0 : nn;
+		for (tries = 0; tries <= max_tries && !fits; tries++) {
 			int over;
 
+			if (tries == 1)
+				bar_small(x, s, sh);
 			rc = place_one(x, vm, pool, n_pool, sh, s, &how);
 			if (rc < 0 || (rc && !tries))
 				return rc;

@@ -64,7 +64,6 @@ int pl_note(struct vtb_plan *p, int vm, char *text);
 int pl_pins_of(struct ctx *x, struct vtb_plan_vm *m);
 int pl_pool_of(struct ctx *x, const struct vtb_cpuset *hk_set, int **pool, size_t *n_pool);
 int pl_set_of(const int *cpus, size_t n, struct vtb_cpuset *out);
-int pl_split_memory(uint64_t bytes, bool huge, const size_t *count, size_t n, size_t nv,
-		    uint64_t *out);
+int pl_split_memory(uint64_t bytes, bool huge, const size_t *count, size_t n, uint64_t *out);
 
 #endif
