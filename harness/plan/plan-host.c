@@ -917,16 +917,13 @@ static int housekeeping_auto(struct ctx *x, const int *all, size_t n_allowed, si
 			"no housekeeping CPUs: the host has no spare CPU, so the harness, libvirt and emulator threads share the vCPUs' pCPUs"));
 }
 
-/* The pCPUs @r cannot do without: every VM's own with overcommit = no;
- * with overcommit one VM's, pinned or mirrored (a VM never shares a pCPU
- * among its own vCPUs then), else one. */
+/* The pCPUs housekeeping auto must leave @r: every VM's own with
+ * overcommit = no; with overcommit one VM's (overcommit shares pCPUs
+ * between VMs: a VM is never made to share among its own vCPUs for the
+ * sake of a housekeeping core, and a pinned or mirrored one cannot). */
 static size_t pool_need(const struct vtb_plan_req *r)
 {
-	if (!r->overcommit)
-		return (size_t)r->vcpus * (size_t)r->vms;
-	if (r->pinning != VTB_PIN_NONE || vtb_preset_of(r->topology)->from_host)
-		return (size_t)r->vcpus;
-	return 1;
+	return (size_t)r->vcpus * (size_t)(r->overcommit ? 1 : r->vms);
 }
 
 /* The housekeeping set: @hk_set when given (a placement trial), else the

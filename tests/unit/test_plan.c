@@ -1091,3 +1091,221 @@ Test(plan, housekeeping_siblings_get_no_vcpu)
 	cr_expect_eq(vtb_plan_make(&h->model, &r, &p), VTB_PLAN_NO_ROOM);
 	vtb_hosttopo_free(h);
 }
+
+/*
+ * Issue 27's host with CPUs on no node, built by hand as a real Xeon
+ * dump has it: 2 packages of 2 cores x 2 PUs, siblings 4 apart (0/4,
+ * 1/5 on package 0; 2/6, 3/7 on package 1); node 1 (64 GiB, an empty
+ * huge page pool) holds package 1 only, package 0's node is offline.
+ */
+static void nodeless_host(struct vtb_topo *t)
+{
+	struct vtb_topo_group *g;
+	struct vtb_topo_node *n;
+	int i, pk;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < 8; i++)
+		cr_assert(vtb_topo_add_pu(t, i, true, true));
+	for (i = 0; i < 4; i++) {
+		cr_assert((g = vtb_topo_add_group(t, VTB_TOPO_CORE)));
+		vtb_cpuset_add(&g->pus, i);
+		vtb_cpuset_add(&g->pus, i + 4);
+	}
+	for (pk = 0; pk < 2; pk++) {
+		cr_assert((g = vtb_topo_add_group(t, VTB_TOPO_PKG)));
+		for (i = 0; i < 2; i++) {
+			vtb_cpuset_add(&g->pus, 2 * pk + i);
+			vtb_cpuset_add(&g->pus, 2 * pk + i + 4);
+		}
+	}
+	cr_assert((n = vtb_topo_add_node(t)));
+	n->os = 1;
+	n->memory = n->normal = 64ull << 30;
+	n->hugepages = n->hugepages_free = 0;
+	for (i = 2; i < 4; i++) {
+		vtb_cpuset_add(&n->pus, i);
+		vtb_cpuset_add(&n->pus, i + 4);
+	}
+	cr_assert_eq(vtb_topo_finish(t, NULL, 0), 0, "%s", vtb_errmsg());
+}
+
+/* A CPU on no node is never a guest's: no pCPU there, no empty node set,
+ * no cell at node -1; housekeeping goes there and a note names them;
+ * memory and huge pages are checked against the node that is there. */
+Test(plan, cpus_on_no_node_are_never_a_guests)
+{
+	struct vtb_topo t;
+	int vcpus, topo, pin;
+	size_t i, c;
+
+	nodeless_host(&t);
+	cr_assert(vtb_topo_pu_by_os(&t, 0)->nodeless && !vtb_topo_pu_by_os(&t, 0)->allowed);
+	cr_assert(!vtb_topo_pu_by_os(&t, 2)->nodeless && vtb_topo_pu_by_os(&t, 2)->allowed);
+	for (vcpus = 1; vcpus <= 5; vcpus++)
+		for (topo = VTB_VTOPO_FLAT; topo <= VTB_VTOPO_LIE; topo++)
+			for (pin = VTB_PIN_NONE; pin <= VTB_PIN_NODE; pin++) {
+				struct vtb_plan_req r = req(vcpus, topo, pin);
+				struct vtb_plan *p = NULL;
+				int rc = vtb_plan_make(&t, &r, &p);
+
+				if (vcpus > 4) { /* 4 CPUs are on node 1 */
+					cr_assert_eq(rc, VTB_PLAN_NO_ROOM, "vcpus %d: %s", vcpus,
+						     vtb_errmsg());
+					continue;
+				}
+				if (rc == VTB_PLAN_NO_ROOM) /* a shape that does not fit */
+					continue;
+				cr_assert_eq(rc, 0, "vcpus %d topology %d: %s", vcpus, topo,
+					     vtb_errmsg());
+				check_invariants(&t, p, "nodeless host");
+				for (i = 0; i < p->vm[0].cpus.n; i++)
+					cr_assert(!vtb_topo_pu_by_os(&t, p->vm[0].cpus.cpus[i])
+							   ->nodeless);
+				cr_assert_eq(p->vm[0].nodes.n, 1);
+				cr_assert_eq(p->vm[0].nodes.cpus[0], 1);
+				for (c = 0; c < p->vm[0].n_cells; c++)
+					cr_assert_eq(p->vm[0].cells[c].host_node, 1);
+				cr_assert_eq(p->housekeeping.n, 2);
+				cr_assert(vtb_cpuset_has(&p->housekeeping, 0) &&
+					  vtb_cpuset_has(&p->housekeeping, 4));
+				cr_assert(has_note(p->notes, p->n_notes, "CPUs 0-1,4-5 are on no NUMA node"),
+					  "%s", p->n_notes ? p->notes[0] : "no note");
+				cr_assert_null(p->why_not, "%s", p->why_not);
+				vtb_plan_free(p);
+			}
+	{
+		struct vtb_plan_req r = req(2, VTB_VTOPO_MIRROR, VTB_PIN_STRICT);
+		struct vtb_plan *p = NULL;
+
+		r.memory_bytes = 200ull << 30; /* the host has 64 GiB */
+		cr_assert_eq(vtb_plan_make(&t, &r, &p), 0, "%s", vtb_errmsg());
+		cr_assert(p->why_not && strstr(p->why_not, "does not fit host node 1"), "%s",
+			  p->why_not ? p->why_not : "runnable");
+		vtb_plan_free(p);
+		r.memory_bytes = 1ull << 30;
+		r.hugepages = true; /* and no huge page at all */
+		cr_assert_eq(vtb_plan_make(&t, &r, &p), 0, "%s", vtb_errmsg());
+		cr_assert(p->why_not && strstr(p->why_not, "huge pages"), "%s",
+			  p->why_not ? p->why_not : "runnable");
+		vtb_plan_free(p);
+		r.hugepages = false;
+		r.housekeeping = "2"; /* an explicit list keeps its word */
+		cr_assert_eq(vtb_plan_make(&t, &r, &p), 0, "%s", vtb_errmsg());
+		cr_assert(!has_note(p->notes, p->n_notes, "housekeeping goes there"));
+		vtb_plan_free(p);
+	}
+	vtb_topo_release(&t);
+}
+
+/* What overcommit = no plans, overcommit = yes plans too: one VM of every
+ * host CPU got housekeeping none without overcommit and was refused
+ * with it (256 vCPUs on 254 available pCPUs). */
+Test(plan, overcommit_plans_what_no_overcommit_plans)
+{
+	size_t hi;
+	int topo, pin, vms, k;
+
+	for (hi = 0; hi < VTB_ARRAY_SIZE(hosts); hi++) {
+		struct vtb_hosttopo *h = load(hosts[hi]);
+		const struct vtb_topo *t = &h->model;
+		int all = (int)h->n_compact;
+		const int counts[] = { all, all - 1, all / 2, 2 };
+
+		for (k = 0; k < 4; k++)
+			for (topo = VTB_VTOPO_FLAT; topo <= VTB_VTOPO_LIE; topo++)
+				for (pin = VTB_PIN_NONE; pin <= VTB_PIN_STRICT; pin++)
+					for (vms = 1; vms <= 2; vms++) {
+						struct vtb_plan_req r;
+						struct vtb_plan *p = NULL;
+						char what[200];
+
+						if (counts[k] < 1 || counts[k] * vms > all)
+							continue;
+						r = req(counts[k], topo, pin);
+						r.vms = vms;
+						snprintf(what, sizeof(what),
+							 "%s vcpus=%d topology=%d pinning=%s vms=%d",
+							 hosts[hi], counts[k], topo,
+							 vtb_pinning_name(pin), vms);
+						if (vtb_plan_make(t, &r, &p) != 0)
+							continue;
+						vtb_plan_free(p);
+						r.overcommit = true;
+						cr_assert_eq(vtb_plan_make(t, &r, &p), 0,
+							     "%s: overcommit = yes refuses: %s", what,
+							     vtb_errmsg());
+						check_invariants(t, p, what);
+						vtb_plan_free(p);
+					}
+		vtb_hosttopo_free(h);
+	}
+}
+
+/* A housekeeping list that leaves the guests nothing is a fact about
+ * this host (the configuration is not runnable here), not an error of
+ * the whole matrix. */
+Test(plan, housekeeping_that_leaves_no_cpu_is_no_room)
+{
+	struct vtb_hosttopo *h = load("pack:1 core:1 pu:2");
+	struct vtb_plan_req r = req(1, VTB_VTOPO_FLAT, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+
+	r.housekeeping = "0";
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), VTB_PLAN_NO_ROOM);
+	cr_assert(strstr(vtb_errmsg(), "leaves no CPU"), "%s", vtb_errmsg());
+	vtb_hosttopo_free(h);
+}
+
+/* A host without core objects: each PU is a core of its own, so an SMT
+ * pair on two PUs is a false claim under strict, not an unbacked one. */
+Test(plan, smt_claims_on_a_host_without_cores)
+{
+	struct vtb_hosttopo *h = load("pack:2 pu:2");
+	struct vtb_plan_req r = req(4, VTB_VTOPO_EXPLICIT, VTB_PIN_STRICT);
+	struct vtb_plan *p = NULL;
+
+	r.sockets = 1, r.dies = 1, r.cores = 2, r.threads = 2;
+	r.housekeeping = "none";
+	cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+	cr_assert_eq(count(p, VTB_CLAIM_SMT, VTB_CLAIM_FALSE), 2);
+	cr_assert_eq(count(p, VTB_CLAIM_SMT, VTB_CLAIM_UNBACKED), 0);
+	vtb_plan_free(p);
+	vtb_hosttopo_free(h);
+}
+
+/* lie packs where it fits: two 16-vCPU VMs on a 2-node 8-core 2-thread
+ * host (each takes 4 cores of each node), two 31-vCPU VMs on a Xeon-like
+ * host (16 + 15 cores each); every claim of theirs is a lie. */
+Test(plan, lie_packs_side_by_side_vms_where_they_fit)
+{
+	static const struct {
+		const char *host;
+		int vcpus;
+	} cases[] = {
+		{ "pack:2 numa:1(memory=32GiB) l3:1 core:8 pu:2", 16 },
+		{ "pack:2 numa:1(memory=256GiB) l3:1(size=60MiB) core:40 pu:2", 31 },
+	};
+	size_t i, c;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		struct vtb_hosttopo *h = load(cases[i].host);
+		struct vtb_plan_req r = req(cases[i].vcpus, VTB_VTOPO_LIE, VTB_PIN_STRICT);
+		struct vtb_plan *p = NULL;
+
+		r.vms = 2;
+		cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s: %s", cases[i].host,
+			     vtb_errmsg());
+		check_invariants(&h->model, p, cases[i].host);
+		check_whole_cores(&h->model, p, cases[i].host);
+		for (c = 0; c < p->n_claims; c++)
+			cr_assert(p->claims[c].kind == VTB_CLAIM_NODE ||
+					  p->claims[c].state == VTB_CLAIM_FALSE,
+				  "%s: vm %d's %s claim is %s", cases[i].host, p->claims[c].vm,
+				  vtb_claim_kind_name(p->claims[c].kind),
+				  vtb_claim_state_name(p->claims[c].state));
+		cr_assert_eq(p->vm[0].n_cells, p->vm[1].n_cells, "lie keeps mirror's cells");
+		vtb_plan_free(p);
+		vtb_hosttopo_free(h);
+	}
+}
