@@ -13,9 +13,10 @@
  *   sockets.  A virtual die is a virtual LLC (QEMU shares L3 per die).
  * - The pool: the host's allowed PUs in compact order minus the
  *   housekeeping set and the SMT siblings of its CPUs.  Housekeeping
- *   "auto" is the first core in compact order, unless the request would
- *   then not fit (a host with no spare CPU): then it is empty and the plan
- *   says so in a note; and unless that core costs the VMs their room or
+ *   "auto" is a core of node-less PUs, else the first core in compact
+ *   order, unless the request would then not fit (a host with no spare
+ *   CPU; with overcommit, one VM without a pCPU per vCPU): then it is
+ *   empty and the plan says so in a note; and unless that core costs the VMs their room or
  *   their alignment with nodes and packages: then it is a core of a node
  *   no VM uses (else the last core no VM needs, else the last core), and a
  *   note says so.
@@ -43,7 +44,11 @@
  *   one socket (a plan note).  lie has exactly mirror's counts and
  *   housekeeping (sockets, dies, cores, threads and cells: lie's cells
  *   group the vCPUs as mirror's do, on the nodes lie's pCPUs really are,
- *   which may be none single).
+ *   which may be none single); it plans wherever mirror does, within
+ *   mirror's cores (claims staying true, with a note) where lying would
+ *   leave a VM no room.
+ * - The pool never holds a PU on no node (topo.h's nodeless): such PUs
+ *   are housekeeping's first choice, never a guest's.
  * - Side-by-side VMs get whole cores: a core one VM uses is used up for
  *   the others, so they never share SMT siblings.  overcommit = yes
  *   shares pCPUs only when it has to: whole free cores first, then the
