@@ -826,6 +826,9 @@ static int host_finish(struct vtb_hosttopo *h)
 	h->ctx.host_llcs = h->llcs > 0 ? h->llcs : 1;
 	h->ctx.compact = h->compact;
 	h->ctx.n_compact = h->n_compact;
+	for (i = 0; i < m->n_online; i++)
+		if (m->pus[i].nodeless && vtb_cpuset_add(&h->ctx.nodeless, m->pus[i].os) < 0)
+			return -1;
 	h->ctx.llc_bytes = host_llc_bytes;
 	h->ctx.mems_of = host_mems_of;
 	h->ctx.model = &h->model;
@@ -1379,6 +1382,7 @@ void vtb_hosttopo_free(struct vtb_hosttopo *h)
 	free(h->cpu_model_name);
 	free(h->cpu_codename);
 	free(h->compact);
+	vtb_cpuset_release(&h->ctx.nodeless);
 	free(h->summary);
 	free(h->llc_source);
 	free(h);

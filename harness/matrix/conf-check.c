@@ -530,7 +530,9 @@ int mx_check_housekeeping(const struct parser *p, const char *v, int line)
 			for (j = 0; j < p->host->n_compact && p->host->compact[j] != set.cpus[i];
 			     j++)
 				;
-			if (j == p->host->n_compact) {
+			/* a CPU on no node is ours for housekeeping, never a guest's */
+			if (j == p->host->n_compact &&
+			    !vtb_cpuset_has(&p->host->nodeless, set.cpus[i])) {
 				ret = mx_perr(
 					p, line,
 					"housekeeping = %s: CPU %d is not an online CPU this host allows",

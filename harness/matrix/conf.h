@@ -34,6 +34,9 @@ struct vtb_host_ctx {
 	 * then LLCs of one node...): a baseline of N CPUs takes the first N. */
 	const int *compact;
 	size_t n_compact;
+	/* CPUs of ours on no NUMA node (topo.h): never a guest's or a
+	 * baseline's, housekeeping may name them */
+	struct vtb_cpuset nodeless;
 	/* LLC bytes covering @cpus: the sum of distinct last-level cache
 	 * instances.  0 and -1 with vtb_error() when unknown. */
 	int (*llc_bytes)(const struct vtb_host_ctx *h, const struct vtb_cpuset *cpus,
