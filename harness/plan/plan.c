@@ -352,6 +352,15 @@ static int place_one(struct ctx *x, int vm, const int *pool, size_t n_pool, cons
 			s->slot[n_ok++] = (struct load_slot){ s->load[pool[i]], (int)i };
 	if (!n_ok)
 		return 1;
+	/* a pinned or mirrored VM never shares a pCPU among its own vCPUs
+	 * (only between VMs): with nodes barred for memory it may no longer
+	 * find them */
+	if (n_ok < nv &&
+	    (x->r->pinning != VTB_PIN_NONE || vtb_preset_of(x->r->topology)->from_host)) {
+		vtb_error("too many vCPUs: VM %d of %d finds %zu pCPUs for its %zu pinned vCPUs", vm,
+			  x->r->vms, n_ok, nv);
+		return 1;
+	}
 	qsort(s->slot, n_ok, sizeof(*s->slot), cmp_load);
 	for (n_free = 0; n_free < n_ok && !s->slot[n_free].load; n_free++)
 		s->cand[n_free] = pool[s->slot[n_free].idx];
