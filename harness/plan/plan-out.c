@@ -33,9 +33,14 @@ char *vtb_plan_json(const struct vtb_plan *p)
 	for (v = 0; vms && v < p->req.vms; v++) {
 		const struct vtb_plan_vm *m = &p->vm[v];
 		json_t *pins = json_array(), *cells = json_array(), *vnotes = json_array();
+		json_t *pcpus = json_array();
 
 		for (i = 0; pins && i < (size_t)p->req.vcpus; i++)
 			json_array_append_new(pins, m->pins ? set_json(&m->pins[i]) : json_null());
+		/* each vCPU's pCPU in the assignment (what its cell and claims
+		 * go by; its pins may be wider) */
+		for (i = 0; pcpus && i < (size_t)p->req.vcpus; i++)
+			json_array_append_new(pcpus, json_integer(m->pcpu[i]));
 		for (j = 0; cells && j < m->n_cells; j++)
 			json_array_append_new(cells,
 					      json_pack("{s:o, s:I, s:i}", "vcpus",
@@ -45,9 +50,10 @@ char *vtb_plan_json(const struct vtb_plan *p)
 		for (j = 0; vnotes && j < m->n_notes; j++)
 			json_array_append_new(vnotes, json_string(m->notes[j]));
 		json_array_append_new(vms,
-				      json_pack("{s:o, s:o, s:o, s:o, s:o}", "cpus",
+				      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "cpus",
 						set_json(&m->cpus), "nodes", set_json(&m->nodes),
-						"vcpupin", pins, "cells", cells, "notes", vnotes));
+						"vcpupin", pins, "pcpus", pcpus, "cells", cells,
+						"notes", vnotes));
 	}
 	for (i = 0; notes && i < p->n_notes; i++)
 		json_array_append_new(notes, json_string(p->notes[i]));
