@@ -11,7 +11,7 @@
 # pinning x memory inside it); one ok/not ok per host, its violations on
 # "# " lines.  Times are never asserted here (make bench has the budget):
 # each host's line says how long its plans took, and a plan still running
-# after $PLAN_RULES_GUARD seconds (default 300) is stopped as hung and
+# after $PLAN_RULES_GUARD seconds (default 120) is stopped as hung and
 # the host's remaining matrices are not planned (a guard against hanging
 # the suite, not a budget: before issue 27's fix a node-less host took
 # seconds per configuration).  For a closer look:
@@ -40,7 +40,7 @@ CHECK=$SRCDIR/tests/tools/plan_rules.py
 } >"$T/hosts"
 [ -n "${PLAN_RULES_HOSTS:-}" ] && cp "$PLAN_RULES_HOSTS" "$T/hosts"
 
-GUARD=${PLAN_RULES_GUARD:-300}
+GUARD=${PLAN_RULES_GUARD:-120}
 OUT=${PLAN_RULES_KEEP:-$T}
 i=0
 while IFS= read -r host; do
