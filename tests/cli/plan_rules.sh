@@ -64,7 +64,7 @@ while IFS= read -r host; do
 	hung=
 	for m in $(sed 's|.*/||; s|\.conf$||' "$d/list"); do
 		if [ -n "$hung" ]; then
-			echo "not planned: $hung hung" >"$d/m/$m.err"
+			echo "not planned: vtbench plan of $hung hung on this host" >"$d/m/$m.err"
 			echo 124 >"$d/m/$m.rc"
 			: >"$d/m/$m.json"
 			continue
@@ -73,7 +73,7 @@ while IFS= read -r host; do
 			--format json ${PLAN_RULES_TIMING:+--timing} >"$m.json" 2>"$m.err"
 		echo $? >"$m.rc")
 		if [ "$(cat "$d/m/$m.rc")" = 124 ]; then
-			echo "stopped after ${GUARD} s: hung" >>"$d/m/$m.err"
+			echo "vtbench plan stopped after ${GUARD} s (the hang guard)" >>"$d/m/$m.err"
 			hung=$m
 		fi
 	done
@@ -91,6 +91,7 @@ while IFS= read -r host; do
 		notok "plan rules on $name (checker exit $rc)" \
 			"$(grep ': rule ' "$d/out")" \
 			"$(grep -v ': rule \|violations$' "$d/out" | head -n 30)" \
-			"$(tail -n 1 "$d/out") ($secs s)" "$(head -c 600 "$d/err")"
+			"$(tail -n 1 "$d/out") ($secs s)"
+		[ -s "$d/err" ] && head -c 600 "$d/err" | sed 's/^/# /'
 	fi
 done <"$T/hosts"

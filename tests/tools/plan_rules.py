@@ -206,7 +206,7 @@ class Checker:
             self.failed += 1
             if rc == 124:
                 self.bad(os.path.basename(base), "plan-hung",
-                         "vtbench plan was stopped as hung: %s" % " ".join(err))
+                         " ".join(err) or "vtbench plan was stopped as hung")
             else:
                 self.bad(os.path.basename(base), "plan-exit",
                          "vtbench plan exited %d on the whole matrix: %s"
