@@ -11,7 +11,7 @@
 # pinning x memory inside it); one ok/not ok per host, its violations on
 # "# " lines.  Times are never asserted here (make bench has the budget):
 # each host's line says how long its plans took, and a plan still running
-# after $PLAN_RULES_GUARD seconds (default 300) is stopped as hung and
+# after $PLAN_RULES_GUARD seconds (default 120) is stopped as hung and
 # the host's remaining matrices are not planned (a guard against hanging
 # the suite, not a budget: before issue 27's fix a node-less host took
 # seconds per configuration).  For a closer look:
@@ -40,7 +40,7 @@ CHECK=$SRCDIR/tests/tools/plan_rules.py
 } >"$T/hosts"
 [ -n "${PLAN_RULES_HOSTS:-}" ] && cp "$PLAN_RULES_HOSTS" "$T/hosts"
 
-GUARD=${PLAN_RULES_GUARD:-300}
+GUARD=${PLAN_RULES_GUARD:-120}
 OUT=${PLAN_RULES_KEEP:-$T}
 i=0
 while IFS= read -r host; do
@@ -64,7 +64,7 @@ while IFS= read -r host; do
 	hung=
 	for m in $(sed 's|.*/||; s|\.conf$||' "$d/list"); do
 		if [ -n "$hung" ]; then
-			echo "not planned: $hung hung" >"$d/m/$m.err"
+			echo "not planned: vtbench plan of $hung hung on this host" >"$d/m/$m.err"
 			echo 124 >"$d/m/$m.rc"
 			: >"$d/m/$m.json"
 			continue
@@ -73,7 +73,7 @@ while IFS= read -r host; do
 			--format json ${PLAN_RULES_TIMING:+--timing} >"$m.json" 2>"$m.err"
 		echo $? >"$m.rc")
 		if [ "$(cat "$d/m/$m.rc")" = 124 ]; then
-			echo "stopped after ${GUARD} s: hung" >>"$d/m/$m.err"
+			echo "vtbench plan stopped after ${GUARD} s (the hang guard)" >>"$d/m/$m.err"
 			hung=$m
 		fi
 	done
@@ -91,6 +91,7 @@ while IFS= read -r host; do
 		notok "plan rules on $name (checker exit $rc)" \
 			"$(grep ': rule ' "$d/out")" \
 			"$(grep -v ': rule \|violations$' "$d/out" | head -n 30)" \
-			"$(tail -n 1 "$d/out") ($secs s)" "$(head -c 600 "$d/err")"
+			"$(tail -n 1 "$d/out") ($secs s)"
+		[ -s "$d/err" ] && head -c 600 "$d/err" | sed 's/^/# /'
 	fi
 done <"$T/hosts"
