@@ -109,6 +109,9 @@ class Host:
         self._core = {c: self._core_of(c) for c in self.pus}
         self._llc = {c: self._llc_of(c) for c in self.pus}
         self.usable_set = {c for c in self.pus if self.allowed(c) and self._node[c] is not None}
+        # nodes outside the allowed node set (a cgroup's cpuset.mems): no
+        # guest memory may be bound there
+        self.denied = {n["os"] for n in topo["nodes"] if n.get("allowed") is False}
 
     def online(self, c):
         return c in self.pus and bool(self.pus[c].get("online"))
@@ -312,6 +315,9 @@ class Checker:
         self.topology(label, params, plan, n)
         surely, maybe = self.cells(label, params, plan, pins, vmcpus, n, memory, hp)
         mems = set(cpus(cfg.get("mems")))
+        if mems & h.denied:
+            self.bad(label, "mems", "config mems '%s' holds node(s) %s, outside the allowed "
+                     "node set" % (cfg.get("mems"), cpulist(mems & h.denied)))
         if not mems:
             self.bad(label, "mems", "config mems is empty")
         elif not surely <= mems <= maybe:
@@ -379,16 +385,36 @@ class Checker:
         if want and shape != want:
             self.bad(label, "topology", "%s told %s, not %s" % (name, shape, want))
 
-    def cell_pcpus(self, pins, vmcpus, v, vc, pinning):
-        """(pCPUs, exact): the pCPUs the cell's vCPUs run on, exact where
-        each vCPU's pin set lies in one node (strict, core, node pinning);
-        else (llc, none) a superset: the pin sets or the VM's pCPUs."""
+    def cell_pcpus(self, pins, vmcpus, v, vc, pinning, assigned=None):
+        """(pCPUs, exact): the pCPUs the cell's vCPUs run on: each
+        vCPU's pCPU in the assignment where the plan says it (pcpus),
+        else exact where each vCPU's pin set lies in one node (strict,
+        core, node pinning); else (llc, none) a superset: the pin sets
+        or the VM's pCPUs."""
+        if assigned is not None and all(i < len(assigned) for i in vc):
+            return {assigned[i] for i in vc}, True
         out = set()
         for i in vc:
             if i >= len(pins[v]) or pins[v][i] is None:
                 return set(vmcpus[v]), False
             out |= pins[v][i]
         return out, pinning in ("strict", "core", "node")
+
+    def assigned(self, label, tag, m, vmcpus, pins, n):
+        """the plan's vCPU -> pCPU assignment (pcpus), checked against
+        the VM's pCPUs and each vCPU's pins; None when it has none"""
+        a = m.get("pcpus")
+        if a is None:
+            return None
+        if len(a) != n or set(a) != vmcpus:
+            self.bad(label, "pcpus", "%s: pcpus %s are not one entry per vCPU over the VM's "
+                     "pCPUs %s" % (tag, a, cpulist(vmcpus)))
+            return None
+        for i, c in enumerate(a):
+            if pins[i] is not None and c not in pins[i]:
+                self.bad(label, "pcpus", "%s: vCPU %d on pCPU %d, outside its pins %s"
+                         % (tag, i, c, cpulist(pins[i])))
+        return a
 
     def cells(self, label, params, plan, pins, vmcpus, n, memory, hp):
         """cells partition the vCPUs, split the memory in proportion and
@@ -412,7 +438,8 @@ class Checker:
                 if cell["memory"] % gran:
                     self.bad(label, "cells", "%s cell %d: %d bytes is not a multiple of %s"
                              % (tag, k, cell["memory"], size(gran)))
-                where, exact = self.cell_pcpus(pins, vmcpus, v, vc, params["pinning"])
+                where, exact = self.cell_pcpus(pins, vmcpus, v, vc, params["pinning"],
+                                               self.assigned(label, tag, m, vmcpus[v], pins[v], n))
                 hn = cell["host_node"]
                 nodes = {h.node(c) for c in where}
                 real = nodes - {None}
@@ -451,7 +478,8 @@ class Checker:
                 if cell["host_node"] != -1:
                     out.append(({cell["host_node"]}, cell["memory"]))
                     continue
-                where, ex = self.cell_pcpus(pins, vmcpus, v, cpus(cell["vcpus"]), pinning)
+                where, ex = self.cell_pcpus(pins, vmcpus, v, cpus(cell["vcpus"]), pinning,
+                                            m.get("pcpus"))
                 exact = exact and ex
                 out.append(({self.h.node(c) for c in where} - {None}, cell["memory"]))
         return out, exact
