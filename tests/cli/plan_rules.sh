@@ -28,15 +28,30 @@ case $VTBENCH in /*) VB=$VTBENCH ;; *) VB=$SRCDIR/$VTBENCH ;; esac
 CHECK=$SRCDIR/tests/tools/plan_rules.py
 
 # hosts: files of the tree, then synthetic strings (issue 27's own: 2
-# packages of 4 nodes, without and with node memory, and no SMT)
+# packages of 4 nodes, without and with node memory, and no SMT).  A
+# fixture's capabilities XML is left out where its hwloc XML is planned
+# (the same machine: test_hosttopo's expect_same_model checks they give
+# one model); the real `virsh capabilities` stays.  The ASan pass
+# (VTBENCH_TEST_PASS=asan, tests/run.sh) plans issue 27's hosts only
+# (tests/fixtures/hosts and its 256-PU synthetic one): it looks for
+# memory errors on odd inputs, and the whole set under ASan took 133 s.
 {
 	for f in topologies/hosts/*.synthetic topologies/hosts/*.xml tests/fixtures/topo/*.xml \
 		tests/fixtures/hosts/*.synthetic tests/fixtures/hosts/*.xml; do
+		case $f in
+		*.caps.xml) [ -f "${f%.caps.xml}.xml" ] && continue ;;
+		esac
+		case ${VTBENCH_TEST_PASS:-}:$f in
+		asan:tests/fixtures/hosts/*) ;;
+		asan:*) continue ;;
+		esac
 		[ -f "$f" ] && echo "$SRCDIR/$f"
 	done
 	echo 'pack:2 numa:4 l3:4 core:4 pu:2'
-	echo 'pack:2 numa:4(memory=64GiB) l3:4(size=32MiB) core:4 pu:2'
-	echo 'pack:1 core:2 pu:1'
+	if [ "${VTBENCH_TEST_PASS:-}" != asan ]; then
+		echo 'pack:2 numa:4(memory=64GiB) l3:4(size=32MiB) core:4 pu:2'
+		echo 'pack:1 core:2 pu:1'
+	fi
 } >"$T/hosts"
 [ -n "${PLAN_RULES_HOSTS:-}" ] && cp "$PLAN_RULES_HOSTS" "$T/hosts"
 

@@ -707,7 +707,7 @@ class Checker:
 
 AXES = """\
 [vm]
-vcpus    = 1, 2, 3, 4, 8, 16, 31, $host_cpus
+vcpus    = 1, 2, 4, 8, 16, 31, $host_cpus
 topology = flat, cores, mirror, lie, smt4, smt2
 pinning  = strict, core, llc, node, none
 memory   = 1G, 24G, 200G
