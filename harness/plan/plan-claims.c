@@ -154,9 +154,10 @@ int pl_split_memory(uint64_t bytes, bool huge, const size_t *count, size_t n, ui
 	return 0;
 }
 
-/* Guest cells of VM @m: by host node of @cellof (numa = auto: the
- * assignment, mirror's under lie) or r->cells equal slices.  A cell's
- * host node is that of its vCPUs' pCPUs when they share one. */
+/* Guest cells of VM @m: r->cells equal slices, under lie mirror's cells
+ * (x->cells), else (numa = auto) by host node of @cellof, the
+ * assignment.  A cell's host node is that of its vCPUs' pCPUs when they
+ * share one. */
 int pl_cells_of(struct ctx *x, struct vtb_plan_vm *m, const int *cellof)
 {
 	const struct vtb_topo *t = x->t;

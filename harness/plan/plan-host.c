@@ -657,7 +657,9 @@ static int lie_assign(const struct hview *v, const struct shape *sh, const struc
 /*
  * Assigns VM @vm's vCPUs on @pool (free PUs in the order to take them):
  * pcpu[v] for every vCPU, cellof[v] the pCPU whose node decides the
- * vCPU's guest cell (mirror's pCPU under lie, so lie has mirror's cells).
+ * vCPU's guest cell and where its memory is counted while placing (under
+ * lie the cores in die order before lie's permutation; lie's cells are
+ * mirror's, given in x->cells).
  * mirror and lie take shape @sh; the others the first pCPUs of @pool.
  * 0; 1 when the shape finds no room (vtb_error() says why); -1 on errors.
  */

@@ -749,8 +749,10 @@ static int final_vm(struct ctx *x, int vm, const int *pcpu, const int *cellof, e
 	if (held &&
 	    pl_note(p, vm,
 		    vtb_asprintf(
-			    "lie: %zu SMT or LLC claim%s still true (the free pCPUs hold no second core or LLC to lie with)",
-			    held, held == 1 ? "" : "s")) < 0)
+			    "lie: %zu SMT or LLC claim%s still true (%s)", held, held == 1 ? "" : "s",
+			    x->modest
+				    ? "lie stays within mirror's cores: taking cores elsewhere to lie with would leave a VM no room, or place the VMs worse on memory or loads"
+				    : "the free pCPUs hold no second core or LLC to lie with")) < 0)
 		return -1;
 	return 0;
 }
@@ -1017,12 +1019,29 @@ static char *moved_why(const struct score *was, const struct score *now, int vms
 		return vtb_asprintf(
 			"on the first core %ld VM%s would be off mirror's shape instead of %ld",
 			was->loose, was->loose == 1 ? "" : "s", now->loose);
+	if (was->min_load != now->min_load)
+		return vtb_asprintf(
+			"on the first core the loads would be less even (the least loaded pCPU holding %d vCPUs instead of %d)",
+			was->min_load, now->min_load);
 	if (was->t != now->t || was->regular != now->regular)
 		return vtb_strdup("on the first core mirror's shape would not follow the host");
+	if (was->nodes == now->nodes && was->pkgs == now->pkgs && was->c != now->c)
+		return vtb_asprintf(
+			"on the first core mirror's dies would hold %d cores instead of %d", was->c,
+			now->c);
 	return vtb_asprintf(
 		"on the first core the VM%s would take %ld host node%s and %ld package%s instead of %ld and %ld",
 		vms == 1 ? "" : "s", was->nodes, was->nodes == 1 ? "" : "s", was->pkgs,
 		was->pkgs == 1 ? "" : "s", now->nodes, now->pkgs);
+}
+
+/* Whether every CPU of @hk is on no node (never a guest's). */
+static bool all_nodeless(const struct vtb_topo *t, const struct vtb_cpuset *hk)
+{
+	for (size_t i = 0; i < hk->n; i++)
+		if (!vtb_topo_pu_by_os(t, hk->cpus[i])->nodeless)
+			return false;
+	return hk->n > 0;
 }
 
 /*
@@ -1041,7 +1060,7 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 	struct vtb_plan *p = NULL, *q = NULL, *r = NULL;
 	struct vtb_cpuset none = { NULL, 0 }, hk = { NULL, 0 };
 	struct score sp, sq, sr;
-	struct shape shp = { 0, 0, 0, 0 }, shr = { 0, 0, 0, 0 };
+	struct shape shp = { 0, 0, 0, 0 }, shr = { 0, 0, 0, 0 }, shq = { 0, 0, 0, 0 };
 	const char *where = NULL;
 	char *err = NULL, *why = NULL, *cpus = NULL, *text = NULL;
 	bool auto_hk = !req->housekeeping || !strcmp(req->housekeeping, "auto");
@@ -1050,14 +1069,17 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 	*out = NULL;
 	*moved_note = NULL;
 	rc = build(t, req, NULL, NULL, NULL, &p, &sp, &shp);
-	if (!auto_hk || (rc == 0 && (!p->housekeeping.n || settled(&sp, req->vms)))) {
+	/* settled, or housekeeping on CPUs no guest may have: it costs the
+	 * VMs nothing, so it never moves */
+	if (!auto_hk || (rc == 0 && (!p->housekeeping.n || settled(&sp, req->vms) ||
+				     all_nodeless(t, &p->housekeeping)))) {
 		*out = p;
 		*sh = shp;
 		return rc;
 	}
 	if (rc < 0 && !(err = vtb_strdup(vtb_errmsg())))
 		return -1;
-	if (build(t, req, &none, NULL, NULL, &q, &sq, NULL) == 0 &&
+	if (build(t, req, &none, NULL, NULL, &q, &sq, &shq) == 0 &&
 	    hk_elsewhere(t, q, &hk, &where) == 0 && (!p || !set_equal(&hk, &p->housekeeping)) &&
 	    build(t, req, &hk, NULL, NULL, &r, &sr, &shr) == 0 && (!p || score_cmp(&sr, &sp) < 0)) {
 		const struct vtb_topo_pu *pu = vtb_topo_pu_by_os(t, hk.cpus[0]);
@@ -1077,8 +1099,26 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 		p = r;
 		r = NULL;
 		shp = shr;
+		sp = sr;
 		*moved_note = text;
 		text = NULL;
+	}
+	/* no housekeeping where a housekeeping core would cost the memory
+	 * fit (or the room) that none has: with overcommit one VM's vCPUs
+	 * leave room for a housekeeping core, but 4 VMs of 1G on 4 nodes of
+	 * 1 GiB need every node, as overcommit = no plans them */
+	if (q && (!p || (!sp.mem_ok && sq.mem_ok))) {
+		free(*moved_note);
+		*moved_note = vtb_strdup(
+			"no housekeeping CPUs: on a housekeeping core the guest memory would not fit the host nodes (or the VMs would find no room), so the harness, libvirt and emulator threads share the vCPUs' pCPUs");
+		if (!*moved_note || pl_note(q, -1, vtb_strdup(*moved_note)) < 0) {
+			vtb_error("out of memory");
+			goto out;
+		}
+		vtb_plan_free(p);
+		p = q;
+		q = NULL;
+		shp = shq;
 	}
 	if (!p) {
 		vtb_error("%s", err);
@@ -1091,6 +1131,10 @@ static int make(const struct vtb_topo *t, const struct vtb_plan_req *req, struct
 	p = NULL;
 	ret = 0;
 out:
+	if (ret < 0) {
+		free(*moved_note);
+		*moved_note = NULL;
+	}
 	vtb_plan_free(p);
 	vtb_plan_free(q);
 	vtb_plan_free(r);

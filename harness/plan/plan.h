@@ -15,8 +15,9 @@
  *   housekeeping set and the SMT siblings of its CPUs.  Housekeeping
  *   "auto" is a core of node-less PUs, else the first core in compact
  *   order, unless the request would then not fit (a host with no spare
- *   CPU; with overcommit, one VM without a pCPU per vCPU): then it is
- *   empty and the plan says so in a note; and unless that core costs the VMs their room or
+ *   CPU; with overcommit, one VM without a pCPU per vCPU, or guest
+ *   memory that fits the nodes only without it): then it is empty and
+ *   the plan says so in a note; and unless that core costs the VMs their room or
  *   their alignment with nodes and packages: then it is a core of a node
  *   no VM uses (else the last core no VM needs, else the last core), and a
  *   note says so.

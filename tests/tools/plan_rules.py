@@ -668,6 +668,10 @@ class Checker:
                     self.bad(other["label"], "overcommit-monotone",
                              "refused (%s) although overcommit = no plans it"
                              % (other.get("why_not") or "")[:200])
+                elif other is not None and cfg["runnable"] and not other["runnable"]:
+                    self.bad(other["label"], "overcommit-monotone",
+                             "not runnable (%s) although overcommit = no runs it"
+                             % (other.get("why_not") or "")[:200])
             if params["topology"] == "mirror" and cfg["plan"] is not None:
                 other = by_topo.get(key(params, "topology") + (("topology", "lie"),))
                 if other is None:
@@ -677,6 +681,10 @@ class Checker:
                              "refused (%s) although mirror plans it"
                              % (other.get("why_not") or "")[:200])
                     continue
+                if cfg["runnable"] and not other["runnable"]:
+                    self.bad(other["label"], "lie-vs-mirror",
+                             "not runnable (%s) although mirror runs it"
+                             % (other.get("why_not") or "")[:200])
                 mt, lt = cfg["plan"]["topology"], other["plan"]["topology"]
                 if mt != lt:
                     self.bad(other["label"], "lie-vs-mirror", "lie tells %s, mirror %s" % (lt, mt))

@@ -237,11 +237,24 @@ Test(plan, properties_over_many_hosts)
 						    pin == VTB_PIN_STRICT)
 							check_all_true(p, what);
 						if (topo == VTB_VTOPO_LIE &&
-						    pin == VTB_PIN_STRICT && vms == 1) {
-							cr_assert_eq(count(p, VTB_CLAIM_SMT,
-									   VTB_CLAIM_TRUE),
-								     0, "%s: a true SMT claim",
-								     what);
+						    pin == VTB_PIN_STRICT) {
+							/* one VM always has a second core to
+							 * lie with; side by side a VM may not,
+							 * and its note then says so */
+							for (size_t c = 0; c < p->n_claims; c++)
+								cr_assert(
+									p->claims[c].kind !=
+											VTB_CLAIM_SMT ||
+										p->claims[c].state !=
+											VTB_CLAIM_TRUE ||
+										(vms > 1 &&
+										 has_note(p->vm[p->claims[c].vm]
+												  .notes,
+											  p->vm[p->claims[c].vm]
+												  .n_notes,
+											  "still true")),
+									"%s: a true SMT claim",
+									what);
 							if (t->n_groups[VTB_TOPO_LLC] > 1 &&
 							    h->n_compact > 4)
 								cr_assert_eq(count(p, VTB_CLAIM_LLC,
@@ -1228,13 +1241,19 @@ Test(plan, overcommit_plans_what_no_overcommit_plans)
 							 "%s vcpus=%d topology=%d pinning=%s vms=%d",
 							 hosts[hi], counts[k], topo,
 							 vtb_pinning_name(pin), vms);
+						bool runs;
+
 						if (vtb_plan_make(t, &r, &p) != 0)
 							continue;
+						runs = !p->why_not;
 						vtb_plan_free(p);
 						r.overcommit = true;
 						cr_assert_eq(vtb_plan_make(t, &r, &p), 0,
 							     "%s: overcommit = yes refuses: %s", what,
 							     vtb_errmsg());
+						cr_assert(!runs || !p->why_not,
+							  "%s: overcommit = yes does not run: %s", what,
+							  p->why_not);
 						check_invariants(t, p, what);
 						vtb_plan_free(p);
 					}
@@ -1304,8 +1323,62 @@ Test(plan, lie_packs_side_by_side_vms_where_they_fit)
 				  "%s: vm %d's %s claim is %s", cases[i].host, p->claims[c].vm,
 				  vtb_claim_kind_name(p->claims[c].kind),
 				  vtb_claim_state_name(p->claims[c].state));
-		cr_assert_eq(p->vm[0].n_cells, p->vm[1].n_cells, "lie keeps mirror's cells");
+		{
+			struct vtb_plan *m = NULL;
+
+			r.topology = VTB_VTOPO_MIRROR;
+			cr_assert_eq(vtb_plan_make(&h->model, &r, &m), 0, "%s", vtb_errmsg());
+			for (int v = 0; v < 2; v++) {
+				cr_assert_eq(p->vm[v].n_cells, m->vm[v].n_cells,
+					     "%s: vm %d: lie keeps mirror's cells", cases[i].host, v);
+				for (c = 0; c < m->vm[v].n_cells; c++)
+					cr_assert_eq(set_cmp(&p->vm[v].cells[c].vcpus,
+							     &m->vm[v].cells[c].vcpus),
+						     0, "%s: vm %d cell %zu", cases[i].host, v, c);
+			}
+			vtb_plan_free(m);
+		}
 		vtb_plan_free(p);
 		vtb_hosttopo_free(h);
 	}
+}
+
+/* Review of issue 27: with overcommit one VM's vCPUs leave room for a
+ * housekeeping core, but four 1G VMs on four nodes of 1 GiB need every
+ * node (overcommit = no plans them with housekeeping none); and a
+ * housekeeping core on no node never moves to a guest's core. */
+Test(plan, housekeeping_never_costs_what_none_would_keep)
+{
+	struct vtb_hosttopo *h = load("pack:1 numa:4(memory=1GiB) l3:1(size=8MiB) core:1 pu:2");
+	struct vtb_topo t;
+	int topo;
+
+	for (topo = VTB_VTOPO_FLAT; topo <= VTB_VTOPO_LIE; topo++) {
+		struct vtb_plan_req r = req(2, topo, VTB_PIN_STRICT);
+		struct vtb_plan *p = NULL;
+
+		r.vms = 4;
+		r.overcommit = true;
+		cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s", vtb_errmsg());
+		cr_assert_null(p->why_not, "topology %d: %s", topo, p->why_not);
+		cr_assert_eq(p->housekeeping.n, 0);
+		cr_assert(has_note(p->notes, p->n_notes, "no housekeeping CPUs"));
+		vtb_plan_free(p);
+	}
+	vtb_hosttopo_free(h);
+	nodeless_host(&t);
+	for (topo = VTB_VTOPO_FLAT; topo <= VTB_VTOPO_LIE; topo++) {
+		struct vtb_plan_req r = req(3, topo, VTB_PIN_STRICT);
+		struct vtb_plan *p = NULL;
+
+		r.vms = 2;
+		r.overcommit = true;
+		if (vtb_plan_make(&t, &r, &p) != 0)
+			continue; /* 3 vCPUs form no regular shape here */
+		cr_assert(p->housekeeping.n == 2 && vtb_cpuset_has(&p->housekeeping, 0) &&
+				  vtb_cpuset_has(&p->housekeeping, 4),
+			  "topology %d: housekeeping moved off the node-less core", topo);
+		vtb_plan_free(p);
+	}
+	vtb_topo_release(&t);
 }
