@@ -357,7 +357,7 @@ static int place_one(struct ctx *x, int vm, const int *pool, size_t n_pool, cons
 	 * find them */
 	if (n_ok < nv &&
 	    (x->r->pinning != VTB_PIN_NONE || vtb_preset_of(x->r->topology)->from_host)) {
-		vtb_error("too many vCPUs: VM %d of %d finds %zu pCPUs for its %zu pinned vCPUs", vm,
+		vtb_error("too many vCPUs: VM %d of %d finds %zu pCPUs for its %zu pinned or mirrored vCPUs", vm,
 			  x->r->vms, n_ok, nv);
 		return 1;
 	}
