@@ -450,13 +450,25 @@ static int mem_over(const struct ctx *x, struct scratch *s, bool take)
 	return !take && need > have ? worst : -1;
 }
 
+/* The least memory a host node must take of one VM of shape @sh with
+ * numa = auto (cells by node, memory in proportion to their vCPUs): a
+ * die's share, one vCPU's without a shape; 0 when memory is not split
+ * by node (numa = off, explicit cells). */
+static uint64_t least_share(const struct ctx *x, const struct shape *sh)
+{
+	if (!x->r->numa || x->r->cells)
+		return 0;
+	return (uint64_t)((double)x->r->memory_bytes * (sh->t ? sh->t * sh->c : 1) /
+			  x->r->vcpus);
+}
+
 /* Whether no choice of nodes can hold one VM of shape @sh (s->left;
  * nodes of unknown memory hold anything): its memory exceeds what they
  * have left together, or (numa = auto) the least a node must take of it
  * (a die's share, one vCPU's without a shape) exceeds what any has. */
 static bool mem_hopeless(const struct ctx *x, const struct scratch *s, const struct shape *sh)
 {
-	uint64_t have = 0, most = 0, least;
+	uint64_t have = 0, most = 0;
 	size_t i;
 
 	if (!x->t->n_nodes)
@@ -467,13 +479,7 @@ static bool mem_hopeless(const struct ctx *x, const struct scratch *s, const str
 		have += s->left[i] - 1;
 		most = s->left[i] - 1 > most ? s->left[i] - 1 : most;
 	}
-	if (x->r->memory_bytes > have)
-		return true;
-	if (!x->r->numa || x->r->cells)
-		return false;
-	least = (uint64_t)((double)x->r->memory_bytes * (sh->t ? sh->t * sh->c : 1) /
-			   x->r->vcpus);
-	return least > most;
+	return x->r->memory_bytes > have || least_share(x, sh) > most;
 }
 
 /* Bars the nodes (numa = auto) that cannot take even the least share
@@ -481,13 +487,11 @@ static bool mem_hopeless(const struct ctx *x, const struct scratch *s, const str
  * would multiply the search by the nodes. */
 static void bar_small(const struct ctx *x, struct scratch *s, const struct shape *sh)
 {
-	uint64_t least;
+	uint64_t least = least_share(x, sh);
 	size_t i;
 
-	if (!x->r->numa || x->r->cells)
+	if (!least)
 		return;
-	least = (uint64_t)((double)x->r->memory_bytes * (sh->t ? sh->t * sh->c : 1) /
-			   x->r->vcpus);
 	for (i = 0; i < x->t->n_nodes; i++)
 		if (s->left[i] && s->left[i] - 1 < least)
 			s->barred[i] = true;
@@ -892,7 +896,9 @@ static int build(const struct vtb_topo *t, const struct vtb_plan_req *req,
 	}
 	x.notes = false;
 	rc = choose(&x, pool, n_pool, &s, forced, &sh, sc);
-	if (rc >= 0 && vtb_preset_of(req->topology)->lies) {
+	/* (a lie already on free whole cores with its memory fitting
+	 * cannot do better within mirror's cores) */
+	if (rc >= 0 && vtb_preset_of(req->topology)->lies && (rc || !sc->mem_ok || !sc->whole)) {
 		/* lie within mirror's cores too: kept when lying leaves a
 		 * VM no room or places the VMs worse (memory, loads), so
 		 * lie plans wherever mirror does */
