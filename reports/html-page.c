@@ -18,6 +18,7 @@
 
 #include "../common/vtbutil.h"
 #include "html.h"
+#include "evwords.h"
 #include "report.h"
 
 /* ---- page parts ---- */
@@ -731,6 +732,97 @@ static void ev_notes(struct page *pg, xmlNodePtr body, const json_t *ev)
 	}
 }
 
+static const char *ev_num(const json_t *o, const char *k, const char *suffix, char *buf, size_t n)
+{
+	double v;
+
+	if (!html_jnum(o, k, &v) || !isfinite(v))
+		return "-";
+	snprintf(buf, n, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s", v,
+		 suffix);
+	return buf;
+}
+
+/* The scheduler's counters per configuration, cell and level (issue 28),
+ * then the largest differences of each compared pair in words. */
+static void ev_sched(struct page *pg, xmlNodePtr body, const json_t *ev)
+{
+	const json_t *e, *cell, *l, *diffs = json_object_get(pg->rep, "evidence_diffs"), *d;
+	xmlNodePtr tbody = NULL, ul;
+	size_t i, j, k;
+	char b[6][48];
+
+	json_array_foreach(ev, i, e)
+	{
+		const char *cfg = html_jstr(e, "config");
+
+		json_array_foreach(json_object_get(e, "sched"), j, cell)
+		{
+			const json_t *m = json_object_get(cell, "metrics");
+			const json_t *levels = json_object_get(cell, "levels");
+			size_t nl = json_array_size(levels) ? json_array_size(levels) : 1;
+
+			if (!tbody) {
+				html_el(pg, body, "h3", "Scheduler counters over each cell");
+				tbody = html_header_row(
+					pg, html_el(pg, body, "table", NULL),
+					(const char *const[]){ "configuration", "cell", "level",
+							       "balance attempts/s", "failed",
+							       "tasks moved/s", "wake-ups remote",
+							       "tasks waited (guest)",
+							       "vCPUs waited (host)", "preempted/s",
+							       NULL });
+			}
+			for (k = 0; k < nl; k++) {
+				xmlNodePtr tr = html_el(pg, tbody, "tr", NULL), td;
+
+				l = json_array_get(levels, k);
+				td = html_el(pg, tr, "td", NULL);
+				html_attr(pg, td, "class", "lbl");
+				html_swatch(pg, td, html_cfg_colour(pg, cfg, NULL));
+				html_text(pg, td, html_cfg_label(pg, cfg, NULL));
+				html_el(pg, tr, "td", html_orstr(html_jstr(cell, "cell")));
+				html_el(pg, tr, "td", l ? html_orstr(html_jstr(l, "level")) : "none");
+				html_el(pg, tr, "td", ev_num(l, "lb_per_s", "", b[0], sizeof(b[0])));
+				html_el(pg, tr, "td",
+					ev_num(l, "lb_failed_pct", "%", b[1], sizeof(b[1])));
+				html_el(pg, tr, "td", ev_num(l, "moved_per_s", "", b[2], sizeof(b[2])));
+				html_el(pg, tr, "td",
+					ev_num(json_object_get(m, "wake_remote_pct"), "mean", "%", b[3],
+					       sizeof(b[3])));
+				html_el(pg, tr, "td",
+					ev_num(json_object_get(m, "guest_wait_pct"), "mean", "%", b[4],
+					       sizeof(b[4])));
+				html_el(pg, tr, "td",
+					ev_num(json_object_get(m, "vcpu_run_delay_pct"), "mean", "%",
+					       b[5], sizeof(b[5])));
+				html_el(pg, tr, "td",
+					ev_num(json_object_get(m, "vcpu_preempt_per_s"), "mean", "",
+					       b[0], sizeof(b[0])));
+			}
+		}
+	}
+	if (!json_array_size(diffs))
+		return;
+	html_el(pg, body, "h3", "Scheduler evidence: the largest differences");
+	ul = html_el(pg, body, "ul", NULL);
+	html_attr(pg, ul, "class", "evidence-diffs");
+	json_array_foreach(diffs, i, d)
+	{
+		char *xn = vtb_strdup(html_cfg_label(pg, html_jstr(d, "x"), NULL));
+		char *bn = vtb_strdup(html_cfg_label(pg, html_jstr(d, "base"), NULL));
+		char *w = xn && bn ? vtb_ev_words(json_object_get(d, "items"), xn, bn) : NULL;
+
+		if (!w)
+			pg->failed = true;
+		else
+			html_elf(pg, ul, "li", "%s: %s", html_orstr(html_jstr(d, "cell")), w);
+		free(w);
+		free(xn);
+		free(bn);
+	}
+}
+
 static void part_evidence(struct page *pg, xmlNodePtr body)
 {
 	json_t *ev = json_object_get(pg->rep, "evidence"), *e;
@@ -772,6 +864,7 @@ static void part_evidence(struct page *pg, xmlNodePtr body)
 		pct_lines(pg, html_el(pg, tr, "td", NULL), e);
 	}
 	ev_notes(pg, body, ev);
+	ev_sched(pg, body, ev);
 }
 
 /* ---- output ---- */

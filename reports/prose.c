@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "evwords.h"
 
 /*
  * Figures have a bounded width, whatever the document holds (a table's
@@ -350,6 +351,82 @@ static void put_ev(struct ctx *c, const char *k, const char *v)
 		rep_put_folded(c, rep_fmt(c, "  %-8s ", k), v);
 }
 
+/* "12", "1.2", "0.05", "-" for none */
+static const char *evnum(struct ctx *c, const json_t *o, const char *k, const char *suffix)
+{
+	double v = rep_jnumv(o, k);
+
+	if (isnan(v))
+		return "-";
+	return rep_fmt(c, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s",
+		       v, suffix);
+}
+
+static const char *evmetric(struct ctx *c, const json_t *cell, const char *k, const char *suffix)
+{
+	return evnum(c, json_object_get(json_object_get(cell, "metrics"), k), "mean", suffix);
+}
+
+/* One cell's scheduler counters (issue 28): per level a row, then the
+ * run queues, wake-ups and the host's view of the vCPU threads. */
+static void put_sched_cell(struct ctx *c, const json_t *cell)
+{
+	const json_t *levels = json_object_get(cell, "levels"), *l;
+	size_t i;
+
+	put_ev(c, "sched",
+	       rep_fmt(c, "cell %s, mean of %.0f boots:",
+		       rep_show(c, rep_jstr(cell, "cell") ? rep_jstr(cell, "cell") : "?",
+				REP_NAME_MAX),
+		       rep_jnumv(cell, "boots")));
+	if (json_array_size(levels)) {
+		if (c->mode == M_MD) {
+			fprintf(c->f, "\n| level | balance attempts/s | failed | tasks moved/s |\n"
+				      "|---|---:|---:|---:|\n");
+			json_array_foreach(levels, i, l)
+			fprintf(c->f, "| %s | %s | %s | %s |\n",
+				rep_show(c, rep_jstr(l, "level") ? rep_jstr(l, "level") : "?",
+					 REP_NAME_MAX),
+				evnum(c, l, "lb_per_s", ""), evnum(c, l, "lb_failed_pct", "%"),
+				evnum(c, l, "moved_per_s", ""));
+			fputc('\n', c->f);
+		} else {
+			put_ev(c, "", rep_fmt(c, "%-6s %10s %7s %8s", "level", "balance/s", "failed",
+					     "moved/s"));
+			json_array_foreach(levels, i, l)
+			{
+				char up[8];
+				const char *n = rep_jstr(l, "level") ? rep_jstr(l, "level") : "?";
+				size_t k;
+
+				for (k = 0; n[k] && k + 1 < sizeof(up); k++)
+					up[k] = (char)(n[k] >= 'a' && n[k] <= 'z' ? n[k] - 32 : n[k]);
+				up[k] = '\0';
+				put_ev(c, "", rep_fmt(c, "%-6s %10s %7s %8s", rep_show(c, up, 6),
+						     evnum(c, l, "lb_per_s", ""),
+						     evnum(c, l, "lb_failed_pct", "%"),
+						     evnum(c, l, "moved_per_s", "")));
+			}
+		}
+	} else {
+		put_ev(c, "", "no sched-domain level balanced (no domains, or no counters)");
+	}
+	put_ev(c, "",
+	       rep_fmt(c,
+		       "wake-ups %s remote, %s affine; tasks waited %s of CPU time; steal %s",
+		       evmetric(c, cell, "wake_remote_pct", "%"),
+		       evmetric(c, cell, "wake_affine_pct", "%"),
+		       evmetric(c, cell, "guest_wait_pct", "%"),
+		       evmetric(c, cell, "steal_pct", "%")));
+	put_ev(c, "",
+	       rep_fmt(c,
+		       "host: vCPUs waited %s of the time, preempted %s/s, migrated %s/s, on %s pCPUs each",
+		       evmetric(c, cell, "vcpu_run_delay_pct", "%"),
+		       evmetric(c, cell, "vcpu_preempt_per_s", ""),
+		       evmetric(c, cell, "vcpu_migrations_per_s", ""),
+		       evmetric(c, cell, "vcpu_pcpus", "")));
+}
+
 static void put_evidence_one(struct ctx *c, const json_t *e)
 {
 	const json_t *told = json_object_get(e, "told"), *claims = json_object_get(e, "claims"),
@@ -446,8 +523,60 @@ static void put_evidence_one(struct ctx *c, const json_t *e)
 	/* membw below STREAM's 4 x LLC rule (compare.c, "notes") */
 	json_array_foreach(json_object_get(e, "notes"), i, o) if (json_is_string(o))
 		put_ev(c, "note", rep_show(c, json_string_value(o), REP_TEXT_MAX));
+	json_array_foreach(json_object_get(e, "sched"), i, o)
+	put_sched_cell(c, o);
 	if (err)
 		c->oom = true;
+}
+
+static const char *cfg_name(struct ctx *c, const char *key)
+{
+	for (size_t i = 0; key && i < c->ncfg; i++)
+		if (!strcmp(c->cfgs[i].key, key))
+			return c->cfgs[i].name;
+	return "?";
+}
+
+/* The largest differences of the scheduler evidence per compared pair
+ * and cell (compare's "evidence_diffs"), in words. */
+static void put_evidence_diffs(struct ctx *c)
+{
+	const json_t *diffs = json_object_get(c->doc, "evidence_diffs"), *d;
+	size_t i;
+
+	if (!json_array_size(diffs))
+		return;
+	if (c->mode == M_MD)
+		fprintf(c->f, "\n### Scheduler evidence: the largest differences\n\n");
+	else {
+		fputc('\n', c->f);
+		rep_put_folded(c, "", "scheduler evidence, the largest differences (they explain, "
+				      "they are not gated; docs/evidence.md):");
+	}
+	json_array_foreach(diffs, i, d)
+	{
+		const char *xn = cfg_name(c, rep_jstr(d, "x")), *bn = cfg_name(c, rep_jstr(d, "base"));
+		char *w = vtb_ev_words(json_object_get(d, "items"), xn, bn);
+
+		if (!w) {
+			c->oom = true;
+			return;
+		}
+		if (c->mode == M_MD)
+			fprintf(c->f, "- %s vs %s, %s: %s\n", xn, bn,
+				rep_show(c, rep_jstr(d, "cell") ? rep_jstr(d, "cell") : "?",
+					 REP_NAME_MAX),
+				rep_show(c, w, REP_TEXT_MAX));
+		else
+			rep_put_folded(c,
+				       rep_fmt(c, "  %s vs %s, %s: ", xn, bn,
+					       rep_show(c,
+							rep_jstr(d, "cell") ? rep_jstr(d, "cell") : "?",
+							REP_NAME_MAX)),
+				       rep_show(c, w, REP_TEXT_MAX));
+		free(w);
+		rep_pool_reset(c);
+	}
 }
 
 void rep_put_evidence(struct ctx *c)
@@ -472,6 +601,7 @@ void rep_put_evidence(struct ctx *c)
 		put_evidence_one(c, e);
 		rep_pool_reset(c);
 	}
+	put_evidence_diffs(c);
 }
 
 /* The configurations of a row, for the list of undecided rows. */

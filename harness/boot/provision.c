@@ -17,7 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "../../common/vtbutil.h"
+#include "../records/recparse.h"
 #include "placement.h"
 #include "provision.h"
 #include "vcpusample.h"
@@ -204,6 +207,22 @@ struct console {
 	bool records; /* serial1: feed the parser; else keep the tail */
 };
 
+/* distinct host CPUs kept per vCPU and cell; more are counted */
+#define CELL_PCPUS 16
+
+/* What a vCPU thread did on the host during one cell (issue 28): its
+ * counters when the harness read the cell's "cell" record and its
+ * "cell_end" record, and the host CPUs the samples found it on. */
+struct cellmark {
+	uint64_t t0, t1; /* vtb_now_ns() of the two readings */
+	struct vtb_vcpu_counters *c0, *c1;
+	int *last;	      /* per vCPU: the CPU of the previous sample, -1 */
+	uint32_t *moves;      /* per vCPU: samples on another CPU than the one before */
+	uint32_t *n_seen;     /* per vCPU: distinct CPUs seen (may exceed CELL_PCPUS) */
+	int (*seen)[CELL_PCPUS];
+	bool ended;
+};
+
 /* One guest of a (side-by-side) group. */
 struct vm {
 	struct vtb_hv *hv;
@@ -233,6 +252,10 @@ struct vm {
 	bool gone;	  /* the vCPU threads stopped reading: sampling is over */
 	bool end_counted; /* counters read after the "end" record */
 	bool destroyed;	  /* destroyed after the "end" record: the records are all in */
+	/* per cell of the record stream, in its order */
+	struct cellmark *marks;
+	size_t n_marks;
+	bool marks_failed; /* out of memory: no per-cell host evidence */
 };
 
 static void tail_add(struct vm *b, const char *d, size_t n)
@@ -268,6 +291,9 @@ static char *tail_str(const struct vm *b)
 	return s;
 }
 
+static void cell_marks(struct vm *b);
+static void mark_sample(struct vm *b);
+
 static void stream_cb(virStreamPtr st, int events, void *opaque)
 {
 	struct console *c = opaque;
@@ -277,9 +303,10 @@ static void stream_cb(virStreamPtr st, int events, void *opaque)
 	for (;;) {
 		n = virStreamRecv(st, buf, sizeof(buf));
 		if (n > 0) {
-			if (c->records)
+			if (c->records) {
 				vtb_rec_parser_feed(c->b->parser, buf, (size_t)n);
-			else
+				cell_marks(c->b);
+			} else
 				tail_add(c->b, buf, (size_t)n);
 			continue;
 		}
@@ -502,6 +529,7 @@ static void sample(struct vm *b)
 		return;
 	}
 	vtb_placement_add(b->spec->placement, b->cpus);
+	mark_sample(b);
 	b->res->sampling_ns += vtb_now_ns() - t0;
 	b->res->samples++;
 }
@@ -517,6 +545,197 @@ static void read_counters(struct vm *b)
 		if (b->counters[v].ok)
 			vtb_placement_counters(b->spec->placement, v, b->counters[v].migrations,
 					       b->counters[v].run_delay_ns);
+}
+
+/* ------------------------------------------------------- per-cell evidence */
+
+static void mark_free(struct cellmark *m)
+{
+	free(m->c0);
+	free(m->c1);
+	free(m->last);
+	free(m->moves);
+	free(m->n_seen);
+	free(m->seen);
+}
+
+static void marks_free(struct vm *b)
+{
+	for (size_t i = 0; i < b->n_marks; i++)
+		mark_free(&b->marks[i]);
+	free(b->marks);
+	b->marks = NULL;
+	b->n_marks = 0;
+}
+
+/* Reads the vCPU threads' counters into @c (all not ok without /proc). */
+static void mark_read(struct vm *b, struct vtb_vcpu_counters *c)
+{
+	if (b->sampler && !b->gone)
+		vtb_vcpu_sampler_counters(b->sampler, c);
+}
+
+static int mark_begin(struct vm *b, struct cellmark *m)
+{
+	size_t n = (size_t)b->n_vcpus;
+
+	memset(m, 0, sizeof(*m));
+	m->c0 = calloc(n, sizeof(*m->c0));
+	m->c1 = calloc(n, sizeof(*m->c1));
+	m->last = malloc(n * sizeof(*m->last));
+	m->moves = calloc(n, sizeof(*m->moves));
+	m->n_seen = calloc(n, sizeof(*m->n_seen));
+	m->seen = calloc(n, sizeof(*m->seen));
+	if (!m->c0 || !m->c1 || !m->last || !m->moves || !m->n_seen || !m->seen) {
+		mark_free(m);
+		return -1;
+	}
+	for (size_t v = 0; v < n; v++)
+		m->last[v] = -1;
+	m->t0 = vtb_now_ns();
+	mark_read(b, m->c0);
+	return 0;
+}
+
+/* Where the vCPUs are now (b->cpus, just sampled), for the open cell. */
+static void mark_sample(struct vm *b)
+{
+	struct cellmark *m = b->n_marks ? &b->marks[b->n_marks - 1] : NULL;
+
+	if (!m || m->ended)
+		return;
+	for (int v = 0; v < b->n_vcpus; v++) {
+		int c = b->cpus[v];
+		uint32_t k;
+
+		if (c < 0)
+			continue;
+		if (m->last[v] >= 0 && m->last[v] != c)
+			m->moves[v]++;
+		m->last[v] = c;
+		for (k = 0; k < m->n_seen[v] && k < CELL_PCPUS && m->seen[v][k] != c; k++)
+			;
+		if (k < m->n_seen[v] && k < CELL_PCPUS)
+			continue; /* seen */
+		if (m->n_seen[v] < CELL_PCPUS)
+			m->seen[v][m->n_seen[v]] = c;
+		/* beyond CELL_PCPUS a CPU may be counted twice: "at least" */
+		if (m->n_seen[v] < UINT32_MAX)
+			m->n_seen[v]++;
+	}
+}
+
+/*
+ * The cells the record stream opened and closed since the last call:
+ * each cell's interval on the host runs from the harness reading its
+ * "cell" record to reading its "cell_end" (the serial line's delay, a
+ * millisecond or so, at both ends).
+ */
+static void cell_marks(struct vm *b)
+{
+	const struct vtb_boot_records *r = vtb_rec_parser_result(b->parser);
+
+	if (!b->spec->placement || !b->cpus || b->marks_failed)
+		return;
+	while (b->n_marks < r->n_cells) {
+		struct cellmark *nm;
+
+		if (b->n_marks && !b->marks[b->n_marks - 1].ended) {
+			/* a cell without its cell_end: it ends where the next begins */
+			b->marks[b->n_marks - 1].ended = true;
+			b->marks[b->n_marks - 1].t1 = vtb_now_ns();
+			mark_read(b, b->marks[b->n_marks - 1].c1);
+		}
+		nm = realloc(b->marks, (b->n_marks + 1) * sizeof(*nm));
+		if (!nm || mark_begin(b, &nm[b->n_marks])) {
+			if (nm)
+				b->marks = nm;
+			b->marks_failed = true;
+			return;
+		}
+		b->marks = nm;
+		b->n_marks++;
+	}
+	if (b->n_marks && !b->marks[b->n_marks - 1].ended &&
+	    r->cells[b->n_marks - 1].status) {
+		struct cellmark *m = &b->marks[b->n_marks - 1];
+
+		m->ended = true;
+		m->t1 = vtb_now_ns();
+		mark_read(b, m->c1);
+	}
+}
+
+static json_t *jcount(uint64_t a, uint64_t b)
+{
+	return json_integer(b >= a && b - a <= (uint64_t)INT64_MAX ? (json_int_t)(b - a) : 0);
+}
+
+/* One cell's host evidence, or NULL (nothing read, or ENOMEM). */
+static json_t *mark_json(const struct vm *b, const struct cellmark *m)
+{
+	json_t *vcpus = json_array(), *o = NULL;
+
+	if (!vcpus)
+		return NULL;
+	for (int v = 0; v < b->n_vcpus; v++) {
+		const struct vtb_vcpu_counters *a = &m->c0[v], *z = &m->c1[v];
+		json_t *seen = json_array(), *e;
+
+		for (uint32_t k = 0; seen && k < m->n_seen[v] && k < CELL_PCPUS; k++)
+			if (json_array_append_new(seen, json_integer(m->seen[v][k]))) {
+				json_decref(seen);
+				seen = NULL;
+			}
+		if (!seen)
+			goto fail;
+		if (a->ok && z->ok && a->full && z->full)
+			e = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I}", "vcpu", v,
+				      "run_ns", jcount(a->run_ns, z->run_ns), "wait_ns",
+				      jcount(a->run_delay_ns, z->run_delay_ns), "slices",
+				      jcount(a->slices, z->slices), "invol",
+				      jcount(a->invol, z->invol), "migrations",
+				      jcount(a->migrations, z->migrations), "moves",
+				      (json_int_t)m->moves[v], "pcpus", seen, "pcpus_seen",
+				      (json_int_t)m->n_seen[v]);
+		else
+			e = json_pack("{s:i, s:I, s:o, s:I}", "vcpu", v, "moves",
+				      (json_int_t)m->moves[v], "pcpus", seen, "pcpus_seen",
+				      (json_int_t)m->n_seen[v]);
+		if (!e || json_array_append_new(vcpus, e))
+			goto fail;
+	}
+	o = json_pack("{s:f, s:o}", "seconds", (double)(m->t1 - m->t0) * 1e-9, "vcpus", vcpus);
+	return o;
+fail:
+	json_decref(vcpus);
+	return NULL;
+}
+
+/* {"CELL KEY": {"seconds":S, "vcpus":[...]}, ...} of the cells that
+ * ended, as JSON text; NULL when none. */
+static char *marks_json(const struct vm *b)
+{
+	const struct vtb_boot_records *r = vtb_rec_parser_result(b->parser);
+	json_t *all = json_object();
+	char *text = NULL;
+
+	if (!all || b->marks_failed)
+		goto out;
+	for (size_t i = 0; i < b->n_marks && i < r->n_cells; i++) {
+		json_t *o;
+
+		if (!b->marks[i].ended)
+			continue;
+		o = mark_json(b, &b->marks[i]);
+		if (!o || json_object_set_new(all, r->cells[i].cell, o))
+			goto out;
+	}
+	if (json_object_size(all))
+		text = json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	json_decref(all);
+	return text;
 }
 
 /* ---------------------------------------------------------------- groups */
@@ -752,8 +971,11 @@ static void vm_finish(struct vm *b, const struct vtb_vm_group_req *g, bool ran, 
 	if (b->parser)
 		vtb_rec_parser_finish(b->parser);
 	out->stderr_tail = tail_str(b);
-	if (ran && b->parser)
+	if (ran && b->parser) {
 		judge(b, g, interrupted, out);
+		b->res->cell_host = marks_json(b);
+	}
+	marks_free(b);
 	close_console(&b->con[0]);
 	close_console(&b->con[1]);
 	if (b->cb_id >= 0)
@@ -853,5 +1075,6 @@ int vtb_hv_boot(struct vtb_hv *hv, const struct vtb_vm_req *req, struct vtb_boot
 
 	*out = res.out;
 	*live_xml = res.live_xml;
+	free(res.cell_host);
 	return ret;
 }

@@ -107,6 +107,11 @@ struct vtb_vm_result {
 	char *live_xml;	      /* NULL if the domain never started */
 	uint64_t samples;     /* samples taken of this guest */
 	uint64_t sampling_ns; /* time they took, here (the cost of watching) */
+	/* per cell, what its vCPU threads did on the host (JSON text, NULL:
+	 * none; docs/evidence.md): {"KEY":{"seconds":S,"vcpus":[{"vcpu":V,
+	 * "run_ns","wait_ns","slices","invol","migrations" (with /proc),
+	 * "moves","pcpus":[CPU...],"pcpus_seen"}]}} */
+	char *cell_host;
 };
 
 /*

@@ -20,6 +20,7 @@
 #include "baremetal.h"
 #include "bootstatus.h"
 #include "../compare/compare.h"
+#include "../evidence/evidence.h"
 #include "../matrix/conf.h"
 #include "../plan/cfgplan.h"
 #include "../host/hoststate.h"
@@ -255,6 +256,10 @@ struct vm_store {
 	const char *check; /* topology check: match | differs | unchecked */
 	char *warns[4];
 	size_t n_warns;
+	/* per cell: its scheduler evidence, and the store's view of it */
+	struct vtb_evidence *ev;
+	struct vtb_cell_evidence *evv;
+	size_t n_ev;
 };
 
 static void vm_store_release(struct vm_store *v)
@@ -273,6 +278,47 @@ static void vm_store_release(struct vm_store *v)
 	free(v->error);
 	for (size_t i = 0; i < v->n_warns; i++)
 		free(v->warns[i]);
+	for (size_t i = 0; i < v->n_ev; i++)
+		vtb_evidence_release(&v->ev[i]);
+	free(v->ev);
+	free(v->evv);
+}
+
+/* Each cell's scheduler evidence: the guest's schedstat record and the
+ * host's readings of its vCPU threads (issue 28). */
+static int vm_evidence(struct vm_store *v, const struct vtb_boot_records *r, const char *cell_host)
+{
+	json_t *host = NULL;
+	int ret = -1;
+
+	if (!r->n_cells)
+		return 0;
+	if (cell_host) {
+		host = json_loads(cell_host, 0, NULL);
+		if (!host)
+			return vtb_error("out of memory");
+	}
+	v->ev = calloc(r->n_cells, sizeof(*v->ev));
+	v->evv = calloc(r->n_cells, sizeof(*v->evv));
+	if (!v->ev || !v->evv) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const json_t *h = json_object_get(host, r->cells[i].cell);
+
+		if (!r->cells[i].schedstat && !h)
+			continue;
+		if (vtb_evidence_build(r->cells[i].cell, r->cells[i].schedstat, h,
+				       &v->ev[v->n_ev]) < 0)
+			goto out;
+		v->evv[v->n_ev] = v->ev[v->n_ev].ev;
+		v->n_ev++;
+	}
+	ret = 0;
+out:
+	json_decref(host);
+	return ret;
 }
 
 static void vm_warn(struct boot_ctx *b, struct vm_store *v, char *msg)
@@ -537,7 +583,7 @@ static int vm_judge(struct boot_ctx *b, const struct vtb_config *c, struct vm_gr
 	v->sched = dump_json(r->sched);
 	v->steal_before = dump_json(r->steal_before);
 	v->steal_after = dump_json(r->steal_after);
-	return 0;
+	return vm_evidence(v, r, g->vr[k].cell_host);
 }
 
 /* VM @k's rows for the store; its warnings: its own, then the group's
@@ -574,6 +620,8 @@ static void vm_describe(const struct boot_ctx *b, const struct vtb_config *c, in
 		.cpuid = v->cpuid,
 		.steal_before = v->steal_before,
 		.steal_after = v->steal_after,
+		.evidence = v->evv,
+		.n_evidence = v->n_ev,
 	};
 	for (size_t i = 0; i < n_warns && v->n_warns < VTB_ARRAY_SIZE(v->warns); i++)
 		if ((v->warns[v->n_warns] = vtb_strdup(warns[i])))

@@ -99,14 +99,13 @@ static int parse_u64(const char *p, uint64_t *out)
 	return 0;
 }
 
-int vtb_vcpu_sched_migrations(const char *text, uint64_t *out)
+int vtb_vcpu_sched_field(const char *text, const char *key, uint64_t *out)
 {
-	static const char key[] = "se.nr_migrations";
+	size_t klen = strlen(key);
 	const char *p = text;
 
 	while (p && *p) {
-		if (!strncmp(p, key, sizeof(key) - 1) &&
-		    (p[sizeof(key) - 1] == ' ' || p[sizeof(key) - 1] == ':')) {
+		if (!strncmp(p, key, klen) && (p[klen] == ' ' || p[klen] == ':')) {
 			const char *colon = strchr(p, ':');
 			const char *nl = strchr(p, '\n');
 
@@ -121,19 +120,50 @@ int vtb_vcpu_sched_migrations(const char *text, uint64_t *out)
 	return -1;
 }
 
-int vtb_vcpu_schedstat_delay(const char *text, uint64_t *out)
+int vtb_vcpu_sched_migrations(const char *text, uint64_t *out)
+{
+	return vtb_vcpu_sched_field(text, "se.nr_migrations", out);
+}
+
+/* The next decimal field of a schedstat line at *@p, advancing it. */
+static int next_field(const char **p, uint64_t *out)
+{
+	const char *s = *p, *e;
+
+	while (*s == ' ')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (e = s; isdigit((unsigned char)*e); e++)
+		;
+	if (*e && *e != ' ' && *e != '\n')
+		return -1;
+	if (parse_u64(s, out))
+		return -1;
+	*p = e;
+	return 0;
+}
+
+int vtb_vcpu_schedstat_fields(const char *text, uint64_t out[3])
 {
 	const char *p = text;
 
-	while (*p == ' ')
-		p++;
-	if (!isdigit((unsigned char)*p))
+	for (int i = 0; i < 3; i++)
+		if (next_field(&p, &out[i]))
+			return -1;
+	return 0;
+}
+
+int vtb_vcpu_schedstat_delay(const char *text, uint64_t *out)
+{
+	uint64_t f[3];
+	const char *p = text;
+
+	/* older kernels without the slice count still have the first two */
+	if (next_field(&p, &f[0]) || next_field(&p, &f[1]))
 		return -1;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (*p != ' ')
-		return -1;
-	return parse_u64(p, out);
+	*out = f[1];
+	return 0;
 }
 
 int vtb_vcpu_qemu_pid(const char *proc_root, const char *pidfile, const char *name)
@@ -358,8 +388,17 @@ int vtb_vcpu_sampler_counters(struct vtb_vcpu_sampler *s, struct vtb_vcpu_counte
 		char *stat = p2 ? vtb_read_file(p2, STAT_MAX) : NULL;
 
 		memset(&c[v], 0, sizeof(c[v]));
+		uint64_t f[3];
+
 		c[v].ok = sched && stat && !vtb_vcpu_sched_migrations(sched, &c[v].migrations) &&
 			  !vtb_vcpu_schedstat_delay(stat, &c[v].run_delay_ns);
+		/* the rest is evidence: absent on an odd kernel, the boot goes on */
+		if (c[v].ok && !vtb_vcpu_schedstat_fields(stat, f) &&
+		    !vtb_vcpu_sched_field(sched, "nr_involuntary_switches", &c[v].invol)) {
+			c[v].run_ns = f[0];
+			c[v].slices = f[2];
+			c[v].full = true;
+		}
 		got += c[v].ok;
 		free(sched);
 		free(stat);

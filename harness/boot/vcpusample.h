@@ -59,6 +59,10 @@ struct vtb_vcpu_counters {
 	bool ok;
 	uint64_t migrations;   /* se.nr_migrations */
 	uint64_t run_delay_ns; /* schedstat, 2nd field: time spent waiting on a runqueue */
+	uint64_t run_ns;       /* schedstat, 1st field: time spent running */
+	uint64_t slices;       /* schedstat, 3rd field: timeslices run */
+	uint64_t invol;	       /* sched: nr_involuntary_switches (preempted) */
+	bool full;	       /* run_ns, slices and invol were read too */
 };
 /* Reads every vCPU's counters into c[v]; returns how many were read. */
 int vtb_vcpu_sampler_counters(struct vtb_vcpu_sampler *s, struct vtb_vcpu_counters *c);
@@ -73,5 +77,10 @@ int vtb_vcpu_stat_cpu(const char *text);
 int vtb_vcpu_sched_migrations(const char *text, uint64_t *out);
 /* The second field of a schedstat line. */
 int vtb_vcpu_schedstat_delay(const char *text, uint64_t *out);
+/* The three fields of a schedstat line: run time, run delay, slices. */
+int vtb_vcpu_schedstat_fields(const char *text, uint64_t out[3]);
+/* The "@key : N" line of a sched file (se.nr_migrations,
+ * nr_involuntary_switches). */
+int vtb_vcpu_sched_field(const char *text, const char *key, uint64_t *out);
 
 #endif

@@ -372,6 +372,7 @@ void vtb_vmboot_result_release(struct vtb_vmboot_result *r)
 	free(r->live_xml);
 	free(r->placement);
 	free(r->claims);
+	free(r->cell_host);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -480,6 +481,7 @@ int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *
 		res[k].live_xml = hres[k].live_xml;
 		res[k].samples = hres[k].samples;
 		res[k].sampling_ns = hres[k].sampling_ns;
+		res[k].cell_host = hres[k].cell_host;
 		memset(&hres[k], 0, sizeof(hres[k]));
 		if (ret < 0)
 			continue;

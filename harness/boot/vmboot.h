@@ -96,6 +96,7 @@ struct vtb_vmboot_result {
 	char *claims;		       /* JSON array of the plan's claims of this VM (vm == k);
 					  NULL without a plan */
 	uint64_t samples, sampling_ns; /* samples taken and their cost, here */
+	char *cell_host;	       /* per cell on the host (provision.h), NULL: none */
 };
 
 /*

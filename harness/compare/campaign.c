@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare-priv.h"
+#include "../evidence/evidence.h"
 
 static void series_release(struct series *s)
 {
@@ -57,6 +58,7 @@ void cm_campaign_release(struct campaign *c)
 	free(c->ci);
 	free(c->uuid);
 	json_decref(c->info);
+	json_decref(c->sched);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -105,6 +107,11 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 	if (!workload_matches(c->workload, s->workload, s->cell_name))
 		return 0;
 	c->workload_seen++;
+	/* the scheduler's evidence is shown in its own section; as rows
+	 * only when asked for by name (--metric 'evidence/...'), so that
+	 * neither '*' nor --family all mixes it into the gated table */
+	if (vtb_evidence_metric(s->metric) && !vtb_evidence_metric(c->metric))
+		return cm_sched_add(c, s);
 	if (c->metric && fnmatch(c->metric, s->metric, 0))
 		return 0;
 	r = find_series(c, s);

@@ -68,6 +68,10 @@ struct campaign {
 	/* filters and what they saw */
 	const char *metric, *workload;
 	size_t samples_seen, workload_seen;
+	/* the scheduler evidence (evidence/... samples, issue 28) per
+	 * "CONFIG\tCELL": {"cell":NAME,"cell_key":KEY,"m":{METRIC:
+	 * [sum, n, unit]}}; NULL until the first */
+	json_t *sched;
 };
 
 /* ---- JSON helpers ---- */
@@ -182,6 +186,8 @@ int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *
 int cm_build_series(struct campaign *c, const struct vtb_compare_opts *o, json_t *doc);
 /* evidence.c: "evidence" and "stream_rule" */
 int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc);
+/* Keeps an evidence/... sample for the evidence section. */
+int cm_sched_add(struct campaign *c, const struct vtb_sample_row *s);
 /* merged.c: the campaign's merged histograms and c2c matrices, appended
  * to @list */
 int cm_build_hists(struct vtb_store *st, const struct campaign *c, json_t *list);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compare-priv.h"
+#include "../evidence/evidence.h"
 
 void vtb_compare_opts_default(struct vtb_compare_opts *o)
 {
@@ -272,6 +273,13 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 	return compare_build(st, db, against, against_db, o, false, doc, bad_input);
 }
 
+/* An evidence row (a scheduler counter's rate, --metric 'evidence/...'):
+ * it explains, it is never gated nor boots more for reps = auto. */
+static bool evidence_row(const json_t *r)
+{
+	return vtb_evidence_metric(json_string_value(json_object_get(r, "metric")));
+}
+
 size_t vtb_compare_count(const json_t *doc, const char *verdict)
 {
 	json_t *r;
@@ -292,8 +300,20 @@ bool vtb_compare_nothing_judged(const json_t *doc, long *need)
 	json_int_t min_n = json_integer_value(
 		json_object_get(json_object_get(doc, "options"), "min_n"));
 
+	size_t n = 0, few = 0, i;
+	json_t *r;
+
 	*need = min_n > 2 ? (long)min_n : 2;
-	return json_array_size(rows) && vtb_compare_count(doc, "few") == json_array_size(rows);
+	json_array_foreach(rows, i, r)
+	{
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+
+		if (evidence_row(r))
+			continue;
+		n++;
+		few += v && !strcmp(v, "few");
+	}
+	return n && few == n;
 }
 
 size_t vtb_compare_failing(const json_t *doc, unsigned fail_on)
@@ -308,7 +328,7 @@ size_t vtb_compare_failing(const json_t *doc, unsigned fail_on)
 	{
 		const char *v = json_string_value(json_object_get(r, "verdict"));
 
-		if (!v)
+		if (!v || evidence_row(r))
 			continue;
 		if ((fail_on & VTB_FAIL_WORSE) &&
 		    (!strcmp(v, "worse") || !strcmp(v, "missing") || !strcmp(v, "error")))
@@ -337,7 +357,7 @@ int vtb_compare_pending(const json_t *doc, const char *const *keys, size_t nkeys
 
 		if (!v)
 			return vtb_error("compare row %zu has no verdict", i);
-		if (strcmp(v, "inconclusive") && strcmp(v, "few"))
+		if ((strcmp(v, "inconclusive") && strcmp(v, "few")) || evidence_row(r))
 			continue;
 		(*undecided)++;
 		for (size_t s = 0; s < 2; s++)

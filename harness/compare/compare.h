@@ -69,6 +69,17 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
  */
 size_t vtb_compare_failing(const json_t *doc, unsigned fail_on);
 
+/*
+ * The largest differences between two VM configurations' scheduler
+ * evidence in one cell: @xev and @bev are entries of a compare
+ * document's "evidence" (with their "sched"), @cell_key the cell.  A new
+ * array of at most 3 {"metric" (without the evidence/ prefix), "x",
+ * "base", "unit"}, largest first, [] when none is a quarter apart; NULL
+ * when either side has no evidence for the cell (or on ENOMEM, with
+ * vtb_error()).
+ */
+json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const char *cell_key);
+
 /* Rows of @doc whose verdict is @verdict. */
 size_t vtb_compare_count(const json_t *doc, const char *verdict);
 

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "compare-priv.h"
+#include "../evidence/evidence.h"
 
 struct evidence {
 	json_t *list; /* the document's "evidence" array */
@@ -295,6 +298,308 @@ out:
 	return ret;
 }
 
+/* ---- the scheduler's counters (issue 28) ---- */
+
+int cm_sched_add(struct campaign *c, const struct vtb_sample_row *s)
+{
+	char *id = vtb_asprintf("%s\t%s", s->config_key, s->cell_key);
+	json_t *cell, *m, *acc;
+	bool fail = false;
+
+	if (!id)
+		return vtb_error("out of memory");
+	if (!c->sched && !(c->sched = json_object()))
+		goto oom;
+	cell = json_object_get(c->sched, id);
+	if (!cell) {
+		cell = json_pack("{s:s, s:s, s:{}}", "cell", s->cell_name, "cell_key", s->cell_key,
+				 "m");
+		if (!cell || json_object_set_new(c->sched, id, cell))
+			goto oom;
+	}
+	m = json_object_get(cell, "m");
+	acc = json_object_get(m, s->metric + strlen(VTB_EVIDENCE_PREFIX));
+	if (!acc) {
+		acc = json_pack("[f, i, s]", 0.0, 0, s->unit ? s->unit : "");
+		if (!acc || json_object_set_new(m, s->metric + strlen(VTB_EVIDENCE_PREFIX), acc))
+			goto oom;
+	}
+	fail |= json_array_set_new(acc, 0,
+				   json_real(json_real_value(json_array_get(acc, 0)) + s->value)) != 0;
+	fail |= json_array_set_new(acc, 1,
+				   json_integer(json_integer_value(json_array_get(acc, 1)) + 1)) != 0;
+	free(id);
+	return fail ? vtb_error("out of memory") : 0;
+oom:
+	free(id);
+	return vtb_error("out of memory");
+}
+
+/* Level keys in the order of the hierarchy, innermost first. */
+static int level_rank(const char *k)
+{
+	static const char *const order[] = { "smt", "cls", "mc", "pkg", "numa" };
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(order); i++)
+		if (!strcmp(k, order[i]))
+			return (int)i;
+	return (int)VTB_ARRAY_SIZE(order);
+}
+
+static int cmp_level(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int d = level_rank(x) - level_rank(y);
+
+	return d ? d : strcmp(x, y);
+}
+
+static json_t *mean_of(const json_t *m, const char *k)
+{
+	const json_t *a = json_object_get(m, k);
+	json_int_t n = json_integer_value(json_array_get(a, 1));
+
+	return n > 0 ? jreal(json_real_value(json_array_get(a, 0)) / (double)n) : json_null();
+}
+
+/* One cell of a configuration: per level the balancing rates, and every
+ * evidence metric's mean over the boots. */
+static json_t *sched_cell(const json_t *cell, bool *fail)
+{
+	const json_t *m = json_object_get(cell, "m"), *a;
+	json_t *o = json_object(), *levels = json_array(), *means = json_object();
+	const char *k, *keys[32];
+	size_t nk = 0;
+	json_int_t boots = 0;
+
+	if (!o || !levels || !means) {
+		json_decref(o);
+		json_decref(levels);
+		json_decref(means);
+		*fail = true;
+		return NULL;
+	}
+	json_object_foreach((json_t *)m, k, a)
+	{
+		size_t len = strlen(k), sl = strlen("_lb_per_s");
+
+		if (json_integer_value(json_array_get(a, 1)) > boots)
+			boots = json_integer_value(json_array_get(a, 1));
+		put(means, k,
+		    json_pack("{s:o, s:s}", "mean", mean_of(m, k), "unit",
+			      json_string_value(json_array_get(a, 2))),
+		    fail);
+		if (len > sl && !strcmp(k + len - sl, "_lb_per_s") && nk < VTB_ARRAY_SIZE(keys))
+			keys[nk++] = k;
+	}
+	qsort(keys, nk, sizeof(*keys), cmp_level);
+	for (size_t i = 0; i < nk; i++) {
+		size_t ll = strlen(keys[i]) - strlen("_lb_per_s");
+		char name[64], mv[80], fl[80];
+
+		snprintf(name, sizeof(name), "%.*s", (int)ll, keys[i]);
+		snprintf(mv, sizeof(mv), "%s_moved_per_s", name);
+		snprintf(fl, sizeof(fl), "%s_lb_failed_pct", name);
+		push(levels,
+		     json_pack("{s:s, s:o, s:o, s:o}", "level", name, "lb_per_s",
+			       mean_of(m, keys[i]), "moved_per_s", mean_of(m, mv), "lb_failed_pct",
+			       mean_of(m, fl)),
+		     fail);
+	}
+	put(o, "cell", json_string(json_string_value(json_object_get(cell, "cell"))), fail);
+	put(o, "cell_key", json_string(json_string_value(json_object_get(cell, "cell_key"))),
+	    fail);
+	put(o, "boots", json_integer(boots), fail);
+	put(o, "levels", levels, fail);
+	put(o, "metrics", means, fail);
+	return o;
+}
+
+/* Each VM configuration's "sched": its cells' evidence, in cell order. */
+static int build_sched(const struct campaign *c, json_t *list)
+{
+	json_t *e;
+	size_t i;
+	bool fail = false;
+
+	if (!c->sched)
+		return 0;
+	json_array_foreach(list, i, e)
+	{
+		const char *key = json_string_value(json_object_get(e, "config"));
+		json_t *cells = json_array();
+
+		for (size_t k = 0; key && cells && k < c->nci; k++) {
+			char *id;
+			const json_t *cell;
+
+			if (strcmp(c->ci[k].config_key, key))
+				continue;
+			id = vtb_asprintf("%s\t%s", key, c->ci[k].cell_key);
+			if (!id) {
+				fail = true;
+				break;
+			}
+			cell = json_object_get(c->sched, id);
+			free(id);
+			if (cell)
+				push(cells, sched_cell(cell, &fail), &fail);
+		}
+		if (!cells)
+			fail = true;
+		else if (json_array_size(cells))
+			put(e, "sched", cells, &fail);
+		else
+			json_decref(cells);
+	}
+	return fail ? vtb_error("out of memory") : 0;
+}
+
+static double ev_mean(const json_t *cell, const char *metric)
+{
+	const json_t *v = json_object_get(json_object_get(json_object_get(cell, "metrics"), metric),
+					  "mean");
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* How far apart two means are: |ln| of their ratio, with one unit (per
+ * second, percentage point) added to both so that near-zero values do
+ * not make a big ratio of nothing. */
+static double ev_score(double x, double b)
+{
+	return fabs(log((x + 1.0) / (b + 1.0)));
+}
+
+#define EV_DIFF_MAX 3
+#define EV_DIFF_MIN 0.22 /* ln 1.25: a quarter apart at least */
+
+static const json_t *sched_cell_of(const json_t *ev, const char *cell_key)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(ev, "sched"), i, c)
+	if (!strcmp(json_string_value(json_object_get(c, "cell_key")) ?: "", cell_key))
+		return c;
+	return NULL;
+}
+
+json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const char *cell_key)
+{
+	const json_t *xc = sched_cell_of(xev, cell_key), *bc = sched_cell_of(bev, cell_key);
+	const char *k;
+	const json_t *v;
+	struct {
+		const char *metric;
+		double score;
+	} top[EV_DIFF_MAX];
+	size_t n = 0;
+	json_t *items;
+	bool fail = false;
+
+	if (!xc || !bc)
+		return NULL;
+	json_object_foreach((json_t *)json_object_get(xc, "metrics"), k, v)
+	{
+		double x = ev_mean(xc, k), b = ev_mean(bc, k), sc;
+		size_t i;
+
+		if (!isfinite(x) || !isfinite(b) || !strcmp(k, "vcpu_pcpus"))
+			continue;
+		sc = ev_score(x, b);
+		if (sc < EV_DIFF_MIN)
+			continue;
+		for (i = n; i > 0 && top[i - 1].score < sc; i--)
+			if (i < EV_DIFF_MAX)
+				top[i] = top[i - 1];
+		if (i < EV_DIFF_MAX) {
+			top[i].metric = k;
+			top[i].score = sc;
+			if (n < EV_DIFF_MAX)
+				n++;
+		}
+	}
+	items = json_array();
+	for (size_t i = 0; items && i < n; i++)
+		push(items,
+		     json_pack("{s:s, s:o, s:o, s:s}", "metric", top[i].metric, "x",
+			       jreal(ev_mean(xc, top[i].metric)), "base",
+			       jreal(ev_mean(bc, top[i].metric)), "unit",
+			       json_string_value(json_object_get(
+				       json_object_get(json_object_get(xc, "metrics"), top[i].metric),
+				       "unit")) ?: ""),
+		     &fail);
+	if (!items || fail) {
+		json_decref(items);
+		vtb_error("out of memory");
+		return NULL;
+	}
+	return items;
+}
+
+static const json_t *ev_of(const json_t *list, const char *key)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e)
+	if (key && !strcmp(json_string_value(json_object_get(e, "config")) ?: "", key))
+		return e;
+	return NULL;
+}
+
+/* "evidence_diffs": for each pair of VM configurations a row compares
+ * (an axis, a named baseline) and each cell, the largest differences of
+ * their scheduler evidence. */
+static int build_diffs(json_t *doc, const json_t *list)
+{
+	json_t *diffs = json_array(), *seen = json_object(), *r;
+	size_t i;
+	bool fail = !diffs || !seen;
+
+	json_array_foreach(json_object_get(doc, "rows"), i, r)
+	{
+		const char *xk = json_string_value(json_object_get(json_object_get(r, "x"), "config"));
+		const char *bk =
+			json_string_value(json_object_get(json_object_get(r, "base"), "config"));
+		const char *ck = json_string_value(json_object_get(r, "cell_key"));
+		const json_t *xe = ev_of(list, xk), *be = ev_of(list, bk);
+		json_t *items;
+		char *id;
+
+		if (fail || !xe || !be || !ck || !strcmp(xk, bk))
+			continue;
+		id = vtb_asprintf("%s\t%s\t%s", xk, bk, ck);
+		if (!id) {
+			fail = true;
+			break;
+		}
+		if (json_object_get(seen, id) || json_object_set_new(seen, id, json_true())) {
+			free(id);
+			continue;
+		}
+		free(id);
+		items = vtb_compare_evidence_diff(xe, be, ck);
+		if (!items)
+			continue;
+		if (!json_array_size(items)) {
+			json_decref(items);
+			continue;
+		}
+		push(diffs,
+		     json_pack("{s:s, s:s, s:s, s:s, s:o}", "x", xk, "base", bk, "cell_key", ck,
+			       "cell", json_string_value(json_object_get(r, "cell")) ?: "", "items",
+			       items),
+		     &fail);
+	}
+	if (!fail && json_array_size(diffs) && json_object_set(doc, "evidence_diffs", diffs))
+		fail = true;
+	json_decref(diffs);
+	json_decref(seen);
+	return fail ? vtb_error("out of memory") : 0;
+}
+
 int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc)
 {
 	struct evidence e = { .list = json_array() };
@@ -312,6 +617,10 @@ int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *do
 	ret = json_object_set(doc, "evidence", e.list) ? vtb_error("out of memory") : 0;
 	if (!ret)
 		ret = build_stream_notes(st, c, doc, e.list);
+	if (!ret)
+		ret = build_sched(c, e.list);
+	if (!ret)
+		ret = build_diffs(doc, e.list);
 out:
 	json_decref(e.list);
 	free(e.key);

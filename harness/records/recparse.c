@@ -843,7 +843,7 @@ static void rec_end(struct vtb_rec_parser *p, json_t *o)
 
 /* ---- guest records: structure validated against a small schema ---- */
 
-enum vkind { VK_STR, VK_BOOL, VK_INT, VK_ARRAY, VK_OBJECT, VK_STRMAP };
+enum vkind { VK_STR, VK_BOOL, VK_INT, VK_ARRAY, VK_OBJECT, VK_STRMAP, VK_NUM };
 #define VF_NULL 1u /* null allowed */
 #define VF_OPT 2u  /* member may be absent */
 
@@ -1034,10 +1034,72 @@ static const struct vmember m_steal[] = {
 	END,
 };
 
+/* The per-cell scheduler counters (issue 28): what a guest writes is
+ * bounded here, whatever its kernel printed. */
+#define SS_LEVELS 16
+#define SS_NOTES 64
+#define OPTINT                                      \
+	{                                           \
+		VK_INT, VF_OPT, 0, NULL, NULL, NULL \
+	}
+static const struct vmember m_ss_lb[] = {
+	{ "count", INT },	{ "balanced", INT },	 { "failed", INT },
+	{ "imbalance", OPTINT }, { "imb_load", OPTINT }, { "imb_util", OPTINT },
+	{ "imb_task", OPTINT },	{ "imb_misfit", OPTINT }, { "gained", INT },
+	{ "hot_gained", INT },	{ "nobusyq", INT },	 { "nobusyg", INT },
+	END,
+};
+static const struct vmember m_ss_lbs[] = {
+	{ "busy", OBJ(m_ss_lb) },
+	{ "idle", OBJ(m_ss_lb) },
+	{ "newidle", OBJ(m_ss_lb) },
+	END,
+};
+static const struct vmember m_ss_alb[] = {
+	{ "count", INT }, { "failed", INT }, { "pushed", INT }, END,
+};
+static const struct vmember m_ss_sb[] = {
+	{ "count", INT }, { "balanced", INT }, { "pushed", INT }, END,
+};
+static const struct vmember m_ss_ttwu[] = {
+	{ "remote", INT }, { "affine", INT }, { "balance", INT }, END,
+};
+static const struct vmember m_ss_level[] = {
+	{ "level", { VK_STR, 0, 32, NULL, NULL, NULL } },
+	{ "cpus", INT },
+	{ "lb", OBJ(m_ss_lbs) },
+	{ "alb", OBJ(m_ss_alb) },
+	{ "sbe", OBJ(m_ss_sb) },
+	{ "sbf", OBJ(m_ss_sb) },
+	{ "ttwu", OBJ(m_ss_ttwu) },
+	END,
+};
+static const struct vspec v_ss_level = OBJ(m_ss_level);
+static const struct vmember m_ss_cpu[] = {
+	{ "cpu", INT },		{ "yield", INT },   { "sched", INT },  { "goidle", INT },
+	{ "ttwu", INT },	{ "ttwu_local", INT }, { "run_ns", INT }, { "wait_ns", INT },
+	{ "slices", INT },	{ "steal", OPTINT }, END,
+};
+static const struct vspec v_ss_cpu = OBJ(m_ss_cpu);
+static const struct vspec v_ss_note = { VK_STR, 0, 512, NULL, NULL, NULL };
+static const struct vmember m_schedstat_rec[] = {
+	{ "cell", STR },
+	{ "seconds", { VK_NUM, 0, 0, NULL, NULL, NULL } },
+	{ "version", INTN },
+	{ "user_hz", OPTINT },
+	{ "levels", ARR(SS_LEVELS, &v_ss_level) },
+	{ "cpus", ARR(GV_CPUS, &v_ss_cpu) },
+	{ "notes", ARR(SS_NOTES, &v_ss_note) },
+	{ "error", { VK_STR, VF_NULL | VF_OPT, 512, NULL, NULL, NULL } },
+	END,
+};
+
 static const char *kind_name(const struct vspec *s)
 {
-	static const char *const names[] = { "a string", "a boolean", "a non-negative integer",
-					     "an array", "an object", "an object of strings" };
+	static const char *const names[] = { "a string",	     "a boolean",
+					     "a non-negative integer", "an array",
+					     "an object",	     "an object of strings",
+					     "a finite non-negative number" };
 
 	return names[s->kind];
 }
@@ -1082,6 +1144,10 @@ static bool vcheck(struct vtb_rec_parser *p, const char *type, const struct vspe
 		break;
 	case VK_INT:
 		ok = json_is_integer(v) && json_integer_value(v) >= 0;
+		break;
+	case VK_NUM:
+		ok = json_is_number(v) && isfinite(json_number_value(v)) &&
+		     json_number_value(v) >= 0;
 		break;
 	case VK_ARRAY:
 		ok = json_is_array(v);
@@ -1196,6 +1262,38 @@ static void rec_steal(struct vtb_rec_parser *p, json_t *o)
 		  after ? &p->r.steal_after : &p->r.steal_before);
 }
 
+/* A cell's scheduler counters: once, while the cell is open. */
+static void rec_schedstat(struct vtb_rec_parser *p, json_t *o)
+{
+	struct vspec s = { VK_OBJECT, 0, 0, NULL, m_schedstat_rec, NULL };
+	struct vtb_strbuf path = VTB_STRBUF_INIT;
+	struct vtb_rs_cell *c;
+	long idx;
+	bool ok;
+
+	idx = record_cell(p, o, "schedstat");
+	if (idx < 0 || !cell_open(p, idx, "schedstat"))
+		return;
+	if (vtb_strbuf_addstr(&path, "")) {
+		oom(p);
+		return;
+	}
+	ok = vcheck(p, "schedstat", &s, o, &path);
+	vtb_strbuf_release(&path);
+	if (!ok)
+		return;
+	c = &p->r.cells[idx];
+	if (c->schedstat) {
+		char *q = quote(c->cell, strlen(c->cell));
+
+		add_error(p, "line %zu: duplicate schedstat record for '%s'", p->lineno, QUOTED(q));
+		free(q);
+		return;
+	}
+	c->schedstat = json_incref(o);
+	p->r.records++;
+}
+
 static void handle_record(struct vtb_rec_parser *p, json_t *o, bool in_chunk);
 
 static void chunk_drop(struct vtb_rec_parser *p, bool broken)
@@ -1302,7 +1400,8 @@ static const struct {
 	{ "cell", rec_cell },	  { "cell_end", rec_cell_end }, { "chunk", rec_chunk },
 	{ "end", rec_end },	  { "error", rec_error },	{ "guest_view", rec_view },
 	{ "header", rec_header }, { "hist", rec_hist },		{ "probe", rec_probe },
-	{ "sample", rec_sample }, { "sched", rec_sched },	{ "steal", rec_steal },
+	{ "sample", rec_sample }, { "sched", rec_sched },	{ "schedstat", rec_schedstat },
+	{ "steal", rec_steal },
 };
 
 /* Nesting depth of a JSON value, stopping once past @limit.  SQLite's
@@ -1672,6 +1771,7 @@ void vtb_rec_parser_free(struct vtb_rec_parser *p)
 		free(c->status);
 		free(c->error);
 		free(c->info_json);
+		json_decref(c->schedstat);
 	}
 	free(p->r.cells);
 	for (i = 0; i < p->r.n_samples; i++) {

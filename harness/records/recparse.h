@@ -43,6 +43,9 @@ struct vtb_rs_cell {
 	char *error;  /* from cell_end or error records of this cell */
 	double seconds;
 	char *info_json; /* canonical JSON object, "{}" when none */
+	/* the cell's "schedstat" record (a VM job's scheduler counters over
+	 * the cell, docs/record-format.md), validated; NULL when none */
+	json_t *schedstat;
 };
 
 struct vtb_boot_records {

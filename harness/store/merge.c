@@ -18,9 +18,9 @@
  */
 /* schema 7 added no column (an index on sample); 8 the guest kernel
  * identity; 9 the race tables; 10 race.stop_evidence; 11 no column (upload's
- * status 'in-flight', copied as it is) */
-_Static_assert(VTB_STORE_SCHEMA == 11,
-	       "vtb_store_merge copies the columns of schema 11: add the new ones");
+ * status 'in-flight', copied as it is); 12 the evidence table */
+_Static_assert(VTB_STORE_SCHEMA == 12,
+	       "vtb_store_merge copies the columns of schema 12: add the new ones");
 
 struct merge_step {
 	const char *sql;
@@ -118,6 +118,10 @@ static const struct merge_step merge_steps[] = {
 	  " SELECT m.dst, x.metric, x.unit, x.params, x.buckets FROM vtbin.histogram x"
 	  " JOIN temp.m_result m ON m.src = x.result_id ORDER BY x.id",
 	  MERGE_COUNT(histograms) },
+	{ "INSERT INTO main.evidence (result_id, guest, host) SELECT m.dst, x.guest, x.host"
+	  " FROM vtbin.evidence x JOIN temp.m_result m ON m.src = x.result_id"
+	  " ORDER BY x.result_id",
+	  MERGE_NONE },
 	{ "INSERT INTO main.guest_view (boot_id, view, tree, digest, levels, cpuid, steal_before,"
 	  " steal_after) SELECT m.dst, g.view, g.tree, g.digest, g.levels, g.cpuid,"
 	  " g.steal_before, g.steal_after FROM vtbin.guest_view g"

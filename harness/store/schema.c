@@ -377,6 +377,18 @@ static const char *const migrations[] = {
 	"ALTER TABLE upload_v11 RENAME TO upload;\n"
 	"CREATE UNIQUE INDEX upload_boot ON upload (boot_id, sink) WHERE boot_id IS NOT NULL;\n"
 	"CREATE INDEX upload_campaign ON upload (campaign_id, sink, what);\n",
+	/* 12: why a setup lost (issue 28): per cell the guest's scheduler
+	 * counters and its vCPU threads on the host; the rates derived
+	 * from them are samples named evidence/... */
+	"-- evidence: per result of a VM boot, the guest's /proc/schedstat over the\n"
+	"-- cell (levels summed over CPUs, per-CPU run queues) and what each vCPU\n"
+	"-- thread did on the host meanwhile (run delay, preemptions, migrations,\n"
+	"-- host CPUs); the rates derived from them are its samples evidence/...\n"
+	"CREATE TABLE evidence (\n"
+	"	result_id INTEGER PRIMARY KEY REFERENCES result (id) ON DELETE CASCADE,\n"
+	"	guest TEXT CHECK (guest IS NULL OR json_valid(guest)),\n"
+	"	host TEXT CHECK (host IS NULL OR json_valid(host))\n"
+	");\n",
 };
 
 _Static_assert(VTB_ARRAY_SIZE(migrations) == VTB_STORE_SCHEMA,

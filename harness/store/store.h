@@ -14,7 +14,7 @@
 #include "../matrix/conf.h"
 #include "../records/recparse.h"
 
-#define VTB_STORE_SCHEMA 11 /* current PRAGMA user_version */
+#define VTB_STORE_SCHEMA 12 /* current PRAGMA user_version */
 /* PRAGMA application_id of every vtbench database ("vtb1") */
 #define VTB_STORE_APPLICATION_ID 0x76746231
 
@@ -95,6 +95,22 @@ int vtb_store_boot_exists(struct vtb_store *st, int64_t campaign_id, const char 
 int vtb_store_event(struct vtb_store *st, int64_t campaign_id, const char *boot_uuid,
 		    const char *level, const char *message);
 
+/* One rate or share derived from a cell's scheduler counters (issue 28),
+ * stored as a sample of the cell named "evidence/..." (better: lower). */
+struct vtb_evidence_metric {
+	const char *metric, *unit;
+	double value;
+};
+/* A cell's scheduler evidence: the guest's /proc/schedstat difference
+ * and its vCPU threads on the host (JSON texts, NULL: none) and the
+ * metrics derived from them (docs/evidence.md). */
+struct vtb_cell_evidence {
+	const char *cell; /* its key */
+	const char *guest, *host;
+	const struct vtb_evidence_metric *metrics;
+	size_t n_metrics;
+};
+
 /* What a VM boot adds (NULL members are stored as NULL). */
 struct vtb_vm_boot_info {
 	const char *accelerator;  /* kvm | tcg */
@@ -119,6 +135,9 @@ struct vtb_vm_boot_info {
 	/* the guest view (NULL view: none stored): the verbatim record, the
 	 * normalised tree, its digest and level names, CPUID, steal */
 	const char *view, *tree, *digest, *levels, *cpuid, *steal_before, *steal_after;
+	/* per cell: its scheduler evidence (stored with the cell's result) */
+	const struct vtb_cell_evidence *evidence;
+	size_t n_evidence;
 };
 
 struct vtb_boot_info {

@@ -636,6 +636,61 @@ out:
 	return ret;
 }
 
+/* Each cell's scheduler evidence with its result: the counters' JSON
+ * and the rates as samples (a rate a record already named is kept as
+ * the record had it). */
+static int store_evidence(struct boot_ctx *bc, const struct vtb_vm_boot_info *vm)
+{
+	static const char ins_ev[] = "INSERT INTO evidence (result_id, guest, host)"
+				     " VALUES (?1, ?2, ?3)";
+	static const char ins_sample[] =
+		"INSERT INTO sample (result_id, metric, unit, value, better)"
+		" VALUES (?1, ?2, ?3, ?4, 'lower') ON CONFLICT (result_id, metric) DO NOTHING";
+	sqlite3_stmt *e = NULL, *s = NULL;
+	int64_t result_id;
+	int ret = -1;
+
+	if (!vm || !vm->n_evidence)
+		return 0;
+	if (prepare(bc->st, ins_ev, &e) < 0 || prepare(bc->st, ins_sample, &s) < 0)
+		goto out;
+	for (size_t i = 0; i < vm->n_evidence; i++) {
+		const struct vtb_cell_evidence *ev = &vm->evidence[i];
+
+		if (result_of(bc, ev->cell, "scheduler evidence", &result_id) < 0)
+			goto out;
+		if (!result_id)
+			continue;
+		if (ev->guest || ev->host) {
+			if (bind_int(e, 1, result_id) | bind_text(e, 2, ev->guest) |
+			    bind_text(e, 3, ev->host)) {
+				db_error(bc->st, "bind a cell's evidence");
+				goto out;
+			}
+			if (step(bc->st, e, "store a cell's evidence", NULL) < 0)
+				goto out;
+			sqlite3_reset(e);
+		}
+		for (size_t k = 0; k < ev->n_metrics; k++) {
+			const struct vtb_evidence_metric *m = &ev->metrics[k];
+
+			if (bind_int(s, 1, result_id) | bind_text(s, 2, m->metric) |
+			    bind_text(s, 3, m->unit) | sqlite3_bind_double(s, 4, m->value)) {
+				db_error(bc->st, "bind an evidence sample");
+				goto out;
+			}
+			if (step(bc->st, s, "store an evidence sample", NULL) < 0)
+				goto out;
+			sqlite3_reset(s);
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(e);
+	sqlite3_finalize(s);
+	return ret;
+}
+
 static int store_boot_events(struct boot_ctx *bc, const struct vtb_boot_info *b,
 			     const struct vtb_boot_records *recs)
 {
@@ -814,7 +869,8 @@ static int store_boot_in(struct vtb_store *st, const struct vtb_boot_info *b,
 	    insert_boot(st, b, recs, config_id, &bc.boot_id) < 0 ||
 	    (b->vm && b->vm->view && insert_guest_view(st, bc.boot_id, b->vm) < 0) ||
 	    load_cells(&bc, config_id) < 0 || store_results(&bc, recs) < 0 ||
-	    store_samples(&bc, recs) < 0 || unknown_more_event(&bc) < 0 ||
+	    store_samples(&bc, recs) < 0 || store_evidence(&bc, b->vm) < 0 ||
+	    unknown_more_event(&bc) < 0 ||
 	    store_boot_events(&bc, b, recs) < 0)
 		goto out;
 	ret = 0;

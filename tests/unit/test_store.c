@@ -318,7 +318,7 @@ Test(store, a_new_database_has_the_schema_wal_and_version)
 	db = raw_open();
 	tables = raw_rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
 	cr_expect_str_eq(tables,
-			 "boot\ncampaign\ncell\nconfig\nevent\nguest_view\nhistogram\nhost\nrace\n"
+			 "boot\ncampaign\ncell\nconfig\nevent\nevidence\nguest_view\nhistogram\nhost\nrace\n"
 			 "race_elimination\nresult\nsample\nupload\n");
 	mode = raw_text(db, "PRAGMA journal_mode");
 	cr_expect_str_eq(mode, "wal");
