@@ -90,10 +90,16 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 	if (!strcmp(m, "lb_failed_pct"))
 		return vtb_strbuf_addf(sb, "%s%% of %s's balancing attempts failed, %s%% of %s's", xs,
 				       xn, bs, bn);
-	if (!strcmp(m, "guest_wait_pct"))
+	if (!strcmp(m, "guest_runq_wait"))
 		return vtb_strbuf_addf(
-			sb, "%s's tasks waited on its run queues %s%% of its CPU time, %s's %s%%", xn,
-			xs, bn, bs);
+			sb, "on average %s tasks waited on each of %s's run queues, %s on %s's", xs, xn,
+			bs, bn);
+	if (!strcmp(m, "vcpu_busy_min_pct"))
+		return vtb_strbuf_addf(sb, "%s's least busy vCPU ran %s%% of the time, %s's %s%%", xn,
+				       xs, bn, bs);
+	if (!strcmp(m, "vcpu_busy_pct"))
+		return vtb_strbuf_addf(sb, "%s's vCPUs ran %s%% of the time, %s's %s%%", xn, xs, bn,
+				       bs);
 	if (!strcmp(m, "slices_per_s"))
 		return vtb_strbuf_addf(sb, "%s ran %s timeslices a second, %s %s", xn, xs, bn, bs);
 	if (!strcmp(m, "steal_pct"))

@@ -769,7 +769,7 @@ static void ev_sched(struct page *pg, xmlNodePtr body, const json_t *ev)
 					(const char *const[]){ "configuration", "cell", "level",
 							       "balance attempts/s", "failed",
 							       "tasks moved/s", "wake-ups remote",
-							       "tasks waited (guest)",
+							       "tasks waiting per run queue",
 							       "vCPUs waited (host)", "preempted/s",
 							       NULL });
 			}
@@ -791,7 +791,7 @@ static void ev_sched(struct page *pg, xmlNodePtr body, const json_t *ev)
 					ev_num(json_object_get(m, "wake_remote_pct"), "mean", "%", b[3],
 					       sizeof(b[3])));
 				html_el(pg, tr, "td",
-					ev_num(json_object_get(m, "guest_wait_pct"), "mean", "%", b[4],
+					ev_num(json_object_get(m, "guest_runq_wait"), "mean", "", b[4],
 					       sizeof(b[4])));
 				html_el(pg, tr, "td",
 					ev_num(json_object_get(m, "vcpu_run_delay_pct"), "mean", "%",

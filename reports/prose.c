@@ -367,6 +367,16 @@ static const char *evmetric(struct ctx *c, const json_t *cell, const char *k, co
 	return evnum(c, json_object_get(json_object_get(cell, "metrics"), k), "mean", suffix);
 }
 
+/* A table row under put_ev's column: as it is where the width allows,
+ * folded (its spacing lost) where it does not. */
+static void put_ev_row(struct ctx *c, const char *row)
+{
+	if (11 + rep_width(row) <= c->cols)
+		fprintf(c->f, "%11s%s\n", "", row);
+	else
+		put_ev(c, "", row);
+}
+
 /* One cell's scheduler counters (issue 28): per level a row, then the
  * run queues, wake-ups and the host's view of the vCPU threads. */
 static void put_sched_cell(struct ctx *c, const json_t *cell)
@@ -391,8 +401,8 @@ static void put_sched_cell(struct ctx *c, const json_t *cell)
 				evnum(c, l, "moved_per_s", ""));
 			fputc('\n', c->f);
 		} else {
-			put_ev(c, "", rep_fmt(c, "%-6s %10s %7s %8s", "level", "balance/s", "failed",
-					     "moved/s"));
+			put_ev_row(c, rep_fmt(c, "%-6s %10s %7s %8s", "level", "balance/s", "failed",
+					      "moved/s"));
 			json_array_foreach(levels, i, l)
 			{
 				char up[8];
@@ -402,10 +412,10 @@ static void put_sched_cell(struct ctx *c, const json_t *cell)
 				for (k = 0; n[k] && k + 1 < sizeof(up); k++)
 					up[k] = (char)(n[k] >= 'a' && n[k] <= 'z' ? n[k] - 32 : n[k]);
 				up[k] = '\0';
-				put_ev(c, "", rep_fmt(c, "%-6s %10s %7s %8s", rep_show(c, up, 6),
-						     evnum(c, l, "lb_per_s", ""),
-						     evnum(c, l, "lb_failed_pct", "%"),
-						     evnum(c, l, "moved_per_s", "")));
+				put_ev_row(c, rep_fmt(c, "%-6s %10s %7s %8s", rep_show(c, up, 6),
+						      evnum(c, l, "lb_per_s", ""),
+						      evnum(c, l, "lb_failed_pct", "%"),
+						      evnum(c, l, "moved_per_s", "")));
 			}
 		}
 	} else {
@@ -413,14 +423,17 @@ static void put_sched_cell(struct ctx *c, const json_t *cell)
 	}
 	put_ev(c, "",
 	       rep_fmt(c,
-		       "wake-ups %s remote, %s affine; tasks waited %s of CPU time; steal %s",
+		       "wake-ups %s remote, %s affine; %s tasks waiting per run queue; steal %s",
 		       evmetric(c, cell, "wake_remote_pct", "%"),
 		       evmetric(c, cell, "wake_affine_pct", "%"),
-		       evmetric(c, cell, "guest_wait_pct", "%"),
+		       evmetric(c, cell, "guest_runq_wait", ""),
 		       evmetric(c, cell, "steal_pct", "%")));
 	put_ev(c, "",
 	       rep_fmt(c,
-		       "host: vCPUs waited %s of the time, preempted %s/s, migrated %s/s, on %s pCPUs each",
+		       "host: vCPUs busy %s (least %s), waited %s of the time, preempted %s/s, "
+		       "migrated %s/s, on %s pCPUs each",
+		       evmetric(c, cell, "vcpu_busy_pct", "%"),
+		       evmetric(c, cell, "vcpu_busy_min_pct", "%"),
 		       evmetric(c, cell, "vcpu_run_delay_pct", "%"),
 		       evmetric(c, cell, "vcpu_preempt_per_s", ""),
 		       evmetric(c, cell, "vcpu_migrations_per_s", ""),

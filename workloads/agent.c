@@ -23,6 +23,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../common/cellstat.h"
 #include "../common/guestview.h"
 #include "../common/man.h"
 #include "../common/outfile.h"
@@ -49,6 +50,10 @@ struct agent {
 	size_t cells_failed;
 	bool sched_failed; /* the job's sched profile did not apply */
 	char *reject;	   /* when set, every cell is rejected with it */
+	/* the scheduler's counters over each cell (issue 28) */
+	bool evidence;
+	char *ss_was;  /* kernel.sched_schedstats before, restored after */
+	char *ss_note; /* why the counters may be partial */
 };
 
 enum {
@@ -61,6 +66,7 @@ enum {
 	OPT_ALL,
 	OPT_VERSION,
 	OPT_MAN,
+	OPT_EVIDENCE,
 	OPT_WL = 2000
 };
 
@@ -88,6 +94,10 @@ static const struct agent_opt agent_opts[] = {
 	  "write framed records (the harness format) instead of a summary" },
 	{ "nonce", OPT_NONCE, "HEX", WL, "nonce of the record frames (default 0)" },
 	{ "out", OPT_OUT, "PATH", TOP | WL, "write output to PATH instead of stdout" },
+	{ "evidence", OPT_EVIDENCE, NULL, WL,
+	  "read the scheduler's counters before and after the run, as a guest's cells do "
+	  "(switches kernel.sched_schedstats on for the run and back; with --records, the "
+	  "schedstat record)" },
 	{ "list", OPT_LIST, NULL, TOP, "list the workloads" },
 	{ "all", OPT_ALL, NULL, TOP, "with --list or --help: the hidden (debug) workloads too" },
 	{ "version", OPT_VERSION, NULL, TOP, "print the version and the record schema" },
@@ -318,6 +328,46 @@ static void print_summary(const char *key, const char *wname, const struct vtb_w
 	}
 }
 
+/* --evidence by hand: the counters' summary under the workload's. */
+static void print_schedstat(const json_t *ss)
+{
+	const json_t *l, *c, *err = json_object_get(ss, "error"), *n;
+	double wait = 0, ttwu = 0, local = 0;
+	size_t i;
+
+	printf("  scheduler over %.2fs (schedstat version %lld)%s%s\n",
+	       json_number_value(json_object_get(ss, "seconds")),
+	       (long long)json_integer_value(json_object_get(ss, "version")),
+	       json_is_string(err) ? ": " : "", json_is_string(err) ? json_string_value(err) : "");
+	json_array_foreach(json_object_get(ss, "levels"), i, l)
+	{
+		const json_t *lb = json_object_get(l, "lb");
+		json_int_t cnt = 0, gained = 0;
+
+		for (const char *const *t = (const char *const[]){ "busy", "idle", "newidle", NULL };
+		     *t; t++) {
+			cnt += json_integer_value(json_object_get(json_object_get(lb, *t), "count"));
+			gained += json_integer_value(
+				json_object_get(json_object_get(lb, *t), "gained"));
+		}
+		printf("  %-8s balanced %lld times, moved %lld tasks, %lld remote wake-ups\n",
+		       json_string_value(json_object_get(l, "level")), (long long)cnt,
+		       (long long)gained,
+		       (long long)json_integer_value(
+			       json_object_get(json_object_get(l, "ttwu"), "remote")));
+	}
+	json_array_foreach(json_object_get(ss, "cpus"), i, c)
+	{
+		wait += (double)json_integer_value(json_object_get(c, "wait_ns"));
+		ttwu += (double)json_integer_value(json_object_get(c, "ttwu"));
+		local += (double)json_integer_value(json_object_get(c, "ttwu_local"));
+	}
+	printf("  run queues: tasks waited %.3fs; %.0f wake-ups, %.0f on the waker's CPU\n",
+	       wait * 1e-9, ttwu, local);
+	json_array_foreach(json_object_get(ss, "notes"), i, n)
+	printf("  note: %s\n", json_string_value(n));
+}
+
 /*
  * Runs one parsed cell and writes its records (after the cell record,
  * which the caller has written).  A workload failure is recorded and
@@ -327,7 +377,9 @@ static int run_parsed(struct agent *a, const char *key, const struct vtb_workloa
 		      void *params)
 {
 	struct vtb_workload_ctx ctx = { 0 };
+	struct vtb_cellstat cs = { 0 };
 	uint64_t t0 = vtb_now_ns();
+	json_t *ss = NULL;
 	double secs;
 	char *err = NULL;
 	int ret = -1, rc;
@@ -341,8 +393,22 @@ static int run_parsed(struct agent *a, const char *key, const struct vtb_workloa
 			goto out;
 	vtb_error_clear();
 	rc = w->prepare ? w->prepare(params, &ctx) : 0;
-	if (rc == 0)
+	if (rc == 0) {
+		/* the counters over the run alone: after prepare's allocations */
+		if (a->evidence)
+			vtb_cellstat_begin("", &cs);
 		rc = w->run(params, &ctx);
+		if (a->evidence) {
+			char *keep = rc && *vtb_errmsg() ? vtb_strdup(vtb_errmsg()) : NULL;
+
+			ss = vtb_cellstat_end("", &cs, key, a->ss_note);
+			if (!ss)
+				goto out;
+			if (keep)
+				vtb_error("%s", keep);
+			free(keep);
+		}
+	}
 	secs = (double)(vtb_now_ns() - t0) * 1e-9;
 	if (rc) {
 		err = vtb_strdup(*vtb_errmsg() ? vtb_errmsg() : "workload failed");
@@ -353,6 +419,13 @@ static int run_parsed(struct agent *a, const char *key, const struct vtb_workloa
 		if (err && write_rec(a, json_pack("{s:s, s:s, s:s}", "type", "error", "cell", key,
 						  "message", err)))
 			goto out;
+		if (ss) {
+			json_t *r = ss;
+
+			ss = NULL;
+			if (write_rec(a, r))
+				goto out;
+		}
 		json_t *end = json_pack("{s:s, s:s, s:s, s:f, s:o}", "type", "cell_end", "cell",
 					key, "status", err ? "failed" : "ok", "seconds", secs,
 					"info", ctx.info ? json_incref(ctx.info) : json_object());
@@ -365,6 +438,8 @@ static int run_parsed(struct agent *a, const char *key, const struct vtb_workloa
 			goto out;
 	} else {
 		print_summary(key, w->name, &ctx, !err, secs, err);
+		if (ss)
+			print_schedstat(ss);
 		fflush(stdout);
 	}
 	if (err) {
@@ -375,6 +450,8 @@ static int run_parsed(struct agent *a, const char *key, const struct vtb_workloa
 	ret = 0;
 out:
 	free(err);
+	json_decref(ss);
+	vtb_cellstat_release(&cs);
 	vtb_workload_ctx_release(&ctx);
 	return ret;
 }
@@ -612,6 +689,9 @@ static int wl_parse_options(int argc, char **argv, struct wl_args *wa, struct ag
 		} else if (c == OPT_OUT) {
 			a->out = optarg;
 			continue;
+		} else if (c == OPT_EVIDENCE) {
+			a->evidence = true;
+			continue;
 		} else if (c >= OPT_WL && c < OPT_WL + (int)wa->nopts) {
 			o = &w->opts[c - OPT_WL];
 		} else if (c == '?' || c == ':') {
@@ -705,6 +785,10 @@ static int cmd_workload(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (a.evidence && vtb_cellstat_enable("", &a.ss_was, &a.ss_note)) {
+		fprintf(stderr, "vtbench-agent: %s\n", vtb_errmsg());
+		goto out;
+	}
 	if (write_rec(&a, json_pack("{s:s, s:s, s:s, s:O}", "type", "cell", "cell", "manual",
 				    "workload", w->name, "params", wa.texts)) ||
 	    run_parsed(&a, "manual", w, wa.params) || write_end(&a)) {
@@ -713,6 +797,10 @@ static int cmd_workload(int argc, char **argv)
 	}
 	ret = a.cells_failed ? EXIT_FAIL : 0;
 out:
+	if (a.evidence)
+		vtb_cellstat_restore("", a.ss_was);
+	free(a.ss_was);
+	free(a.ss_note);
 	free(wa.params);
 	json_decref(wa.texts);
 	vtb_cpuset_release(&a.cpus);
@@ -878,7 +966,7 @@ static int cmd_job(const char *path, struct agent *a)
 	json_t *job = NULL, *cells = NULL, *cell, *sched = NULL;
 	const char *nonce = "0", *boot = NULL, *config = NULL;
 	json_int_t schema = 0;
-	int view = 0;
+	int view = 0, evidence = 1;
 	char *text;
 	size_t i;
 	int ret = EXIT_USAGE;
@@ -892,9 +980,9 @@ static int cmd_job(const char *path, struct agent *a)
 		vtb_error("%s:%d: invalid job JSON: %s", path, jerr.line, jerr.text);
 		goto fail;
 	}
-	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o, s?b, s?o}", "schema", &schema,
-			   "nonce", &nonce, "boot", &boot, "config", &config, "cells", &cells,
-			   "view", &view, "sched", &sched) ||
+	if (json_unpack_ex(job, &jerr, 0, "{s:I, s?s, s?s, s?s, s:o, s?b, s?o, s?b}", "schema",
+			   &schema, "nonce", &nonce, "boot", &boot, "config", &config, "cells",
+			   &cells, "view", &view, "sched", &sched, "evidence", &evidence) ||
 	    !json_is_array(cells)) {
 		vtb_error("%s: invalid job: %s", path,
 			  json_is_array(cells) || !cells ? jerr.text : "'cells' is not an array");
@@ -918,11 +1006,18 @@ static int cmd_job(const char *path, struct agent *a)
 	ret = EXIT_FAIL;
 	if (view && job_view_begin(a, sched))
 		goto fail;
+	/* a guest's cells carry the scheduler's counters (issue 28): a
+	 * guest only, the host's settings are never changed */
+	a->evidence = view && evidence && a->guest;
+	if (a->evidence && vtb_cellstat_enable("", &a->ss_was, &a->ss_note))
+		goto fail;
 	json_array_foreach(cells, i, cell)
 	{
 		if (job_cell(a, cell, i))
 			goto fail;
 	}
+	if (a->evidence)
+		vtb_cellstat_restore("", a->ss_was);
 	if (view && write_rec(a, vtb_gv_steal("", "after")))
 		goto fail;
 	if (write_end(a))
@@ -934,6 +1029,9 @@ fail:
 out:
 	free(a->reject);
 	a->reject = NULL;
+	free(a->ss_was);
+	free(a->ss_note);
+	a->ss_was = a->ss_note = NULL;
 	json_decref(job);
 	return ret;
 }

@@ -474,20 +474,49 @@ static double ev_score(double x, double b)
 #define EV_DIFF_MAX 3
 #define EV_DIFF_MIN 0.22 /* ln 1.25: a quarter apart at least */
 
-static const json_t *sched_cell_of(const json_t *ev, const char *cell_key)
+/* A cell is named alike in every configuration; its key is not (the
+ * configuration is part of it). */
+static const json_t *sched_cell_of(const json_t *ev, const char *cell)
 {
 	const json_t *c;
 	size_t i;
 
 	json_array_foreach(json_object_get(ev, "sched"), i, c)
-	if (!strcmp(json_string_value(json_object_get(c, "cell_key")) ?: "", cell_key))
+	if (!strcmp(json_string_value(json_object_get(c, "cell")) ?: "", cell))
 		return c;
 	return NULL;
 }
 
-json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const char *cell_key)
+/* A level's rate is 0 on a side whose guests balanced (the total is
+ * there) but never at that level: it has no such domain (isolcpus). */
+static double ev_level_mean(const json_t *cell, const char *k)
 {
-	const json_t *xc = sched_cell_of(xev, cell_key), *bc = sched_cell_of(bev, cell_key);
+	double v = ev_mean(cell, k);
+	size_t n = strlen(k);
+
+	if (isfinite(v))
+		return v;
+	if (((n > 9 && !strcmp(k + n - 9, "_lb_per_s")) ||
+	     (n > 12 && !strcmp(k + n - 12, "_moved_per_s"))) &&
+	    isfinite(ev_mean(cell, "lb_per_s")))
+		return 0;
+	return NAN;
+}
+
+static const char *ev_unit(const json_t *xc, const json_t *bc, const char *k)
+{
+	const char *u = json_string_value(
+		json_object_get(json_object_get(json_object_get(xc, "metrics"), k), "unit"));
+
+	if (!u)
+		u = json_string_value(
+			json_object_get(json_object_get(json_object_get(bc, "metrics"), k), "unit"));
+	return u ? u : "";
+}
+
+json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const char *cell)
+{
+	const json_t *xc = sched_cell_of(xev, cell), *bc = sched_cell_of(bev, cell);
 	const char *k;
 	const json_t *v;
 	struct {
@@ -500,11 +529,15 @@ json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const ch
 
 	if (!xc || !bc)
 		return NULL;
-	json_object_foreach((json_t *)json_object_get(xc, "metrics"), k, v)
+	for (int side = 0; side < 2; side++)
+	json_object_foreach((json_t *)json_object_get(side ? bc : xc, "metrics"), k, v)
 	{
-		double x = ev_mean(xc, k), b = ev_mean(bc, k), sc;
+		double x = ev_level_mean(xc, k), b = ev_level_mean(bc, k), sc;
 		size_t i;
 
+		/* a metric of both: once, from x's side */
+		if (side && json_object_get(json_object_get(xc, "metrics"), k))
+			continue;
 		if (!isfinite(x) || !isfinite(b) || !strcmp(k, "vcpu_pcpus"))
 			continue;
 		sc = ev_score(x, b);
@@ -524,11 +557,9 @@ json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const ch
 	for (size_t i = 0; items && i < n; i++)
 		push(items,
 		     json_pack("{s:s, s:o, s:o, s:s}", "metric", top[i].metric, "x",
-			       jreal(ev_mean(xc, top[i].metric)), "base",
-			       jreal(ev_mean(bc, top[i].metric)), "unit",
-			       json_string_value(json_object_get(
-				       json_object_get(json_object_get(xc, "metrics"), top[i].metric),
-				       "unit")) ?: ""),
+			       jreal(ev_level_mean(xc, top[i].metric)), "base",
+			       jreal(ev_level_mean(bc, top[i].metric)), "unit",
+			       ev_unit(xc, bc, top[i].metric)),
 		     &fail);
 	if (!items || fail) {
 		json_decref(items);
@@ -563,7 +594,7 @@ static int build_diffs(json_t *doc, const json_t *list)
 		const char *xk = json_string_value(json_object_get(json_object_get(r, "x"), "config"));
 		const char *bk =
 			json_string_value(json_object_get(json_object_get(r, "base"), "config"));
-		const char *ck = json_string_value(json_object_get(r, "cell_key"));
+		const char *ck = json_string_value(json_object_get(r, "cell"));
 		const json_t *xe = ev_of(list, xk), *be = ev_of(list, bk);
 		json_t *items;
 		char *id;
@@ -588,8 +619,7 @@ static int build_diffs(json_t *doc, const json_t *list)
 			continue;
 		}
 		push(diffs,
-		     json_pack("{s:s, s:s, s:s, s:s, s:o}", "x", xk, "base", bk, "cell_key", ck,
-			       "cell", json_string_value(json_object_get(r, "cell")) ?: "", "items",
+		     json_pack("{s:s, s:s, s:s, s:o}", "x", xk, "base", bk, "cell", ck, "items",
 			       items),
 		     &fail);
 	}

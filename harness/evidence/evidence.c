@@ -122,6 +122,10 @@ static void guest_metrics(struct acc *a, const json_t *g)
 		add(a, name, "1/s", c / secs);
 		snprintf(name, sizeof(name), "%s_moved_per_s", key);
 		add(a, name, "1/s", m / secs);
+		if (c > 0) {
+			snprintf(name, sizeof(name), "%s_lb_failed_pct", key);
+			add(a, name, "%", 100.0 * f / c);
+		}
 	}
 	json_array_foreach(cpus, i, v)
 	{
@@ -144,7 +148,8 @@ static void guest_metrics(struct acc *a, const json_t *g)
 		add(a, "wake_affine_pct", "%", 100.0 * affine / ttwu);
 	}
 	if (ncpu) {
-		add(a, "guest_wait_pct", "%", 100.0 * wait / (secs * 1e9 * (double)ncpu));
+		/* the mean number of tasks runnable but waiting, per CPU */
+		add(a, "guest_runq_wait", "tasks", wait / (secs * 1e9 * (double)ncpu));
 		add(a, "slices_per_s", "1/s", slices / secs);
 	}
 	if (nsteal && hz > 0)
@@ -154,7 +159,8 @@ static void guest_metrics(struct acc *a, const json_t *g)
 static void host_metrics(struct acc *a, const json_t *h)
 {
 	const json_t *vcpus = json_object_get(h, "vcpus"), *v;
-	double secs = num(h, "seconds"), wait = 0, invol = 0, mig = 0, seen = 0;
+	double secs = num(h, "seconds"), wait = 0, invol = 0, mig = 0, seen = 0, run = 0;
+	double run_min = INFINITY;
 	size_t n = 0, nseen = 0, i;
 
 	if (secs <= 0)
@@ -168,6 +174,9 @@ static void host_metrics(struct acc *a, const json_t *h)
 		if (!has(v, "wait_ns"))
 			continue;
 		wait += num(v, "wait_ns");
+		run += num(v, "run_ns");
+		if (num(v, "run_ns") < run_min)
+			run_min = num(v, "run_ns");
 		invol += num(v, "invol");
 		mig += num(v, "migrations");
 		n++;
@@ -177,6 +186,10 @@ static void host_metrics(struct acc *a, const json_t *h)
 		add(a, "vcpu_run_delay_pct", "%", 100.0 * wait / (secs * 1e9 * (double)n));
 		add(a, "vcpu_preempt_per_s", "1/s", invol / secs);
 		add(a, "vcpu_migrations_per_s", "1/s", mig / secs);
+		/* how busy the vCPUs were, and the least busy one: a vCPU the
+		 * guest's scheduler leaves idle (isolcpus) shows here */
+		add(a, "vcpu_busy_pct", "%", 100.0 * run / (secs * 1e9 * (double)n));
+		add(a, "vcpu_busy_min_pct", "%", 100.0 * run_min / (secs * 1e9));
 	}
 	if (nseen)
 		add(a, "vcpu_pcpus", "cpus", seen / (double)nseen);
