@@ -73,7 +73,7 @@ size_t vtb_compare_failing(const json_t *doc, unsigned fail_on);
  * The largest differences between two VM configurations' scheduler
  * evidence in one cell: @xev and @bev are entries of a compare
  * document's "evidence" (with their "sched"), @cell the cell's name.  A new
- * array of at most 3 {"metric" (without the evidence/ prefix), "x",
+ * array of at most 4 {"metric" (without the evidence/ prefix), "x",
  * "base", "unit"}, largest first, [] when none is a quarter apart; NULL
  * when either side has no evidence for the cell (or on ENOMEM, with
  * vtb_error()).

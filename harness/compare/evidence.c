@@ -471,7 +471,7 @@ static double ev_score(double x, double b)
 	return fabs(log((x + 1.0) / (b + 1.0)));
 }
 
-#define EV_DIFF_MAX 3
+#define EV_DIFF_MAX 4
 #define EV_DIFF_MIN 0.22 /* ln 1.25: a quarter apart at least */
 
 /* A cell is named alike in every configuration; its key is not (the
@@ -501,6 +501,21 @@ static double ev_level_mean(const json_t *cell, const char *k)
 	    isfinite(ev_mean(cell, "lb_per_s")))
 		return 0;
 	return NAN;
+}
+
+static bool has_level(const json_t *cell)
+{
+	const char *k;
+	const json_t *v;
+
+	json_object_foreach((json_t *)json_object_get(cell, "metrics"), k, v)
+	{
+		size_t n = strlen(k);
+
+		if (n > 9 && !strcmp(k + n - 9, "_lb_per_s"))
+			return true;
+	}
+	return false;
 }
 
 static const char *ev_unit(const json_t *xc, const json_t *bc, const char *k)
@@ -539,6 +554,10 @@ json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const ch
 		if (side && json_object_get(json_object_get(xc, "metrics"), k))
 			continue;
 		if (!isfinite(x) || !isfinite(b) || !strcmp(k, "vcpu_pcpus"))
+			continue;
+		/* the totals say again what a level says */
+		if ((!strcmp(k, "lb_per_s") || !strcmp(k, "moved_per_s")) &&
+		    (has_level(xc) || has_level(bc)))
 			continue;
 		sc = ev_score(x, b);
 		if (sc < EV_DIFF_MIN)
