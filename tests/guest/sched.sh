@@ -27,8 +27,10 @@ vcpus = 2
 topology = cores
 pinning = strict
 memory = 512M
-sched = bogus, default, relax, bogus2, bogus3
+sched = bogus, default, isolate, relax, bogus2, bogus3
 [sched default]
+[sched isolate]
+cmdline = isolcpus=1
 [sched relax]
 cmdline = relax_domain_level=0
 debugfs.migration_cost_ns = 100000
@@ -42,6 +44,9 @@ sysctl.kernel.no_such_sysctl = 1
 [workload wakeup]
 type = wakeup
 runtime = 200ms
+[workload msg]
+type = messaging
+groups = 1
 CONF
 
 expect_exit "plan accepts the five profiles" 0 "$VTBENCH" plan "$T/m.conf"
@@ -64,8 +69,28 @@ expect_eq "default: the MC level balances on newly idle CPUs" \
 	"$(pq default "instr(json_extract(g.view, '\$.domains[0].levels[0].flags'), 'SD_BALANCE_NEWIDLE') > 0")" "1"
 expect_eq "relax: the MC level does not (the flags show the profile's effect)" \
 	"$(pq relax "instr(json_extract(g.view, '\$.domains[0].levels[0].flags'), 'SD_BALANCE_NEWIDLE') > 0")" "0"
-expect_eq "the normalised trees of default and relax differ" \
-	"$(q "select count(distinct digest) from guest_view")" "2"
+expect_eq "the normalised trees of default, relax and isolate differ" \
+	"$(q "select count(distinct digest) from guest_view")" "3"
+# issue 28: each cell's scheduler counters, guest and host
+ev() { # profile, expression over the msg cell's evidence e
+	pq "$1" "(select $2 from result r join cell ce on ce.id = r.cell_id join evidence e on e.result_id = r.id where r.boot_id = b.id and ce.name = 'msg')"
+}
+expect_eq "default: messaging balanced at MC (attempts over the cell > 0)" \
+	"$(ev default "(select sum(json_extract(l.value, '\$.lb.busy.count') + json_extract(l.value, '\$.lb.idle.count') + json_extract(l.value, '\$.lb.newidle.count')) from json_each(e.guest, '\$.levels') l where json_extract(l.value, '\$.level') = 'MC') > 0")" "1"
+expect_eq "isolate: isolcpus=1 leaves no level to balance at" \
+	"$(ev isolate "json_array_length(e.guest, '\$.levels') || ' ' || (json_extract(e.guest, '\$.version') >= 15)")" "0 1"
+expect_eq "the host read both vCPU threads over the cell" \
+	"$(ev default "(select count(*) from json_each(e.host, '\$.vcpus') v where json_type(v.value, '\$.wait_ns') = 'integer' and json_extract(v.value, '\$.run_ns') > 0)")" "2"
+expect_eq "... and isolate's vCPU 1 ran far less than vCPU 0" \
+	"$(ev isolate "json_extract(e.host, '\$.vcpus[1].run_ns') * 10 < json_extract(e.host, '\$.vcpus[0].run_ns')")" "1"
+expect_eq "the rates are samples of the cell (evidence/...)" \
+	"$(pq default "(select count(*) from sample s join result r on r.id = s.result_id join cell ce on ce.id = r.cell_id where r.boot_id = b.id and ce.name = 'msg' and s.metric in ('evidence/mc_lb_per_s', 'evidence/wake_remote_pct', 'evidence/vcpu_run_delay_pct'))")" "3"
+# against the default profile's guest (the first, bogus, never ran a cell)
+expect_exit "compare against sched=default" 0 "$VTBENCH" compare --db "$T/r.db" \
+	--baseline '*sched=default' --fail-on none
+expect_grep "... says the largest differences in words" "$T/out" "scheduler evidence, the largest differences"
+expect_exit "compare --metric 'evidence/*': evidence rows are never gated" 0 \
+	"$VTBENCH" compare --db "$T/r.db" --baseline '*sched=default' --metric 'evidence/*'
 expect_eq "bogus: the boot failed" "$(pq bogus b.status)" "failed"
 got=$(pq bogus b.error)
 case "$got" in
