@@ -252,7 +252,8 @@ struct vm {
 	bool gone;	  /* the vCPU threads stopped reading: sampling is over */
 	bool end_counted; /* counters read after the "end" record */
 	bool destroyed;	  /* destroyed after the "end" record: the records are all in */
-	/* per cell of the record stream, in its order */
+	/* per cell of the record stream, in its order (g->evidence) */
+	bool evidence;
 	struct cellmark *marks;
 	size_t n_marks;
 	bool marks_failed; /* out of memory: no per-cell host evidence */
@@ -635,7 +636,7 @@ static void cell_marks(struct vm *b)
 {
 	const struct vtb_boot_records *r = vtb_rec_parser_result(b->parser);
 
-	if (!b->spec->placement || !b->cpus || b->marks_failed)
+	if (!b->evidence || !b->spec->placement || !b->cpus || b->marks_failed)
 		return;
 	while (b->n_marks < r->n_cells) {
 		struct cellmark *nm;
@@ -1006,6 +1007,7 @@ static struct vm *group_new(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 		vms[k].spec = &g->vms[k];
 		vms[k].res = &res[k];
 		vms[k].cb_id = -1;
+		vms[k].evidence = g->evidence;
 		res[k].out.parser = vms[k].parser = vtb_rec_parser_new(g->vms[k].nonce,
 								       &vtb_rec_default_limits);
 		res[k].out.started_ns = started_ns;

@@ -93,6 +93,7 @@ struct vtb_vm_group_req {
 	size_t n;
 	uint64_t timeout_ns; /* every guest's deadline, from the resume */
 	uint64_t sample_ns;  /* sampling interval; 0: none (live pins only) */
+	bool evidence;	     /* read the vCPU threads' counters per cell */
 	/* For tests; NULL: "/proc" and libvirt's "/run/libvirt/qemu" (the
 	 * QEMU pid files of the system driver). */
 	const char *proc_root, *pid_dir;

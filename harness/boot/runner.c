@@ -56,7 +56,8 @@ static bool stop_requested(void)
 	return stop_flag != 0;
 }
 
-char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep)
+char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep,
+		   bool evidence)
 {
 	json_t *job, *cells;
 	char *text = NULL;
@@ -96,7 +97,8 @@ char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *bo
 		if (!sched && vtb_sched_has_settings(c))
 			goto fail;
 		if (json_object_set_new(job, "view", json_true()) < 0 ||
-		    (sched && json_object_set_new(job, "sched", sched) < 0))
+		    (sched && json_object_set_new(job, "sched", sched) < 0) ||
+		    (!evidence && json_object_set_new(job, "evidence", json_false()) < 0))
 			goto out;
 	}
 	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
@@ -180,6 +182,7 @@ struct boot_ctx {
 	struct vtb_vmhost *vh;		/* NULL when the campaign boots no VM */
 	const struct vtb_topo *model;	/* the host model VM configurations were planned on */
 	uint64_t placement_interval_ns; /* vCPU placement sampling, 0: off */
+	bool evidence;			/* [global] evidence */
 	uint64_t t0;			/* campaign start, for elapsed */
 };
 
@@ -511,14 +514,14 @@ static void vm_group_release(struct vm_group *g)
 }
 
 /* Each VM's identity, job and CPUs */
-static int vm_group_jobs(struct vm_group *g, const struct vtb_config *c, int rep)
+static int vm_group_jobs(struct vm_group *g, const struct vtb_config *c, int rep, bool evidence)
 {
 	for (size_t k = 0; k < g->n; k++) {
 		struct vm_store *v = &g->v[k];
 
 		if (vtb_random_hex(v->nonce, 16) || vtb_uuid(v->uuid))
 			return -1;
-		v->job = vtb_job_json(c, v->nonce, v->uuid, rep);
+		v->job = vtb_job_json(c, v->nonce, v->uuid, rep, evidence);
 		v->cpus = vtb_cpuset_format(g->plan ? &g->plan->vm[k].cpus : &c->cpus);
 		if (!v->job || !v->cpus)
 			return -1;
@@ -539,6 +542,7 @@ static int vm_group_boot(struct boot_ctx *b, const struct vtb_config *c, struct 
 		.n = g->n,
 		.timeout_ns = b->timeout_ns,
 		.placement_interval_ns = b->placement_interval_ns,
+		.evidence = b->evidence,
 		.stop = &stop_flag,
 		.waitmask = &b->waitmask,
 		.tick = tick,
@@ -686,7 +690,7 @@ static int run_vm_group(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		ret = 1;
 		goto out;
 	}
-	if (vm_group_jobs(&g, c, rep))
+	if (vm_group_jobs(&g, c, rep, b->evidence))
 		goto out;
 	ret = vm_group_boot(b, c, &g);
 	if (ret)
@@ -735,7 +739,7 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		ret = 1;
 		goto out;
 	}
-	job = vtb_job_json(c, nonce, uuid, rep);
+	job = vtb_job_json(c, nonce, uuid, rep, b->evidence);
 	cpus = vtb_cpuset_format(&c->cpus);
 	if (!job || !cpus)
 		goto out;
@@ -1492,6 +1496,7 @@ int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct
 	b.model = &in->host->model;
 	b.timeout_ns = m->timeout_ns;
 	b.placement_interval_ns = m->placement_interval_ns;
+	b.evidence = m->evidence;
 	b.state = vtb_hoststate_snapshot("/");
 	if (!b.state) {
 		vtb_error("cannot take the host state snapshot");

@@ -122,6 +122,7 @@ void vtb_run_result_release(struct vtb_run_result *res);
 
 /* Builds the job a boot runs (JSON text, malloc'ed). */
 struct vtb_config;
-char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep);
+char *vtb_job_json(const struct vtb_config *c, const char *nonce, const char *boot_uuid, int rep,
+		   bool evidence);
 
 #endif

@@ -469,6 +469,7 @@ int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *
 					      .n = n,
 					      .timeout_ns = r->timeout_ns,
 					      .sample_ns = r->placement_interval_ns,
+					      .evidence = r->evidence,
 					      .stop = r->stop,
 					      .waitmask = r->waitmask,
 					      .tick = r->tick,

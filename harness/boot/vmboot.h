@@ -83,6 +83,7 @@ struct vtb_vmboot_group_req {
 	size_t n; /* the configuration's vms = (the plan's VM count) */
 	uint64_t timeout_ns;
 	uint64_t placement_interval_ns; /* m->placement_interval_ns; 0: no sampling */
+	bool evidence;			/* per-cell host readings of the vCPU threads */
 	volatile sig_atomic_t *stop;
 	const sigset_t *waitmask;
 	void (*tick)(void *arg);

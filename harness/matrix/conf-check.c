@@ -637,6 +637,11 @@ int mx_parse_global(struct parser *p)
 		ret = mx_perr(p, line, "placement_interval below 1ms (0 turns sampling off)");
 		goto out;
 	}
+	if (mx_single(p, g, mx_global_opts, "evidence", &v, &line) < 0)
+		goto out;
+	m->evidence = mx_is_yes(v);
+	free(v);
+	v = NULL;
 	if (mx_single(p, g, mx_global_opts, "order", &v, &line) < 0)
 		goto out;
 	if (!strcmp(v, "interleave")) {

@@ -172,6 +172,7 @@ struct vtb_matrix {
 	uint64_t timeout_ns; /* per boot */
 	/* how often running guests' vCPU threads are sampled; 0: off */
 	uint64_t placement_interval_ns;
+	bool evidence; /* [global] evidence: per-cell scheduler counters */
 	char *db;
 	char *kernel;
 	char *uri;

@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++) {
 		if (vtb_uuid(uuid[i]) || vtb_random_hex(nonce[i], 16))
 			return 2;
-		job[i] = vtb_job_json(c, nonce[i], uuid[i], 0);
+		job[i] = vtb_job_json(c, nonce[i], uuid[i], 0, true);
 		if (!job[i])
 			return 2;
 		vms[i] = (struct vtb_vmboot_vm){ .uuid = uuid[i],

@@ -168,7 +168,7 @@ Test(sched, partition_must_fit_the_guest)
 
 static json_t *job_of(const struct vtb_config *c)
 {
-	char *text = vtb_job_json(c, "00ff", "u-u-i-d", 0);
+	char *text = vtb_job_json(c, "00ff", "u-u-i-d", 0, true);
 	json_t *j;
 
 	cr_assert_not_null(text, "%s", vtb_errmsg());
