@@ -335,13 +335,15 @@ oom:
 	return vtb_error("out of memory");
 }
 
-/* Level keys in the order of the hierarchy, innermost first. */
+/* Level keys ("mc_lb_per_s") in the order of the hierarchy, innermost
+ * first: SMT, CLS, MC, PKG, NUMA, then the others by name. */
 static int level_rank(const char *k)
 {
 	static const char *const order[] = { "smt", "cls", "mc", "pkg", "numa" };
+	size_t n = strlen(k) - strlen("_lb_per_s");
 
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(order); i++)
-		if (!strcmp(k, order[i]))
+		if (strlen(order[i]) == n && !strncmp(k, order[i], n))
 			return (int)i;
 	return (int)VTB_ARRAY_SIZE(order);
 }

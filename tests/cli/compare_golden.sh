@@ -20,7 +20,7 @@ if [ "${UPDATE_GOLDEN:-}" = 1 ]; then "$MKFIXTURE" --version >$E/compare-fixture
 expect_eq "the goldens were made from this fixture version" \
 	"$("$MKFIXTURE" --version)" "$(cat $E/compare-fixture.version)"
 
-for v in base clean slow other gaps failed bare one slowboot allfail; do
+for v in base clean slow other gaps failed bare one slowboot allfail sched; do
 	"$MKFIXTURE" "$T/$v.db" "$v" 2>"$T/err" || notok "mkfixture $v" "$(cat "$T/err")"
 done
 "$MKFIXTURE" "$T/both.db" base clean 2>"$T/err" || notok "mkfixture base clean" "$(cat "$T/err")"
@@ -255,6 +255,29 @@ golden "compare md: each VM against its own baseline" $E/compare-own.md 1 \
 	--db "$T/base.db" --format md
 golden "compare csv: each VM against its own baseline" $E/compare-own.csv 1 \
 	--db "$T/base.db" --format csv
+
+# issue 28: the scheduler's counters per configuration and level, and the
+# largest differences along an axis, in words; never part of the gate
+golden "compare text: the scheduler evidence along pinning" $E/compare-sched.txt 1 \
+	--db "$T/sched.db" --axis pinning --format text
+golden "compare json: the scheduler evidence along pinning" $E/compare-sched.json 1 \
+	--db "$T/sched.db" --axis pinning --format json
+golden "compare md: the scheduler evidence along pinning" $E/compare-sched.md 1 \
+	--db "$T/sched.db" --axis pinning --format md
+rowsof() { # db: each row's cell, metric, verdict and change
+	"$VTBENCH" compare --db "$1" --axis pinning --format json | python3 -c 'import json,sys
+print(sorted((r["cell"], r["metric"], r["verdict"], r["change_pct"]) for r in json.load(sys.stdin)["rows"]))'
+}
+if command -v python3 >/dev/null 2>&1; then
+	expect_eq "the same boots with evidence: the same rows and verdicts" \
+		"$(rowsof "$T/sched.db")" "$(rowsof "$T/base.db")"
+fi
+expect_exit "compare --metric 'evidence/*' along pinning: rows, never exit 1" 0 \
+	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --metric 'evidence/*'
+expect_grep "... the unpinned guest's host run delay is a row" "$T/out" "vcpu_run_delay_pct"
+expect_exit "compare --metric '*' leaves the evidence out" 1 \
+	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --metric '*' --format csv
+if grep -q "evidence/" "$T/out"; then notok "... no evidence row under '*'" "$(grep -m1 evidence/ "$T/out")"; else ok "... no evidence row under '*'"; fi
 
 expect_exit "compare: the same document twice" 0 \
 	"$VTBENCH" compare --db "$T/base.db" --format json --fail-on none

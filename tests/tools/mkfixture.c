@@ -45,9 +45,10 @@
 #include <unistd.h>
 
 #include "../../harness/store/store.h"
+#include "../../harness/evidence/evidence.h"
 #include "../../common/hist.h"
 
-#define FIXTURE_VERSION 3
+#define FIXTURE_VERSION 4
 #define T0 1700000000000000000LL /* 2023-11-14T22:13:20Z */
 #define DAY 86400000000000LL
 #define REPS 5
@@ -120,35 +121,107 @@ struct variant {
 	int reps;	 /* boots a configuration; 0: REPS */
 	bool slow_boot;	 /* the baseline's boot 2 three times slower in every cell */
 	bool all_failed; /* every VM boot failed */
+	bool evidence;	 /* the VM boots' wakeup cells carry scheduler evidence (issue 28) */
 };
 
 static const struct variant variants[] = {
 	{ "base", "f1c70000-0000-4000-8000-00000000000a", T0, 11, -1, false, false, false, false,
-	  false, 0, false, false },
+	  false, 0, false, false, false },
 	{ "clean", "f1c70000-0000-4000-8000-00000000000b", T0 + DAY, 22, -1, false, false, false,
-	  false, false, 0, false, false },
+	  false, false, 0, false, false, false },
 	{ "slow", "f1c70000-0000-4000-8000-00000000000c", T0 + DAY, 33, 1, false, false, false,
-	  false, false, 0, false, false },
+	  false, false, 0, false, false, false },
 	{ "other", "f1c70000-0000-4000-8000-00000000000d", T0 + DAY, 44, -1, true, false, false,
-	  false, false, 0, false, false },
+	  false, false, 0, false, false, false },
 	{ "gaps", "f1c70000-0000-4000-8000-00000000000e", T0, 11, -1, false, true, false, false,
-	  false, 0, false, false },
+	  false, 0, false, false, false },
 	{ "stream", "f1c70000-0000-4000-8000-00000000000f", T0 + DAY, 55, -1, false, false, true,
-	  false, false, 0, false, false },
+	  false, false, 0, false, false, false },
 	{ "failed", "f1c70000-0000-4000-8000-000000000010", T0 + DAY, 66, -1, false, false, false,
-	  true, false, 0, false, false },
+	  true, false, 0, false, false, false },
 	{ "bare", "f1c70000-0000-4000-8000-000000000011", T0 + DAY, 77, -1, false, false, false,
-	  false, true, 0, false, false },
+	  false, true, 0, false, false, false },
 	/* issue 26: one boot a configuration (nothing can be judged); the
 	 * cores/strict guest 10% slower while one baseline boot is three times
 	 * slower (a cron job, a compaction); every VM boot failed */
 	{ "one", "f1c70000-0000-4000-8000-000000000012", T0 + DAY, 88, -1, false, false, false,
-	  false, false, 1, false, false },
+	  false, false, 1, false, false, false },
 	{ "slowboot", "f1c70000-0000-4000-8000-000000000013", T0 + DAY, 99, 1, false, false, false,
-	  false, false, 0, true, false },
+	  false, false, 0, true, false, false },
 	{ "allfail", "f1c70000-0000-4000-8000-000000000014", T0 + DAY, 111, -1, false, false, false,
-	  false, false, 0, false, true },
+	  false, false, 0, false, true, false },
+	/* issue 28: base's boots with the scheduler's counters of the
+	 * wakeup cell: the unpinned guest waits on the host and drifts, the
+	 * SMT guest balances at SMT and MC */
+	{ "sched", "f1c70000-0000-4000-8000-000000000015", T0, 11, -1, false, false, false, false,
+	  false, 0, false, false, true },
 };
+
+/* The wakeup cell's schedstat record and host readings of VM @ci at
+ * @rep (deterministic: no draw from the generator, so the samples of
+ * the other variants stay as they were). */
+static int fixture_evidence(size_t ci, int rep, const char *cell, struct vtb_evidence *ev)
+{
+	double k = 1.0 + 0.02 * (rep - 2);
+	int mc = (int)(80 * k * (ci == 3 ? 3 : 1)), smt = (int)(120 * k);
+	long long wait = (long long)((ci == 3 ? 0.3 : 0.01) * k * 4e9);
+	char *g, *h, *smtl = NULL;
+	json_t *gj, *hj;
+	int ret;
+
+	if (ci == 2)
+		smtl = vtb_asprintf(
+			"{\"level\":\"SMT\",\"cpus\":2,\"lb\":{\"busy\":{\"count\":%d,"
+			"\"balanced\":%d,\"failed\":0,\"imbalance\":0,\"gained\":4,"
+			"\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":0},"
+			"\"idle\":{\"count\":0,\"balanced\":0,\"failed\":0,"
+			"\"imbalance\":0,\"gained\":0,\"hot_gained\":0,\"nobusyq\":0,"
+			"\"nobusyg\":0},\"newidle\":{\"count\":0,\"balanced\":0,"
+			"\"failed\":0,\"imbalance\":0,\"gained\":0,\"hot_gained\":0,"
+			"\"nobusyq\":0,\"nobusyg\":0}},\"alb\":{\"count\":0,\"failed\":0,"
+			"\"pushed\":0},\"sbe\":{\"count\":0,\"balanced\":0,\"pushed\":0},"
+			"\"sbf\":{\"count\":0,\"balanced\":0,\"pushed\":0},\"ttwu\":"
+			"{\"remote\":50,\"affine\":0,\"balance\":0}},",
+			smt, smt - 4);
+	g = vtb_asprintf(
+		"{\"seconds\":4.0,\"version\":15,\"user_hz\":100,\"notes\":[],\"error\":null,"
+		"\"levels\":[%s{\"level\":\"MC\",\"cpus\":2,\"lb\":{"
+		"\"busy\":{\"count\":%d,\"balanced\":%d,\"failed\":%d,\"imbalance\":9,\"gained\":%d,"
+		"\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":1},"
+		"\"idle\":{\"count\":%d,\"balanced\":1,\"failed\":0,\"imbalance\":0,\"gained\":1,"
+		"\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":0},"
+		"\"newidle\":{\"count\":%d,\"balanced\":2,\"failed\":1,\"imbalance\":0,"
+		"\"gained\":2,\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":0}},"
+		"\"alb\":{\"count\":0,\"failed\":0,\"pushed\":0},\"sbe\":{\"count\":0,"
+		"\"balanced\":0,\"pushed\":0},\"sbf\":{\"count\":0,\"balanced\":0,\"pushed\":0},"
+		"\"ttwu\":{\"remote\":%d,\"affine\":40,\"balance\":0}}],"
+		"\"cpus\":[{\"cpu\":0,\"yield\":0,\"sched\":900,\"goidle\":300,\"ttwu\":400,"
+		"\"ttwu_local\":%d,\"run_ns\":2000000000,\"wait_ns\":%lld,\"slices\":900,\"steal\":0},"
+		"{\"cpu\":1,\"yield\":0,\"sched\":900,\"goidle\":300,\"ttwu\":400,\"ttwu_local\":%d,"
+		"\"run_ns\":2000000000,\"wait_ns\":%lld,\"slices\":900,\"steal\":0}]}",
+		smtl ? smtl : "",
+		mc * 2, mc * 2 - mc / 4, mc / 8, mc / 10, mc, mc, ci == 3 ? 240 : 60,
+		ci == 3 ? 160 : 340, wait, ci == 3 ? 160 : 340, wait);
+	h = vtb_asprintf(
+		"{\"seconds\":4.0,\"vcpus\":[{\"vcpu\":0,\"run_ns\":3000000000,\"wait_ns\":%lld,"
+		"\"slices\":800,\"invol\":%d,\"migrations\":%d,\"moves\":%d,\"pcpus\":%s,"
+		"\"pcpus_seen\":%d},{\"vcpu\":1,\"run_ns\":2800000000,\"wait_ns\":%lld,"
+		"\"slices\":780,\"invol\":%d,\"migrations\":%d,\"moves\":%d,\"pcpus\":%s,"
+		"\"pcpus_seen\":%d}]}",
+		ci == 3 ? (long long)(1.2e9 * k) : (long long)(2e7 * k), ci == 3 ? 900 : 40,
+		ci == 3 ? 80 : 0, ci == 3 ? 60 : 0, ci == 3 ? "[2,3]" : "[2]", ci == 3 ? 2 : 1,
+		ci == 3 ? (long long)(1.1e9 * k) : (long long)(2e7 * k), ci == 3 ? 880 : 40,
+		ci == 3 ? 76 : 0, ci == 3 ? 58 : 0, ci == 3 ? "[3,2]" : "[3]", ci == 3 ? 2 : 1);
+	gj = g ? json_loads(g, 0, NULL) : NULL;
+	hj = h ? json_loads(h, 0, NULL) : NULL;
+	ret = gj && hj ? vtb_evidence_build(cell, gj, hj, ev) : vtb_error("bad fixture evidence");
+	json_decref(gj);
+	json_decref(hj);
+	free(g);
+	free(h);
+	free(smtl);
+	return ret;
+}
 
 static int die(const char *what)
 {
@@ -269,6 +342,7 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 	struct vtb_boot_records rec = { 0 };
 	struct vtb_vm_boot_info vm = { 0 };
 	struct vtb_boot_info b = { 0 };
+	struct vtb_evidence ev = { 0 };
 	bool odd = ci == 2 && rep == 3 && !strcmp(v->name, "base");
 	char uuid[37], key[17], *placement = NULL;
 	struct vtb_hist h;
@@ -417,6 +491,12 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 			.levels = odd ? "MC" : c->levels,
 			.digest = "d1",
 		};
+		if (v->evidence) {
+			if (fixture_evidence(ci, rep, rec.cells[1].cell, &ev) < 0)
+				goto out;
+			vm.evidence = &ev.ev;
+			vm.n_evidence = 1;
+		}
 		b.vm = &vm;
 	}
 	if (vtb_store_boot(st, &b,
@@ -425,6 +505,7 @@ static int small_boot(struct vtb_store *st, int64_t campaign, const struct varia
 		goto out;
 	ret = 0;
 out:
+	vtb_evidence_release(&ev);
 	free(placement);
 	json_decref(jb);
 	json_decref(jp);
