@@ -780,15 +780,17 @@ static int put(json_t *o, const char *k, json_t *v)
 	return 0;
 }
 
-/* Sets @n counters of @base in @o; -1 with vtb_error(). */
-static int counters_in(json_t *o, const void *base, const struct jkey *k, size_t n)
+/* Sets @n counters of @base in @o; -1 with vtb_error() naming @what
+ * ("cpu 3", "level MC lb.busy") and the key. */
+static int counters_in(json_t *o, const void *base, const struct jkey *k, size_t n,
+		       const char *what)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = get(base, k[i].off);
 
 		if (v > INT64_MAX)
-			return vtb_error("schedstat %s %" PRIu64 " is beyond INT64_MAX", k[i].key,
-					 v);
+			return vtb_error("schedstat %s %s %" PRIu64 " is beyond INT64_MAX", what,
+					 k[i].key, v);
 		if (put(o, k[i].key, json_integer((json_int_t)v)))
 			return vtb_error("out of memory");
 	}
@@ -796,7 +798,7 @@ static int counters_in(json_t *o, const void *base, const struct jkey *k, size_t
 }
 
 /* An object of @n counters of @base; NULL with vtb_error(). */
-static json_t *counters(const void *base, const struct jkey *k, size_t n)
+static json_t *counters(const void *base, const struct jkey *k, size_t n, const char *what)
 {
 	json_t *o = json_object();
 
@@ -804,7 +806,7 @@ static json_t *counters(const void *base, const struct jkey *k, size_t n)
 		vtb_error("out of memory");
 		return NULL;
 	}
-	if (counters_in(o, base, k, n)) {
+	if (counters_in(o, base, k, n, what)) {
 		json_decref(o);
 		return NULL;
 	}
@@ -874,6 +876,8 @@ static json_t *level_json(int version, const struct entry *e, const struct level
 	size_t nlbk = version >= 17 ? VTB_ARRAY_SIZE(lbk_v17) : VTB_ARRAY_SIZE(lbk_v15);
 	struct vtb_ss_domain s;
 	json_t *o = json_object(), *lb;
+	/* "level NAME lb.newidle", NAME as long as an entry's: never cut */
+	char what[sizeof(e->name) + 32];
 
 	memset(&s, 0, sizeof(s));
 	for (size_t i = l->first; i < l->first + l->n; i++) {
@@ -889,16 +893,22 @@ static json_t *level_json(int version, const struct entry *e, const struct level
 		goto oom;
 	lb = json_object_get(o, "lb");
 	for (int k = 0; k < VTB_SS_NIDLE; k++) {
-		json_t *c = counters(&s.lb[k], lbk, nlbk);
+		json_t *c;
 
+		snprintf(what, sizeof(what), "level %.*s lb.%s", (int)sizeof(e->name), l->name,
+			 idle_names[k]);
+		c = counters(&s.lb[k], lbk, nlbk, what);
 		if (!c)
 			goto fail;
 		if (put(lb, idle_names[k], c))
 			goto oom;
 	}
 	for (size_t i = 0; i < VTB_ARRAY_SIZE(parts); i++) {
-		json_t *c = counters(&s, parts[i].k, parts[i].n);
+		json_t *c;
 
+		snprintf(what, sizeof(what), "level %.*s %s", (int)sizeof(e->name), l->name,
+			 parts[i].key);
+		c = counters(&s, parts[i].k, parts[i].n, what);
 		if (!c)
 			goto fail;
 		if (put(o, parts[i].key, c))
@@ -1021,10 +1031,12 @@ json_t *vtb_schedstat_json(const struct vtb_schedstat *diff,
 	for (size_t i = 0; i < diff->n_cpus; i++) {
 		const struct vtb_ss_cpu *c = &diff->cpus[i];
 		json_t *o = json_object();
+		char what[32];
 
 		if (!o || json_array_append_new(cpus, o) || put(o, "cpu", json_integer(c->cpu)))
 			goto oom;
-		if (counters_in(o, c, cpu_k, VTB_ARRAY_SIZE(cpu_k)))
+		snprintf(what, sizeof(what), "cpu %d", c->cpu);
+		if (counters_in(o, c, cpu_k, VTB_ARRAY_SIZE(cpu_k), what))
 			goto fail;
 	}
 	free(lv);

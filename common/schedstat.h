@@ -93,11 +93,11 @@ int vtb_schedstat_read(const char *root, struct vtb_schedstat *out);
 
 /*
  * @after - @before (both as vtb_schedstat_parse() makes them) into @diff
- * (released by the caller): the same
- * version, timestamp the jiffies elapsed, and per cpu and domain the
- * counters' increase.  32-bit counters are taken modulo 2^32 (one wrap
- * is exact).  Left out, each with a note (a sentence, in *@notes, a new
- * JSON array of strings, when @notes is not NULL):
+ * (released by the caller): the same version, timestamp the jiffies
+ * elapsed, and per cpu and domain the counters' increase.  32-bit
+ * counters are taken modulo 2^32 (one wrap is exact).  Left out, each
+ * with a note (a sentence, in *@notes, a new JSON array of strings, when
+ * @notes is not NULL):
  * - a cpu in only one snapshot (hot-plug);
  * - a cpu whose 64-bit counters went back (a reset): the whole cpu;
  * - the domains of a cpu whose domain lines differ in number, name or
@@ -133,9 +133,10 @@ int vtb_schedstat_diff(const struct vtb_schedstat *before, const struct vtb_sche
  * names every NUMA level "NUMA") is NAME_2, its third NAME_3, and so on.
  * Levels come innermost first: by the smallest domain index at which
  * the name appears, then the largest (SMT at 0 before MC at 0 and 1 when
- * a cpu without a sibling has no SMT level), then by name.  Every value is a JSON integer.  NULL
- * with vtb_error() on ENOMEM, a @name result that is not 1-15 of
- * [A-Za-z0-9_], or a value beyond INT64_MAX.
+ * a cpu without a sibling has no SMT level), then by name.  Every value
+ * is a JSON integer.  NULL with vtb_error() on ENOMEM, a @name result
+ * that is not 1-15 of [A-Za-z0-9_], or a value beyond INT64_MAX (the
+ * message names the cpu or level and the key).
  */
 json_t *vtb_schedstat_json(const struct vtb_schedstat *diff,
 			   const char *(*name)(int cpu, int dom, void *arg), void *arg);

@@ -33,6 +33,7 @@ seeds() { # target: extra seed directories from the tree
 	case $1 in
 	fuzz_matrix) echo "$SRCDIR/examples $SRCDIR/tests/fixtures/matrix" ;;
 	fuzz_hosttopo) echo "$SRCDIR/tests/fixtures/topo" ;;
+	fuzz_schedstat) echo "$SRCDIR/tests/fixtures/schedstat" ;;
 	esac
 }
 

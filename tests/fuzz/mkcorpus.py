@@ -216,3 +216,16 @@ compare_input("long-fields-narrow",
 compare_input("long-fields-wide",
               op("sample", "long", "metric", 3, long_text(b"m", 512)) +
               op("cell", "long", "name", 2, long_text(b"c \x1b", 1024)), 400)
+
+# fuzz_schedstat: before/after pairs of tests/fixtures/schedstat/ split at
+# a form feed (the single texts come from that directory: scripts/fuzz.sh)
+SS = os.path.join(SRC, "tests", "fixtures", "schedstat")
+
+
+def ss(name):
+    with open(os.path.join(SS, name), "rb") as f:
+        return f.read()
+
+
+for pair in ("v15", "v16", "v17", "wrap", "hotplug", "reset"):
+    put("fuzz_schedstat", "pair-" + pair, ss(pair + "-before") + b"\f" + ss(pair + "-after"))
