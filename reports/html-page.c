@@ -782,7 +782,19 @@ static void ev_sched(struct page *pg, xmlNodePtr body, const json_t *ev)
 				html_swatch(pg, td, html_cfg_colour(pg, cfg, NULL));
 				html_text(pg, td, html_cfg_label(pg, cfg, NULL));
 				html_el(pg, tr, "td", html_orstr(html_jstr(cell, "cell")));
-				html_el(pg, tr, "td", l ? html_orstr(html_jstr(l, "level")) : "none");
+				{
+					const char *n = l ? html_orstr(html_jstr(l, "level")) : "none";
+					char up[24];
+					size_t q;
+
+					/* the kernel's names: SMT, MC, PKG */
+					for (q = 0; n[q] && q + 1 < sizeof(up); q++)
+						up[q] = (char)(l && n[q] >= 'a' && n[q] <= 'z'
+								       ? n[q] - 'a' + 'A'
+								       : n[q]);
+					up[q] = '\0';
+					html_el(pg, tr, "td", up);
+				}
 				html_el(pg, tr, "td", ev_num(l, "lb_per_s", "", b[0], sizeof(b[0])));
 				html_el(pg, tr, "td",
 					ev_num(l, "lb_failed_pct", "%", b[1], sizeof(b[1])));

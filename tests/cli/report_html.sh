@@ -206,3 +206,46 @@ EOF2
 done
 expect_grep "own: a box plot of seconds has its axis in ms" "$T/report-own.html" '>ms</text>'
 expect_grep "own: a long box-plot label wraps on a second line" "$T/report-own.html" '<tspan'
+
+# issue 28: the scheduler evidence in the page Chromium built: a row per
+# configuration, cell and level (the SMT guest's SMT and MC, innermost
+# first), and the largest differences along pinning in words
+"$MKFIXTURE" "$T/sched.db" sched 2>"$T/err" || notok "mkfixture sched" "$(cat "$T/err")"
+expect_exit "evidence: vtbench compare -o writes the page" 0 \
+	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --fail-on none -o "$T/sched.html"
+browse "$T/sched.html"
+if grep 'CONSOLE' "$T/log" >"$T/console"; then
+	notok "evidence: no console messages" "$(head -n 20 "$T/console")"
+else
+	ok "evidence: no console messages"
+fi
+if python3 - "$T/dom" >"$T/check" 2>&1 <<'EOF2'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+start = dom.find("Scheduler counters over each cell")
+bad = []
+if start < 0:
+    bad.append("no scheduler counters table")
+table = dom[start:dom.find("</table>", start)]
+rows = [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)]
+        for r in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+rows = [r for r in rows if r]
+levels = [(r[0], r[2]) for r in rows]
+if len(rows) != 4:
+    bad.append("%d rows, want 4 (c2 MC, c3 SMT and MC, c4 MC): %r" % (len(rows), levels))
+smt = [r for r in rows if "topology=smt" in r[0]]
+if [r[2] for r in smt] != ["SMT", "MC"]:
+    bad.append("the SMT guest's levels %r, want SMT then MC" % [r[2] for r in smt])
+if not all(r[3] not in ("", "-") for r in rows):
+    bad.append("a level without its balance rate")
+diffs = re.findall(r'<ul class="evidence-diffs">(.*?)</ul>', dom, re.S)
+if not diffs or "waited 29% of the time on the host" not in html.unescape(diffs[0]):
+    bad.append("no difference list naming the unpinned guest's host run delay")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF2
+then
+	ok "evidence: a row per configuration and level, innermost first, and the differences in words"
+else
+	notok "evidence: a row per configuration and level, innermost first, and the differences in words" "$(cat "$T/check")"
+fi
