@@ -42,6 +42,9 @@ xmlNodePtr html_page_open(struct page *pg, const char *title);
 /* Writes pg->doc to @f and frees it: 0, or -1 with vtb_error() (ENOMEM
  * while building, or a write error). */
 int html_page_save(struct page *pg, FILE *f);
+/* The TCG note (report.h) as a paragraph of @body when campaign @camp, or
+ * @against (NULL: none), ran guests under TCG; nothing otherwise. */
+void html_tcg_note(struct page *pg, xmlNodePtr body, const json_t *camp, const json_t *against);
 
 /* ---- tree helpers (html-tree.c) ---- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "report.h"
 
 /*
  * Figures have a bounded width, whatever the document holds (a table's
@@ -79,13 +80,6 @@ const char *rep_metric_s(struct ctx *c, const struct rrow *r)
 	if (!r->better)
 		return m;
 	return rep_fmt(c, "%s %s", m, !strcmp(r->better, "higher") ? "(+)" : "(-)");
-}
-
-static bool has_tcg(const json_t *camp)
-{
-	const char *a = rep_jstr(camp, "accelerators");
-
-	return a && strstr(a, "tcg");
 }
 
 /*
@@ -250,16 +244,13 @@ void rep_put_header(struct ctx *c)
 /* Under TCG the ratios say nothing about virtualization: said up front. */
 void rep_put_note(struct ctx *c)
 {
-	if (!has_tcg(c->camp) && !(json_is_object(c->against) && has_tcg(c->against)))
+	if (!vtb_report_ran_tcg(c->camp) &&
+	    !(json_is_object(c->against) && vtb_report_ran_tcg(c->against)))
 		return;
 	if (c->mode == M_MD)
-		fprintf(c->f,
-			"\n> note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n");
+		fprintf(c->f, "\n> note: %s\n", vtb_report_tcg_note);
 	else
-		rep_put_folded(
-			c, "note: ",
-			"guests ran under TCG (software emulation): these ratios measure QEMU's "
-			"emulator, not virtualization overhead");
+		rep_put_folded(c, "note: ", vtb_report_tcg_note);
 }
 
 /* What the tables compare, from the options. */
