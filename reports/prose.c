@@ -91,7 +91,12 @@ const char *rep_metric_s(struct ctx *c, const struct rrow *r)
  */
 void rep_put_folded(struct ctx *c, const char *first, const char *s)
 {
-	size_t cols = c->cols ? c->cols : 1, ind = rep_width(first), col = ind;
+	rep_put_hanging(c, first, rep_width(first), s);
+}
+
+void rep_put_hanging(struct ctx *c, const char *first, size_t hang, const char *s)
+{
+	size_t cols = c->cols ? c->cols : 1, ind = hang, col = rep_width(first), start;
 
 	fputs(first, c->f);
 	if (c->mode == M_MD) {
@@ -100,13 +105,16 @@ void rep_put_folded(struct ctx *c, const char *first, const char *s)
 	}
 	if (ind > cols / 2)
 		ind = 0;
+	/* the first line's first word goes right after @first (after a
+	 * blank when @first is the indent and wider than half a line) */
+	start = hang == col ? ind : col;
 	while (*s) {
 		size_t n = strcspn(s, " "), w = rep_width_n(s, n);
 
-		if (col > ind && col + 1 + w > cols) {
+		if (col > start && col + 1 + w > cols) {
 			fprintf(c->f, "\n%*s", (int)ind, "");
-			col = ind;
-		} else if (col > ind) {
+			col = start = ind;
+		} else if (col > start) {
 			fputc(' ', c->f);
 			col++;
 		}
@@ -119,7 +127,7 @@ void rep_put_folded(struct ctx *c, const char *first, const char *s)
 			s += k;
 			n -= k;
 			w = rep_width_n(s, n);
-			col = ind;
+			col = start = ind;
 		}
 		fprintf(c->f, "%.*s", (int)n, s);
 		col += w;

@@ -731,11 +731,12 @@ Test(report_recommend, the_rounds_shown_are_the_rounds_with_values)
 		FILE *f = open_memstream(&buf, &len);
 
 		cr_assert_not_null(d);
-		cr_assert_eq(vtb_recommend_text(d, f), 0, "%s", vtb_errmsg());
+		cr_assert_eq(vtb_recommend_text(d, NULL, f), 0, "%s", vtb_errmsg());
 		cr_assert_eq(fclose(f), 0);
 		cr_assert_lt(len, 4096u, "rounds %zu: %zu bytes", k, len);
-		assert_has(buf, k == 3 ? "\n  c1 11 12  vm a (winner)\n"
-				       : "\n  c1 11 12 13  vm a (winner)\n");
+		assert_has(buf, "\n  c1 = vm a (winner)\n");
+		assert_has(buf, k == 3 ? "\n  round   1   2\n  c1     11  12\n"
+				       : "\n  round   1   2   3\n  c1     11  12  13\n");
 		free(buf);
 		json_decref(d);
 	}
