@@ -127,6 +127,11 @@ void html_scale_lin(struct scale *s, double lo, double hi);
  * readable unit (ns to s, B to TiB). */
 void html_axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, double top, double y,
 		 const char *unit);
+/* Horizontal grid lines across [@left, @right] at nice values of @s,
+ * labels left of @left, the unit above them (class "unit"), in a
+ * readable unit as html_axis_x's. */
+void html_axis_y(struct page *pg, xmlNodePtr svg, const struct scale *s, double left, double right,
+		 const char *unit);
 
 /* ---- charts (html-charts.c, html-c2c.c): each appends its figure or section ---- */
 
