@@ -564,8 +564,14 @@ static void part_sched(struct page *pg, xmlNodePtr body, const char *who, const 
 		return;
 	}
 	if (!json_array_size(applied)) {
-		html_elf(pg, body, "p", "%s %s: nothing recorded in its %s boots (no sched record)",
-			 who, name ? name : "(unnamed)", html_jfmt(s, "boots").s);
+		char *set = html_jtext(json_object_get(s, "declared"));
+
+		if (!set)
+			pg->failed = true;
+		html_elf(pg, body, "p",
+			 "%s %s: nothing recorded in its %s boots (no sched record); set %s", who,
+			 name ? name : "(unnamed)", html_jfmt(s, "boots").s, set ? set : "-");
+		free(set);
 		return;
 	}
 	if (json_is_true(json_object_get(s, "agree"))) {

@@ -264,6 +264,32 @@ static const char *rounds_s(struct ctx *c, const json_t *reps)
 	return s;
 }
 
+/* What the matrix set: "cmdline = isolcpus=1; sysctl.kernel.x = 0" */
+static const char *declared_s(struct ctx *c, const json_t *declared)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *k, *s;
+	const json_t *v;
+	size_t i = 0;
+	bool err = vtb_strbuf_addstr(&sb, "") < 0;
+
+	json_object_foreach((json_t *)declared, k, v)
+	{
+		if (i++ == MAX_LISTED) {
+			err |= vtb_strbuf_addf(&sb, "; ... (%zu keys)",
+					       json_object_size(declared)) < 0;
+			break;
+		}
+		err |= vtb_strbuf_addf(&sb, "%s%s = %s", i > 1 ? "; " : "",
+				       rep_show(c, k, REP_NAME_MAX),
+				       rep_show(c, json_string_value(v), REP_NAME_MAX)) < 0;
+	}
+	s = err ? "" : rep_fmt(c, "%s", vtb_strbuf_str(&sb));
+	c->oom |= err;
+	vtb_strbuf_release(&sb);
+	return s;
+}
+
 /*
  * A configuration's sched profile as applied, at @indent after @who
  * ("sched profile", "the winner's sched profile"): its name; no settings;
@@ -291,8 +317,8 @@ static void put_sched(struct ctx *c, size_t indent, const char *who, const json_
 	}
 	if (!json_array_size(applied)) {
 		line(c, indent,
-		     rep_fmt(c, "%s: nothing recorded in its %s boots (no sched record)", name,
-			     num(c, boots)));
+		     rep_fmt(c, "%s: nothing recorded in its %s boots (no sched record); set %s",
+			     name, num(c, boots), declared_s(c, json_object_get(s, "declared"))));
 		return;
 	}
 	if (json_is_true(json_object_get(s, "agree"))) {
