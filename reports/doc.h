@@ -149,6 +149,8 @@ double rep_x_mean(const struct rrow *r, const struct rrow *line);
 /* Text: @s folded into lines of at most c->cols after @first (the rest
  * indented as far); Markdown: one line. */
 void rep_put_folded(struct ctx *c, const char *first, const char *s);
+/* The same with the other lines indented @hang columns (text). */
+void rep_put_hanging(struct ctx *c, const char *first, size_t hang, const char *s);
 /* What the tables compare; the legend under them; a table's title. */
 const char *rep_title(struct ctx *c);
 const char *rep_legend(struct ctx *c);

@@ -101,6 +101,15 @@ static void part_boots(struct page *pg, xmlNodePtr body, const json_t *camp, con
 	}
 }
 
+/* Under TCG the ratios say nothing about virtualization (report.h): said
+ * up front, once, when campaign @camp or @against (NULL: none) ran there. */
+void html_tcg_note(struct page *pg, xmlNodePtr body, const json_t *camp, const json_t *against)
+{
+	if (!vtb_report_ran_tcg(camp) && !(json_is_object(against) && vtb_report_ran_tcg(against)))
+		return;
+	html_attr(pg, html_elf(pg, body, "p", "Note: %s.", vtb_report_tcg_note), "class", "advice");
+}
+
 static void part_header(struct page *pg, xmlNodePtr body)
 {
 	const json_t *camp = json_object_get(pg->rep, "campaign");
@@ -179,18 +188,7 @@ static void part_header(struct page *pg, xmlNodePtr body)
 		html_el(pg, p, "b", "Nothing to compare. ");
 		html_text(pg, p, html_jstr(pg->rep, "advice"));
 	}
-	for (int side = 0; side < 2; side++) {
-		const char *acc = html_jstr(side ? against : camp, "accelerators");
-
-		if (acc && strstr(acc, "tcg")) {
-			html_attr(pg,
-				  html_el(pg, body, "p",
-					  "Note: guests ran under TCG (software emulation): these ratios "
-					  "measure QEMU's emulator, not virtualization overhead."),
-				  "class", "advice");
-			break;
-		}
-	}
+	html_tcg_note(pg, body, camp, against);
 	html_headline(pg, body);
 	nav = html_el(pg, body, "nav", NULL);
 	static const char *const links[][2] = {

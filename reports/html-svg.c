@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The HTML report's SVG toolkit (html.h): primitives, scales and the x
- * axis with its unit chosen for the values.  Coordinates are written with
+ * The HTML report's SVG toolkit (html.h): primitives, scales and the
+ * axes with their unit chosen for the values.  Coordinates are written with
  * one decimal.
  */
 #include <math.h>
@@ -196,4 +196,29 @@ void html_axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, double 
 		}
 	}
 	html_svg_text(pg, g, s->p1, y + 28, "end", html_orstr(unit));
+}
+
+/* Horizontal grid lines from @left to @right with labels left of @left
+ * and the unit above them, in a readable unit (unit_for); the unit's
+ * text has class "unit". */
+void html_axis_y(struct page *pg, xmlNodePtr svg, const struct scale *s, double left, double right,
+		 const char *unit)
+{
+	xmlNodePtr g = html_el(pg, svg, "g", NULL);
+	double div = 1, step, v, top = fmin(s->p0, s->p1);
+
+	unit = unit_for(unit, fmax(fabs(s->lo), fabs(s->hi)), &div);
+	html_attr(pg, g, "class", "axis");
+	html_svg_line(pg, g, left, s->p0, left, s->p1, "#888888");
+	step = nice_step((s->hi - s->lo) / div, 5) * div;
+	v = ceil(s->lo / step) * step;
+	for (int k = 0; v <= s->hi && k < 30; k++, v += step) {
+		double y = html_sc(s, v);
+
+		html_attr(pg, html_svg_line(pg, g, left, y, right, y, "#eeeeee"), "class", "grid");
+		html_svg_text(pg, g, left - 6, y + 4, "end",
+			      html_fmt_num(fabs(v) < step * 1e-9 ? 0 : v / div).s);
+	}
+	html_attr(pg, html_svg_text(pg, g, left - 6, top - 6, "end", html_orstr(unit)), "class",
+		  "unit");
 }

@@ -42,6 +42,9 @@ xmlNodePtr html_page_open(struct page *pg, const char *title);
 /* Writes pg->doc to @f and frees it: 0, or -1 with vtb_error() (ENOMEM
  * while building, or a write error). */
 int html_page_save(struct page *pg, FILE *f);
+/* The TCG note (report.h) as a paragraph of @body when campaign @camp, or
+ * @against (NULL: none), ran guests under TCG; nothing otherwise. */
+void html_tcg_note(struct page *pg, xmlNodePtr body, const json_t *camp, const json_t *against);
 
 /* ---- tree helpers (html-tree.c) ---- */
 
@@ -123,6 +126,11 @@ void html_scale_lin(struct scale *s, double lo, double hi);
 /* Vertical grid lines from @top, labels under the x axis at @y, in a
  * readable unit (ns to s, B to TiB). */
 void html_axis_x(struct page *pg, xmlNodePtr svg, const struct scale *s, double top, double y,
+		 const char *unit);
+/* Horizontal grid lines across [@left, @right] at nice values of @s,
+ * labels left of @left, the unit above them (class "unit"), in a
+ * readable unit as html_axis_x's. */
+void html_axis_y(struct page *pg, xmlNodePtr svg, const struct scale *s, double left, double right,
 		 const char *unit);
 
 /* ---- charts (html-charts.c, html-c2c.c): each appends its figure or section ---- */

@@ -10,6 +10,7 @@
 
 #include "doc.h"
 #include "evwords.h"
+#include "report.h"
 
 /*
  * Figures have a bounded width, whatever the document holds (a table's
@@ -82,13 +83,6 @@ const char *rep_metric_s(struct ctx *c, const struct rrow *r)
 	return rep_fmt(c, "%s %s", m, !strcmp(r->better, "higher") ? "(+)" : "(-)");
 }
 
-static bool has_tcg(const json_t *camp)
-{
-	const char *a = rep_jstr(camp, "accelerators");
-
-	return a && strstr(a, "tcg");
-}
-
 /*
  * Text: @s folded at blanks into lines of at most c->cols, the first line
  * after @first, the others indented as far (not at all when @first is
@@ -98,7 +92,12 @@ static bool has_tcg(const json_t *camp)
  */
 void rep_put_folded(struct ctx *c, const char *first, const char *s)
 {
-	size_t cols = c->cols ? c->cols : 1, ind = rep_width(first), col = ind;
+	rep_put_hanging(c, first, rep_width(first), s);
+}
+
+void rep_put_hanging(struct ctx *c, const char *first, size_t hang, const char *s)
+{
+	size_t cols = c->cols ? c->cols : 1, ind = hang, col = rep_width(first), start;
 
 	fputs(first, c->f);
 	if (c->mode == M_MD) {
@@ -107,13 +106,16 @@ void rep_put_folded(struct ctx *c, const char *first, const char *s)
 	}
 	if (ind > cols / 2)
 		ind = 0;
+	/* the first line's first word goes right after @first (after a
+	 * blank when @first is the indent and wider than half a line) */
+	start = hang == col ? ind : col;
 	while (*s) {
 		size_t n = strcspn(s, " "), w = rep_width_n(s, n);
 
-		if (col > ind && col + 1 + w > cols) {
+		if (col > start && col + 1 + w > cols) {
 			fprintf(c->f, "\n%*s", (int)ind, "");
-			col = ind;
-		} else if (col > ind) {
+			col = start = ind;
+		} else if (col > start) {
 			fputc(' ', c->f);
 			col++;
 		}
@@ -126,7 +128,7 @@ void rep_put_folded(struct ctx *c, const char *first, const char *s)
 			s += k;
 			n -= k;
 			w = rep_width_n(s, n);
-			col = ind;
+			col = start = ind;
 		}
 		fprintf(c->f, "%.*s", (int)n, s);
 		col += w;
@@ -251,16 +253,13 @@ void rep_put_header(struct ctx *c)
 /* Under TCG the ratios say nothing about virtualization: said up front. */
 void rep_put_note(struct ctx *c)
 {
-	if (!has_tcg(c->camp) && !(json_is_object(c->against) && has_tcg(c->against)))
+	if (!vtb_report_ran_tcg(c->camp) &&
+	    !(json_is_object(c->against) && vtb_report_ran_tcg(c->against)))
 		return;
 	if (c->mode == M_MD)
-		fprintf(c->f,
-			"\n> note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead\n");
+		fprintf(c->f, "\n> note: %s\n", vtb_report_tcg_note);
 	else
-		rep_put_folded(
-			c, "note: ",
-			"guests ran under TCG (software emulation): these ratios measure QEMU's "
-			"emulator, not virtualization overhead");
+		rep_put_folded(c, "note: ", vtb_report_tcg_note);
 }
 
 /* What the tables compare, from the options. */

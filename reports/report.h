@@ -11,6 +11,7 @@
 #define VTB_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,6 +26,16 @@
  * metric and unit, cut to 12 and 8 columns, is wider than the width
  * (every figure has a bounded width). */
 #define VTB_REPORT_TABLE_COLUMNS 86
+
+/*
+ * The TCG note (reports/note.c): under TCG a guest's ratios measure
+ * QEMU's emulator, so every report of such a campaign says so, in these
+ * words (text and Markdown after "note: ", HTML as a sentence).
+ * vtb_report_ran_tcg() is whether the campaign object @camp of a
+ * document (its "accelerators", comma-joined) had TCG boots.
+ */
+extern const char vtb_report_tcg_note[];
+bool vtb_report_ran_tcg(const json_t *camp);
 
 /* What a caller may tune; a NULL options pointer means the defaults. */
 struct vtb_report_opts {

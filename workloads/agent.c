@@ -95,9 +95,7 @@ static const struct agent_opt agent_opts[] = {
 	{ "nonce", OPT_NONCE, "HEX", WL, "nonce of the record frames (default 0)" },
 	{ "out", OPT_OUT, "PATH", TOP | WL, "write output to PATH instead of stdout" },
 	{ "evidence", OPT_EVIDENCE, NULL, WL,
-	  "read the scheduler's counters before and after the run, as a guest's cells do "
-	  "(switches kernel.sched_schedstats on for the run and back; with --records, the "
-	  "schedstat record)" },
+	  "the scheduler's counters over the run, as in a guest (schedstats on, then back)" },
 	{ "list", OPT_LIST, NULL, TOP, "list the workloads" },
 	{ "all", OPT_ALL, NULL, TOP, "with --list or --help: the hidden (debug) workloads too" },
 	{ "version", OPT_VERSION, NULL, TOP, "print the version and the record schema" },

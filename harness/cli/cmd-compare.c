@@ -205,9 +205,7 @@ static const struct vtb_report_ops *format_named(const char *name)
 	return NULL;
 }
 
-/* The width text is written for: COLUMNS, else the terminal's (when the
- * report goes to it), else VTB_REPORT_COLUMNS, as ls and git do. */
-static size_t text_columns(FILE *f)
+size_t vtb_cmd_text_columns(FILE *f)
 {
 	const char *e = getenv("COLUMNS");
 	struct winsize ws;
@@ -465,7 +463,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 		goto out;
 	}
 	if (!a.quiet || out.path) {
-		struct vtb_report_opts ro = { .columns = text_columns(out.f) };
+		struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(out.f) };
 
 		if (a.fmt->render(doc, &ro, out.f) < 0) {
 			vtb_cmd_err(env, "%s", vtb_errmsg());

@@ -187,7 +187,9 @@ static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_r
 			vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 		} else {
 			printf("\nthe recommendation (vtbench recommend --db %s):\n\n", res->db);
-			if (vtb_recommend_text(doc, stdout) < 0)
+			struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(stdout) };
+
+			if (vtb_recommend_text(doc, &ro, stdout) < 0)
 				vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 			json_decref(doc);
 		}

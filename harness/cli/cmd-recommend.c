@@ -35,8 +35,9 @@ static const struct vtb_cli_opt recommend_opts[] = {
 	{ .name = "format",
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
-	  .help = "text (default), html (one page with the racing chart) or json (the document, "
-		  "schema " VTB_RECOMMEND_SCHEMA ")" },
+	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), html "
+		  "(one page with the racing chart) or json (the document, schema " VTB_RECOMMEND_SCHEMA
+		  ")" },
 	{ .name = "output",
 	  .id = OPT_OUTPUT,
 	  .shortopt = 'o',
@@ -126,8 +127,11 @@ static int render(const char *format, const json_t *doc, FILE *f)
 {
 	if (!strcmp(format, "html"))
 		return vtb_recommend_html(doc, f);
-	if (!strcmp(format, "text"))
-		return vtb_recommend_text(doc, f);
+	if (!strcmp(format, "text")) {
+		struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(f) };
+
+		return vtb_recommend_text(doc, &ro, f);
+	}
 	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) < 0 ||
 	    fputc('\n', f) == EOF || fflush(f) || ferror(f))
 		return vtb_error("cannot write the document");

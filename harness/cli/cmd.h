@@ -117,10 +117,15 @@ struct vtb_cmd_output {
 	FILE *f;
 	struct vtb_outfile o;
 };
-int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out,
-			const char *path, const struct vtb_out_input *inputs);
+int vtb_cmd_output_open(const struct vtb_cmd_env *env, struct vtb_cmd_output *out, const char *path,
+			const struct vtb_out_input *inputs);
 int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *out);
 void vtb_cmd_output_abandon(struct vtb_cmd_output *out);
+/* The width a text report to @f is written for (compare's, recommend's,
+ * explore's answer): COLUMNS (1 to 10000; anything else is ignored),
+ * else the terminal's when @f is stdout on one, else VTB_REPORT_COLUMNS,
+ * as ls and git do (cmd-compare.c). */
+size_t vtb_cmd_text_columns(FILE *f);
 
 struct vtb_upload_opts;
 /* Uploads (upload.h) and prints the summary (@quiet: only when something

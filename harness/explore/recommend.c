@@ -21,6 +21,11 @@ struct rcand {
 	long elim_round; /* 0: not eliminated */
 	double *sum;	 /* [metric][rep] */
 	unsigned *cnt;
+	json_t *params; /* its configuration's params (the sched profile's keys) */
+	/* its VM boots and their sched records as applied: the distinct
+	 * records, each {"record", "boots", "reps"}, in first-seen order */
+	json_t *sched_seen, *sched_index;
+	long vm_boots, unrecorded;
 };
 
 struct rec {
@@ -46,6 +51,9 @@ static void rec_release(struct rec *r)
 		free(r->c[i].kind);
 		free(r->c[i].sum);
 		free(r->c[i].cnt);
+		json_decref(r->c[i].params);
+		json_decref(r->c[i].sched_seen);
+		json_decref(r->c[i].sched_index);
 	}
 	free(r->c);
 	json_decref(r->race);
@@ -71,12 +79,32 @@ static int bad(struct rec *r, const char *what)
 
 /* ---- reading ---- */
 
+/* The accelerators the campaign's VM boots ran under, comma-joined as
+ * compare's document has them (the TCG note reads them); null: none */
+static json_t *accelerators(const char *lines)
+{
+	char *s = lines && *lines ? vtb_strdup(lines) : NULL;
+	json_t *j;
+
+	if (!lines || !*lines)
+		return json_null();
+	if (!s)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == '\n')
+			*p = ',';
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
 static int on_campaign(const struct vtb_campaign_row *row, void *arg)
 {
 	struct rec *r = arg;
-	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "uuid", row->uuid, "matrix",
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "uuid", row->uuid, "matrix",
 			      row->matrix_path, "host", row->hostname, "status", row->status,
-			      "version", row->version, "started_ns", (json_int_t)row->started_ns);
+			      "version", row->version, "started_ns", (json_int_t)row->started_ns,
+			      "accelerators", accelerators(row->accelerators));
 
 	if (!c || json_object_set_new(r->doc, "campaign", c) < 0)
 		return vtb_error("out of memory");
@@ -143,9 +171,82 @@ static int on_config(const struct vtb_config_row *row, void *arg)
 		return 0;
 	free(r->c[c].label);
 	free(r->c[c].kind);
+	json_decref(r->c[c].params);
 	r->c[c].label = vtb_strdup(row->label);
 	r->c[c].kind = vtb_strdup(row->kind);
+	/* params are the store's own JSON (checked as read); anything else
+	 * reads as a profile without settings */
+	r->c[c].params = json_loads(row->params_json ? row->params_json : "{}", 0, NULL);
 	return r->c[c].label && r->c[c].kind ? 0 : -1;
+}
+
+/*
+ * Position @key in the array an index object @index keys (a new entry at
+ * @n when absent: *added true).  Keyed, so that a database holding
+ * thousands of boots, knobs or CPUs, each unlike the others, costs no
+ * more than one holding them alike.  -1 on ENOMEM.
+ */
+static long index_of(json_t *index, const char *key, size_t n, bool *added)
+{
+	const json_t *v = json_object_get(index, key);
+
+	*added = !v;
+	if (v)
+		return (long)json_integer_value(v);
+	return json_object_set_new(index, key, json_integer((json_int_t)n)) < 0 ? -1 : (long)n;
+}
+
+/* A VM boot's sched record (as the guest applied and read back its
+ * profile), counted with its configuration's alike records */
+static int on_vm_boot(const struct vtb_vm_boot_row *row, void *arg)
+{
+	struct rec *r = arg;
+	size_t c = cand_of(r, row->config_key);
+	json_t *rec, *o, *reps;
+	char *text = NULL;
+	bool added;
+	long at;
+
+	if (c == SIZE_MAX)
+		return 0;
+	r->c[c].vm_boots++;
+	rec = row->sched_json ? json_loads(row->sched_json, 0, NULL) : NULL;
+	if (!json_is_object(rec)) {
+		json_decref(rec);
+		r->c[c].unrecorded++;
+		return 0;
+	}
+	json_object_del(rec, "type");
+	if (!r->c[c].sched_seen)
+		r->c[c].sched_seen = json_array();
+	if (!r->c[c].sched_index)
+		r->c[c].sched_index = json_object();
+	text = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
+	at = text && r->c[c].sched_seen && r->c[c].sched_index
+		     ? index_of(r->c[c].sched_index, text, json_array_size(r->c[c].sched_seen),
+				&added)
+		     : -1;
+	free(text);
+	if (at < 0) {
+		json_decref(rec);
+		return vtb_error("out of memory");
+	}
+	if (added) {
+		o = json_pack("{s:o, s:i, s:[i]}", "record", rec, "boots", 1, "reps", row->rep);
+		return !o || json_array_append_new(r->c[c].sched_seen, o) < 0
+			       ? vtb_error("out of memory")
+			       : 0;
+	}
+	json_decref(rec);
+	o = json_array_get(r->c[c].sched_seen, (size_t)at);
+	reps = json_object_get(o, "reps");
+	json_object_set_new(o, "boots",
+			    json_integer(json_integer_value(json_object_get(o, "boots")) + 1));
+	/* VMs side by side share a rep; boots come in rep order */
+	if (json_integer_value(json_array_get(reps, json_array_size(reps) - 1)) != row->rep &&
+	    json_array_append_new(reps, json_integer(row->rep)) < 0)
+		return vtb_error("out of memory");
+	return 0;
 }
 
 static const char *ostr(const json_t *o, const char *k)
@@ -421,27 +522,297 @@ static json_t *candidates_json(const struct rec *r)
 	return a;
 }
 
+/* A CPU's level names, innermost first ("SMT MC"; "" for none: an
+ * isolated CPU, or one alone in its domains) */
+static char *cpu_levels(const json_t *cpu)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const json_t *l;
+	size_t i;
+
+	if (vtb_strbuf_addstr(&sb, ""))
+		return NULL;
+	json_array_foreach(json_object_get(cpu, "levels"), i, l)
+	{
+		const char *n = json_string_value(json_object_get(l, "name"));
+
+		if (vtb_strbuf_addf(&sb, "%s%s", i ? " " : "", n ? n : "?")) {
+			vtb_strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	return vtb_strbuf_detach(&sb);
+}
+
+/*
+ * A tree's levels per CPU, CPUs with the same levels as one entry, in the
+ * order of their first CPU: [{"cpus": "0-1", "levels": "MC"}, {"cpus":
+ * "2", "levels": ""}].  What sets two setups apart at a glance, an
+ * isolated CPU's empty levels too.  NULL on ENOMEM.
+ */
+static json_t *levels_by_cpu(const json_t *tree)
+{
+	json_t *groups = json_array(), *index = json_object(), *out = json_array();
+	struct vtb_cpuset *sets = NULL;
+	const json_t *cpu;
+	size_t i, n = 0;
+	bool fail = !groups || !index || !out;
+
+	json_array_foreach(json_object_get(tree, "cpus"), i, cpu)
+	{
+		json_int_t id = json_integer_value(json_object_get(cpu, "cpu"));
+		char *names;
+		bool added;
+		long k;
+
+		/* the store's tree is the harness's normalised one; a CPU
+		 * number that is not one is left out rather than trusted */
+		if (fail || !json_is_integer(json_object_get(cpu, "cpu")) || id < 0 ||
+		    id >= (1 << 20))
+			continue;
+		names = cpu_levels(cpu);
+		k = names ? index_of(index, names, n, &added) : -1;
+		if (k >= 0 && added) {
+			struct vtb_cpuset *ns = realloc(sets, (n + 1) * sizeof(*sets));
+
+			if (ns) {
+				sets = ns;
+				memset(&sets[n++], 0, sizeof(*sets));
+			}
+			if (!ns || json_array_append_new(groups, json_string(names)) < 0)
+				k = -1;
+		}
+		free(names);
+		fail = k < 0 || vtb_cpuset_add(&sets[k], (int)id) < 0;
+	}
+	for (size_t k = 0; !fail && k < n; k++) {
+		char *cpus = vtb_cpuset_format(&sets[k]);
+
+		fail = !cpus ||
+		       json_array_append_new(out, json_pack("{s:s, s:O}", "cpus", cpus, "levels",
+							    json_array_get(groups, k))) < 0;
+		free(cpus);
+	}
+	for (size_t k = 0; k < n; k++)
+		vtb_cpuset_release(&sets[k]);
+	free(sets);
+	json_decref(groups);
+	json_decref(index);
+	if (fail) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int on_tree(const struct vtb_guest_tree_row *row, void *arg)
 {
-	json_t *a = arg, *tree = json_loads(row->tree, 0, NULL), *o;
+	json_t *a = arg, *tree = json_loads(row->tree, 0, NULL), *o, *by;
 
 	if (!tree)
 		return 0; /* a damaged tree is left out: the evidence says what the boots did */
-	o = json_pack("{s:s, s:I, s:i, s:O}", "digest", row->digest, "boots",
-		      (json_int_t)row->boots, "first_rep", row->first_rep, "cpus",
-		      json_object_get(tree, "cpus"));
+	by = levels_by_cpu(tree);
+	o = by ? json_pack("{s:s, s:I, s:i, s:O, s:o}", "digest", row->digest, "boots",
+			   (json_int_t)row->boots, "first_rep", row->first_rep, "cpus",
+			   json_object_get(tree, "cpus"), "levels_by_cpu", by)
+	       : NULL;
 	json_decref(tree);
 	if (!o || json_array_append_new(a, o) < 0)
 		return vtb_error("out of memory");
 	return 0;
 }
 
-/* The winner's guests: compare's evidence (claims, drift, levels) and the
- * sched-domain trees they built */
-static json_t *guest_json(struct rec *r, const json_t *cdoc, const char *key)
+/*
+ * A sched record's knobs: its settings (one per file written: a
+ * per-domain knob has one per CPU and domain) as one entry per key and
+ * value wanted, with how many files it set, whether every one read back
+ * as wanted, and the values read back with how many files read each
+ * ("read" null: unreadable).  NULL on ENOMEM.
+ */
+static json_t *knobs_json(const json_t *settings)
 {
+	json_t *out = json_array(), *kidx = json_object(), *ridx = json_object(), *kn, *reads;
+	const json_t *st;
+	size_t i;
+	bool fail = !out || !kidx || !ridx;
+
+	json_array_foreach(settings, i, st)
+	{
+		const json_t *read = json_object_get(st, "read");
+		char *id = fail ? NULL
+				: vtb_asprintf("%s\x1f%s", ostr(st, "key"), ostr(st, "want"));
+		bool added;
+		long k = id ? index_of(kidx, id, json_array_size(out), &added) : -1, v;
+		/* a value read back, within its knob: "K\x1fs..." (null: "K\x1fn") */
+		char *rid = k >= 0 ? vtb_asprintf("%ld\x1f%s%s", k,
+						  json_is_string(read) ? "s" : "n",
+						  json_is_string(read) ? json_string_value(read)
+								       : "")
+				   : NULL;
+
+		if (k >= 0 && added &&
+		    json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:b, s:[]}", "key",
+							 ostr(st, "key"), "want", ostr(st, "want"),
+							 "files", 0, "ok", 1, "reads")) < 0)
+			k = -1;
+		kn = k >= 0 ? json_array_get(out, (size_t)k) : NULL;
+		reads = json_object_get(kn, "reads");
+		v = kn && rid ? index_of(ridx, rid, json_array_size(reads), &added) : -1;
+		if (v >= 0 && added &&
+		    json_array_append_new(reads, json_pack("{s:O, s:i}", "value",
+							   json_is_string(read) ? (json_t *)read
+										: json_null(),
+							   "files", 0)) < 0)
+			v = -1;
+		free(id);
+		free(rid);
+		if (v < 0) {
+			fail = true;
+			break;
+		}
+		json_object_set_new(kn, "files",
+				    json_integer(json_integer_value(json_object_get(kn, "files")) +
+						 1));
+		if (!json_is_true(json_object_get(st, "ok")))
+			json_object_set_new(kn, "ok", json_false());
+		kn = json_array_get(reads, (size_t)v);
+		json_object_set_new(kn, "files",
+				    json_integer(json_integer_value(json_object_get(kn, "files")) +
+						 1));
+	}
+	json_decref(kidx);
+	json_decref(ridx);
+	if (fail) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * Candidate @c's sched profile: its name and keys as the matrix set them
+ * ("declared": "cmdline", "sysctl.kernel.numa_balancing", ... from its
+ * params), and as its VM boots applied them, read back in the guest:
+ * each distinct sched record with its boots and reps (the cmdline tokens
+ * found in /proc/cmdline, the knobs with the values read back), the
+ * boots without a record, and whether every boot recorded the same.
+ * NULL on ENOMEM.
+ */
+static json_t *sched_json(const struct rec *r, size_t c)
+{
+	json_t *declared = json_object(), *applied = json_array(), *o, *v, *rec;
+	const char *k;
+	size_t i;
+
+	if (!declared || !applied)
+		goto oom;
+	json_object_foreach(r->c[c].params, k, v)
+	{
+		if (!strncmp(k, "sched.", 6) && json_is_string(v) &&
+		    json_object_set(declared, k + 6, v) < 0)
+			goto oom;
+	}
+	json_array_foreach(r->c[c].sched_seen, i, o)
+	{
+		json_t *knobs, *cmdline, *a;
+
+		rec = json_object_get(o, "record");
+		cmdline = json_is_array(json_object_get(rec, "cmdline"))
+				  ? json_deep_copy(json_object_get(rec, "cmdline"))
+				  : json_array();
+		knobs = knobs_json(json_object_get(rec, "settings"));
+		a = knobs && cmdline ? json_pack("{s:O, s:O, s:s?, s:b, s:o, s:o}", "boots",
+						 json_object_get(o, "boots"), "reps",
+						 json_object_get(o, "reps"), "name",
+						 json_string_value(json_object_get(rec, "name")),
+						 "ok", json_is_true(json_object_get(rec, "ok")),
+						 "cmdline", cmdline, "knobs", knobs)
+				     : NULL;
+		if (!a) {
+			json_decref(knobs);
+			json_decref(cmdline);
+		}
+		if (!a || json_array_append_new(applied, a) < 0)
+			goto oom;
+	}
+	return json_pack("{s:s?, s:o, s:I, s:I, s:o, s:b}", "profile",
+			 json_string_value(json_object_get(r->c[c].params, "sched")), "declared",
+			 declared, "boots", (json_int_t)r->c[c].vm_boots, "unrecorded",
+			 (json_int_t)r->c[c].unrecorded, "applied", applied, "agree",
+			 json_array_size(applied) == 1 && !r->c[c].unrecorded);
+oom:
+	json_decref(declared);
+	json_decref(applied);
+	return NULL;
+}
+
+/* The distinct sched-domain trees candidate @key's guests built (NULL on
+ * a failure, with vtb_error()) */
+static json_t *trees_json(struct rec *r, const char *key)
+{
+	json_t *trees = json_array();
+
+	if (!trees) {
+		vtb_error("out of memory");
+		return NULL;
+	}
+	if (vtb_store_foreach_guest_tree(r->st, r->id, key, on_tree, trees) < 0) {
+		json_decref(trees);
+		return NULL;
+	}
+	return trees;
+}
+
+/*
+ * THE PLACE FOR EACH LOSER'S "LARGEST EVIDENCE DIFFERENCES" (the
+ * document's eliminations[].setup.evidence): the scheduler counters in
+ * which loser @x's boots differ most from the winner @w's (per cell, the
+ * /proc/schedstat differences the store will keep in a table of their
+ * own), largest first.  Null until those counters are stored; the
+ * renderers show nothing for null or an empty list.  A new reference, or
+ * NULL on ENOMEM.
+ */
+static json_t *loser_evidence_json(const struct rec *r, size_t x, size_t w)
+{
+	(void)r;
+	(void)x;
+	(void)w;
+	return json_null();
+}
+
+/*
+ * Why loser @x lost, beside the winner @w (SIZE_MAX: none): its sched
+ * profile as applied, the sched-domain trees its guests built (the
+ * winner's are the document's guest.trees) and the evidence differences
+ * (loser_evidence_json).  Null for a bare-metal candidate: no guest, no
+ * profile.  NULL with vtb_error() on a failure.
+ */
+static json_t *setup_json(struct rec *r, size_t x, size_t w)
+{
+	json_t *sched, *trees, *ev;
+
+	if (!r->c[x].kind || strcmp(r->c[x].kind, "vm"))
+		return json_null();
+	sched = sched_json(r, x);
+	trees = sched ? trees_json(r, r->c[x].key) : NULL;
+	ev = trees ? loser_evidence_json(r, x, w) : NULL;
+	if (!sched || !trees || !ev) {
+		json_decref(sched);
+		json_decref(trees);
+		if (!sched || trees) /* trees_json() said why it failed */
+			vtb_error("out of memory");
+		return NULL;
+	}
+	return json_pack("{s:o, s:o, s:o}", "sched", sched, "trees", trees, "evidence", ev);
+}
+
+/* The winner's guests: compare's evidence (claims, drift, levels), the
+ * sched-domain trees they built and its sched profile as applied */
+static json_t *guest_json(struct rec *r, const json_t *cdoc, size_t w)
+{
+	const char *key = r->c[w].key;
 	const json_t *ev = NULL, *e;
-	json_t *trees = json_array(), *g;
+	json_t *trees, *sched;
 	size_t i;
 
 	json_array_foreach(json_object_get(cdoc, "evidence"), i, e)
@@ -449,12 +820,33 @@ static json_t *guest_json(struct rec *r, const json_t *cdoc, const char *key)
 		if (!strcmp(ostr(e, "config"), key))
 			ev = e;
 	}
-	if (!trees || vtb_store_foreach_guest_tree(r->st, r->id, key, on_tree, trees) < 0) {
+	trees = trees_json(r, key);
+	if (!trees)
+		return NULL;
+	sched = r->c[w].kind && !strcmp(r->c[w].kind, "vm") ? sched_json(r, w) : json_null();
+	if (!sched) {
 		json_decref(trees);
+		vtb_error("out of memory");
 		return NULL;
 	}
-	g = json_pack("{s:O?, s:o}", "evidence", ev, "trees", trees);
-	return g;
+	return json_pack("{s:O?, s:o, s:o}", "evidence", ev, "trees", trees, "sched", sched);
+}
+
+/* Each elimination's setup (setup_json), once the boots are read */
+static int elims_setup(struct rec *r, size_t w)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(r->elims, i, e)
+	{
+		size_t x = cand_of(r, ostr(e, "config"));
+		json_t *setup = x != SIZE_MAX ? setup_json(r, x, w) : json_null();
+
+		if (!setup || json_object_set_new(e, "setup", setup) < 0)
+			return setup ? vtb_error("out of memory") : -1;
+	}
+	return 0;
 }
 
 static int build(struct rec *r, const char *spec)
@@ -502,6 +894,7 @@ static int build(struct rec *r, const char *spec)
 	if (!(r->elims = json_array()) ||
 	    vtb_store_foreach_config(r->st, r->id, on_config, r) < 0 ||
 	    vtb_store_foreach_sample(r->st, r->id, on_sample, r) < 0 ||
+	    vtb_store_foreach_vm_boot(r->st, r->id, on_vm_boot, r) < 0 ||
 	    vtb_store_foreach_race_elim(r->st, r->id, on_elim, r) < 0)
 		goto out;
 	/* compare's document: each VM against its own baseline, and the
@@ -521,12 +914,16 @@ static int build(struct rec *r, const char *spec)
 							      json_string_value(k), "label",
 							      label_of(r, json_string_value(k))));
 	}
-	if (w != SIZE_MAX && objective_json(r, cdoc, w, objs) < 0)
+	if ((w != SIZE_MAX && objective_json(r, cdoc, w, objs) < 0) || elims_setup(r, w) < 0)
+		goto out;
+	guest = w != SIZE_MAX ? guest_json(r, cdoc, w) : json_null();
+	if (!guest)
 		goto out;
 	cands = candidates_json(r);
-	guest = w != SIZE_MAX ? guest_json(r, cdoc, r->c[w].key) : json_null();
-	if (!cands || !guest)
+	if (!cands) {
+		json_decref(guest);
 		goto oom;
+	}
 	json_object_set_new(r->race, "candidates", json_integer((json_int_t)r->nc));
 	if (json_object_set_new(r->doc, "race", json_incref(r->race)) < 0 ||
 	    json_object_set_new(r->doc, "winner",

@@ -4,10 +4,15 @@
  * objective metric the winner (and the candidates tied with it) with its
  * change against its bare-metal baseline (compare's row) and against the
  * runner-up (compare's statistic), the sched-domain trees its guests
- * built, its claims and vCPU drift (compare's evidence), every candidate's
- * values round by round, and the eliminations with their round and
- * evidence.  reports/recommend.c renders it (text, HTML); JSON is the
- * document itself.  docs/explore.md "recommend" lists its members.
+ * built, its claims and vCPU drift (compare's evidence) and its sched
+ * profile as applied, every candidate's values round by round, and the
+ * eliminations with their round and evidence and each loser's setup: its
+ * sched profile as its boots applied and read it back (the store's sched
+ * records), its sched-domain trees with the levels per CPU, and a slot
+ * ("evidence", null for now) for the scheduler counters in which it
+ * differs most from the winner.  The campaign carries its accelerators
+ * (the TCG note).  reports/recommend.c renders it (text, HTML); JSON is
+ * the document itself.  docs/explore.md "recommend" lists its members.
  */
 #ifndef VTB_RECOMMEND_H
 #define VTB_RECOMMEND_H

@@ -172,6 +172,7 @@ static int emit_vm_boot(sqlite3_stmt *s, void *ctx)
 		.params_json = column_text(s, 13),
 		.guest_kernel_sha256 = (const char *)sqlite3_column_text(s, 14),
 		.guest_kernel_config_sha256 = (const char *)sqlite3_column_text(s, 15),
+		.sched_json = (const char *)sqlite3_column_text(s, 16),
 	};
 
 	return w->fn(&r, w->arg);
@@ -184,7 +185,7 @@ int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,
 		"SELECT config.key, config.label, config.plan, boot.status, boot.guest_kernel,"
 		" guest_view.levels, guest_view.digest, boot.placement, boot.topology_diff,"
 		" boot.rep, boot.vm_index, boot.vms, boot.topology_check, config.params,"
-		" boot.guest_kernel_sha256, boot.guest_kernel_config_sha256,"
+		" boot.guest_kernel_sha256, boot.guest_kernel_config_sha256, boot.sched,"
 		" boot.id, config.id, guest_view.boot_id" /* for store_row_check() */
 		" FROM boot JOIN config ON config.id = boot.config_id"
 		" LEFT JOIN guest_view ON guest_view.boot_id = boot.id"

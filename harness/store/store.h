@@ -207,13 +207,16 @@ int vtb_store_foreach_run(struct vtb_store *st, int (*fn)(const struct vtb_run_r
 
 /* The evidence of each VM boot of @campaign_id, in configuration order,
  * then rep and VM index: the plan of its configuration, what the guest
- * built (level names, tree digest) and where its vCPUs ran (placement
- * summary).  NULL members: not recorded. */
+ * built (level names, tree digest), where its vCPUs ran (placement
+ * summary) and its sched profile as applied (the guest's sched record:
+ * the cmdline tokens and the knobs with their values read back).  NULL
+ * members: not recorded. */
 struct vtb_vm_boot_row {
 	const char *config_key, *config_label, *plan_json;
 	const char *status, *guest_kernel, *levels, *digest, *placement_json;
 	const char *topology_diff, *topology_check, *params_json;
 	const char *guest_kernel_sha256, *guest_kernel_config_sha256;
+	const char *sched_json;
 	int rep, vm_index, vms;
 };
 int vtb_store_foreach_vm_boot(struct vtb_store *st, int64_t campaign_id,

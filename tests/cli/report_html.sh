@@ -4,8 +4,10 @@
 # fetch or a script error would log one), and the DOM Chromium built has,
 # per chart, as many marks as the fixture says: a box per configuration of
 # a metric, a dot per boot, a CDF line per histogram, n^2 cells per c2c
-# heat map, a level entry per distinct domain tree.  A page with a
-# deliberate SVG error first proves the console check sees errors.
+# heat map, a level entry per distinct domain tree; recommend's page has
+# its race chart's labels whole, inside the chart and apart, and axes with
+# units.  A page with a deliberate SVG error first proves the console
+# check sees errors.
 . "$SRCDIR/tests/cli/lib.sh"
 need chromium || exit 0
 need python3 || exit 0
@@ -249,3 +251,27 @@ then
 else
 	notok "evidence: a row per configuration and level, innermost first, and the differences in words" "$(cat "$T/check")"
 fi
+
+# recommend's page (the generated race, under TCG): no console message,
+# its race chart counted; each line's label whole inside the chart (the
+# old labels ran past its edge, cut before the part that differs, so two
+# lines read the same), none over another, each "cN" and the words of its
+# label that set it apart; both axes name their unit (the objective's
+# us, read as ms; the rounds)
+"$MKFIXTURE" "$T/race.db" race 2>"$T/err" || notok "mkfixture race" "$(cat "$T/err")"
+expect_exit "recommend: vtbench recommend -o writes the page" 0 \
+	"$VTBENCH" recommend --db "$T/race.db" -o "$T/race.html"
+browse "$T/race.html"
+if grep 'CONSOLE' "$T/log" >"$T/console"; then
+	notok "recommend: no console messages" "$(head -n 20 "$T/console")"
+else
+	ok "recommend: no console messages"
+fi
+sed 's|</body>|<script>var s = document.querySelector("svg.racechart"), W = s.width.baseVal.value, out = [], boxes = []; document.querySelectorAll("svg.racechart .runlabel").forEach(function (t) { var b = t.getBBox(), txt = Array.prototype.filter.call(t.childNodes, function (n) { return n.nodeType === 3; }).map(function (n) { return n.data; }).join(""); if (b.x < 0 \|\| b.x + b.width > W) out.push("outside:" + txt); boxes.forEach(function (o) { if (b.x < o.x + o.width \&\& o.x < b.x + b.width \&\& b.y < o.y + o.height \&\& o.y < b.y + b.height) out.push("overlap:" + txt); }); boxes.push(b); out.push(txt); }); document.querySelectorAll("svg.racechart .axis .unit").forEach(function (u) { out.push("unit:" + u.textContent); }); document.body.setAttribute("data-labels", out.join("\|"));</script></body>|' \
+	"$T/race.html" >"$T/race-measured.html"
+timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$T/profile" --window-size=1366,768 \
+	--dump-dom "file://$T/race-measured.html" >"$T/dom" 2>"$T/log"
+labels=$(sed -n 's/.*data-labels="\([^"]*\)".*/\1/p' "$T/dom" | head -n 1)
+expect_eq "recommend: race chart labels whole inside the chart, apart, cN and what differs; axes with units" \
+	"$labels" "c2 sched=isolate|c3 sched=tuned|c1 sched=default|unit:ms|unit:round"

@@ -52,7 +52,8 @@ expect_eq "... its evidence: a change above the threshold whose whole interval i
 		json_extract(evidence, '\$.ci_low_pct') > 0, json_extract(evidence, '\$.q') < 0.05
 		from race_elimination")" "1|1|1"
 
-expect_exit "recommend on it" 0 "$VTBENCH" recommend --db "$T/q.db"
+# (wide enough that no line folds: the checks read whole lines)
+expect_exit "recommend on it" 0 env COLUMNS=1000 "$VTBENCH" recommend --db "$T/q.db"
 expect_eq "... names the winner" "$(sed -n 1p "$T/out")" "winner: $default"
 expect_grep "... the winner's margin over its bare-metal baseline" "$T/out" "against its bare-metal baseline 'baseline cpus=2"
 expect_eq "... and over the runner-up: worse" \
@@ -61,4 +62,13 @@ expect_grep "... the sched-domain tree its guests built" "$T/out" "tree "
 expect_grep "... its vCPU drift" "$T/out" "vCPU drift: off the planned pCPUs"
 expect_grep "... why the other lost: its round and evidence" "$T/out" \
 	"round $rounds  '$isolate': wakeup/request_p99 +"
+expect_grep "... its sched profile as applied in the guest" "$T/out" \
+	"sched profile isolate, as applied in all $rounds boots: cmdline isolcpus=1 (present); no knobs"
+expect_eq "... its sched domains beside the winner's: vCPU 1 has none" \
+	"$(grep -cE '^      its: +(cpu[0-9,-]+: [A-Za-z0-9_ ?]+; )*cpu(1|0-1): none' "$T/out") $(
+		grep -cE "^      the winner's: cpu0-1: MC " "$T/out")" "1 1"
+if [ "$(sql "$T/q.db" "select count(*) from boot where accelerator = 'tcg'")" -gt 0 ]; then
+	expect_grep "... and, under TCG, compare's TCG note" "$T/out" \
+		"note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator"
+fi
 expect_eq "no domain of ours is left" "$(ours)" "0"

@@ -7,7 +7,7 @@
  * changes (and regenerate the goldens).
  *
  *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream | failed | bare |
- *                                 one | slowboot | allfail
+ *                                 one | slowboot | allfail | race
  *                                 (none: an empty database)
  *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
  *   mkfixture --version
@@ -34,7 +34,13 @@
  * configurations booted once each (nothing can be judged).  slowboot:
  * slow's 10% slowdown of the cores/strict guest, and the baseline's boot
  * 2 three times slower in every cell (issue 26: the boot compare sets
- * aside).  allfail: every VM boot failed (every row missing).
+ * aside).  allfail: every VM boot failed (every row missing).  race: a
+ * campaign of vtbench explore under TCG (recommend's goldens): three
+ * 2-vCPU guests beside one baseline, three rounds, sched profiles
+ * default (no settings, no record), isolate (isolcpus=1: no sched
+ * domains) and tuned (a sysctl, a debugfs knob and a per-domain knob; its
+ * round-2 boot failed with a knob that did not read back), isolate and
+ * tuned dropped in round 3, the statistic the race's own.
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -44,6 +50,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../harness/compare/compare.h"
+#include "../../harness/matrix/digest.h"
 #include "../../harness/store/store.h"
 #include "../../harness/evidence/evidence.h"
 #include "../../common/hist.h"
@@ -556,6 +564,296 @@ out:
 }
 
 /*
+ * race: what vtbench explore stores for examples/explore-quick.conf with a
+ * third profile, under TCG: the boots as run stores them (their sched
+ * records and guest views), the race and its eliminations.
+ */
+#define RACE_ROUNDS 3
+#define RACE_UUID "f1c70000-0000-4000-8000-000000000015"
+
+struct race_cfg {
+	const char *key, *label, *kind, *params, *sched_name;
+	double p99; /* request_p99's mean, us */
+	int tree;   /* 0: none (a baseline), 1: MC over both CPUs, 2: no domains */
+};
+
+static const struct race_cfg race_cfgs[] = {
+	{ "00000000000000b2", "baseline cpus=2 cpuset=2-3", "baseline",
+	  "{\"confine\":\"affinity\",\"cpus\":\"2\",\"cpuset\":\"2-3\"}", NULL, 9000, 0 },
+	{ "000000000000d001", "vm vcpus=2 topology=cores pinning=strict memory=1G sched=default",
+	  "vm",
+	  "{\"memory\":\"1073741824\",\"pinning\":\"strict\",\"sched\":\"default\","
+	  "\"topology\":\"cores\",\"vcpus\":\"2\",\"vms\":\"1\"}",
+	  NULL, 50000, 1 },
+	{ "000000000000d002", "vm vcpus=2 topology=cores pinning=strict memory=1G sched=isolate",
+	  "vm",
+	  "{\"memory\":\"1073741824\",\"pinning\":\"strict\",\"sched\":\"isolate\","
+	  "\"sched.cmdline\":\"isolcpus=1\",\"topology\":\"cores\",\"vcpus\":\"2\",\"vms\":\"1\"}",
+	  "isolate", 180000, 2 },
+	{ "000000000000d003", "vm vcpus=2 topology=cores pinning=strict memory=1G sched=tuned",
+	  "vm",
+	  "{\"memory\":\"1073741824\",\"pinning\":\"strict\",\"sched\":\"tuned\","
+	  "\"sched.debugfs.domains/MC/imbalance_pct\":\"110\","
+	  "\"sched.debugfs.migration_cost_ns\":\"0\",\"sched.sysctl.kernel.numa_balancing\":\"0\","
+	  "\"topology\":\"cores\",\"vcpus\":\"2\",\"vms\":\"1\"}",
+	  "tuned", 62000, 1 },
+};
+
+static const struct cell race_cells[] = {
+	{ "wakeup", "wakeup", "{\"message_threads\":\"1\",\"threads\":\"2\"}" },
+};
+
+static const char race_plan[] =
+	"{\"claims\":[{\"kind\":\"llc\",\"state\":\"true\",\"vcpus\":\"0-1\",\"vm\":0},"
+	"{\"kind\":\"node\",\"state\":\"true\",\"vcpus\":\"0-1\",\"vm\":0}],"
+	"\"pinning\":\"strict\",\"schema\":1,"
+	"\"topology\":{\"cores\":2,\"dies\":1,\"sockets\":1,\"threads\":1}}";
+
+/* The guest's sched record of profile @c in round @rep (NULL: none, the
+ * profile has no settings); tuned's round-2 boot read 117 back */
+static char *race_sched(const struct race_cfg *c, int rep)
+{
+	bool bad = rep == 1;
+
+	if (!c->sched_name)
+		return NULL;
+	if (!strcmp(c->sched_name, "isolate"))
+		return strdup(
+			"{\"type\":\"sched\",\"name\":\"isolate\",\"ok\":true,\"settings\":[],"
+			"\"cmdline\":[{\"token\":\"isolcpus=1\",\"present\":true}]}");
+	return vtb_asprintf(
+		"{\"type\":\"sched\",\"name\":\"tuned\",\"ok\":%s,\"settings\":["
+		"{\"key\":\"sysctl.kernel.numa_balancing\",\"path\":\"/proc/sys/kernel/numa_balancing\","
+		"\"want\":\"0\",\"read\":\"0\",\"ok\":true},"
+		"{\"key\":\"debugfs.migration_cost_ns\","
+		"\"path\":\"/sys/kernel/debug/sched/migration_cost_ns\",\"want\":\"0\",\"read\":\"0\","
+		"\"ok\":true},"
+		"{\"key\":\"debugfs.domains/MC/imbalance_pct\","
+		"\"path\":\"/sys/kernel/debug/sched/domains/cpu0/domain0/imbalance_pct\","
+		"\"want\":\"110\",\"read\":\"110\",\"ok\":true},"
+		"{\"key\":\"debugfs.domains/MC/imbalance_pct\","
+		"\"path\":\"/sys/kernel/debug/sched/domains/cpu1/domain0/imbalance_pct\","
+		"\"want\":\"110\",\"read\":\"%s\",\"ok\":%s}],\"cmdline\":[]}",
+		bad ? "false" : "true", bad ? "117" : "110", bad ? "false" : "true");
+}
+
+/* The normalised tree (guestview.c's form) of kind @tree, its digest */
+static char *race_tree(int tree, char digest[65])
+{
+	static const char mc[] =
+		"[{\"flags\":[\"SD_BALANCE_EXEC\",\"SD_BALANCE_FORK\",\"SD_BALANCE_NEWIDLE\","
+		"\"SD_PREFER_SIBLING\",\"SD_SHARE_PKG_RESOURCES\",\"SD_WAKE_AFFINE\"],"
+		"\"name\":\"MC\",\"span\":\"0-1\"}]";
+	const char *lv = tree == 1 ? mc : "[]";
+	char *t = vtb_asprintf("{\"cpus\":[{\"cpu\":0,\"levels\":%s,\"llc\":\"0-1\",\"node\":0,"
+			       "\"thread_siblings\":\"0\"},{\"cpu\":1,\"levels\":%s,"
+			       "\"llc\":\"0-1\",\"node\":0,\"thread_siblings\":\"1\"}]}",
+			       lv, lv);
+
+	if (t && vtb_sha256_hex(t, strlen(t), digest) < 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static int race_boot(struct vtb_store *st, int64_t campaign, size_t ci, int rep, gsl_rng *r,
+		     double *value)
+{
+	const struct race_cfg *c = &race_cfgs[ci];
+	bool failed = ci == 3 && rep == 1;
+	struct vtb_boot_records rec = { 0 };
+	struct vtb_vm_boot_info vm = { 0 };
+	struct vtb_boot_info b = { 0 };
+	char uuid[37], key[17], digest[65];
+	char *sched = race_sched(c, rep), *tree = c->tree ? race_tree(c->tree, digest) : NULL;
+	int ret = -1;
+
+	*value = NAN;
+	rec.cells = calloc(1, sizeof(*rec.cells));
+	rec.samples = calloc(2, sizeof(*rec.samples));
+	if (!rec.cells || !rec.samples || (c->sched_name && !sched) || (c->tree && !tree))
+		goto out;
+	cell_key(key, ci, 0);
+	rec.cells[0] = (struct vtb_rs_cell){ .cell = strdup(key),
+					     .workload = (char *)"wakeup",
+					     .status = (char *)"ok",
+					     .seconds = 2.5,
+					     .info_json = strdup("{}") };
+	rec.n_cells = 1;
+	*value = noisy(r, c->p99, 0.03);
+	rec.samples[rec.n_samples++] = (struct vtb_rs_sample){ .cell = strdup(key),
+							       .metric = (char *)"request_p99",
+							       .unit = (char *)"us",
+							       .value = *value,
+							       .better = 0 };
+	rec.samples[rec.n_samples++] = (struct vtb_rs_sample){ .cell = strdup(key),
+							       .metric = (char *)"wakeup_p99",
+							       .unit = (char *)"us",
+							       .value = noisy(r, c->p99 / 10, 0.2),
+							       .better = 0 };
+	snprintf(uuid, sizeof(uuid), "%.24s%02x%02x%02x%06d", RACE_UUID, 0x15u, (unsigned)ci,
+		 (unsigned)rep, 0);
+	b = (struct vtb_boot_info){
+		.campaign_id = campaign,
+		.uuid = uuid,
+		.config_key = c->key,
+		.rep = rep,
+		.status = failed ? "failed" : "ok",
+		.error =
+			failed ? "sched profile 'tuned' not applied: debugfs.domains/MC/imbalance_pct: "
+				 "'/sys/kernel/debug/sched/domains/cpu1/domain0/imbalance_pct' reads "
+				 "'117' after writing '110' (guest kernel 6.1.0-57-amd64)"
+			       : NULL,
+		.started_ns = T0 + DAY + ((int64_t)rep * 4 + (int64_t)ci) * 20000000000LL,
+		.nonce = "00000000000000000000000000000000",
+		.cpus = "2-3",
+		.confinement = "affinity",
+	};
+	b.ended_ns = b.started_ns + (c->tree ? 16000000000LL : 2000000000LL);
+	if (c->tree) {
+		vm = (struct vtb_vm_boot_info){
+			.accelerator = "tcg",
+			.cpu_model = "qemu64",
+			.guest_kernel = "6.1.0-57-amd64",
+			.libvirt_version = "9.0.0",
+			.qemu_version = "7.2.0",
+			.vms = 1,
+			.claims = "[]",
+			.placement = "{\"interval_ms\":50,\"samples\":40,\"off_planned_mean\":0.0,"
+				     "\"off_planned_max\":0.0,\"smt_pairs\":null,"
+				     "\"llc_groups\":{\"n\":1,\"split_llc\":0.0},"
+				     "\"nodes\":{\"n\":1,\"split_node\":0.0}}",
+			.sched = sched,
+			/* isolcpus reshapes the domains: not checked against the plan */
+			.topology_check = c->tree == 2 ? "unchecked" : "match",
+			.view = "{}",
+			.tree = tree,
+			.digest = digest,
+			.levels = c->tree == 1 ? "MC" : "",
+		};
+		b.vm = &vm;
+	}
+	if (vtb_store_boot(st, &b, failed ? NULL : &rec) < 0)
+		goto out;
+	if (failed)
+		*value = NAN;
+	ret = 0;
+out:
+	free(sched);
+	free(tree);
+	free_records(&rec);
+	return ret;
+}
+
+/* The evidence explore stores for candidate @x dropped against @w: the
+ * race's statistic on their values (q from BH over the round's @family) */
+static char *race_evidence(const double *w, size_t nw, const double *x, size_t nx, double q,
+			   size_t family)
+{
+	struct vtb_test_opts o;
+	struct vtb_comparison cmp;
+
+	vtb_test_opts_default(&o);
+	vtb_compare_samples(w, nw, x, nx, VTB_MC_LATENCY, &o, &cmp);
+	return vtb_asprintf(
+		"{\"adjust\":\"bh\",\"best_label\":\"%s\",\"boots\":%zu,\"boots_best\":%zu,"
+		"\"change_pct\":%.6g,\"ci_high_pct\":%.6g,\"ci_low_pct\":%.6g,\"class\":\"latency\","
+		"\"df\":%.6g,\"family\":%zu,\"p\":%.6g,\"q\":%.6g,\"test\":\"%s\"}",
+		race_cfgs[1].label, nx, nw, cmp.change_pct, cmp.ci_high_pct, cmp.ci_low_pct, cmp.df,
+		family, cmp.p, q < 0 ? cmp.p : q, cmp.test);
+}
+
+static int race(struct vtb_store *st, int64_t host_id)
+{
+	static const struct variant v = {
+		.name = "race", .uuid = RACE_UUID, .started = T0 + DAY, .seed = 121, .slow_cfg = -1
+	};
+	const size_t ncfg = VTB_ARRAY_SIZE(race_cfgs);
+	struct cfg src[VTB_ARRAY_SIZE(race_cfgs)];
+	struct vtb_config cf[VTB_ARRAY_SIZE(race_cfgs)];
+	struct vtb_cell ce[VTB_ARRAY_SIZE(race_cfgs)];
+	double vals[VTB_ARRAY_SIZE(race_cfgs)][RACE_ROUNDS];
+	size_t nv[VTB_ARRAY_SIZE(race_cfgs)] = { 0 };
+	struct vtb_race_elim_row el[2];
+	struct vtb_race_row rr;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	char *ev[2] = { NULL, NULL };
+	struct vtb_matrix m;
+	int64_t id;
+	int ret = -1;
+
+	if (!r)
+		return vtb_error("out of memory");
+	gsl_rng_set(r, v.seed);
+	memset(cf, 0, sizeof(cf));
+	for (size_t i = 0; i < ncfg; i++)
+		src[i] = (struct cfg){ race_cfgs[i].key,
+				       race_cfgs[i].label,
+				       race_cfgs[i].kind,
+				       race_cfgs[i].params,
+				       "2-3",
+				       i ? race_plan : NULL,
+				       1.0,
+				       NULL };
+	if (matrix(&m, cf, ce, ncfg, src, 1, race_cells) < 0 || begin(st, &v, host_id, &m, &id) < 0)
+		goto out;
+	/* round by round, interleaved: the baseline, then the candidates */
+	for (int rep = 0; rep < RACE_ROUNDS; rep++)
+		for (size_t i = 0; i < ncfg; i++) {
+			double x;
+
+			if (race_boot(st, id, i, rep, r, &x) < 0)
+				goto out;
+			if (isfinite(x))
+				vals[i][nv[i]++] = x;
+		}
+	/* round 3: isolate and tuned against default, BH over the two */
+	{
+		struct vtb_test_opts o;
+		struct vtb_comparison a, b;
+		double qa, qb;
+
+		vtb_test_opts_default(&o);
+		vtb_compare_samples(vals[1], nv[1], vals[2], nv[2], VTB_MC_LATENCY, &o, &a);
+		vtb_compare_samples(vals[1], nv[1], vals[3], nv[3], VTB_MC_LATENCY, &o, &b);
+		qa = a.p <= b.p ? fmin(2 * a.p, b.p) : a.p;
+		qb = b.p < a.p ? fmin(2 * b.p, a.p) : b.p;
+		ev[0] = race_evidence(vals[1], nv[1], vals[2], nv[2], qa, 2);
+		ev[1] = race_evidence(vals[1], nv[1], vals[3], nv[3], qb, 2);
+	}
+	if (!ev[0] || !ev[1])
+		goto out;
+	el[0] = (struct vtb_race_elim_row){
+		3, race_cfgs[2].key, "wakeup/request_p99", race_cfgs[1].key, "worse", ev[0]
+	};
+	el[1] = (struct vtb_race_elim_row){
+		3, race_cfgs[3].key, "wakeup/request_p99", race_cfgs[1].key, "worse", ev[1]
+	};
+	rr = (struct vtb_race_row){
+		.objective = "[{\"better\":\"lower\",\"cell\":\"wakeup\",\"class\":\"latency\","
+			     "\"metric\":\"request_p99\",\"unit\":\"us\"}]",
+		.candidates = "[\"000000000000d001\",\"000000000000d002\",\"000000000000d003\"]",
+		.stop = "one",
+		.winners = "[\"000000000000d001\"]",
+		.rounds = RACE_ROUNDS,
+		.boots = 3 * RACE_ROUNDS,
+		.updated_ns = T0 + DAY + 3600000000000LL,
+	};
+	if (vtb_store_race_save(st, id, &rr, el, 2) < 0 ||
+	    vtb_store_campaign_end_at(st, id, "done", T0 + DAY + 3600000000000LL) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(ev[0]);
+	free(ev[1]);
+	for (size_t i = 0; i < ncfg; i++)
+		vtb_cpuset_release(&cf[i].cpus);
+	gsl_rng_free(r);
+	return ret;
+}
+
+/*
  * The benchmark's database: 4 configurations (two baselines, two VMs)
  * x 2500 cells x 100 boots, one sample per cell and boot: 1,000,000
  * samples in 10,000 cells, 5,000 rows to compare.
@@ -670,7 +968,7 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc || (big_db && i + 1 != argc)) {
 		fprintf(stderr,
-			"usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream|failed|bare]...\n"
+			"usage: mkfixture OUT.db [base|clean|slow|other|gaps|stream|failed|bare|one|slowboot|allfail|race]...\n"
 			"       mkfixture --big OUT.db\n"
 			"       mkfixture --version\n");
 		return 2;
@@ -693,11 +991,18 @@ int main(int argc, char **argv)
 	for (i++; i < argc; i++) {
 		size_t v;
 
+		if (!strcmp(argv[i], "race")) {
+			if (race(st, host_id) < 0) {
+				ret = die("race");
+				goto out;
+			}
+			continue;
+		}
 		for (v = 0; v < VTB_ARRAY_SIZE(variants) && strcmp(variants[v].name, argv[i]); v++)
 			;
 		if (v == VTB_ARRAY_SIZE(variants)) {
 			fprintf(stderr,
-				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream, failed, bare, one, slowboot, allfail)\n",
+				"mkfixture: unknown variant '%s' (base, clean, slow, other, gaps, stream, failed, bare, one, slowboot, allfail, race)\n",
 				argv[i]);
 			ret = 2;
 			goto out;

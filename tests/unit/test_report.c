@@ -731,16 +731,154 @@ Test(report_recommend, the_rounds_shown_are_the_rounds_with_values)
 		FILE *f = open_memstream(&buf, &len);
 
 		cr_assert_not_null(d);
-		cr_assert_eq(vtb_recommend_text(d, f), 0, "%s", vtb_errmsg());
+		cr_assert_eq(vtb_recommend_text(d, NULL, f), 0, "%s", vtb_errmsg());
 		cr_assert_eq(fclose(f), 0);
 		cr_assert_lt(len, 4096u, "rounds %zu: %zu bytes", k, len);
-		assert_has(buf, k == 3 ? "\n  c1 11 12  vm a (winner)\n"
-				       : "\n  c1 11 12 13  vm a (winner)\n");
+		assert_has(buf, "\n  c1 = vm a (winner)\n");
+		assert_has(buf, k == 3 ? "\n  round   1   2\n  c1     11  12\n"
+				       : "\n  round   1   2   3\n  c1     11  12  13\n");
 		free(buf);
 		json_decref(d);
 	}
 	for (size_t k = 0; k < VTB_ARRAY_SIZE(claims); k++)
 		json_decref((json_t *)claims[k]);
+}
+
+/* The recommend document the CLI golden holds for the generated race
+ * (tests/cli/recommend_golden.sh keeps it what recommend writes for
+ * mkfixture's race): three candidates under TCG, two losers with their
+ * setups. */
+static json_t *load_recommend(void)
+{
+	const char *src = getenv("SRCDIR");
+	char *p = vtb_asprintf("%s/tests/cli/expected/recommend-race.json", src ? src : ".");
+	json_error_t e;
+	json_t *d;
+
+	cr_assert_not_null(p);
+	d = json_load_file(p, 0, &e);
+	cr_assert_not_null(d, "%s: %s", p, e.text);
+	free(p);
+	return d;
+}
+
+static char *recommend_text(const json_t *d, size_t columns)
+{
+	struct vtb_report_opts o = { .columns = columns };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(vtb_recommend_text(d, &o, f), 0, "%s", vtb_errmsg());
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+/* The widest line of @s, in code points (the text is what a terminal
+ * shows: one column each) */
+static size_t widest_line(const char *s)
+{
+	size_t w = 0, cur = 0;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			w = cur > w ? cur : w;
+			cur = 0;
+		} else if (((unsigned char)*s & 0xc0) != 0x80) {
+			cur++;
+		}
+	}
+	return cur > w ? cur : w;
+}
+
+/* recommend's text at every width from 0 to 130, on the race and on a
+ * race of 12 rounds with long labels: every line within max(W, 40) (0:
+ * the default 100); the race table splits by rounds and loses none. */
+Test(report_recommend, every_line_fits_the_width_and_the_race_table_splits_by_rounds)
+{
+	json_t *race = load_recommend(), *long_race = json_deep_copy(race), *c;
+	size_t i;
+
+	alarm(60);
+	cap_memory();
+	/* 12 rounds of figures at their widest, labels of 600 with a word of 300 */
+	json_array_foreach(json_object_get(long_race, "candidates"), i, c)
+	{
+		json_t *vals = json_array();
+		char *label = vtb_asprintf("vm %0300d sched=p%zu and more words", 7, i);
+
+		for (int r = 0; r < (i ? 9 : 12); r++)
+			json_array_append_new(vals, r == 4 ? json_null()
+							   : json_real(-1.234e308 / (r + 1)));
+		json_object_set_new(c, "values", json_pack("[o]", vals));
+		json_object_set_new(c, "label", json_string(label));
+		free(label);
+	}
+	json_object_set_new(json_object_get(long_race, "race"), "rounds", json_integer(12));
+	for (size_t k = 0; k < 2; k++) {
+		const json_t *d = k ? long_race : race;
+
+		for (size_t w = 0; w <= 130; w++) {
+			char *s = recommend_text(d, w);
+			size_t want = w ? (w < 40 ? 40 : w) : 100;
+
+			cr_expect_leq(widest_line(s), want, "doc %zu, width %zu: a line of %zu", k,
+				      w, widest_line(s));
+			if (k && w == 40) {
+				/* every round in one of the tables, in order */
+				char *p = s, *end;
+				int next = 1, tables = 0;
+
+				/* a table's header: "  round" and round numbers */
+				while ((p = strstr(p, "\n  round "))) {
+					p += strlen("\n  round ");
+					if (p[strspn(p, "0123456789 ")] != '\n')
+						continue;
+					tables++;
+					for (long r; (r = strtol(p, &end, 10)), end != p; p = end)
+						cr_expect_eq(r, next++, "round %ld", r);
+				}
+				cr_expect_eq(next, 13, "rounds shown: %d", next - 1);
+				cr_expect_geq(tables, 2, "%d tables at 40 columns", tables);
+				assert_has(s, "-");
+			}
+			free(s);
+		}
+	}
+	json_decref(race);
+	json_decref(long_race);
+}
+
+/* Each loser: its profile as applied and its levels per CPU beside the
+ * winner's; the evidence slot (null or an empty list) writes nothing;
+ * compare's TCG note only under TCG. */
+Test(report_recommend, a_loser_is_explained_by_its_setup_and_the_tcg_note_is_compares)
+{
+	json_t *d = load_recommend(), *e;
+	char *s = recommend_text(d, 1000), *t;
+	size_t i;
+
+	assert_has(s, "\n    sched profile isolate, as applied in all 3 boots: cmdline isolcpus=1 "
+		      "(present); no knobs\n");
+	assert_has(s, "\n      its:          cpu0-1: none (3 of 3 boots, tree 9d0a2f92348f)\n"
+		      "      the winner's: cpu0-1: MC (3 of 3 boots, tree 19e891631cdc)\n");
+	assert_has(s, "\nnote: guests ran under TCG (software emulation): these ratios measure "
+		      "QEMU's emulator, not virtualization overhead\n");
+	json_array_foreach(json_object_get(d, "eliminations"), i, e)
+	{
+		cr_assert(json_is_null(json_object_get(json_object_get(e, "setup"), "evidence")));
+		json_object_set_new(json_object_get(e, "setup"), "evidence", json_array());
+	}
+	t = recommend_text(d, 1000);
+	cr_expect_str_eq(t, s, "an empty evidence list writes what null does");
+	free(t);
+	json_object_set_new(json_object_get(d, "campaign"), "accelerators", json_string("kvm"));
+	t = recommend_text(d, 1000);
+	assert_lacks(t, "TCG");
+	free(t);
+	free(s);
+	json_decref(d);
 }
 
 Test(report_text, a_document_without_rows_says_so)

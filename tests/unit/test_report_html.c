@@ -6,7 +6,8 @@
  * chart has as many marks as the document says: a box per configuration
  * of a metric, a point per boot, a CDF line per histogram, n^2 cells per
  * c2c heat map, a level entry per distinct domain tree; and the page's
- * stylesheet is reports/report.css, as the build embeds it.
+ * stylesheet is reports/report.css, as the build embeds it.  recommend's
+ * page: its race chart's labels whole and told apart, its axes with units.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../reports/recommend.h"
 #include "../../reports/report.h"
 #include "../../common/vtbutil.h"
 
@@ -57,15 +59,15 @@ static void count_error(void *ctx, xmlErrorPtr e)
 	}
 }
 
-/* Renders @doc into memory and parses the page as XML. */
-static void render(const json_t *doc, struct page *p)
+/* Renders @doc with @fn into memory and parses the page as XML. */
+static void render_with(const json_t *doc, struct page *p, int (*fn)(const json_t *, FILE *))
 {
 	FILE *f;
 
 	memset(p, 0, sizeof(*p));
 	f = open_memstream(&p->html, &p->len);
 	cr_assert(f);
-	cr_assert_eq(render_html(doc, f), 0, "%s", vtb_errmsg());
+	cr_assert_eq(fn(doc, f), 0, "%s", vtb_errmsg());
 	cr_assert_eq(fclose(f), 0);
 	xmlSetStructuredErrorFunc(p, count_error);
 	p->doc = xmlReadMemory(p->html, (int)p->len, "report.html", NULL, XML_PARSE_NONET);
@@ -74,6 +76,11 @@ static void render(const json_t *doc, struct page *p)
 	cr_assert_eq(p->errors, 0, "the page is not well-formed XML");
 	p->xp = xmlXPathNewContext(p->doc);
 	cr_assert(p->xp);
+}
+
+static void render(const json_t *doc, struct page *p)
+{
+	render_with(doc, p, render_html);
 }
 
 static void page_release(struct page *p)
@@ -486,4 +493,119 @@ Test(report_html, stylesheet_is_reports_report_css)
 	vtb_strbuf_release(&want);
 	json_decref(doc);
 	free(path);
+}
+
+/* The text of a node and its descendants but its <title> (a tooltip,
+ * not what the chart shows).  malloc'ed. */
+static char *shown_text(xmlNodePtr n)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+
+	for (xmlNodePtr k = n->children; k; k = k->next) {
+		if (k->type == XML_TEXT_NODE)
+			vtb_strbuf_addstr(&sb, (const char *)k->content);
+		else if (k->type == XML_ELEMENT_NODE && strcmp((const char *)k->name, "title")) {
+			char *t = shown_text(k);
+
+			vtb_strbuf_addstr(&sb, t);
+			free(t);
+		}
+	}
+	vtb_strbuf_addstr(&sb, "");
+	return vtb_strbuf_detach(&sb);
+}
+
+/* Is @word one of the blank-separated words of @label? */
+static bool has_word(const char *label, const char *word, size_t n)
+{
+	for (const char *p = label; *p; p += strcspn(p, " "), p += strspn(p, " "))
+		if (strcspn(p, " ") == n && !strncmp(p, word, n))
+			return true;
+	return false;
+}
+
+/* recommend's race chart on the generated race (the CLI golden's
+ * document, tests/cli/recommend_golden.sh): a run per candidate, each
+ * labelled "cN" and the words of its label that set it apart, whole
+ * words, no two labels alike (the old labels were the whole label cut
+ * by the chart's edge before the part that differs); the y axis in the
+ * objective's unit, readable (us of 180000 read as ms), the x axis in
+ * rounds; a legend row per candidate with its whole label; the TCG note. */
+Test(report_html, recommend_race_chart_labels_whole_and_axes_with_units)
+{
+	const char *src = getenv("SRCDIR");
+	char *path = vtb_asprintf("%s/tests/cli/expected/recommend-race.json", src ? src : ".");
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err), *c;
+	xmlXPathObjectPtr keep;
+	xmlNodeSetPtr labels, units;
+	struct page p;
+	size_t i;
+
+	cr_assert(doc, "%s: %s", path, err.text);
+	free(path);
+	render_with(doc, &p, vtb_recommend_html);
+	marks_match_attributes(&p);
+	self_contained(&p);
+	finite_geometry(&p);
+	cr_expect_eq(num(&p, NULL, "count(//*[local-name()='svg'][" CLS("racechart") "])"), 1);
+	cr_expect_eq(num(&p, NULL, "count(//*[" CLS("racechart") "]//*[" CLS("run") "])"),
+		     (double)json_array_size(json_object_get(doc, "candidates")));
+	labels = nodes(&p, "//*[" CLS("racechart") "]//*[" CLS("runlabel") "]", &keep);
+	cr_assert_eq(set_len(labels), json_array_size(json_object_get(doc, "candidates")));
+	for (i = 0; i < set_len(labels); i++) {
+		char *t = shown_text(labels->nodeTab[i]), *end;
+		long k = t[0] == 'c' ? strtol(t + 1, &end, 10) : 0;
+		const char *label;
+
+		cr_assert(k >= 1 && (size_t)k <= set_len(labels) && (!*end || *end == ' '),
+			  "label '%s' is not cN", t);
+		c = json_array_get(json_object_get(doc, "candidates"), (size_t)k - 1);
+		label = json_string_value(json_object_get(c, "label"));
+		/* each word after cN a whole word of the candidate's label */
+		for (const char *w = *end ? end + 1 : end; *w;
+		     w += strcspn(w, " "), w += strspn(w, " "))
+			cr_expect(has_word(label, w, strcspn(w, " ")),
+				  "'%s': '%.*s' is not a word of '%s'", t, (int)strcspn(w, " "), w,
+				  label);
+		cr_expect_null(strstr(t, "..."), "'%s' is cut", t);
+		cr_expect_null(strstr(t, "\u2026"), "'%s' is cut", t);
+		for (size_t j = 0; j < i; j++) {
+			char *u = shown_text(labels->nodeTab[j]);
+
+			cr_expect_str_neq(t, u, "two lines read the same");
+			free(u);
+		}
+		if (k == 2)
+			cr_expect_str_eq(t, "c2 sched=isolate");
+		free(t);
+	}
+	xmlXPathFreeObject(keep);
+	units = nodes(&p, "//*[" CLS("racechart") "]//*[" CLS("axis") "]//*[" CLS("unit") "]",
+		      &keep);
+	cr_assert_eq(set_len(units), 2, "an x and a y axis with their unit");
+	for (i = 0; i < 2; i++) {
+		char *t = shown_text(units->nodeTab[i]);
+
+		cr_expect(!strcmp(t, "ms") || !strcmp(t, "round"), "axis unit '%s'", t);
+		free(t);
+	}
+	xmlXPathFreeObject(keep);
+	/* the legend: each cN beside its whole label */
+	json_array_foreach(json_object_get(doc, "candidates"), i, c)
+	{
+		char *x = vtb_asprintf("count(//*[local-name()='tr'][*[local-name()='td'][2]='c%zu']"
+				       "[*[local-name()='td'][3]='%s'])",
+				       i + 1, json_string_value(json_object_get(c, "label")));
+
+		cr_expect_eq(num(&p, NULL, x), 1, "%s", x);
+		free(x);
+	}
+	cr_expect_eq(num(&p, NULL,
+			 "count(//*[local-name()='p'][" CLS(
+				 "advice") "]"
+					   "[starts-with(., 'Note: guests ran under TCG')])"),
+		     1);
+	page_release(&p);
+	json_decref(doc);
 }
