@@ -78,6 +78,13 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 		return vtb_strbuf_addf(sb, "balancing at %s moved %s tasks a second in %s, %s in %s",
 				       level_name(key, lv, sizeof(lv)), xs, xn, bs, bn);
 	}
+	if (len > 14 && !strcmp(m + len - 14, "_lb_failed_pct")) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(len - 14 < 20 ? len - 14 : 20), m);
+		return vtb_strbuf_addf(sb, "at %s %s%% of %s's balancing attempts failed, %s%% of %s's",
+				       level_name(key, lv, sizeof(lv)), xs, xn, bs, bn);
+	}
 	if (!strcmp(m, "moved_per_s"))
 		return vtb_strbuf_addf(sb, "load balancing moved %s tasks a second in %s, %s in %s",
 				       xs, xn, bs, bn);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "evwords.h"
 #include "recommend.h"
 #include "../common/vtbutil.h"
 
@@ -654,19 +655,30 @@ static void part_guest(struct page *pg, xmlNodePtr body, const json_t *doc)
 		 html_fmt_pct(jnum_or_nan(ev, "off_planned_mean") * 100).s);
 }
 
-/*
- * THE PLACE FOR EACH LOSER'S "LARGEST EVIDENCE DIFFERENCES" (the
- * document's eliminations[].setup.evidence, harness/explore/recommend.c
- * loser_evidence_json): the scheduler counters in which its boots differ
- * most from the winner's.  Null or an empty list until the schedstat
- * evidence is stored: nothing is written.
- */
+/* Each loser's largest differences from the winner in the scheduler's
+ * counters (docs/evidence.md), per cell, in compare's words */
 static void part_loser_evidence(struct page *pg, xmlNodePtr body, const json_t *evidence)
 {
-	(void)pg;
-	(void)body;
+	const json_t *d;
+	xmlNodePtr ul;
+	size_t i;
+
 	if (!json_array_size(evidence))
 		return;
+	html_el(pg, body, "h4", "Scheduler counters farthest from the winner's");
+	ul = html_el(pg, body, "ul", NULL);
+	html_attr(pg, ul, "class", "evidence-diffs");
+	json_array_foreach(evidence, i, d)
+	{
+		char *w = vtb_ev_words(json_object_get(d, "items"), "this setup", "the winner");
+
+		if (!w) {
+			pg->failed = true;
+			return;
+		}
+		html_elf(pg, ul, "li", "cell %s: %s", html_orstr(html_jstr(d, "cell")), w);
+		free(w);
+	}
 }
 
 /* Why loser @e lost beyond its statistic: its sched profile as applied,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "evwords.h"
 #include "report.h"
 
 /* Lists (trees, CPU groups, knobs, reps, tokens) show this many. */
@@ -442,18 +443,29 @@ static void put_guest(struct ctx *c, const json_t *g)
 	rep_pool_reset(c);
 }
 
-/*
- * THE PLACE FOR EACH LOSER'S "LARGEST EVIDENCE DIFFERENCES" (the
- * document's eliminations[].setup.evidence, harness/explore/recommend.c
- * loser_evidence_json): the scheduler counters in which its boots differ
- * most from the winner's.  Null or an empty list until the schedstat
- * evidence is stored: nothing is written.
- */
+/* Each loser's largest differences from the winner in the scheduler's
+ * counters (docs/evidence.md), per cell, in compare's words */
 static void put_loser_evidence(struct ctx *c, const json_t *evidence)
 {
-	(void)c;
+	const json_t *d;
+	size_t i;
+
 	if (!json_array_size(evidence))
 		return;
+	json_array_foreach(evidence, i, d)
+	{
+		char *w = vtb_ev_words(json_object_get(d, "items"), "this setup", "the winner");
+
+		if (!w) {
+			c->oom = true;
+			return;
+		}
+		line(c, 4,
+		     rep_fmt(c, "scheduler counters, cell %s, farthest from the winner's: %s",
+			     rep_show(c, jstr(d, "cell"), REP_NAME_MAX), rep_show(c, w, REP_TEXT_MAX)));
+		free(w);
+		rep_pool_reset(c);
+	}
 }
 
 /* Why loser @e lost beyond its statistic: its profile as applied and

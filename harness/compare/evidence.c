@@ -558,7 +558,8 @@ json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const ch
 		if (!isfinite(x) || !isfinite(b) || !strcmp(k, "vcpu_pcpus"))
 			continue;
 		/* the totals say again what a level says */
-		if ((!strcmp(k, "lb_per_s") || !strcmp(k, "moved_per_s")) &&
+		if ((!strcmp(k, "lb_per_s") || !strcmp(k, "moved_per_s") ||
+		     !strcmp(k, "lb_failed_pct")) &&
 		    (has_level(xc) || has_level(bc)))
 			continue;
 		sc = ev_score(x, b);

@@ -763,21 +763,63 @@ static json_t *trees_json(struct rec *r, const char *key)
 	return trees;
 }
 
-/*
- * THE PLACE FOR EACH LOSER'S "LARGEST EVIDENCE DIFFERENCES" (the
- * document's eliminations[].setup.evidence): the scheduler counters in
- * which loser @x's boots differ most from the winner @w's (per cell, the
- * /proc/schedstat differences the store will keep in a table of their
- * own), largest first.  Null until those counters are stored; the
- * renderers show nothing for null or an empty list.  A new reference, or
- * NULL on ENOMEM.
- */
-static json_t *loser_evidence_json(const struct rec *r, size_t x, size_t w)
+static const json_t *cdoc_evidence(const json_t *cdoc, const char *key)
 {
-	(void)r;
-	(void)x;
-	(void)w;
-	return json_null();
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(cdoc, "evidence"), i, e)
+	if (!strcmp(ostr(e, "config"), key))
+		return e;
+	return NULL;
+}
+
+/*
+ * Each loser's largest evidence differences (the document's
+ * eliminations[].setup.evidence, docs/evidence.md): per cell of loser
+ * @x's scheduler counters, the ones farthest from the winner @w's
+ * (compare's vtb_compare_evidence_diff(), "x" the loser, "base" the
+ * winner), largest first: [{"cell", "items": [...]}].  Null where either
+ * has no counters (a baseline, boots from before they were collected).
+ * A new reference, or NULL on ENOMEM.
+ */
+static json_t *loser_evidence_json(const struct rec *r, const json_t *cdoc, size_t x, size_t w)
+{
+	const json_t *xe, *we, *cell;
+	json_t *out;
+	size_t i;
+
+	if (w == SIZE_MAX)
+		return json_null();
+	xe = cdoc_evidence(cdoc, r->c[x].key);
+	we = cdoc_evidence(cdoc, r->c[w].key);
+	if (!json_array_size(json_object_get(xe, "sched")) ||
+	    !json_array_size(json_object_get(we, "sched")))
+		return json_null();
+	out = json_array();
+	if (!out)
+		return NULL;
+	json_array_foreach(json_object_get(xe, "sched"), i, cell)
+	{
+		const char *name = ostr(cell, "cell");
+		json_t *items = name ? vtb_compare_evidence_diff(xe, we, name) : NULL;
+
+		/* NULL: the winner has no counters of this cell */
+		if (!items)
+			continue;
+		if (!json_array_size(items)) {
+			json_decref(items);
+			continue;
+		}
+		/* "o" steals items, also when packing fails */
+		if (json_array_append_new(out,
+					  json_pack("{s:s, s:o}", "cell", name, "items", items)))
+			goto oom;
+	}
+	return out;
+oom:
+	json_decref(out);
+	return NULL;
 }
 
 /*
@@ -787,7 +829,7 @@ static json_t *loser_evidence_json(const struct rec *r, size_t x, size_t w)
  * (loser_evidence_json).  Null for a bare-metal candidate: no guest, no
  * profile.  NULL with vtb_error() on a failure.
  */
-static json_t *setup_json(struct rec *r, size_t x, size_t w)
+static json_t *setup_json(struct rec *r, const json_t *cdoc, size_t x, size_t w)
 {
 	json_t *sched, *trees, *ev;
 
@@ -795,7 +837,7 @@ static json_t *setup_json(struct rec *r, size_t x, size_t w)
 		return json_null();
 	sched = sched_json(r, x);
 	trees = sched ? trees_json(r, r->c[x].key) : NULL;
-	ev = trees ? loser_evidence_json(r, x, w) : NULL;
+	ev = trees ? loser_evidence_json(r, cdoc, x, w) : NULL;
 	if (!sched || !trees || !ev) {
 		json_decref(sched);
 		json_decref(trees);
@@ -833,7 +875,7 @@ static json_t *guest_json(struct rec *r, const json_t *cdoc, size_t w)
 }
 
 /* Each elimination's setup (setup_json), once the boots are read */
-static int elims_setup(struct rec *r, size_t w)
+static int elims_setup(struct rec *r, const json_t *cdoc, size_t w)
 {
 	json_t *e;
 	size_t i;
@@ -841,7 +883,7 @@ static int elims_setup(struct rec *r, size_t w)
 	json_array_foreach(r->elims, i, e)
 	{
 		size_t x = cand_of(r, ostr(e, "config"));
-		json_t *setup = x != SIZE_MAX ? setup_json(r, x, w) : json_null();
+		json_t *setup = x != SIZE_MAX ? setup_json(r, cdoc, x, w) : json_null();
 
 		if (!setup || json_object_set_new(e, "setup", setup) < 0)
 			return setup ? vtb_error("out of memory") : -1;
@@ -914,7 +956,7 @@ static int build(struct rec *r, const char *spec)
 							      json_string_value(k), "label",
 							      label_of(r, json_string_value(k))));
 	}
-	if ((w != SIZE_MAX && objective_json(r, cdoc, w, objs) < 0) || elims_setup(r, w) < 0)
+	if ((w != SIZE_MAX && objective_json(r, cdoc, w, objs) < 0) || elims_setup(r, cdoc, w) < 0)
 		goto out;
 	guest = w != SIZE_MAX ? guest_json(r, cdoc, w) : json_null();
 	if (!guest)

@@ -6,7 +6,7 @@
 # guest (cmdline tokens, knobs with the values read back, the boots that
 # disagree), its sched-domain levels per CPU beside the winner's (an
 # isolated CPU has none), compare's TCG note (and none without TCG), and
-# the empty slot for the evidence differences.  Regenerate the goldens
+# the scheduler counters farthest from the winner's (issue 28).  Regenerate the goldens
 # with UPDATE_GOLDEN=1 after an intended change and review the diff.
 . "$SRCDIR/tests/cli/lib.sh"
 cd "$SRCDIR" || exit 1
@@ -53,21 +53,26 @@ expect_grep "text: a knob that did not read back in one domain, with the round" 
 	"      1 of 3 boots (round 2), not as set: no cmdline; knobs sysctl.kernel.numa_balancing = 0: read 0; debugfs.migration_cost_ns = 0: read 0; debugfs.domains/MC/imbalance_pct = 110: read 110 in 1, 117 in 1 of 2 files, not as set"
 expect_grep "text: the winner's profile, without settings" "$T/race.txt" \
 	"    the winner's sched profile default: no settings (nothing applied)"
+expect_grep "text: why isolate lost, in the scheduler's counters" "$T/race.txt" \
+	"    scheduler counters, cell wakeup, farthest from the winner's: the winner balanced at MC 60 times"
+expect_grep "html: the same in the page" "$T/race.html" \
+	"cell wakeup: the winner balanced at MC 60 times a second, this setup never"
 expect_grep "text: compare's TCG note" "$T/race.txt" \
 	"note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not"
 expect_grep "html: compare's TCG note" "$T/race.html" \
 	"Note: guests ran under TCG (software emulation): these ratios measure QEMU's emulator, not virtualization overhead."
 expect_grep "text: a round without a value reads -" "$T/race.txt" "  c3      63580       -   63513 x"
-expect_eq "json: every loser's setup, its evidence slot empty (null)" \
+expect_eq "json: every loser's setup, with its counters farthest from the winner's" \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 for e in d["eliminations"]:
 	s = e["setup"]
-	print(e["label"].split()[-1], s["evidence"], s["sched"]["profile"], s["sched"]["agree"],
+	print(e["label"].split()[-1], [i["metric"] for c in s["evidence"] for i in c["items"]][:2],
+	      s["sched"]["profile"], s["sched"]["agree"],
 	      [g["levels"] or "none" for t in s["trees"] for g in t["levels_by_cpu"]],
 	      [(k["key"], k["ok"]) for a in s["sched"]["applied"] for k in a["knobs"]][-1:])
 print(d["campaign"]["accelerators"], d["guest"]["sched"]["profile"], d["guest"]["sched"]["declared"])' "$T/race.json")" \
-	"sched=isolate None isolate True ['none'] []
-sched=tuned None tuned False ['MC'] [('debugfs.domains/MC/imbalance_pct', False)]
+	"sched=isolate ['mc_lb_per_s', 'vcpu_busy_min_pct'] isolate True ['none'] []
+sched=tuned ['mc_lb_failed_pct', 'mc_lb_per_s'] tuned False ['MC'] [('debugfs.domains/MC/imbalance_pct', False)]
 tcg default {}"
 
 # without TCG no note, in text or HTML

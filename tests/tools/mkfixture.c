@@ -56,7 +56,7 @@
 #include "../../harness/evidence/evidence.h"
 #include "../../common/hist.h"
 
-#define FIXTURE_VERSION 4
+#define FIXTURE_VERSION 5
 #define T0 1700000000000000000LL /* 2023-11-14T22:13:20Z */
 #define DAY 86400000000000LL
 #define REPS 5
@@ -657,6 +657,62 @@ static char *race_tree(int tree, char digest[65])
 	return t;
 }
 
+/* The wakeup cell's scheduler counters of race candidate @c at @rep,
+ * shaped like explore-quick's (docs/evidence.md): default balances at MC
+ * and wakes remotely; isolate has no level, every wake-up local, vCPU 1
+ * idle and tasks queued on vCPU 0; tuned balances more, failing more.
+ * No draw from the generator: the race's values stay as they were. */
+static int race_fx_evidence(const struct race_cfg *c, int rep, const char *cell,
+			    struct vtb_evidence *ev)
+{
+	double k = 1.0 + 0.02 * (rep - 1);
+	int lb = c->tree == 2 ? 0 : (int)((c->sched_name ? 225 : 150) * k);
+	int failed = c->sched_name ? lb / 5 : lb / 30;
+	long long idle_run = c->tree == 2 ? 3000000 : (long long)(1.15e9 * k);
+	long long wait = c->tree == 2 ? (long long)(1.25e9 * k) : (long long)(5e7 * k);
+	char *g = NULL, *h = NULL, *lv = NULL;
+	json_t *gj, *hj;
+	int ret;
+
+	if (lb)
+		lv = vtb_asprintf(
+			"{\"level\":\"MC\",\"cpus\":2,\"lb\":{\"busy\":{\"count\":%d,"
+			"\"balanced\":%d,\"failed\":%d,\"imbalance\":4,\"gained\":%d,"
+			"\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":2},\"idle\":{\"count\":%d,"
+			"\"balanced\":1,\"failed\":0,\"imbalance\":0,\"gained\":1,\"hot_gained\":0,"
+			"\"nobusyq\":0,\"nobusyg\":0},\"newidle\":{\"count\":%d,\"balanced\":2,"
+			"\"failed\":0,\"imbalance\":0,\"gained\":3,\"hot_gained\":0,\"nobusyq\":0,"
+			"\"nobusyg\":0}},\"alb\":{\"count\":0,\"failed\":0,\"pushed\":0},"
+			"\"sbe\":{\"count\":0,\"balanced\":0,\"pushed\":0},\"sbf\":{\"count\":0,"
+			"\"balanced\":0,\"pushed\":0},\"ttwu\":{\"remote\":160,\"affine\":130,"
+			"\"balance\":0}}",
+			lb * 3 / 5, lb * 3 / 5 - failed - 10, failed, 12, lb / 5, lb / 5);
+	g = vtb_asprintf(
+		"{\"seconds\":2.5,\"version\":15,\"user_hz\":100,\"notes\":[],\"error\":null,"
+		"\"levels\":[%s],\"cpus\":[{\"cpu\":0,\"yield\":0,\"sched\":3000,\"goidle\":900,"
+		"\"ttwu\":500,\"ttwu_local\":%d,\"run_ns\":1500000000,\"wait_ns\":%lld,"
+		"\"slices\":2100,\"steal\":0},{\"cpu\":1,\"yield\":0,\"sched\":2800,"
+		"\"goidle\":900,\"ttwu\":500,\"ttwu_local\":%d,\"run_ns\":%lld,\"wait_ns\":%lld,"
+		"\"slices\":1900,\"steal\":0}]}",
+		lv ? lv : "", lb ? 420 : 500, wait, lb ? 420 : 500, idle_run, lb ? wait : 0LL);
+	h = vtb_asprintf(
+		"{\"seconds\":2.5,\"vcpus\":[{\"vcpu\":0,\"run_ns\":1500000000,\"wait_ns\":%lld,"
+		"\"slices\":600,\"invol\":1800,\"migrations\":0,\"moves\":0,\"pcpus\":[2],"
+		"\"pcpus_seen\":1},{\"vcpu\":1,\"run_ns\":%lld,\"wait_ns\":%lld,\"slices\":%d,"
+		"\"invol\":%d,\"migrations\":0,\"moves\":0,\"pcpus\":[3],\"pcpus_seen\":1}]}",
+		(long long)(1.3e8 * k), idle_run, lb ? (long long)(1.2e8 * k) : 200000LL,
+		lb ? 560 : 30, lb ? 1700 : 25);
+	gj = g ? json_loads(g, 0, NULL) : NULL;
+	hj = h ? json_loads(h, 0, NULL) : NULL;
+	ret = gj && hj ? vtb_evidence_build(cell, gj, hj, ev) : vtb_error("bad fixture evidence");
+	json_decref(gj);
+	json_decref(hj);
+	free(g);
+	free(h);
+	free(lv);
+	return ret;
+}
+
 static int race_boot(struct vtb_store *st, int64_t campaign, size_t ci, int rep, gsl_rng *r,
 		     double *value)
 {
@@ -667,6 +723,7 @@ static int race_boot(struct vtb_store *st, int64_t campaign, size_t ci, int rep,
 	struct vtb_boot_info b = { 0 };
 	char uuid[37], key[17], digest[65];
 	char *sched = race_sched(c, rep), *tree = c->tree ? race_tree(c->tree, digest) : NULL;
+	struct vtb_evidence ev = { 0 };
 	int ret = -1;
 
 	*value = NAN;
@@ -733,6 +790,12 @@ static int race_boot(struct vtb_store *st, int64_t campaign, size_t ci, int rep,
 			.levels = c->tree == 1 ? "MC" : "",
 		};
 		b.vm = &vm;
+		if (!failed) {
+			if (race_fx_evidence(c, rep, key, &ev) < 0)
+				goto out;
+			vm.evidence = &ev.ev;
+			vm.n_evidence = 1;
+		}
 	}
 	if (vtb_store_boot(st, &b, failed ? NULL : &rec) < 0)
 		goto out;
@@ -740,6 +803,7 @@ static int race_boot(struct vtb_store *st, int64_t campaign, size_t ci, int rep,
 		*value = NAN;
 	ret = 0;
 out:
+	vtb_evidence_release(&ev);
 	free(sched);
 	free(tree);
 	free_records(&rec);
