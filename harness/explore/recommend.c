@@ -721,17 +721,17 @@ static json_t *sched_json(const struct rec *r, size_t c)
 				  ? json_deep_copy(json_object_get(rec, "cmdline"))
 				  : json_array();
 		knobs = knobs_json(json_object_get(rec, "settings"));
-		a = knobs && cmdline ? json_pack("{s:O, s:O, s:s?, s:b, s:o, s:o}", "boots",
-						 json_object_get(o, "boots"), "reps",
-						 json_object_get(o, "reps"), "name",
-						 json_string_value(json_object_get(rec, "name")),
-						 "ok", json_is_true(json_object_get(rec, "ok")),
-						 "cmdline", cmdline, "knobs", knobs)
-				     : NULL;
-		if (!a) {
+		if (!knobs || !cmdline) {
 			json_decref(knobs);
 			json_decref(cmdline);
+			goto oom;
 		}
+		/* "o" steals both, also when packing fails */
+		a = json_pack("{s:O, s:O, s:s?, s:b, s:o, s:o}", "boots",
+			      json_object_get(o, "boots"), "reps", json_object_get(o, "reps"),
+			      "name", json_string_value(json_object_get(rec, "name")), "ok",
+			      json_is_true(json_object_get(rec, "ok")), "cmdline", cmdline, "knobs",
+			      knobs);
 		if (!a || json_array_append_new(applied, a) < 0)
 			goto oom;
 	}
