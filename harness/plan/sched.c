@@ -448,11 +448,15 @@ static enum knob_state sysctl_state(const json_t *probe, const char *name)
 }
 
 /* debugfs KEY: top-level knobs in probe.knobs, per-domain KNOBs in
- * probe.domain_knobs (every probe lists both). */
+ * probe.domain_knobs (every probe lists both).  A guest that built no
+ * sched domain (one vCPU, isolcpus on every CPU but one) lists no
+ * per-domain knob: that proves nothing of its kernel. */
 static enum knob_state debugfs_state(const json_t *probe, const char *key)
 {
 	const char *slash = strrchr(key, '/');
 
+	if (slash && !json_array_size(json_object_get(probe, "domain_knobs")))
+		return KNOB_UNKNOWN;
 	return in_list(json_object_get(probe, slash ? "domain_knobs" : "knobs"),
 		       slash ? slash + 1 : key)
 		       ? KNOB_HAS

@@ -34,7 +34,10 @@ q() { jq -r -s "$2" "$T/$1.json" 2>&1; }
 boot a '{"schema":1,"nonce":"ab12","view":true,"sched":{"name":"relax","cmdline":"relax_domain_level=1","sysctl":{"kernel.sched_schedstats":"1"},"debugfs":{"migration_cost_ns":"0","domains/SMT/imbalance_pct":"117","domains/cpu0/domain0/busy_factor":"8"}},"cells":[{"key":"k1","workload":"timer","params":{"duration":"100ms"}}]}' \
 	relax_domain_level=1
 expect_eq "records come in spec order" "$(q a '[.[].type | select(. != "sample" and . != "hist")] | join(" ")')" \
-	"header probe sched guest_view steal cell cell_end steal end"
+	"header probe sched guest_view steal cell schedstat cell_end steal end"
+expect_eq "the cell's scheduler counters: a known schedstat version, both CPUs, no error" \
+	"$(q a '[.[] | select(.type == "schedstat")][0] | [(.version >= 15), (.cpus | length), .error, (.seconds > 0)] | @tsv')" \
+	"$(printf 'true\t2\t\ttrue')"
 expect_eq "the header is the booted kernel" "$(q a '.[0].kernel')" "$release"
 expect_eq "the probe finds debugfs, the CFS knobs of 6.1 and its SMT level" \
 	"$(q a '.[1] | [.debugfs, (.knobs | index("min_granularity_ns") != null), (.knobs | index("base_slice_ns") == null), .domains_dir, (.levels | join(","))] | @tsv')" \
