@@ -16,29 +16,6 @@
 #define STAT_MAX (8u * 1024 * 1024) /* /proc/stat of 8192 CPUs and their irqs */
 #define NOTES_MAX 64		    /* the harness takes at most 64 notes */
 
-/* 0, or an errno. */
-static int write_knob(const char *root, const char *value)
-{
-	char *p = vtb_gv_path(root, SCHEDSTATS_KNOB);
-	size_t len = strlen(value);
-	ssize_t n;
-	int fd, err = 0;
-
-	if (!p)
-		return ENOMEM;
-	fd = open(p, O_WRONLY | O_CLOEXEC | (root && *root ? O_TRUNC : 0));
-	free(p);
-	if (fd < 0)
-		return errno;
-	do
-		n = write(fd, value, len);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)len)
-		err = n < 0 ? errno : EIO;
-	if (close(fd) != 0 && !err)
-		err = errno;
-	return err;
-}
 
 int vtb_cellstat_enable(const char *root, char **was, char **note)
 {
@@ -58,7 +35,7 @@ int vtb_cellstat_enable(const char *root, char **was, char **note)
 	}
 	if (!strcmp(*was, "1"))
 		return 0;
-	err = write_knob(root, "1");
+	err = vtb_gv_write(root, SCHEDSTATS_KNOB, "1");
 	if (err) {
 		*note = vtb_asprintf("schedstats could not be switched on (%s: %s): the "
 				     "sched-domain counters stay 0",
@@ -78,7 +55,7 @@ void vtb_cellstat_restore(const char *root, const char *was)
 	p = vtb_gv_path(root, SCHEDSTATS_KNOB);
 	now = p ? vtb_gv_read(p) : NULL;
 	if (now && strcmp(now, was))
-		write_knob(root, was);
+		vtb_gv_write(root, SCHEDSTATS_KNOB, was);
 	free(now);
 	free(p);
 }

@@ -53,6 +53,34 @@ char *vtb_gv_path(const char *root, const char *fmt, ...)
 	return vtb_strbuf_detach(&sb);
 }
 
+int vtb_gv_write(const char *root, const char *rel, const char *value)
+{
+	char *p = vtb_gv_path(root, "%s", rel);
+	size_t len = strlen(value), off = 0;
+	int fd, err = 0;
+
+	if (!p)
+		return ENOMEM;
+	fd = open(p, O_WRONLY | O_CLOEXEC | (root && *root ? O_TRUNC : 0));
+	free(p);
+	if (fd < 0)
+		return errno;
+	while (off < len) {
+		ssize_t n = write(fd, value + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) != 0 && !err)
+		err = errno;
+	return err;
+}
+
 char *vtb_gv_read(const char *path)
 {
 	char *s = vtb_read_file(path, READ_MAX);

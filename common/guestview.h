@@ -72,6 +72,9 @@ bool vtb_gv_level_match(const char *want, const char *name);
  */
 char *vtb_gv_path(const char *root, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *vtb_gv_read(const char *path);
+/* Writes @value to ROOT/@rel with a write() loop (in a fake tree the file
+ * is truncated first, as a regular file needs): 0, or an errno. */
+int vtb_gv_write(const char *root, const char *rel, const char *value);
 
 /* Sorted names in directory @path: regular files (@dirs false) or
  * directories (@dirs true), symlinks followed.  An empty array when the

@@ -81,34 +81,6 @@ static char *read_rel(const char *root, const char *rel)
 	return v;
 }
 
-/* 0, or an errno. */
-static int write_rel(const char *root, const char *rel, const char *value)
-{
-	char *p = vtb_gv_path(root, "%s", rel);
-	size_t len = strlen(value), off = 0;
-	int fd, err = 0;
-
-	if (!p)
-		return ENOMEM;
-	fd = open(p, O_WRONLY | O_CLOEXEC | (root && *root ? O_TRUNC : 0));
-	free(p);
-	if (fd < 0)
-		return errno;
-	while (off < len) {
-		ssize_t n = write(fd, value + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : EIO;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) != 0 && !err)
-		err = errno;
-	return err;
-}
 
 static bool has_word(const char *list, const char *word)
 {
@@ -203,7 +175,7 @@ static void add_setting(struct sp *s, const char *key, const char *rel, const ch
 static bool apply(struct sp *s, const char *key, const char *rel, const char *want,
 		  const char *cmp_want, enum cmp how)
 {
-	int err = write_rel(s->root, rel, want);
+	int err = vtb_gv_write(s->root, rel, want);
 	char *got = read_rel(s->root, rel);
 	bool ok = !err && same(how, cmp_want ? cmp_want : want, got);
 
@@ -333,7 +305,7 @@ static void apply_partition(struct sp *s, const char *cpus)
 		goto out;
 	}
 	{
-		int err = write_rel(s->root, got, "root");
+		int err = vtb_gv_write(s->root, got, "root");
 		char *back = read_rel(s->root, got);
 		bool ok = !err && back && !strcmp(back, "root");
 

@@ -221,6 +221,7 @@ struct cellmark {
 	uint32_t *n_seen;     /* per vCPU: distinct CPUs seen (may exceed CELL_PCPUS) */
 	int (*seen)[CELL_PCPUS];
 	bool ended;
+	bool late; /* the end is the last periodic reading (mark_end) */
 };
 
 /* One guest of a (side-by-side) group. */
@@ -254,6 +255,11 @@ struct vm {
 	bool destroyed;	  /* destroyed after the "end" record: the records are all in */
 	/* per cell of the record stream, in its order (g->evidence) */
 	bool evidence;
+	/* the last reading in which every vCPU's counters were whole, and
+	 * when: a cell's end when its own reading came after the guest
+	 * stopped (the record stream lags the guest by a little) */
+	struct vtb_vcpu_counters *last;
+	uint64_t last_ns;
 	struct cellmark *marks;
 	size_t n_marks;
 	bool marks_failed; /* out of memory: no per-cell host evidence */
@@ -490,7 +496,8 @@ static int sampling_setup(struct vm *b, const struct vtb_vm_group_req *g)
 	b->cpus = calloc((size_t)b->n_vcpus, sizeof(int));
 	b->info = calloc((size_t)b->n_vcpus, sizeof(*b->info));
 	b->counters = calloc((size_t)b->n_vcpus, sizeof(*b->counters));
-	if (!b->cpus || !b->info || !b->counters)
+	b->last = calloc((size_t)b->n_vcpus, sizeof(*b->last));
+	if (!b->cpus || !b->info || !b->counters || !b->last)
 		return vtb_error("out of memory");
 	read_live_pins(b);
 	vtb_placement_set_source(p, "libvirt");
@@ -541,7 +548,16 @@ static void read_counters(struct vm *b)
 
 	if (!b->spec->placement || !b->sampler || b->gone)
 		return;
-	vtb_vcpu_sampler_counters(b->sampler, b->counters);
+	if (vtb_vcpu_sampler_counters(b->sampler, b->counters) == b->n_vcpus) {
+		bool whole = true;
+
+		for (v = 0; v < b->n_vcpus; v++)
+			whole &= b->counters[v].full;
+		if (whole) {
+			memcpy(b->last, b->counters, (size_t)b->n_vcpus * sizeof(*b->last));
+			b->last_ns = vtb_now_ns();
+		}
+	}
 	for (v = 0; v < b->n_vcpus; v++)
 		if (b->counters[v].ok)
 			vtb_placement_counters(b->spec->placement, v, b->counters[v].migrations,
@@ -574,6 +590,25 @@ static void mark_read(struct vm *b, struct vtb_vcpu_counters *c)
 {
 	if (b->sampler && !b->gone)
 		vtb_vcpu_sampler_counters(b->sampler, c);
+}
+
+/* The cell's end reading; where a vCPU's thread is gone (the guest
+ * stopped before its last records were read), the last whole periodic
+ * reading after the cell began, for every vCPU alike. */
+static void mark_end(struct vm *b, struct cellmark *m)
+{
+	bool whole = true;
+
+	m->ended = true;
+	m->t1 = vtb_now_ns();
+	mark_read(b, m->c1);
+	for (int v = 0; v < b->n_vcpus; v++)
+		whole &= m->c1[v].ok && m->c1[v].full;
+	if (whole || !b->last || !b->last_ns || b->last_ns <= m->t0)
+		return;
+	memcpy(m->c1, b->last, (size_t)b->n_vcpus * sizeof(*m->c1));
+	m->t1 = b->last_ns;
+	m->late = true;
 }
 
 static int mark_begin(struct vm *b, struct cellmark *m)
@@ -641,12 +676,9 @@ static void cell_marks(struct vm *b)
 	while (b->n_marks < r->n_cells) {
 		struct cellmark *nm;
 
-		if (b->n_marks && !b->marks[b->n_marks - 1].ended) {
-			/* a cell without its cell_end: it ends where the next begins */
-			b->marks[b->n_marks - 1].ended = true;
-			b->marks[b->n_marks - 1].t1 = vtb_now_ns();
-			mark_read(b, b->marks[b->n_marks - 1].c1);
-		}
+		/* a cell without its cell_end: it ends where the next begins */
+		if (b->n_marks && !b->marks[b->n_marks - 1].ended)
+			mark_end(b, &b->marks[b->n_marks - 1]);
 		nm = realloc(b->marks, (b->n_marks + 1) * sizeof(*nm));
 		if (!nm || mark_begin(b, &nm[b->n_marks])) {
 			if (nm)
@@ -657,14 +689,8 @@ static void cell_marks(struct vm *b)
 		b->marks = nm;
 		b->n_marks++;
 	}
-	if (b->n_marks && !b->marks[b->n_marks - 1].ended &&
-	    r->cells[b->n_marks - 1].status) {
-		struct cellmark *m = &b->marks[b->n_marks - 1];
-
-		m->ended = true;
-		m->t1 = vtb_now_ns();
-		mark_read(b, m->c1);
-	}
+	if (b->n_marks && !b->marks[b->n_marks - 1].ended && r->cells[b->n_marks - 1].status)
+		mark_end(b, &b->marks[b->n_marks - 1]);
 }
 
 static json_t *jcount(uint64_t a, uint64_t b)
@@ -706,7 +732,8 @@ static json_t *mark_json(const struct vm *b, const struct cellmark *m)
 		if (!e || json_array_append_new(vcpus, e))
 			goto fail;
 	}
-	o = json_pack("{s:f, s:o}", "seconds", (double)(m->t1 - m->t0) * 1e-9, "vcpus", vcpus);
+	o = json_pack("{s:f, s:b, s:o}", "seconds", (double)(m->t1 - m->t0) * 1e-9, "end_late",
+		      m->late, "vcpus", vcpus);
 	return o;
 fail:
 	json_decref(vcpus);
@@ -850,7 +877,9 @@ static void sample_due(struct vm *vms, size_t n, const struct vtb_vm_group_req *
 		for (k = 0; k < n; k++)
 			if (!vms[k].done)
 				read_counters(&vms[k]);
-		sm->next_counters = now + 1000000000ull;
+		/* four times a second: a cell whose end reading comes after
+		 * the guest stopped ends at the last one (cell_marks) */
+		sm->next_counters = now + 250000000ull;
 	}
 	sm->next_sample += g->sample_ns;
 	if (sm->next_sample <= now)
@@ -987,6 +1016,7 @@ static void vm_finish(struct vm *b, const struct vtb_vm_group_req *g, bool ran, 
 	free(b->cpus);
 	free(b->info);
 	free(b->counters);
+	free(b->last);
 	free(b->start_error);
 }
 

@@ -111,6 +111,7 @@ struct vtb_vm_result {
 	/* per cell, what its vCPU threads did on the host (JSON text, NULL:
 	 * none; docs/evidence.md): {"KEY":{"seconds":S,"vcpus":[{"vcpu":V,
 	 * "run_ns","wait_ns","slices","invol","migrations" (with /proc),
+	 * "end_late" (the end is the last periodic reading),
 	 * "moves","pcpus":[CPU...],"pcpus_seen"}]}} */
 	char *cell_host;
 };

@@ -853,15 +853,9 @@ static json_t *setup_json(struct rec *r, const json_t *cdoc, size_t x, size_t w)
 static json_t *guest_json(struct rec *r, const json_t *cdoc, size_t w)
 {
 	const char *key = r->c[w].key;
-	const json_t *ev = NULL, *e;
+	const json_t *ev = cdoc_evidence(cdoc, key);
 	json_t *trees, *sched;
-	size_t i;
 
-	json_array_foreach(json_object_get(cdoc, "evidence"), i, e)
-	{
-		if (!strcmp(ostr(e, "config"), key))
-			ev = e;
-	}
 	trees = trees_json(r, key);
 	if (!trees)
 		return NULL;
