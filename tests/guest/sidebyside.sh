@@ -67,8 +67,24 @@ expect_exit "compare exits 0" 0 "$VTBENCH" compare --db "$T/r.db"
 delay() { # db: each VM's evidence/vcpu_run_delay_pct of the msg cell
 	sql "$1" "select round(s.value, 1) from sample s join result r on r.id = s.result_id join cell c on c.id = r.cell_id join boot b on b.id = r.boot_id where c.name = 'msg' and s.metric = 'evidence/vcpu_run_delay_pct' order by b.vm_index"
 }
-sed -e 's/^\[baseline\]/housekeeping = 1\n[baseline]/' -e 's/^vms = 2/vms = 2\novercommit = yes/' \
-	"$T/m.conf" >"$T/oc.conf"
+cat >"$T/oc.conf" <<CONF
+[global]
+reps = 1
+timeout = 3m
+kernel = $kernel
+housekeeping = 1
+[baseline]
+enabled = no
+[vm]
+vcpus = 1
+vms = 2
+overcommit = yes
+pinning = strict
+memory = 256M
+[workload msg]
+type = messaging
+groups = 1
+CONF
 expect_exit "the two VMs overcommitted on one pCPU run" 0 "$VTBENCH" run "$T/oc.conf" --db "$T/oc.db"
 expect_eq "... both on the same pCPU" "$(sql "$T/oc.db" "select count(distinct cpus) || ' ' || count(*) from boot")" "1 2"
 apart=$(echo $(delay "$T/r.db")) shared=$(echo $(delay "$T/oc.db"))
