@@ -105,6 +105,8 @@ static void read_steal(const char *root, struct vtb_cellstat *cs)
 
 void vtb_cellstat_begin(const char *root, struct vtb_cellstat *cs)
 {
+	uint64_t t = vtb_now_ns();
+
 	memset(cs, 0, sizeof(*cs));
 	read_steal(root, cs);
 	if (vtb_schedstat_read(root, &cs->before) == 0)
@@ -112,6 +114,7 @@ void vtb_cellstat_begin(const char *root, struct vtb_cellstat *cs)
 	else
 		cs->error = vtb_strdup(vtb_errmsg());
 	cs->t0 = vtb_now_ns();
+	cs->cost_ns = cs->t0 - t;
 }
 
 void vtb_cellstat_release(struct vtb_cellstat *cs)
@@ -196,7 +199,8 @@ json_t *vtb_cellstat_end(const char *root, struct vtb_cellstat *cs, const char *
 	struct vtb_schedstat diff = { 0 };
 	struct names nm = { .root = root };
 	json_t *rec = NULL, *notes = json_array(), *dn = NULL, *sum = NULL, *v;
-	double secs = (double)(vtb_now_ns() - cs->t0) * 1e-9;
+	uint64_t t1 = vtb_now_ns();
+	double secs = (double)(t1 - cs->t0) * 1e-9;
 	long hz = sysconf(_SC_CLK_TCK);
 	char *err = NULL;
 	size_t i;
@@ -230,12 +234,13 @@ json_t *vtb_cellstat_end(const char *root, struct vtb_cellstat *cs, const char *
 			goto oom;
 	}
 	add_steal(json_object_get(sum, "cpus"), cs, &after);
-	rec = json_pack("{s:s, s:s, s:f, s:I, s:O, s:O, s:O, s:o, s:o}", "type", "schedstat",
+	rec = json_pack("{s:s, s:s, s:f, s:I, s:O, s:O, s:O, s:o, s:o, s:I}", "type", "schedstat",
 			"cell", cell, "seconds", secs > 0 ? secs : 0.0, "user_hz",
 			(json_int_t)(hz > 0 ? hz : 100), "version", json_object_get(sum, "version"),
 			"levels", json_object_get(sum, "levels"), "cpus",
 			json_object_get(sum, "cpus"), "notes", notes, "error",
-			err ? json_string(err) : json_null());
+			err ? json_string(err) : json_null(), "cost_ns",
+			(json_int_t)(cs->cost_ns + (vtb_now_ns() - t1)));
 	notes = NULL;
 	if (!rec)
 		goto oom;

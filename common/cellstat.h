@@ -21,7 +21,8 @@ struct vtb_cellstat {
 	struct vtb_schedstat before;
 	bool have;   /* before was read */
 	char *error; /* why not (malloc'ed) */
-	uint64_t t0; /* vtb_now_ns() */
+	uint64_t t0;	   /* vtb_now_ns() when the first reading ended */
+	uint64_t cost_ns; /* the first reading took */
 	long long *steal; /* per cpu number, -1: none */
 	size_t n_steal;
 };
@@ -41,7 +42,8 @@ void vtb_cellstat_begin(const char *root, struct vtb_cellstat *cs);
 /*
  * The second reading and the record {"type":"schedstat","cell":@cell,
  * "seconds","version","user_hz","levels","cpus" (each with its "steal"
- * ticks when /proc/stat has it),"notes":[@note, ...],"error"}.  New
+ * ticks when /proc/stat has it),"notes":[@note, ...],"error","cost_ns"
+ * (both readings took: what collecting costs the cell)}.  New
  * reference, NULL on ENOMEM (vtb_error()).  Releases @cs.
  */
 json_t *vtb_cellstat_end(const char *root, struct vtb_cellstat *cs, const char *cell,

@@ -1091,6 +1091,7 @@ static const struct vmember m_schedstat_rec[] = {
 	{ "cpus", ARR(GV_CPUS, &v_ss_cpu) },
 	{ "notes", ARR(SS_NOTES, &v_ss_note) },
 	{ "error", { VK_STR, VF_NULL | VF_OPT, 512, NULL, NULL, NULL } },
+	{ "cost_ns", OPTINT },
 	END,
 };
 
