@@ -15,6 +15,8 @@
 #define SCHEDSTATS_KNOB "/proc/sys/kernel/sched_schedstats"
 #define STAT_MAX (8u * 1024 * 1024) /* /proc/stat of 8192 CPUs and their irqs */
 #define NOTES_MAX 64		    /* the harness takes at most 64 notes */
+#define NOTE_BYTES 500		    /* of at most 512 bytes each */
+#define LEVELS_MAX 16		    /* and 16 levels */
 
 
 int vtb_cellstat_enable(const char *root, char **was, char **note)
@@ -181,15 +183,39 @@ static void add_steal(json_t *cpus, const struct vtb_cellstat *a, const struct v
 	}
 }
 
+/* Adds note @s, cut to the harness's 512 bytes of plain text; the last
+ * place says that more were left out.  -1 on ENOMEM. */
 static int note(json_t *notes, const char *s)
 {
-	if (!s)
-		return 0;
-	if (json_array_size(notes) >= NOTES_MAX)
+	char buf[NOTE_BYTES + 1];
+	size_t i;
+
+	if (!s || json_array_size(notes) >= NOTES_MAX)
 		return 0;
 	if (json_array_size(notes) == NOTES_MAX - 1)
 		s = "more notes left out";
-	return json_array_append_new(notes, json_string(s)) ? -1 : 0;
+	for (i = 0; s[i] && i < NOTE_BYTES; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e ? '?' : s[i];
+	buf[i] = '\0';
+	if (s[i] && i >= 3)
+		memcpy(buf + i - 3, "...", 3);
+	return json_array_append_new(notes, json_string(buf)) ? -1 : 0;
+}
+
+/* The harness takes at most LEVELS_MAX levels: the innermost are kept. */
+static int cap_levels(json_t *sum, json_t *notes)
+{
+	json_t *levels = json_object_get(sum, "levels");
+	size_t n = json_array_size(levels);
+	char msg[96];
+
+	if (n <= LEVELS_MAX)
+		return 0;
+	while (json_array_size(levels) > LEVELS_MAX)
+		if (json_array_remove(levels, json_array_size(levels) - 1))
+			return -1;
+	snprintf(msg, sizeof(msg), "%zu domain levels: the innermost %d kept", n, LEVELS_MAX);
+	return note(notes, msg);
 }
 
 json_t *vtb_cellstat_end(const char *root, struct vtb_cellstat *cs, const char *cell,
@@ -233,6 +259,8 @@ json_t *vtb_cellstat_end(const char *root, struct vtb_cellstat *cs, const char *
 		if (!sum || !err)
 			goto oom;
 	}
+	if (cap_levels(sum, notes))
+		goto oom;
 	add_steal(json_object_get(sum, "cpus"), cs, &after);
 	rec = json_pack("{s:s, s:s, s:f, s:I, s:O, s:O, s:O, s:o, s:o, s:I}", "type", "schedstat",
 			"cell", cell, "seconds", secs > 0 ? secs : 0.0, "user_hz",

@@ -140,9 +140,16 @@ char *vtb_ev_words(const json_t *items, const char *xname, const char *bname)
 		return NULL;
 	json_array_foreach(items, i, it)
 	{
+		size_t before = sb.len;
+
 		if ((sb.len && vtb_strbuf_addstr(&sb, "; ")) || one(&sb, it, xname, bname)) {
 			vtb_strbuf_release(&sb);
 			return NULL;
+		}
+		/* an item without figures says nothing: nor does its "; " */
+		if (sb.len == before + (before ? 2 : 0)) {
+			sb.len = before;
+			sb.buf[before] = '\0';
 		}
 	}
 	return sb.buf;

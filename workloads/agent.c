@@ -400,10 +400,15 @@ static int run_parsed(struct agent *a, const char *key, const struct vtb_workloa
 			char *keep = rc && *vtb_errmsg() ? vtb_strdup(vtb_errmsg()) : NULL;
 
 			ss = vtb_cellstat_end("", &cs, key, a->ss_note);
-			if (!ss)
+			if (!ss) {
+				free(keep);
 				goto out;
+			}
+			/* the workload's own message, never the counters' */
 			if (keep)
 				vtb_error("%s", keep);
+			else
+				vtb_error_clear();
 			free(keep);
 		}
 	}
@@ -958,6 +963,13 @@ static int job_view_begin(struct agent *a, json_t *sched)
 	return write_rec(a, vtb_gv_steal("", "before"));
 }
 
+/* The value the job's sched profile gives kernel.sched_schedstats, or NULL. */
+static const char *schedstats_of(const json_t *sched)
+{
+	return json_string_value(
+		json_object_get(json_object_get(sched, "sysctl"), "kernel.sched_schedstats"));
+}
+
 static int cmd_job(const char *path, struct agent *a)
 {
 	json_error_t jerr;
@@ -1007,8 +1019,20 @@ static int cmd_job(const char *path, struct agent *a)
 	/* a guest's cells carry the scheduler's counters (issue 28): a
 	 * guest only, the host's settings are never changed */
 	a->evidence = view && evidence && a->guest;
-	if (a->evidence && vtb_cellstat_enable("", &a->ss_was, &a->ss_note))
+	if (a->evidence && schedstats_of(sched)) {
+		/* the profile under test sets it: left as the profile has it */
+		a->ss_note = vtb_asprintf("kernel.sched_schedstats is the sched profile's (%s): "
+					  "left as set%s",
+					  schedstats_of(sched),
+					  strcmp(schedstats_of(sched), "0") ? ""
+									    : ", the sched-domain counters stay 0");
+		if (!a->ss_note) {
+			vtb_error("out of memory");
+			goto fail;
+		}
+	} else if (a->evidence && vtb_cellstat_enable("", &a->ss_was, &a->ss_note)) {
 		goto fail;
+	}
 	json_array_foreach(cells, i, cell)
 	{
 		if (job_cell(a, cell, i))

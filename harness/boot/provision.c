@@ -218,7 +218,8 @@ struct cellmark {
 	struct vtb_vcpu_counters *c0, *c1;
 	int *last;	      /* per vCPU: the CPU of the previous sample, -1 */
 	uint32_t *moves;      /* per vCPU: samples on another CPU than the one before */
-	uint32_t *n_seen;     /* per vCPU: distinct CPUs seen (may exceed CELL_PCPUS) */
+	uint32_t *n_seen;     /* per vCPU: distinct CPUs seen, at most CELL_PCPUS */
+	bool *more;	      /* per vCPU: and others beyond them */
 	int (*seen)[CELL_PCPUS];
 	bool ended;
 	bool late; /* the end is the last periodic reading (mark_end) */
@@ -261,7 +262,7 @@ struct vm {
 	struct vtb_vcpu_counters *last;
 	uint64_t last_ns;
 	struct cellmark *marks;
-	size_t n_marks;
+	size_t n_marks, cap_marks;
 	bool marks_failed; /* out of memory: no per-cell host evidence */
 };
 
@@ -573,6 +574,7 @@ static void mark_free(struct cellmark *m)
 	free(m->last);
 	free(m->moves);
 	free(m->n_seen);
+	free(m->more);
 	free(m->seen);
 }
 
@@ -582,7 +584,7 @@ static void marks_free(struct vm *b)
 		mark_free(&b->marks[i]);
 	free(b->marks);
 	b->marks = NULL;
-	b->n_marks = 0;
+	b->n_marks = b->cap_marks = 0;
 }
 
 /* Reads the vCPU threads' counters into @c (all not ok without /proc). */
@@ -621,8 +623,9 @@ static int mark_begin(struct vm *b, struct cellmark *m)
 	m->last = malloc(n * sizeof(*m->last));
 	m->moves = calloc(n, sizeof(*m->moves));
 	m->n_seen = calloc(n, sizeof(*m->n_seen));
+	m->more = calloc(n, sizeof(*m->more));
 	m->seen = calloc(n, sizeof(*m->seen));
-	if (!m->c0 || !m->c1 || !m->last || !m->moves || !m->n_seen || !m->seen) {
+	if (!m->c0 || !m->c1 || !m->last || !m->moves || !m->n_seen || !m->more || !m->seen) {
 		mark_free(m);
 		return -1;
 	}
@@ -649,15 +652,14 @@ static void mark_sample(struct vm *b)
 		if (m->last[v] >= 0 && m->last[v] != c)
 			m->moves[v]++;
 		m->last[v] = c;
-		for (k = 0; k < m->n_seen[v] && k < CELL_PCPUS && m->seen[v][k] != c; k++)
+		for (k = 0; k < m->n_seen[v] && m->seen[v][k] != c; k++)
 			;
-		if (k < m->n_seen[v] && k < CELL_PCPUS)
+		if (k < m->n_seen[v])
 			continue; /* seen */
 		if (m->n_seen[v] < CELL_PCPUS)
-			m->seen[v][m->n_seen[v]] = c;
-		/* beyond CELL_PCPUS a CPU may be counted twice: "at least" */
-		if (m->n_seen[v] < UINT32_MAX)
-			m->n_seen[v]++;
+			m->seen[v][m->n_seen[v]++] = c;
+		else
+			m->more[v] = true;
 	}
 }
 
@@ -673,20 +675,25 @@ static void cell_marks(struct vm *b)
 
 	if (!b->evidence || !b->spec->placement || !b->cpus || b->marks_failed)
 		return;
-	while (b->n_marks < r->n_cells) {
-		struct cellmark *nm;
-
+	while (b->n_marks < r->n_cells && b->n_marks < b->spec->n_cells) {
 		/* a cell without its cell_end: it ends where the next begins */
 		if (b->n_marks && !b->marks[b->n_marks - 1].ended)
 			mark_end(b, &b->marks[b->n_marks - 1]);
-		nm = realloc(b->marks, (b->n_marks + 1) * sizeof(*nm));
-		if (!nm || mark_begin(b, &nm[b->n_marks])) {
-			if (nm)
-				b->marks = nm;
+		if (b->n_marks == b->cap_marks) {
+			size_t cap = b->cap_marks ? 2 * b->cap_marks : 8;
+			struct cellmark *nm = realloc(b->marks, cap * sizeof(*nm));
+
+			if (!nm) {
+				b->marks_failed = true;
+				return;
+			}
+			b->marks = nm;
+			b->cap_marks = cap;
+		}
+		if (mark_begin(b, &b->marks[b->n_marks])) {
 			b->marks_failed = true;
 			return;
 		}
-		b->marks = nm;
 		b->n_marks++;
 	}
 	if (b->n_marks && !b->marks[b->n_marks - 1].ended && r->cells[b->n_marks - 1].status)
@@ -709,7 +716,7 @@ static json_t *mark_json(const struct vm *b, const struct cellmark *m)
 		const struct vtb_vcpu_counters *a = &m->c0[v], *z = &m->c1[v];
 		json_t *seen = json_array(), *e;
 
-		for (uint32_t k = 0; seen && k < m->n_seen[v] && k < CELL_PCPUS; k++)
+		for (uint32_t k = 0; seen && k < m->n_seen[v]; k++)
 			if (json_array_append_new(seen, json_integer(m->seen[v][k]))) {
 				json_decref(seen);
 				seen = NULL;
@@ -717,18 +724,18 @@ static json_t *mark_json(const struct vm *b, const struct cellmark *m)
 		if (!seen)
 			goto fail;
 		if (a->ok && z->ok && a->full && z->full)
-			e = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I}", "vcpu", v,
-				      "run_ns", jcount(a->run_ns, z->run_ns), "wait_ns",
+			e = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:b}", "vcpu",
+				      v, "run_ns", jcount(a->run_ns, z->run_ns), "wait_ns",
 				      jcount(a->run_delay_ns, z->run_delay_ns), "slices",
 				      jcount(a->slices, z->slices), "invol",
 				      jcount(a->invol, z->invol), "migrations",
 				      jcount(a->migrations, z->migrations), "moves",
 				      (json_int_t)m->moves[v], "pcpus", seen, "pcpus_seen",
-				      (json_int_t)m->n_seen[v]);
+				      (json_int_t)m->n_seen[v], "pcpus_more", m->more[v]);
 		else
-			e = json_pack("{s:i, s:I, s:o, s:I}", "vcpu", v, "moves",
+			e = json_pack("{s:i, s:I, s:o, s:I, s:b}", "vcpu", v, "moves",
 				      (json_int_t)m->moves[v], "pcpus", seen, "pcpus_seen",
-				      (json_int_t)m->n_seen[v]);
+				      (json_int_t)m->n_seen[v], "pcpus_more", m->more[v]);
 		if (!e || json_array_append_new(vcpus, e))
 			goto fail;
 	}
@@ -857,8 +864,8 @@ static int group_start(struct vm *vms, size_t n, const struct vtb_vm_group_req *
 }
 
 /* The running guests' vCPU placement every sample_ns; their counters at
- * the first sample, then once a second: the last reading before the
- * threads go is the end. */
+ * the first sample, then once a second (four times with evidence): the
+ * last reading before the threads go is the end. */
 struct sampling {
 	uint64_t next_sample, next_counters;
 };
@@ -877,9 +884,10 @@ static void sample_due(struct vm *vms, size_t n, const struct vtb_vm_group_req *
 		for (k = 0; k < n; k++)
 			if (!vms[k].done)
 				read_counters(&vms[k]);
-		/* four times a second: a cell whose end reading comes after
-		 * the guest stopped ends at the last one (cell_marks) */
-		sm->next_counters = now + 250000000ull;
+		/* with evidence four times a second: a cell whose end
+		 * reading comes after the guest stopped ends at the last one
+		 * (mark_end) */
+		sm->next_counters = now + (g->evidence ? 250000000ull : 1000000000ull);
 	}
 	sm->next_sample += g->sample_ns;
 	if (sm->next_sample <= now)

@@ -460,7 +460,8 @@ int vtb_vm_boot_group(struct vtb_vmhost *vh, const struct vtb_vmboot_group_req *
 		specs[k] = (struct vtb_vm_spec){ .xml = prep[k].xml,
 						 .name = prep[k].name,
 						 .nonce = r->vms[k].nonce,
-						 .placement = prep[k].placement };
+						 .placement = prep[k].placement,
+						 .n_cells = r->config->n_cells };
 	}
 	if (vtb_hv_reconnect(vh->hv))
 		goto out;

@@ -302,10 +302,13 @@ out:
 
 int cm_sched_add(struct campaign *c, const struct vtb_sample_row *s)
 {
-	char *id = vtb_asprintf("%s\t%s", s->config_key, s->cell_key);
+	char *id;
 	json_t *cell, *m, *acc;
 	bool fail = false;
 
+	if (!isfinite(s->value))
+		return 0;
+	id = vtb_asprintf("%s\t%s", s->config_key, s->cell_key);
 	if (!id)
 		return vtb_error("out of memory");
 	if (!c->sched && !(c->sched = json_object()))
@@ -323,6 +326,11 @@ int cm_sched_add(struct campaign *c, const struct vtb_sample_row *s)
 		acc = json_pack("[f, i, s]", 0.0, 0, s->unit ? s->unit : "");
 		if (!acc || json_object_set_new(m, s->metric + strlen(VTB_EVIDENCE_PREFIX), acc))
 			goto oom;
+	}
+	/* a sum past a double's range: this value is left out, the rest stays */
+	if (!isfinite(json_real_value(json_array_get(acc, 0)) + s->value)) {
+		free(id);
+		return 0;
 	}
 	fail |= json_array_set_new(acc, 0,
 				   json_real(json_real_value(json_array_get(acc, 0)) + s->value)) != 0;
@@ -474,7 +482,7 @@ static double ev_score(double x, double b)
 }
 
 #define EV_DIFF_MAX 4
-#define EV_DIFF_MIN 0.22 /* ln 1.25: a quarter apart at least */
+#define EV_DIFF_MIN 0.22314355131420976 /* ln 1.25: a quarter apart at least */
 
 /* A cell is named alike in every configuration; its key is not (the
  * configuration is part of it). */

@@ -10,6 +10,9 @@
 
 /* At most: 4 totals per level over 16 levels, and the rest */
 #define MAX_METRICS 96
+/* An interval shorter than this gives no rate: a guest's "seconds" of
+ * 1e-300 would make rates no sum can hold */
+#define MIN_SECONDS 1e-3
 
 bool vtb_evidence_metric(const char *metric)
 {
@@ -103,7 +106,7 @@ static void guest_metrics(struct acc *a, const json_t *g)
 	size_t ncpu = json_array_size(cpus), nsteal = 0, i;
 	const json_t *v;
 
-	if (secs <= 0 || json_is_string(json_object_get(g, "error")))
+	if (!(secs >= MIN_SECONDS) || json_is_string(json_object_get(g, "error")))
 		return;
 	json_array_foreach(levels, i, v)
 	{
@@ -163,7 +166,7 @@ static void host_metrics(struct acc *a, const json_t *h)
 	double run_min = INFINITY;
 	size_t n = 0, nseen = 0, i;
 
-	if (secs <= 0)
+	if (!(secs >= MIN_SECONDS))
 		return;
 	json_array_foreach(vcpus, i, v)
 	{

@@ -472,6 +472,18 @@ static void rec_sample(struct vtb_rec_parser *p, json_t *o)
 	    !need_str(p, o, "sample", "unit", &unit) || !unit_ok(p, "sample", unit) ||
 	    !need_num(p, o, "sample", "value", &value) || !better_of(p, o, &better))
 		return;
+	/* the harness derives these from the schedstat record and the host
+	 * (harness/evidence): a guest's own would stand in their place */
+	if (!strncmp(metric, "evidence/", strlen("evidence/"))) {
+		char *qm = quote(metric, strlen(metric));
+
+		add_error(p,
+			  "line %zu: sample record: metric '%s': evidence/ is the harness's "
+			  "(the scheduler evidence it derives)",
+			  p->lineno, QUOTED(qm));
+		free(qm);
+		return;
+	}
 	idx = record_cell(p, o, "sample");
 	if (idx < 0 || !cell_open(p, idx, "sample"))
 		return;

@@ -287,3 +287,221 @@ Test(evidence, the_largest_differences_of_two_configurations)
 	json_decref(x);
 	json_decref(b);
 }
+
+/* ---- the guest side: common/cellstat.c on a fake tree ---- */
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../common/cellstat.h"
+#include "../../reports/evwords.h"
+
+static char *root_dir;
+
+static void put_file(const char *rel, const char *text)
+{
+	char *p = vtb_asprintf("%s%s", root_dir, rel);
+	FILE *f;
+
+	cr_assert_not_null(p);
+	f = fopen(p, "w");
+	cr_assert_not_null(f, "%s", p);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static char *fixture(const char *name)
+{
+	const char *src = getenv("SRCDIR");
+	char *p = vtb_asprintf("%s/tests/fixtures/schedstat/%s", src ? src : ".", name);
+	char *t;
+
+	cr_assert_not_null(p);
+	t = vtb_read_file(p, 1 << 20);
+	cr_assert_not_null(t, "%s", p);
+	free(p);
+	return t;
+}
+
+static char *knob(void)
+{
+	char *p = vtb_asprintf("%s/proc/sys/kernel/sched_schedstats", root_dir);
+	char *t = vtb_read_file(p, 64);
+
+	free(p);
+	return t;
+}
+
+static void mkroot(void)
+{
+	char tmpl[] = "/tmp/vtbcellstat.XXXXXX";
+	char *d;
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	root_dir = strdup(tmpl);
+	d = vtb_asprintf("%s/proc/sys/kernel", root_dir);
+	cr_assert_eq(vtb_mkdir_p(d, 0755, false), 0);
+	free(d);
+	d = vtb_asprintf("%s/sys/kernel/debug/sched/domains/cpu0/domain0", root_dir);
+	cr_assert_eq(vtb_mkdir_p(d, 0755, false), 0);
+	free(d);
+	put_file("/sys/kernel/debug/sched/domains/cpu0/domain0/name", "SMT\n");
+	put_file("/proc/stat", "cpu  1 2 3 4 5 6 7 100 0 0\ncpu0 1 2 3 4 5 6 7 40 0 0\n"
+			       "cpu1 1 2 3 4 5 6 7 60 0 0\nintr 0\n");
+}
+
+static void rmroot(void)
+{
+	char rm[] = "rm", rf[] = "-rf", *cmd[] = { rm, rf, root_dir, NULL };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	free(root_dir);
+}
+
+Test(evidence, the_guest_record_of_a_cell_from_two_readings, .init = mkroot, .fini = rmroot)
+{
+	struct vtb_cellstat cs;
+	char *before = fixture("v15-before"), *after = fixture("v15-after");
+	json_t *rec, *l0;
+	char *was = NULL, *why = NULL, *now;
+
+	/* schedstats on for the job, and back */
+	put_file("/proc/sys/kernel/sched_schedstats", "0\n");
+	cr_assert_eq(vtb_cellstat_enable(root_dir, &was, &why), 0);
+	cr_expect_str_eq(was, "0");
+	cr_expect_null(why);
+	now = knob();
+	cr_expect_str_eq(now, "1");
+	free(now);
+
+	put_file("/proc/schedstat", before);
+	vtb_cellstat_begin(root_dir, &cs);
+	put_file("/proc/schedstat", after);
+	put_file("/proc/stat", "cpu  1 2 3 4 5 6 7 130 0 0\ncpu0 1 2 3 4 5 6 7 50 0 0\n"
+			       "cpu1 1 2 3 4 5 6 7 80 0 0\n");
+	rec = vtb_cellstat_end(root_dir, &cs, "k1", "a note");
+	cr_assert_not_null(rec);
+	cr_expect_str_eq(json_string_value(json_object_get(rec, "type")), "schedstat");
+	cr_expect_eq(json_integer_value(json_object_get(rec, "version")), 15);
+	cr_expect(json_is_null(json_object_get(rec, "error")));
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(rec, "notes"), 0)),
+			 "a note");
+	/* cpu0's domain0 is named from debugfs; the others are domainN */
+	l0 = json_array_get(json_object_get(rec, "levels"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(l0, "level")), "SMT");
+	cr_expect_eq(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(rec, "cpus"), 0), "steal")),
+		     10);
+	cr_expect_eq(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(rec, "cpus"), 1), "steal")),
+		     20);
+	cr_expect(json_integer_value(json_object_get(rec, "cost_ns")) >= 0);
+	/* and the harness takes it as it is */
+	{
+		char *text = json_dumps(rec, JSON_COMPACT);
+
+		open_cell("k1");
+		feed(text);
+		cr_expect_not_null(vtb_rec_parser_result(P)->cells[0].schedstat, "%s",
+				   vtb_rec_parser_result(P)->n_errors
+					   ? vtb_rec_parser_result(P)->errors[0]
+					   : "");
+		free(text);
+	}
+	json_decref(rec);
+
+	vtb_cellstat_restore(root_dir, was);
+	now = knob();
+	cr_expect_str_eq(now, "0");
+	free(now);
+	free(was);
+	free(before);
+	free(after);
+}
+
+Test(evidence, an_unknown_or_hostile_schedstat_is_the_records_error, .init = mkroot,
+     .fini = rmroot)
+{
+	static const char *const names[] = { "v18", "bad-overlong-line", "bad-nul",
+					     "bad-million-cpus" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct vtb_cellstat cs;
+		char *t = fixture(names[i]), *text;
+		json_t *rec;
+
+		put_file("/proc/schedstat", t);
+		vtb_cellstat_begin(root_dir, &cs);
+		rec = vtb_cellstat_end(root_dir, &cs, "k1", NULL);
+		cr_assert_not_null(rec, "%s", names[i]);
+		cr_expect(json_is_string(json_object_get(rec, "error")), "%s", names[i]);
+		cr_expect_leq(json_string_length(json_object_get(rec, "error")), 512);
+		cr_expect_eq(json_array_size(json_object_get(rec, "levels")), 0);
+		text = json_dumps(rec, JSON_COMPACT);
+		if (i == 0)
+			open_cell("k1");
+		feed(text);
+		free(text);
+		json_decref(rec);
+		free(t);
+	}
+	/* the first is kept, each later one a duplicate: none is refused */
+	cr_expect_eq(vtb_rec_parser_result(P)->n_errors, 3);
+	cr_expect(has_error("duplicate schedstat record"));
+	cr_expect(!has_error("is not"));
+}
+
+Test(evidence, a_guest_cannot_name_its_own_samples_evidence)
+{
+	open_cell("k1");
+	feed("{\"type\":\"sample\",\"cell\":\"k1\",\"metric\":\"evidence/vcpu_run_delay_pct\","
+	     "\"unit\":\"%\",\"value\":0,\"better\":\"lower\"}");
+	cr_assert(has_error("evidence/ is the harness's"));
+	cr_assert_eq(vtb_rec_parser_result(P)->n_samples, 0);
+}
+
+Test(evidence, an_interval_too_short_gives_no_rate)
+{
+	json_t *g = json_loads("{\"seconds\":1e-300,\"version\":15,\"levels\":[],\"cpus\":[{\"cpu\":0,"
+			       "\"yield\":0,\"sched\":0,\"goidle\":0,\"ttwu\":9,\"ttwu_local\":0,"
+			       "\"run_ns\":1,\"wait_ns\":9000000000000000000,\"slices\":1}],"
+			       "\"notes\":[],\"error\":null}",
+			       0, NULL);
+	json_t *h = json_loads("{\"seconds\":1e-300,\"vcpus\":[{\"vcpu\":0,\"run_ns\":1,\"wait_ns\":"
+			       "9000000000000000000,\"slices\":1,\"invol\":1,\"migrations\":1}]}",
+			       0, NULL);
+	struct vtb_evidence e;
+
+	cr_assert_not_null(g);
+	cr_assert_not_null(h);
+	cr_assert_eq(vtb_evidence_build("k", g, h, &e), 0);
+	for (size_t i = 0; i < e.n_metrics; i++)
+		cr_expect(strcmp(e.metrics[i].unit, "1/s") && strcmp(e.metrics[i].unit, "%") &&
+				  strcmp(e.metrics[i].unit, "tasks"),
+			  "%s: a rate or share of no time", e.metrics[i].metric);
+	vtb_evidence_release(&e);
+	json_decref(g);
+	json_decref(h);
+}
+
+Test(evidence, an_item_without_figures_says_nothing)
+{
+	json_t *items = json_loads("[{\"metric\":\"wake_remote_pct\",\"x\":40,\"base\":3},"
+				   "{\"metric\":\"steal_pct\",\"x\":null,\"base\":1},"
+				   "{\"metric\":\"vcpu_run_delay_pct\",\"x\":12,\"base\":1}]",
+				   0, NULL);
+	char *w = vtb_ev_words(items, "c3", "c2");
+
+	cr_assert_not_null(w);
+	cr_expect_str_eq(w, "40% of c3's wake-ups were remote, 3.0% of c2's; c3's vCPUs waited 12% "
+			    "of the time on the host, c2's 1.0%");
+	free(w);
+	json_decref(items);
+}
