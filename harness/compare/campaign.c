@@ -110,8 +110,12 @@ static int add_sample(const struct vtb_sample_row *s, void *arg)
 	/* the scheduler's evidence is shown in its own section; as rows
 	 * only when asked for by name (--metric 'evidence/...'), so that
 	 * neither '*' nor --family all mixes it into the gated table */
-	if (vtb_evidence_metric(s->metric) && !vtb_evidence_metric(c->metric))
-		return cm_sched_add(c, s);
+	if (vtb_evidence_metric(s->metric)) {
+		if (cm_sched_add(c, s) < 0)
+			return -1;
+		if (!vtb_evidence_metric(c->metric))
+			return 0;
+	}
 	if (c->metric && fnmatch(c->metric, s->metric, 0))
 		return 0;
 	r = find_series(c, s);

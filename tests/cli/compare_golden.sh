@@ -275,6 +275,7 @@ fi
 expect_exit "compare --metric 'evidence/*' along pinning: rows, never exit 1" 0 \
 	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --metric 'evidence/*'
 expect_grep "... the unpinned guest's host run delay is a row" "$T/out" "vcpu_run_delay_pct"
+expect_grep "... and the per-level table is still there" "$T/out" "sched    cell wakeup, mean of 5 boots:"
 expect_exit "compare --metric '*' leaves the evidence out" 1 \
 	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --metric '*' --format csv
 if grep -q "evidence/" "$T/out"; then notok "... no evidence row under '*'" "$(grep -m1 evidence/ "$T/out")"; else ok "... no evidence row under '*'"; fi
