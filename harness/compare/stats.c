@@ -13,6 +13,7 @@
  * data (tests/unit/test_stats.c, make bench).
  */
 #include "stats.h"
+#include "../evidence/evidence.h"
 #include "tails.h"
 
 #include <gsl/gsl_cdf.h>
@@ -97,6 +98,10 @@ enum vtb_metric_class vtb_metric_class(const char *metric, const char *unit)
 {
 	const char *m = metric ? metric : "", *u = unit ? unit : "";
 
+	/* the scheduler's evidence: counts per second and shares that may
+	 * well be 0, averaged as they are (docs/evidence.md) */
+	if (vtb_evidence_metric(m))
+		return VTB_MC_TIME;
 	if (!strcmp(u, "us") || !strcmp(u, "ns") || !strcmp(u, "ms") || !strcmp(u, "\u00b5s") ||
 	    strstr(m, "latency") || has_percentile_part(m) || has_suffix(m, "_max"))
 		return VTB_MC_LATENCY;

@@ -241,6 +241,9 @@ Test(evidence, level_keys_are_normalised)
 	vtb_evidence_level_key("../ x;DROP", k);
 	cr_expect_str_eq(k, "xdrop");
 	cr_expect(vtb_evidence_metric("evidence/lb_per_s"));
+	/* rates that may be 0: averaged as they are, never harmonically */
+	cr_expect_eq(vtb_metric_class("evidence/lb_per_s", "1/s"), VTB_MC_TIME);
+	cr_expect_eq(vtb_metric_class("evidence/vcpu_run_delay_pct", "%"), VTB_MC_TIME);
 	cr_expect(!vtb_evidence_metric("wakeup_p99"));
 	cr_expect(!vtb_evidence_metric(NULL));
 }
