@@ -14,10 +14,13 @@ static double jnum(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* "12", "1.2", "0.05": enough digits to tell small values apart */
+/* "12", "1.2", "0.05": enough digits to tell small values apart; "3.2e+15"
+ * past a billion (a buffer of 32 holds every form whole) */
 static void fmt(char *buf, size_t n, double v)
 {
-	if (fabs(v) >= 10 || v == 0)
+	if (fabs(v) >= 1e9)
+		snprintf(buf, n, "%.3g", v);
+	else if (fabs(v) >= 10 || v == 0)
 		snprintf(buf, n, "%.0f", v);
 	else if (fabs(v) >= 1)
 		snprintf(buf, n, "%.1f", v);

@@ -736,8 +736,12 @@ static const char *ev_num(const json_t *o, const char *k, const char *suffix, ch
 
 	if (!html_jnum(o, k, &v) || !isfinite(v))
 		return "-";
-	snprintf(buf, n, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s", v,
-		 suffix);
+	/* past a billion in exponent form: every form fits the 48 bytes whole */
+	if (fabs(v) >= 1e9)
+		snprintf(buf, n, "%.3g%s", v, suffix);
+	else
+		snprintf(buf, n, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s",
+			 v, suffix);
 	return buf;
 }
 

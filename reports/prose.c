@@ -357,6 +357,8 @@ static const char *evnum(struct ctx *c, const json_t *o, const char *k, const ch
 
 	if (isnan(v))
 		return "-";
+	if (fabs(v) >= 1e9)
+		return rep_fmt(c, "%.3g%s", v, suffix);
 	return rep_fmt(c, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s",
 		       v, suffix);
 }
