@@ -85,6 +85,21 @@ streams = {
                         rec(type="sample", cell="k1", metric="=HYPERLINK(\"http://x/\")", unit="+1",
                             value=1, better="higher"),
                         cell_end("failed", "\x1b[31mred\x07"), END],
+    # issue 28: a cell's scheduler counters (levels, CPUs, notes)
+    "schedstat": [HEADER, CELL,
+                  rec(type="schedstat", cell="k1", seconds=2.0, version=15, user_hz=100,
+                      levels=[{"level": "MC", "cpus": 2,
+                               "lb": {t: {"count": 9, "balanced": 1, "failed": 2, "imbalance": 3,
+                                          "gained": 4, "hot_gained": 0, "nobusyq": 0, "nobusyg": 1}
+                                      for t in ("busy", "idle", "newidle")},
+                               "alb": {"count": 1, "failed": 0, "pushed": 1},
+                               "sbe": {"count": 0, "balanced": 0, "pushed": 0},
+                               "sbf": {"count": 0, "balanced": 0, "pushed": 0},
+                               "ttwu": {"remote": 5, "affine": 2, "balance": 0}}],
+                      cpus=[{"cpu": 0, "yield": 0, "sched": 9, "goidle": 1, "ttwu": 7, "ttwu_local": 3,
+                             "run_ns": 10, "wait_ns": 20, "slices": 3, "steal": 1}],
+                      notes=["cpu 3 present before, not after: left out"], error=None, cost_ns=5),
+                  cell_end(), END],
 }
 
 # a real guest's records (tests/fixtures/guestview/records), with our nonce
