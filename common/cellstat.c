@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /* A cell's scheduler counters, guest side: see cellstat.h. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /* The scheduler evidence's differences said in words (evwords.h). */
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /* Per-cell scheduler evidence: see evidence.h and docs/evidence.md. */
 #include <ctype.h>
 #include <math.h>
