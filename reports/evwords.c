@@ -2,6 +2,7 @@
 /* The scheduler evidence's differences said in words (evwords.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/vtbutil.h"
@@ -14,28 +15,45 @@ static double jnum(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* "12", "1.2", "0.05": enough digits to tell small values apart; "3.2e+15"
- * past a billion (a buffer of 32 holds every form whole) */
-static void fmt(char *buf, size_t n, double v)
+const char *vtb_ev_num(double v, const char *suffix, char buf[VTB_EV_NUM_MAX])
 {
+	if (!isfinite(v))
+		return "-";
+	if (strlen(suffix) > 4)
+		suffix = "";
 	if (fabs(v) >= 1e9)
-		snprintf(buf, n, "%.3g", v);
+		snprintf(buf, VTB_EV_NUM_MAX, "%.3g%s", v, suffix);
 	else if (fabs(v) >= 10 || v == 0)
-		snprintf(buf, n, "%.0f", v);
+		snprintf(buf, VTB_EV_NUM_MAX, "%.0f%s", v, suffix);
 	else if (fabs(v) >= 1)
-		snprintf(buf, n, "%.1f", v);
+		snprintf(buf, VTB_EV_NUM_MAX, "%.1f%s", v, suffix);
 	else
-		snprintf(buf, n, "%.2f", v);
+		snprintf(buf, VTB_EV_NUM_MAX, "%.2f%s", v, suffix);
+	return buf;
 }
 
-static const char *level_name(const char *k, char *buf, size_t n)
+char *vtb_ev_level(const char *key, size_t n)
 {
-	size_t i;
+	char *s = vtb_asprintf("%.*s", (int)n, key);
 
-	for (i = 0; k[i] && i + 1 < n; i++)
-		buf[i] = (char)(k[i] >= 'a' && k[i] <= 'z' ? k[i] - 'a' + 'A' : k[i]);
-	buf[i] = '\0';
-	return buf;
+	for (size_t i = 0; s && s[i]; i++)
+		if (s[i] >= 'a' && s[i] <= 'z')
+			s[i] = (char)(s[i] - 'a' + 'A');
+	return s;
+}
+
+/* "at MC" and the like for a level metric (@m ends in @suffix): -1 on ENOMEM */
+static int add_level(struct vtb_strbuf *sb, const char *m, size_t suffix, const char *fmt,
+		     const char *a, const char *b, const char *c, const char *d)
+{
+	char *lv = vtb_ev_level(m, strlen(m) - suffix);
+	int r;
+
+	if (!lv)
+		return -1;
+	r = vtb_strbuf_addf(sb, fmt, lv, a, b, c, d);
+	free(lv);
+	return r;
 }
 
 /* One item; -1 on ENOMEM. */
@@ -43,26 +61,30 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 {
 	const char *m = json_string_value(json_object_get(it, "metric"));
 	double x = jnum(it, "x"), b = jnum(it, "base");
-	char xs[32], bs[32], lv[24];
+	char xs[VTB_EV_NUM_MAX], bs[VTB_EV_NUM_MAX];
 	size_t len;
 
 	if (!m || !isfinite(x) || !isfinite(b))
 		return 0;
-	fmt(xs, sizeof(xs), x);
-	fmt(bs, sizeof(bs), b);
+	vtb_ev_num(x, "", xs);
+	vtb_ev_num(b, "", bs);
 	len = strlen(m);
 	if (len > 9 && !strcmp(m + len - 9, "_lb_per_s")) {
-		char key[24];
 		const char *hi = x >= b ? xn : bn, *lo = x >= b ? bn : xn;
 		double h = x >= b ? x : b, l = x >= b ? b : x;
+		char *lv = vtb_ev_level(m, len - 9);
+		int r;
 
-		snprintf(key, sizeof(key), "%.*s", (int)(len - 9 < 20 ? len - 9 : 20), m);
-		level_name(key, lv, sizeof(lv));
+		if (!lv)
+			return -1;
 		if (l <= 0)
-			return vtb_strbuf_addf(sb, "%s balanced at %s %s times a second, %s never", hi,
-					       lv, x >= b ? xs : bs, lo);
-		return vtb_strbuf_addf(sb, "%s balanced at %s %.1fx as often as %s (%s/s, %s/s)",
-				       hi, lv, h / l, lo, x >= b ? xs : bs, x >= b ? bs : xs);
+			r = vtb_strbuf_addf(sb, "%s balanced at %s %s times a second, %s never", hi,
+					    lv, x >= b ? xs : bs, lo);
+		else
+			r = vtb_strbuf_addf(sb, "%s balanced at %s %.1fx as often as %s (%s/s, %s/s)",
+					    hi, lv, h / l, lo, x >= b ? xs : bs, x >= b ? bs : xs);
+		free(lv);
+		return r;
 	}
 	if (!strcmp(m, "lb_per_s")) {
 		const char *hi = x >= b ? xn : bn, *lo = x >= b ? bn : xn;
@@ -74,20 +96,13 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 		return vtb_strbuf_addf(sb, "%s load-balanced %.1fx as often as %s (%s/s, %s/s)",
 				       hi, h / l, lo, x >= b ? xs : bs, x >= b ? bs : xs);
 	}
-	if (len > 12 && !strcmp(m + len - 12, "_moved_per_s")) {
-		char key[24];
-
-		snprintf(key, sizeof(key), "%.*s", (int)(len - 12 < 20 ? len - 12 : 20), m);
-		return vtb_strbuf_addf(sb, "balancing at %s moved %s tasks a second in %s, %s in %s",
-				       level_name(key, lv, sizeof(lv)), xs, xn, bs, bn);
-	}
-	if (len > 14 && !strcmp(m + len - 14, "_lb_failed_pct")) {
-		char key[24];
-
-		snprintf(key, sizeof(key), "%.*s", (int)(len - 14 < 20 ? len - 14 : 20), m);
-		return vtb_strbuf_addf(sb, "at %s %s%% of %s's balancing attempts failed, %s%% of %s's",
-				       level_name(key, lv, sizeof(lv)), xs, xn, bs, bn);
-	}
+	if (len > 12 && !strcmp(m + len - 12, "_moved_per_s"))
+		return add_level(sb, m, 12, "balancing at %s moved %s tasks a second in %s, %s in %s",
+				 xs, xn, bs, bn);
+	if (len > 14 && !strcmp(m + len - 14, "_lb_failed_pct"))
+		return add_level(sb, m, 14,
+				 "at %s %s%% of %s's balancing attempts failed, %s%% of %s's", xs, xn,
+				 bs, bn);
 	if (!strcmp(m, "moved_per_s"))
 		return vtb_strbuf_addf(sb, "load balancing moved %s tasks a second in %s, %s in %s",
 				       xs, xn, bs, bn);

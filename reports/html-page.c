@@ -730,19 +730,12 @@ static void ev_notes(struct page *pg, xmlNodePtr body, const json_t *ev)
 	}
 }
 
-static const char *ev_num(const json_t *o, const char *k, const char *suffix, char *buf, size_t n)
+static const char *ev_num(const json_t *o, const char *k, const char *suffix,
+			  char buf[VTB_EV_NUM_MAX])
 {
 	double v;
 
-	if (!html_jnum(o, k, &v) || !isfinite(v))
-		return "-";
-	/* past a billion in exponent form: every form fits the 48 bytes whole */
-	if (fabs(v) >= 1e9)
-		snprintf(buf, n, "%.3g%s", v, suffix);
-	else
-		snprintf(buf, n, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s",
-			 v, suffix);
-	return buf;
+	return vtb_ev_num(html_jnum(o, k, &v) ? v : NAN, suffix, buf);
 }
 
 /* The scheduler's counters per configuration, cell and level (issue 28),
@@ -752,7 +745,7 @@ static void ev_sched(struct page *pg, xmlNodePtr body, const json_t *ev)
 	const json_t *e, *cell, *l, *diffs = json_object_get(pg->rep, "evidence_diffs"), *d;
 	xmlNodePtr tbody = NULL, ul;
 	size_t i, j, k;
-	char b[6][48];
+	char b[6][VTB_EV_NUM_MAX];
 
 	json_array_foreach(ev, i, e)
 	{
@@ -784,35 +777,30 @@ static void ev_sched(struct page *pg, xmlNodePtr body, const json_t *ev)
 				html_swatch(pg, td, html_cfg_colour(pg, cfg, NULL));
 				html_text(pg, td, html_cfg_label(pg, cfg, NULL));
 				html_el(pg, tr, "td", html_orstr(html_jstr(cell, "cell")));
-				{
-					const char *n = l ? html_orstr(html_jstr(l, "level")) : "none";
-					char up[24];
-					size_t q;
-
+				if (l) {
 					/* the kernel's names: SMT, MC, PKG */
-					for (q = 0; n[q] && q + 1 < sizeof(up); q++)
-						up[q] = (char)(l && n[q] >= 'a' && n[q] <= 'z'
-								       ? n[q] - 'a' + 'A'
-								       : n[q]);
-					up[q] = '\0';
-					html_el(pg, tr, "td", up);
+					const char *n = html_orstr(html_jstr(l, "level"));
+					char *up = vtb_ev_level(n, strlen(n));
+
+					if (!up)
+						pg->failed = true;
+					html_el(pg, tr, "td", up ? up : "?");
+					free(up);
+				} else {
+					html_el(pg, tr, "td", "none");
 				}
-				html_el(pg, tr, "td", ev_num(l, "lb_per_s", "", b[0], sizeof(b[0])));
+				html_el(pg, tr, "td", ev_num(l, "lb_per_s", "", b[0]));
 				html_el(pg, tr, "td",
-					ev_num(l, "lb_failed_pct", "%", b[1], sizeof(b[1])));
-				html_el(pg, tr, "td", ev_num(l, "moved_per_s", "", b[2], sizeof(b[2])));
+					ev_num(l, "lb_failed_pct", "%", b[1]));
+				html_el(pg, tr, "td", ev_num(l, "moved_per_s", "", b[2]));
 				html_el(pg, tr, "td",
-					ev_num(json_object_get(m, "wake_remote_pct"), "mean", "%", b[3],
-					       sizeof(b[3])));
+					ev_num(json_object_get(m, "wake_remote_pct"), "mean", "%", b[3]));
 				html_el(pg, tr, "td",
-					ev_num(json_object_get(m, "guest_runq_wait"), "mean", "", b[4],
-					       sizeof(b[4])));
+					ev_num(json_object_get(m, "guest_runq_wait"), "mean", "", b[4]));
 				html_el(pg, tr, "td",
-					ev_num(json_object_get(m, "vcpu_run_delay_pct"), "mean", "%",
-					       b[5], sizeof(b[5])));
+					ev_num(json_object_get(m, "vcpu_run_delay_pct"), "mean", "%", b[5]));
 				html_el(pg, tr, "td",
-					ev_num(json_object_get(m, "vcpu_preempt_per_s"), "mean", "",
-					       b[0], sizeof(b[0])));
+					ev_num(json_object_get(m, "vcpu_preempt_per_s"), "mean", "", b[0]));
 			}
 		}
 	}

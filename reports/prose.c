@@ -353,14 +353,9 @@ static void put_ev(struct ctx *c, const char *k, const char *v)
 /* "12", "1.2", "0.05", "-" for none */
 static const char *evnum(struct ctx *c, const json_t *o, const char *k, const char *suffix)
 {
-	double v = rep_jnumv(o, k);
+	char buf[VTB_EV_NUM_MAX];
 
-	if (isnan(v))
-		return "-";
-	if (fabs(v) >= 1e9)
-		return rep_fmt(c, "%.3g%s", v, suffix);
-	return rep_fmt(c, fabs(v) >= 10 || v == 0 ? "%.0f%s" : fabs(v) >= 1 ? "%.1f%s" : "%.2f%s",
-		       v, suffix);
+	return rep_fmt(c, "%s", vtb_ev_num(rep_jnumv(o, k), suffix, buf));
 }
 
 static const char *evmetric(struct ctx *c, const json_t *cell, const char *k, const char *suffix)
@@ -406,17 +401,18 @@ static void put_sched_cell(struct ctx *c, const json_t *cell)
 					      "moved/s"));
 			json_array_foreach(levels, i, l)
 			{
-				char up[8];
 				const char *n = rep_jstr(l, "level") ? rep_jstr(l, "level") : "?";
-				size_t k;
+				char *up = vtb_ev_level(n, strlen(n));
 
-				for (k = 0; n[k] && k + 1 < sizeof(up); k++)
-					up[k] = (char)(n[k] >= 'a' && n[k] <= 'z' ? n[k] - 32 : n[k]);
-				up[k] = '\0';
+				if (!up) {
+					c->oom = true;
+					return;
+				}
 				put_ev_row(c, rep_fmt(c, "%-6s %10s %7s %8s", rep_show(c, up, 6),
 						      evnum(c, l, "lb_per_s", ""),
 						      evnum(c, l, "lb_failed_pct", "%"),
 						      evnum(c, l, "moved_per_s", "")));
+				free(up);
 			}
 		}
 	} else {
