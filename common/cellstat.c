@@ -18,7 +18,6 @@
 #define NOTE_BYTES 500		    /* of at most 512 bytes each */
 #define LEVELS_MAX 16		    /* and 16 levels */
 
-
 int vtb_cellstat_enable(const char *root, char **was, char **note)
 {
 	char *p = vtb_gv_path(root, SCHEDSTATS_KNOB);
@@ -244,8 +243,7 @@ json_t *vtb_cellstat_end(const char *root, struct vtb_cellstat *cs, const char *
 		if (!sum)
 			err = vtb_strdup(vtb_errmsg());
 	}
-	json_array_foreach(dn, i, v) if (note(notes, json_string_value(v)))
-		goto oom;
+	json_array_foreach(dn, i, v) if (note(notes, json_string_value(v))) goto oom;
 	/* the harness takes 512 bytes of plain text */
 	for (i = 0; err && err[i]; i++)
 		if ((unsigned char)err[i] < 0x20 || (unsigned char)err[i] > 0x7e)

@@ -19,9 +19,9 @@
 
 struct vtb_cellstat {
 	struct vtb_schedstat before;
-	bool have;   /* before was read */
-	char *error; /* why not (malloc'ed) */
-	uint64_t t0;	   /* vtb_now_ns() when the first reading ended */
+	bool have;	  /* before was read */
+	char *error;	  /* why not (malloc'ed) */
+	uint64_t t0;	  /* vtb_now_ns() when the first reading ended */
 	uint64_t cost_ns; /* the first reading took */
 	long long *steal; /* per cpu number, -1: none */
 	size_t n_steal;

@@ -81,7 +81,8 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 			r = vtb_strbuf_addf(sb, "%s balanced at %s %s times a second, %s never", hi,
 					    lv, x >= b ? xs : bs, lo);
 		else
-			r = vtb_strbuf_addf(sb, "%s balanced at %s %.1fx as often as %s (%s/s, %s/s)",
+			r = vtb_strbuf_addf(sb,
+					    "%s balanced at %s %.1fx as often as %s (%s/s, %s/s)",
 					    hi, lv, h / l, lo, x >= b ? xs : bs, x >= b ? bs : xs);
 		free(lv);
 		return r;
@@ -91,37 +92,39 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 		double h = x >= b ? x : b, l = x >= b ? b : x;
 
 		if (l <= 0)
-			return vtb_strbuf_addf(sb, "%s load-balanced %s times a second, %s never", hi,
-					       x >= b ? xs : bs, lo);
-		return vtb_strbuf_addf(sb, "%s load-balanced %.1fx as often as %s (%s/s, %s/s)",
-				       hi, h / l, lo, x >= b ? xs : bs, x >= b ? bs : xs);
+			return vtb_strbuf_addf(sb, "%s load-balanced %s times a second, %s never",
+					       hi, x >= b ? xs : bs, lo);
+		return vtb_strbuf_addf(sb, "%s load-balanced %.1fx as often as %s (%s/s, %s/s)", hi,
+				       h / l, lo, x >= b ? xs : bs, x >= b ? bs : xs);
 	}
 	if (len > 12 && !strcmp(m + len - 12, "_moved_per_s"))
-		return add_level(sb, m, 12, "balancing at %s moved %s tasks a second in %s, %s in %s",
-				 xs, xn, bs, bn);
+		return add_level(sb, m, 12,
+				 "balancing at %s moved %s tasks a second in %s, %s in %s", xs, xn,
+				 bs, bn);
 	if (len > 14 && !strcmp(m + len - 14, "_lb_failed_pct"))
 		return add_level(sb, m, 14,
-				 "at %s %s%% of %s's balancing attempts failed, %s%% of %s's", xs, xn,
-				 bs, bn);
+				 "at %s %s%% of %s's balancing attempts failed, %s%% of %s's", xs,
+				 xn, bs, bn);
 	if (!strcmp(m, "moved_per_s"))
 		return vtb_strbuf_addf(sb, "load balancing moved %s tasks a second in %s, %s in %s",
 				       xs, xn, bs, bn);
 	if (!strcmp(m, "wake_remote_pct"))
-		return vtb_strbuf_addf(sb, "%s%% of %s's wake-ups were remote, %s%% of %s's", xs, xn,
-				       bs, bn);
-	if (!strcmp(m, "wake_affine_pct"))
-		return vtb_strbuf_addf(sb, "%s moved %s%% of its wake-ups to the waker (affine), %s %s%%",
-				       xn, xs, bn, bs);
-	if (!strcmp(m, "lb_failed_pct"))
-		return vtb_strbuf_addf(sb, "%s%% of %s's balancing attempts failed, %s%% of %s's", xs,
+		return vtb_strbuf_addf(sb, "%s%% of %s's wake-ups were remote, %s%% of %s's", xs,
 				       xn, bs, bn);
+	if (!strcmp(m, "wake_affine_pct"))
+		return vtb_strbuf_addf(
+			sb, "%s moved %s%% of its wake-ups to the waker (affine), %s %s%%", xn, xs,
+			bn, bs);
+	if (!strcmp(m, "lb_failed_pct"))
+		return vtb_strbuf_addf(sb, "%s%% of %s's balancing attempts failed, %s%% of %s's",
+				       xs, xn, bs, bn);
 	if (!strcmp(m, "guest_runq_wait"))
 		return vtb_strbuf_addf(
-			sb, "on average %s tasks waited on each of %s's run queues, %s on %s's", xs, xn,
-			bs, bn);
+			sb, "on average %s tasks waited on each of %s's run queues, %s on %s's", xs,
+			xn, bs, bn);
 	if (!strcmp(m, "vcpu_busy_min_pct"))
-		return vtb_strbuf_addf(sb, "%s's least busy vCPU ran %s%% of the time, %s's %s%%", xn,
-				       xs, bn, bs);
+		return vtb_strbuf_addf(sb, "%s's least busy vCPU ran %s%% of the time, %s's %s%%",
+				       xn, xs, bn, bs);
 	if (!strcmp(m, "vcpu_busy_pct"))
 		return vtb_strbuf_addf(sb, "%s's vCPUs ran %s%% of the time, %s's %s%%", xn, xs, bn,
 				       bs);
@@ -130,16 +133,18 @@ static int one(struct vtb_strbuf *sb, const json_t *it, const char *xn, const ch
 	if (!strcmp(m, "steal_pct"))
 		return vtb_strbuf_addf(sb, "%s's vCPUs saw %s%% steal, %s's %s%%", xn, xs, bn, bs);
 	if (!strcmp(m, "vcpu_run_delay_pct"))
-		return vtb_strbuf_addf(sb, "%s's vCPUs waited %s%% of the time on the host, %s's %s%%",
+		return vtb_strbuf_addf(sb,
+				       "%s's vCPUs waited %s%% of the time on the host, %s's %s%%",
 				       xn, xs, bn, bs);
 	if (!strcmp(m, "vcpu_preempt_per_s"))
-		return vtb_strbuf_addf(sb,
-				       "%s's vCPU threads were preempted %s times a second on the host, %s's %s",
-				       xn, xs, bn, bs);
+		return vtb_strbuf_addf(
+			sb,
+			"%s's vCPU threads were preempted %s times a second on the host, %s's %s",
+			xn, xs, bn, bs);
 	if (!strcmp(m, "vcpu_migrations_per_s"))
 		return vtb_strbuf_addf(
-			sb, "%s's vCPU threads moved between host CPUs %s times a second, %s's %s", xn,
-			xs, bn, bs);
+			sb, "%s's vCPU threads moved between host CPUs %s times a second, %s's %s",
+			xn, xs, bn, bs);
 	{
 		const char *u = json_string_value(json_object_get(it, "unit"));
 

@@ -75,8 +75,9 @@ static void add(struct acc *a, const char *name, const char *unit, double value)
 		return;
 	}
 	a->e->names[a->e->n_metrics] = n;
-	a->e->metrics[a->e->n_metrics++] =
-		(struct vtb_evidence_metric){ .metric = n, .unit = unit, .value = value };
+	a->e->metrics[a->e->n_metrics++] = (struct vtb_evidence_metric){ .metric = n,
+									 .unit = unit,
+									 .value = value };
 }
 
 static const char *const idle_types[] = { "busy", "idle", "newidle" };

@@ -39,12 +39,13 @@ static bool has_error(const char *needle)
 	return false;
 }
 
-#define LB "{\"count\":%d,\"balanced\":1,\"failed\":%d,\"imbalance\":3,\"gained\":%d," \
-	   "\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":1}"
-#define LEVEL(name, c1, f1, g1)                                                        \
-	"{\"level\":\"" name "\",\"cpus\":2,\"lb\":{\"busy\":" LB ",\"idle\":" LB     \
-	",\"newidle\":" LB "},\"alb\":{\"count\":1,\"failed\":0,\"pushed\":2},"      \
-	"\"sbe\":{\"count\":0,\"balanced\":0,\"pushed\":0},\"sbf\":{\"count\":0,"   \
+#define LB                                                                          \
+	"{\"count\":%d,\"balanced\":1,\"failed\":%d,\"imbalance\":3,\"gained\":%d," \
+	"\"hot_gained\":0,\"nobusyq\":0,\"nobusyg\":1}"
+#define LEVEL(name, c1, f1, g1)                                                   \
+	"{\"level\":\"" name "\",\"cpus\":2,\"lb\":{\"busy\":" LB ",\"idle\":" LB \
+	",\"newidle\":" LB "},\"alb\":{\"count\":1,\"failed\":0,\"pushed\":2},"   \
+	"\"sbe\":{\"count\":0,\"balanced\":0,\"pushed\":0},\"sbf\":{\"count\":0," \
 	"\"balanced\":0,\"pushed\":0},\"ttwu\":{\"remote\":40,\"affine\":10,\"balance\":0}}"
 
 /* 2 s, MC: 10+20+30 attempts, 1+2+3 failed, 2+2+2 gained + 2 pushed;
@@ -178,12 +179,13 @@ Test(evidence, rates_follow_the_formulas)
 	free(text);
 	cr_assert_not_null(g);
 	/* two vCPUs over 4 s: waited 0.4 s and 1.2 s, ran 2 s and 0.5 s */
-	h = json_loads("{\"seconds\":4.0,\"vcpus\":["
-		       "{\"vcpu\":0,\"run_ns\":2000000000,\"wait_ns\":400000000,\"slices\":5,"
-		       "\"invol\":8,\"migrations\":2,\"moves\":0,\"pcpus\":[0],\"pcpus_seen\":1},"
-		       "{\"vcpu\":1,\"run_ns\":500000000,\"wait_ns\":1200000000,\"slices\":5,"
-		       "\"invol\":4,\"migrations\":0,\"moves\":1,\"pcpus\":[1,0],\"pcpus_seen\":2}]}",
-		       0, NULL);
+	h = json_loads(
+		"{\"seconds\":4.0,\"vcpus\":["
+		"{\"vcpu\":0,\"run_ns\":2000000000,\"wait_ns\":400000000,\"slices\":5,"
+		"\"invol\":8,\"migrations\":2,\"moves\":0,\"pcpus\":[0],\"pcpus_seen\":1},"
+		"{\"vcpu\":1,\"run_ns\":500000000,\"wait_ns\":1200000000,\"slices\":5,"
+		"\"invol\":4,\"migrations\":0,\"moves\":1,\"pcpus\":[1,0],\"pcpus_seen\":2}]}",
+		0, NULL);
 	cr_assert_not_null(h);
 	cr_assert_eq(vtb_evidence_build("k1", g, h, &e), 0);
 	cr_expect_float_eq(metric(&e, "evidence/mc_lb_per_s"), 60.0 / 2, 1e-9);
@@ -195,8 +197,7 @@ Test(evidence, rates_follow_the_formulas)
 	cr_expect_float_eq(metric(&e, "evidence/guest_runq_wait"), 4.0 / (2 * 2), 1e-9);
 	cr_expect_float_eq(metric(&e, "evidence/slices_per_s"), 600.0 / 2, 1e-9);
 	cr_expect_float_eq(metric(&e, "evidence/steal_pct"), 100.0 * 40 / (2 * 100 * 2), 1e-9);
-	cr_expect_float_eq(metric(&e, "evidence/vcpu_run_delay_pct"), 100.0 * 1.6 / (4 * 2),
-			   1e-9);
+	cr_expect_float_eq(metric(&e, "evidence/vcpu_run_delay_pct"), 100.0 * 1.6 / (4 * 2), 1e-9);
 	cr_expect_float_eq(metric(&e, "evidence/vcpu_busy_pct"), 100.0 * 2.5 / (4 * 2), 1e-9);
 	cr_expect_float_eq(metric(&e, "evidence/vcpu_busy_min_pct"), 100.0 * 0.5 / 4, 1e-9);
 	cr_expect_float_eq(metric(&e, "evidence/vcpu_preempt_per_s"), 12.0 / 4, 1e-9);
@@ -275,14 +276,14 @@ Test(evidence, the_largest_differences_of_two_configurations)
 	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(items, 0), "metric")),
 			 "wake_remote_pct");
 	for (size_t i = 0; i < 2; i++) {
-		const char *m =
-			json_string_value(json_object_get(json_array_get(items, i), "metric"));
+		const char *m = json_string_value(
+			json_object_get(json_array_get(items, i), "metric"));
 
 		cr_expect(strcmp(m, "vcpu_run_delay_pct"), "run delay listed");
 		cr_expect(strcmp(m, "lb_per_s"), "the total listed beside its level");
 		if (!strcmp(m, "mc_lb_per_s"))
-			cr_expect_float_eq(json_number_value(json_object_get(
-						   json_array_get(items, i), "x")),
+			cr_expect_float_eq(json_number_value(
+						   json_object_get(json_array_get(items, i), "x")),
 					   0.0, 1e-12);
 	}
 	cr_expect_null(vtb_compare_evidence_diff(x, b, "other"));
@@ -399,11 +400,13 @@ Test(evidence, the_guest_record_of_a_cell_from_two_readings, .init = mkroot, .fi
 	/* cpu0's domain0 is named from debugfs; the others are domainN */
 	l0 = json_array_get(json_object_get(rec, "levels"), 0);
 	cr_expect_str_eq(json_string_value(json_object_get(l0, "level")), "SMT");
-	cr_expect_eq(json_integer_value(json_object_get(
-			     json_array_get(json_object_get(rec, "cpus"), 0), "steal")),
+	cr_expect_eq(json_integer_value(
+			     json_object_get(json_array_get(json_object_get(rec, "cpus"), 0),
+					     "steal")),
 		     10);
-	cr_expect_eq(json_integer_value(json_object_get(
-			     json_array_get(json_object_get(rec, "cpus"), 1), "steal")),
+	cr_expect_eq(json_integer_value(
+			     json_object_get(json_array_get(json_object_get(rec, "cpus"), 1),
+					     "steal")),
 		     20);
 	cr_expect(json_integer_value(json_object_get(rec, "cost_ns")) >= 0);
 	/* and the harness takes it as it is */
@@ -429,8 +432,7 @@ Test(evidence, the_guest_record_of_a_cell_from_two_readings, .init = mkroot, .fi
 	free(after);
 }
 
-Test(evidence, an_unknown_or_hostile_schedstat_is_the_records_error, .init = mkroot,
-     .fini = rmroot)
+Test(evidence, an_unknown_or_hostile_schedstat_is_the_records_error, .init = mkroot, .fini = rmroot)
 {
 	static const char *const names[] = { "v18", "bad-overlong-line", "bad-nul",
 					     "bad-million-cpus" };
@@ -472,11 +474,12 @@ Test(evidence, a_guest_cannot_name_its_own_samples_evidence)
 
 Test(evidence, an_interval_too_short_gives_no_rate)
 {
-	json_t *g = json_loads("{\"seconds\":1e-300,\"version\":15,\"levels\":[],\"cpus\":[{\"cpu\":0,"
-			       "\"yield\":0,\"sched\":0,\"goidle\":0,\"ttwu\":9,\"ttwu_local\":0,"
-			       "\"run_ns\":1,\"wait_ns\":9000000000000000000,\"slices\":1}],"
-			       "\"notes\":[],\"error\":null}",
-			       0, NULL);
+	json_t *g =
+		json_loads("{\"seconds\":1e-300,\"version\":15,\"levels\":[],\"cpus\":[{\"cpu\":0,"
+			   "\"yield\":0,\"sched\":0,\"goidle\":0,\"ttwu\":9,\"ttwu_local\":0,"
+			   "\"run_ns\":1,\"wait_ns\":9000000000000000000,\"slices\":1}],"
+			   "\"notes\":[],\"error\":null}",
+			   0, NULL);
 	json_t *h = json_loads("{\"seconds\":1e-300,\"vcpus\":[{\"vcpu\":0,\"run_ns\":1,\"wait_ns\":"
 			       "9000000000000000000,\"slices\":1,\"invol\":1,\"migrations\":1}]}",
 			       0, NULL);
