@@ -66,15 +66,15 @@ static void read_steal(const char *root, struct vtb_cellstat *cs)
 {
 	char *p = vtb_gv_path(root, "/proc/stat");
 	char *text = p ? vtb_read_file(p, STAT_MAX) : NULL, *line, *save = NULL;
+	size_t cap = 0;
 
 	free(p);
 	cs->steal = NULL;
 	cs->n_steal = 0;
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *end, *tok, *s2 = NULL;
-		long long cpu, v = -1;
-		int i;
+		char *end;
+		long long cpu, v;
 
 		if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]))
 			continue;
@@ -82,23 +82,25 @@ static void read_steal(const char *root, struct vtb_cellstat *cs)
 		cpu = strtoll(line + 3, &end, 10);
 		if (errno || cpu < 0 || cpu >= VTB_SS_MAX_CPUS || *end != ' ')
 			continue;
-		for (i = 0, tok = strtok_r(end, " ", &s2); tok && i < 8;
-		     i++, tok = strtok_r(NULL, " ", &s2))
-			if (i == 7 && vtb_parse_int(tok, 0, INT64_MAX, &v))
-				v = -1;
-		if (i < 8 || v < 0)
+		v = vtb_gv_steal_of(end);
+		if (v < 0)
 			continue;
-		if ((size_t)cpu >= cs->n_steal) {
-			size_t n = (size_t)cpu + 1;
-			long long *g = realloc(cs->steal, n * sizeof(*g));
+		if ((size_t)cpu >= cap) {
+			size_t n = cap ? cap : 64;
+			long long *g;
 
+			while (n <= (size_t)cpu)
+				n *= 2;
+			g = realloc(cs->steal, n * sizeof(*g));
 			if (!g)
-				break;
-			for (size_t k = cs->n_steal; k < n; k++)
-				g[k] = -1;
+				break; /* no steal, as where /proc/stat has none */
 			cs->steal = g;
-			cs->n_steal = n;
+			cap = n;
 		}
+		for (size_t k = cs->n_steal; k <= (size_t)cpu; k++)
+			cs->steal[k] = -1;
+		if ((size_t)cpu >= cs->n_steal)
+			cs->n_steal = (size_t)cpu + 1;
 		cs->steal[cpu] = v;
 	}
 	free(text);

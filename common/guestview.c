@@ -822,8 +822,7 @@ json_t *vtb_gv_view(const char *root, bool cpuid)
 
 /* ---- steal ---- */
 
-/* The 8th value after the label, -1 when the line has fewer. */
-static long long steal_of(char *rest)
+long long vtb_gv_steal_of(char *rest)
 {
 	char *save = NULL, *t;
 	long long v = -1;
@@ -855,7 +854,7 @@ json_t *vtb_gv_steal(const char *root, const char *phase)
 
 		if (strncmp(line, "cpu", 3) || !sp)
 			continue;
-		s = steal_of(sp);
+		s = vtb_gv_steal_of(sp);
 		if (sp == line + 3) {
 			total = s;
 		} else if (json_array_size(per) < VTB_GV_MAX_CPUS) {

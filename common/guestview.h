@@ -60,6 +60,9 @@ json_t *vtb_gv_view(const char *root, bool cpuid);
  * 8th value of the aggregate "cpu" line and of each "cpuN" line.  New
  * reference, NULL on ENOMEM. */
 json_t *vtb_gv_steal(const char *root, const char *phase);
+/* The steal ticks of a /proc/stat cpu line: the 8th value of @rest, the
+ * line after its label (tokenised in place); -1 when it has fewer. */
+long long vtb_gv_steal_of(char *rest);
 
 /* Domain level names: DIE (before 6.7) and PKG (after) are one level. */
 bool vtb_gv_level_match(const char *want, const char *name);
