@@ -165,6 +165,21 @@ static const struct variant variants[] = {
 	  false, 0, false, false, true },
 };
 
+/* Cell @cell's evidence from the guest's and the host's JSON texts (NULL:
+ * out of memory), which it frees. */
+static int fx_evidence_build(const char *cell, char *g, char *h, struct vtb_evidence *ev)
+{
+	json_t *gj = g ? json_loads(g, 0, NULL) : NULL, *hj = h ? json_loads(h, 0, NULL) : NULL;
+	int ret = gj && hj ? vtb_evidence_build(cell, gj, hj, ev)
+			   : vtb_error("bad fixture evidence");
+
+	json_decref(gj);
+	json_decref(hj);
+	free(g);
+	free(h);
+	return ret;
+}
+
 /* The wakeup cell's schedstat record and host readings of VM @ci at
  * @rep (deterministic: no draw from the generator, so the samples of
  * the other variants stay as they were). */
@@ -174,7 +189,6 @@ static int fixture_evidence(size_t ci, int rep, const char *cell, struct vtb_evi
 	int mc = (int)(80 * k * (ci == 3 ? 3 : 1)), smt = (int)(120 * k);
 	long long wait = (long long)((ci == 3 ? 0.3 : 0.01) * k * 4e9);
 	char *g, *h, *smtl = NULL;
-	json_t *gj, *hj;
 	int ret;
 
 	if (ci == 2)
@@ -220,13 +234,7 @@ static int fixture_evidence(size_t ci, int rep, const char *cell, struct vtb_evi
 		ci == 3 ? 80 : 0, ci == 3 ? 60 : 0, ci == 3 ? "[2,3]" : "[2]", ci == 3 ? 2 : 1,
 		ci == 3 ? (long long)(1.1e9 * k) : (long long)(2e7 * k), ci == 3 ? 880 : 40,
 		ci == 3 ? 76 : 0, ci == 3 ? 58 : 0, ci == 3 ? "[3,2]" : "[3]", ci == 3 ? 2 : 1);
-	gj = g ? json_loads(g, 0, NULL) : NULL;
-	hj = h ? json_loads(h, 0, NULL) : NULL;
-	ret = gj && hj ? vtb_evidence_build(cell, gj, hj, ev) : vtb_error("bad fixture evidence");
-	json_decref(gj);
-	json_decref(hj);
-	free(g);
-	free(h);
+	ret = fx_evidence_build(cell, g, h, ev);
 	free(smtl);
 	return ret;
 }
@@ -671,7 +679,6 @@ static int race_fx_evidence(const struct race_cfg *c, int rep, const char *cell,
 	long long idle_run = c->tree == 2 ? 3000000 : (long long)(1.15e9 * k);
 	long long wait = c->tree == 2 ? (long long)(1.25e9 * k) : (long long)(5e7 * k);
 	char *g = NULL, *h = NULL, *lv = NULL;
-	json_t *gj, *hj;
 	int ret;
 
 	if (lb)
@@ -702,13 +709,7 @@ static int race_fx_evidence(const struct race_cfg *c, int rep, const char *cell,
 		"\"invol\":%d,\"migrations\":0,\"moves\":0,\"pcpus\":[3],\"pcpus_seen\":1}]}",
 		(long long)(1.3e8 * k), idle_run, lb ? (long long)(1.2e8 * k) : 200000LL,
 		lb ? 560 : 30, lb ? 1700 : 25);
-	gj = g ? json_loads(g, 0, NULL) : NULL;
-	hj = h ? json_loads(h, 0, NULL) : NULL;
-	ret = gj && hj ? vtb_evidence_build(cell, gj, hj, ev) : vtb_error("bad fixture evidence");
-	json_decref(gj);
-	json_decref(hj);
-	free(g);
-	free(h);
+	ret = fx_evidence_build(cell, g, h, ev);
 	free(lv);
 	return ret;
 }
