@@ -863,9 +863,16 @@ static int group_start(struct vm *vms, size_t n, const struct vtb_vm_group_req *
 	return 0;
 }
 
+/* Is the job's last cell running in guest @b (per-cell readings on)? */
+static bool last_cell_open(const struct vm *b)
+{
+	return b->evidence && !b->done && b->spec->n_cells && b->n_marks == b->spec->n_cells &&
+	       !b->marks[b->n_marks - 1].ended;
+}
+
 /* The running guests' vCPU placement every sample_ns; their counters at
- * the first sample, then once a second (four times with evidence): the
- * last reading before the threads go is the end. */
+ * the first sample, then once a second (four times during a job's last
+ * cell): the last reading before the threads go is the end. */
 struct sampling {
 	uint64_t next_sample, next_counters;
 };
@@ -881,13 +888,17 @@ static void sample_due(struct vm *vms, size_t n, const struct vtb_vm_group_req *
 		if (vms[k].spec->placement && !vms[k].done)
 			sample(&vms[k]);
 	if (now >= sm->next_counters) {
-		for (k = 0; k < n; k++)
+		bool last = false;
+
+		for (k = 0; k < n; k++) {
 			if (!vms[k].done)
 				read_counters(&vms[k]);
-		/* with evidence four times a second: a cell whose end
-		 * reading comes after the guest stopped ends at the last one
-		 * (mark_end) */
-		sm->next_counters = now + (g->evidence ? 250000000ull : 1000000000ull);
+			last |= last_cell_open(&vms[k]);
+		}
+		/* during a job's last cell four times a second: its end
+		 * reading may come after the guest stopped, and it then ends
+		 * at the last of these (mark_end) */
+		sm->next_counters = now + (last ? 250000000ull : 1000000000ull);
 	}
 	sm->next_sample += g->sample_ns;
 	if (sm->next_sample <= now)

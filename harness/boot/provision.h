@@ -80,9 +80,9 @@ struct vtb_vm_spec {
 	 * pinning (virDomainGetVcpuPinInfo) once created, the source
 	 * ("proc" or "libvirt") and thread ids, a sample of every vCPU's
 	 * host CPU each sample_ns, and the threads' counters at the first
-	 * sample, once a second (four times with evidence), and when the
-	 * agent's "end" record came (the last reading is the end).  Owned
-	 * by the caller. */
+	 * sample, once a second (four times during the job's last cell, with
+	 * evidence), and when the agent's "end" record came (the last
+	 * reading is the end).  Owned by the caller. */
 	struct vtb_placement *placement;
 	/* the job's cells: per-cell host readings stop after as many (a
 	 * guest's cell records beyond the job's are not ours to pay for) */
