@@ -69,6 +69,10 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
  */
 size_t vtb_compare_failing(const json_t *doc, unsigned fail_on);
 
+/* The "evidence" entry of configuration @key in compare document @doc,
+ * or NULL. */
+const json_t *vtb_compare_evidence_of(const json_t *doc, const char *key);
+
 /*
  * The largest differences between two VM configurations' scheduler
  * evidence in one cell: @xev and @bev are entries of a compare

@@ -599,12 +599,12 @@ json_t *vtb_compare_evidence_diff(const json_t *xev, const json_t *bev, const ch
 	return items;
 }
 
-static const json_t *ev_of(const json_t *list, const char *key)
+const json_t *vtb_compare_evidence_of(const json_t *doc, const char *key)
 {
 	const json_t *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
+	json_array_foreach(json_object_get(doc, "evidence"), i, e)
 	if (key && !strcmp(json_string_value(json_object_get(e, "config")) ?: "", key))
 		return e;
 	return NULL;
@@ -613,7 +613,7 @@ static const json_t *ev_of(const json_t *list, const char *key)
 /* "evidence_diffs": for each pair of VM configurations a row compares
  * (an axis, a named baseline) and each cell, the largest differences of
  * their scheduler evidence. */
-static int build_diffs(json_t *doc, const json_t *list)
+static int build_diffs(json_t *doc)
 {
 	json_t *diffs = json_array(), *seen = json_object(), *r;
 	size_t i;
@@ -625,7 +625,8 @@ static int build_diffs(json_t *doc, const json_t *list)
 		const char *bk =
 			json_string_value(json_object_get(json_object_get(r, "base"), "config"));
 		const char *ck = json_string_value(json_object_get(r, "cell"));
-		const json_t *xe = ev_of(list, xk), *be = ev_of(list, bk);
+		const json_t *xe = vtb_compare_evidence_of(doc, xk);
+		const json_t *be = vtb_compare_evidence_of(doc, bk);
 		json_t *items;
 		char *id;
 
@@ -680,7 +681,7 @@ int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *do
 	if (!ret)
 		ret = build_sched(c, e.list);
 	if (!ret)
-		ret = build_diffs(doc, e.list);
+		ret = build_diffs(doc);
 out:
 	json_decref(e.list);
 	free(e.key);

@@ -763,17 +763,6 @@ static json_t *trees_json(struct rec *r, const char *key)
 	return trees;
 }
 
-static const json_t *cdoc_evidence(const json_t *cdoc, const char *key)
-{
-	const json_t *e;
-	size_t i;
-
-	json_array_foreach(json_object_get(cdoc, "evidence"), i, e)
-	if (!strcmp(ostr(e, "config"), key))
-		return e;
-	return NULL;
-}
-
 /*
  * Each loser's largest evidence differences (the document's
  * eliminations[].setup.evidence, docs/evidence.md): per cell of loser
@@ -791,8 +780,8 @@ static json_t *loser_evidence_json(const struct rec *r, const json_t *cdoc, size
 
 	if (w == SIZE_MAX)
 		return json_null();
-	xe = cdoc_evidence(cdoc, r->c[x].key);
-	we = cdoc_evidence(cdoc, r->c[w].key);
+	xe = vtb_compare_evidence_of(cdoc, r->c[x].key);
+	we = vtb_compare_evidence_of(cdoc, r->c[w].key);
 	if (!json_array_size(json_object_get(xe, "sched")) ||
 	    !json_array_size(json_object_get(we, "sched")))
 		return json_null();
@@ -853,7 +842,7 @@ static json_t *setup_json(struct rec *r, const json_t *cdoc, size_t x, size_t w)
 static json_t *guest_json(struct rec *r, const json_t *cdoc, size_t w)
 {
 	const char *key = r->c[w].key;
-	const json_t *ev = cdoc_evidence(cdoc, key);
+	const json_t *ev = vtb_compare_evidence_of(cdoc, key);
 	json_t *trees, *sched;
 
 	trees = trees_json(r, key);
