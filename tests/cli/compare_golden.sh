@@ -276,6 +276,15 @@ expect_exit "compare --metric 'evidence/*' along pinning: rows, never exit 1" 0 
 	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --metric 'evidence/*'
 expect_grep "... the unpinned guest's host run delay is a row" "$T/out" "vcpu_run_delay_pct"
 expect_grep "... and the per-level table is still there" "$T/out" "sched    cell wakeup, mean of 5 boots:"
+# a database from elsewhere: rates no sum can hold, an infinite one
+cp "$T/sched.db" "$T/huge.db"
+sql "$T/huge.db" "UPDATE sample SET value = 1.7e308 WHERE metric = 'evidence/mc_lb_per_s';
+UPDATE sample SET value = 1e999 WHERE id = (SELECT min(id) FROM sample
+	WHERE metric = 'evidence/wake_remote_pct')"
+expect_exit "compare on evidence past a double's range: the same verdicts, exit 1" 1 \
+	"$VTBENCH" compare --db "$T/huge.db" --axis pinning
+expect_grep "... the figure in exponent form, the sum that overflows left out" "$T/out" \
+	"           MC       1.7e+308    3.3%      2.6"
 expect_exit "compare --metric '*' leaves the evidence out" 1 \
 	"$VTBENCH" compare --db "$T/sched.db" --axis pinning --metric '*' --format csv
 if grep -q "evidence/" "$T/out"; then notok "... no evidence row under '*'" "$(grep -m1 evidence/ "$T/out")"; else ok "... no evidence row under '*'"; fi
