@@ -13,7 +13,11 @@ need virsh || exit 0
 . "$SRCDIR/tests/guest/lib.sh"
 if [ -z "$kernel" ]; then notok "fetched guest kernel" "run scripts/fetch-kernel.sh"; exit 0; fi
 
-sed -e "s|^db .*|kernel = $kernel|" "$SRCDIR/examples/explore-quick.conf" >"$T/q.conf"
+# (a boot takes 15-25 s here: a TCG guest that hangs, seen once in a
+# few hundred boots on CI machines, costs a minute instead of the
+# example's three)
+sed -e "s|^db .*|kernel = $kernel|" -e "s|^timeout .*|timeout = 1m|" \
+	"$SRCDIR/examples/explore-quick.conf" >"$T/q.conf"
 expect_eq "the example is run as shipped (its race settings unchanged)" \
 	"$(grep -E '^(objective|min_rounds|max_rounds|budget_time|sched) ' "$T/q.conf" | tr -s ' ')" \
 	"sched = default, isolate
@@ -24,20 +28,36 @@ budget_time = 9m ; no boot started that would end past 9 minutes"
 default="vm vcpus=2 topology=cores pinning=strict memory=1G sched=default"
 isolate="vm vcpus=2 topology=cores pinning=strict memory=1G sched=isolate"
 
-expect_exit "explore: the two guests raced" 0 "$VTBENCH" explore "$T/q.conf" --db "$T/q.db" -q
+# explore_once NAME: the race; exit 0, or exit 1 when the only boots not
+# ok timed out (a hung TCG guest is the machine's, not the harness's: the
+# race goes on without it, as it does for users, and says so)
+explore_once() {
+	"$VTBENCH" explore "$T/q.conf" --db "$T/q.db" -q >"$T/out" 2>"$T/err"; _rc=$?
+	_bad=$(sql "$T/q.db" "select count(*) from boot where status not in ('ok', 'timeout')")
+	_hung=$(sql "$T/q.db" "select count(*) from boot where status = 'timeout'")
+	if [ "$_rc" -eq 0 ] || { [ "$_rc" -eq 1 ] && [ "$_bad" = 0 ] && [ "$_hung" -gt 0 ]; }; then
+		[ "$_hung" = 0 ] || echo "# $_hung boot(s) timed out: the race went on without them"
+		ok "$1"
+	else
+		notok "$1" "exit $_rc ($_bad boots failed, $_hung timed out)" \
+			"stdout: $(head -c 600 "$T/out")" "stderr: $(head -c 600 "$T/err")"
+	fi
+}
+explore_once "explore: the two guests raced"
 # A busy machine spreads the guests' figures and the race rightly decides
 # nothing (stop 'rounds'): one retry, said, before the checks below judge
 stop=$(sql "$T/q.db" "select stop from race")
 if [ "$stop" != one ]; then
 	echo "# the race stopped '$stop' after $(sql "$T/q.db" "select rounds from race") rounds: once more"
 	rm -f "$T/q.db"
-	expect_exit "explore: the two guests raced again" 0 "$VTBENCH" explore "$T/q.conf" --db "$T/q.db" -q
+	explore_once "explore: the two guests raced again"
 fi
 rounds=$(sql "$T/q.db" "select rounds from race")
-expect_eq "... every boot ok: a baseline and both guests per round" \
-	"$(sql "$T/q.db" "select kind || ':' || count(*) from boot where status = 'ok' group by kind order by kind")" \
+expect_eq "... every boot ok (or hung and said): a baseline and both guests per round" \
+	"$(sql "$T/q.db" "select kind || ':' || count(*) from boot where status in ('ok', 'timeout') group by kind order by kind")" \
 	"baseline:$rounds
 vm:$((2 * rounds))"
+expect_eq "... at most one boot hung" "$(sql "$T/q.db" "select count(*) <= 1 from boot where status = 'timeout'")" "1"
 expect_eq "... the known answer: one survivor, 'default', named the winner" \
 	"$(sql "$T/q.db" "select r.stop, json_array_length(r.winners), c.label
 		from race r join config c on c.key = json_extract(r.winners, '\$[0]')")" \
@@ -63,7 +83,8 @@ expect_grep "... its vCPU drift" "$T/out" "vCPU drift: off the planned pCPUs"
 expect_grep "... why the other lost: its round and evidence" "$T/out" \
 	"round $rounds  '$isolate': wakeup/request_p99 +"
 expect_grep "... its sched profile as applied in the guest" "$T/out" \
-	"sched profile isolate, as applied in all $rounds boots: cmdline isolcpus=1 (present); no knobs"
+	"sched profile isolate, as applied in all $(sql "$T/q.db" "select count(*) from boot b join config c on c.id = b.config_id
+		where b.status = 'ok' and json_extract(c.params, '\$.sched') = 'isolate'") boots: cmdline isolcpus=1 (present); no knobs"
 expect_eq "... its sched domains beside the winner's: vCPU 1 has none" \
 	"$(grep -cE '^      its: +(cpu[0-9,-]+: [A-Za-z0-9_ ?]+; )*cpu(1|0-1): none' "$T/out") $(
 		grep -cE "^      the winner's: cpu0-1: MC " "$T/out")" "1 1"
