@@ -200,16 +200,20 @@ if [ "${VTBENCH_TEST_LANES:-2}" = 1 ]; then
 	lane1
 	lane2
 else
-	lane1 >"$W/lane1.out" 2>&1 &
+	# each lane's wall time on its last line: the longer one sets the
+	# run's, so the two are balanced by moving suites between them
+	(t0=$(date +%s%N); lane1; echo "lane 1: $(elapsed "$t0") s") >"$W/lane1.out" 2>&1 &
 	l1=$!
-	lane2 >"$W/lane2.out" 2>&1 &
+	(t0=$(date +%s%N); lane2; echo "lane 2: $(elapsed "$t0") s") >"$W/lane2.out" 2>&1 &
 	l2=$!
 	wait "$l1"
 	cat "$W/lane1.out"
 	wait "$l2"
 	cat "$W/lane2.out"
 fi
+t0=$(date +%s%N)
 run_guests "$BUILD" quiet quiet
+echo "quiet: $(elapsed "$t0") s"
 
 # the counts; under CI=true a skip fails its suite
 eval "$(awk -v ci="${CI:-}" '
