@@ -229,6 +229,9 @@ int cmd_explore(struct vtb_cmd_env *env)
 	settle(in.m, &a);
 	rounds = (struct vtb_run_rounds){ .decide = vtb_explore_decide, .arg = ex };
 	a.o.rounds = &rounds;
+	ret = vtb_cmd_preflight(env, in.m, a.o.matrix);
+	if (ret)
+		goto out;
 	env->db = res.db;
 	ret = vtb_cmd_setup(env);
 	if (ret)

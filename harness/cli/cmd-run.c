@@ -411,6 +411,9 @@ int cmd_run(struct vtb_cmd_env *env)
 		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
+	ret = vtb_cmd_preflight(env, in.m, a.o.matrix);
+	if (ret)
+		goto out;
 	env->db = res.db;
 	ret = vtb_cmd_setup(env);
 	if (ret)

@@ -36,6 +36,9 @@ struct vtb_cmd {
 static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
 	  "summarise a campaign's results per configuration, cell and metric", &compare_cli },
+	{ "doctor", cmd_doctor, VTB_CMD_NEED_HOST,
+	  "what this host can and cannot do before a campaign: ok, warn or fail per check",
+	  &doctor_cli },
 	{ "explore", cmd_explore,
 	  VTB_CMD_NEED_HOST | VTB_CMD_OPEN_DB_RW | VTB_CMD_CREATE_DB | VTB_CMD_WRITES,
 	  "race a matrix's configurations on its [explore] objective; stored like run",
