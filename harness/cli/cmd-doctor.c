@@ -188,17 +188,30 @@ int vtb_cmd_preflight(const struct vtb_cmd_env *env, const struct vtb_matrix *m,
 {
 	struct vtb_doctor_opts o = { .m = m, .flags = VTB_DOCTOR_CHEAP };
 	struct vtb_checks checks = { 0 };
-	const struct vtb_check *k;
 	int ret = VTB_EXIT_OK;
 
 	if (vtb_doctor(&o, &checks) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = VTB_EXIT_INFRA;
-	} else if ((k = vtb_checks_failed(&checks))) {
-		vtb_cmd_err(env, "check '%s' failed: %s; to fix: %s; nothing was run or written (vtbench doctor %s: every check)",
-			    k->id, k->found, k->advice ? k->advice : "see vtbench doctor", matrix);
+		goto out;
+	}
+	for (size_t i = 0; i < checks.n; i++) {
+		const struct vtb_check *k = &checks.v[i];
+
+		if (k->status != VTB_CHECK_FAIL)
+			continue;
+		vtb_cmd_err(env, "check '%s' failed: %s; to fix: %s", k->id, k->found,
+			    k->advice ? k->advice : "see vtbench doctor");
 		ret = VTB_EXIT_USAGE;
 	}
+	if (ret) {
+		char *safe = vtb_term_safe(matrix);
+
+		fprintf(stderr, "nothing was run or written; every check: vtbench doctor %s\n",
+			safe ? safe : matrix);
+		free(safe);
+	}
+out:
 	vtb_checks_release(&checks);
 	return ret;
 }

@@ -110,8 +110,9 @@ int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
 
 /* run's and explore's preflight (cmd-doctor.c): doctor's cheap checks of
  * @m (/dev nodes, libvirt when it has VMs, the guest kernel and image,
- * memory) before anything is written.  0, or the exit code (2) after one
- * line naming the failed check, what to do and `vtbench doctor @matrix`. */
+ * memory) before anything is written.  0, or the exit code (2) after a
+ * line per failed check (its id, what it found, what to do) and one
+ * pointing at `vtbench doctor @matrix`. */
 struct vtb_matrix;
 int vtb_cmd_preflight(const struct vtb_cmd_env *env, const struct vtb_matrix *m,
 		      const char *matrix);

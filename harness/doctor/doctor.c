@@ -571,7 +571,7 @@ static void check_memory(struct doc *d)
 		    "%s available of %s; no guest planned (give a MATRIX.conf to check its guests)",
 		    a, t);
 	else if (!need)
-		add(d, "memory", VTB_CHECK_OK, NULL, "%s available of %s; the matrix plans no guest",
+		add(d, "memory", VTB_CHECK_OK, NULL, "%s available of %s; the matrix plans no runnable guest",
 		    a, t);
 	else if (need > avail)
 		add(d, "memory", VTB_CHECK_FAIL,
