@@ -186,9 +186,9 @@ static const char about[] =
 	"vtbench measures how much performance a VM loses against its bare-metal\n"
 	"host, and which guest scheduler configuration wins it back.\n";
 static const char exit_codes[] =
-	"0 ok, 1 regression found (compare) or boots failed (run),\n"
-	"2 usage or input error, 3 infrastructure failure; run: 130 interrupted\n"
-	"(SIGINT), 143 terminated (SIGTERM).\n";
+	"0 ok, 1 regression found (compare), boots failed (run) or a check\n"
+	"failed (doctor), 2 usage or input error, 3 infrastructure failure;\n"
+	"run: 130 interrupted (SIGINT), 143 terminated (SIGTERM).\n";
 
 static void usage(FILE *f)
 {

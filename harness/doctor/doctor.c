@@ -522,8 +522,11 @@ static long long meminfo_num(const char *text, const char *key)
 }
 
 /* The most memory one configuration's guests take together (VMs of a
- * configuration boot side by side), and whether any asks for hugepages */
-static uint64_t largest_guest(const struct vtb_matrix *m, const char **label, bool *huge)
+ * configuration boot side by side), over the runnable ones, or over
+ * those with locked = yes when @locked (QEMU then allocates and pins it
+ * all at start); *huge: whether any asks for hugepages */
+static uint64_t largest_guest(const struct vtb_matrix *m, bool locked, const char **label,
+			      bool *huge)
 {
 	uint64_t most = 0;
 
@@ -535,7 +538,7 @@ static uint64_t largest_guest(const struct vtb_matrix *m, const char **label, bo
 		if (c->kind != VTB_CONFIG_VM || !c->runnable)
 			continue;
 		*huge |= c->req.hugepages;
-		if (b > most) {
+		if (b > most && (!locked || c->req.locked)) {
 			most = b;
 			*label = c->label;
 		}
@@ -543,19 +546,23 @@ static uint64_t largest_guest(const struct vtb_matrix *m, const char **label, bo
 	return most;
 }
 
+/* Guest memory not locked is allocated as the guest touches it: more
+ * than is available may boot, and swaps once a workload touches it (a
+ * warn); locked memory that does not fit fails the boot. */
 static void check_memory(struct doc *d)
 {
 	char *proc = at(d, "/proc");
-	uint64_t total = 0, avail = 0, need;
-	const char *label = NULL;
-	char *a = NULL, *t = NULL, *n = NULL;
+	uint64_t total = 0, avail = 0, need, need_locked;
+	const char *label = NULL, *label_locked = NULL;
+	char *a = NULL, *t = NULL, *n = NULL, *nl = NULL;
 	bool huge;
 
 	if (!proc) {
 		d->oom = true;
 		return;
 	}
-	need = largest_guest(d->o->m, &label, &huge);
+	need = largest_guest(d->o->m, false, &label, &huge);
+	need_locked = largest_guest(d->o->m, true, &label_locked, &huge);
 	if (vtb_meminfo(proc, &total, &avail) < 0) {
 		add(d, "memory", VTB_CHECK_WARN, "check that /proc is mounted", "%s",
 		    vtb_errmsg());
@@ -564,30 +571,37 @@ static void check_memory(struct doc *d)
 	a = vtb_format_size(avail);
 	t = vtb_format_size(total);
 	n = vtb_format_size(need);
-	if (!a || !t || !n)
+	nl = vtb_format_size(need_locked);
+	if (!a || !t || !n || !nl)
 		d->oom = true;
 	else if (!d->o->m)
 		add(d, "memory", VTB_CHECK_INFO, NULL,
 		    "%s available of %s; no guest planned (give a MATRIX.conf to check its guests)",
 		    a, t);
 	else if (!need)
-		add(d, "memory", VTB_CHECK_OK, NULL, "%s available of %s; the matrix plans no runnable guest",
-		    a, t);
-	else if (need > avail)
+		add(d, "memory", VTB_CHECK_OK, NULL,
+		    "%s available of %s; the matrix plans no runnable guest", a, t);
+	else if (need_locked > avail)
 		add(d, "memory", VTB_CHECK_FAIL,
 		    "free memory, or lower memory = (or vms =) of that configuration",
-		    "%s available, but '%s' needs %s for its guests", a, label, n);
+		    "%s available, but '%s' locks %s for its guests", a, label_locked, nl);
+	else if (need > avail)
+		add(d, "memory", VTB_CHECK_WARN,
+		    "free memory, or lower memory = (or vms =) of that configuration",
+		    "%s available, but '%s' gives its guests %s: a workload that touches it all makes the host swap",
+		    a, label, n);
 	else if (need > avail / 10 * 8)
 		add(d, "memory", VTB_CHECK_WARN,
 		    "free memory: the host's page cache and daemons compete with the guests",
-		    "%s available; '%s' needs %s, more than 80%% of it", a, label, n);
+		    "%s available; '%s' gives its guests %s, more than 80%% of it", a, label, n);
 	else
 		add(d, "memory", VTB_CHECK_OK, NULL,
-		    "%s available of %s; the largest planned guests need %s ('%s')", a, t, n, label);
+		    "%s available of %s; the largest planned guests take %s ('%s')", a, t, n, label);
 out:
 	free(a);
 	free(t);
 	free(n);
+	free(nl);
 	free(proc);
 }
 
@@ -596,7 +610,7 @@ static void check_hugepages(struct doc *d)
 	char *text = read_at(d, "/proc/meminfo");
 	const char *label = NULL;
 	bool asked;
-	uint64_t need = largest_guest(d->o->m, &label, &asked);
+	uint64_t need = largest_guest(d->o->m, false, &label, &asked);
 	long long total, freep, kb;
 
 	if (!text) {

@@ -134,10 +134,35 @@ expect_eq "... and writes no database" "$(ls "$T"/nolv.db* 2>/dev/null)" ""
 
 # ---- memory: less available than the planned guests take ----
 mkroot "$T/low" 65536
-expect_exit "64 MiB available for a 256 MiB guest: exit 1" 1 \
-	env VTBENCH_DOCTOR_ROOT="$T/low" "$VTBENCH" doctor "$T/vm.conf"
+expect_exit "64 MiB available: a bare-metal matrix needs none of it" 0 \
+	env VTBENCH_DOCTOR_ROOT="$T/low" "$VTBENCH" doctor "$T/bm.conf"
+VTBENCH_DOCTOR_ROOT="$T/low" "$VTBENCH" doctor "$T/vm.conf" >"$T/out" 2>"$T/err"
+expect_grep "... memory not locked is a warn: QEMU allocates it as the guest touches it" "$T/out" \
+	"warn  memory        64MiB available, but 'vm vcpus=1"
+sed 's/^memory = 256M$/memory = 256M\nlocked = yes/' "$T/vm.conf" >"$T/locked.conf"
+expect_exit "locked guest memory that does not fit: exit 1" 1 \
+	env VTBENCH_DOCTOR_ROOT="$T/low" "$VTBENCH" doctor "$T/locked.conf"
 expect_grep "... the memory check fails naming the configuration" "$T/out" "fail  memory        64MiB available, but 'vm vcpus=1"
-expect_exit "run refuses it too: exit 2" 2 \
-	env VTBENCH_DOCTOR_ROOT="$T/low" "$VTBENCH" run "$T/vm.conf" --db "$T/low.db" -q
+expect_exit "run refuses it: exit 2" 2 \
+	env VTBENCH_DOCTOR_ROOT="$T/low" "$VTBENCH" run "$T/locked.conf" --db "$T/low.db" -q
 expect_grep "... naming the check" "$T/err" "vtbench run: check 'memory' failed: "
 expect_eq "... and writes no database" "$(ls "$T"/low.db* 2>/dev/null)" ""
+
+# ---- explore runs the same preflight ----
+cat >"$T/ex.conf" <<'CONF'
+[vm]
+vcpus = 1
+memory = 256M
+sched = a, b
+[sched a]
+[sched b]
+cmdline = quiet
+[workload wakeup]
+type = wakeup
+[explore]
+objective = wakeup/request_p99
+CONF
+expect_exit "explore refuses on the root with a regular /dev/null: exit 2" 2 \
+	env VTBENCH_DOCTOR_ROOT="$T/bad" "$VTBENCH" explore "$T/ex.conf" --db "$T/ex.db" -q
+expect_grep "... naming the check" "$T/err" "vtbench explore: check 'dev-null' failed: "
+expect_eq "... and writes no database" "$(ls "$T"/ex.db* 2>/dev/null)" ""
