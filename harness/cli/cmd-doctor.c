@@ -97,8 +97,8 @@ static int print_json(const struct vtb_checks *c, const char *matrix)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct vtb_check *k = &c->v[i];
 		json_t *o = json_pack("{s:s, s:s, s:s, s:o}", "id", k->id, "status",
-				      vtb_check_status_name(k->status), "found", k->found,
-				      "advice", k->advice ? json_string(k->advice) : json_null());
+				      vtb_check_status_name(k->status), "found", k->found, "advice",
+				      k->advice ? json_string(k->advice) : json_null());
 
 		count[k->status]++;
 		if (!o || json_array_append_new(checks, o))
@@ -183,8 +183,7 @@ out:
 	return ret;
 }
 
-int vtb_cmd_preflight(const struct vtb_cmd_env *env, const struct vtb_matrix *m,
-		      const char *matrix)
+int vtb_cmd_preflight(const struct vtb_cmd_env *env, const struct vtb_matrix *m, const char *matrix)
 {
 	struct vtb_doctor_opts o = { .m = m, .flags = VTB_DOCTOR_CHEAP };
 	struct vtb_checks checks = { 0 };

@@ -67,8 +67,9 @@ const struct vtb_cli run_cli = {
 	.opts = run_opts,
 	.exits = "0 every boot ok; 1 some boots failed or timed out (all stored), or a configuration "
 		 "was not run because its kernel lacks a knob of its sched profile; 2 usage or "
-		 "input error, or a preflight check failed (vtbench doctor; nothing written); 3 infrastructure failure, or an --upload failed; 130 interrupted "
-		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
+		 "input error, or a preflight check failed (vtbench doctor; nothing written); 3 "
+		 "infrastructure failure, or an --upload failed; 130 interrupted by SIGINT, 143 "
+		 "by SIGTERM (what was stored is kept: resume with --resume).",
 };
 
 static void fmt_dur(char *buf, size_t len, double s)

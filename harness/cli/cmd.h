@@ -77,8 +77,8 @@ int cmd_upload(struct vtb_cmd_env *env);
 
 /* Each command's option table (cmd-<name>.c): its --help and its part of
  * vtbench(1). */
-extern const struct vtb_cli compare_cli, doctor_cli, explore_cli, list_cli, merge_cli, plan_cli, recommend_cli,
-	run_cli, topo_cli, upload_cli;
+extern const struct vtb_cli compare_cli, doctor_cli, explore_cli, list_cli, merge_cli, plan_cli,
+	recommend_cli, run_cli, topo_cli, upload_cli;
 
 /* run's and explore's progress display (cmd-run.c): the callback of
  * struct vtb_run_opts with a struct vtb_progress_state as its arg. */

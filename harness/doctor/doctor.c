@@ -7,7 +7,6 @@
  * an idle machine): a warn says the numbers will be noisier, a fail that
  * the campaign cannot run as planned.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -25,15 +24,16 @@
 #include "../boot/guest.h"
 #include "../boot/provision.h"
 #include "../boot/vmboot.h"
+#include "../host/hoststate.h"
 #include "../matrix/digest.h"
 #include "../plan/sched.h"
 #include "../store/store.h"
 
 const char *const vtb_doctor_ids[] = {
-	"dev-null",   "dev-zero",    "dev-random", "dev-urandom", "dev-kvm",	"libvirt",
-	"virtlogd",   "qemu",	     "kvm",	   "guest-kernel", "guest-image", "sched-knobs",
-	"memory",     "hugepages",   "cgroups",	   "clocksource", "governor",	"turbo",
-	"smt",	      "load",	     NULL,
+	"dev-null", "dev-zero",	 "dev-random", "dev-urandom",  "dev-kvm",     "libvirt",
+	"virtlogd", "qemu",	 "kvm",	       "guest-kernel", "guest-image", "sched-knobs",
+	"memory",   "hugepages", "cgroups",    "clocksource",  "governor",    "turbo",
+	"smt",	    "load",	 NULL,
 };
 
 const char *vtb_check_status_name(enum vtb_check_status s)
@@ -211,8 +211,8 @@ static void check_dev_kvm(struct doc *d)
 		    "/dev/kvm has mode %04o: only its owner opens it (fine when QEMU runs as root; else chmod 660 /dev/kvm, group kvm)",
 		    (unsigned)(sb.st_mode & 07777));
 	else
-		add(d, "dev-kvm", VTB_CHECK_OK, NULL, "/dev/kvm: character device 10:232, mode %04o",
-		    (unsigned)(sb.st_mode & 07777));
+		add(d, "dev-kvm", VTB_CHECK_OK, NULL,
+		    "/dev/kvm: character device 10:232, mode %04o", (unsigned)(sb.st_mode & 07777));
 	free(p);
 }
 
@@ -350,7 +350,8 @@ static void check_kvm(struct doc *d)
 		return;
 	}
 	if (setting && strcmp(setting, "auto")) {
-		add(d, "kvm", VTB_CHECK_INFO, NULL, "accel = %s in the matrix: not probed", setting);
+		add(d, "kvm", VTB_CHECK_INFO, NULL, "accel = %s in the matrix: not probed",
+		    setting);
 	} else if (access(dev, F_OK) != 0) {
 		add(d, "kvm", VTB_CHECK_WARN,
 		    "enable VT-x/AMD-V in the firmware and load kvm_intel or kvm_amd; TCG numbers do not describe a KVM guest",
@@ -467,8 +468,7 @@ static void check_knobs(struct doc *d)
 		if (!c->kernel_path && !kernel_sha[0] && d->kernel &&
 		    vtb_sha256_file_hex(d->kernel, VTB_KERNEL_IMAGE_MAX, kernel_sha) < 0)
 			kernel_sha[0] = '\0';
-		if (!d->o->st || !sha[0] || vtb_store_kernel_probe(d->o->st, sha, &txt) < 0 ||
-		    !txt)
+		if (!d->o->st || !sha[0] || vtb_store_kernel_probe(d->o->st, sha, &txt) < 0 || !txt)
 			continue;
 		probe = json_loads(txt, 0, NULL);
 		if (probe && vtb_sched_knobs_lacking(c, probe, &why) == 1)
@@ -564,8 +564,7 @@ static void check_memory(struct doc *d)
 	need = largest_guest(d->o->m, false, &label, &huge);
 	need_locked = largest_guest(d->o->m, true, &label_locked, &huge);
 	if (vtb_meminfo(proc, &total, &avail) < 0) {
-		add(d, "memory", VTB_CHECK_WARN, "check that /proc is mounted", "%s",
-		    vtb_errmsg());
+		add(d, "memory", VTB_CHECK_WARN, "check that /proc is mounted", "%s", vtb_errmsg());
 		goto out;
 	}
 	a = vtb_format_size(avail);
@@ -596,7 +595,8 @@ static void check_memory(struct doc *d)
 		    "%s available; '%s' gives its guests %s, more than 80%% of it", a, label, n);
 	else
 		add(d, "memory", VTB_CHECK_OK, NULL,
-		    "%s available of %s; the largest planned guests take %s ('%s')", a, t, n, label);
+		    "%s available of %s; the largest planned guests take %s ('%s')", a, t, n,
+		    label);
 out:
 	free(a);
 	free(t);
@@ -614,7 +614,7 @@ static void check_hugepages(struct doc *d)
 	long long total, freep, kb;
 
 	if (!text) {
-		add(d, asked ? "hugepages" : "hugepages", asked ? VTB_CHECK_WARN : VTB_CHECK_INFO,
+		add(d, "hugepages", asked ? VTB_CHECK_WARN : VTB_CHECK_INFO,
 		    asked ? "check that /proc is mounted" : NULL, "cannot read /proc/meminfo");
 		return;
 	}
@@ -633,7 +633,8 @@ static void check_hugepages(struct doc *d)
 	} else if ((uint64_t)freep * (uint64_t)kb * 1024 < need) {
 		char *adv = vtb_asprintf(
 			"reserve them: echo %llu > /proc/sys/vm/nr_hugepages (or hugepages = no)",
-			(unsigned long long)(need / ((uint64_t)kb * 1024) + (uint64_t)(total - freep)));
+			(unsigned long long)(need / ((uint64_t)kb * 1024) +
+					     (uint64_t)(total - freep)));
 
 		add(d, "hugepages", VTB_CHECK_WARN, adv ? adv : "",
 		    "%lld free of %lld (%lld kB each): '%s' needs %llu", freep, total, kb, label,
@@ -660,10 +661,11 @@ static void check_cgroups(struct doc *d)
 			bool found = false;
 
 			for (const char *p = ctl; (p = strstr(p, want[i])); p += n)
-				if ((p == ctl || p[-1] == ' ') && (!p[n] || p[n] == ' ' || p[n] == '\n'))
+				if ((p == ctl || p[-1] == ' ') &&
+				    (!p[n] || p[n] == ' ' || p[n] == '\n'))
 					found = true;
-			if (!found && vtb_strbuf_addf(&missing, "%s%s", missing.len ? ", " : "",
-						      want[i]))
+			if (!found &&
+			    vtb_strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", want[i]))
 				d->oom = true;
 		}
 		if (missing.len)
@@ -704,89 +706,67 @@ static void check_clocksource(struct doc *d)
 	free(cs);
 }
 
-/* Every CPU's governor: one word when they agree */
-static void check_governor(struct doc *d)
+/* Governor, turbo and SMT as the host state snapshot reads them (the
+ * one run stores with each campaign, hoststate.h): the same words here
+ * as in what compare shows later. */
+static void check_governor(struct doc *d, const json_t *gov)
 {
-	char *dir = at(d, "/sys/devices/system/cpu");
-	DIR *dh = dir ? opendir(dir) : NULL;
-	struct dirent *e;
-	char *first = NULL;
-	size_t n = 0, other = 0;
+	const char *g = json_string_value(gov);
 
-	while (dh && (e = readdir(dh))) {
-		char *p, *g;
-
-		if (strncmp(e->d_name, "cpu", 3) || !e->d_name[3] ||
-		    strspn(e->d_name + 3, "0123456789") != strlen(e->d_name + 3))
-			continue;
-		p = vtb_asprintf("%s/%s/cpufreq/scaling_governor", dir, e->d_name);
-		g = p ? vtb_read_file(p, 256) : NULL;
-		free(p);
-		if (!g)
-			continue;
-		n++;
-		if (!first)
-			first = g;
-		else if (strcmp(first, g))
-			other++;
-		if (g != first)
-			free(g);
-	}
-	if (dh)
-		closedir(dh);
-	if (!n)
+	if (!g)
 		add(d, "governor", VTB_CHECK_INFO, NULL,
 		    "no cpufreq (a guest, or no frequency driver): the frequency is not ours to set");
-	else if (!other && !strcmp(first, "performance"))
-		add(d, "governor", VTB_CHECK_OK, NULL, "performance on %zu CPU%s", n,
-		    n == 1 ? "" : "s");
+	else if (!strcmp(g, "performance"))
+		add(d, "governor", VTB_CHECK_OK, NULL, "performance on every CPU");
 	else
 		add(d, "governor", VTB_CHECK_WARN,
 		    "cpupower frequency-set -g performance (the frequency then does not follow the load)",
-		    "%s%s on %zu CPU%s, not performance", first,
-		    other ? " and others" : "", n, n == 1 ? "" : "s");
-	free(first);
-	free(dir);
+		    "%s, not performance", g);
 }
 
-static void check_turbo(struct doc *d)
+static void check_turbo(struct doc *d, const json_t *boost)
 {
-	char *no_turbo = read_at(d, "/sys/devices/system/cpu/intel_pstate/no_turbo");
-	char *boost = no_turbo ? NULL : read_at(d, "/sys/devices/system/cpu/cpufreq/boost");
-
-	if (no_turbo && !strcmp(no_turbo, "1"))
-		add(d, "turbo", VTB_CHECK_OK, NULL, "off (intel_pstate no_turbo = 1)");
-	else if (no_turbo)
+	if (json_is_false(boost))
+		add(d, "turbo", VTB_CHECK_OK, NULL, "off");
+	else if (json_is_true(boost))
 		add(d, "turbo", VTB_CHECK_WARN,
-		    "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo for the campaign",
-		    "on (intel_pstate): the clock follows temperature and the other cores' load");
-	else if (boost && !strcmp(boost, "0"))
-		add(d, "turbo", VTB_CHECK_OK, NULL, "off (cpufreq boost = 0)");
-	else if (boost)
-		add(d, "turbo", VTB_CHECK_WARN,
-		    "echo 0 > /sys/devices/system/cpu/cpufreq/boost for the campaign",
-		    "on (cpufreq boost): the clock follows temperature and the other cores' load");
+		    "turn it off for the campaign: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo, or echo 0 > /sys/devices/system/cpu/cpufreq/boost",
+		    "on: the clock follows temperature and the other cores' load");
+	else if (json_is_string(boost))
+		add(d, "turbo", VTB_CHECK_INFO, NULL, "unknown state '%s'",
+		    json_string_value(boost));
 	else
 		add(d, "turbo", VTB_CHECK_INFO, NULL,
 		    "no turbo control in sysfs (a guest, or no frequency driver)");
-	free(no_turbo);
-	free(boost);
 }
 
-static void check_smt(struct doc *d)
+static void check_smt(struct doc *d, const json_t *smt)
 {
-	char *ctl = read_at(d, "/sys/devices/system/cpu/smt/control");
-	char *act = read_at(d, "/sys/devices/system/cpu/smt/active");
+	const char *ctl = json_string_value(json_object_get(smt, "control"));
+	const json_t *act = json_object_get(smt, "active");
 
 	if (!ctl)
 		add(d, "smt", VTB_CHECK_INFO, NULL, "no SMT control in sysfs");
-	else if (act && !strcmp(act, "1"))
+	else if (json_is_true(act))
 		add(d, "smt", VTB_CHECK_INFO, NULL,
-		    "on (%s): sibling threads share a core; the planner places vCPUs by core", ctl);
+		    "on (control %s): sibling threads share a core; the planner places vCPUs by core",
+		    ctl);
 	else
-		add(d, "smt", VTB_CHECK_INFO, NULL, "off (%s)", ctl);
-	free(ctl);
-	free(act);
+		add(d, "smt", VTB_CHECK_INFO, NULL, "off (control %s)", ctl);
+}
+
+static void check_settings(struct doc *d)
+{
+	json_t *st = vtb_hoststate_snapshot(d->root[0] ? d->root : "/");
+
+	if (!st) {
+		d->oom = true;
+		return;
+	}
+	check_governor(d, json_object_get(st, "governor"));
+	check_turbo(d, json_object_get(st, "boost"));
+	check_smt(d, json_object_get(st, "smt"));
+	json_decref(st);
 }
 
 /* A busy machine measures its own load: hyperfine and fio users expect
@@ -869,9 +849,7 @@ int vtb_doctor(const struct vtb_doctor_opts *o, struct vtb_checks *out)
 		check_hugepages(&d);
 		check_cgroups(&d);
 		check_clocksource(&d);
-		check_governor(&d);
-		check_turbo(&d);
-		check_smt(&d);
+		check_settings(&d);
 		check_load(&d);
 	}
 	vtb_hv_close(d.hv);
