@@ -133,6 +133,13 @@ expect_grep "... naming the check" "$T/err" "vtbench run: check 'dev-null' faile
 expect_grep "... and vtbench doctor for the rest" "$T/err" "nothing was run or written; every check: vtbench doctor $T/bm.conf"
 expect_eq "... and writes no database" "$(ls "$T"/bad.db* 2>/dev/null)" ""
 
+# ---- /dev/null the wrong device ----
+mkroot "$T/swap" 8388608
+ln -sfn /dev/zero "$T/swap/dev/null"
+expect_exit "/dev/null that is /dev/zero: exit 1" 1 \
+	env VTBENCH_DOCTOR_ROOT="$T/swap" "$VTBENCH" doctor "$T/bm.conf"
+expect_grep "... names both devices" "$T/out" "fail  dev-null      /dev/null is the character device 1:5, not 1:3"
+
 # ---- libvirt: a socket nobody listens on ----
 cat >"$T/vm.conf" <<CONF
 [global]
@@ -157,6 +164,14 @@ expect_exit "run refuses a VM matrix without libvirt: exit 2" 2 \
 	"$VTBENCH" run "$T/vm.conf" --db "$T/nolv.db" -q
 expect_grep "... naming the check" "$T/err" "vtbench run: check 'libvirt' failed: "
 expect_eq "... and writes no database" "$(ls "$T"/nolv.db* 2>/dev/null)" ""
+
+# ---- a [global] kernel = that does not exist: refused before the database ----
+sed "s|^reps = 1\$|reps = 1\nkernel = $T/no-such-vmlinuz|" "$T/vm.conf" >"$T/nokernel.conf"
+expect_exit "run with a missing guest kernel: exit 2" 2 \
+	"$VTBENCH" run "$T/nokernel.conf" --db "$T/nok.db" -q
+expect_grep "... naming the check and the file" "$T/err" "vtbench run: check 'guest-kernel' failed: "
+expect_grep "... and the file" "$T/err" "$T/no-such-vmlinuz"
+expect_eq "... and writes no database" "$(ls "$T"/nok.db* 2>/dev/null)" ""
 
 # ---- memory: less available than the planned guests take ----
 mkroot "$T/low" 65536
