@@ -103,15 +103,14 @@ const struct vtb_vmkernel *vtb_vmhost_kernel(const struct vtb_vmhost *vh,
 	return &vh->kernels[0];
 }
 
-static char *cache_key(const struct vtb_vmhost *vh)
+static char *cache_key(struct vtb_hv *hv)
 {
 	struct utsname u;
 
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
 	return vtb_asprintf("%s %s qemu-%s libvirt-%s %s", u.nodename, u.release,
-			    vtb_hv_qemu_version(vh->hv), vtb_hv_libvirt_version(vh->hv),
-			    vtb_hv_uri(vh->hv));
+			    vtb_hv_qemu_version(hv), vtb_hv_libvirt_version(hv), vtb_hv_uri(hv));
 }
 
 static bool cache_read(const struct vtb_vmhost *vh, const char *path, const char *key,
@@ -151,6 +150,27 @@ static void cache_write(const char *path, const char *key, const char *accel, co
 	}
 	free(tmp);
 	json_decref(j);
+}
+
+int vtb_accel_cached(struct vtb_hv *hv, const char *dir, char **accel, char **why)
+{
+	struct vtb_vmhost got = { 0 };
+	char *key = cache_key(hv);
+	char *path = vtb_asprintf("%s/accel.json", dir);
+	int ret = -1;
+
+	*accel = *why = NULL;
+	if (!key || !path) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	ret = cache_read(NULL, path, key, &got) ? 1 : 0;
+	*accel = got.accel;
+	*why = got.accel_why;
+out:
+	free(key);
+	free(path);
+	return ret;
 }
 
 /* Boots a no-op job with @kvm or TCG: 1 when its records end well, 0
@@ -248,7 +268,7 @@ static int decide_accel(struct vtb_vmhost *vh, const char *setting, const struct
 		return set_accel(vh, "tcg", "no /dev/kvm");
 	if (!vtb_hv_kvm_listed(vh->hv))
 		return set_accel(vh, "tcg", "libvirt offers no KVM domains here");
-	key = cache_key(vh);
+	key = cache_key(vh->hv);
 	cache = vtb_asprintf("%s/accel.json", vh->stage->dir);
 	if (!key || !cache) {
 		vtb_error("out of memory");

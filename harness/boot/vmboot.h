@@ -58,6 +58,14 @@ int vtb_vmhost_open(const struct vtb_matrix *m, const struct vtb_probe_ctl *ctl,
 		    struct vtb_vmhost **out, bool *input);
 void vtb_vmhost_free(struct vtb_vmhost *vh);
 
+/* The KVM probe's answer cached in the staging directory @dir for the
+ * connection @hv (this host, kernel, QEMU and libvirt version), without
+ * probing (vtbench doctor): 1 with *accel ("kvm" | "tcg") and *why, how
+ * it was decided, both malloc'ed; 0 when nothing is cached for them;
+ * -1 with vtb_error() on ENOMEM. */
+struct vtb_hv;
+int vtb_accel_cached(struct vtb_hv *hv, const char *dir, char **accel, char **why);
+
 /* The kernel @c boots (its kernel_path, else the staged one); never NULL
  * for a configuration of the matrix the host was opened with. */
 const struct vtb_vmkernel *vtb_vmhost_kernel(const struct vtb_vmhost *vh,

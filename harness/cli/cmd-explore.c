@@ -69,7 +69,8 @@ const struct vtb_cli explore_cli = {
 	.opts = explore_opts,
 	.exits = "0 the race ran (every boot ok); 1 some boots failed or timed out (all stored), or a "
 		 "configuration's kernel lacks a knob of its sched profile; "
-		 "2 usage or input error (no [explore], an objective no cell reports); 3 "
+		 "2 usage or input error (no [explore], an objective no cell reports, a preflight "
+		 "check failed: vtbench doctor); 3 "
 		 "infrastructure failure; 130 interrupted by SIGINT, 143 by SIGTERM (resume with "
 		 "--resume).",
 };
@@ -229,6 +230,9 @@ int cmd_explore(struct vtb_cmd_env *env)
 	settle(in.m, &a);
 	rounds = (struct vtb_run_rounds){ .decide = vtb_explore_decide, .arg = ex };
 	a.o.rounds = &rounds;
+	ret = vtb_cmd_preflight(env, in.m, a.o.matrix);
+	if (ret)
+		goto out;
 	env->db = res.db;
 	ret = vtb_cmd_setup(env);
 	if (ret)

@@ -67,8 +67,9 @@ const struct vtb_cli run_cli = {
 	.opts = run_opts,
 	.exits = "0 every boot ok; 1 some boots failed or timed out (all stored), or a configuration "
 		 "was not run because its kernel lacks a knob of its sched profile; 2 usage or "
-		 "input error; 3 infrastructure failure, or an --upload failed; 130 interrupted "
-		 "by SIGINT, 143 by SIGTERM (what was stored is kept: resume with --resume).",
+		 "input error, or a preflight check failed (vtbench doctor; nothing written); 3 "
+		 "infrastructure failure, or an --upload failed; 130 interrupted by SIGINT, 143 "
+		 "by SIGTERM (what was stored is kept: resume with --resume).",
 };
 
 static void fmt_dur(char *buf, size_t len, double s)
@@ -411,6 +412,9 @@ int cmd_run(struct vtb_cmd_env *env)
 		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
 		goto out;
 	}
+	ret = vtb_cmd_preflight(env, in.m, a.o.matrix);
+	if (ret)
+		goto out;
 	env->db = res.db;
 	ret = vtb_cmd_setup(env);
 	if (ret)

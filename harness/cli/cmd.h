@@ -65,6 +65,7 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 char *vtb_agent_path(void);
 
 int cmd_compare(struct vtb_cmd_env *env);
+int cmd_doctor(struct vtb_cmd_env *env);
 int cmd_explore(struct vtb_cmd_env *env);
 int cmd_list(struct vtb_cmd_env *env);
 int cmd_merge(struct vtb_cmd_env *env);
@@ -76,8 +77,8 @@ int cmd_upload(struct vtb_cmd_env *env);
 
 /* Each command's option table (cmd-<name>.c): its --help and its part of
  * vtbench(1). */
-extern const struct vtb_cli compare_cli, explore_cli, list_cli, merge_cli, plan_cli, recommend_cli,
-	run_cli, topo_cli, upload_cli;
+extern const struct vtb_cli compare_cli, doctor_cli, explore_cli, list_cli, merge_cli, plan_cli,
+	recommend_cli, run_cli, topo_cli, upload_cli;
 
 /* run's and explore's progress display (cmd-run.c): the callback of
  * struct vtb_run_opts with a struct vtb_progress_state as its arg. */
@@ -106,6 +107,15 @@ int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
 void vtb_cmd_run_boots_line(const struct vtb_run_result *res);
 int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
 		     const struct vtb_run_result *res);
+
+/* run's and explore's preflight (cmd-doctor.c): doctor's cheap checks of
+ * @m (/dev nodes, libvirt when it has VMs, the guest kernel and image,
+ * memory) before anything is written.  0, or the exit code (2) after a
+ * line per failed check (its id, what it found, what to do) and one
+ * pointing at `vtbench doctor @matrix`. */
+struct vtb_matrix;
+int vtb_cmd_preflight(const struct vtb_cmd_env *env, const struct vtb_matrix *m,
+		      const char *matrix);
 
 /* Where a report goes: stdout, or -o FILE by the one output rule
  * (common/outfile.h: replaced whole once written, a device or FIFO written

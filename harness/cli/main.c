@@ -36,6 +36,9 @@ struct vtb_cmd {
 static const struct vtb_cmd commands[] = {
 	{ "compare", cmd_compare, VTB_CMD_NEED_DB,
 	  "summarise a campaign's results per configuration, cell and metric", &compare_cli },
+	{ "doctor", cmd_doctor, VTB_CMD_NEED_HOST,
+	  "what this host can and cannot do before a campaign: ok, warn or fail per check",
+	  &doctor_cli },
 	{ "explore", cmd_explore,
 	  VTB_CMD_NEED_HOST | VTB_CMD_OPEN_DB_RW | VTB_CMD_CREATE_DB | VTB_CMD_WRITES,
 	  "race a matrix's configurations on its [explore] objective; stored like run",
@@ -183,9 +186,9 @@ static const char about[] =
 	"vtbench measures how much performance a VM loses against its bare-metal\n"
 	"host, and which guest scheduler configuration wins it back.\n";
 static const char exit_codes[] =
-	"0 ok, 1 regression found (compare) or boots failed (run),\n"
-	"2 usage or input error, 3 infrastructure failure; run: 130 interrupted\n"
-	"(SIGINT), 143 terminated (SIGTERM).\n";
+	"0 ok, 1 regression found (compare), boots failed (run) or a check\n"
+	"failed (doctor), 2 usage or input error, 3 infrastructure failure;\n"
+	"run: 130 interrupted (SIGINT), 143 terminated (SIGTERM).\n";
 
 static void usage(FILE *f)
 {
