@@ -14,6 +14,7 @@
 
 #include "../common/vtbutil.h"
 #include "html.h"
+#include "report.h"
 
 /* ---- text that XML 1.0 and HTML both accept ---- */
 
@@ -218,14 +219,12 @@ struct num html_fmt_num(double v)
 	return n;
 }
 
+/* the one form of every report (report.h) */
 struct num html_fmt_pct(double v)
 {
 	struct num n;
 
-	if (!isfinite(v))
-		snprintf(n.s, sizeof(n.s), "-");
-	else
-		snprintf(n.s, sizeof(n.s), "%+.1f%%", fabs(v) < 1e9 ? v : copysign(1e9, v));
+	snprintf(n.s, sizeof(n.s), "%s", vtb_report_pct(v).s);
 	return n;
 }
 
