@@ -216,7 +216,7 @@ for f in html text md json; do
 	expect_exit "outlier: renders as $f" 0 "$R" --format $f "$T/outlier.json" "$T/outlier.$f" ||
 		: >"$T/outlier.$f"
 done
-sed 's|</body>|<script>var s = document.getElementById("headline"), out = []; document.querySelectorAll("#headline g.hl").forEach(function (g) { var c = g.querySelector("circle.chg"), l = g.querySelector(".hllabel"), b = l.getBBox(); out.push({ dot: c ? c.cx.baseVal.value : null, label: l.textContent, lx: b.x, lw: b.width, clips: Array.prototype.map.call(g.querySelectorAll("polygon.clip"), function (p) { return p.points.getItem(1).x; }), clipv: Array.prototype.map.call(g.querySelectorAll(".clipv"), function (t) { return t.textContent; }) }); }); document.body.setAttribute("data-hl", JSON.stringify({ w: s.width.baseVal.value, rows: out }));</script></body>|' \
+sed 's|</body>|<script>var s = document.getElementById("headline"), out = []; document.querySelectorAll("#headline g.hl").forEach(function (g) { var c = g.querySelector("circle"), l = g.querySelector(".hllabel") \|\| g.querySelector("text"), b = l.getBBox(); out.push({ dot: c ? c.cx.baseVal.value : null, label: l.textContent, lx: b.x, lw: b.width, clips: Array.prototype.map.call(g.querySelectorAll("polygon.clip"), function (p) { return p.points.getItem(1).x; }), clipv: Array.prototype.map.call(g.querySelectorAll(".clipv"), function (t) { return t.textContent; }) }); }); document.body.setAttribute("data-hl", JSON.stringify({ w: s.width.baseVal.value, rows: out }));</script></body>|' \
 	"$T/outlier.html" >"$T/outlier-measured.html"
 timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
 	--user-data-dir="$T/profile" --window-size=1366,768 \
