@@ -44,7 +44,7 @@ static const char *verdict_colour(const char *v)
  * 1: -99% to +9900%; a value beyond gets a clip marker. */
 #define HL_DECADES 2.0
 /* Pixels at least between two tick labels. */
-#define HL_TICK_GAP 54.0
+#define HL_TICK_GAP 50.0
 
 /*
  * The headline's axis is log10 of the ratio new/base (1 + change/100):
