@@ -40,83 +40,267 @@ static const char *verdict_colour(const char *v)
 #define HL_RIGHT_W 170.0
 #define HL_TOP 6.0
 #define HL_ROW_H 18.0
+/* The axis spans at most this many decades of the ratio either side of
+ * 1: -99% to +9900%; a value beyond gets a clip marker. */
+#define HL_DECADES 2.0
+/* Pixels at least between two tick labels. */
+#define HL_TICK_GAP 50.0
 
-/* The change axis: the first @shown rows' intervals and twice the
- * threshold @t, clipped to -100%..+300%. */
+/*
+ * The headline's axis is log10 of the ratio new/base (1 + change/100):
+ * -50% and +100% sit as far from 0, +346% and +9264% a decade apart.
+ * False when the ratio is not a positive number (-100% and below).
+ */
+static bool hl_log(double pct, double *out)
+{
+	double r = 1 + pct / 100;
+
+	if (!isfinite(pct) || !(r > 0))
+		return false;
+	*out = log10(r);
+	return isfinite(*out);
+}
+
+/* Where @pct sits: -1 beyond the left end of @s, 1 beyond the right, 0
+ * inside (*x its pixel). */
+static int hl_x(const struct scale *s, double pct, double *x)
+{
+	double l;
+
+	if (!hl_log(pct, &l) || l < s->lo) {
+		*x = s->p0;
+		return -1;
+	}
+	if (l > s->hi) {
+		*x = s->p1;
+		return 1;
+	}
+	*x = html_sc(s, l);
+	return 0;
+}
+
+/* The change axis, in log10 of the ratio: the first @shown rows' changes
+ * and intervals and twice the threshold @t either side, at most
+ * HL_DECADES decades either side, with a little room. */
 static void headline_scale(struct scale *s, const json_t *rows, size_t shown, double t)
 {
-	double lo = -2 * t, hi = 2 * t;
+	static const char *const keys[] = { "change_pct", "ci_low_pct", "ci_high_pct" };
+	double lo, hi, pad;
 	const json_t *r;
 	size_t i;
 
+	if (!hl_log(2 * fabs(t), &hi) || hi <= 0)
+		hi = log10(1.1);
+	hi = fmin(hi, HL_DECADES);
+	lo = -hi;
 	json_array_foreach(rows, i, r)
 	{
-		double a, b;
+		for (size_t k = 0; i < shown && k < sizeof(keys) / sizeof(keys[0]); k++) {
+			double v, l;
 
-		if (i < shown && html_jnum(r, "ci_low_pct", &a) &&
-		    html_jnum(r, "ci_high_pct", &b)) {
-			lo = fmin(lo, a);
-			hi = fmax(hi, b);
+			if (html_jnum(r, keys[k], &v) && hl_log(v, &l)) {
+				lo = fmin(lo, l);
+				hi = fmax(hi, l);
+			}
 		}
 	}
-	html_scale_lin(s, fmax(lo, -100), fmin(hi, 300));
+	lo = fmax(lo, -HL_DECADES);
+	hi = fmin(hi, HL_DECADES);
+	pad = (hi - lo) * 0.04;
+	s->lo = lo - pad;
+	s->hi = hi + pad;
+	s->log = false;
 	s->p0 = HL_LABEL_W + 10;
 	s->p1 = HL_W - HL_RIGHT_W;
 }
 
-/* A row's label: on screen the row and its configuration (cut to
- * HEADLINE_LABEL), in the tooltip the baseline too.  -1 on ENOMEM. */
-static int headline_label(struct page *pg, xmlNodePtr g, const json_t *r, double cy)
+/* A tick's label: "0", "+100%", "-50%", "+0.5%". */
+static struct num tick_label(double pct)
+{
+	struct num n;
+
+	if (pct == 0)
+		snprintf(n.s, sizeof(n.s), "0");
+	else
+		snprintf(n.s, sizeof(n.s), "%+g%%", pct);
+	return n;
+}
+
+/*
+ * The axis of the headline: grid lines and labels in % change at round
+ * changes, from 0 outwards, each at least HL_TICK_GAP pixels from the
+ * last (so the labels never collide, whatever the span), and what the
+ * scale is.
+ */
+static void headline_axis(struct page *pg, xmlNodePtr svg, const struct scale *s, double top,
+			  double y)
+{
+	static const double up[] = { 0.1, 0.2, 0.5, 1,	 2,    5,    10,   20,
+				     50,  100, 200, 500, 1000, 2000, 5000, 9900 };
+	static const double down[] = { -0.1, -0.2, -0.5, -1,  -2,  -5,	-10,
+				       -20,  -50,  -80,	 -90, -95, -98, -99 };
+	xmlNodePtr g = html_el(pg, svg, "g", NULL);
+	double x0;
+
+	html_attr(pg, g, "class", "axis");
+	html_svg_line(pg, g, s->p0, y, s->p1, y, "#888888");
+	hl_x(s, 0, &x0);
+	/* 0, then the gains outwards, then the losses */
+	for (int side = 0; side < 3; side++) {
+		const double *c = side == 1 ? up : down;
+		size_t n = side == 0 ? 1 : side == 1 ? VTB_ARRAY_SIZE(up) : VTB_ARRAY_SIZE(down);
+		double last = x0;
+
+		for (size_t k = 0; k < n; k++) {
+			double pct = side == 0 ? 0 : c[k], x;
+
+			if (hl_x(s, pct, &x))
+				break;
+			if (side && fabs(x - last) < HL_TICK_GAP)
+				continue;
+			last = x;
+			html_attr(pg, html_svg_line(pg, g, x, top, x, y, "#eeeeee"), "class",
+				  "grid");
+			html_attr(pg, html_svg_text(pg, g, x, y + 14, "middle", tick_label(pct).s),
+				  "class", "tick");
+		}
+	}
+	html_svg_text(pg, g, s->p1, y + 28, "end", "change % (log scale of the ratio)");
+}
+
+/* The name of a configuration in the text report's legend ("c3"); "-"
+ * when the document does not list it. */
+static struct num cfg_name(const struct page *pg, const json_t *side)
+{
+	long i = html_cfg_index(pg, html_jstr(side, "config"), html_jstr(side, "campaign"));
+	struct num n;
+
+	if (i < 0)
+		snprintf(n.s, sizeof(n.s), "-");
+	else
+		snprintf(n.s, sizeof(n.s), "c%ld", i + 1);
+	return n;
+}
+
+/*
+ * A row's label: on screen the cell, the metric and the configuration's
+ * name cN with the words of its label that set it apart from the other
+ * compared configurations (@xs), or cN alone when those do not fit (the
+ * configurations' table has the whole label); the tooltip has both
+ * labels whole.  A cell and metric too long for the line are cut, marked
+ * by "~", before the name: the part that differs is never cut.  -1 on
+ * ENOMEM.
+ */
+static int headline_label(struct page *pg, xmlNodePtr g, const json_t *xs, const json_t *r,
+			  double cy)
 {
 	const json_t *x = json_object_get(r, "x"), *base = json_object_get(r, "base");
 	char *xl = html_side_label(pg, html_jstr(x, "config"), html_jstr(x, "campaign"));
 	char *bl = html_side_label(pg, html_jstr(base, "config"), html_jstr(base, "campaign"));
-	char *label = vtb_asprintf("%s %s: %s vs %s", html_orstr(html_jstr(r, "cell")),
-				   html_orstr(html_jstr(r, "metric")), xl ? xl : "-",
-				   bl ? bl : "-");
-	char *onscreen = vtb_asprintf("%s %s: %s", html_orstr(html_jstr(r, "cell")),
-				      html_orstr(html_jstr(r, "metric")), xl ? xl : "-");
+	char *label = vtb_asprintf("%s %s: %s %s vs %s %s", html_orstr(html_jstr(r, "cell")),
+				   html_orstr(html_jstr(r, "metric")), cfg_name(pg, x).s,
+				   xl ? xl : "-", cfg_name(pg, base).s, bl ? bl : "-");
+	char *what = vtb_asprintf("%s %s", html_orstr(html_jstr(r, "cell")),
+				  html_orstr(html_jstr(r, "metric")));
+	char *apart = html_words_apart(xs, html_cfg_label(pg, html_jstr(x, "config"),
+							  html_jstr(x, "campaign")));
+	char *who = NULL, *onscreen = NULL;
 	int ret = -1;
 
-	if (label && onscreen) {
-		if (strlen(onscreen) > HEADLINE_LABEL)
-			strcpy(onscreen + HEADLINE_LABEL - 3, "...");
-		html_el(pg, g, "title", label);
-		html_svg_text(pg, g, HL_LABEL_W, cy + 4, "end", onscreen);
-		ret = 0;
+	if (!label || !what || !apart)
+		goto out;
+	who = *apart && strlen(what) + strlen(cfg_name(pg, x).s) + strlen(apart) + 3 <=
+				      HEADLINE_LABEL
+		      ? vtb_asprintf("%s %s", cfg_name(pg, x).s, apart)
+		      : strdup(cfg_name(pg, x).s);
+	if (!who)
+		goto out;
+	if (strlen(what) + strlen(who) + 2 > HEADLINE_LABEL) {
+		size_t keep = HEADLINE_LABEL - strlen(who) - 3;
+
+		/* cut at a character, not inside one */
+		while (keep && ((unsigned char)what[keep] & 0xc0) == 0x80)
+			keep--;
+		strcpy(what + keep, "~");
 	}
+	onscreen = vtb_asprintf("%s: %s", what, who);
+	if (!onscreen)
+		goto out;
+	html_el(pg, g, "title", label);
+	html_attr(pg, html_svg_text(pg, g, HL_LABEL_W, cy + 4, "end", onscreen), "class",
+		  "hllabel");
+	ret = 0;
+out:
 	free(xl);
 	free(bl);
 	free(label);
+	free(what);
+	free(apart);
+	free(who);
 	free(onscreen);
 	return ret;
 }
 
-/* A row's interval, change and verdict, coloured by the verdict; an
- * interval beyond the domain ends at its edge, clear of the text. */
+/* A clip marker at the edge @side (-1 left, 1 right) of @s: a chevron
+ * pointing out of the axis and the value @pct written beside it. */
+static void clip_marker(struct page *pg, xmlNodePtr g, const struct scale *s, int side, double pct,
+			double cy, const char *col)
+{
+	double e = side < 0 ? s->p0 : s->p1, d = side * 7.0;
+	xmlNodePtr m = html_el(pg, g, "polygon", NULL), t;
+
+	html_attrf(pg, m, "points", "%.1f,%.1f %.1f,%.1f %.1f,%.1f", e, cy - 5, e + d, cy, e,
+		   cy + 5);
+	html_attr(pg, m, "fill", col);
+	html_attr(pg, m, "class", "clip");
+	html_elf(pg, m, "title", "%s: beyond the axis", html_fmt_pct(pct).s);
+	t = html_svg_text(pg, g, e - side * 3.0, cy - 6, side < 0 ? "start" : "end",
+			  html_fmt_pct(pct).s);
+	html_attr(pg, t, "class", "clipv");
+	html_attr(pg, t, "fill", col);
+}
+
+/* A row's interval, change and verdict, coloured by the verdict.  What
+ * is beyond the axis ends at its edge with a clip marker there, which
+ * writes the farthest value on that side. */
 static void headline_marks(struct page *pg, xmlNodePtr g, const struct scale *s, const json_t *r,
 			   double cy)
 {
 	const char *v = html_jstr(r, "verdict"), *col = verdict_colour(v);
-	double ch, a, b;
+	double ch, a, b, xa, xb, xc, far[2] = { NAN, NAN };
 	xmlNodePtr tt;
+	int ca, cb, cc;
 
-	if (html_jnum(r, "ci_low_pct", &a) && html_jnum(r, "ci_high_pct", &b))
-		html_attr(pg,
-			  html_svg_line(pg, g, fmax(html_sc(s, a), s->p0), cy,
-					fmin(html_sc(s, b), s->p1), cy, col),
-			  "stroke-width", "3");
-	if (html_jnum(r, "change_pct", &ch)) {
-		xmlNodePtr c = html_el(pg, g, "circle", NULL);
-
-		html_attrf(pg, c, "cx", "%.1f", fmin(fmax(html_sc(s, ch), s->p0), s->p1));
-		html_attrf(pg, c, "cy", "%.1f", cy);
-		html_attr(pg, c, "r", "4");
-		html_attr(pg, c, "fill", col);
+	if (html_jnum(r, "ci_low_pct", &a) && html_jnum(r, "ci_high_pct", &b)) {
+		ca = hl_x(s, a, &xa);
+		cb = hl_x(s, b, &xb);
+		html_attr(pg, html_svg_line(pg, g, xa, cy, xb, cy, col), "stroke-width", "3");
+		if (ca)
+			far[ca > 0] = a;
+		if (cb)
+			far[cb > 0] = b;
 	}
-	tt = html_svg_text(pg, g, HL_W - HL_RIGHT_W + 8, cy + 4, NULL,
+	if (html_jnum(r, "change_pct", &ch)) {
+		cc = hl_x(s, ch, &xc);
+		if (!cc) {
+			xmlNodePtr c = html_el(pg, g, "circle", NULL);
+
+			html_attrf(pg, c, "cx", "%.1f", xc);
+			html_attrf(pg, c, "cy", "%.1f", cy);
+			html_attr(pg, c, "r", "4");
+			html_attr(pg, c, "fill", col);
+			html_attr(pg, c, "class", "chg");
+		} else if (isnan(far[cc > 0]) || fabs(ch) > fabs(far[cc > 0])) {
+			far[cc > 0] = ch;
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		if (!isnan(far[k]))
+			clip_marker(pg, g, s, k ? 1 : -1, far[k], cy, col);
+	tt = html_svg_text(pg, g, HL_W - HL_RIGHT_W + 10, cy + 4, NULL,
 			   html_jnum(r, "change_pct", &ch) ? html_fmt_pct(ch).s : "");
 	html_attr(pg, tt, "fill", col);
+	html_attr(pg, tt, "class", "hlchange");
 	if (html_jnum(r, "change_pct", &ch))
 		html_text(pg, tt, " ");
 	html_text(pg, tt, html_orstr(v));
@@ -124,21 +308,54 @@ static void headline_marks(struct page *pg, xmlNodePtr g, const struct scale *s,
 		html_text(pg, tt, " confirmed");
 }
 
+/* The compared configurations of the rows (each once): what the labels
+ * set apart.  A new array; NULL on ENOMEM. */
+static json_t *compared_configs(const struct page *pg, const json_t *rows)
+{
+	json_t *cfgs = json_object_get(pg->rep, "configs"), *xs = json_array(), *r;
+	bool *seen = calloc(json_array_size(cfgs) + 1, sizeof(*seen));
+	size_t i;
+
+	if (!xs || !seen) {
+		json_decref(xs);
+		free(seen);
+		return NULL;
+	}
+	json_array_foreach(rows, i, r)
+	{
+		const json_t *x = json_object_get(r, "x");
+		long k = html_cfg_index(pg, html_jstr(x, "config"), html_jstr(x, "campaign"));
+
+		if (k < 0 || seen[k])
+			continue;
+		seen[k] = true;
+		if (json_array_append(xs, json_array_get(cfgs, (size_t)k))) {
+			json_decref(xs);
+			xs = NULL;
+			break;
+		}
+	}
+	free(seen);
+	return xs;
+}
+
 /*
  * The answer at a glance: one line per row, its change with its interval
  * against the +-threshold band, coloured by verdict; rows without a
- * change (missing, error) say so in words.  The domain is the intervals
- * and twice the threshold, clipped to -100%..+300% (marks beyond sit at
- * the edge).
+ * change (missing, error) say so in words.  The axis is log10 of the
+ * ratio, labelled in % change, spanning the changes, the intervals and
+ * twice the threshold, at most HL_DECADES decades either side: what is
+ * beyond has a clip marker with its value.
  */
 void html_headline(struct page *pg, xmlNodePtr body)
 {
 	const json_t *rows = json_object_get(pg->rep, "rows"), *r;
 	const json_t *opt = json_object_get(pg->rep, "options");
 	size_t n = json_array_size(rows), shown = n < HEADLINE_ROWS ? n : HEADLINE_ROWS, i;
-	double t = 5, level, H = HL_TOP + (double)shown * HL_ROW_H + 36;
+	double t = 5, level, H = HL_TOP + (double)shown * HL_ROW_H + 36, b0, b1;
 	struct scale s;
 	xmlNodePtr fig, svg, cap, g;
+	json_t *xs;
 
 	if (!n)
 		return;
@@ -148,8 +365,9 @@ void html_headline(struct page *pg, xmlNodePtr body)
 	html_attr(pg, fig, "class", "headline");
 	cap = html_el(pg, fig, "figcaption", NULL);
 	html_elf(pg, cap, "span",
-		 "Change against the baseline, with its %s%% interval; the band is "
-		 "\xc2\xb1%s%%, the threshold",
+		 "Change against the baseline, with its %s%% interval, on a log scale of the "
+		 "ratio (-50%% as far from 0 as +100%%); the band is \xc2\xb1%s%%, the "
+		 "threshold; cN names a configuration as in the configurations' table",
 		 html_jnum(json_object_get(pg->rep, "summary"), "ci_level", &level) ||
 				 html_jnum(opt, "ci_level", &level)
 			 ? html_fmt_num(level * 100).s
@@ -162,13 +380,19 @@ void html_headline(struct page *pg, xmlNodePtr body)
 	html_attr(pg, svg, "id", "headline");
 	html_attr(pg, svg, "data-mark", "hl");
 	html_attrf(pg, svg, "data-marks", "%zu", shown);
+	hl_x(&s, -fabs(t), &b0);
+	hl_x(&s, fabs(t), &b1);
 	html_attr(pg,
-		  html_svg_rect(pg, svg, html_sc(&s, -t), HL_TOP, html_sc(&s, t) - html_sc(&s, -t),
-				(double)shown * HL_ROW_H, "#eeeeee"),
+		  html_svg_rect(pg, svg, b0, HL_TOP, b1 - b0, (double)shown * HL_ROW_H, "#eeeeee"),
 		  "class", "band");
-	html_axis_x(pg, svg, &s, HL_TOP, HL_TOP + (double)shown * HL_ROW_H + 4, "change %");
-	html_svg_line(pg, svg, html_sc(&s, 0), HL_TOP, html_sc(&s, 0),
-		      HL_TOP + (double)shown * HL_ROW_H, "#999999");
+	headline_axis(pg, svg, &s, HL_TOP, HL_TOP + (double)shown * HL_ROW_H + 4);
+	hl_x(&s, 0, &b0);
+	html_svg_line(pg, svg, b0, HL_TOP, b0, HL_TOP + (double)shown * HL_ROW_H, "#999999");
+	xs = compared_configs(pg, rows);
+	if (!xs) {
+		pg->failed = true;
+		return;
+	}
 	json_array_foreach(rows, i, r)
 	{
 		double cy = HL_TOP + (double)i * HL_ROW_H + HL_ROW_H / 2;
@@ -177,12 +401,13 @@ void html_headline(struct page *pg, xmlNodePtr body)
 			break;
 		g = html_el(pg, svg, "g", NULL);
 		html_attrf(pg, g, "class", "hl %s", html_verdict_class(html_jstr(r, "verdict")));
-		if (headline_label(pg, g, r, cy) < 0) {
+		if (headline_label(pg, g, xs, r, cy) < 0) {
 			pg->failed = true;
-			return;
+			break;
 		}
 		headline_marks(pg, g, &s, r, cy);
 	}
+	json_decref(xs);
 }
 
 /* ---- per-boot values: box plots ---- */

@@ -443,14 +443,16 @@ static void part_configs(struct page *pg, xmlNodePtr body)
 
 	html_section(pg, body, "configs", "Configurations", NULL);
 	tbody = html_header_row(pg, html_el(pg, body, "table", NULL),
-				(const char *const[]){ "configuration", "kind", "key", "campaign",
-						       "CPUs", "parameters", NULL });
+				(const char *const[]){ "name", "configuration", "kind", "key",
+						       "campaign", "CPUs", "parameters", NULL });
 	json_array_foreach(cfgs, i, c)
 	{
 		xmlNodePtr tr = html_el(pg, tbody, "tr", NULL), td;
 		struct kv kv = { 0 };
 		struct vtb_strbuf sb = VTB_STRBUF_INIT;
 
+		/* the text report's legend and the headline chart's names */
+		html_attr(pg, html_elf(pg, tr, "td", "c%zu", i + 1), "class", "cname");
 		td = html_el(pg, tr, "td", NULL);
 		html_swatch(pg, td, html_palette(i));
 		html_text(pg, td, html_orstr(html_jstr(c, "label")));

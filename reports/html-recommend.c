@@ -161,53 +161,13 @@ static bool value_range(const json_t *cands, double *lo, double *hi)
 	return any;
 }
 
-/*
- * What sets each candidate apart: the words of its label that are not
- * in every candidate's label ("sched=isolate" of "vm vcpus=2 ...
- * sched=isolate"), in its label's order.  malloc'ed ("" when none sets it
- * apart); NULL on ENOMEM.
- */
-static char *differs(const json_t *cands, const json_t *cand)
-{
-	const char *l = html_orstr(html_jstr(cand, "label"));
-	struct vtb_strbuf sb = VTB_STRBUF_INIT;
-	bool err = vtb_strbuf_addstr(&sb, "") < 0;
-
-	for (const char *w = l; *w && !err;) {
-		size_t n = strcspn(w, " ");
-		const json_t *o;
-		bool everywhere = true;
-		size_t i;
-
-		json_array_foreach(cands, i, o)
-		{
-			const char *ol = html_orstr(html_jstr(o, "label"));
-			bool has = false;
-
-			for (const char *p = ol; *p && !has;
-			     p += strcspn(p, " "), p += strspn(p, " "))
-				has = strcspn(p, " ") == n && !strncmp(p, w, n);
-			everywhere &= has;
-		}
-		if (n && !everywhere)
-			err = vtb_strbuf_addf(&sb, "%s%.*s", sb.len ? " " : "", (int)n, w) < 0;
-		w += n;
-		w += strspn(w, " ");
-	}
-	if (err) {
-		vtb_strbuf_release(&sb);
-		return NULL;
-	}
-	return vtb_strbuf_detach(&sb);
-}
-
 /* The label at the end of a run: "c2 sched=isolate", or "c2" when what
  * sets it apart is longer than RUN_LABEL characters (the legend has it
  * whole: a label is never cut).  malloc'ed; NULL on ENOMEM. */
 #define RUN_LABEL 48
 static char *run_label(const json_t *cands, const json_t *cand, size_t i)
 {
-	char *d = differs(cands, cand), *l;
+	char *d = html_words_apart(cands, html_jstr(cand, "label")), *l;
 
 	if (!d)
 		return NULL;

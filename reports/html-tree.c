@@ -14,6 +14,7 @@
 
 #include "../common/vtbutil.h"
 #include "html.h"
+#include "report.h"
 
 /* ---- text that XML 1.0 and HTML both accept ---- */
 
@@ -218,14 +219,12 @@ struct num html_fmt_num(double v)
 	return n;
 }
 
+/* the one form of every report (report.h) */
 struct num html_fmt_pct(double v)
 {
 	struct num n;
 
-	if (!isfinite(v))
-		snprintf(n.s, sizeof(n.s), "-");
-	else
-		snprintf(n.s, sizeof(n.s), "%+.1f%%", fabs(v) < 1e9 ? v : copysign(1e9, v));
+	snprintf(n.s, sizeof(n.s), "%s", vtb_report_pct(v).s);
 	return n;
 }
 
@@ -293,7 +292,7 @@ const char *html_palette(size_t i)
 }
 
 /* Index in "configs" of @key (and @campaign when given and present). */
-static long cfg_index(const struct page *pg, const char *key, const char *campaign)
+long html_cfg_index(const struct page *pg, const char *key, const char *campaign)
 {
 	json_t *cfgs = json_object_get(pg->rep, "configs"), *c;
 	long any = -1;
@@ -317,14 +316,14 @@ static long cfg_index(const struct page *pg, const char *key, const char *campai
 
 static const json_t *cfg_get(const struct page *pg, const char *key, const char *campaign)
 {
-	long i = cfg_index(pg, key, campaign);
+	long i = html_cfg_index(pg, key, campaign);
 
 	return i < 0 ? NULL : json_array_get(json_object_get(pg->rep, "configs"), (size_t)i);
 }
 
 const char *html_cfg_colour(const struct page *pg, const char *key, const char *campaign)
 {
-	long i = cfg_index(pg, key, campaign);
+	long i = html_cfg_index(pg, key, campaign);
 
 	return i < 0 ? "#777777" : palette[(size_t)i % N_PALETTE];
 }
@@ -360,6 +359,41 @@ char *html_side_label(const struct page *pg, const char *key, const char *campai
 	if (campaign && main_uuid && strcmp(campaign, main_uuid))
 		return vtb_asprintf("%s @%.8s", l, campaign);
 	return strdup(l);
+}
+
+/* What sets @label apart in @set (html.h). */
+char *html_words_apart(const json_t *set, const char *label)
+{
+	const char *l = html_orstr(label);
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	bool err = vtb_strbuf_addstr(&sb, "") < 0;
+
+	for (const char *w = l; *w && !err;) {
+		size_t n = strcspn(w, " ");
+		const json_t *o;
+		bool everywhere = true;
+		size_t i;
+
+		json_array_foreach(set, i, o)
+		{
+			const char *ol = html_orstr(html_jstr(o, "label"));
+			bool has = false;
+
+			for (const char *p = ol; *p && !has;
+			     p += strcspn(p, " "), p += strspn(p, " "))
+				has = strcspn(p, " ") == n && !strncmp(p, w, n);
+			everywhere &= has;
+		}
+		if (n && !everywhere)
+			err = vtb_strbuf_addf(&sb, "%s%.*s", sb.len ? " " : "", (int)n, w) < 0;
+		w += n;
+		w += strspn(w, " ");
+	}
+	if (err) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
 }
 
 const char *html_verdict_class(const char *v)

@@ -95,6 +95,14 @@ const char *html_verdict_class(const char *v);
 /* ---- configurations: by index in "configs" (@campaign when given) ---- */
 
 const char *html_palette(size_t i); /* the colour of configuration @i */
+/* The index of @key (and @campaign when given and present) in "configs",
+ * the N-1 of its name cN (the text report's legend); -1 when absent. */
+long html_cfg_index(const struct page *pg, const char *key, const char *campaign);
+/* What sets @label apart among the objects of the array @set: the words
+ * of @label that are not in every member's "label" ("sched=isolate" of
+ * "vm vcpus=2 ... sched=isolate"), in @label's order.  malloc'ed ("" when
+ * none sets it apart); NULL on ENOMEM. */
+char *html_words_apart(const json_t *set, const char *label);
 const char *html_cfg_colour(const struct page *pg, const char *key, const char *campaign);
 const char *html_cfg_label(const struct page *pg, const char *key, const char *campaign);
 const char *html_cfg_kind(const struct page *pg, const char *key);

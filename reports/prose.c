@@ -36,11 +36,7 @@ const char *rep_num(struct ctx *c, double v)
 
 const char *rep_pctv(struct ctx *c, double v)
 {
-	if (isnan(v))
-		return "-";
-	if (fabs(v) >= 1e6)
-		return rep_fmt(c, "%+.3g%%", v);
-	return rep_fmt(c, "%+.1f%%", v);
+	return rep_fmt(c, "%s", vtb_report_pct(v).s);
 }
 
 const char *rep_cov_s(struct ctx *c, double cov)

@@ -37,6 +37,20 @@
 extern const char vtb_report_tcg_note[];
 bool vtb_report_ran_tcg(const json_t *camp);
 
+/*
+ * A change in percent as every report writes it (reports/pct.c): one
+ * decimal ("+12.3%", "-100.0%") below VTB_REPORT_PCT_EXP in magnitude,
+ * from there 3 significant digits in exponent form ("+1.47e+15%"); "-"
+ * for a number that is not finite.  At most 11 characters
+ * ("-1.23e+308%").  Text, Markdown and HTML all print this, so a figure
+ * reads the same in every format (the JSON carries the number itself).
+ */
+#define VTB_REPORT_PCT_EXP 1e6
+struct vtb_pct {
+	char s[24];
+};
+struct vtb_pct vtb_report_pct(double v);
+
 /* What a caller may tune; a NULL options pointer means the defaults. */
 struct vtb_report_opts {
 	/* text: the width, VTB_REPORT_MIN_COLUMNS at least (see text below);

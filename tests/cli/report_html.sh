@@ -192,6 +192,101 @@ sys.exit(1 if bad else 0)
 EOF2
 then ok "headline chart: $(cat "$T/check")"; else notok "headline chart" "$(cat "$T/check")"; fi
 
+# The headline chart on a log-ratio axis: report-own with an outlier row
+# (+9264%, its interval to +12000%), a normal one (+346%) and an interval
+# of [-100%, +1.47e15%].  In the page Chromium laid out, the outlier and
+# the normal row sit far apart, the outlier inside the axis; what is
+# beyond the axis has a clip marker with its value; every label is inside
+# the chart, uncut, and names its configuration cN (with the words of its
+# label that set it apart); and the text, Markdown and HTML write the
+# same percentages, those the JSON's numbers give by the documented rule.
+python3 - "$F/report-own.json" "$T/outlier.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+def setr(r, ch, lo, hi, v):
+    r.update(change_pct=ch, ci_low_pct=lo, ci_high_pct=hi, verdict=v,
+             confirmed=v == "worse", significant=v == "worse")
+setr(rows[2], 9264.0, 7000.0, 12000.0, "worse")
+setr(rows[3], 346.0, 300.0, 400.0, "worse")
+setr(rows[4], 50.0, -100.0, 1.47e15, "inconclusive")
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+EOF2
+for f in html text md json; do
+	expect_exit "outlier: renders as $f" 0 "$R" --format $f "$T/outlier.json" "$T/outlier.$f" ||
+		: >"$T/outlier.$f"
+done
+sed 's|</body>|<script>var s = document.getElementById("headline"), out = []; document.querySelectorAll("#headline g.hl").forEach(function (g) { var c = g.querySelector("circle"), l = g.querySelector(".hllabel") \|\| g.querySelector("text"), b = l.getBBox(); out.push({ dot: c ? c.cx.baseVal.value : null, label: l.textContent, lx: b.x, lw: b.width, clips: Array.prototype.map.call(g.querySelectorAll("polygon.clip"), function (p) { return p.points.getItem(1).x; }), clipv: Array.prototype.map.call(g.querySelectorAll(".clipv"), function (t) { return t.textContent; }) }); }); document.body.setAttribute("data-hl", JSON.stringify({ w: s.width.baseVal.value, rows: out }));</script></body>|' \
+	"$T/outlier.html" >"$T/outlier-measured.html"
+timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$T/profile" --window-size=1366,768 \
+	--dump-dom "file://$T/outlier-measured.html" >"$T/dom" 2>"$T/log"
+if python3 - "$T/outlier.json" "$T/dom" "$T/outlier" >"$T/check" 2>&1 <<'EOF2'
+import html, json, re, sys
+doc = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2], encoding="utf-8").read()
+m = re.search(r'data-hl="([^"]*)"', dom)
+bad = []
+if not m:
+    print("no measures in the DOM (the script did not run)")
+    sys.exit(1)
+hl = json.loads(html.unescape(m.group(1)))
+rows = hl["rows"]
+if len(rows) != len(doc["rows"]):
+    bad.append("%d headline rows, want %d" % (len(rows), len(doc["rows"])))
+# the outlier inside the axis, far from the normal row
+out, norm = rows[2], rows[3]
+if out["dot"] is None or norm["dot"] is None:
+    bad.append("no dot for +9264%% (%r) or +346%% (%r)" % (out, norm))
+elif out["dot"] - norm["dot"] < 100:
+    bad.append("+9264%% at x %.1f, +346%% at x %.1f: not apart" % (out["dot"], norm["dot"]))
+# the one form of a percentage (docs/reports.md)
+def pct(v):
+    return ("%+.3g%%" if abs(v) >= 1e6 else "%+.1f%%") % v
+huge = doc["rows"][4]
+lo, hi = pct(huge["ci_low_pct"]), pct(huge["ci_high_pct"])
+if sorted(rows[4]["clipv"]) != sorted([lo, hi]) or len(rows[4]["clips"]) != 2:
+    bad.append("the huge interval's clip markers %r %r, want %s and %s" %
+               (rows[4]["clips"], rows[4]["clipv"], lo, hi))
+if out["clipv"] != [pct(doc["rows"][2]["ci_high_pct"])]:
+    bad.append("the outlier's interval end beyond the axis: %r" % out["clipv"])
+if any(r["clips"] for i, r in enumerate(rows) if i not in (2, 4)):
+    bad.append("a clip marker on a row within the axis")
+# labels: inside the chart, whole, the row's cN and words of its label
+for r, d in zip(rows, doc["rows"]):
+    k = next(i for i, c in enumerate(doc["configs"]) if c["key"] == d["x"]["config"])
+    name = "c%d" % (k + 1)
+    words = r["label"].split(": ", 1)[-1].split(" ")
+    if r["lx"] < 0 or r["lx"] + r["lw"] > hl["w"]:
+        bad.append("label outside the chart: %r" % r["label"])
+    if "..." in r["label"] or "~" in r["label"]:
+        bad.append("label cut: %r" % r["label"])
+    if words[0] != name or not set(words[1:]) <= set(doc["configs"][k]["label"].split()):
+        bad.append("label %r, want %s and words of %r" % (r["label"], name,
+                                                           doc["configs"][k]["label"]))
+# the same figures in every format
+text = open(sys.argv[3] + ".text", encoding="utf-8").read()
+md = open(sys.argv[3] + ".md", encoding="utf-8").read()
+page = html.unescape(open(sys.argv[3] + ".html", encoding="utf-8").read())
+for fmt, body, want in (("text", text, "ci %s..%s" % (lo, hi)), ("md", md, "ci %s..%s" % (lo, hi)),
+                        ("html", page, "[%s, %s]" % (lo, hi))):
+    if want not in body:
+        bad.append("%s: no %r" % (fmt, want))
+    for v in (pct(doc["rows"][2]["change_pct"]), pct(doc["rows"][3]["change_pct"])):
+        if v not in body:
+            bad.append("%s: no %r" % (fmt, v))
+if "1000000000" in page:
+    bad.append("html: a clamped +1000000000%")
+rendered = json.load(open(sys.argv[3] + ".json"))["rows"][4]
+if pct(rendered["ci_high_pct"]) != hi or pct(rendered["ci_low_pct"]) != lo:
+    bad.append("json: the interval reads %r..%r" % (rendered["ci_low_pct"], rendered["ci_high_pct"]))
+print("\n".join(bad) or "+9264%% at x %.0f, +346%% at x %.0f; clips %s; labels %s" %
+      (out["dot"], norm["dot"], " ".join(rows[4]["clipv"]), ", ".join(r["label"] for r in rows[:2])))
+sys.exit(1 if bad else 0)
+EOF2
+then ok "outlier: log axis, clip markers, labels whole with cN, one figure in every format ($(cat "$T/check"))"
+else notok "outlier: log axis, clip markers, labels whole with cN, one figure in every format" "$(cat "$T/check")" "$(head -c 400 "$T/log")"; fi
+
 # box-plot labels are never cut (wrapped on two lines, whole in the
 # tooltip), and axes speak in readable units (0.41 s of report-own is ms)
 for name in own fixture; do

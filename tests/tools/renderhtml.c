@@ -2,8 +2,10 @@
 /*
  * Test tool: renders a compare report document (JSON) into the HTML
  * report, so tests/cli/report_html.sh can load the page in a browser
- * without a database.  usage: renderhtml REPORT.json OUT.html ("-" is
- * stdout).  Exit 0 ok, 2 bad input, 3 write failure.
+ * without a database.  usage: renderhtml [--format NAME] REPORT.json
+ * OUT ("-" is stdout; NAME any format of the registry, html when not
+ * given: the same document in text, md and json for a test that compares
+ * them).  Exit 0 ok, 2 bad input, 3 write failure.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -14,13 +16,23 @@
 
 int main(int argc, char **argv)
 {
+	const struct vtb_report_ops *ops = vtb_report_find("html");
 	json_error_t jerr;
 	json_t *doc;
 	FILE *f;
 	int ret;
 
+	if (argc == 5 && !strcmp(argv[1], "--format")) {
+		ops = vtb_report_find(argv[2]);
+		if (!ops) {
+			fprintf(stderr, "renderhtml: unknown format '%s'\n", argv[2]);
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: renderhtml REPORT.json OUT.html\n");
+		fprintf(stderr, "usage: renderhtml [--format NAME] REPORT.json OUT\n");
 		return 2;
 	}
 	doc = json_load_file(argv[1], 0, &jerr);
@@ -34,7 +46,7 @@ int main(int argc, char **argv)
 		json_decref(doc);
 		return 3;
 	}
-	ret = vtb_report_find("html")->render(doc, NULL, f);
+	ret = ops->render(doc, NULL, f);
 	if (ret < 0)
 		fprintf(stderr, "renderhtml: %s\n", vtb_errmsg());
 	if (f != stdout && fclose(f) && ret == 0) {

@@ -1468,3 +1468,32 @@ Test(report_registry, text_follows_the_columns_option)
 		free(s[k]);
 	json_decref(doc);
 }
+
+/* One form of a percentage for text, Markdown and HTML: one decimal below
+ * a million percent, three significant digits in exponent form from there
+ * (never clamped), "-" for what is not a number; 11 characters at most. */
+Test(report_pct, one_decimal_then_exponent_form_never_clamped)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} t[] = {
+		{ 0, "+0.0%" },
+		{ 12.34, "+12.3%" },
+		{ -100, "-100.0%" },
+		{ 9264, "+9264.0%" },
+		{ 999999.9, "+999999.9%" },
+		{ 1e6, "+1e+06%" },
+		{ 1.47e15, "+1.47e+15%" },
+		{ -1.23e308, "-1.23e+308%" },
+		{ NAN, "-" },
+		{ INFINITY, "-" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct vtb_pct p = vtb_report_pct(t[i].v);
+
+		cr_expect_str_eq(p.s, t[i].s, "%g", t[i].v);
+		cr_expect_leq(strlen(p.s), 11);
+	}
+}
