@@ -20,7 +20,7 @@
 
 static const char *const formats[] = { "text", "tsv", "json", NULL };
 /* the listings by name, for completion (a test checks each is one) */
-static const char *const kinds[] = { "runs",	  "cells", "kernels", "workloads",
+static const char *const kinds[] = { "runs",  "cells",	 "kernels", "workloads",
 				     "sinks", "formats", NULL };
 
 enum { OPT_DB = 256, OPT_ALL, OPT_FORMAT, OPT_QUIET = 'q' };

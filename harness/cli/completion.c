@@ -135,9 +135,14 @@ static void put_fish(FILE *f, const char *s)
 	}
 }
 
-#define each_opt(o, cli)                         \
-	for (o = (cli)->opts; o && !is_end(o); o++) \
+/* the next option row of a table from @o (headings skipped), NULL at its end */
+static const struct vtb_cli_opt *opt_from(const struct vtb_cli_opt *o)
+{
+	for (; o && !is_end(o); o++)
 		if (o->name)
+			return o;
+	return NULL;
+}
 
 static const struct vtb_cli_opt help_opt = { .name = "help", .shortopt = 'h', .help = "this help" };
 
@@ -215,14 +220,13 @@ static const char bash_head1[] =
 	"\tcase $cmd in\n"
 	"\t--completion)\n"
 	"\t\t((COMP_CWORD == 2)) && _vtbench_words '";
-static const char bash_head2[] =
-	"'\n"
-	"\t\treturn\n"
-	"\t\t;;\n"
-	"\thelp)\n"
-	"\t\t((COMP_CWORD == 2)) && _vtbench_words \"$_vtbench_commands\"\n"
-	"\t\treturn\n"
-	"\t\t;;\n";
+static const char bash_head2[] = "'\n"
+				 "\t\treturn\n"
+				 "\t\t;;\n"
+				 "\thelp)\n"
+				 "\t\t((COMP_CWORD == 2)) && _vtbench_words \"$_vtbench_commands\"\n"
+				 "\t\treturn\n"
+				 "\t\t;;\n";
 
 /* "-o|--output" */
 static void bash_names(FILE *f, const struct vtb_cli_opt *o)
@@ -259,7 +263,7 @@ static void bash_cmd(FILE *f, const struct vtb_comp_cmd *c)
 
 	fprintf(f, "\t%s)\n\t\tcase $prev in\n", c->name);
 	/* the free values first, in one arm: nothing to offer */
-	each_opt(o, c->cli) {
+	for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1)) {
 		value_of(o, &v);
 		if (!o->arg || v.kind != COMP_NONE)
 			continue;
@@ -270,7 +274,7 @@ static void bash_cmd(FILE *f, const struct vtb_comp_cmd *c)
 	if (any)
 		fputs(")\n\t\t\treturn\n\t\t\t;;\n", f);
 	any = false;
-	each_opt(o, c->cli) {
+	for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1)) {
 		value_of(o, &v);
 		if (!o->arg || v.kind == COMP_NONE)
 			continue;
@@ -281,7 +285,7 @@ static void bash_cmd(FILE *f, const struct vtb_comp_cmd *c)
 		fputs("\t\t\treturn\n\t\t\t;;\n", f);
 	}
 	fputs("\t\tesac\n\t\tif [[ $_vtb_cur == -* ]]; then\n\t\t\t_vtbench_words '", f);
-	each_opt(o, c->cli) {
+	for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1)) {
 		if (o->shortopt)
 			fprintf(f, "-%c ", o->shortopt);
 		fprintf(f, "--%s ", o->name);
@@ -292,7 +296,7 @@ static void bash_cmd(FILE *f, const struct vtb_comp_cmd *c)
 		bash_value(f, &v, "\t\t");
 	} else if (v.kind == COMP_WORDS) {
 		fputs("\t\tlocal n=$(_vtbench_operands '", f);
-		each_opt(o, c->cli) {
+		for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1)) {
 			if (!o->arg)
 				continue;
 			fprintf(f, "%s", any ? " " : "");
@@ -380,7 +384,7 @@ static void zsh_cmd(FILE *f, const struct vtb_comp_cmd *c)
 	char *what = strndup(u, strcspn(u, " \n"));
 
 	fprintf(f, "_vtbench_%s()\n{\n\t_arguments -s -S", c->name);
-	each_opt(o, c->cli)
+	for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1))
 		zsh_opt(f, o);
 	zsh_opt(f, &help_opt);
 	operand_of(c->cli, &v);
@@ -488,14 +492,14 @@ static void fish_cmd(FILE *f, const struct vtb_comp_cmd *c)
 	struct comp_val v;
 
 	fputc('\n', f);
-	each_opt(o, c->cli)
+	for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1))
 		fish_opt(f, c->name, o);
 	fish_opt(f, c->name, &help_opt);
 	operand_of(c->cli, &v);
 	if (v.kind == COMP_WORDS) {
 		fprintf(f, "complete -c vtbench -n '__vtbench_cmd %s; and __vtbench_first_operand",
 			c->name);
-		each_opt(o, c->cli) {
+		for (o = opt_from(c->cli->opts); o; o = opt_from(o + 1)) {
 			if (!o->arg)
 				continue;
 			if (o->shortopt)
