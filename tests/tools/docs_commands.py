@@ -46,6 +46,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 SRC, VTBENCH, AGENT, FIXTURE, FLEET, WORK = sys.argv[1:7]
 DOCS = sys.argv[7:]
@@ -53,13 +55,25 @@ SH_LANGS = {"sh", "shell", "bash", "console", "shell-session"}
 OPERATORS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>", "2>&1", "&>"}
 TIMEOUT = 60
 
-count = 0
+# each check's lines, printed in the docs' order (the checks run side by
+# side: most of their time is waiting for vtbench)
+OUT = threading.local()
+
+
+def emit(line):
+    OUT.lines.append(line)
 
 
 def say(ok, name, detail=""):
-    print("%s - %s" % ("ok" if ok else "not ok", name))
+    emit("%s - %s" % ("ok" if ok else "not ok", name))
     for line in ("" if ok else detail).splitlines()[:12]:
-        print("# " + line)
+        emit("# " + line)
+
+
+def job(fn, *args):
+    OUT.lines = []
+    fn(*args)
+    return OUT.lines
 
 
 def commands_of(path):
@@ -129,9 +143,17 @@ def run(argv, cwd, env=None):
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
+HELP = {}
+
+
 def help_options(argv):
-    rc, out, _ = run(argv, WORK)
-    return set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", out)) | {"--help"}, rc, out
+    """The --options a --help lists (each --help run once)."""
+    key = tuple(argv)
+    if key not in HELP:
+        rc, out, _ = run(argv, WORK)
+        opts = set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", out)) | {"--help"}
+        HELP[key] = (opts, rc, out)
+    return HELP[key]
 
 
 def commands_known():
@@ -213,13 +235,11 @@ def operands(words, cli_help):
     return ops
 
 
-def check_command(doc, line, text):
-    global count
-    count += 1
+def check_command(n, doc, line, text):
     words, env, why = words_of(text)
     name = "%s:%d: %s" % (doc, line, " ".join(words) if words else text)
     if why:
-        print("skip - %s (%s)" % (name, why))
+        emit("skip - %s (%s)" % (name, why))
         return
     while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
         k, v = words.pop(0).split("=", 1)
@@ -230,7 +250,7 @@ def check_command(doc, line, text):
         say(False, name, "'%s' is not a command of vtbench --help (%s)" % (cmd, " ".join(sorted(KNOWN))))
         return
     merge_out = words[2] if cmd == "merge" and len(words) > 2 else None
-    d = workdir(count, words, merge_out)
+    d = workdir(n, words, merge_out)
     if prog == "vtbench-agent" and cmd and not cmd.startswith("-"):
         rc, out, err = run(argv + ["--help"], d, env)
         say(rc == 0, name + " (options parse: --help appended, exit 0)", "exit %d\n%s" % (rc, err))
@@ -258,12 +278,16 @@ def check_command(doc, line, text):
         "expected %s\n%s" % (" or ".join(map(str, allowed)), err))
 
 
+checks = []
 for doc in DOCS:
     rel = os.path.relpath(doc, SRC)
     for line, lang, text, prompted in commands_of(doc):
         if lang in SH_LANGS or prompted:
-            check_command(rel, line, text)
+            checks.append((check_command, len(checks), rel, line, text))
         elif re.match(r"^vtbench(-agent)? +\S", text) and re.search(r"\[|\|", text.split(" #")[0]) \
                 and not re.match(r"^vtbench(-agent)? [\w-]+:", text):
-            check_synopsis(rel, line, text)
-print("# %d commands" % count)
+            checks.append((check_synopsis, rel, line, text))
+with ThreadPoolExecutor(max_workers=4) as pool:
+    for lines in pool.map(lambda c: job(*c), checks):
+        print("\n".join(lines))
+print("# %d commands" % sum(c[0] is check_command for c in checks))
