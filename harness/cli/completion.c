@@ -110,7 +110,8 @@ static void put_words(FILE *f, const char *const *words)
 }
 
 /* @s inside '...' for bash and zsh ('\'' for a quote); @brackets: also
- * _arguments' [description] escapes.  Line breaks become spaces. */
+ * _arguments' escapes in a [description] or message (as clap_complete
+ * writes them).  Line breaks become spaces. */
 static void put_sq(FILE *f, const char *s, bool brackets)
 {
 	for (; s && *s; s++) {
@@ -118,7 +119,7 @@ static void put_sq(FILE *f, const char *s, bool brackets)
 			fputs("'\\''", f);
 		else if (*s == '\n' || *s == '\t')
 			fputc(' ', f);
-		else if (brackets && strchr("[]\\:", *s))
+		else if (brackets && strchr("[]\\:$`", *s))
 			fprintf(f, "\\%c", *s);
 		else
 			fputc(*s, f);
