@@ -80,12 +80,16 @@ BINS := $(BUILD)/vtbench $(BUILD)/vtbench-agent
 MAN1 := $(BUILD)/man/vtbench.1 $(BUILD)/man/vtbench-agent.1
 MAN5 := $(BUILD)/man/vtbench-matrix.5
 MANS := $(MAN1) $(MAN5)
+# Shell completion scripts, written by vtbench from the same tables.
+COMPS := $(BUILD)/completion/vtbench.bash $(BUILD)/completion/_vtbench \
+	$(BUILD)/completion/vtbench.fish
 # The guest image needs the static agent: not built in the ASan variant.
 GUEST := $(if $(filter 1,$(SAN)),,$(BUILD)/guest/initramfs.cpio.gz)
 
-.PHONY: all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest fuzz fuzz-smoke fuzz-build fuzz-bins man
-all: $(BINS) $(GUEST) $(MANS)
+.PHONY: completion all check check-unit check-cli check-asan demo bench bench-workloads install clean format deps tests guest fuzz fuzz-smoke fuzz-build fuzz-bins man
+all: $(BINS) $(GUEST) $(MANS) $(COMPS)
 man: $(MANS)
+completion: $(COMPS)
 guest: $(GUEST)
 tests: $(TEST_BIN) $(TOOL_BIN)
 
@@ -181,6 +185,11 @@ $(BUILD)/man/vtbench.1 $(BUILD)/man/vtbench-matrix.5: $(BUILD)/vtbench
 	@$(if $(Q),echo "  MAN     $@")
 	$(Q)$< --man $(basename $(@F)) >$@.tmp && mv $@.tmp $@
 
+$(BUILD)/completion/vtbench.bash $(BUILD)/completion/_vtbench $(BUILD)/completion/vtbench.fish: $(BUILD)/vtbench
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)$< --completion $(if $(filter %.bash,$@),bash,$(if $(filter %.fish,$@),fish,zsh)) >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/man/vtbench-agent.1: $(BUILD)/vtbench-agent
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  MAN     $@")
@@ -239,6 +248,16 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 0644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(PREFIX)/share/vtbench/topologies/hosts
+	install -m 0644 topologies/hosts/* $(DESTDIR)$(PREFIX)/share/vtbench/topologies/hosts/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0644 $(BUILD)/completion/vtbench.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vtbench
+	install -m 0644 $(BUILD)/completion/_vtbench $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/
+	install -m 0644 $(BUILD)/completion/vtbench.fish \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/
 ifneq ($(GUEST),)
 	install -d $(DESTDIR)$(PREFIX)/share/vtbench/guest/kernel/boot
 	install -m 0644 $(GUEST) $(DESTDIR)$(PREFIX)/share/vtbench/guest/

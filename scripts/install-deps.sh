@@ -47,6 +47,8 @@ curl
 influxdb
 prometheus-pushgateway
 jq
+zsh
+fish
 rsync
 man-db
 groff-base

@@ -152,6 +152,8 @@ static const char about[] =
 	"harness with --records.  Options are also accepted as NAME=VALUE.\n";
 static const char wl_opts_intro[] =
 	"--NAME VALUE, -LETTER VALUE or NAME=VALUE; a yes|no option alone means yes";
+/* every --help ends with them, as vtbench's commands' do */
+static const char exit_codes[] = "0 ok, 1 a workload failed, 2 usage or input error.";
 static const char records_note[] =
 	"(the workload's 'records' option is given as --records=N or records=N)";
 
@@ -190,6 +192,7 @@ static void workload_help(FILE *f, const struct vtb_workload_ops *w)
 	agent_opts_help(f, WL, false);
 	if (vtb_opt_find(w->opts, "records"))
 		fprintf(f, "  %s\n", records_note);
+	fprintf(f, "\nexit codes: %s\n", exit_codes);
 }
 
 /* vtbench-agent(1): the agent's table and every workload's */
@@ -252,7 +255,7 @@ static void man_page(FILE *f)
 			vtb_man_para(f, records_note);
 	}
 	vtb_man_section(f, "EXIT STATUS");
-	vtb_man_para(f, "0 ok, 1 a workload failed, 2 usage or input error.");
+	vtb_man_para(f, exit_codes);
 	vtb_man_section(f, "SEE ALSO");
 	fputs("\\fBvtbench\\fR(1), \\fBvtbench\\-matrix\\fR(5), \\fBcyclictest\\fR(8), "
 	      "\\fBhackbench\\fR(8)\n",
@@ -1235,6 +1238,7 @@ static int cmd_top(int argc, char **argv)
 		agent_opts_help(stdout, TOP, true);
 		printf("\nWorkloads:\n");
 		list_workloads(stdout, all);
+		printf("\nexit codes: %s\n", exit_codes);
 		return 0;
 	}
 	if (version) {

@@ -17,7 +17,9 @@
 
 #define ID_HELP 'h'
 
-static const struct vtb_cli_opt help_row = { "help", ID_HELP, 'h', NULL, "this help", NULL };
+static const struct vtb_cli_opt help_row = {
+	.name = "help", .id = ID_HELP, .shortopt = 'h', .help = "this help"
+};
 
 static bool is_end(const struct vtb_cli_opt *o)
 {

@@ -22,6 +22,9 @@ struct vtb_cli_opt {
 	const char *help; /* one paragraph, wrapped by --help */
 	/* NULL-terminated: the only values accepted (and suggested) */
 	const char *const *values;
+	/* the values a registry holds (report formats), for completion
+	 * only: the command checks such a value itself */
+	const char *const *(*values_of)(void);
 };
 /* A table ends with an all-zero row.  -h/--help is added by the parser. */
 
@@ -32,6 +35,9 @@ struct vtb_cli {
 	const struct vtb_cli_opt *opts;
 	const char *more;  /* preformatted text after the options, or NULL */
 	const char *exits; /* "0 ok, 2 ...": the exit codes, wrapped */
+	/* NULL-terminated: the words the first operand may be (list's
+	 * kinds), for completion; NULL when it is free */
+	const char *const *operands;
 };
 
 /* vtb_cli_next() results besides an option's id */

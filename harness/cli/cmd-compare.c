@@ -117,6 +117,7 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ .name = "format",
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
+	  .values_of = vtb_report_names,
 	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), md, "
 		  "html, json or csv (vtbench list formats)" },
 	{ .name = "output",

@@ -19,6 +19,9 @@
 #define LIST_SCHEMA "vtbench-list/1"
 
 static const char *const formats[] = { "text", "tsv", "json", NULL };
+/* the listings by name, for completion (a test checks each is one) */
+static const char *const kinds[] = { "runs",  "cells",	 "kernels", "workloads",
+				     "sinks", "formats", NULL };
 
 enum { OPT_DB = 256, OPT_ALL, OPT_FORMAT, OPT_QUIET = 'q' };
 
@@ -59,6 +62,7 @@ const struct vtb_cli list_cli = {
 	.opts = list_opts,
 	.exits = "0 listed, 2 usage or input error (no such database, no campaign), 3 the "
 		 "database cannot be read.",
+	.operands = kinds,
 };
 
 /* A listing's columns: the JSON key (TSV header) and the text header. */

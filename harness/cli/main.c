@@ -18,6 +18,7 @@
 #include "../../workloads/workload.h"
 #include "../matrix/conf.h"
 #include "cmd.h"
+#include "completion.h"
 #include "../plan/plan.h"
 #include "../boot/provision.h"
 #include "../upload/upload.h"
@@ -43,7 +44,8 @@ static const struct vtb_cmd commands[] = {
 	  VTB_CMD_NEED_HOST | VTB_CMD_OPEN_DB_RW | VTB_CMD_CREATE_DB | VTB_CMD_WRITES,
 	  "race a matrix's configurations on its [explore] objective; stored like run",
 	  &explore_cli },
-	{ "list", cmd_list, 0, "list runs, cells, workloads or upload sinks", &list_cli },
+	{ "list", cmd_list, 0, "list runs, cells, kernels, workloads, sinks or formats",
+	  &list_cli },
 	{ "merge", cmd_merge, VTB_CMD_OPEN_DB_RW | VTB_CMD_CREATE_DB | VTB_CMD_WRITES,
 	  "unite the databases of several hosts (campaigns by uuid; again adds nothing)",
 	  &merge_cli },
@@ -195,7 +197,8 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"usage: vtbench [-V | --version] [-h | --help] COMMAND [ARGS]\n\n%s\ncommands:\n",
+		"usage: vtbench [-V | --version] [-h | --help] COMMAND [ARGS]\n"
+		"       vtbench --completion bash|zsh|fish\n\n%s\ncommands:\n",
 		about);
 	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
@@ -281,6 +284,25 @@ static int man_page(int argc, char **argv)
 	return stdout_done(NULL, 0);
 }
 
+/* vtbench --completion SHELL: the shell's completion script, from the
+ * commands' tables (make writes them at build time, as the pages) */
+static int completion(int argc, char **argv)
+{
+	struct vtb_comp_cmd cmds[VTB_ARRAY_SIZE(commands)];
+	const char *near;
+	size_t i;
+
+	for (i = 0; i < VTB_ARRAY_SIZE(commands); i++)
+		cmds[i] = (struct vtb_comp_cmd){ commands[i].name, commands[i].summary,
+						 commands[i].cli };
+	if (argc == 3 && !vtb_completion_write(stdout, argv[2], cmds, VTB_ARRAY_SIZE(cmds)))
+		return stdout_done(NULL, 0);
+	near = argc == 3 ? vtb_suggest(vtb_completion_shells, argv[2]) : NULL;
+	fprintf(stderr, "vtbench: --completion takes bash, zsh or fish%s%s%s\n",
+		near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	return VTB_EXIT_USAGE;
+}
+
 static const struct vtb_cmd *find_cmd(const char *name)
 {
 	const char *names[VTB_ARRAY_SIZE(commands) + 1];
@@ -347,6 +369,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--man")) /* hidden: the build writes the pages */
 		return man_page(argc, argv);
+	if (!strcmp(argv[1], "--completion"))
+		return completion(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("vtbench %s\n", VTB_VERSION);
 		return stdout_done(NULL, 0);
@@ -366,7 +390,7 @@ int main(int argc, char **argv)
 		argv[1] = argv[2];
 		argv[2] = help_opt;
 	} else if (argv[1][0] == '-') {
-		const char *opts[] = { "help", "version", NULL };
+		const char *opts[] = { "help", "version", "completion", NULL };
 		const char *near = !strncmp(argv[1], "--", 2) ? vtb_suggest(opts, argv[1] + 2)
 							      : NULL;
 

@@ -132,7 +132,9 @@ D="$T/dest"
 expect_exit "make install PREFIX=/opt/vtb DESTDIR=D exits 0" 0 mk install PREFIX=/opt/vtb DESTDIR="$D"
 for f in bin/vtbench bin/vtbench-agent share/man/man1/vtbench.1 share/man/man1/vtbench-agent.1 \
 	share/man/man5/vtbench-matrix.5 share/vtbench/examples/quick.conf \
-	share/vtbench/README.md share/vtbench/docs/architecture.md; do
+	share/vtbench/README.md share/vtbench/docs/architecture.md \
+	share/vtbench/topologies/hosts/epyc-2s.synthetic share/bash-completion/completions/vtbench \
+	share/zsh/vendor-completions/_vtbench share/fish/vendor_completions.d/vtbench.fish; do
 	if [ -f "$D/opt/vtb/$f" ]; then ok "make install puts $f under PREFIX"; else notok "make install puts $f under PREFIX"; fi
 done
 expect_exit "the installed vtbench runs" 0 "$D/opt/vtb/bin/vtbench" --version

@@ -950,7 +950,7 @@ static void print_goals(void)
 	print_goal("30% at CoV 10% at n=10 >= 95% of rows", worse_of(got("power-cov10-chg30-n10")),
 		   95, false);
 	print_goal("coverage >= 93% at n >= 5 (normal, lognormal, contaminated)", cov, 93, false);
-	printf(" issue 26:\n");
+	printf(" slow boots and tails:\n");
 	print_goal("one x3 boot in 10 (either side), CoV 2%, 10% worse >= 95% of rows", one, 95,
 		   false);
 	print_goal("5% of boots x3 at random, CoV 2%, 10% worse (n=5, 10) >= 90% of rows", slow5,
@@ -960,7 +960,7 @@ static void print_goals(void)
 	print_goal("coverage >= 93% at n=3, 5, 10, every distribution", cov26, 93, false);
 	print_goal("p999 up in 2 of 10 boots (T1) found worse in >= 90% of tables",
 		   t1 ? pct(t1->tail_worse[2], t1->tail_rows[2]) : NAN, 90, false);
-	printf(" the same bound, no target of the issue's:\n");
+	printf(" the same bound, not a goal:\n");
 	print_goal("false alarms with 5% of boots x3 <= 5% (CoV 2%, 10%; n=5, 10)", fa_slow, 5,
 		   true);
 	print_goal("tail false alarms (T0, both) <= 5% of tables", fa_tail, 5, true);

@@ -324,7 +324,7 @@ int main(int argc, char **argv)
 	printf("  stops                one %u  same %u  futile %u  rounds %u  budget %u  empty %u  (decisions no fixed R reaches: %u)\n",
 	       stops[VTB_RACE_ONE], stops[VTB_RACE_SAME], stops[VTB_RACE_FUTILE],
 	       stops[VTB_RACE_ROUNDS], stops[VTB_RACE_BUDGET], stops[VTB_RACE_EMPTY], unreached);
-	printf("  goals (issue 19)     found >= 95%%: %s; boots <= 40%% of full, same precision: %s; same decisions: %s; same confidence: %s\n",
+	printf("  goals                found >= 95%%: %s; boots <= 40%% of full, same precision: %s; same decisions: %s; same confidence: %s\n",
 	       found >= 0.95 * seeds ? "met" : "NOT met",
 	       boots_race <= 0.4 * boots_full ? "met" : "NOT met",
 	       boots_race <= 0.4 * boots_oracle ? "met" : "NOT met",
