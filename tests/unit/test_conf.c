@@ -1190,8 +1190,17 @@ Test(conf_bad, workload_without_type)
 Test(conf_bad, unknown_workload_type)
 {
 	bad("[workload s]\ntype = membww\n",
-	    "t.conf:2: unknown workload type 'membww' (did you mean 'membw'?)");
-	bad("[workload s]\ntype = frob\n", "t.conf:2: unknown workload type 'frob'");
+	    "t.conf:2: unknown workload type 'membww' (did you mean 'membw'? known: membw, timer, "
+	    "messaging, c2c, wakeup)");
+	bad("[workload s]\ntype = frob\n",
+	    "t.conf:2: unknown workload type 'frob' (known: membw, timer, messaging, c2c, wakeup)");
+	/* a reference tool's name points at the workload that models it */
+	bad("[workload s]\ntype = schbench\n",
+	    "t.conf:2: unknown workload type 'schbench' ('wakeup' is the schbench model; known: "
+	    "membw, timer, messaging, c2c, wakeup)");
+	bad("[workload s]\ntype = hackbench\n",
+	    "t.conf:2: unknown workload type 'hackbench' ('messaging' is the hackbench model; "
+	    "known: membw, timer, messaging, c2c, wakeup)");
 }
 
 Test(conf_bad, no_workload)
