@@ -41,10 +41,19 @@ const struct vtb_workload_ops *vtb_workload_find(const char *name)
 	return NULL;
 }
 
+const struct vtb_workload_ops *vtb_workload_modelling(const char *name)
+{
+	for (size_t i = 0; name && vtb_workloads[i]; i++)
+		for (size_t j = 0; vtb_workloads[i]->models && vtb_workloads[i]->models[j]; j++)
+			if (!strcasecmp(vtb_workloads[i]->models[j], name))
+				return vtb_workloads[i];
+	return NULL;
+}
+
 char *vtb_workload_unknown_hint(const char *name, bool hidden)
 {
 	const char *names[64];
-	const struct vtb_workload_ops *model = NULL;
+	const struct vtb_workload_ops *model = vtb_workload_modelling(name);
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	const char *near;
 	size_t i, k = 0;
@@ -56,9 +65,6 @@ char *vtb_workload_unknown_hint(const char *name, bool hidden)
 		if (w->hidden && !hidden)
 			continue;
 		names[k++] = w->name;
-		for (size_t j = 0; name && w->models && w->models[j] && !model; j++)
-			if (!strcasecmp(w->models[j], name))
-				model = w;
 	}
 	names[k] = NULL;
 	near = model ? NULL : vtb_suggest(names, name);

@@ -87,6 +87,9 @@ const struct vtb_workload_ops *vtb_workload_find(const char *name);
  * when out of memory.
  */
 char *vtb_workload_unknown_hint(const char *name, bool hidden);
+/* The workload that models the reference tool @name ("schbench":
+ * wakeup; any case), or NULL. */
+const struct vtb_workload_ops *vtb_workload_modelling(const char *name);
 /*
  * The params struct of @w (caller frees with vtb_workload_params_free())
  * from @n NAME=VALUE pairs over the defaults, as the agent reads a job.
