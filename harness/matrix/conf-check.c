@@ -685,6 +685,18 @@ int mx_parse_global(struct parser *p)
 	    mx_single(p, g, mx_global_opts, "host_id", &m->host_id, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "host_topology", &v, &line) < 0)
 		goto out;
+	/* db = is a path of the matrix: from its directory; without one,
+	 * results.db in the working directory, every command's default */
+	if (m->db && mx_sect_ent(g, "db") && m->db[0] != '/') {
+		char *d = mx_from_matrix_dir(p, m->db);
+
+		if (!d) {
+			ret = vtb_error("out of memory");
+			goto out;
+		}
+		free(m->db);
+		m->db = d;
+	}
 	if (!m->name) {
 		const char *base = strrchr(p->path, '/');
 		size_t n;

@@ -1785,3 +1785,27 @@ Test(conf, explore_section)
 	bad(WL "[explorer]\nobjective = stream/a\n",
 	    "t.conf:3: unknown section [explorer] (did you mean [explore]?)");
 }
+
+/* One rule for a matrix's paths: db = is from the matrix file's directory,
+ * like kernel paths; without one, results.db in the working directory. */
+Test(conf, db_is_from_the_matrix_files_directory)
+{
+	static const char *const cases[][3] = {
+		{ "sub/dir/m.conf", "[global]\ndb = rel.db\n" WL, "sub/dir/rel.db" },
+		{ "sub/m.conf", "[global]\ndb = ../up.db\n" WL, "sub/../up.db" },
+		{ "sub/m.conf", "[global]\ndb = /abs/x.db\n" WL, "/abs/x.db" },
+		{ "/etc/vtb/m.conf", "[global]\ndb = r.db\n" WL, "/etc/vtb/r.db" },
+		{ "m.conf", "[global]\ndb = rel.db\n" WL, "rel.db" },
+		{ "sub/m.conf", WL, "results.db" },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		struct vtb_matrix *m = NULL;
+
+		cr_assert_eq(vtb_matrix_parse(cases[i][0], cases[i][1], strlen(cases[i][1]), &host,
+					      &m),
+			     0, "%s: %s", cases[i][0], vtb_errmsg());
+		cr_assert_str_eq(m->db, cases[i][2], "%s", cases[i][0]);
+		vtb_matrix_free(m);
+	}
+}
