@@ -306,19 +306,21 @@ static int apply_opt(struct vtb_cmd_env *env, struct compare_args *a, int c, con
 		break;
 	case OPT_THRESHOLD:
 		if (parse_pct(arg, &a->o.test.threshold_pct) < 0) {
-			vtb_cli_usage_error(&compare_cli,
-					    "bad value '%s' for --threshold: expected a percentage "
-					    "from 0 to 1000000, as 5 or 5%% (a change beyond 5%% matters)",
-					    arg);
+			vtb_cli_usage_error(
+				&compare_cli,
+				"bad value '%s' for --threshold: expected a percentage "
+				"from 0 to 1000000, as 5 or 5%% (a change beyond 5%% matters)",
+				arg);
 			return -1;
 		}
 		break;
 	case OPT_ALPHA:
 		if (parse_double(arg, 1e-9, 0.5, &a->o.test.alpha) < 0) {
-			vtb_cli_usage_error(&compare_cli,
-					    "bad value '%s' for --alpha: expected a level above 0 and "
-					    "at most 0.5, as 0.05",
-					    arg);
+			vtb_cli_usage_error(
+				&compare_cli,
+				"bad value '%s' for --alpha: expected a level above 0 and "
+				"at most 0.5, as 0.05",
+				arg);
 			return -1;
 		}
 		break;

@@ -159,13 +159,15 @@ static void no_default_db(const struct vtb_cmd_env *env)
 	if (n > 10)
 		fail |= vtb_strbuf_addf(&sb, " (and %zu more)", n - 10);
 	if (n && !fail)
-		vtb_cmd_err(env,
-			    "no --db given and no results.db in the working directory; its databases: %s; name one: vtbench %s --db FILE",
-			    vtb_strbuf_str(&sb), env->name);
+		vtb_cmd_err(
+			env,
+			"no --db given and no results.db in the working directory; its databases: %s; name one: vtbench %s --db FILE",
+			vtb_strbuf_str(&sb), env->name);
 	else
-		vtb_cmd_err(env,
-			    "no --db given and no results.db in the working directory (nor any other *.db): name the database with --db FILE, or store one first (vtbench %s MATRIX)",
-			    !strcmp(env->name, "recommend") ? "explore" : "run");
+		vtb_cmd_err(
+			env,
+			"no --db given and no results.db in the working directory (nor any other *.db): name the database with --db FILE, or store one first (vtbench %s MATRIX)",
+			!strcmp(env->name, "recommend") ? "explore" : "run");
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
@@ -190,8 +192,7 @@ static int open_store(struct vtb_cmd_env *env)
 		if (defaulted && errno == ENOENT)
 			no_default_db(env);
 		else
-			vtb_cmd_err(env, "cannot open database '%s': %s", env->db,
-				    strerror(errno));
+			vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
 		return VTB_EXIT_USAGE;
 	}
 	if (!existed) {

@@ -459,10 +459,11 @@ static int names_of_sample(const struct vtb_sample_row *s, void *arg)
 {
 	struct names *nm = arg;
 
-	if (!nm->metrics)
-		return names_add(nm, 0, s->workload) < 0 || names_add(nm, 1, s->cell_name) < 0 ?
-			       -1 :
-			       0;
+	if (!nm->metrics) {
+		if (names_add(nm, 0, s->workload) < 0 || names_add(nm, 1, s->cell_name) < 0)
+			return -1;
+		return 0;
+	}
 	if (!workload_matches(nm->workload, s->workload, s->cell_name) ||
 	    vtb_evidence_metric(s->metric))
 		return 0;

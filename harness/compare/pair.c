@@ -179,8 +179,8 @@ static bool add_name(const char **v, size_t *n, size_t cap, const char *name)
  */
 static int axis_unknown(const struct campaign *c, const char *axis)
 {
-	static const char *const fixed[] = { "topology", "pinning",	"sched", "vcpus",
-					     "guest_kernel", "host", "host_kernel" };
+	static const char *const fixed[] = { "topology",     "pinning", "sched",      "vcpus",
+					     "guest_kernel", "host",	"host_kernel" };
 	const char *names[48];
 	struct vtb_strbuf sb = VTB_STRBUF_INIT;
 	const char *near;
@@ -203,7 +203,10 @@ static int axis_unknown(const struct campaign *c, const char *axis)
 	}
 	near = vtb_suggest(names, axis);
 	for (size_t i = 0; i < n; i++)
-		fail |= vtb_strbuf_addf(&sb, "%s%s", !i ? "" : i == params ? "; parameters: " : ", ",
+		fail |= vtb_strbuf_addf(&sb, "%s%s",
+					!i	      ? ""
+					: i == params ? "; parameters: "
+						      : ", ",
 					names[i]);
 	if (!all)
 		fail |= vtb_strbuf_addf(&sb, ", ...");
