@@ -3,10 +3,11 @@
  * The CSV report (report.h): a header line, then a line per failure of
  * the campaigns (kind "failure": a boot that is not ok, a cell that failed
  * in an ok boot), then a line per row of the document (kind "verdict");
- * provenance first on every line; RFC 4180 quoting, numbers that read
- * back to the same double, fields a spreadsheet would run as a formula
+ * provenance first on every line; RFC 4180 quoting, numbers in their
+ * shortest form of at most 15 digits, fields a spreadsheet would run as a formula
  * defused.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +15,18 @@
 #include "doc.h"
 #include "report.h"
 
-/* The shortest %.Ng (15..17) that reads back as the same double. */
+/*
+ * A number as the shortest decimal of at most 15 significant digits
+ * (DBL_DIG: every decimal that short reads back unchanged through a
+ * double, so a value the agent recorded prints as it was recorded), not
+ * the 17 that would show arithmetic's last-bit noise (11696.300000000001
+ * for 11696.3); the JSON report rounds further (12).
+ */
 static void csv_num(FILE *f, double v)
 {
-	char b[40];
-
 	if (isnan(v))
 		return;
-	for (int p = 15; p <= 17; p++) {
-		snprintf(b, sizeof(b), "%.*g", p, v);
-		if (strtod(b, NULL) == v)
-			break;
-	}
-	fputs(b, f);
+	fprintf(f, "%.*g", DBL_DIG, v);
 }
 
 /* A string field: escaped, quoted as RFC 4180 says when it holds a comma

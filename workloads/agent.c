@@ -490,16 +490,11 @@ static int write_end(struct agent *a)
 
 static void unknown_workload_msg(const char *name)
 {
-	const char *names[64];
-	const char *sug;
-	size_t i, n = 0;
+	char *hint = vtb_workload_unknown_hint(name, false);
 
-	for (i = 0; vtb_workloads[i] && n + 1 < VTB_ARRAY_SIZE(names); i++)
-		names[n++] = vtb_workloads[i]->name;
-	names[n] = NULL;
-	sug = vtb_suggest(names, name);
-	vtb_error("unknown workload '%s'%s%s%s (see vtbench-agent --list)", name,
-		  sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+	vtb_error("unknown workload '%s'%s; vtbench-agent --list says what each measures", name,
+		  hint ? hint : "");
+	free(hint);
 }
 
 static int unknown_option_msg(const struct vtb_workload_ops *w, const char *name)

@@ -911,8 +911,11 @@ out:
 	return ret;
 }
 
+static const char *const c2c_models[] = { "c2clat", "core-to-core-latency", NULL };
+
 const struct vtb_workload_ops vtb_workload_c2c = {
 	.name = "c2c",
+	.models = c2c_models,
 	.summary =
 		"core-to-core latency, CAS ping-pong round trips per CPU pair and their clusters (reference: core-to-core-latency, c2clat)",
 	.opts = c2c_opts,

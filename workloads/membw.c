@@ -722,8 +722,11 @@ out:
 	return ret;
 }
 
+static const char *const membw_models[] = { "stream", "likwid-bench", NULL };
+
 const struct vtb_workload_ops vtb_workload_membw = {
 	.name = "membw",
+	.models = membw_models,
 	.summary = "memory bandwidth by the STREAM rules (reference: STREAM, likwid-bench stream)",
 	.opts = membw_opts,
 	.params_size = sizeof(struct membw_params),

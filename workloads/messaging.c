@@ -1123,8 +1123,11 @@ out:
 	return ret;
 }
 
+static const char *const messaging_models[] = { "hackbench", NULL };
+
 const struct vtb_workload_ops vtb_workload_messaging = {
 	.name = "messaging",
+	.models = messaging_models,
 	.summary = "groups of senders spraying messages at receivers over socket pairs or pipes, "
 		   "processes or threads (reference: rt-tests hackbench)",
 	.opts = msg_opts,

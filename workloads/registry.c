@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../common/hist.h"
 #include "workload.h"
@@ -38,6 +39,49 @@ const struct vtb_workload_ops *vtb_workload_find(const char *name)
 		if (strcmp(vtb_workloads[i]->name, name) == 0)
 			return vtb_workloads[i];
 	return NULL;
+}
+
+const struct vtb_workload_ops *vtb_workload_modelling(const char *name)
+{
+	for (size_t i = 0; name && vtb_workloads[i]; i++)
+		for (size_t j = 0; vtb_workloads[i]->models && vtb_workloads[i]->models[j]; j++)
+			if (!strcasecmp(vtb_workloads[i]->models[j], name))
+				return vtb_workloads[i];
+	return NULL;
+}
+
+char *vtb_workload_unknown_hint(const char *name, bool hidden)
+{
+	const char *names[64];
+	const struct vtb_workload_ops *model = vtb_workload_modelling(name);
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *near;
+	size_t i, k = 0;
+	int fail = 0;
+
+	for (i = 0; vtb_workloads[i] && k + 1 < VTB_ARRAY_SIZE(names); i++) {
+		const struct vtb_workload_ops *w = vtb_workloads[i];
+
+		if (w->hidden && !hidden)
+			continue;
+		names[k++] = w->name;
+	}
+	names[k] = NULL;
+	near = model ? NULL : vtb_suggest(names, name);
+	if (model)
+		fail |= vtb_strbuf_addf(&sb, " ('%s' is the %s model; known: ", model->name, name);
+	else if (near)
+		fail |= vtb_strbuf_addf(&sb, " (did you mean '%s'? known: ", near);
+	else
+		fail |= vtb_strbuf_addf(&sb, " (known: ");
+	for (i = 0; i < k; i++)
+		fail |= vtb_strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+	fail |= vtb_strbuf_addf(&sb, ")");
+	if (fail) {
+		vtb_strbuf_release(&sb);
+		return NULL;
+	}
+	return vtb_strbuf_detach(&sb);
 }
 
 static int check_opts(const struct vtb_workload_ops *w)

@@ -637,8 +637,11 @@ out:
 	return ret;
 }
 
+static const char *const timer_models[] = { "cyclictest", NULL };
+
 const struct vtb_workload_ops vtb_workload_timer = {
 	.name = "timer",
+	.models = timer_models,
 	.summary =
 		"timer wake-up latency, absolute-deadline sleeps (reference: rt-tests cyclictest)",
 	.opts = timer_opts,

@@ -991,8 +991,11 @@ out:
 	return ret;
 }
 
+static const char *const wakeup_models[] = { "schbench", NULL };
+
 const struct vtb_workload_ops vtb_workload_wakeup = {
 	.name = "wakeup",
+	.models = wakeup_models,
 	.summary = "scheduler wake-up and request latency (reference: schbench, Chris Mason)",
 	.opts = wakeup_opts,
 	.params_size = sizeof(struct wakeup_params),

@@ -71,11 +71,25 @@ struct vtb_workload_ops {
 	/* Runs and reports samples; -1 with vtb_error() when it failed. */
 	int (*run)(void *params, struct vtb_workload_ctx *ctx);
 	bool hidden; /* debug workloads: not listed by default */
+	/* NULL-terminated: the reference tools it models, by the names users
+	 * type ("schbench"), so that naming one points at this workload */
+	const char *const *models;
 };
 
 /* NULL-terminated registry. */
 extern const struct vtb_workload_ops *const vtb_workloads[];
 const struct vtb_workload_ops *vtb_workload_find(const char *name);
+/*
+ * What to say after "unknown workload 'NAME'": " (...)" naming the
+ * workload that models NAME when it is a reference tool's name
+ * ("'wakeup' is the schbench model"), else the nearest by spelling, then
+ * the known ones (the hidden ones too when @hidden).  Caller frees; NULL
+ * when out of memory.
+ */
+char *vtb_workload_unknown_hint(const char *name, bool hidden);
+/* The workload that models the reference tool @name ("schbench":
+ * wakeup; any case), or NULL. */
+const struct vtb_workload_ops *vtb_workload_modelling(const char *name);
 /*
  * The params struct of @w (caller frees with vtb_workload_params_free())
  * from @n NAME=VALUE pairs over the defaults, as the agent reads a job.

@@ -1404,13 +1404,14 @@ int vtb_run_load(const struct vtb_run_opts *o, const struct vtb_hosttopo *host,
 	memset(in, 0, sizeof(*in));
 	in->host = host;
 	res->fail = VTB_RUN_INPUT;
-	/* membw's size = auto follows it: say where the figure comes from */
+	if (vtb_matrix_load(o->matrix, &host->ctx, &in->m))
+		return -1;
+	/* membw's size = auto follows it: say where the figure comes from
+	 * (once the matrix is read: a matrix that cannot be is the news) */
 	msg = vtb_asprintf("host llc: %s", host->llc_source);
 	if (msg)
 		note(msg, (void *)o);
 	free(msg);
-	if (vtb_matrix_load(o->matrix, &host->ctx, &in->m))
-		return -1;
 	if (o->reps > 0 || o->reps_auto)
 		vtb_matrix_set_reps(in->m, o->reps_auto ? 0 : o->reps);
 	if (in->m->reps_auto && in->m->order == VTB_ORDER_SEQUENTIAL)

@@ -85,7 +85,8 @@ static const struct vtb_cli_opt compare_opts[] = {
 	{ .name = "threshold",
 	  .id = OPT_THRESHOLD,
 	  .arg = "PCT",
-	  .help = "a change that matters: worse/better beyond it, same within it (default: 5)" },
+	  .help = "a change that matters, in percent (5 or 5%): worse/better beyond it, same "
+		  "within it (default: 5)" },
 	{ .name = "alpha",
 	  .id = OPT_ALPHA,
 	  .arg = "A",
@@ -237,6 +238,23 @@ static int parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+/* A percentage, 0 to 1e6, as "5" or "5%" (what users type). */
+static int parse_pct(const char *s, double *out)
+{
+	size_t n = strlen(s);
+	char *t;
+	int r;
+
+	if (n && s[n - 1] == '%')
+		n--;
+	t = strndup(s, n);
+	if (!t)
+		return -1;
+	r = parse_double(t, 0, 1e6, out);
+	free(t);
+	return r;
+}
+
 static int parse_cov_limit(const char *s, struct vtb_test_opts *t)
 {
 	static const char *const classes[] = { "throughput", "time", "latency" };
@@ -288,12 +306,24 @@ static int apply_opt(struct vtb_cmd_env *env, struct compare_args *a, int c, con
 		a->o.workload = arg;
 		break;
 	case OPT_THRESHOLD:
-		if (parse_double(arg, 0, 1e6, &a->o.test.threshold_pct) < 0)
-			goto bad_value;
+		if (parse_pct(arg, &a->o.test.threshold_pct) < 0) {
+			vtb_cli_usage_error(
+				&compare_cli,
+				"bad value '%s' for --threshold: expected a percentage "
+				"from 0 to 1000000, as 5 or 5%% (a change beyond 5%% matters)",
+				arg);
+			return -1;
+		}
 		break;
 	case OPT_ALPHA:
-		if (parse_double(arg, 1e-9, 0.5, &a->o.test.alpha) < 0)
-			goto bad_value;
+		if (parse_double(arg, 1e-9, 0.5, &a->o.test.alpha) < 0) {
+			vtb_cli_usage_error(
+				&compare_cli,
+				"bad value '%s' for --alpha: expected a level above 0 and "
+				"at most 0.5, as 0.05",
+				arg);
+			return -1;
+		}
 		break;
 	case OPT_COV_LIMIT:
 		if (parse_cov_limit(arg, &a->o.test) < 0) {
@@ -336,11 +366,6 @@ static int apply_opt(struct vtb_cmd_env *env, struct compare_args *a, int c, con
 		break;
 	}
 	return 0;
-bad_value:
-	for (const struct vtb_cli_opt *x = compare_opts; x->name || x->help; x++)
-		if (x->name && x->id == c)
-			vtb_cli_usage_error(&compare_cli, "bad value '%s' for --%s", arg, x->name);
-	return -1;
 }
 
 /* The command line into @a, the format settled (--format, else -o's

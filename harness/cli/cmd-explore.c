@@ -31,7 +31,8 @@ static const struct vtb_cli_opt explore_opts[] = {
 	{ .name = "db",
 	  .id = OPT_DB,
 	  .arg = "FILE",
-	  .help = "results database (default: the matrix's db =, else results.db)" },
+	  .help = "results database, from the working directory (default: the matrix's db =, from "
+		  "the matrix file's directory, else results.db)" },
 	{ .name = "resume",
 	  .id = OPT_RESUME,
 	  .help = "continue the latest campaign of this matrix on this host: the race is rebuilt "
@@ -182,12 +183,14 @@ static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_r
 {
 	json_t *doc = NULL;
 	bool bad = false;
+	char *db = vtb_cmd_abs_path(res->db);
+	const char *at = db ? db : res->db;
 
 	if (oc->winner && !res->interrupted) {
 		if (vtb_recommend_build(env->store, res->db, res->campaign, &doc, &bad) < 0) {
 			vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 		} else {
-			printf("\nthe recommendation (vtbench recommend --db %s):\n\n", res->db);
+			printf("\nthe recommendation (vtbench recommend --db %s):\n\n", at);
 			struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(stdout) };
 
 			if (vtb_recommend_text(doc, &ro, stdout) < 0)
@@ -197,7 +200,8 @@ static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_r
 	}
 	printf("results in %s; the report with the racing chart: vtbench recommend --db %s -o "
 	       "race.html\n",
-	       res->db, res->db);
+	       at, at);
+	free(db);
 }
 
 int cmd_explore(struct vtb_cmd_env *env)

@@ -24,7 +24,8 @@ static const struct vtb_cli_opt run_opts[] = {
 	{ .name = "db",
 	  .id = OPT_DB,
 	  .arg = "FILE",
-	  .help = "results database (default: the matrix's db =, else results.db)" },
+	  .help = "results database, from the working directory (default: the matrix's db =, from "
+		  "the matrix file's directory, else results.db)" },
 	{ .name = "resume",
 	  .id = OPT_RESUME,
 	  .help = "continue the latest campaign of this matrix on this host: boots already "
@@ -322,6 +323,8 @@ void vtb_cmd_run_boots_line(const struct vtb_run_result *res)
 /* The closing summary on stdout */
 static void print_summary(const struct vtb_run_result *res)
 {
+	char *db;
+
 	vtb_cmd_run_boots_line(res);
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		printf("\nreps = auto: stopped before the first decision (%s)",
@@ -347,7 +350,10 @@ static void print_summary(const struct vtb_run_result *res)
 		       : res->capped	  ? "max_reps reached"
 		       : res->interrupted ? "interrupted"
 					  : "stopped");
-	printf("\nresults in %s; see: vtbench compare --db %s\n", res->db, res->db);
+	db = vtb_cmd_abs_path(res->db);
+	printf("\nresults in %s; see: vtbench compare --db %s\n", db ? db : res->db,
+	       db ? db : res->db);
+	free(db);
 }
 
 int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,

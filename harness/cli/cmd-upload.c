@@ -132,6 +132,13 @@ const struct vtb_cli upload_cli = {
 		 "sends again).",
 };
 
+/* A refusal the same request meets again: a 4xx other than a timeout
+ * (408) or too many requests (429), which retrying may get past. */
+static bool upload_refused(long status)
+{
+	return status >= 400 && status < 500 && status != 408 && status != 429;
+}
+
 static void on_note(void *arg, const char *msg)
 {
 	const struct vtb_cmd_env *env = arg;
@@ -213,10 +220,16 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 		else
 			vtb_cmd_err(env, "the campaign remains unsent to %s: %s", res.sink,
 				    res.error ? res.error : "?");
-		vtb_cmd_err(
-			env,
-			"run the same upload again to send the rest: vtbench upload --db %s --to %s --campaign %s",
-			db, res.sink, res.campaign);
+		if (upload_refused(res.status))
+			vtb_cmd_err(
+				env,
+				"the server refused the request (HTTP %ld): the same upload again cannot help until what it says is fixed; then send the rest: vtbench upload --db %s --to %s --campaign %s",
+				res.status, db, res.sink, res.campaign);
+		else
+			vtb_cmd_err(
+				env,
+				"run the same upload again to send the rest: vtbench upload --db %s --to %s --campaign %s",
+				db, res.sink, res.campaign);
 		ret = VTB_EXIT_INFRA;
 	}
 	vtb_upload_result_release(&res);

@@ -61,6 +61,9 @@ int vtb_cmd_setup_host(struct vtb_cmd_env *env);
 /* Prints "vtbench CMD: message" to stderr. */
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* @path from the working directory when relative, as the absolute path
+ * a summary prints for copying anywhere (malloc'ed; NULL out of memory). */
+char *vtb_cmd_abs_path(const char *path);
 /* Path of vtbench-agent: $VTBENCH_AGENT, else beside this executable. */
 char *vtb_agent_path(void);
 

@@ -2,6 +2,7 @@
 /*
  * vtbench: the command table and the shared setup it drives.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <libgen.h>
@@ -117,6 +118,67 @@ int vtb_cmd_setup_host(struct vtb_cmd_env *env)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * No --db and no results.db here: say so, and name the databases the
+ * working directory has (*.db, sorted, the first 10 and how many), as
+ * `--db` candidates, rather than a bare "cannot open".
+ */
+static void no_default_db(const struct vtb_cmd_env *env)
+{
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	DIR *d = opendir(".");
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	int fail = 0;
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+
+		if (len < 4 || strcmp(e->d_name + len - 3, ".db") || stat(e->d_name, &st) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			char **g = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*g));
+
+			if (!g)
+				break;
+			v = g;
+		}
+		if (!(v[n] = strdup(e->d_name)))
+			break;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n && i < 10; i++)
+		fail |= vtb_strbuf_addf(&sb, "%s%s", i ? ", " : "", v[i]);
+	if (n > 10)
+		fail |= vtb_strbuf_addf(&sb, " (and %zu more)", n - 10);
+	if (n && !fail)
+		vtb_cmd_err(
+			env,
+			"no --db given and no results.db in the working directory; its databases: %s; name one: vtbench %s --db FILE",
+			vtb_strbuf_str(&sb), env->name);
+	else
+		vtb_cmd_err(
+			env,
+			"no --db given and no results.db in the working directory (nor any other *.db): name the database with --db FILE, or store one first (vtbench %s MATRIX)",
+			!strcmp(env->name, "recommend") ? "explore" : "run");
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	vtb_strbuf_release(&sb);
+}
+
 /* VTB_CMD_CREATE_DB: a database that does not exist yet is created; a
  * missing directory is the user's input, a file that cannot be created
  * is infrastructure.  An existing file that opens badly is the user's
@@ -126,13 +188,16 @@ int vtb_cmd_setup_host(struct vtb_cmd_env *env)
 static int open_store(struct vtb_cmd_env *env)
 {
 	struct stat sb;
-	bool existed;
+	bool existed, defaulted = !env->db;
 
 	if (!env->db)
 		env->db = "results.db";
 	existed = lstat(env->db, &sb) == 0;
 	if (!existed && !(env->flags & VTB_CMD_CREATE_DB)) {
-		vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
+		if (defaulted && errno == ENOENT)
+			no_default_db(env);
+		else
+			vtb_cmd_err(env, "cannot open database '%s': %s", env->db, strerror(errno));
 		return VTB_EXIT_USAGE;
 	}
 	if (!existed) {
@@ -166,6 +231,18 @@ int vtb_cmd_setup(struct vtb_cmd_env *env)
 	if (ret || env->store || !(env->flags & (VTB_CMD_NEED_DB | VTB_CMD_OPEN_DB_RW)))
 		return ret;
 	return open_store(env);
+}
+
+char *vtb_cmd_abs_path(const char *path)
+{
+	char *cwd;
+	char *r;
+
+	if (path[0] == '/' || !(cwd = getcwd(NULL, 0)))
+		return strdup(path);
+	r = vtb_asprintf("%s/%s", cwd, !strncmp(path, "./", 2) ? path + 2 : path);
+	free(cwd);
+	return r;
 }
 
 char *vtb_agent_path(void)

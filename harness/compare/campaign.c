@@ -13,6 +13,7 @@
 
 #include "compare-priv.h"
 #include "../evidence/evidence.h"
+#include "../../workloads/workload.h"
 
 static void series_release(struct series *s)
 {
@@ -413,6 +414,122 @@ static int campaign_failures(struct vtb_store *st, struct campaign *c)
 	return fail ? vtb_error("out of memory") : 0;
 }
 
+/* The names a filter could have matched, for the error when it matches
+ * nothing: distinct, in the order met, counted; the first NAMES_SHOWN kept. */
+#define NAMES_SHOWN 20
+struct names {
+	const char *workload; /* metrics: of the samples this one matches */
+	bool metrics;	      /* metrics, else workloads and cell names */
+	char *v[2][NAMES_SHOWN];
+	size_t n[2], total[2];
+	/* every distinct name, to count them (all of a list's distinct ones) */
+	char **seen;
+	size_t nseen, capseen;
+};
+
+/* @name into list @k of @nm unless it is there; -1 when out of memory. */
+static int names_add(struct names *nm, int k, const char *name)
+{
+	char *d;
+
+	/* newest first: a cell's samples come together, metric by metric */
+	for (size_t i = nm->nseen; i-- > 0;)
+		if (nm->seen[i][0] == '0' + k && !strcmp(nm->seen[i] + 1, name))
+			return 0;
+	if (nm->nseen == nm->capseen) {
+		size_t cap = nm->capseen ? 2 * nm->capseen : 32;
+		char **g = realloc(nm->seen, cap * sizeof(*g));
+
+		if (!g)
+			return vtb_error("out of memory");
+		nm->seen = g;
+		nm->capseen = cap;
+	}
+	d = vtb_asprintf("%c%s", '0' + k, name);
+	if (!d)
+		return vtb_error("out of memory");
+	nm->seen[nm->nseen++] = d;
+	if (nm->n[k] < NAMES_SHOWN)
+		nm->v[k][nm->n[k]++] = d + 1;
+	nm->total[k]++;
+	return 0;
+}
+
+static int names_of_sample(const struct vtb_sample_row *s, void *arg)
+{
+	struct names *nm = arg;
+
+	if (!nm->metrics) {
+		if (names_add(nm, 0, s->workload) < 0 || names_add(nm, 1, s->cell_name) < 0)
+			return -1;
+		return 0;
+	}
+	if (!workload_matches(nm->workload, s->workload, s->cell_name) ||
+	    vtb_evidence_metric(s->metric))
+		return 0;
+	return names_add(nm, 0, s->metric);
+}
+
+/* "a, b, c (and 12 more)" of list @k into @sb. */
+static int names_list(struct vtb_strbuf *sb, const struct names *nm, int k)
+{
+	int fail = 0;
+
+	for (size_t i = 0; i < nm->n[k]; i++)
+		fail |= vtb_strbuf_addf(sb, "%s%s", i ? ", " : "", nm->v[k][i]);
+	if (nm->total[k] > nm->n[k])
+		fail |= vtb_strbuf_addf(sb, " (and %zu more)", nm->total[k] - nm->n[k]);
+	return fail;
+}
+
+/*
+ * The error for a --metric or --workload that matches nothing in @c:
+ * what the campaign has (the metrics of the workloads selected, else its
+ * workloads and cell names), counted, the first NAMES_SHOWN named; for a
+ * reference tool's name, the workload that models it.
+ */
+static int filter_unmatched(struct vtb_store *st, const struct campaign *c,
+			    const struct vtb_compare_opts *o, bool metrics)
+{
+	struct names nm = { .workload = o->workload, .metrics = metrics };
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	int fail = 0, ret;
+
+	if (vtb_store_foreach_sample(st, c->id, names_of_sample, &nm) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (metrics) {
+		fail |= vtb_strbuf_addf(&sb, "no metric matches '%s' in campaign %s; ", o->metric,
+					c->uuid);
+		fail |= vtb_strbuf_addf(&sb, "%zu metric%s%s%s: ", nm.total[0],
+					nm.total[0] == 1 ? "" : "s", o->workload ? " of " : "",
+					o->workload ? o->workload : "");
+		fail |= names_list(&sb, &nm, 0);
+	} else {
+		const struct vtb_workload_ops *w = vtb_workload_modelling(o->workload);
+
+		fail |= vtb_strbuf_addf(&sb, "no workload or cell '%s' in campaign %s", o->workload,
+					c->uuid);
+		if (w)
+			fail |= vtb_strbuf_addf(&sb, " ('%s' is the %s model)", w->name,
+						o->workload);
+		fail |= vtb_strbuf_addf(&sb, "; %zu workload%s: ", nm.total[0],
+					nm.total[0] == 1 ? "" : "s");
+		fail |= names_list(&sb, &nm, 0);
+		fail |= vtb_strbuf_addf(&sb, "; %zu cell%s: ", nm.total[1],
+					nm.total[1] == 1 ? "" : "s");
+		fail |= names_list(&sb, &nm, 1);
+	}
+	ret = fail ? vtb_error("out of memory") : vtb_error("%s", vtb_strbuf_str(&sb));
+out:
+	for (size_t i = 0; i < nm.nseen; i++)
+		free(nm.seen[i]);
+	free(nm.seen);
+	vtb_strbuf_release(&sb);
+	return ret;
+}
+
 int cm_campaign_load(struct vtb_store *st, const char *db, const char *spec,
 		     const struct vtb_compare_opts *o, struct campaign *c, bool *bad)
 {
@@ -456,11 +573,11 @@ int cm_campaign_load(struct vtb_store *st, const char *db, const char *spec,
 		return -1;
 	if (o->workload && c->samples_seen && !c->workload_seen) {
 		*bad = true;
-		return vtb_error("no workload or cell '%s' in campaign %s", o->workload, c->uuid);
+		return filter_unmatched(st, c, o, false);
 	}
 	if (o->metric && c->workload_seen && !c->n) {
 		*bad = true;
-		return vtb_error("no metric matches '%s' in campaign %s", o->metric, c->uuid);
+		return filter_unmatched(st, c, o, true);
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/opt.h"
 #include "compare-priv.h"
 
 static int pair_add(struct pairs *ps, struct pair p)
@@ -157,6 +158,69 @@ out:
 	return groups;
 }
 
+/* @name in @v (a NULL-terminated list of @n) unless it is there already;
+ * false when it is not and there is no room left. */
+static bool add_name(const char **v, size_t *n, size_t cap, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(v[i], name))
+			return true;
+	if (*n + 1 >= cap)
+		return false;
+	v[(*n)++] = name;
+	v[*n] = NULL;
+	return true;
+}
+
+/*
+ * The error for an --axis no configuration of @c has: the nearest axis
+ * by spelling and the axes there are (the fixed ones, then the
+ * parameters of the campaign's configurations: the first 40, then "...").
+ */
+static int axis_unknown(const struct campaign *c, const char *axis)
+{
+	static const char *const fixed[] = { "topology",     "pinning", "sched",      "vcpus",
+					     "guest_kernel", "host",	"host_kernel" };
+	const char *names[48];
+	struct vtb_strbuf sb = VTB_STRBUF_INIT;
+	const char *near;
+	size_t n = 0, params;
+	int fail = 0, ret;
+	bool all = true;
+
+	names[0] = NULL;
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(fixed); i++)
+		add_name(names, &n, VTB_ARRAY_SIZE(names), fixed[i]);
+	params = n;
+	for (size_t i = 0; i < c->nc; i++) {
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(c->c[i].params, k, v)
+		{
+			all &= add_name(names, &n, VTB_ARRAY_SIZE(names), k);
+		}
+	}
+	near = vtb_suggest(names, axis);
+	for (size_t i = 0; i < n; i++)
+		fail |= vtb_strbuf_addf(&sb, "%s%s",
+					!i	      ? ""
+					: i == params ? "; parameters: "
+						      : ", ",
+					names[i]);
+	if (!all)
+		fail |= vtb_strbuf_addf(&sb, ", ...");
+	if (fail) {
+		vtb_strbuf_release(&sb);
+		return vtb_error("out of memory");
+	}
+	ret = vtb_error("no configuration of campaign %s has the axis '%s'%s%s%s (axes: %s)",
+			c->uuid, axis, near ? " (did you mean '" : "", near ? near : "",
+			near ? "'?)" : "", vtb_strbuf_str(&sb));
+	vtb_strbuf_release(&sb);
+	return ret;
+}
+
 /* --axis NAME over configuration parameters: each group's first is the
  * others' baseline. */
 int cm_axis_baselines(const struct campaign *c, const char *axis, long *base, bool *bad)
@@ -173,10 +237,7 @@ int cm_axis_baselines(const struct campaign *c, const char *axis, long *base, bo
 		return vtb_error("out of memory");
 	if (!has) {
 		*bad = true;
-		return vtb_error("no configuration of campaign %s has the axis '%s' (axes: topology, "
-				 "pinning, sched, vcpus, guest_kernel, host, host_kernel, or a "
-				 "parameter of the configurations)",
-				 c->uuid, !strcmp(axis, "kernel") ? "guest_kernel" : axis);
+		return axis_unknown(c, !strcmp(axis, "kernel") ? "guest_kernel" : axis);
 	}
 	if (!groups) {
 		*bad = true;

@@ -685,6 +685,18 @@ int mx_parse_global(struct parser *p)
 	    mx_single(p, g, mx_global_opts, "host_id", &m->host_id, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "host_topology", &v, &line) < 0)
 		goto out;
+	/* db = is a path of the matrix: from its directory; without one,
+	 * results.db in the working directory, every command's default */
+	if (m->db && mx_sect_ent(g, "db") && m->db[0] != '/') {
+		char *d = mx_from_matrix_dir(p, m->db);
+
+		if (!d) {
+			ret = vtb_error("out of memory");
+			goto out;
+		}
+		free(m->db);
+		m->db = d;
+	}
 	if (!m->name) {
 		const char *base = strrchr(p->path, '/');
 		size_t n;
@@ -743,16 +755,11 @@ out:
 
 int mx_check_workloads(struct parser *p)
 {
-	const char *names[64];
-	size_t i, j, k = 0;
+	size_t i, j;
 	char *hint = NULL;
 	int ret = -1;
 	bool any = false;
 
-	for (i = 0; vtb_workloads[i] && k + 1 < VTB_ARRAY_SIZE(names); i++)
-		if (!vtb_workloads[i]->hidden)
-			names[k++] = vtb_workloads[i]->name;
-	names[k] = NULL;
 	for (i = 0; i < p->n_sects; i++) {
 		const struct sect *s = &p->sects[i];
 		const struct ent *t;
@@ -769,8 +776,7 @@ int mx_check_workloads(struct parser *p)
 		}
 		w = vtb_workload_find(t->val.buf);
 		if (!w) {
-			hint = mx_did_you_mean(" (did you mean '%s'?)",
-					       vtb_suggest(names, t->val.buf));
+			hint = vtb_workload_unknown_hint(t->val.buf, false);
 			ret = mx_perr(p, t->line, "unknown workload type '%s'%s", t->val.buf,
 				      hint ? hint : "");
 			goto out;

@@ -21,8 +21,7 @@
 
 #define HDRS_OFF 0x202 /* "HdrS": the boot protocol's setup header magic */
 
-/* @path taken from the matrix file's directory when relative (malloc'ed). */
-static char *from_matrix_dir(const struct parser *p, const char *path)
+char *mx_from_matrix_dir(const struct parser *p, const char *path)
 {
 	char *copy, *dir, *out;
 
@@ -177,7 +176,7 @@ static int kernel_resolve(struct parser *p, const char *value, int line, struct 
 		path_line = pe->line;
 	}
 	c->kernel_name = vtb_strdup(value);
-	c->kernel_path = from_matrix_dir(p, pe ? pe->val.buf : value);
+	c->kernel_path = mx_from_matrix_dir(p, pe ? pe->val.buf : value);
 	if (!c->kernel_name || !c->kernel_path)
 		return vtb_error("out of memory");
 	if (image_check(c->kernel_path, &why) < 0)
@@ -191,7 +190,7 @@ static int kernel_resolve(struct parser *p, const char *value, int line, struct 
 	if (vtb_sha256_file_hex(c->kernel_path, VTB_KERNEL_IMAGE_MAX, c->kernel_sha256) < 0)
 		return mx_perr(p, path_line, "%s", vtb_errmsg());
 	if (ce) {
-		c->kernel_config = from_matrix_dir(p, ce->val.buf);
+		c->kernel_config = mx_from_matrix_dir(p, ce->val.buf);
 		if (!c->kernel_config)
 			return vtb_error("out of memory");
 		if (!readable_file(c->kernel_config))

@@ -109,6 +109,10 @@ int mx_check_named(struct parser *p);
 int mx_check_workloads(struct parser *p);
 void mx_config_release(struct vtb_config *c);
 char *mx_did_you_mean(const char *fmt_q, const char *s);
+/* @path taken from the matrix file's directory when relative (malloc'ed):
+ * every path a matrix names (db =, kernel images and configs) is read
+ * from where the matrix is, whatever the working directory. */
+char *mx_from_matrix_dir(const struct parser *p, const char *path);
 int mx_expand_baseline(struct parser *p);
 int mx_expand_cells(struct parser *p, size_t first);
 int mx_expand_vm(struct parser *p);

@@ -390,7 +390,9 @@ static bool retry(struct sink *sk, CURL *h, CURLcode c, long code, long attempt,
 	const struct vtb_upload_opts *o = sk->o;
 	curl_off_t retry_after = 0;
 
-	if (c != CURLE_OK ? !curl_retryable(c) : code != 429 && code < 500) {
+	/* of the 4xx answers only a timeout (408) and too many requests
+	 * (429) may change on their own */
+	if (c != CURLE_OK ? !curl_retryable(c) : code != 408 && code != 429 && code < 500) {
 		vtb_error("%s", why);
 		return false;
 	}

@@ -254,6 +254,32 @@ static int influx2_endpoint(struct sink *sk)
 	return sk->endpoint ? 0 : vtb_error("out of memory");
 }
 
+/* InfluxDB answers a write to a database or bucket that does not exist
+ * with 404 ("database not found", "bucket ... not found"): no retry helps,
+ * it is created once, by hand. */
+static char *influx1_hint(struct sink *sk, long status, const char *message)
+{
+	(void)message;
+	if (status != 404)
+		return NULL;
+	return vtb_asprintf(
+		"; create the database '%s' first: influx -execute 'CREATE DATABASE \"%s\"' on its host, or curl -XPOST %s/query --data-urlencode 'q=CREATE DATABASE \"%s\"'",
+		sk->path, sk->path, sk->base, sk->path);
+}
+
+static char *influx2_hint(struct sink *sk, long status, const char *message)
+{
+	const char *slash = strchr(sk->path, '/');
+
+	(void)message;
+	if (status != 404 || !slash)
+		return NULL;
+	return vtb_asprintf(
+		"; create the bucket '%s' of organisation '%.*s' first: influx bucket create --host %s --org '%.*s' --name '%s'",
+		slash + 1, (int)(slash - sk->path), sk->path, sk->base, (int)(slash - sk->path),
+		sk->path, slash + 1);
+}
+
 const struct vtb_sink_ops up_influx1_ops = {
 	.name = "influx",
 	.scheme = "influx",
@@ -269,6 +295,7 @@ const struct vtb_sink_ops up_influx1_ops = {
 	.endpoint = influx1_endpoint,
 	.boot = lp_boot,
 	.aggregates = lp_aggregates,
+	.hint = influx1_hint,
 };
 
 const struct vtb_sink_ops up_influx2_ops = {
@@ -286,4 +313,5 @@ const struct vtb_sink_ops up_influx2_ops = {
 	.endpoint = influx2_endpoint,
 	.boot = lp_boot,
 	.aggregates = lp_aggregates,
+	.hint = influx2_hint,
 };

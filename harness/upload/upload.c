@@ -622,10 +622,17 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 					   &status, &msg)
 			    : 0;
 		vtb_strbuf_release(&body);
-		free(msg);
 		if (r < 0) {
-			char *why = vtb_strdup(vtb_errmsg());
+			char *hint = sk->ops->hint ? sk->ops->hint(sk, status, msg) : NULL;
+			char *why = vtb_asprintf("%s%s", vtb_errmsg(), hint ? hint : "");
 
+			free(hint);
+			free(msg);
+			if (!why) {
+				vtb_error("out of memory");
+				goto out;
+			}
+			res->status = status;
 			/* the attempt is recorded, the boots stay unsent */
 			if (vtb_store_upload_mark(st, campaign_id, sk->id, "boot", ids, points, n,
 						  "failed", why) < 0) {
@@ -636,6 +643,7 @@ static int send_boots(struct vtb_store *st, int64_t campaign_id, struct sink *sk
 			free(why);
 			goto out;
 		}
+		free(msg);
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, "boot", ids, points, n, "sent",
 					  NULL) < 0) {
 			if (request) {
@@ -711,6 +719,7 @@ static int send_item(struct vtb_store *st, int64_t campaign_id, struct sink *sk,
 		free(hint);
 		if (!why)
 			goto out;
+		res->status = status;
 		res->items_unsent++;
 		/* replaces the record in flight: the request was refused */
 		if (vtb_store_upload_mark(st, campaign_id, sk->id, sk->ops->item, NULL, &points, 0,

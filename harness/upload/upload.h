@@ -85,6 +85,7 @@ struct vtb_upload_result {
 	bool in_flight_recorded; /* found in flight, recorded as sent (--in-flight-sent) */
 	bool per_boot;		 /* the sink takes boots (else only the campaign-level item) */
 	char *error;		 /* why something remains unsent (NULL: nothing does) */
+	long status;		 /* the HTTP status of that refusal (0: no answer) */
 };
 void vtb_upload_result_release(struct vtb_upload_result *r);
 

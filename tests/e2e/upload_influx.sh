@@ -126,6 +126,12 @@ up 3 "an unknown database fails with exit 3" "$T/r.db" "influx://127.0.0.1:$HTTP
 expect_grep "... quoting the server" "$T/err" 'database not found'
 expect_grep "... after one request" "$T/out" "1 request, 0 retries"
 expect_grep "... with a summary" "$T/err" "5 of 5 boots remain unsent"
+expect_grep "... saying to create the database" "$T/err" "CREATE DATABASE \"nosuch\""
+if grep -q "run the same upload again" "$T/err"; then
+	notok "... and not that the same upload again would help" "$(cat "$T/err")"
+else
+	ok "... and not that the same upload again would help"
+fi
 
 # 5. the server killed mid-upload: the next upload completes, nothing twice
 base=$($CHECK counters "$URL")

@@ -16,7 +16,7 @@ if [ -z "$kernel" ]; then notok "fetched guest kernel" "run scripts/fetch-kernel
 # (a boot takes 15-25 s here: a TCG guest that hangs, seen once in a
 # few hundred boots on CI machines, costs a minute instead of the
 # example's three)
-sed -e "s|^db .*|kernel = $kernel|" -e "s|^timeout .*|timeout = 1m|" \
+sed -e "s|^\[global\]|[global]\nkernel = $kernel|" -e "s|^timeout .*|timeout = 1m|" \
 	"$SRCDIR/examples/explore-quick.conf" >"$T/q.conf"
 expect_eq "the example is run as shipped (its race settings unchanged)" \
 	"$(grep -E '^(objective|min_rounds|max_rounds|budget_time|sched) ' "$T/q.conf" | tr -s ' ')" \

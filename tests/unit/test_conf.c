@@ -1190,8 +1190,17 @@ Test(conf_bad, workload_without_type)
 Test(conf_bad, unknown_workload_type)
 {
 	bad("[workload s]\ntype = membww\n",
-	    "t.conf:2: unknown workload type 'membww' (did you mean 'membw'?)");
-	bad("[workload s]\ntype = frob\n", "t.conf:2: unknown workload type 'frob'");
+	    "t.conf:2: unknown workload type 'membww' (did you mean 'membw'? known: membw, timer, "
+	    "messaging, c2c, wakeup)");
+	bad("[workload s]\ntype = frob\n",
+	    "t.conf:2: unknown workload type 'frob' (known: membw, timer, messaging, c2c, wakeup)");
+	/* a reference tool's name points at the workload that models it */
+	bad("[workload s]\ntype = schbench\n",
+	    "t.conf:2: unknown workload type 'schbench' ('wakeup' is the schbench model; known: "
+	    "membw, timer, messaging, c2c, wakeup)");
+	bad("[workload s]\ntype = hackbench\n",
+	    "t.conf:2: unknown workload type 'hackbench' ('messaging' is the hackbench model; "
+	    "known: membw, timer, messaging, c2c, wakeup)");
 }
 
 Test(conf_bad, no_workload)
@@ -1775,4 +1784,28 @@ Test(conf, explore_section)
 	    "t.conf:4: unknown key 'objectiv' in [explore] (did you mean 'objective'?)");
 	bad(WL "[explorer]\nobjective = stream/a\n",
 	    "t.conf:3: unknown section [explorer] (did you mean [explore]?)");
+}
+
+/* One rule for a matrix's paths: db = is from the matrix file's directory,
+ * like kernel paths; without one, results.db in the working directory. */
+Test(conf, db_is_from_the_matrix_files_directory)
+{
+	static const char *const cases[][3] = {
+		{ "sub/dir/m.conf", "[global]\ndb = rel.db\n" WL, "sub/dir/rel.db" },
+		{ "sub/m.conf", "[global]\ndb = ../up.db\n" WL, "sub/../up.db" },
+		{ "sub/m.conf", "[global]\ndb = /abs/x.db\n" WL, "/abs/x.db" },
+		{ "/etc/vtb/m.conf", "[global]\ndb = r.db\n" WL, "/etc/vtb/r.db" },
+		{ "m.conf", "[global]\ndb = rel.db\n" WL, "rel.db" },
+		{ "sub/m.conf", WL, "results.db" },
+	};
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(cases); i++) {
+		struct vtb_matrix *m = NULL;
+
+		cr_assert_eq(vtb_matrix_parse(cases[i][0], cases[i][1], strlen(cases[i][1]), &host,
+					      &m),
+			     0, "%s: %s", cases[i][0], vtb_errmsg());
+		cr_assert_str_eq(m->db, cases[i][2], "%s", cases[i][0]);
+		vtb_matrix_free(m);
+	}
 }
