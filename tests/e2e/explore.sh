@@ -32,17 +32,41 @@ print([c["key"] for c in json.load(sys.stdin)["configurations"] if c["label"] ==
 }
 slow=$(keyof "$T/race.conf" "baseline cpus=1")
 fast=$(keyof "$T/race.conf" "baseline cpus=2")
-# the real agent; the configuration $slow spins eight times as long
-cat >"$T/slow-agent" <<SH
+# The real agent, its spin seconds rewritten (CRC and all) to fixed
+# values: the same 2.5% spread round by round for every configuration,
+# $slow's FACTOR times as long.  The race's decisions are then the
+# statistics' alone, not the machine's load (a loaded machine once took
+# a real eightfold spin four rounds to tell apart).
+cat >"$T/rewrite.py" <<'PY'
+import json, sys, zlib
+value = float(sys.argv[1])
+for line in sys.stdin:
+    if line.startswith("@vtb1 "):
+        _, nonce, rest = line.rstrip("\n").split(" ", 2)
+        text = rest.rsplit(" ", 1)[0]
+        rec = json.loads(text)
+        if rec.get("type") == "sample" and rec.get("metric") == "seconds":
+            rec["value"] = value
+            text = json.dumps(rec, separators=(",", ":"))
+            line = "@vtb1 %s %s %08x\n" % (nonce, text, zlib.crc32(text.encode()))
+    sys.stdout.write(line)
+    sys.stdout.flush()
+PY
+# fixed_agent FILE FACTOR
+fixed_agent() {
+	cat >"$1" <<SH
 #!/bin/sh
-if grep -q '"config":"$slow"' /dev/fd/3; then
-	sed 's/"work":"2000000"/"work":"16000000"/' /dev/fd/3 >"$T/job.\$\$"
-	exec 3<"$T/job.\$\$"
-	rm -f "$T/job.\$\$"
-fi
-exec "$AGENT" "\$@"
+cat /dev/fd/3 >"$T/job.\$\$"
+rep=\$(sed -n 's/.*"rep":\([0-9]*\).*/\1/p' "$T/job.\$\$")
+case \$rep in 0) v=1.0 ;; 1) v=1.025 ;; 2) v=0.975 ;; *) v=1.0 ;; esac
+grep -q '"config":"$slow"' "$T/job.\$\$" && v=\$(python3 -c "print(\$v * $2)")
+exec 3<"$T/job.\$\$"
+rm -f "$T/job.\$\$"
+"$AGENT" "\$@" | python3 "$T/rewrite.py" "\$v"
 SH
-chmod +x "$T/slow-agent"
+	chmod +x "$1"
+}
+fixed_agent "$T/slow-agent" 8
 export VTBENCH_AGENT="$T/slow-agent"
 
 expect_exit "plan reads [explore]" 0 "$VTBENCH" plan "$T/race.conf"
@@ -91,36 +115,10 @@ expect_exit "--budget-boots stops the race before a round would pass it" 0 \
 expect_grep "... says the budget stopped it" "$T/out" "race: budget after 2 rounds and 4 candidate boots"
 expect_eq "... no boot past it" "$(sql "$T/b.db" "select count(*) from boot")" "4"
 
-# futility: a near-tie no round within the cap can decide.  The agent's
-# spin seconds are rewritten (CRC and all) to fixed values: the same
-# 2.5% spread round by round for both, the slow one 2% slower.  At round
-# 3 `same` needs about 8 boots a side and max_rounds is 5: futile
-cat >"$T/rewrite.py" <<'PY'
-import json, sys, zlib
-value = float(sys.argv[1])
-for line in sys.stdin:
-    if line.startswith("@vtb1 "):
-        _, nonce, rest = line.rstrip("\n").split(" ", 2)
-        text = rest.rsplit(" ", 1)[0]
-        rec = json.loads(text)
-        if rec.get("type") == "sample" and rec.get("metric") == "seconds":
-            rec["value"] = value
-            text = json.dumps(rec, separators=(",", ":"))
-            line = "@vtb1 %s %s %08x\n" % (nonce, text, zlib.crc32(text.encode()))
-    sys.stdout.write(line)
-    sys.stdout.flush()
-PY
-cat >"$T/tie-agent" <<SH
-#!/bin/sh
-cat /dev/fd/3 >"$T/job.\$\$"
-rep=\$(sed -n 's/.*"rep":\([0-9]*\).*/\1/p' "$T/job.\$\$")
-case \$rep in 0) v=1.0 ;; 1) v=1.025 ;; 2) v=0.975 ;; *) v=1.0 ;; esac
-grep -q '"config":"$slow"' "$T/job.\$\$" && v=\$(python3 -c "print(\$v * 1.02)")
-exec 3<"$T/job.\$\$"
-rm -f "$T/job.\$\$"
-"$AGENT" "\$@" | python3 "$T/rewrite.py" "\$v"
-SH
-chmod +x "$T/tie-agent"
+# futility: a near-tie no round within the cap can decide: the same
+# spread, the slow one 2% slower.  At round 3 `same` needs about 8 boots
+# a side and max_rounds is 5: futile
+fixed_agent "$T/tie-agent" 1.02
 conf "$T/tie.conf" 3 spin
 sed -i -e 's|^max_rounds = .*|max_rounds = 5|' -e '$a futility = yes' "$T/tie.conf"
 expect_exit "futility = yes: a near-tie stops futile before the cap" 0 \
