@@ -52,8 +52,8 @@ got=$(sql "$T/r.db" "select count(*) from result where status = 'ok'")
 expect_eq "both cells ok" "$got" "2"
 pairs=$((ncpu * (ncpu - 1) / 2))
 for metric in c2c_min c2c_median c2c_max; do
-	got=$(sql "$T/r.db" "select count(*) from sample where metric = '$metric' and unit = 'ns' and better = 'lower' and value > 0 and value < 1000000")
-	expect_eq "$metric stored for both cells, plausible ns" "$got" "2"
+	got=$(sql "$T/r.db" "select count(*) from sample where metric = '$metric' and unit = 'ns' and better = 'lower' and value > 0 and value < 1000000000")
+	expect_eq "$metric stored for both cells, plausible ns (over 0, under a second: a descheduled thread on a loaded machine takes milliseconds)" "$got" "2"
 done
 got=$(sql "$T/r.db" "select count(*) from sample a join sample b on a.result_id = b.result_id where a.metric = 'c2c_min' and b.metric = 'c2c_max' and a.value <= b.value")
 expect_eq "c2c_min is at most c2c_max" "$got" "2"
