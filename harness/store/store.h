@@ -335,6 +335,12 @@ struct vtb_config_row {
 };
 int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_config_row *row, void *arg), void *arg);
+/* The same, each with its boots in @campaign_id by status (run's and
+ * explore's --format json summary). */
+int vtb_store_foreach_config_boots(struct vtb_store *st, int64_t campaign_id,
+				   int (*fn)(const struct vtb_config_row *row,
+					     const struct vtb_boot_counts *n, void *arg),
+				   void *arg);
 
 /* The histograms of ok results (boots that built the planned topology),
  * ordered as vtb_store_foreach_sample: configuration, cell, metric, rep. */
