@@ -28,7 +28,7 @@ enum {
 	OPT_VERBOSE = 'v',
 };
 
-#define EXPLORE_SCHEMA "vtbench-explore/1"
+#define EXPLORE_SCHEMA "vtbench-explore-summary/1"
 
 static const struct vtb_cli_opt explore_opts[] = {
 	{ .name = "db",
@@ -289,9 +289,7 @@ static json_t *race_doc(struct vtb_cmd_env *env, const struct explore_args *a,
 		w.bad |= json_object_set(w.labels, json_string_value(json_object_get(c, "key")),
 					 json_object_get(c, "label")) < 0;
 	if (!w.bad && oc)
-		w.bad = json_object_set_new(w.race, "candidates_count",
-					    json_integer((json_int_t)oc->candidates)) ||
-			json_object_set_new(w.race, "eliminated",
+		w.bad = json_object_set_new(w.race, "eliminated",
 					    json_integer((json_int_t)oc->eliminated)) ||
 			json_object_set_new(w.race, "why",
 					    oc->why ? json_string(oc->why) : json_null());
@@ -353,6 +351,9 @@ int cmd_explore(struct vtb_cmd_env *env)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
 		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
+		/* libvirt or the guest kernel failed before the campaign
+		 * began: a database made for it holds nothing */
+		env->discard_created_db = !res.campaign[0];
 		goto out;
 	}
 	if (a.ps.line_open)

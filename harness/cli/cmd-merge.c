@@ -10,7 +10,7 @@
 
 enum { OPT_FORMAT = 256, OPT_QUIET = 'q', OPT_VERBOSE = 'v' };
 
-#define MERGE_SCHEMA "vtbench-merge/1"
+#define MERGE_SCHEMA "vtbench-merge-summary/1"
 
 static const struct vtb_cli_opt merge_opts[] = {
 	{ .name = "format",

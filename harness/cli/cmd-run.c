@@ -10,7 +10,7 @@
 #include "../boot/runner.h"
 #include "../upload/upload.h"
 
-#define RUN_SCHEMA "vtbench-run/1"
+#define RUN_SCHEMA "vtbench-run-summary/1"
 
 enum {
 	OPT_DB = 256,
@@ -452,6 +452,9 @@ int cmd_run(struct vtb_cmd_env *env)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
 		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
+		/* libvirt or the guest kernel failed before the campaign
+		 * began: a database made for it holds nothing */
+		env->discard_created_db = !res.campaign[0];
 		goto out;
 	}
 	if (a.ps.line_open)

@@ -28,7 +28,7 @@ enum {
 	OPT_QUIET = 'q',
 };
 
-#define UPLOAD_SCHEMA "vtbench-upload/1"
+#define UPLOAD_SCHEMA "vtbench-upload-summary/1"
 
 static const struct vtb_cli_opt upload_opts[] = {
 	{ .name = "to", .id = OPT_TO, .arg = "URL", .help = "the sink (required)" },

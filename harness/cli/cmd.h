@@ -52,6 +52,9 @@ struct vtb_cmd_env {
 	 * removes it when the command exits 2 (an input error writes
 	 * nothing) */
 	char *created_db;
+	/* ... also on another exit code: nothing was stored in it (run and
+	 * explore failing before their campaign began) */
+	bool discard_created_db;
 };
 
 /* Does the row's setup, in order: the host (NEED_HOST), then the store
@@ -145,7 +148,7 @@ struct vtb_upload_opts;
 int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const char *db,
 		   struct vtb_upload_opts *o, bool quiet, json_t *sent);
 /* With @sent (an array, --format json): the summary goes to stderr and
- * what the upload did is appended to @sent as an object (vtbench-upload/1's
+ * what the upload did is appended to @sent as an object (vtbench-upload-summary/1's
  * fields: docs/commands.md). */
 
 /*
@@ -169,7 +172,7 @@ json_t *vtb_cmd_command_json(const char *const *argv);
 /* wall clock now, and a time as "2026-01-02T03:04:05Z" (null when 0) */
 int64_t vtb_cmd_wall_ns(void);
 json_t *vtb_cmd_time_json(int64_t ns);
-/* run's and explore's document (vtbench-run/1 fields): @status done,
+/* run's and explore's document (vtbench-run-summary/1 fields): @status done,
  * interrupted or error (@error: its message); the campaign's boots and
  * configurations read from env->store when it is open. */
 json_t *vtb_cmd_run_doc(const struct vtb_cmd_env *env, const char *schema, const char *matrix,

@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 	if (getenv("VTBENCH_PLAN_CALLS"))
 		fprintf(stderr, "vtbench: planner calls: %lu\n", vtb_plan_calls());
 	vtb_store_close(env.store);
-	if (ret == VTB_EXIT_USAGE && env.created_db)
+	if ((ret == VTB_EXIT_USAGE || env.discard_created_db) && env.created_db)
 		remove_created_db(&env);
 	free(env.created_db);
 	free(last_err);
