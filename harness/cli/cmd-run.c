@@ -307,11 +307,27 @@ int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *en
 }
 
 int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
-		       const struct vtb_progress_state *ps, const struct vtb_run_result *res)
+		       const struct vtb_progress_state *ps, struct vtb_run_result *res)
 {
 	if (ps->line_open)
 		fputs("\r\033[K", stderr);
 	vtb_cmd_err(env, "%s", vtb_errmsg());
+	/* an input error (exit 2) writes nothing: the campaign this command
+	 * began is taken back (main removes a database it created) */
+	if (res->fail == VTB_RUN_INPUT && res->campaign[0] && !res->resumed && env->store) {
+		if (env->created_db) {
+			fprintf(stderr, "nothing is kept: '%s' is removed\n", res->db);
+			res->campaign[0] = '\0';
+		} else if (vtb_store_campaign_delete(env->store, res->campaign) == 0) {
+			fprintf(stderr, "nothing is kept: campaign %s is taken out of '%s' again\n",
+				res->campaign, res->db);
+			res->campaign[0] = '\0';
+		} else {
+			vtb_cmd_err(env, "warning: campaign %s stays in '%s' (marked failed): %s",
+				    res->campaign, res->db, vtb_errmsg());
+		}
+		return VTB_EXIT_USAGE;
+	}
 	if (res->campaign[0] && res->db)
 		fprintf(stderr,
 			"what was stored is kept; resume with: vtbench %s %s --db %s --resume\n",

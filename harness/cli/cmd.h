@@ -105,7 +105,8 @@ void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
  * line after its options: one matrix file, -q or -v; 0 to go on, or -1 to
  * stop with *code (--help: 0; a usage error, said).  Its run options from the environment: the
  * agent (*agent, malloc'ed), VTBENCH_HOST_ID, the progress display; 0 or the exit code. A campaign
- * that could not run: says why and how to resume, returns the exit code.  The summary's first line
+ * that could not run: says why and how to resume, returns the exit code (an input error: the
+ * campaign it began is deleted again, res->campaign emptied).  The summary's first line
  * (no newline).  The exit code of a campaign that ran (interrupted: says how to resume). */
 struct vtb_run_opts;
 struct vtb_run_result;
@@ -115,7 +116,7 @@ int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *en
 int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
 		     struct vtb_progress_state *ps, char **agent);
 int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
-		       const struct vtb_progress_state *ps, const struct vtb_run_result *res);
+		       const struct vtb_progress_state *ps, struct vtb_run_result *res);
 void vtb_cmd_run_boots_line(FILE *f, const struct vtb_run_result *res);
 int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
 		     const struct vtb_run_result *res);

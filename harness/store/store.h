@@ -82,6 +82,10 @@ int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest, int
  * ones are added when resuming with --reps or --only changes). */
 int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m);
 int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char *status);
+/* Deletes campaign @uuid with everything stored under it, and its host
+ * when no other campaign has it, in one transaction (run and explore
+ * take back a campaign they began before an input error, exit 2). */
+int vtb_store_campaign_delete(struct vtb_store *st, const char *uuid);
 /* The same at a given time (CLOCK_REALTIME ns), for generated fixtures. */
 int vtb_store_campaign_end_at(struct vtb_store *st, int64_t campaign_id, const char *status,
 			      int64_t ended_ns);

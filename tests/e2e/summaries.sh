@@ -191,3 +191,13 @@ expect_exit "explore, an objective no cell reports: exit 2" 2 \
 	"$VTBENCH" explore "$T/obj.conf" --db "$T/fresh.db" --format json
 if ls "$T"/fresh.db* >/dev/null 2>&1; then notok "... the database it created is removed" "$(ls "$T")"; else ok "... the database it created is removed"; fi
 expect_eq "... and the document still says why" "$(jget "$T/out" 'd["status"], d["exit"]')" "('error', 2)"
+expect_grep "... said" "$T/err" "nothing is kept: '$T/fresh.db' is removed"
+before=$(sql "$T/keep.db" "select group_concat(uuid) from campaign; select count(*) from host; select count(*) from boot")
+expect_exit "explore, the same into an existing database: exit 2" 2 \
+	"$VTBENCH" explore "$T/obj.conf" --db "$T/keep.db" -q
+expect_eq "... the campaign it began is taken out again: the database holds what it held" \
+	"$(sql "$T/keep.db" "select group_concat(uuid) from campaign; select count(*) from host; select count(*) from boot")" \
+	"$before"
+expect_grep "... said" "$T/err" "is taken out of '$T/keep.db' again"
+expect_eq "... the database is consistent" \
+	"$(sql "$T/keep.db" "pragma integrity_check; pragma foreign_key_check")" "ok"
