@@ -147,6 +147,12 @@ expect_exit "upload --format json again: exactly once" 0 "$VTBENCH" upload --db 
 expect_eq "... nothing new, what was sent before counted" \
 	"$(jget "$T/out" 'd["status"], d["boots"]["sent_now"], d["boots"]["sent_before"], d["requests"]')" \
 	"('nothing-new', 0, 2, 0)"
+expect_exit "run --upload --format json: the upload is in run's document" 0 \
+	"$VTBENCH" run "$T/a.conf" --db "$T/up.db" --upload "$URL" --format json -q
+expect_eq "... one upload object: destination, sent, this campaign" \
+	"$(jget "$T/out" '[(u["destination"], u["status"], u["boots"]["sent_now"], u["campaign"] == d["campaign"]) for u in d["uploads"]]')" \
+	"[('$URL', 'sent', 2, True)]"
+expect_grep "... its text line went to stderr" "$T/err" "-> $URL: 2 boots sent now"
 receiver_start "$T/port" "$T/recv2.log" 500
 expect_exit "upload --format json to a failing server: exit 3" 3 "$VTBENCH" upload \
 	--db "$T/rel.db" --to "influx://127.0.0.1:$PORT/other" --attempts 1 --format json
