@@ -163,11 +163,12 @@ static void print_summary(FILE *f, const struct vtb_run_result *res,
 			  const struct vtb_explore_outcome *oc)
 {
 	vtb_cmd_run_boots_line(f, res);
-	fprintf(f, "\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
-	       "eliminated\n",
-	       oc->stop, oc->rounds, oc->rounds == 1 ? "" : "s", oc->boots,
-	       oc->boots == 1 ? "" : "s", oc->eliminated, oc->candidates,
-	       oc->candidates == 1 ? "" : "s");
+	fprintf(f,
+		"\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
+		"eliminated\n",
+		oc->stop, oc->rounds, oc->rounds == 1 ? "" : "s", oc->boots,
+		oc->boots == 1 ? "" : "s", oc->eliminated, oc->candidates,
+		oc->candidates == 1 ? "" : "s");
 	if (oc->why)
 		fprintf(f, "%s\n", oc->why);
 	if (oc->winner) {
@@ -176,7 +177,7 @@ static void print_summary(FILE *f, const struct vtb_run_result *res,
 		fprintf(f, "winner: %s", w ? w : "?");
 		if (oc->tied)
 			fprintf(f, " (tied with %zu other%s: same within the threshold)", oc->tied,
-			       oc->tied == 1 ? "" : "s");
+				oc->tied == 1 ? "" : "s");
 		fputc('\n', f);
 		free(w);
 	} else {
@@ -190,8 +191,7 @@ static void print_summary(FILE *f, const struct vtb_run_result *res,
  * built, why each other candidate lost).  A failure to build it is a
  * warning: the campaign and the race are stored.
  */
-static void print_recommendation(FILE *f, struct vtb_cmd_env *env,
-				 const struct vtb_run_result *res,
+static void print_recommendation(FILE *f, struct vtb_cmd_env *env, const struct vtb_run_result *res,
 				 const struct vtb_explore_outcome *oc)
 {
 	json_t *doc = NULL;
@@ -201,7 +201,8 @@ static void print_recommendation(FILE *f, struct vtb_cmd_env *env,
 		if (vtb_recommend_build(env->store, res->db, res->campaign, &doc, &bad) < 0) {
 			vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 		} else {
-			fprintf(f, "\nthe recommendation (vtbench recommend --db %s):\n\n", res->db);
+			fprintf(f, "\nthe recommendation (vtbench recommend --db %s):\n\n",
+				res->db);
 			struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(f) };
 
 			if (vtb_recommend_text(doc, &ro, f) < 0)
@@ -209,9 +210,10 @@ static void print_recommendation(FILE *f, struct vtb_cmd_env *env,
 			json_decref(doc);
 		}
 	}
-	fprintf(f, "results in %s; the report with the racing chart: vtbench recommend --db %s -o "
-	       "race.html\n",
-	       res->db, res->db);
+	fprintf(f,
+		"results in %s; the report with the racing chart: vtbench recommend --db %s -o "
+		"race.html\n",
+		res->db, res->db);
 }
 
 /* The race as stored, for --format json: keys and labels of the winner and
@@ -237,7 +239,8 @@ static int on_race(const struct vtb_race_row *r, void *arg)
 	size_t i;
 	json_t *k;
 
-	json_array_foreach(winners, i, k) {
+	json_array_foreach(winners, i, k)
+	{
 		json_t *o = key_label(w->labels, json_string_value(k));
 
 		w->bad |= i ? json_array_append_new(tied, o) : ((win = o) == NULL);
@@ -261,9 +264,8 @@ static int on_elim(const struct vtb_race_elim_row *r, void *arg)
 	json_t *l = json_object_get(w->labels, r->config_key ? r->config_key : "");
 	json_t *e = json_pack("{s:I, s:s, s:O, s:s, s:s, s:s}", "round", (json_int_t)r->round,
 			      "key", r->config_key ? r->config_key : "", "label",
-			      l ? l : json_null(), "metric", r->metric ? r->metric : "",
-			      "best_key", r->best_key ? r->best_key : "", "reason",
-			      r->reason ? r->reason : "");
+			      l ? l : json_null(), "metric", r->metric ? r->metric : "", "best_key",
+			      r->best_key ? r->best_key : "", "reason", r->reason ? r->reason : "");
 
 	w->bad |= json_array_append_new(w->elims, e);
 	return 0;
@@ -276,7 +278,8 @@ static json_t *race_doc(struct vtb_cmd_env *env, const struct explore_args *a,
 {
 	json_t *doc = vtb_cmd_run_doc(env, EXPLORE_SCHEMA, a->o.matrix, res, status,
 				      strcmp(status, "error") ? NULL : vtb_cmd_last_err(), t0);
-	struct race_walk w = { .race = json_object(), .elims = json_array(),
+	struct race_walk w = { .race = json_object(),
+			       .elims = json_array(),
 			       .labels = json_object() };
 	json_t *c;
 	size_t i;

@@ -47,19 +47,20 @@ const struct vtb_cli merge_cli = {
 /* "[IN: ]merged N campaigns[ into OUT] (N skipped: ...): counts" */
 static void print_stats(FILE *f, const char *in, const char *out, const struct vtb_merge_stats *s)
 {
-	fprintf(f, "%s%smerged %ld campaign%s%s%s (%ld skipped: already there): %ld new host%s, "
-	       "%ld configurations, %ld boots, %ld results, %ld samples, %ld histograms, "
-	       "%ld guest views, %ld events, %ld upload records\n",
-	       in ? in : "", in ? ": " : "", s->campaigns, s->campaigns == 1 ? "" : "s",
-	       out ? " into " : "", out ? out : "", s->skipped, s->hosts, s->hosts == 1 ? "" : "s",
-	       s->configs, s->boots, s->results, s->samples, s->histograms, s->guest_views,
-	       s->events, s->uploads);
+	fprintf(f,
+		"%s%smerged %ld campaign%s%s%s (%ld skipped: already there): %ld new host%s, "
+		"%ld configurations, %ld boots, %ld results, %ld samples, %ld histograms, "
+		"%ld guest views, %ld events, %ld upload records\n",
+		in ? in : "", in ? ": " : "", s->campaigns, s->campaigns == 1 ? "" : "s",
+		out ? " into " : "", out ? out : "", s->skipped, s->hosts, s->hosts == 1 ? "" : "s",
+		s->configs, s->boots, s->results, s->samples, s->histograms, s->guest_views,
+		s->events, s->uploads);
 }
 
 struct merge_state {
 	const char *out;
 	bool quiet;
-	FILE *f;	    /* the text lines: stdout, stderr with --format json */
+	FILE *f;	   /* the text lines: stdout, stderr with --format json */
 	json_t *campaigns; /* --format json: the current input's campaigns */
 };
 
@@ -139,8 +140,8 @@ static json_t *stats_json(const struct vtb_merge_stats *s)
 			 (json_int_t)s->hosts, "configurations", (json_int_t)s->configs, "boots",
 			 (json_int_t)s->boots, "results", (json_int_t)s->results, "samples",
 			 (json_int_t)s->samples, "histograms", (json_int_t)s->histograms,
-			 "guest_views", (json_int_t)s->guest_views, "events",
-			 (json_int_t)s->events, "upload_records", (json_int_t)s->uploads);
+			 "guest_views", (json_int_t)s->guest_views, "events", (json_int_t)s->events,
+			 "upload_records", (json_int_t)s->uploads);
 }
 
 static void stats_add(struct vtb_merge_stats *t, const struct vtb_merge_stats *s)
@@ -159,8 +160,8 @@ static void stats_add(struct vtb_merge_stats *t, const struct vtb_merge_stats *s
 }
 
 /* --format json: the inputs as far as they went, the totals */
-static int print_json(const struct vtb_cmd_env *env, const char *out, bool created,
-		      json_t *inputs, const struct vtb_merge_stats *total, int ret)
+static int print_json(const struct vtb_cmd_env *env, const char *out, bool created, json_t *inputs,
+		      const struct vtb_merge_stats *total, int ret)
 {
 	json_t *doc = vtb_cmd_doc_new(MERGE_SCHEMA, env->name);
 	char *path = vtb_cmd_abspath(out);

@@ -337,16 +337,17 @@ int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
 
 void vtb_cmd_run_boots_line(FILE *f, const struct vtb_run_result *res)
 {
-	fprintf(f, "campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res->campaign,
-	       res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s", res->ok,
-	       res->failed, res->timeout);
+	fprintf(f, "campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)",
+		res->campaign, res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s",
+		res->ok, res->failed, res->timeout);
 	if (res->unexpected)
 		fprintf(f, ", %zu unexpected-topology", res->unexpected);
 	if (res->skipped)
 		fprintf(f, ", %zu already stored", res->skipped);
 	if (res->lacking)
-		fprintf(f, ", %zu configuration%s not run (its kernel lacks a knob of its sched profile)",
-		       res->lacking, res->lacking == 1 ? "" : "s");
+		fprintf(f,
+			", %zu configuration%s not run (its kernel lacks a knob of its sched profile)",
+			res->lacking, res->lacking == 1 ? "" : "s");
 }
 
 /* The closing summary, on stdout (stderr with --format json) */
@@ -355,28 +356,32 @@ static void print_summary(FILE *f, const struct vtb_run_result *res)
 	vtb_cmd_run_boots_line(f, res);
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
 		fprintf(f, "\nreps = auto: stopped before the first decision (%s)",
-		       res->budget_spent ? "the budget is spent" : "interrupted");
+			res->budget_spent ? "the budget is spent" : "interrupted");
 	else if (res->reps_auto && res->undecided == 0 && res->missing > 0 && res->rounds)
-		fprintf(f, "\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others decided after %zu round%s",
-		       res->missing, res->missing == 1 ? "" : "s",
-		       res->missing == 1 ? "it" : "them", res->rounds, res->rounds == 1 ? "" : "s");
+		fprintf(f,
+			"\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others decided after %zu round%s",
+			res->missing, res->missing == 1 ? "" : "s",
+			res->missing == 1 ? "it" : "them", res->rounds,
+			res->rounds == 1 ? "" : "s");
 	else if (res->reps_auto && res->undecided == 0 && res->missing > 0)
-		fprintf(f, "\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others already decided",
-		       res->missing, res->missing == 1 ? "" : "s",
-		       res->missing == 1 ? "it" : "them");
+		fprintf(f,
+			"\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others already decided",
+			res->missing, res->missing == 1 ? "" : "s",
+			res->missing == 1 ? "it" : "them");
 	else if (res->reps_auto && res->undecided == 0 && !res->rounds)
 		fprintf(f, "\nreps = auto: every compare row was already decided");
 	else if (res->reps_auto && res->undecided == 0)
-		fprintf(f, "\nreps = auto: every compare row decided after %zu round%s", res->rounds,
-		       res->rounds == 1 ? "" : "s");
+		fprintf(f, "\nreps = auto: every compare row decided after %zu round%s",
+			res->rounds, res->rounds == 1 ? "" : "s");
 	else if (res->reps_auto && res->undecided > 0)
-		fprintf(f, "\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
-		       res->undecided, res->undecided == 1 ? "" : "s", res->rounds,
-		       res->rounds == 1 ? "" : "s",
-		       res->budget_spent  ? "the budget is spent"
-		       : res->capped	  ? "max_reps reached"
-		       : res->interrupted ? "interrupted"
-					  : "stopped");
+		fprintf(f,
+			"\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
+			res->undecided, res->undecided == 1 ? "" : "s", res->rounds,
+			res->rounds == 1 ? "" : "s",
+			res->budget_spent  ? "the budget is spent"
+			: res->capped	   ? "max_reps reached"
+			: res->interrupted ? "interrupted"
+					   : "stopped");
 	fprintf(f, "\nresults in %s; see: vtbench compare --db %s\n", res->db, res->db);
 }
 

@@ -105,8 +105,8 @@ static const char *exit_meaning(const char *cmd, int code)
 		return "usage or input error: nothing was run or written";
 	case VTB_EXIT_INFRA:
 		return !strcmp(cmd, "upload") ? "something remains unsent or could not be recorded"
-		       : campaign ? "infrastructure failure (what was stored is kept)"
-				  : "infrastructure failure";
+		       : campaign	      ? "infrastructure failure (what was stored is kept)"
+					      : "infrastructure failure";
 	case VTB_EXIT_INTERRUPTED:
 		return "interrupted by SIGINT (what was stored is kept: --resume)";
 	case VTB_EXIT_TERMINATED:
@@ -147,8 +147,7 @@ static json_t *counts_json(const struct vtb_boot_counts *n)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)n->total, "ok",
 			 (json_int_t)n->ok, "failed", (json_int_t)n->failed, "timeout",
-			 (json_int_t)n->timeout, "unexpected_topology",
-			 (json_int_t)n->unexpected);
+			 (json_int_t)n->timeout, "unexpected_topology", (json_int_t)n->unexpected);
 }
 
 static void counts_add(struct vtb_boot_counts *to, const struct vtb_boot_counts *n)
@@ -170,8 +169,8 @@ static int on_config(const struct vtb_config_row *r, const struct vtb_boot_count
 {
 	struct cfg_walk *w = arg;
 	json_t *c = json_pack("{s:s, s:s, s:s, s:b, s:o}", "key", r->key ? r->key : "", "label",
-			      r->label ? r->label : "", "kind", r->kind ? r->kind : "",
-			      "runnable", r->runnable, "boots", counts_json(n));
+			      r->label ? r->label : "", "kind", r->kind ? r->kind : "", "runnable",
+			      r->runnable, "boots", counts_json(n));
 
 	w->bad |= !c || json_array_append_new(w->configs, c);
 	counts_add(&w->all, n);
@@ -188,7 +187,8 @@ static int on_campaign(const struct vtb_campaign_row *r, void *arg)
 {
 	struct camp_walk *w = arg;
 
-	w->bad |= json_object_set_new(w->doc, "host", json_string(r->hostname ? r->hostname : "")) ||
+	w->bad |= json_object_set_new(w->doc, "host",
+				      json_string(r->hostname ? r->hostname : "")) ||
 		  json_object_set_new(w->doc, "campaign_status",
 				      r->status ? json_string(r->status) : json_null()) ||
 		  json_object_set_new(w->doc, "campaign_started",
@@ -254,22 +254,23 @@ json_t *vtb_cmd_run_doc(const struct vtb_cmd_env *env, const char *schema, const
 	       json_object_set_new(doc, "started", vtb_cmd_time_json(started_ns)) ||
 	       json_object_set_new(doc, "ended", vtb_cmd_time_json(vtb_cmd_wall_ns()));
 	/* this invocation's boots */
-	bad |= json_object_set_new(
-		doc, "boots",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "planned", (json_int_t)res->planned,
-			  "ran", (json_int_t)res->ran, "ok", (json_int_t)res->ok, "failed",
-			  (json_int_t)res->failed, "timeout", (json_int_t)res->timeout,
-			  "unexpected_topology", (json_int_t)res->unexpected, "already_stored",
-			  (json_int_t)res->skipped));
+	bad |= json_object_set_new(doc, "boots",
+				   json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "planned",
+					     (json_int_t)res->planned, "ran", (json_int_t)res->ran,
+					     "ok", (json_int_t)res->ok, "failed",
+					     (json_int_t)res->failed, "timeout",
+					     (json_int_t)res->timeout, "unexpected_topology",
+					     (json_int_t)res->unexpected, "already_stored",
+					     (json_int_t)res->skipped));
 	bad |= json_object_set_new(doc, "configurations_not_run",
 				   json_integer((json_int_t)res->lacking));
 	if (res->reps_auto) {
-		const char *stop = res->interrupted		     ? "interrupted"
-				   : res->budget_spent		     ? "budget"
-				   : res->capped		     ? "max_reps"
-				   : res->undecided == 0	     ? "decided"
-				   : !strcmp(status, "error")	     ? "error"
-								     : "stopped";
+		const char *stop = res->interrupted	      ? "interrupted"
+				   : res->budget_spent	      ? "budget"
+				   : res->capped	      ? "max_reps"
+				   : res->undecided == 0      ? "decided"
+				   : !strcmp(status, "error") ? "error"
+							      : "stopped";
 
 		bad |= json_object_set_new(
 			doc, "reps_auto",
@@ -293,11 +294,11 @@ json_t *vtb_cmd_run_doc(const struct vtb_cmd_env *env, const char *schema, const
 	rows = json_array();
 	bad |= !rows;
 	if (rows && res->campaign[0] && db && strcmp(status, "done"))
-		bad |= json_array_append_new(rows, command(env->name, mx, "--db", db,
-							   "--resume", NULL));
+		bad |= json_array_append_new(rows,
+					     command(env->name, mx, "--db", db, "--resume", NULL));
 	if (rows && res->campaign[0] && db)
-		bad |= json_array_append_new(rows, command("compare", "--db", db, NULL, NULL,
-							   NULL));
+		bad |= json_array_append_new(rows,
+					     command("compare", "--db", db, NULL, NULL, NULL));
 	if (rows && res->campaign[0] && db && !strcmp(env->name, "explore"))
 		bad |= json_array_append_new(rows, command("recommend", "--db", db, "-o",
 							   "race.html", NULL));

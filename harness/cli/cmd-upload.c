@@ -153,19 +153,19 @@ static void on_note(void *arg, const char *msg)
 static json_t *upload_json(const char *db, const struct vtb_upload_opts *o,
 			   const struct vtb_upload_result *res, int r, const char *error)
 {
-	const char *status = r < 0	    ? "error"
-			     : o->dry_run   ? "dry-run"
-			     : r > 0 && res->in_flight ? "in-flight"
-			     : r > 0	    ? "partial"
+	const char *status = r < 0				  ? "error"
+			     : o->dry_run			  ? "dry-run"
+			     : r > 0 && res->in_flight		  ? "in-flight"
+			     : r > 0				  ? "partial"
 			     : res->boots_sent || res->items_sent ? "sent"
 								  : "nothing-new";
 	char *path = vtb_cmd_abspath(db);
 	json_t *next = json_null(), *v;
 
 	if (r > 0 && !res->in_flight && res->sink && res->campaign) {
-		const char *argv[] = { "vtbench",  "upload",     "--db",	    path ? path : db,
-				       "--to",	   res->sink,	 "--campaign", res->campaign,
-				       NULL };
+		const char *argv[] = { "vtbench",	 "upload",	"--db",
+				       path ? path : db, "--to",	res->sink,
+				       "--campaign",	 res->campaign, NULL };
 
 		next = vtb_cmd_command_json(argv);
 	}
@@ -181,8 +181,8 @@ static json_t *upload_json(const char *db, const struct vtb_upload_opts *o,
 		      (json_int_t)res->items_sent, "sent_before", res->items_before, "unsent",
 		      (json_int_t)res->items_unsent, "in_flight", res->in_flight,
 		      "in_flight_recorded", res->in_flight_recorded, "points_sent",
-		      (json_int_t)res->points_sent, "requests", (json_int_t)res->requests, "retries",
-		      (json_int_t)res->retries, "error",
+		      (json_int_t)res->points_sent, "requests", (json_int_t)res->requests,
+		      "retries", (json_int_t)res->retries, "error",
 		      error ? json_string(error) : json_null(), "next", next);
 	free(path);
 	return v;
@@ -201,7 +201,7 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 	}
 	r = vtb_upload(st, o, &res);
 	if (sent && json_array_append_new(sent, upload_json(db, o, &res, r,
-							    r < 0 ? vtb_errmsg()
+							    r < 0	? vtb_errmsg()
 							    : res.error ? res.error
 									: NULL))) {
 		vtb_cmd_err(env, "cannot build the JSON summary: out of memory");
@@ -230,21 +230,22 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 	if (quiet && r == 0)
 		; /* everything is sent: nothing to say */
 	else if (res.per_boot)
-		fprintf(out, "campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
-		       res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
-		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
-		       res.boots_before, res.boots_unsent);
+		fprintf(out,
+			"campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
+			res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
+			res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+			res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
+			res.boots_before, res.boots_unsent);
 	else
 		fprintf(out, "campaign %s -> %s: %s (%ld point%s, %ld request%s, %ld retr%s)\n",
-		       res.campaign, res.sink,
-		       res.items_sent	  ? "sent"
-		       : res.items_before ? "nothing sent (sent before)"
-		       : res.in_flight	  ? "nothing sent (in flight: it may be there already)"
-		       : res.in_flight_recorded ? "nothing sent (in flight, now recorded as sent)"
-						: "nothing sent",
-		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
+			res.campaign, res.sink,
+			res.items_sent	   ? "sent"
+			: res.items_before ? "nothing sent (sent before)"
+			: res.in_flight	   ? "nothing sent (in flight: it may be there already)"
+			: res.in_flight_recorded ? "nothing sent (in flight, now recorded as sent)"
+						 : "nothing sent",
+			res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+			res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
 	fflush(out);
 	ret = 0;
 	if (r > 0 && res.in_flight) {
@@ -343,9 +344,9 @@ static int print_json(const struct vtb_cmd_env *env, json_t *sent, int ret)
 		bad = json_object_set_new(doc, "status", json_string("error")) ||
 		      json_object_set_new(doc, "destination", json_null()) ||
 		      json_object_set_new(doc, "db", json_string(db)) ||
-		      json_object_set_new(doc, "error", vtb_cmd_last_err()
-								? json_string(vtb_cmd_last_err())
-								: json_null());
+		      json_object_set_new(doc, "error",
+					  vtb_cmd_last_err() ? json_string(vtb_cmd_last_err())
+							     : json_null());
 	free(db);
 	json_decref(sent);
 	return vtb_cmd_doc_print(env, doc, bad, ret);
