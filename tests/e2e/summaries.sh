@@ -71,6 +71,33 @@ expect_eq "... status done, exit 1 with its meaning, failures counted as stored"
 	"$(jget "$T/out" 'd["status"], d["exit"], d["boots"]["failed"], d["stored_boots"]["all"]["failed"]')" \
 	"('done', 1, 2, $(sql "$T/crash.db" "select count(*) from boot where status = 'failed'"))"
 
+# interrupted: the document is still printed, with its status
+cat >"$T/nap.conf" <<'CONF'
+[global]
+reps = 1
+timeout = 120s
+[baseline]
+cpus = 1
+[workload nap]
+type = debug
+mode = sleep
+seconds = 100
+CONF
+"$VTBENCH" run "$T/nap.conf" --db "$T/int.db" --format json >"$T/int.json" 2>"$T/int.err" &
+pid=$!
+# SIGINT once the campaign is stored (the runner holds the signals by then)
+i=0
+while [ "$(sql "$T/int.db" "select count(*) from campaign" 2>/dev/null)" != 1 ] && [ $i -lt 1200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+expect_eq "run --format json interrupted by SIGINT: exit 130" "$?" 130
+expect_eq "... the document says interrupted, and how to resume" \
+	"$(jget "$T/int.json" 'd["status"], d["exit"], d["campaign_status"], d["next"][0]')" \
+	"('interrupted', 130, 'interrupted', 'vtbench run $T/nap.conf --db $T/int.db --resume')"
+
 # ---- explore
 cat >"$T/race.conf" <<'CONF'
 [global]
