@@ -23,9 +23,12 @@ enum {
 	OPT_RESUME,
 	OPT_BUDGET_BOOTS,
 	OPT_BUDGET_TIME,
+	OPT_FORMAT,
 	OPT_QUIET = 'q',
 	OPT_VERBOSE = 'v',
 };
+
+#define EXPLORE_SCHEMA "vtbench-explore-summary/1"
 
 static const struct vtb_cli_opt explore_opts[] = {
 	{ .name = "db",
@@ -46,6 +49,13 @@ static const struct vtb_cli_opt explore_opts[] = {
 	  .arg = "DUR",
 	  .help = "no boot starts that would end past DUR from now (over [explore] budget_time; "
 		  "0: none)" },
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FORMAT",
+	  .values = vtb_cmd_formats,
+	  .help = "the closing summary: text (default) or json (one document on stdout when "
+		  "explore ends, \"schema\": \"" EXPLORE_SCHEMA "\": run's fields and the race; "
+		  "progress, messages, the text summary and the recommendation go to stderr)" },
 	{ .name = "quiet",
 	  .id = OPT_QUIET,
 	  .shortopt = 'q',
@@ -122,6 +132,9 @@ static int parse_args(struct vtb_cmd_env *env, struct explore_args *a, int *code
 		case OPT_VERBOSE:
 			a->ps.verbose = true;
 			break;
+		case OPT_FORMAT:
+			a->ps.json = !strcmp(arg, "json");
+			break;
 		}
 	}
 	return vtb_cmd_run_args_end(&explore_cli, env, c, cp.optind, &a->ps, &a->o.matrix, code);
@@ -148,27 +161,29 @@ static void settle(struct vtb_matrix *m, const struct explore_args *a)
 	m->budget_ns = m->explore->budget_ns;
 }
 
-static void print_summary(const struct vtb_run_result *res, const struct vtb_explore_outcome *oc)
+static void print_summary(FILE *f, const struct vtb_run_result *res,
+			  const struct vtb_explore_outcome *oc)
 {
-	vtb_cmd_run_boots_line(res);
-	printf("\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
-	       "eliminated\n",
-	       oc->stop, oc->rounds, oc->rounds == 1 ? "" : "s", oc->boots,
-	       oc->boots == 1 ? "" : "s", oc->eliminated, oc->candidates,
-	       oc->candidates == 1 ? "" : "s");
+	vtb_cmd_run_boots_line(f, res);
+	fprintf(f,
+		"\nrace: %s after %zu round%s and %zu candidate boot%s; %zu of %zu candidate%s "
+		"eliminated\n",
+		oc->stop, oc->rounds, oc->rounds == 1 ? "" : "s", oc->boots,
+		oc->boots == 1 ? "" : "s", oc->eliminated, oc->candidates,
+		oc->candidates == 1 ? "" : "s");
 	if (oc->why)
-		printf("%s\n", oc->why);
+		fprintf(f, "%s\n", oc->why);
 	if (oc->winner) {
 		char *w = vtb_term_safe(oc->winner);
 
-		printf("winner: %s", w ? w : "?");
+		fprintf(f, "winner: %s", w ? w : "?");
 		if (oc->tied)
-			printf(" (tied with %zu other%s: same within the threshold)", oc->tied,
-			       oc->tied == 1 ? "" : "s");
-		putchar('\n');
+			fprintf(f, " (tied with %zu other%s: same within the threshold)", oc->tied,
+				oc->tied == 1 ? "" : "s");
+		fputc('\n', f);
 		free(w);
 	} else {
-		printf("winner: none yet (under min_rounds complete rounds)\n");
+		fprintf(f, "winner: none yet (under min_rounds complete rounds)\n");
 	}
 }
 
@@ -178,7 +193,7 @@ static void print_summary(const struct vtb_run_result *res, const struct vtb_exp
  * built, why each other candidate lost).  A failure to build it is a
  * warning: the campaign and the race are stored.
  */
-static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_result *res,
+static void print_recommendation(FILE *f, struct vtb_cmd_env *env, const struct vtb_run_result *res,
 				 const struct vtb_explore_outcome *oc)
 {
 	json_t *doc = NULL;
@@ -190,18 +205,117 @@ static void print_recommendation(struct vtb_cmd_env *env, const struct vtb_run_r
 		if (vtb_recommend_build(env->store, res->db, res->campaign, &doc, &bad) < 0) {
 			vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 		} else {
-			printf("\nthe recommendation (vtbench recommend --db %s):\n\n", at);
-			struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(stdout) };
+			fprintf(f, "\nthe recommendation (vtbench recommend --db %s):\n\n", at);
+			struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(f) };
 
-			if (vtb_recommend_text(doc, &ro, stdout) < 0)
+			if (vtb_recommend_text(doc, &ro, f) < 0)
 				vtb_cmd_err(env, "warning: no recommendation: %s", vtb_errmsg());
 			json_decref(doc);
 		}
 	}
-	printf("results in %s; the report with the racing chart: vtbench recommend --db %s -o "
-	       "race.html\n",
-	       at, at);
+	fprintf(f,
+		"results in %s; the report with the racing chart: vtbench recommend --db %s -o "
+		"race.html\n",
+		at, at);
 	free(db);
+}
+
+/* The race as stored, for --format json: keys and labels of the winner and
+ * the survivors tied with it, every elimination in order */
+struct race_walk {
+	json_t *race, *elims, *labels; /* labels: key -> label */
+	bool bad;
+};
+
+static json_t *key_label(json_t *labels, const char *key)
+{
+	json_t *l = json_object_get(labels, key ? key : "");
+
+	return json_pack("{s:s, s:O}", "key", key ? key : "", "label", l ? l : json_null());
+}
+
+static int on_race(const struct vtb_race_row *r, void *arg)
+{
+	struct race_walk *w = arg;
+	json_t *winners = r->winners ? json_loads(r->winners, 0, NULL) : NULL;
+	json_t *cands = r->candidates ? json_loads(r->candidates, 0, NULL) : NULL;
+	json_t *win = json_null(), *tied = json_array(), *cl = json_array();
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(winners, i, k)
+	{
+		json_t *o = key_label(w->labels, json_string_value(k));
+
+		w->bad |= i ? json_array_append_new(tied, o) : ((win = o) == NULL);
+	}
+	json_array_foreach(cands, i, k)
+		w->bad |= json_array_append_new(cl, key_label(w->labels, json_string_value(k)));
+	w->bad |= json_object_set_new(w->race, "stop", json_string(r->stop ? r->stop : "")) ||
+		  json_object_set_new(w->race, "rounds", json_integer(r->rounds)) ||
+		  json_object_set_new(w->race, "candidate_boots", json_integer(r->boots)) ||
+		  json_object_set_new(w->race, "candidates", cl) ||
+		  json_object_set_new(w->race, "winner", win) ||
+		  json_object_set_new(w->race, "tied", tied);
+	json_decref(winners);
+	json_decref(cands);
+	return 0;
+}
+
+static int on_elim(const struct vtb_race_elim_row *r, void *arg)
+{
+	struct race_walk *w = arg;
+	json_t *l = json_object_get(w->labels, r->config_key ? r->config_key : "");
+	json_t *e = json_pack("{s:I, s:s, s:O, s:s, s:s, s:s}", "round", (json_int_t)r->round,
+			      "key", r->config_key ? r->config_key : "", "label",
+			      l ? l : json_null(), "metric", r->metric ? r->metric : "", "best_key",
+			      r->best_key ? r->best_key : "", "reason", r->reason ? r->reason : "");
+
+	w->bad |= json_array_append_new(w->elims, e);
+	return 0;
+}
+
+/* explore's document: run's, and "race" */
+static json_t *race_doc(struct vtb_cmd_env *env, const struct explore_args *a,
+			const struct vtb_run_result *res, const struct vtb_explore_outcome *oc,
+			const char *status, int64_t t0)
+{
+	json_t *doc = vtb_cmd_run_doc(env, EXPLORE_SCHEMA, a->o.matrix, res, status,
+				      strcmp(status, "error") ? NULL : vtb_cmd_last_err(), t0);
+	struct race_walk w = { .race = json_object(),
+			       .elims = json_array(),
+			       .labels = json_object() };
+	json_t *c;
+	size_t i;
+	int64_t id;
+	size_t n;
+	bool found = false;
+
+	w.bad = !doc || !w.race || !w.elims || !w.labels;
+	json_array_foreach(doc ? json_object_get(doc, "configurations") : NULL, i, c)
+		w.bad |= json_object_set(w.labels, json_string_value(json_object_get(c, "key")),
+					 json_object_get(c, "label")) < 0;
+	if (!w.bad && oc)
+		w.bad = json_object_set_new(w.race, "eliminated",
+					    json_integer((json_int_t)oc->eliminated)) ||
+			json_object_set_new(w.race, "why",
+					    oc->why ? json_string(oc->why) : json_null());
+	if (!w.bad && env->store && res->campaign[0] &&
+	    !vtb_store_campaign_lookup(env->store, res->campaign, &id, &n) && n == 1 &&
+	    (vtb_store_race_get(env->store, id, on_race, &w, &found) < 0 ||
+	     vtb_store_foreach_race_elim(env->store, id, on_elim, &w) < 0))
+		w.bad |= json_object_set_new(doc, "stored_error", json_string(vtb_errmsg()));
+	if (!w.bad)
+		w.bad = json_object_set(w.race, "eliminations", w.elims) ||
+			json_object_set(doc, "race", found || oc ? w.race : json_null());
+	json_decref(w.race);
+	json_decref(w.elims);
+	json_decref(w.labels);
+	if (w.bad) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
 }
 
 int cmd_explore(struct vtb_cmd_env *env)
@@ -213,11 +327,15 @@ int cmd_explore(struct vtb_cmd_env *env)
 	struct vtb_explore *ex = NULL;
 	struct vtb_run_rounds rounds;
 	struct vtb_explore_outcome oc;
+	const char *status = "error";
+	int64_t t0 = vtb_cmd_wall_ns();
+	bool args_read = false, have_oc = false;
 	char *agent = NULL;
 	int ret;
 
 	if (parse_args(env, &a, &ret))
 		goto out;
+	args_read = true;
 	ret = vtb_cmd_run_opts(env, &a.o, &a.ps, &agent);
 	if (ret)
 		goto out;
@@ -243,6 +361,9 @@ int cmd_explore(struct vtb_cmd_env *env)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
 		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
+		/* libvirt or the guest kernel failed before the campaign
+		 * began: a database made for it holds nothing */
+		env->discard_created_db = !res.campaign[0];
 		goto out;
 	}
 	if (a.ps.line_open)
@@ -253,10 +374,17 @@ int cmd_explore(struct vtb_cmd_env *env)
 		goto out;
 	}
 	vtb_explore_outcome(ex, &oc);
-	print_summary(&res, &oc);
-	print_recommendation(env, &res, &oc);
+	have_oc = true;
+	status = res.interrupted ? "interrupted" : "done";
+	print_summary(a.ps.json ? stderr : stdout, &res, &oc);
+	print_recommendation(a.ps.json ? stderr : stdout, env, &res, &oc);
 	ret = vtb_cmd_run_exit(env, a.o.matrix, &res);
 out:
+	if (a.ps.json && args_read) {
+		json_t *doc = race_doc(env, &a, &res, have_oc ? &oc : NULL, status, t0);
+
+		ret = vtb_cmd_doc_print(env, doc, !doc, ret);
+	}
 	vtb_explore_free(ex);
 	vtb_run_input_release(&in);
 	vtb_run_result_release(&res);

@@ -10,12 +10,15 @@
 #include "../boot/runner.h"
 #include "../upload/upload.h"
 
+#define RUN_SCHEMA "vtbench-run-summary/1"
+
 enum {
 	OPT_DB = 256,
 	OPT_RESUME,
 	OPT_ONLY,
 	OPT_REPS,
 	OPT_UPLOAD,
+	OPT_FORMAT,
 	OPT_QUIET = 'q',
 	OPT_VERBOSE = 'v',
 };
@@ -47,6 +50,13 @@ static const struct vtb_cli_opt run_opts[] = {
 	  .help = "when the campaign ends, upload it (vtbench upload --to URL; repeatable); a "
 		  "failed upload is reported, exits 3 if the run was fine, and is left for a later "
 		  "vtbench upload" },
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FORMAT",
+	  .values = vtb_cmd_formats,
+	  .help = "the closing summary: text (default) or json (one document on stdout when "
+		  "run ends, \"schema\": \"" RUN_SCHEMA "\"; progress, messages and the text "
+		  "summary go to stderr)" },
 	{ .name = "quiet",
 	  .id = OPT_QUIET,
 	  .shortopt = 'q',
@@ -123,10 +133,10 @@ static void boot_line(struct vtb_progress_state *ps, const struct vtb_progress *
 		return;
 	}
 	if (status)
-		printf("boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n", p->index,
-		       p->reps_auto ? "<=" : "", p->total, label, p->rep, status, p->boot_seconds,
-		       error ? ": " : "", error ? error : "", rows);
-	fflush(stdout);
+		fprintf(ps->json ? stderr : stdout, "boot %zu/%s%zu %s rep %d: %s (%.1fs)%s%s%s\n",
+			p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep, status,
+			p->boot_seconds, error ? ": " : "", error ? error : "", rows);
+	fflush(ps->json ? stderr : stdout);
 }
 
 /* Labels, errors, warnings and notes quote guests and files: every one
@@ -193,7 +203,7 @@ int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
 /* run --upload: the campaign to each sink, one after the other; nonzero
  * when one of them left something unsent (each says what and why). */
 static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result *res,
-		      const char *const *urls, size_t n)
+		      const char *const *urls, size_t n, json_t *sent)
 {
 	int failed = 0;
 
@@ -211,7 +221,7 @@ static int upload_all(const struct vtb_cmd_env *env, const struct vtb_run_result
 			.batch_bytes = VTB_UPLOAD_BATCH_BYTES,
 		};
 
-		if (vtb_cmd_upload(env, env->store, res->db, &o, false))
+		if (vtb_cmd_upload(env, env->store, res->db, &o, false, sent))
 			failed = -1;
 	}
 	return failed;
@@ -223,6 +233,8 @@ struct run_args {
 	struct vtb_progress_state ps;
 	const char **uploads; /* --upload URLs, n_uploads of them */
 	size_t n_uploads;
+	bool args_read; /* the command line was read: --format json prints */
+	json_t *sent;	/* --format json: what each --upload did */
 };
 
 /* 0 to run; -1 to stop with *@code (--help, or a usage error, said) */
@@ -257,6 +269,9 @@ static int parse_args(struct vtb_cmd_env *env, struct run_args *a, int *code)
 			break;
 		case OPT_VERBOSE:
 			a->ps.verbose = true;
+			break;
+		case OPT_FORMAT:
+			a->ps.json = !strcmp(arg, "json");
 			break;
 		case OPT_UPLOAD:
 			/* a wrong URL is found now, not after hours of boots */
@@ -294,11 +309,27 @@ int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *en
 }
 
 int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
-		       const struct vtb_progress_state *ps, const struct vtb_run_result *res)
+		       const struct vtb_progress_state *ps, struct vtb_run_result *res)
 {
 	if (ps->line_open)
 		fputs("\r\033[K", stderr);
 	vtb_cmd_err(env, "%s", vtb_errmsg());
+	/* an input error (exit 2) writes nothing: the campaign this command
+	 * began is taken back (main removes a database it created) */
+	if (res->fail == VTB_RUN_INPUT && res->campaign[0] && !res->resumed && env->store) {
+		if (env->created_db) {
+			fprintf(stderr, "nothing is kept: '%s' is removed\n", res->db);
+			res->campaign[0] = '\0';
+		} else if (vtb_store_campaign_delete(env->store, res->campaign) == 0) {
+			fprintf(stderr, "nothing is kept: campaign %s is taken out of '%s' again\n",
+				res->campaign, res->db);
+			res->campaign[0] = '\0';
+		} else {
+			vtb_cmd_err(env, "warning: campaign %s stays in '%s' (marked failed): %s",
+				    res->campaign, res->db, vtb_errmsg());
+		}
+		return VTB_EXIT_USAGE;
+	}
 	if (res->campaign[0] && res->db)
 		fprintf(stderr,
 			"what was stored is kept; resume with: vtbench %s %s --db %s --resume\n",
@@ -306,53 +337,58 @@ int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
 	return res->fail == VTB_RUN_INPUT ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 }
 
-void vtb_cmd_run_boots_line(const struct vtb_run_result *res)
+void vtb_cmd_run_boots_line(FILE *f, const struct vtb_run_result *res)
 {
-	printf("campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)", res->campaign,
-	       res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s", res->ok,
-	       res->failed, res->timeout);
+	fprintf(f, "campaign %s%s: %zu boot%s run (%zu ok, %zu failed, %zu timed out)",
+		res->campaign, res->resumed ? " (resumed)" : "", res->ran, res->ran == 1 ? "" : "s",
+		res->ok, res->failed, res->timeout);
 	if (res->unexpected)
-		printf(", %zu unexpected-topology", res->unexpected);
+		fprintf(f, ", %zu unexpected-topology", res->unexpected);
 	if (res->skipped)
-		printf(", %zu already stored", res->skipped);
+		fprintf(f, ", %zu already stored", res->skipped);
 	if (res->lacking)
-		printf(", %zu configuration%s not run (its kernel lacks a knob of its sched profile)",
-		       res->lacking, res->lacking == 1 ? "" : "s");
+		fprintf(f,
+			", %zu configuration%s not run (its kernel lacks a knob of its sched profile)",
+			res->lacking, res->lacking == 1 ? "" : "s");
 }
 
-/* The closing summary on stdout */
-static void print_summary(const struct vtb_run_result *res)
+/* The closing summary, on stdout (stderr with --format json) */
+static void print_summary(FILE *f, const struct vtb_run_result *res)
 {
 	char *db;
 
-	vtb_cmd_run_boots_line(res);
+	vtb_cmd_run_boots_line(f, res);
 	if (res->reps_auto && res->undecided < 0 && (res->budget_spent || res->interrupted))
-		printf("\nreps = auto: stopped before the first decision (%s)",
-		       res->budget_spent ? "the budget is spent" : "interrupted");
+		fprintf(f, "\nreps = auto: stopped before the first decision (%s)",
+			res->budget_spent ? "the budget is spent" : "interrupted");
 	else if (res->reps_auto && res->undecided == 0 && res->missing > 0 && res->rounds)
-		printf("\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others decided after %zu round%s",
-		       res->missing, res->missing == 1 ? "" : "s",
-		       res->missing == 1 ? "it" : "them", res->rounds, res->rounds == 1 ? "" : "s");
+		fprintf(f,
+			"\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others decided after %zu round%s",
+			res->missing, res->missing == 1 ? "" : "s",
+			res->missing == 1 ? "it" : "them", res->rounds,
+			res->rounds == 1 ? "" : "s");
 	else if (res->reps_auto && res->undecided == 0 && res->missing > 0)
-		printf("\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others already decided",
-		       res->missing, res->missing == 1 ? "" : "s",
-		       res->missing == 1 ? "it" : "them");
+		fprintf(f,
+			"\nreps = auto: %ld compare row%s missing (no result on a side: not decided, and more boots of a failing side would not decide %s), the others already decided",
+			res->missing, res->missing == 1 ? "" : "s",
+			res->missing == 1 ? "it" : "them");
 	else if (res->reps_auto && res->undecided == 0 && !res->rounds)
-		printf("\nreps = auto: every compare row was already decided");
+		fprintf(f, "\nreps = auto: every compare row was already decided");
 	else if (res->reps_auto && res->undecided == 0)
-		printf("\nreps = auto: every compare row decided after %zu round%s", res->rounds,
-		       res->rounds == 1 ? "" : "s");
+		fprintf(f, "\nreps = auto: every compare row decided after %zu round%s",
+			res->rounds, res->rounds == 1 ? "" : "s");
 	else if (res->reps_auto && res->undecided > 0)
-		printf("\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
-		       res->undecided, res->undecided == 1 ? "" : "s", res->rounds,
-		       res->rounds == 1 ? "" : "s",
-		       res->budget_spent  ? "the budget is spent"
-		       : res->capped	  ? "max_reps reached"
-		       : res->interrupted ? "interrupted"
-					  : "stopped");
+		fprintf(f,
+			"\nreps = auto: %ld compare row%s still undecided after %zu round%s (%s)",
+			res->undecided, res->undecided == 1 ? "" : "s", res->rounds,
+			res->rounds == 1 ? "" : "s",
+			res->budget_spent  ? "the budget is spent"
+			: res->capped	   ? "max_reps reached"
+			: res->interrupted ? "interrupted"
+					   : "stopped");
 	db = vtb_cmd_abs_path(res->db);
-	printf("\nresults in %s; see: vtbench compare --db %s\n", db ? db : res->db,
-	       db ? db : res->db);
+	fprintf(f, "\nresults in %s; see: vtbench compare --db %s\n", db ? db : res->db,
+		db ? db : res->db);
 	free(db);
 }
 
@@ -382,7 +418,8 @@ static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 			"not uploaded: the campaign was interrupted; after --resume, run: vtbench upload --db %s --to URL\n",
 			res->db);
 	} else if (a->n_uploads) {
-		int up = upload_all(env, res, a->uploads, a->n_uploads);
+		int up = upload_all(env, res, a->uploads, a->n_uploads,
+				    a->ps.json ? a->sent : NULL);
 
 		/* a failed upload never changes what is stored, nor hides a
 		 * failed boot (exit 1) */
@@ -392,21 +429,40 @@ static int finish(const struct vtb_cmd_env *env, const struct run_args *a,
 	return ret;
 }
 
+/* --format json: the document, whatever the outcome once the command
+ * line was read; @status done, interrupted or error */
+static int print_json(struct vtb_cmd_env *env, const struct run_args *a,
+		      const struct vtb_run_result *res, const char *status, int64_t t0, int ret)
+{
+	json_t *doc = vtb_cmd_run_doc(env, RUN_SCHEMA, a->o.matrix, res, status,
+				      strcmp(status, "error") ? NULL : vtb_cmd_last_err(), t0);
+	bool bad = !doc;
+
+	if (doc)
+		bad = json_object_set(doc, "uploads", a->sent) < 0;
+	return vtb_cmd_doc_print(env, doc, bad, ret);
+}
+
 int cmd_run(struct vtb_cmd_env *env)
 {
 	struct run_args a = { .ps = { .cmd = "run", .tty = isatty(2) } };
 	struct vtb_run_input in = { 0 };
 	struct vtb_run_result res = { 0 };
+	const char *status = "error";
+	int64_t t0 = vtb_cmd_wall_ns();
 	char *agent = NULL;
 	int ret;
 
 	a.uploads = calloc((size_t)env->argc + 1, sizeof(*a.uploads));
-	if (!a.uploads) {
+	a.sent = json_array();
+	if (!a.uploads || !a.sent) {
 		vtb_cmd_err(env, "out of memory");
-		return VTB_EXIT_INFRA;
+		ret = VTB_EXIT_INFRA;
+		goto out;
 	}
 	if (parse_args(env, &a, &ret))
 		goto out;
+	a.args_read = true;
 	ret = vtb_cmd_run_opts(env, &a.o, &a.ps, &agent);
 	if (ret)
 		goto out;
@@ -427,16 +483,23 @@ int cmd_run(struct vtb_cmd_env *env)
 		goto out;
 	if (vtb_run(&a.o, &in, env->store, &res)) {
 		ret = vtb_cmd_run_failed(env, a.o.matrix, &a.ps, &res);
+		/* libvirt or the guest kernel failed before the campaign
+		 * began: a database made for it holds nothing */
+		env->discard_created_db = !res.campaign[0];
 		goto out;
 	}
 	if (a.ps.line_open)
 		fputs("\r\033[K", stderr);
-	print_summary(&res);
+	status = res.interrupted ? "interrupted" : "done";
+	print_summary(a.ps.json ? stderr : stdout, &res);
 	ret = finish(env, &a, &res);
 out:
+	if (a.ps.json && a.args_read)
+		ret = print_json(env, &a, &res, status, t0, ret);
 	vtb_run_input_release(&in);
 	vtb_run_result_release(&res);
 	free(agent);
 	free(a.uploads);
+	json_decref(a.sent);
 	return ret;
 }

@@ -24,8 +24,11 @@ enum {
 	OPT_BATCH_BYTES,
 	OPT_RESEND_IN_FLIGHT,
 	OPT_IN_FLIGHT_SENT,
+	OPT_FORMAT,
 	OPT_QUIET = 'q',
 };
+
+#define UPLOAD_SCHEMA "vtbench-upload-summary/1"
 
 static const struct vtb_cli_opt upload_opts[] = {
 	{ .name = "to", .id = OPT_TO, .arg = "URL", .help = "the sink (required)" },
@@ -82,6 +85,13 @@ static const struct vtb_cli_opt upload_opts[] = {
 	{ .name = "in-flight-sent",
 	  .id = OPT_IN_FLIGHT_SENT,
 	  .help = "record what an earlier upload left in flight as sent, without a request" },
+	{ .name = "format",
+	  .id = OPT_FORMAT,
+	  .arg = "FORMAT",
+	  .values = vtb_cmd_formats,
+	  .help = "the summary: text (default) or json (one document on stdout when upload "
+		  "ends, \"schema\": \"" UPLOAD_SCHEMA "\"; the text summary and --dry-run's "
+		  "requests go to stderr)" },
 	{ .name = "quiet",
 	  .id = OPT_QUIET,
 	  .shortopt = 'q',
@@ -146,10 +156,50 @@ static void on_note(void *arg, const char *msg)
 	vtb_cmd_err(env, "%s", msg);
 }
 
+/* What one upload did, for --format json (docs/commands.md) */
+static json_t *upload_json(const char *db, const struct vtb_upload_opts *o,
+			   const struct vtb_upload_result *res, int r, const char *error)
+{
+	const char *status = r < 0				  ? "error"
+			     : o->dry_run			  ? "dry-run"
+			     : r > 0 && res->in_flight		  ? "in-flight"
+			     : r > 0				  ? "partial"
+			     : res->boots_sent || res->items_sent ? "sent"
+								  : "nothing-new";
+	char *path = vtb_cmd_abspath(db);
+	json_t *next = json_null(), *v;
+
+	if (r > 0 && !res->in_flight && res->sink && res->campaign) {
+		const char *argv[] = { "vtbench",	 "upload",	"--db",
+				       path ? path : db, "--to",	res->sink,
+				       "--campaign",	 res->campaign, NULL };
+
+		next = vtb_cmd_command_json(argv);
+	}
+	v = json_pack("{s:o, s:o, s:o, s:b, s:s, s:b, s:{s:I, s:I, s:I, s:I}, "
+		      "s:{s:I, s:b, s:I, s:b, s:b}, s:I, s:I, s:I, s:o, s:o}",
+		      "destination", res->sink ? json_string(res->sink) : json_null(), "campaign",
+		      res->campaign ? json_string(res->campaign) : json_null(), "db",
+		      path ? json_string(path) : json_null(), "dry_run", o->dry_run, "status",
+		      status, "per_boot", res->per_boot, "boots", "campaign",
+		      (json_int_t)res->boots, "sent_before", (json_int_t)res->boots_before,
+		      "sent_now", (json_int_t)res->boots_sent, "unsent",
+		      (json_int_t)res->boots_unsent, "campaign_item", "sent_now",
+		      (json_int_t)res->items_sent, "sent_before", res->items_before, "unsent",
+		      (json_int_t)res->items_unsent, "in_flight", res->in_flight,
+		      "in_flight_recorded", res->in_flight_recorded, "points_sent",
+		      (json_int_t)res->points_sent, "requests", (json_int_t)res->requests,
+		      "retries", (json_int_t)res->retries, "error",
+		      error ? json_string(error) : json_null(), "next", next);
+	free(path);
+	return v;
+}
+
 int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const char *db,
-		   struct vtb_upload_opts *o, bool quiet)
+		   struct vtb_upload_opts *o, bool quiet, json_t *sent)
 {
 	struct vtb_upload_result res;
+	FILE *out = sent ? stderr : stdout;
 	int r, ret;
 
 	if (!o->note) {
@@ -157,6 +207,14 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 		o->note_arg = (void *)env;
 	}
 	r = vtb_upload(st, o, &res);
+	if (sent && json_array_append_new(sent, upload_json(db, o, &res, r,
+							    r < 0	? vtb_errmsg()
+							    : res.error ? res.error
+									: NULL))) {
+		vtb_cmd_err(env, "cannot build the JSON summary: out of memory");
+		vtb_upload_result_release(&res);
+		return VTB_EXIT_INFRA;
+	}
 	if (r < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = res.sink ? VTB_EXIT_INFRA : VTB_EXIT_USAGE;
@@ -179,22 +237,23 @@ int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const ch
 	if (quiet && r == 0)
 		; /* everything is sent: nothing to say */
 	else if (res.per_boot)
-		printf("campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
-		       res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
-		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
-		       res.boots_before, res.boots_unsent);
+		fprintf(out,
+			"campaign %s -> %s: %ld boot%s sent now (%ld point%s, %ld request%s, %ld retr%s), %ld sent before, %ld unsent\n",
+			res.campaign, res.sink, res.boots_sent, res.boots_sent == 1 ? "" : "s",
+			res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+			res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies",
+			res.boots_before, res.boots_unsent);
 	else
-		printf("campaign %s -> %s: %s (%ld point%s, %ld request%s, %ld retr%s)\n",
-		       res.campaign, res.sink,
-		       res.items_sent	  ? "sent"
-		       : res.items_before ? "nothing sent (sent before)"
-		       : res.in_flight	  ? "nothing sent (in flight: it may be there already)"
-		       : res.in_flight_recorded ? "nothing sent (in flight, now recorded as sent)"
-						: "nothing sent",
-		       res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
-		       res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
-	fflush(stdout);
+		fprintf(out, "campaign %s -> %s: %s (%ld point%s, %ld request%s, %ld retr%s)\n",
+			res.campaign, res.sink,
+			res.items_sent	   ? "sent"
+			: res.items_before ? "nothing sent (sent before)"
+			: res.in_flight	   ? "nothing sent (in flight: it may be there already)"
+			: res.in_flight_recorded ? "nothing sent (in flight, now recorded as sent)"
+						 : "nothing sent",
+			res.points_sent, res.points_sent == 1 ? "" : "s", res.requests,
+			res.requests == 1 ? "" : "s", res.retries, res.retries == 1 ? "y" : "ies");
+	fflush(out);
 	ret = 0;
 	if (r > 0 && res.in_flight) {
 		char when[40] = "?";
@@ -283,6 +342,29 @@ static int parse_bytes(const struct vtb_cmd_env *env, const char *opt, const cha
 	return 0;
 }
 
+/* --format json: the upload's object in its envelope; when the upload
+ * could not start (the database), the error alone */
+static int print_json(const struct vtb_cmd_env *env, json_t *sent, int ret)
+{
+	json_t *doc = vtb_cmd_doc_new(UPLOAD_SCHEMA, env->name);
+	json_t *one = json_array_get(sent, 0);
+	char *db = vtb_cmd_abspath(env->db ? env->db : "results.db");
+	bool bad = !doc || !db;
+
+	if (!bad && one)
+		bad = json_object_update(doc, one) < 0;
+	else if (!bad)
+		bad = json_object_set_new(doc, "status", json_string("error")) ||
+		      json_object_set_new(doc, "destination", json_null()) ||
+		      json_object_set_new(doc, "db", json_string(db)) ||
+		      json_object_set_new(doc, "error",
+					  vtb_cmd_last_err() ? json_string(vtb_cmd_last_err())
+							     : json_null());
+	free(db);
+	json_decref(sent);
+	return vtb_cmd_doc_print(env, doc, bad, ret);
+}
+
 int cmd_upload(struct vtb_cmd_env *env)
 {
 	struct vtb_cli_parser cp;
@@ -297,7 +379,8 @@ int cmd_upload(struct vtb_cmd_env *env)
 		.batch_bytes = VTB_UPLOAD_BATCH_BYTES,
 		.dry_out = stdout,
 	};
-	bool quiet = false;
+	bool quiet = false, json = false;
+	json_t *sent = NULL;
 	int c, ret;
 
 	vtb_cli_init(&cp, &upload_cli, env->argc, env->argv);
@@ -358,6 +441,9 @@ int cmd_upload(struct vtb_cmd_env *env)
 		case OPT_QUIET:
 			quiet = true;
 			break;
+		case OPT_FORMAT:
+			json = !strcmp(arg, "json");
+			break;
 		}
 	}
 	if (c < 0)
@@ -384,9 +470,18 @@ int cmd_upload(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "timeouts must be at least 1ms");
 		return VTB_EXIT_USAGE;
 	}
+	if (json) {
+		/* stdout is the document's */
+		o.dry_out = stderr;
+		sent = json_array();
+		if (!sent) {
+			vtb_cmd_err(env, "out of memory");
+			return VTB_EXIT_INFRA;
+		}
+	}
 	/* read-write (the row's flags): what is sent is recorded */
 	ret = vtb_cmd_setup(env);
-	if (ret)
-		return ret;
-	return vtb_cmd_upload(env, env->store, env->db, &o, quiet);
+	if (!ret)
+		ret = vtb_cmd_upload(env, env->store, env->db, &o, quiet, sent);
+	return json ? print_json(env, sent, ret) : ret;
 }

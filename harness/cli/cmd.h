@@ -10,7 +10,9 @@
 #ifndef VTB_CMD_H
 #define VTB_CMD_H
 
+#include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cliopt.h"
@@ -46,6 +48,13 @@ struct vtb_cmd_env {
 	/* set up by vtb_cmd_setup() */
 	struct vtb_store *store;
 	struct vtb_hosttopo *host;
+	/* the database this invocation created (malloc'ed), else NULL: main
+	 * removes it when the command exits 2 (an input error writes
+	 * nothing) */
+	char *created_db;
+	/* ... also on another exit code: nothing was stored in it (run and
+	 * explore failing before their campaign began) */
+	bool discard_created_db;
 };
 
 /* Does the row's setup, in order: the host (NEED_HOST), then the store
@@ -64,6 +73,9 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 /* @path from the working directory when relative, as the absolute path
  * a summary prints for copying anywhere (malloc'ed; NULL out of memory). */
 char *vtb_cmd_abs_path(const char *path);
+/* The message the last vtb_cmd_err() printed (NULL: none yet); valid
+ * until the next one. */
+const char *vtb_cmd_last_err(void);
 /* Path of vtbench-agent: $VTBENCH_AGENT, else beside this executable. */
 char *vtb_agent_path(void);
 
@@ -89,6 +101,7 @@ struct vtb_progress;
 struct vtb_progress_state {
 	const char *cmd; /* "run": whose warnings */
 	bool tty, quiet, verbose, line_open;
+	bool json; /* --format json: stdout is the summary's, boot lines go to stderr */
 };
 void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
 
@@ -96,7 +109,8 @@ void vtb_cmd_progress(const struct vtb_progress *p, void *arg);
  * line after its options: one matrix file, -q or -v; 0 to go on, or -1 to
  * stop with *code (--help: 0; a usage error, said).  Its run options from the environment: the
  * agent (*agent, malloc'ed), VTBENCH_HOST_ID, the progress display; 0 or the exit code. A campaign
- * that could not run: says why and how to resume, returns the exit code.  The summary's first line
+ * that could not run: says why and how to resume, returns the exit code (an input error: the
+ * campaign it began is deleted again, res->campaign emptied).  The summary's first line
  * (no newline).  The exit code of a campaign that ran (interrupted: says how to resume). */
 struct vtb_run_opts;
 struct vtb_run_result;
@@ -106,8 +120,8 @@ int vtb_cmd_run_args_end(const struct vtb_cli *cli, const struct vtb_cmd_env *en
 int vtb_cmd_run_opts(const struct vtb_cmd_env *env, struct vtb_run_opts *o,
 		     struct vtb_progress_state *ps, char **agent);
 int vtb_cmd_run_failed(const struct vtb_cmd_env *env, const char *matrix,
-		       const struct vtb_progress_state *ps, const struct vtb_run_result *res);
-void vtb_cmd_run_boots_line(const struct vtb_run_result *res);
+		       const struct vtb_progress_state *ps, struct vtb_run_result *res);
+void vtb_cmd_run_boots_line(FILE *f, const struct vtb_run_result *res);
 int vtb_cmd_run_exit(const struct vtb_cmd_env *env, const char *matrix,
 		     const struct vtb_run_result *res);
 
@@ -146,6 +160,37 @@ struct vtb_upload_opts;
  * something remains unsent (or the store failed), VTB_EXIT_USAGE when
  * nothing could start.  Shared by upload and run --upload. */
 int vtb_cmd_upload(const struct vtb_cmd_env *env, struct vtb_store *st, const char *db,
-		   struct vtb_upload_opts *o, bool quiet);
+		   struct vtb_upload_opts *o, bool quiet, json_t *sent);
+/* With @sent (an array, --format json): the summary goes to stderr and
+ * what the upload did is appended to @sent as an object (vtbench-upload-summary/1's
+ * fields: docs/commands.md). */
+
+/*
+ * --format text|json of run, explore, merge and upload (cmd-summary.c).
+ * With json, stdout carries one document when the command ends, whatever
+ * its outcome once its command line was read: "schema", "command",
+ * "status", the command's fields, "exit" and "exit_meaning".  Messages
+ * and the text summary go to stderr.
+ */
+extern const char *const vtb_cmd_formats[]; /* "text", "json" */
+/* {"schema": @schema, "command": @cmd} (new reference; NULL: ENOMEM) */
+json_t *vtb_cmd_doc_new(const char *schema, const char *cmd);
+/* Adds "exit" and "exit_meaning", prints @doc on stdout and drops it
+ * (@bad: building it failed: says so); returns @code. */
+int vtb_cmd_doc_print(const struct vtb_cmd_env *env, json_t *doc, bool bad, int code);
+/* @path made absolute (realpath, else joined to the working directory
+ * when it does not exist); malloc'ed */
+char *vtb_cmd_abspath(const char *path);
+/* argv (NULL-terminated) as one sh command line, quoted where needed */
+json_t *vtb_cmd_command_json(const char *const *argv);
+/* wall clock now, and a time as "2026-01-02T03:04:05Z" (null when 0) */
+int64_t vtb_cmd_wall_ns(void);
+json_t *vtb_cmd_time_json(int64_t ns);
+/* run's and explore's document (vtbench-run-summary/1 fields): @status done,
+ * interrupted or error (@error: its message); the campaign's boots and
+ * configurations read from env->store when it is open. */
+json_t *vtb_cmd_run_doc(const struct vtb_cmd_env *env, const char *schema, const char *matrix,
+			const struct vtb_run_result *res, const char *status, const char *error,
+			int64_t started_ns);
 
 #endif

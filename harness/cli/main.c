@@ -64,6 +64,14 @@ static const struct vtb_cmd commands[] = {
 	  "send a campaign to a dashboard (InfluxDB ...), exactly once", &upload_cli },
 };
 
+/* the last message vtb_cmd_err() printed: the JSON summaries' "error" */
+static char *last_err;
+
+const char *vtb_cmd_last_err(void)
+{
+	return last_err;
+}
+
 /* Messages quote what guests, servers and files said: they reach the
  * terminal through the one sanitiser (vtb_term_safe), on one line. */
 void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
@@ -78,7 +86,8 @@ void vtb_cmd_err(const struct vtb_cmd_env *env, const char *fmt, ...)
 	fprintf(stderr, "vtbench %s: ", env->name);
 	vtb_term_fputs(msg ? msg : "out of memory", stderr);
 	fputc('\n', stderr);
-	free(msg);
+	free(last_err);
+	last_err = msg;
 }
 
 /* "libvirt:URI": the capabilities of that libvirt host.  A connection
@@ -221,7 +230,29 @@ static int open_store(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		return existed ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 	}
+	if (!existed && !(env->created_db = strdup(env->db))) {
+		vtb_cmd_err(env, "out of memory");
+		return VTB_EXIT_INFRA;
+	}
 	return 0;
+}
+
+/* Exit 2 writes nothing: a database this invocation created before it
+ * found an input error (a kernel the guests cannot boot, a selection
+ * compare refuses) is removed, with what SQLite kept beside it.  A
+ * database that existed before is never removed. */
+static void remove_created_db(const struct vtb_cmd_env *env)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(sfx); i++) {
+		char *p = vtb_asprintf("%s%s", env->created_db, sfx[i]);
+
+		if (p && unlink(p) < 0 && errno != ENOENT)
+			fprintf(stderr, "vtbench %s: cannot remove '%s': %s\n", env->name, p,
+				strerror(errno));
+		free(p);
+	}
 }
 
 int vtb_cmd_setup(struct vtb_cmd_env *env)
@@ -499,6 +530,10 @@ int main(int argc, char **argv)
 	if (getenv("VTBENCH_PLAN_CALLS"))
 		fprintf(stderr, "vtbench: planner calls: %lu\n", vtb_plan_calls());
 	vtb_store_close(env.store);
+	if ((ret == VTB_EXIT_USAGE || env.discard_created_db) && env.created_db)
+		remove_created_db(&env);
+	free(env.created_db);
+	free(last_err);
 	vtb_hosttopo_free(env.host);
 	free(cmdline);
 	return stdout_done(cmd->name, ret);

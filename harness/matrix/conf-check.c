@@ -680,6 +680,7 @@ int mx_parse_global(struct parser *p)
 	if (mx_single(p, g, mx_global_opts, "name", &m->name, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "db", &m->db, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "kernel", &m->kernel, &line) < 0 ||
+	    (m->kernel && *m->kernel && mx_check_global_kernel(p, m->kernel, line) < 0) ||
 	    mx_single(p, g, mx_global_opts, "uri", &m->uri, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "accel", &m->accel, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "host_id", &m->host_id, &line) < 0 ||

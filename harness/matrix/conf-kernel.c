@@ -202,6 +202,21 @@ static int kernel_resolve(struct parser *p, const char *value, int line, struct 
 	return 0;
 }
 
+int mx_check_global_kernel(struct parser *p, const char *path, int line)
+{
+	char *why = NULL;
+	int ret;
+
+	/* the path as the guests' staging reads it: as written */
+	if (image_check(path, &why) < 0)
+		return vtb_error("out of memory");
+	if (!why)
+		return 0;
+	ret = mx_perr(p, line, "%s ([global] kernel =)", why);
+	free(why);
+	return ret;
+}
+
 int mx_check_kernels(struct parser *p, const struct strv *vals, int line)
 {
 	struct strv cands = { 0 };

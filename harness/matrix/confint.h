@@ -105,6 +105,10 @@ char *mx_canonical(const json_t *j);
 int mx_check_housekeeping(const struct parser *p, const char *v, int line);
 int mx_check_keys(struct parser *p);
 int mx_check_kernels(struct parser *p, const struct strv *vals, int line);
+/* [global] kernel = @path (line @line): a readable bzImage of at most
+ * VTB_KERNEL_IMAGE_MAX bytes, as a [vm] kernel = path must be; 0 or -1
+ * with the error naming the line. */
+int mx_check_global_kernel(struct parser *p, const char *path, int line);
 int mx_check_named(struct parser *p);
 int mx_check_workloads(struct parser *p);
 void mx_config_release(struct vtb_config *c);

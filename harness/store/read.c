@@ -561,6 +561,58 @@ int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
 	return store_query_each(st, sel, campaign_id, "read configurations", emit_config, &w);
 }
 
+struct config_boots_walk {
+	int (*fn)(const struct vtb_config_row *row, const struct vtb_boot_counts *n, void *arg);
+	void *arg;
+};
+
+static int emit_config_boots(sqlite3_stmt *s, void *ctx)
+{
+	struct config_boots_walk *w = ctx;
+	struct vtb_config_row r = {
+		.key = column_text(s, 0),
+		.label = column_text(s, 1),
+		.kind = column_text(s, 2),
+		.params_json = column_text(s, 3),
+		.cpus = column_text(s, 4),
+		.runnable = sqlite3_column_int(s, 5) != 0,
+	};
+	struct vtb_boot_counts n = {
+		.total = sqlite3_column_int64(s, 6),
+		.ok = sqlite3_column_int64(s, 7),
+		.failed = sqlite3_column_int64(s, 8),
+		.timeout = sqlite3_column_int64(s, 9),
+		.unexpected = sqlite3_column_int64(s, 10),
+	};
+
+	return w->fn(&r, &n, w->arg);
+}
+
+int vtb_store_foreach_config_boots(struct vtb_store *st, int64_t campaign_id,
+				   int (*fn)(const struct vtb_config_row *row,
+					     const struct vtb_boot_counts *n, void *arg),
+				   void *arg)
+{
+	/* a correlated count per configuration: boot's (campaign_id,
+	 * config_id, rep) index answers each */
+	static const char sel[] =
+		"SELECT key, label, kind, params, cpus, runnable,"
+		" (SELECT count(*) FROM boot b WHERE b.campaign_id = ?1 AND b.config_id = config.id),"
+		" (SELECT count(*) FROM boot b WHERE b.campaign_id = ?1 AND b.config_id = config.id"
+		"  AND b.status = 'ok'),"
+		" (SELECT count(*) FROM boot b WHERE b.campaign_id = ?1 AND b.config_id = config.id"
+		"  AND b.status = 'failed'),"
+		" (SELECT count(*) FROM boot b WHERE b.campaign_id = ?1 AND b.config_id = config.id"
+		"  AND b.status = 'timeout'),"
+		" (SELECT count(*) FROM boot b WHERE b.campaign_id = ?1 AND b.config_id = config.id"
+		"  AND b.status = 'unexpected-topology')"
+		" FROM config WHERE campaign_id = ?1 ORDER BY seq, id";
+	struct config_boots_walk w = { fn, arg };
+
+	return store_query_each(st, sel, campaign_id, "count the boots of each configuration",
+				emit_config_boots, &w);
+}
+
 /* A result's boot, cell and configuration, joined as the planner is told:
  * CROSS JOIN keeps SQLite to the written order (a scan from the campaign's
  * results), JOIN lets it seek by index (store_campaign_scan() chooses). */

@@ -82,6 +82,10 @@ int vtb_store_campaign_find(struct vtb_store *st, const char *matrix_digest, int
  * ones are added when resuming with --reps or --only changes). */
 int vtb_store_campaign_sync(struct vtb_store *st, int64_t campaign_id, const struct vtb_matrix *m);
 int vtb_store_campaign_end(struct vtb_store *st, int64_t campaign_id, const char *status);
+/* Deletes campaign @uuid with everything stored under it, and its host
+ * when no other campaign has it, in one transaction (run and explore
+ * take back a campaign they began before an input error, exit 2). */
+int vtb_store_campaign_delete(struct vtb_store *st, const char *uuid);
 /* The same at a given time (CLOCK_REALTIME ns), for generated fixtures. */
 int vtb_store_campaign_end_at(struct vtb_store *st, int64_t campaign_id, const char *status,
 			      int64_t ended_ns);
@@ -335,6 +339,12 @@ struct vtb_config_row {
 };
 int vtb_store_foreach_config(struct vtb_store *st, int64_t campaign_id,
 			     int (*fn)(const struct vtb_config_row *row, void *arg), void *arg);
+/* The same, each with its boots in @campaign_id by status (run's and
+ * explore's --format json summary). */
+int vtb_store_foreach_config_boots(struct vtb_store *st, int64_t campaign_id,
+				   int (*fn)(const struct vtb_config_row *row,
+					     const struct vtb_boot_counts *n, void *arg),
+				   void *arg);
 
 /* The histograms of ok results (boots that built the planned topology),
  * ordered as vtb_store_foreach_sample: configuration, cell, metric, rep. */

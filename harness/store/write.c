@@ -285,6 +285,61 @@ out:
 	return ret;
 }
 
+int vtb_store_campaign_delete(struct vtb_store *st, const char *uuid)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t host = 0;
+	bool row = false;
+	int ret = -1;
+
+	if (begin(st) < 0)
+		return -1;
+	if (prepare(st, "SELECT host_id FROM campaign WHERE uuid = ?1", &s) < 0)
+		goto out;
+	if (bind_text(s, 1, uuid)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "find the campaign", &row) < 0)
+		goto out;
+	if (!row) {
+		vtb_error("no campaign %s in '%s'", uuid, st->path);
+		goto out;
+	}
+	host = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	s = NULL;
+	/* everything of the campaign goes with it (ON DELETE CASCADE) */
+	if (prepare(st, "DELETE FROM campaign WHERE uuid = ?1", &s) < 0)
+		goto out;
+	if (bind_text(s, 1, uuid)) {
+		db_error(st, "bind the campaign");
+		goto out;
+	}
+	if (step(st, s, "delete the campaign", NULL) < 0)
+		goto out;
+	sqlite3_finalize(s);
+	s = NULL;
+	/* and its host, when it came with it */
+	if (prepare(st,
+		    "DELETE FROM host WHERE id = ?1"
+		    " AND NOT EXISTS (SELECT 1 FROM campaign WHERE host_id = ?1)",
+		    &s) < 0)
+		goto out;
+	if (bind_int(s, 1, host)) {
+		db_error(st, "bind the host");
+		goto out;
+	}
+	if (step(st, s, "delete the host", NULL) < 0)
+		goto out;
+	ret = commit(st);
+out:
+	sqlite3_finalize(s);
+	if (ret)
+		rollback(st);
+	return ret;
+}
+
 static int insert_event(struct vtb_store *st, int64_t campaign_id, int64_t boot_id,
 			const char *level, const char *message)
 {

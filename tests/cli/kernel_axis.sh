@@ -164,10 +164,11 @@ expect_grep "... naming the default kernel" "$T/out" \
 expect_grep "... a sysctl it lacks makes its configuration not runnable" "$T/out" \
 	"not runnable: the default kernel $T/vmlinuz-d (sha256 ${d_sha%${d_sha#????????????????}}) lacks sysctl kernel.numa_balancing (sysctl.kernel.numa_balancing)"
 sed "s|^kernel = $T/vmlinuz-d|kernel = $T/gone|" "$T/d.conf" >"$T/g.conf"
-expect_exit "plan --db, no default kernel found, exits 0" 0 \
+gline=$(grep -n "^kernel = $T/gone" "$T/g.conf" | cut -d: -f1)
+expect_exit "plan: a [global] kernel = that does not exist is an input error, as [vm]'s" 2 \
 	"$VTBENCH" plan "$T/g.conf" --host-topology "$H" --db "$T/r.db"
-n=$(grep -c "^  knobs unchecked: no guest kernel found (guest kernel '$T/gone' (kernel = in \[global\]) cannot be read" "$T/out")
-expect_eq "... says so per configuration" "$n" "2"
-expect_exit "plan without --db" 0 "$VTBENCH" plan "$T/g.conf" --host-topology "$H"
+expect_grep "... naming file:line" "$T/err" \
+	"g.conf:$gline: cannot read kernel image '$T/gone': No such file or directory ([global] kernel =)"
+expect_exit "plan without --db" 0 "$VTBENCH" plan "$T/d.conf" --host-topology "$H"
 n=$(grep -c "knobs" "$T/out")
 expect_eq "... says nothing of knobs" "$n" "0"

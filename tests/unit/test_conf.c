@@ -164,7 +164,6 @@ Test(conf, global_section)
 				  "order = random:42\n"
 				  "timeout = 90s\n"
 				  "db = /tmp/x.db\n"
-				  "kernel = /boot/vmlinuz\n"
 				  "uri = qemu:///session\n"
 				  "host_topology = pack:2 core:4\n" WL);
 
@@ -174,7 +173,6 @@ Test(conf, global_section)
 	cr_assert_eq(m->seed, 42);
 	cr_assert_eq(m->timeout_ns, 90000000000ULL);
 	cr_assert_str_eq(m->db, "/tmp/x.db");
-	cr_assert_str_eq(m->kernel, "/boot/vmlinuz");
 	cr_assert_str_eq(m->uri, "qemu:///session");
 	vtb_matrix_free(m);
 	m = ok("[global]\norder = sequential\n" WL);
@@ -1655,6 +1653,38 @@ Test(conf, kernel_paths_and_their_errors_name_the_line, .init = kernel_files,
 		     -1);
 	snprintf(want, sizeof(want), "%s/t.conf:8: cannot read kernel config '%s/nope'", kdir,
 		 kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	cr_expect_null(m);
+}
+
+/* [global] kernel = is checked as a [vm] kernel = path is: a missing
+ * file or one that is no kernel fails the matrix (plan, and run before it
+ * creates anything), naming the line. */
+Test(conf, global_kernel_is_checked_when_the_matrix_is_read, .init = kernel_files,
+     .fini = kernel_files_rm)
+{
+	struct vtb_matrix *m = NULL;
+	char text[512], want[512];
+
+	snprintf(text, sizeof(text), "[global]\nkernel = %s/vmlinuz-a\n" WL, kdir);
+	cr_assert_eq(kparse(text, &m), 0, "%s", vtb_errmsg());
+	snprintf(want, sizeof(want), "%s/vmlinuz-a", kdir);
+	cr_expect_str_eq(m->kernel, want);
+	vtb_matrix_free(m);
+	m = NULL;
+	snprintf(text, sizeof(text), "[global]\nreps = 1\nkernel = %s/gone\n" WL, kdir);
+	cr_expect_eq(kparse(text, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:3: cannot read kernel image '%s/gone': No such file or directory "
+		 "([global] kernel =)",
+		 kdir, kdir);
+	cr_expect_str_eq(vtb_errmsg(), want);
+	snprintf(text, sizeof(text), "[global]\nkernel = %s/notk\n" WL, kdir);
+	cr_expect_eq(kparse(text, &m), -1);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:2: '%s/notk' is not a Linux kernel image (no bzImage setup header "
+		 "'HdrS' at 0x202) ([global] kernel =)",
+		 kdir, kdir);
 	cr_expect_str_eq(vtb_errmsg(), want);
 	cr_expect_null(m);
 }

@@ -783,6 +783,75 @@ Test(store, campaign_end_sets_status_and_time)
 	matrix_release(&t);
 }
 
+static int collect_config_boots(const struct vtb_config_row *r, const struct vtb_boot_counts *n,
+				void *arg)
+{
+	char *buf = arg;
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, 256 - len, "%s %s %ld/%ld/%ld;", r->label, r->kind, n->total, n->ok,
+		 n->failed);
+	return 0;
+}
+
+/* --format json's configurations: each with its own boots by status, in
+ * matrix order, none of another campaign's */
+Test(store, config_boots_counts_each_configuration_of_its_campaign)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	struct vtb_boot_info b;
+	char got[256] = "";
+	int64_t id, other;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	other = begin_campaign(st, &t, "22222222-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "b1", "b000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	b = boot_info(id, "b2", "b000000000000000", 1);
+	b.status = "failed";
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	b = boot_info(other, "b3", "v000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_foreach_config_boots(st, id, collect_config_boots, got), 0, "%s",
+		     vtb_errmsg());
+	cr_expect_str_eq(got, "baseline cpus=2 baseline 2/1/1;vm vcpus=2 vm 0/0/0;"
+			      "vm vcpus=64 vm 0/0/0;");
+	vtb_store_close(st);
+	matrix_release(&t);
+}
+
+/* An input error after the campaign began (exit 2) takes it back: its
+ * rows go, its host only when no other campaign has it */
+Test(store, campaign_delete_takes_the_campaign_and_a_host_of_its_own)
+{
+	struct vtb_store *st = open_store();
+	struct test_matrix t;
+	struct vtb_boot_info b;
+	int64_t id;
+
+	matrix_init(&t);
+	id = begin_campaign(st, &t, "11111111-0000-4000-8000-000000000000", NULL);
+	begin_campaign(st, &t, "22222222-0000-4000-8000-000000000000", NULL);
+	b = boot_info(id, "b1", "b000000000000000", 0);
+	cr_assert_eq(vtb_store_boot(st, &b, NULL), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_campaign_delete(st, "11111111-0000-4000-8000-000000000000"), 0, "%s",
+		     vtb_errmsg());
+	cr_expect_eq(count_rows("SELECT count(*) FROM campaign"), 1);
+	cr_expect_eq(count_rows("SELECT count(*) FROM boot"), 0);
+	cr_expect_eq(count_rows("SELECT count(*) FROM config WHERE campaign_id = 1"), 0);
+	cr_expect_eq(count_rows("SELECT count(*) FROM host"), 1, "the other campaign's host stays");
+	cr_expect_eq(vtb_store_campaign_delete(st, "11111111-0000-4000-8000-000000000000"), -1);
+	cr_expect(strstr(vtb_errmsg(), "no campaign"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_store_campaign_delete(st, "22222222-0000-4000-8000-000000000000"), 0, "%s",
+		     vtb_errmsg());
+	cr_expect_eq(count_rows("SELECT count(*) FROM host"), 0);
+	vtb_store_close(st);
+	cr_expect_eq(count_rows("SELECT count(*) FROM config"), 0);
+	matrix_release(&t);
+}
+
 /* A guest reporting many cells the configuration lacks: the first 16 are
  * listed, one event counts the rest (not one row each, and no quadratic
  * search: 80k of them took 20 s of a boot's store). */
