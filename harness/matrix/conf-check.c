@@ -555,6 +555,19 @@ int mx_check_housekeeping(const struct parser *p, const char *v, int line)
 	return ret;
 }
 
+/* [global] kernel =: a path of the matrix like every other, from its
+ * directory when relative; then checked as an image */
+static int global_kernel(struct parser *p, struct vtb_matrix *m, int line)
+{
+	char *k = mx_from_matrix_dir(p, m->kernel);
+
+	if (!k)
+		return vtb_error("out of memory");
+	free(m->kernel);
+	m->kernel = k;
+	return mx_check_global_kernel(p, m->kernel, line);
+}
+
 /*
  * reps = N, or auto with min_reps, max_reps and budget (which only make
  * sense with auto: given with reps = N they are an error).  With auto,
@@ -680,7 +693,7 @@ int mx_parse_global(struct parser *p)
 	if (mx_single(p, g, mx_global_opts, "name", &m->name, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "db", &m->db, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "kernel", &m->kernel, &line) < 0 ||
-	    (m->kernel && *m->kernel && mx_check_global_kernel(p, m->kernel, line) < 0) ||
+	    (m->kernel && *m->kernel && global_kernel(p, m, line) < 0) ||
 	    mx_single(p, g, mx_global_opts, "uri", &m->uri, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "accel", &m->accel, &line) < 0 ||
 	    mx_single(p, g, mx_global_opts, "host_id", &m->host_id, &line) < 0 ||

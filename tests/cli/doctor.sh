@@ -169,7 +169,7 @@ expect_eq "... and writes no database" "$(ls "$T"/nolv.db* 2>/dev/null)" ""
 sed "s|^reps = 1\$|reps = 1\nkernel = $T/no-such-vmlinuz|" "$T/vm.conf" >"$T/nokernel.conf"
 expect_exit "run with a missing guest kernel: exit 2" 2 \
 	"$VTBENCH" run "$T/nokernel.conf" --db "$T/nok.db" -q
-expect_grep "... naming the check and the file" "$T/err" "vtbench run: check 'guest-kernel' failed: "
+expect_grep "... at the matrix's line, as it is read" "$T/err" "nokernel.conf:3: cannot read kernel image '$T/no-such-vmlinuz'"
 expect_grep "... and the file" "$T/err" "$T/no-such-vmlinuz"
 expect_eq "... and writes no database" "$(ls "$T"/nok.db* 2>/dev/null)" ""
 
