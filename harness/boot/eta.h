@@ -25,8 +25,8 @@
 
 /* The model's sentence, for plan's text and JSON and the docs */
 #define VTB_ETA_MODEL_TEXT                                                                    \
-	"VM boot 10 s with KVM, 20 s under TCG, baseline 1 s, plus each cell's runtime + "     \
-	"warmup (1 s without one)"
+	"VM boot 10 s with KVM, 20 s under TCG, baseline 1 s, each cell its runtime + warmup "  \
+	"or 1 s"
 
 struct vtb_config;
 
