@@ -84,7 +84,7 @@ static const struct vtb_cli_opt plan_opts[] = {
 	  .help = "results database: a configuration whose sched profile sets a sysctl or debugfs "
 		  "knob its guest kernel image lacks (by the probe a boot of that image stored) is "
 		  "not runnable; each configuration says whether its knobs were checked, and "
-		  "against which boot's probe" },
+		  "against which boot's probe; the time estimate uses the stored boot times" },
 	{ .name = "help-matrix",
 	  .id = OPT_HELP_MATRIX,
 	  .help = "the matrix.conf reference (sections, keys, defaults)" },
@@ -96,10 +96,12 @@ const struct vtb_cli plan_cli = {
 	.usage = "MATRIX.conf [options]",
 	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
 		 "nodes, whether it can run) and every cell (key, workload, resolved\n"
-		 "parameters, times and sizes with units), and the number of boots.  With\n"
-		 "[explore], what 'vtbench explore' would race: the objective, the rounds\n"
-		 "and budgets, the candidates with their baselines, and the boots a round\n"
-		 "and the whole race take at most.  Runs nothing.\n",
+		 "parameters, times and sizes with units), the number of boots and the\n"
+		 "time they take (with --db by the stored boots of the same\n"
+		 "configurations, else by a stated per-boot model).  With [explore], what\n"
+		 "'vtbench explore' would race: the objective, the rounds and budgets, the\n"
+		 "candidates with their baselines, and the boots and time a round and the\n"
+		 "whole race take at most.  Runs nothing.\n",
 	.opts = plan_opts,
 	.exits = "0 planned (configurations that cannot run on this host are listed as such), "
 		 "2 usage or input error (the matrix, --host-topology), 3 infrastructure failure "
