@@ -92,8 +92,8 @@ static double expect_after(const struct vtb_eta *e, size_t i, size_t cur, double
 	double x = vtb_eta_expect(e, i);
 
 	if (cur < e->n && taken > x &&
-	    (i == cur || (!e->cnt[i] && kind_of(e, i) == kind_of(e, cur) &&
-			  !e->kind_cnt[kind_of(e, cur)])))
+	    (i == cur ||
+	     (!e->cnt[i] && kind_of(e, i) == kind_of(e, cur) && !e->kind_cnt[kind_of(e, cur)])))
 		return taken;
 	return x;
 }

@@ -24,8 +24,8 @@
 #define VTB_ETA_CELL_S 1.0
 
 /* The model's sentence, for plan's text and JSON and the docs */
-#define VTB_ETA_MODEL_TEXT                                                                    \
-	"VM boot 10 s with KVM, 20 s under TCG, baseline 1 s, each cell its runtime + warmup "  \
+#define VTB_ETA_MODEL_TEXT                                                                     \
+	"VM boot 10 s with KVM, 20 s under TCG, baseline 1 s, each cell its runtime + warmup " \
 	"or 1 s"
 
 struct vtb_config;

@@ -1551,8 +1551,8 @@ int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct
 	}
 	if (open_guests(o, m, &b, res))
 		goto out;
-	if (vtb_eta_init(&b.eta, m->configs, m->n_configs, b.vh && b.vh->accel &&
-							!strcmp(b.vh->accel, "kvm")))
+	if (vtb_eta_init(&b.eta, m->configs, m->n_configs,
+			 b.vh && b.vh->accel && !strcmp(b.vh->accel, "kvm")))
 		goto out;
 	if (start_campaign(o, st, in->host, m, b.state, &b.campaign, res))
 		goto out;

@@ -262,8 +262,9 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 	if (x) {
 		json_t *jx = vtb_explore_plan_json(m, x);
 
-		if (!jx || (race && x->n >= 2 &&
-			    json_object_set_new(jx, "estimate", vtb_plan_estimate_json(race)) < 0) ||
+		if (!jx ||
+		    (race && x->n >= 2 &&
+		     json_object_set_new(jx, "estimate", vtb_plan_estimate_json(race)) < 0) ||
 		    json_object_set_new(root, "explore", jx) < 0) {
 			json_decref(root);
 			return vtb_error("out of memory");

@@ -141,7 +141,8 @@ static void fit_line(struct vtb_strbuf *out, size_t cols, const char *head, cons
 	size_t max = cols > 1 ? cols - 1 : 1, lab = u8_len(label, strlen(label));
 
 	for (int drop = 0; drop <= 3; drop++) {
-		const char *r = drop < 1 ? rows : "", *e = drop < 2 ? el : "", *p = drop < 3 ? rep : "";
+		const char *r = drop < 1 ? rows : "", *e = drop < 2 ? el : "",
+			   *p = drop < 3 ? rep : "";
 		size_t fixed = u8_len(head, strlen(head)) + 2 + u8_len(p, strlen(p)) +
 			       u8_len(e, strlen(e)) + u8_len(eta, strlen(eta)) +
 			       u8_len(r, strlen(r));

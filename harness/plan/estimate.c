@@ -37,7 +37,8 @@ int vtb_plan_estimate(struct vtb_store *st, const struct vtb_matrix *m, const do
 		      struct vtb_plan_estimate *e)
 {
 	size_t n = m->n_configs ? m->n_configs : 1;
-	struct stored s = { .m = m, .sum = calloc(n, sizeof(double)),
+	struct stored s = { .m = m,
+			    .sum = calloc(n, sizeof(double)),
 			    .cnt = calloc(n, sizeof(size_t)) };
 	int ret = -1;
 
@@ -133,7 +134,8 @@ char *vtb_plan_estimate_text(const struct vtb_plan_estimate *e)
 		about(&sb, seconds(e));
 	}
 	if (e->by_own || e->by_kind) {
-		vtb_strbuf_addf(&sb, " (from %zu stored boot%s: %zu of %zu configuration%s by their "
+		vtb_strbuf_addf(&sb,
+				" (from %zu stored boot%s: %zu of %zu configuration%s by their "
 				"own",
 				e->stored_boots, e->stored_boots == 1 ? "" : "s", e->by_own, n,
 				n == 1 ? "" : "s");

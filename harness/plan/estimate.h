@@ -19,7 +19,7 @@ struct vtb_store;
 
 struct vtb_plan_estimate {
 	double seconds_kvm, seconds_tcg;
-	const char *accel; /* the matrix's: auto | kvm | tcg */
+	const char *accel;   /* the matrix's: auto | kvm | tcg */
 	size_t stored_boots; /* stored boots the estimate stands on */
 	/* configurations with boots to run, by what their time came from */
 	size_t by_own, by_kind, by_model;

@@ -1024,7 +1024,8 @@ static int emit_boot_time(sqlite3_stmt *s, void *ctx)
 }
 
 int vtb_store_foreach_boot_time(struct vtb_store *st,
-				int (*fn)(const struct vtb_boot_time_row *row, void *arg), void *arg)
+				int (*fn)(const struct vtb_boot_time_row *row, void *arg),
+				void *arg)
 {
 	/* every campaign's: a configuration key names the same settings in
 	 * any of them; boots with a clock that went backwards are left out */

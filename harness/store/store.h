@@ -336,7 +336,8 @@ struct vtb_boot_time_row {
 	size_t boots;
 };
 int vtb_store_foreach_boot_time(struct vtb_store *st,
-				int (*fn)(const struct vtb_boot_time_row *row, void *arg), void *arg);
+				int (*fn)(const struct vtb_boot_time_row *row, void *arg),
+				void *arg);
 
 /* The configurations of a campaign in matrix order (seq). */
 struct vtb_config_row {
