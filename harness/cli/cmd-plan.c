@@ -932,6 +932,7 @@ static int plan_estimates(struct vtb_store *st, const struct vtb_matrix *m,
 		boots[order[i].config]++;
 	if (vtb_plan_estimate(st, m, boots, est) < 0)
 		goto out;
+	est->budget_ns = m->reps_auto ? m->budget_ns : 0;
 	memset(race, 0, sizeof(*race));
 	if (x && x->n >= 2) {
 		memset(boots, 0, m->n_configs * sizeof(*boots));
@@ -941,6 +942,7 @@ static int plan_estimates(struct vtb_store *st, const struct vtb_matrix *m,
 			boots[x->bases[j]] += (double)x->base_boots / (double)x->nb;
 		if (vtb_plan_estimate(st, m, boots, race) < 0)
 			goto out;
+		race->budget_ns = m->explore->budget_ns;
 	}
 	ret = 0;
 out:

@@ -133,6 +133,12 @@ char *vtb_plan_estimate_text(const struct vtb_plan_estimate *e)
 	} else {
 		about(&sb, seconds(e));
 	}
+	if (e->budget_ns && (double)e->budget_ns / 1e9 < fmax(e->seconds_kvm, e->seconds_tcg)) {
+		char *b = vtb_format_time_ns(e->budget_ns);
+
+		vtb_strbuf_addf(&sb, "; the budget (%s) ends it sooner", b ? b : "?");
+		free(b);
+	}
 	if (e->by_own || e->by_kind) {
 		vtb_strbuf_addf(&sb,
 				" (from %zu stored boot%s: %zu of %zu configuration%s by their "
@@ -153,11 +159,12 @@ char *vtb_plan_estimate_text(const struct vtb_plan_estimate *e)
 
 json_t *vtb_plan_estimate_json(const struct vtb_plan_estimate *e)
 {
-	return json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:I, s:{s:I, s:I, s:I}}", "seconds",
+	return json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:I, s:{s:I, s:I, s:I}, s:I}", "seconds",
 			 (json_int_t)lround(seconds(e)), "seconds_kvm",
 			 (json_int_t)lround(e->seconds_kvm), "seconds_tcg",
 			 (json_int_t)lround(e->seconds_tcg), "accel", e->accel, "basis", basis(e),
 			 "model", VTB_ETA_MODEL_TEXT, "stored_boots", (json_int_t)e->stored_boots,
 			 "configurations", "own", (json_int_t)e->by_own, "kind",
-			 (json_int_t)e->by_kind, "model", (json_int_t)e->by_model);
+			 (json_int_t)e->by_kind, "model", (json_int_t)e->by_model, "budget_ns",
+			 (json_int_t)e->budget_ns);
 }

@@ -13,13 +13,19 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct vtb_matrix;
 struct vtb_store;
 
 struct vtb_plan_estimate {
 	double seconds_kvm, seconds_tcg;
-	const char *accel;   /* the matrix's: auto | kvm | tcg */
+	const char *accel; /* the matrix's: auto | kvm | tcg */
+	/* a time budget (reps = auto's budget, the race's budget_ns) the
+	 * caller sets after vtb_plan_estimate(); 0: none.  No boot starts
+	 * that would end past it: the text says so when the estimate is
+	 * longer, the JSON gives it */
+	uint64_t budget_ns;
 	size_t stored_boots; /* stored boots the estimate stands on */
 	/* configurations with boots to run, by what their time came from */
 	size_t by_own, by_kind, by_model;
