@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* vtbench run: options, progress display and the closing summary. */
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -117,14 +117,14 @@ static size_t u8_off(const char *s, size_t chars)
 static size_t term_columns(void)
 {
 	struct winsize ws;
-	const char *e;
+	const char *e = getenv("COLUMNS");
+	char *end;
+	long v;
 
 	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
 		return ws.ws_col;
-	e = getenv("COLUMNS");
-	if (e && atoi(e) > 0)
-		return (size_t)atoi(e);
-	return 80;
+	v = e ? strtol(e, &end, 10) : 0;
+	return e && *e && !*end && v > 0 && v <= 10000 ? (size_t)v : 80;
 }
 
 /*

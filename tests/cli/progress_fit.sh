@@ -1,6 +1,6 @@
 # run's progress and the widths of what vtbench prints (docs/commands.md,
-# run, plan; docs/reports.md, widths): on a pseudo-terminal of 40, 80 and
-# 120 columns the updating line never gets wider than the terminal and
+# run, plan; docs/reports.md, widths): on a pseudo-terminal of 30, 40, 80
+# and 120 columns the updating line never gets wider than the terminal and
 # leaves no stale row (tests/tools/ptyrun.py emulates the terminal); into
 # a file or pipe only whole lines (no CR, no escape); plan's time
 # estimate by the stated model and, with --db, from stored boot times;
@@ -24,19 +24,27 @@ mode = sleep
 seconds = 1.1
 CONF
 
-# the three widths at once (each its own database): a few seconds in all
-for w in 40 80 120; do
-	python3 "$SRCDIR/tests/tools/ptyrun.py" $w "2 boots run" \
+# the widths at once (each its own database): a few seconds in all
+for w in 30 40 80 120; do
+	PTYRUN_LINES="$T/lines$w" python3 "$SRCDIR/tests/tools/ptyrun.py" $w "2 boots run" \
 		env -u COLUMNS "$VTBENCH" run "$T/m.conf" --db "$T/p$w.db" >"$T/pty$w" 2>&1 &
 done
 wait
-for w in 40 80 120; do
+for w in 30 40 80 120; do
 	if grep -q '^error' "$T/pty$w" || ! grep -q '^refreshes [1-9]' "$T/pty$w"; then
 		notok "run on a $w-column terminal: every progress line fits, no stale row, the summary" \
 			"$(head -c 1500 "$T/pty$w")"
 	else ok "run on a $w-column terminal: every progress line fits, no stale row, the summary"
 	fi
 done
+
+# what is kept: all of it on 80 columns; on 40 the position, the label
+# and the eta; on 30 the label shortened in its middle
+expect_grep "on 80 columns: the whole line" "$T/lines80" "boot 1/2  baseline cpus=1  rep 0  elapsed 0:0"
+if grep -q '^boot 1/2  baseline cpus=1  eta [0-9]' "$T/lines40" && ! grep -q 'elapsed' "$T/lines40"
+then ok "on 40 columns: elapsed and the rep go, the label stays"
+else notok "on 40 columns: elapsed and the rep go, the label stays" "$(head -n 3 "$T/lines40")"; fi
+expect_grep "on 30 columns: the label cut in its middle" "$T/lines30" "boot 1/2  bas...s=1  eta "
 
 # into files (a pipe is the same: no terminal): whole lines only; the
 # same configurations (a cell's parameters are not in their keys), quick

@@ -11,7 +11,9 @@ the check), then:
   - the final screen shows PATTERN (the summary; in a line the terminal
     may have wrapped).
 Usage: ptyrun.py COLUMNS PATTERN CMD ARG...; prints the screen on
-failure, exits 0 when every check holds, 1 otherwise, 2 on bad use."""
+failure, exits 0 when every check holds, 1 otherwise, 2 on bad use.
+With PTYRUN_LINES=FILE in the environment, the progress lines drawn go
+to FILE, one a line."""
 import fcntl
 import os
 import pty
@@ -100,11 +102,12 @@ def main():
     # the pty turns LF into CR LF: undo it, as a terminal's newline
     out = out.replace(b"\r\n", b"\n")
     screen, lines, errors = emulate(out, cols)
-    refreshes = 0
+    refreshes, drawn = 0, []
     for s in segments(out):
         if "eta " not in s:
             continue  # a line that stays (a warning, the summary): wrapped
         refreshes += 1
+        drawn.append(s)
         if len(s) >= cols:
             errors.append("a progress line of %d characters in %d columns: %r"
                           % (len(s), cols, s))
@@ -118,6 +121,9 @@ def main():
     if not refreshes:
         errors.append("no progress line was drawn")
     print("refreshes %d" % refreshes)
+    if os.environ.get("PTYRUN_LINES"):
+        with open(os.environ["PTYRUN_LINES"], "w", encoding="utf-8") as f:
+            f.writelines(d + "\n" for d in drawn)
     if errors:
         for e in errors:
             print("error: " + e)
