@@ -62,14 +62,19 @@ static int kind_of(const struct vtb_eta *e, size_t i)
 	return e->configs[i].kind == VTB_CONFIG_VM;
 }
 
-void vtb_eta_add(struct vtb_eta *e, size_t i, double seconds)
+void vtb_eta_add_n(struct vtb_eta *e, size_t i, double seconds, size_t n)
 {
-	if (i >= e->n || !(seconds >= 0))
+	if (i >= e->n || !n || !(seconds >= 0))
 		return;
 	e->sum[i] += seconds;
-	e->cnt[i]++;
+	e->cnt[i] += n;
 	e->kind_sum[kind_of(e, i)] += seconds;
-	e->kind_cnt[kind_of(e, i)]++;
+	e->kind_cnt[kind_of(e, i)] += n;
+}
+
+void vtb_eta_add(struct vtb_eta *e, size_t i, double seconds)
+{
+	vtb_eta_add_n(e, i, seconds, 1);
 }
 
 double vtb_eta_expect(const struct vtb_eta *e, size_t i)

@@ -49,8 +49,10 @@ struct vtb_eta {
 /* 0, or -1 with vtb_error() (ENOMEM) */
 int vtb_eta_init(struct vtb_eta *e, const struct vtb_config *configs, size_t n, bool kvm);
 void vtb_eta_release(struct vtb_eta *e);
-/* Counts a finished boot of configuration @i that took @seconds. */
+/* Counts a finished boot of configuration @i that took @seconds; _n:
+ * @n boots that took @seconds in all (a resumed campaign's stored). */
 void vtb_eta_add(struct vtb_eta *e, size_t i, double seconds);
+void vtb_eta_add_n(struct vtb_eta *e, size_t i, double seconds, size_t n);
 /* Expected seconds of a boot of configuration @i: the mean of its own
  * finished boots, else of its kind's, else the model. */
 double vtb_eta_expect(const struct vtb_eta *e, size_t i);

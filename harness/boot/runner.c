@@ -207,6 +207,17 @@ static double eta_left(const struct boot_ctx *b, size_t cur, double taken, size_
 	return vtb_eta_left(&b->eta, cur, taken, b->rest, n_rest, after - n_rest);
 }
 
+/* --resume: the campaign's stored boots count for the eta as its own */
+static int eta_stored(const struct vtb_boot_time_row *r, void *arg)
+{
+	struct vtb_eta *e = arg;
+
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->configs[i].key, r->config_key))
+			vtb_eta_add_n(e, i, r->seconds, r->boots);
+	return 0;
+}
+
 /* Refreshes the running boot's progress (elapsed time goes on). */
 static void tick(void *arg)
 {
@@ -1557,6 +1568,8 @@ int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct
 	if (start_campaign(o, st, in->host, m, b.state, &b.campaign, res))
 		goto out;
 	campaign_open = true;
+	if (res->resumed && vtb_store_foreach_boot_time(st, b.campaign, eta_stored, &b.eta) < 0)
+		goto out;
 	if (run_campaign(&b, o, in, res))
 		goto out;
 	campaign_open = false;

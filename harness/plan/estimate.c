@@ -47,7 +47,7 @@ int vtb_plan_estimate(struct vtb_store *st, const struct vtb_matrix *m, const do
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (st && vtb_store_foreach_boot_time(st, add_time, &s) < 0)
+	if (st && vtb_store_foreach_boot_time(st, 0, add_time, &s) < 0)
 		goto out;
 	for (size_t i = 0; i < m->n_configs; i++) {
 		const struct vtb_config *c = &m->configs[i];

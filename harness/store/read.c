@@ -1023,18 +1023,18 @@ static int emit_boot_time(sqlite3_stmt *s, void *ctx)
 	return w->fn(&r, w->arg);
 }
 
-int vtb_store_foreach_boot_time(struct vtb_store *st,
+int vtb_store_foreach_boot_time(struct vtb_store *st, int64_t campaign_id,
 				int (*fn)(const struct vtb_boot_time_row *row, void *arg),
 				void *arg)
 {
-	/* every campaign's: a configuration key names the same settings in
-	 * any of them; boots with a clock that went backwards are left out */
+	/* a configuration key names the same settings in any campaign;
+	 * boots with a clock that went backwards are left out */
 	static const char sel[] =
 		"SELECT config.key, config.kind, SUM(boot.ended_ns - boot.started_ns), COUNT(*)"
 		" FROM boot JOIN config ON config.id = boot.config_id"
-		" WHERE boot.ended_ns >= boot.started_ns"
+		" WHERE boot.ended_ns >= boot.started_ns AND (?1 = 0 OR boot.campaign_id = ?1)"
 		" GROUP BY config.key, config.kind ORDER BY config.key, config.kind";
 	struct boot_time_walk w = { fn, arg };
 
-	return store_query_each(st, sel, 0, "read boot times", emit_boot_time, &w);
+	return store_query_each(st, sel, campaign_id, "read boot times", emit_boot_time, &w);
 }

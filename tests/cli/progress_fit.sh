@@ -46,6 +46,11 @@ then ok "on 40 columns: elapsed and the rep go, the label stays"
 else notok "on 40 columns: elapsed and the rep go, the label stays" "$(head -n 3 "$T/lines40")"; fi
 expect_grep "on 30 columns: the label cut in its middle" "$T/lines30" "boot 1/2  bas...s=1  eta "
 
+# the eta before any boot has finished: the stated model (a baseline
+# 1 s + a cell without a runtime 1 s, two boots)
+expect_eq "the first eta is the model's" "$(head -n 1 "$T/lines120")" \
+	"boot 1/2  baseline cpus=1  rep 0  elapsed 0:00  eta 0:04"
+
 # into files (a pipe is the same: no terminal): whole lines only; the
 # same configurations (a cell's parameters are not in their keys), quick
 sed 's/seconds = 1.1/seconds = 0.05/' "$T/m.conf" >"$T/q.conf"
@@ -55,6 +60,16 @@ if LC_ALL=C grep -q "$(printf '[\r\033]')" "$T/both"; then
 	notok "run into files: no CR, no escape" "$(od -c "$T/both" | head -n 8)"
 else ok "run into files: no CR, no escape"; fi
 expect_grep "run into files: a line per boot" "$T/out" "boot 2/2 baseline cpus=2 rep 0: ok"
+
+# --resume: the campaign's stored boots count as finished ones (one of
+# the kind, timed here at 100 s, against the model's 2 s)
+"$VTBENCH" run "$T/q.conf" --db "$T/r.db" --only 'baseline cpus=1' >/dev/null 2>&1
+sql "$T/r.db" "UPDATE boot SET ended_ns = started_ns + 100000000000"
+PTYRUN_LINES="$T/linesr" python3 "$SRCDIR/tests/tools/ptyrun.py" 120 "1 boot run" \
+	env -u COLUMNS "$VTBENCH" run "$T/q.conf" --db "$T/r.db" --resume >"$T/ptyr" 2>&1 ||
+	notok "run --resume on a terminal" "$(head -c 1500 "$T/ptyr")"
+expect_eq "run --resume: the eta counts the stored boots" "$(head -n 1 "$T/linesr")" \
+	"boot 1/1  baseline cpus=2  rep 0  elapsed 0:00  eta 1:40"
 
 # plan without --db: the model.  A boot: baseline 1 s, the debug cell 1 s
 # (no runtime), the wakeup cell its runtime + warmup 2.5 s: 4.5 s; 4 reps
