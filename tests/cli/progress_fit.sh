@@ -121,7 +121,11 @@ expect_eq "plan --db: configurations without boots of their own by their kind's"
 # compare's width: into a pipe, the controlling terminal's (script gives
 # one of 70 columns); without one (setsid), 80; COLUMNS over both
 MKFIXTURE=${MKFIXTURE:-$(dirname "$VTBENCH")/tests/tools/mkfixture}
-if [ -x "$MKFIXTURE" ] && "$MKFIXTURE" "$T/base.db" base 2>"$T/err" && need script; then
+if [ ! -x "$MKFIXTURE" ]; then
+	notok "mkfixture is built" "$MKFIXTURE is missing (make tests)"
+elif ! "$MKFIXTURE" "$T/base.db" base 2>"$T/err"; then
+	notok "mkfixture base" "$(cat "$T/err")"
+elif need script; then
 	widest() { awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
 	env -u COLUMNS script -qec "stty cols 70; '$VTBENCH' compare --db '$T/base.db' | cat >'$T/c70'" \
 		/dev/null </dev/null >/dev/null 2>&1
@@ -137,6 +141,4 @@ if [ -x "$MKFIXTURE" ] && "$MKFIXTURE" "$T/base.db" base 2>"$T/err" && need scri
 	w=$(widest "$T/c100")
 	if [ "$w" -gt 80 ] && [ "$w" -le 100 ]; then ok "compare | cat: COLUMNS wins over the terminal ($w)"
 	else notok "compare | cat: COLUMNS wins over the terminal" "widest line $w"; fi
-else
-	notok "mkfixture base" "$(cat "$T/err" 2>/dev/null)"
 fi
