@@ -19,6 +19,7 @@
 
 #include "baremetal.h"
 #include "bootstatus.h"
+#include "eta.h"
 #include "../compare/compare.h"
 #include "../evidence/evidence.h"
 #include "../matrix/conf.h"
@@ -184,7 +185,38 @@ struct boot_ctx {
 	uint64_t placement_interval_ns; /* vCPU placement sampling, 0: off */
 	bool evidence;			/* [global] evidence */
 	uint64_t t0;			/* campaign start, for elapsed */
+	/* the eta: boot times so far; the configurations of the boots after
+	 * the running one as far as known (rest, n_rest); the running boot's
+	 * configuration, start, the boots done before it and the total */
+	struct vtb_eta eta;
+	const size_t *rest;
+	size_t n_rest;
+	size_t cur_i, cur_done, cur_total;
+	uint64_t cur_t0;
 };
+
+/* The seconds still to go of a campaign of @total boots, @done of them
+ * finished: configuration @cur's boot running for @taken seconds
+ * (SIZE_MAX: between boots), then the rest (eta.h) */
+static double eta_left(const struct boot_ctx *b, size_t cur, double taken, size_t total,
+		       size_t done)
+{
+	size_t after = total > done + (cur != SIZE_MAX) ? total - done - (cur != SIZE_MAX) : 0;
+	size_t n_rest = b->n_rest < after ? b->n_rest : after;
+
+	return vtb_eta_left(&b->eta, cur, taken, b->rest, n_rest, after - n_rest);
+}
+
+/* --resume: the campaign's stored boots count for the eta as its own */
+static int eta_stored(const struct vtb_boot_time_row *r, void *arg)
+{
+	struct vtb_eta *e = arg;
+
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->configs[i].key, r->config_key))
+			vtb_eta_add_n(e, i, r->seconds, r->boots);
+	return 0;
+}
 
 /* Refreshes the running boot's progress (elapsed time goes on). */
 static void tick(void *arg)
@@ -194,8 +226,8 @@ static void tick(void *arg)
 	if (!b->cur)
 		return;
 	b->cur->elapsed_seconds = (double)(vtb_now_ns() - b->t0) / 1e9;
-	if (b->cur->eta_seconds >= 0 && b->cur->eta_seconds > 1)
-		b->cur->eta_seconds -= 1;
+	b->cur->eta_seconds = eta_left(b, b->cur_i, (double)(vtb_now_ns() - b->cur_t0) / 1e9,
+				       b->cur_total, b->cur_done);
 	progress(b->o, b->cur);
 }
 
@@ -871,9 +903,13 @@ static int run_one(struct boot_ctx *b, struct vtb_config *c, int rep, struct vtb
 	p->label = c->label;
 	p->rep = rep;
 	p->elapsed_seconds = (double)(vtb_now_ns() - b->t0) / 1e9;
-	p->eta_seconds = *done ? p->elapsed_seconds / (double)*done * (double)(total - *done) : -1;
+	b->cur_i = (size_t)(c - b->eta.configs);
+	b->cur_done = *done;
+	b->cur_total = total;
+	p->eta_seconds = eta_left(b, b->cur_i, 0, total, *done);
 	progress(b->o, p);
 	bt0 = vtb_now_ns();
+	b->cur_t0 = bt0;
 	b->cur = p;
 	r = run_boot(b, c, rep, &out, res);
 	b->cur = NULL;
@@ -891,7 +927,8 @@ static int run_one(struct boot_ctx *b, struct vtb_config *c, int rep, struct vtb
 	p->error = out.error;
 	p->boot_seconds = (double)(vtb_now_ns() - bt0) / 1e9;
 	p->elapsed_seconds = (double)(vtb_now_ns() - b->t0) / 1e9;
-	p->eta_seconds = p->elapsed_seconds / (double)*done * (double)(total - *done);
+	vtb_eta_add(&b->eta, b->cur_i, p->boot_seconds);
+	p->eta_seconds = eta_left(b, SIZE_MAX, 0, total, *done);
 	progress(b->o, p);
 	vtb_boot_outcome_release(&out);
 	return 0;
@@ -1075,6 +1112,9 @@ static int auto_round(struct boot_ctx *b, struct vtb_matrix *m, struct auto_stat
 					  .undecided = res->undecided };
 		double elapsed = (double)(vtb_now_ns() - b->t0) / 1e9;
 
+		b->rest = as->round + j + 1;
+		b->n_rest = k - j - 1;
+
 		if (m->budget_ns && *done &&
 		    elapsed + as->boot_sum / (double)*done > (double)m->budget_ns / 1e9) {
 			res->budget_spent = true;
@@ -1155,7 +1195,7 @@ static int run_rounds(struct boot_ctx *b, const struct vtb_run_opts *o, struct v
 		goto out;
 	for (;;) {
 		bool input = false;
-		size_t k = 0;
+		size_t k = 0, left;
 		int r = o->rounds->decide(o->rounds->arg, b->st, b->campaign, as.next, as.more,
 					  &input);
 
@@ -1170,7 +1210,10 @@ static int run_rounds(struct boot_ctx *b, const struct vtb_run_opts *o, struct v
 			break;
 		auto_shuffle(m, &as, k);
 		res->planned = *done + res->skipped + k;
-		if (auto_round(b, m, &as, k, k, res, done) < 0)
+		/* the progress counts up to the race's most (o->max_boots) */
+		left = *done + res->skipped + k < o->max_boots ? o->max_boots - *done - res->skipped
+							       : k;
+		if (auto_round(b, m, &as, k, left, res, done) < 0)
 			goto out;
 		res->rounds++;
 		if (res->interrupted || res->budget_spent)
@@ -1441,18 +1484,33 @@ void vtb_run_input_release(struct vtb_run_input *in)
 static int run_fixed(struct boot_ctx *b, const struct vtb_run_input *in, const bool *skip,
 		     size_t todo, struct vtb_run_result *res, size_t *done)
 {
-	size_t i;
+	size_t *rest = calloc(todo ? todo : 1, sizeof(*rest)), n = 0, i;
+	int ret = -1;
 
-	for (i = 0; i < in->n_order && !res->interrupted; i++) {
+	if (!rest)
+		return vtb_error("out of memory");
+	/* the eta's list: every boot still to run, in order */
+	for (i = 0; i < in->n_order; i++)
+		if (!skip[i] && n < todo)
+			rest[n++] = in->order[i].config;
+	for (i = 0, n = 0; i < in->n_order && !res->interrupted; i++) {
 		struct vtb_progress p = { .index = *done + 1, .total = todo, .undecided = -1 };
 
 		if (skip[i])
 			continue;
+		b->rest = rest + n + 1;
+		b->n_rest = todo > n + 1 ? todo - n - 1 : 0;
+		n++;
 		if (run_one(b, &in->m->configs[in->order[i].config], in->order[i].rep, &p, res,
 			    done) < 0)
-			return -1;
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	b->rest = NULL;
+	b->n_rest = 0;
+	free(rest);
+	return ret;
 }
 
 /* The campaign's boots, once it is open in the store */
@@ -1505,9 +1563,14 @@ int vtb_run(const struct vtb_run_opts *o, const struct vtb_run_input *in, struct
 	}
 	if (open_guests(o, m, &b, res))
 		goto out;
+	if (vtb_eta_init(&b.eta, m->configs, m->n_configs,
+			 b.vh && b.vh->accel && !strcmp(b.vh->accel, "kvm")))
+		goto out;
 	if (start_campaign(o, st, in->host, m, b.state, &b.campaign, res))
 		goto out;
 	campaign_open = true;
+	if (res->resumed && vtb_store_foreach_boot_time(st, b.campaign, eta_stored, &b.eta) < 0)
+		goto out;
 	if (run_campaign(&b, o, in, res))
 		goto out;
 	campaign_open = false;
@@ -1531,6 +1594,7 @@ out:
 	signals_give_back(&ss);
 	json_decref(b.state);
 	vtb_vmhost_free(b.vh);
+	vtb_eta_release(&b.eta);
 	return ret;
 }
 

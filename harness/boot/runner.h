@@ -67,6 +67,9 @@ struct vtb_run_opts {
 	void (*progress)(const struct vtb_progress *p, void *arg);
 	void *progress_arg;
 	const struct vtb_run_rounds *rounds; /* NULL: run's own rules */
+	/* with rounds: the most boots the whole race can take (plan's "at
+	 * most"), the progress's total; 0: this round's */
+	size_t max_boots;
 };
 
 enum vtb_run_fail { VTB_RUN_OK, VTB_RUN_INPUT, VTB_RUN_INFRA };

@@ -6,6 +6,7 @@
  * missing or error row), 2 bad input, 3 infrastructure.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -119,7 +120,7 @@ static const struct vtb_cli_opt compare_opts[] = {
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
 	  .values_of = vtb_report_names,
-	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), md, "
+	  .help = "text (default; as wide as COLUMNS, else the terminal, also through a pipe, else 80 columns), md, "
 		  "html, json or csv (vtbench list formats)" },
 	{ .name = "output",
 	  .id = OPT_OUTPUT,
@@ -212,6 +213,7 @@ size_t vtb_cmd_text_columns(FILE *f)
 	const char *e = getenv("COLUMNS");
 	struct winsize ws;
 	char *end;
+	int tty;
 
 	if (e && *e) {
 		unsigned long v;
@@ -221,10 +223,20 @@ size_t vtb_cmd_text_columns(FILE *f)
 		if (!errno && !*end && v > 0 && v <= 10000)
 			return v;
 	}
-	if (f == stdout && isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
-	    ws.ws_col > 0)
+	if (f != stdout)
+		return VTB_CMD_COLUMNS;
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
 		return ws.ws_col;
-	return VTB_REPORT_COLUMNS;
+	/* a pipe to a pager on the terminal the command was typed in */
+	tty = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (tty >= 0) {
+		int r = ioctl(tty, TIOCGWINSZ, &ws);
+
+		close(tty);
+		if (!r && ws.ws_col > 0)
+			return ws.ws_col;
+	}
+	return VTB_CMD_COLUMNS;
 }
 
 static int parse_double(const char *s, double min, double max, double *out)

@@ -161,6 +161,18 @@ static void settle(struct vtb_matrix *m, const struct explore_args *a)
 	m->budget_ns = m->explore->budget_ns;
 }
 
+/* The most boots the race takes, as plan says it: the progress's total */
+static int race_total(const struct vtb_matrix *m, size_t *total)
+{
+	struct vtb_explore_plan x = { 0 };
+
+	if (vtb_explore_plan_make(m, &x) < 0)
+		return -1;
+	*total = x.n >= 2 ? (size_t)(x.cand_boots + x.base_boots) : 0;
+	vtb_explore_plan_release(&x);
+	return 0;
+}
+
 static void print_summary(FILE *f, const struct vtb_run_result *res,
 			  const struct vtb_explore_outcome *oc)
 {
@@ -350,6 +362,11 @@ int cmd_explore(struct vtb_cmd_env *env)
 		goto out;
 	}
 	settle(in.m, &a);
+	if (race_total(in.m, &a.o.max_boots) < 0) {
+		vtb_cmd_err(env, "%s", vtb_errmsg());
+		ret = VTB_EXIT_INFRA;
+		goto out;
+	}
 	rounds = (struct vtb_run_rounds){ .decide = vtb_explore_decide, .arg = ex };
 	a.o.rounds = &rounds;
 	ret = vtb_cmd_preflight(env, in.m, a.o.matrix);

@@ -22,6 +22,7 @@
 #include "../explore/explore.h"
 #include "../host/hosttopo.h"
 #include "../matrix/digest.h"
+#include "../plan/estimate.h"
 #include "../plan/plan.h"
 #include "../plan/sched.h"
 #include "../store/store.h"
@@ -83,7 +84,7 @@ static const struct vtb_cli_opt plan_opts[] = {
 	  .help = "results database: a configuration whose sched profile sets a sysctl or debugfs "
 		  "knob its guest kernel image lacks (by the probe a boot of that image stored) is "
 		  "not runnable; each configuration says whether its knobs were checked, and "
-		  "against which boot's probe" },
+		  "against which boot's probe; the time estimate uses the stored boot times" },
 	{ .name = "help-matrix",
 	  .id = OPT_HELP_MATRIX,
 	  .help = "the matrix.conf reference (sections, keys, defaults)" },
@@ -95,10 +96,12 @@ const struct vtb_cli plan_cli = {
 	.usage = "MATRIX.conf [options]",
 	.about = "Shows what 'vtbench run' would do: every configuration (key, CPUs, memory\n"
 		 "nodes, whether it can run) and every cell (key, workload, resolved\n"
-		 "parameters, times and sizes with units), and the number of boots.  With\n"
-		 "[explore], what 'vtbench explore' would race: the objective, the rounds\n"
-		 "and budgets, the candidates with their baselines, and the boots a round\n"
-		 "and the whole race take at most.  Runs nothing.\n",
+		 "parameters, times and sizes with units), the number of boots and the\n"
+		 "time they take (with --db by the stored boots of the same\n"
+		 "configurations, else by a stated per-boot model).  With [explore], what\n"
+		 "'vtbench explore' would race: the objective, the rounds and budgets, the\n"
+		 "candidates with their baselines, and the boots and time a round and the\n"
+		 "whole race take at most.  Runs nothing.\n",
 	.opts = plan_opts,
 	.exits = "0 planned (configurations that cannot run on this host are listed as such), "
 		 "2 usage or input error (the matrix, --host-topology), 3 infrastructure failure "
@@ -196,7 +199,8 @@ static json_t *params_json(const struct vtb_params *p)
 }
 
 static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
-		     const struct plan_knobs *pk, const struct vtb_explore_plan *x)
+		     const struct plan_knobs *pk, const struct vtb_explore_plan *x,
+		     const struct vtb_plan_estimate *est, const struct vtb_plan_estimate *race)
 {
 	json_t *root, *cfgs;
 	size_t i, j;
@@ -251,9 +255,20 @@ static int plan_json(const struct vtb_matrix *m, const struct vtb_hosttopo *h, s
 			goto oom;
 	}
 	json_object_set_new(root, "configurations", cfgs);
-	if (x && json_object_set_new(root, "explore", vtb_explore_plan_json(m, x)) < 0) {
+	if (json_object_set_new(root, "estimate", vtb_plan_estimate_json(est)) < 0) {
 		json_decref(root);
 		return vtb_error("out of memory");
+	}
+	if (x) {
+		json_t *jx = vtb_explore_plan_json(m, x);
+
+		if (!jx ||
+		    (race && x->n >= 2 &&
+		     json_object_set_new(jx, "estimate", vtb_plan_estimate_json(race)) < 0) ||
+		    json_object_set_new(root, "explore", jx) < 0) {
+			json_decref(root);
+			return vtb_error("out of memory");
+		}
 	}
 	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
@@ -462,7 +477,17 @@ static const char *direction_name(int d)
 }
 
 /* The explore block: what vtbench explore would race and what it may cost. */
-static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_plan *x, bool quiet)
+/* "about ..." of an estimate, on a line of its own after @label */
+static void print_estimate(const char *label, const struct vtb_plan_estimate *e)
+{
+	char *t = vtb_plan_estimate_text(e);
+
+	printf("%s%s\n", label, t ? t : "?");
+	free(t);
+}
+
+static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_plan *x, bool quiet,
+			  const struct vtb_plan_estimate *race)
 {
 	const struct vtb_explore_conf *e = m->explore;
 	char *budget = e->budget_ns ? vtb_format_time_ns(e->budget_ns) : NULL;
@@ -533,6 +558,8 @@ static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_p
 	       x->rounds, x->rounds == 1 ? "" : "s", x->cand_boots, x->cand_boots == 1 ? "" : "s",
 	       x->base_boots, x->base_boots == 1 ? "" : "s", x->cand_boots + x->base_boots,
 	       x->cand_boots + x->base_boots == 1 ? "" : "s");
+	if (race)
+		print_estimate("  time         at most ", race);
 	if (x->short_budget)
 		printf("  note         budget_boots %lld is under min_rounds (%lld) rounds of every "
 		       "candidate (%lld boots): the race stops before its first test, with no "
@@ -541,7 +568,8 @@ static void print_explore(const struct vtb_matrix *m, const struct vtb_explore_p
 }
 
 static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, size_t boots,
-		      bool quiet, const struct plan_knobs *pk, const struct vtb_explore_plan *x)
+		      bool quiet, const struct plan_knobs *pk, const struct vtb_explore_plan *x,
+		      const struct vtb_plan_estimate *est, const struct vtb_plan_estimate *race)
 {
 	size_t i, j, runnable = 0, cells = 0;
 	char *timeout = vtb_format_time_ns(m->timeout_ns);
@@ -577,6 +605,7 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 	       m->n_configs, m->n_configs == 1 ? "" : "s", runnable, cells, cells == 1 ? "" : "s",
 	       m->reps_auto ? "at most " : "", boots, boots == 1 ? "" : "s");
 	free(timeout);
+	print_estimate(m->reps_auto ? "time     at most " : "time     ", est);
 	print_knobs_summary(pk);
 	for (i = 0; quiet && i < m->n_configs; i++)
 		if (!m->configs[i].runnable)
@@ -601,7 +630,7 @@ static void plan_text(const struct vtb_matrix *m, const struct vtb_hosttopo *h, 
 			print_cell(&c->cells[j]);
 	}
 	if (x)
-		print_explore(m, x, quiet);
+		print_explore(m, x, quiet, race);
 }
 
 /* One domain XML per VM (of each VM configuration) into @dir (NULL:
@@ -884,6 +913,43 @@ static int plan_knobs(struct vtb_store *st, struct vtb_matrix *m, struct plan_kn
 	return 0;
 }
 
+/*
+ * The campaign's time (@est: its boots in order) and the race's at most
+ * (@race, with @x: cand_boots spread over the candidates, base_boots
+ * over the distinct baselines), from @st's stored boots when given.
+ */
+static int plan_estimates(struct vtb_store *st, const struct vtb_matrix *m,
+			  const struct vtb_bootref *order, size_t n_order,
+			  const struct vtb_explore_plan *x, struct vtb_plan_estimate *est,
+			  struct vtb_plan_estimate *race)
+{
+	double *boots = calloc(m->n_configs ? m->n_configs : 1, sizeof(*boots));
+	int ret = -1;
+
+	if (!boots)
+		return vtb_error("out of memory");
+	for (size_t i = 0; i < n_order; i++)
+		boots[order[i].config]++;
+	if (vtb_plan_estimate(st, m, boots, est) < 0)
+		goto out;
+	est->budget_ns = m->reps_auto ? m->budget_ns : 0;
+	memset(race, 0, sizeof(*race));
+	if (x && x->n >= 2) {
+		memset(boots, 0, m->n_configs * sizeof(*boots));
+		for (size_t i = 0; i < x->n; i++)
+			boots[x->cfg[i]] += (double)x->cand_boots / (double)x->n;
+		for (size_t j = 0; j < x->nb; j++)
+			boots[x->bases[j]] += (double)x->base_boots / (double)x->nb;
+		if (vtb_plan_estimate(st, m, boots, race) < 0)
+			goto out;
+		race->budget_ns = m->explore->budget_ns;
+	}
+	ret = 0;
+out:
+	free(boots);
+	return ret;
+}
+
 /* The plan of @m in o->format, then its domain XML (--xml-dir, --timing). */
 static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
 		       const struct vtb_matrix *m, const struct plan_knobs *pk)
@@ -892,6 +958,7 @@ static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
 					   { .path = o->db, .what = "the database", .sqlite = true } };
 	struct vtb_bootref *order = NULL;
 	struct vtb_explore_plan x = { 0 };
+	struct vtb_plan_estimate est, race;
 	size_t n_order = 0;
 	int ret = VTB_EXIT_INFRA, r = 0;
 
@@ -911,13 +978,20 @@ static int plan_output(struct vtb_cmd_env *env, const struct plan_opts *o,
 	}
 	if (vtb_matrix_boot_order(m, &order, &n_order))
 		goto err;
+	if (m->explore && vtb_explore_plan_make(m, &x) < 0) {
+		free(order);
+		goto err;
+	}
+	r = plan_estimates(env->store, m, order, n_order, m->explore ? &x : NULL, &est, &race);
 	free(order);
-	if (m->explore && vtb_explore_plan_make(m, &x) < 0)
+	if (r)
 		goto err;
 	if (!strcmp(o->format, "json"))
-		r = plan_json(m, env->host, n_order, pk, m->explore ? &x : NULL);
+		r = plan_json(m, env->host, n_order, pk, m->explore ? &x : NULL, &est,
+			      m->explore && x.n >= 2 ? &race : NULL);
 	else
-		plan_text(m, env->host, n_order, o->quiet, pk, m->explore ? &x : NULL);
+		plan_text(m, env->host, n_order, o->quiet, pk, m->explore ? &x : NULL, &est,
+			  m->explore && x.n >= 2 ? &race : NULL);
 	vtb_explore_plan_release(&x);
 	if (r)
 		goto err;

@@ -35,7 +35,7 @@ static const struct vtb_cli_opt recommend_opts[] = {
 	{ .name = "format",
 	  .id = OPT_FORMAT,
 	  .arg = "FMT",
-	  .help = "text (default; as wide as COLUMNS, else the terminal, else 100 columns), html "
+	  .help = "text (default; as wide as COLUMNS, else the terminal, also through a pipe, else 80 columns), html "
 		  "(one page with the racing chart) or json (the document, schema " VTB_RECOMMEND_SCHEMA
 		  ")" },
 	{ .name = "output",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -100,6 +101,89 @@ static void close_line(struct vtb_progress_state *ps)
 	ps->line_open = false;
 }
 
+/* Characters (not bytes) of UTF-8 @s: the columns it takes (labels are
+ * sanitised text; wide characters are not told apart) */
+static size_t u8_len(const char *s, size_t bytes)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < bytes; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* The byte offset of character @chars of @s (its end when shorter) */
+static size_t u8_off(const char *s, size_t chars)
+{
+	size_t i = 0;
+
+	for (size_t n = 0; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && n++ == chars)
+			break;
+	}
+	return i;
+}
+
+/* The terminal's width now (re-read every refresh: a resized window
+ * takes effect at the next second's line), else COLUMNS, else 80 */
+static size_t term_columns(void)
+{
+	struct winsize ws;
+	const char *e = getenv("COLUMNS");
+	char *end;
+	long v;
+
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		return ws.ws_col;
+	v = e ? strtol(e, &end, 10) : 0;
+	return e && *e && !*end && v > 0 && v <= 10000 ? (size_t)v : 80;
+}
+
+/*
+ * The updating line, cut to @cols - 1 characters (the last column stays
+ * free: a line that fills it leaves the cursor past the edge on some
+ * terminals).  What goes first when it does not fit: the undecided rows,
+ * "elapsed", the rep; then the label is shortened in its middle
+ * ("vm vcpus=2 ...=strict"), to nothing at last; the position and the
+ * eta stay; a terminal narrower than those gets their start.
+ */
+static void fit_line(struct vtb_strbuf *out, size_t cols, const char *head, const char *label,
+		     const char *rep, const char *el, const char *eta, const char *rows)
+{
+	size_t max = cols > 1 ? cols - 1 : 1, lab = u8_len(label, strlen(label));
+
+	for (int drop = 0; drop <= 3; drop++) {
+		const char *r = drop < 1 ? rows : "", *e = drop < 2 ? el : "",
+			   *p = drop < 3 ? rep : "";
+		size_t fixed = u8_len(head, strlen(head)) + 2 + u8_len(p, strlen(p)) +
+			       u8_len(e, strlen(e)) + u8_len(eta, strlen(eta)) +
+			       u8_len(r, strlen(r));
+
+		if (fixed + lab <= max || (drop == 3 && fixed + 3 < max)) {
+			vtb_strbuf_addf(out, "%s  ", head);
+			if (fixed + lab <= max) {
+				vtb_strbuf_addf(out, "%s", label);
+			} else { /* keep the label's both ends */
+				size_t room = max - fixed, a = (room - 3 + 1) / 2, b = room - 3 - a;
+				size_t ta = u8_off(label, a), tb = u8_off(label, lab - b);
+
+				vtb_strbuf_addf(out, "%.*s...%s", (int)ta, label, label + tb);
+			}
+			vtb_strbuf_addf(out, "%s%s%s%s", p, e, eta, r);
+			return;
+		}
+	}
+	/* not even the position and the eta with a label: those alone, cut */
+	{
+		struct vtb_strbuf t = VTB_STRBUF_INIT;
+
+		vtb_strbuf_addf(&t, "%s%s", head, eta);
+		vtb_strbuf_addf(out, "%.*s", (int)u8_off(vtb_strbuf_str(&t), max),
+				vtb_strbuf_str(&t));
+		vtb_strbuf_release(&t);
+	}
+}
+
 /* A boot's line.  @label, @status (NULL: starting) and @error are safe
  * for the terminal already. */
 static void boot_line(struct vtb_progress_state *ps, const struct vtb_progress *p,
@@ -118,12 +202,20 @@ static void boot_line(struct vtb_progress_state *ps, const struct vtb_progress *
 			 p->undecided == 1 ? "" : "s");
 	if (ps->tty) {
 		if (!status) {
-			fprintf(stderr,
-				"\r\033[Kboot %zu/%s%zu  %s  rep %d  elapsed %s  eta %s%s%s",
-				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep, el,
-				p->reps_auto ? "<=" : "", eta, rows);
+			char head[64], rep[32], elapsed[48], etas[48];
+			struct vtb_strbuf line = VTB_STRBUF_INIT;
+
+			snprintf(head, sizeof(head), "boot %zu/%s%zu", p->index,
+				 p->reps_auto ? "<=" : "", p->total);
+			snprintf(rep, sizeof(rep), "  rep %d", p->rep);
+			snprintf(elapsed, sizeof(elapsed), "  elapsed %s", el);
+			snprintf(etas, sizeof(etas), "  eta %s%s", p->reps_auto ? "<=" : "", eta);
+			fit_line(&line, term_columns(), head, label, rep, elapsed, etas, rows);
+			fprintf(stderr, "\r\033[K%s", vtb_strbuf_str(&line));
+			vtb_strbuf_release(&line);
 			ps->line_open = true;
 		} else if (strcmp(status, "ok") || ps->verbose) {
+			/* a line that stays: whole, the terminal wraps it */
 			fprintf(stderr, "\r\033[Kboot %zu/%s%zu  %s  rep %d: %s (%.1fs)%s%s\n",
 				p->index, p->reps_auto ? "<=" : "", p->total, label, p->rep, status,
 				p->boot_seconds, error ? ": " : "", error ? error : "");

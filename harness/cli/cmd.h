@@ -150,8 +150,11 @@ int vtb_cmd_output_commit(const struct vtb_cmd_env *env, struct vtb_cmd_output *
 void vtb_cmd_output_abandon(struct vtb_cmd_output *out);
 /* The width a text report to @f is written for (compare's, recommend's,
  * explore's answer): COLUMNS (1 to 10000; anything else is ignored),
- * else the terminal's when @f is stdout on one, else VTB_REPORT_COLUMNS,
- * as ls and git do (cmd-compare.c). */
+ * else the terminal's when @f is stdout on one, else, when @f is stdout
+ * into a pipe or file, the controlling terminal's (/dev/tty: `compare |
+ * less` fits the screen it is read on), else VTB_CMD_COLUMNS
+ * (cmd-compare.c). */
+#define VTB_CMD_COLUMNS 80
 size_t vtb_cmd_text_columns(FILE *f);
 
 struct vtb_upload_opts;

@@ -1054,3 +1054,39 @@ int vtb_store_foreach_kernel(struct vtb_store *st, int64_t campaign_id,
 
 	return store_query_each(st, sel, campaign_id, "read guest kernels", emit_kernel, &w);
 }
+
+struct boot_time_walk {
+	int (*fn)(const struct vtb_boot_time_row *row, void *arg);
+	void *arg;
+};
+
+static int emit_boot_time(sqlite3_stmt *s, void *ctx)
+{
+	struct boot_time_walk *w = ctx;
+	struct vtb_boot_time_row r = {
+		.config_key = column_text(s, 0),
+		.kind = column_text(s, 1),
+		.seconds = (double)sqlite3_column_int64(s, 2) / 1e9,
+		.boots = (size_t)sqlite3_column_int64(s, 3),
+	};
+
+	if (!r.config_key || !r.kind)
+		return 0;
+	return w->fn(&r, w->arg);
+}
+
+int vtb_store_foreach_boot_time(struct vtb_store *st, int64_t campaign_id,
+				int (*fn)(const struct vtb_boot_time_row *row, void *arg),
+				void *arg)
+{
+	/* a configuration key names the same settings in any campaign;
+	 * boots with a clock that went backwards are left out */
+	static const char sel[] =
+		"SELECT config.key, config.kind, SUM(boot.ended_ns - boot.started_ns), COUNT(*)"
+		" FROM boot JOIN config ON config.id = boot.config_id"
+		" WHERE boot.ended_ns >= boot.started_ns AND (?1 = 0 OR boot.campaign_id = ?1)"
+		" GROUP BY config.key, config.kind ORDER BY config.key, config.kind";
+	struct boot_time_walk w = { fn, arg };
+
+	return store_query_each(st, sel, campaign_id, "read boot times", emit_boot_time, &w);
+}

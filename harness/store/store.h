@@ -332,6 +332,18 @@ struct vtb_campaign_row {
 int vtb_store_campaign_get(struct vtb_store *st, int64_t campaign_id,
 			   int (*fn)(const struct vtb_campaign_row *row, void *arg), void *arg);
 
+/* How long the stored boots of each configuration key took, in campaign
+ * @campaign_id (0: every campaign; plan's estimate, a resumed run's eta):
+ * @seconds in all, of @boots boots. */
+struct vtb_boot_time_row {
+	const char *config_key, *kind; /* kind: "vm" | "baseline" */
+	double seconds;
+	size_t boots;
+};
+int vtb_store_foreach_boot_time(struct vtb_store *st, int64_t campaign_id,
+				int (*fn)(const struct vtb_boot_time_row *row, void *arg),
+				void *arg);
+
 /* The configurations of a campaign in matrix order (seq). */
 struct vtb_config_row {
 	const char *key, *label, *kind, *params_json, *cpus;

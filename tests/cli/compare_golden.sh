@@ -8,8 +8,10 @@
 cd "$SRCDIR" || exit 1
 
 E=tests/cli/expected
-# text is sized to COLUMNS (else the terminal, else 100): the goldens are 100
-unset COLUMNS
+# text is sized to COLUMNS (else the terminal, also the one a pipe is read
+# on, else 80): the goldens are 100 columns wide
+COLUMNS=100
+export COLUMNS
 MKFIXTURE=${MKFIXTURE:-$(dirname "$VTBENCH")/tests/tools/mkfixture}
 if [ ! -x "$MKFIXTURE" ]; then
 	notok "mkfixture is built" "$MKFIXTURE is missing (make tests)"
@@ -175,13 +177,16 @@ for w in 80 100; do
 done
 COLUMNS=80 "$VTBENCH" compare --db "$T/base.db" >"$T/w80" 2>&1
 "$VTBENCH" compare --db "$T/base.db" >"$T/w100" 2>&1
-if awk 'length($0) > 80 { n++ } END { exit !n }' "$T/w100" && ! cmp -s "$T/w80" "$T/w100"; then
-	ok "compare text: without COLUMNS and a terminal, 100 columns"
-else notok "compare text: without COLUMNS and a terminal, 100 columns"; fi
+# setsid: no controlling terminal, whose width a pipe would get
+env -u COLUMNS setsid -w "$VTBENCH" compare --db "$T/base.db" >"$T/wdef" 2>&1
+if awk 'length($0) > 80 { n++ } END { exit !n }' "$T/w100" && ! cmp -s "$T/w80" "$T/w100" &&
+	cmp -s "$T/w80" "$T/wdef"; then
+	ok "compare text: without COLUMNS and a terminal, 80 columns"
+else notok "compare text: without COLUMNS and a terminal, 80 columns"; fi
 
 # on a terminal, its width (TIOCGWINSZ): a pseudo-terminal of 70 columns
 if need script; then
-	w=$(script -qec "stty cols 70; '$VTBENCH' compare --db '$T/base.db'" /dev/null </dev/null |
+	w=$(env -u COLUMNS script -qec "stty cols 70; '$VTBENCH' compare --db '$T/base.db'" /dev/null </dev/null |
 		tr -d '\r' | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
 	if [ "$w" -gt 60 ] && [ "$w" -le 70 ]; then ok "compare text on a 70-column terminal: $w wide"
 	else notok "compare text on a 70-column terminal" "widest line $w"; fi

@@ -70,12 +70,14 @@ for db in fx long; do
 	(
 		# shellcheck disable=SC3045
 		[ -z "$vmem" ] || ulimit -v "$vmem"
-		timeout 20 "$VTBENCH" compare --db "$T/$db.db" >"$T/$db/default" 2>"$T/$db/default.err"
+		# setsid: no controlling terminal, whose width would be the default
+		timeout 20 setsid -w "$VTBENCH" compare --db "$T/$db.db" >"$T/$db/default" \
+			2>"$T/$db/default.err"
 		want=$?
 		echo "default $want"
 		[ "$want" -le 1 ] || exit 0
 		for w in $widths; do
-			COLUMNS=$w timeout 20 "$VTBENCH" compare --db "$T/$db.db" \
+			COLUMNS=$w timeout 20 setsid -w "$VTBENCH" compare --db "$T/$db.db" \
 				>"$T/$db/$w" 2>"$T/$db/$w.err"
 			rc=$?
 			echo "$w $rc"
@@ -95,14 +97,14 @@ for db in fx long; do
 			"$(head -c 600 "$T/$db/${1:-none}.err" 2>/dev/null)"
 		continue
 	fi
-	# W: COLUMNS from 1 to 10000, at least 40; else the default, 100
+	# W: COLUMNS from 1 to 10000, at least 40; else the default, 80
 	# (no terminal here); a table from its "metric" or "config" header
 	# line to the next blank line (mawk counts bytes: the text is ASCII)
 	# shellcheck disable=SC2086 # a file per width
 	long=$(cd "$T/$db" && awk '
 		FNR == 1 {
 			name = FILENAME
-			W = name ~ /^[0-9]+$/ && name + 0 >= 1 && name + 0 <= 10000 ? name + 0 : 100
+			W = name ~ /^[0-9]+$/ && name + 0 >= 1 && name + 0 <= 10000 ? name + 0 : 80
 			if (W < 40) W = 40
 			table = 0
 		}

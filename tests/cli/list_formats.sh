@@ -4,7 +4,7 @@
 # `compare -o FILE.EXT` write that format, and a mistyped format names the
 # known ones with the nearest.
 . "$SRCDIR/tests/cli/lib.sh"
-# text into a file or a pipe: COLUMNS, else 100 columns
+# text into a file or a pipe: COLUMNS, else the controlling terminal, else 80 columns
 unset COLUMNS
 
 expect_exit "list formats" 0 "$VTBENCH" list formats

@@ -12,8 +12,10 @@
 cd "$SRCDIR" || exit 1
 
 E=tests/cli/expected
-# text is sized to COLUMNS (else the terminal, else 100): the goldens are 100
-unset COLUMNS
+# text is sized to COLUMNS (else the terminal, also the one a pipe is read
+# on, else 80): the goldens are 100 columns wide
+COLUMNS=100
+export COLUMNS
 need sqlite3 || exit 0
 need python3 || exit 0
 MKFIXTURE=${MKFIXTURE:-$(dirname "$VTBENCH")/tests/tools/mkfixture}

@@ -57,11 +57,12 @@ for db in fx long; do
 	(
 		# shellcheck disable=SC3045
 		[ -z "$vmem" ] || ulimit -v "$vmem"
-		timeout 20 "$VTBENCH" recommend --db "$T/$db.db" >"$T/$db/default" \
+		# setsid: no controlling terminal, whose width would be the default
+		timeout 20 setsid -w "$VTBENCH" recommend --db "$T/$db.db" >"$T/$db/default" \
 			2>"$T/$db/default.err"
 		echo "default $?"
 		for w in $widths; do
-			COLUMNS=$w timeout 20 "$VTBENCH" recommend --db "$T/$db.db" \
+			COLUMNS=$w timeout 20 setsid -w "$VTBENCH" recommend --db "$T/$db.db" \
 				>"$T/$db/$w" 2>"$T/$db/$w.err"
 			rc=$?
 			echo "$w $rc"
@@ -80,13 +81,13 @@ for db in fx long; do
 			"$(head -c 600 "$T/$db/${1:-none}.err" 2>/dev/null)"
 		continue
 	fi
-	# W: COLUMNS from 1 to 10000, at least 40; else the default, 100 (no
+	# W: COLUMNS from 1 to 10000, at least 40; else the default, 80 (no
 	# terminal here).  mawk counts bytes: the text is ASCII
 	# shellcheck disable=SC2086 # a file per width
 	long=$(cd "$T/$db" && awk '
 		FNR == 1 {
 			name = FILENAME
-			W = name ~ /^[0-9]+$/ && name + 0 >= 1 && name + 0 <= 10000 ? name + 0 : 100
+			W = name ~ /^[0-9]+$/ && name + 0 >= 1 && name + 0 <= 10000 ? name + 0 : 80
 			if (W < 40) W = 40
 		}
 		length($0) > W {
