@@ -202,18 +202,18 @@ if [ "${VTBENCH_TEST_LANES:-2}" = 1 ]; then
 else
 	# each lane's wall time on its last line: the longer one sets the
 	# run's, so the two are balanced by moving suites between them
-	(t0=$(date +%s%N); lane1; echo "lane 1: $(elapsed "$t0") s") >"$W/lane1.out" 2>&1 &
+	(lt0=$(date +%s%N); lane1; echo "lane 1: $(elapsed "$lt0") s") >"$W/lane1.out" 2>&1 &
 	l1=$!
-	(t0=$(date +%s%N); lane2; echo "lane 2: $(elapsed "$t0") s") >"$W/lane2.out" 2>&1 &
+	(lt0=$(date +%s%N); lane2; echo "lane 2: $(elapsed "$lt0") s") >"$W/lane2.out" 2>&1 &
 	l2=$!
 	wait "$l1"
 	cat "$W/lane1.out"
 	wait "$l2"
 	cat "$W/lane2.out"
 fi
-t0=$(date +%s%N)
+qt0=$(date +%s%N)
 run_guests "$BUILD" quiet quiet
-echo "quiet: $(elapsed "$t0") s"
+echo "quiet: $(elapsed "$qt0") s"
 
 # the counts; under CI=true a skip fails its suite
 eval "$(awk -v ci="${CI:-}" '
