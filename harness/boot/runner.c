@@ -19,7 +19,7 @@
 
 #include "baremetal.h"
 #include "bootstatus.h"
-#include "eta.h"
+#include "../plan/eta.h"
 #include "../compare/compare.h"
 #include "../evidence/evidence.h"
 #include "../matrix/conf.h"

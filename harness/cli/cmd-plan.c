@@ -22,7 +22,7 @@
 #include "../explore/explore.h"
 #include "../host/hosttopo.h"
 #include "../matrix/digest.h"
-#include "../plan/estimate.h"
+#include "estimate.h"
 #include "../plan/plan.h"
 #include "../plan/sched.h"
 #include "../store/store.h"

@@ -4,6 +4,11 @@
 set -u
 : "${VTBENCH:=build/vtbench}" "${AGENT:=build/vtbench-agent}"
 : "${SRCDIR:=$(pwd)}"
+# absolute, so a test may cd anywhere (tests/run.sh passes build/...)
+abs_path() { case $1 in /*) echo "$1" ;; */*) echo "$(pwd)/$1" ;; *) echo "$1" ;; esac; }
+VTBENCH=$(abs_path "$VTBENCH")
+AGENT=$(abs_path "$AGENT")
+[ -z "${VTBENCH_AGENT:-}" ] || VTBENCH_AGENT=$(abs_path "$VTBENCH_AGENT")
 T=$(mktemp -d "${TMPDIR:-/tmp}/vtbtest.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 

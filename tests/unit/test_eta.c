@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../harness/boot/eta.h"
+#include "../../harness/plan/eta.h"
 #include "../../harness/matrix/conf.h"
 
 /* 0, 1: baselines; 2, 3: VMs; no cells */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../common/vtbutil.h"
-#include "../boot/eta.h"
+#include "../plan/eta.h"
 #include "../matrix/conf.h"
 #include "../store/store.h"
 

@@ -3,7 +3,7 @@
  * plan's time estimate of a campaign or a race: each configuration's
  * boots at the mean of its stored boots (plan --db: every campaign's
  * boots of the same configuration key), else of the stored boots of its
- * kind (VM or baseline), else at the per-boot model of boot/eta.h.
+ * kind (VM or baseline), else at the per-boot model of plan/eta.h.
  * Under the model, VM boots take one time with KVM and another under
  * TCG: both are kept, and the matrix's accel = says which one applies
  * (auto: the slower, TCG, is the one "seconds" gives).
