@@ -205,7 +205,7 @@ deps:
 # Unit tests, CLI golden tests and the end-to-end runner tests; then the
 # unit and CLI tests again under ASan+UBSan; and every fuzz target for
 # FUZZ_SMOKE seconds (all at once) from the committed corpus (tests/run.sh
-# builds the fuzz variant in its second lane, beside the first's suites).
+# builds the fuzz variant in its first lane, after the guests).
 # tests/run.sh prints the closing "N passed, N failed" line.
 # make check and make demo build on every CPU (a plain `make` inside a
 # recipe would build one file at a time: half the machine idle for minutes)

@@ -12,11 +12,13 @@
 #
 # Two lanes run side by side (VTBENCH_TEST_LANES=1: one after the other),
 # each a fixed sequence of suites:
-#   lane 1: unit, guests, ansible, asan unit
-#   lane 2: fuzz build, cli, e2e, asan e2e, asan cli, fuzz smoke
-# (lane 1 starts the guests, about 6.5 minutes under TCG, at once; lane 2,
-# with the ASan passes of the CLI and end-to-end suites, is the longer:
-# the Ansible suite, a minute, runs after the guests to even them), then,
+#   lane 1: unit, guests, ansible, asan unit, fuzz build, fuzz smoke
+#   lane 2: cli, e2e, asan e2e, asan cli
+# (lane 1 starts the guests, about 6 minutes under TCG, at once; lane 2
+# holds the ASan passes of the CLI and end-to-end suites, about 8.5
+# minutes: the Ansible suite and the fuzz build and smoke, a minute and a
+# half, run after the guests to even them: "lane N: S s" lines say how
+# even they are), then,
 # once both lanes have ended, alone:
 #   quiet: tests/quiet/, checks that rest on measured performance
 #   (explore-quick's known winner on real guests, compare's verdicts on
@@ -154,14 +156,16 @@ lane1() {
 	run_guests "$BUILD" guest guest
 	# the Ansible roles and playbooks (once: they install their own build)
 	run_scripts "$BUILD" ansible ansible
-	[ -n "$ASAN" ] || return 0
-	asan_env
-	run_unit "$ASAN" asan
+	if [ -n "$ASAN" ]; then
+		(asan_env; run_unit "$ASAN" asan)
+	fi
+	if [ -n "$FUZZ" ] && fuzz_build; then fuzz_smoke; fi
 }
 
-# The fuzz variant (clang, ASan+UBSan, libFuzzer coverage) is built here,
-# beside lane 1's suites, and its smoke ends lane 2, the shorter one:
-# each target for $FUZZ_SMOKE seconds, all at once (scripts/fuzz.sh).
+# The fuzz variant (clang, ASan+UBSan, libFuzzer coverage) is built at
+# the end of lane 1, after the guests (a build beside TCG guests would
+# take the CPU their vCPU threads need), and its smoke follows: each
+# target for $FUZZ_SMOKE seconds, all at once (scripts/fuzz.sh).
 fuzz_build() {
 	t0=$(date +%s%N)
 	out=$(make -C "$SRCDIR" --no-print-directory fuzz-build FUZZ_BUILD="$FUZZ" 2>&1); rc=$?
@@ -184,15 +188,12 @@ fuzz_smoke() {
 }
 
 lane2() {
-	fuzz_ok=""
-	if [ -n "$FUZZ" ] && fuzz_build; then fuzz_ok=yes; fi
 	run_scripts "$BUILD" cli cli
 	run_scripts "$BUILD" e2e e2e
 	[ -n "$ASAN" ] || return 0
 	asan_env
 	run_scripts "$ASAN" asan-e2e e2e
 	run_scripts "$ASAN" asan-cli cli
-	[ -z "$fuzz_ok" ] || fuzz_smoke
 }
 
 cd "$SRCDIR" || exit 1
