@@ -595,7 +595,10 @@ Test(plan, overcommit_shares_the_least_loaded_pcpus_on_the_shape)
 	} cases[] = {
 		{ "pack:1 core:4 pu:1", VTB_VTOPO_FLAT, 3, 2, { "0,1,2", "3,0,1" } },
 		{ "pack:1 l3:3 core:2 pu:1", VTB_VTOPO_MIRROR, 4, 2, { "0,1,2,3", "4,5,0,1" } },
-		{ "pack:1 l3:3 core:2 pu:1", VTB_VTOPO_MIRROR, 4, 3,
+		{ "pack:1 l3:3 core:2 pu:1",
+		  VTB_VTOPO_MIRROR,
+		  4,
+		  3,
 		  { "0,1,2,3", "4,5,0,1", "2,3,4,5" } },
 	};
 
@@ -610,8 +613,9 @@ Test(plan, overcommit_shares_the_least_loaded_pcpus_on_the_shape)
 		cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s: %s", cases[c].host,
 			     vtb_errmsg());
 		for (int v = 0; v < r.vms; v++) {
-			cr_expect_str_eq(pcpus_of(p, v), cases[c].want[v], "%s, %d VMs: VM %d on %s",
-					 cases[c].host, r.vms, v, pcpus_of(p, v));
+			cr_expect_str_eq(pcpus_of(p, v), cases[c].want[v],
+					 "%s, %d VMs: VM %d on %s", cases[c].host, r.vms, v,
+					 pcpus_of(p, v));
 			for (size_t i = 0; i < p->vm[v].n_notes; i++)
 				cr_expect_null(strstr(p->vm[v].notes[i], "shape"),
 					       "%s, %d VMs: VM %d: %s", cases[c].host, r.vms, v,
