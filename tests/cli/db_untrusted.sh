@@ -75,7 +75,7 @@ rm -f "$T/port"
 python3 "$SRCDIR/tests/tools/http_receiver.py" --json "$T/port" "$T/recv.log" 204 &
 RECV_PID=$!
 i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$T/port" ] && kill -0 $RECV_PID 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 expect_exit "trigger: upload exits 2" 2 timeout 20 "$VTBENCH" upload --db "$T/trigger.db" \
 	--to "http://127.0.0.1:$(cat "$T/port")/x" &&
 	expect_grep "... naming the trigger" "$T/err" \

@@ -105,8 +105,13 @@ receiver_start() {
 	rm -f "$T/port"
 	RECV_PORT=${RECV_PORT:-0} python3 "$SRCDIR/tests/tools/http_receiver.py" "$@" &
 	RECV_PID=$!
+	# until it says its port or dies (a loaded machine can take seconds
+	# to start python; the bound only stops a hang)
 	_i=0
-	while [ ! -s "$T/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	while [ ! -s "$T/port" ] && kill -0 "$RECV_PID" 2>/dev/null && [ $_i -lt 1200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
 	PORT=$(cat "$T/port")
 }
 

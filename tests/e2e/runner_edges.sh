@@ -17,35 +17,40 @@ type = debug
 mode = ok
 CONF
 
-# 1. SIGINT while the agent has closed its output and still runs
-printf '#!/bin/sh\nexec >/dev/null 2>&1\nexec sleep 30\n' >"$T/mute"
+# 1. SIGINT while the agent has closed its output and still runs; the
+# stand-in marks the end of its 30 s, which a prompt stop never lets come
+# (no timing: the mark tells whether the run waited for the agent)
+printf '#!/bin/sh\nexec >/dev/null 2>&1\nsleep 30\n: >"%s/mute.ended"\n' "$T" >"$T/mute"
 chmod +x "$T/mute"
 # (a background job of a script starts with SIGINT ignored, and vtbench
 # keeps an inherited SIG_IGN: perl restores the default first)
 VTBENCH_AGENT="$T/mute" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' \
 	"$VTBENCH" run "$T/m.conf" --db "$T/mute.db" --quiet >"$T/out" 2>"$T/err" &
 pid=$!
-sleep 1.5
-t0=$(date +%s)
+# once the agent runs (the campaign stored, the runner holding the
+# signals): a fixed sleep loses that race on a loaded machine
+i=0
+while ! pgrep -f "^/bin/sh $T/mute" >/dev/null && [ $i -lt 1200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 kill -INT $pid
 wait $pid; rc=$?
-t1=$(date +%s)
 expect_eq "a stop is honoured while the agent holds no pipe (exit 130)" "$rc" "130"
-if [ $((t1 - t0)) -le 3 ]; then ok "... promptly ($((t1 - t0)) s)"; else notok "... promptly" "took $((t1 - t0)) s"; fi
+if [ -e "$T/mute.ended" ]; then notok "... promptly" "the run waited for the agent's end"; else ok "... promptly (before the agent's end)"; fi
 expect_eq "... campaign interrupted, no boot stored" \
 	"$(sql "$T/mute.db" "select status || ' ' || (select count(*) from boot) from campaign")" "interrupted 0"
 
 # 2. the workload leaves a process holding the pipes: the agent's exit ends the boot
 # the leftover's command line is this test's own (sleep 30.PID): another
 # run may run beside this one
-printf '#!/bin/sh\nsleep 30.%s &\nexec "%s" "$@"\n' "$$" "$REAL" >"$T/leaky"
+# (it marks its end: no mark when the run returns means it did not wait)
+printf '#!/bin/sh\n(sleep 30.%s; : >"%s/leftover.ended") &\nexec "%s" "$@"\n' "$$" "$T" "$REAL" >"$T/leaky"
 chmod +x "$T/leaky"
-t0=$(date +%s)
 expect_exit "an agent whose leftover child holds the pipes is judged by its exit" 0 \
 	env VTBENCH_AGENT="$T/leaky" "$VTBENCH" run "$T/m.conf" --db "$T/leaky.db" --quiet
-t1=$(date +%s)
 expect_eq "... both boots ok" "$(sql "$T/leaky.db" "select group_concat(status) from boot")" "ok,ok"
-if [ $((t1 - t0)) -lt 10 ]; then ok "... without waiting for the leftover ($((t1 - t0)) s)"; else notok "... without waiting for the leftover" "took $((t1 - t0)) s"; fi
+if [ -e "$T/leftover.ended" ]; then notok "... without waiting for the leftover" "the run waited for the leftover's end"; else ok "... without waiting for the leftover"; fi
 if pgrep -f "^sleep 30\.$$\$" >/dev/null; then notok "... the leftover was killed with the group"; else ok "... the leftover was killed with the group"; fi
 
 # 3. confinement is verified from what the agent reports

@@ -92,7 +92,13 @@ for sig in INT TERM; do
 	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' \
 		"$VTBENCH" run "$T/slow.conf" --db "$T/slow.db" --quiet >"$T/out" 2>"$T/err" &
 	pid=$!
-	sleep 1.5
+	# once the campaign is stored (the runner holds the signals by then):
+	# a fixed sleep lost that race on a loaded machine
+	i=0
+	while [ "$(sql "$T/slow.db" "select count(*) from campaign" 2>/dev/null)" != 1 ] && [ $i -lt 1200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	kill -$sig $pid
 	wait $pid; rc=$?
 	# as a shell reports a process the signal killed: 128 + its number

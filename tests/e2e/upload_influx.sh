@@ -45,7 +45,8 @@ start_influx() {
 	influxd -config "$T/influxdb.conf" >>"$T/influxd.log" 2>&1 &
 	INFLUX_PID=$!
 	i=0
-	while [ $i -lt 100 ]; do
+	# (the bound only stops a hang: a loaded machine starts it slowly)
+	while [ $i -lt 600 ] && kill -0 $INFLUX_PID 2>/dev/null; do
 		curl -sf -o /dev/null "$URL/ping" && return 0
 		sleep 0.1
 		i=$((i + 1))

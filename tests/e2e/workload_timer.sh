@@ -34,14 +34,15 @@ got=$(sql "$T/r.db" "select group_concat(metric, ',') from (select distinct metr
 expect_eq "cyclictest's figures stored" "$got" "timer_avg,timer_max,timer_min,timer_p99"
 got=$(sql "$T/r.db" "select count(*) from sample where unit = 'us' and better = 'lower' and value >= 0 and value < 1e6")
 expect_eq "every sample in us, lower is better, between 0 and 1 s" "$got" "$((boots * ncells * 4))"
-# min <= avg <= max and min <= p99 <= max within each result
+# 0 < min <= avg <= max and min <= p99 <= max within each result (a wake-up
+# is read after its deadline: none is 0)
 got=$(sql "$T/r.db" "select count(*) from (select result_id,
 	max(case metric when 'timer_min' then value end) mn,
 	max(case metric when 'timer_avg' then value end) av,
 	max(case metric when 'timer_p99' then value end) p99,
 	max(case metric when 'timer_max' then value end) mx
-	from sample group by result_id) where mn <= av and av <= mx and mn <= p99 and p99 <= mx")
-expect_eq "min <= avg, p99 <= max in every result" "$got" "$((boots * ncells))"
+	from sample group by result_id) where 0 < mn and mn <= av and av <= mx and mn <= p99 and p99 <= mx")
+expect_eq "0 < min <= avg, p99 <= max in every result" "$got" "$((boots * ncells))"
 
 got=$(sql "$T/r.db" "select count(*) from histogram where metric = 'timer_latency' and unit = 'ns'
 	and json_extract(params, '\$.kind') = 'loglinear' and json_extract(params, '\$.bits') = 6")
@@ -89,5 +90,21 @@ expect_grep "... saying so" "$T/out" "Threads = 1,"
 expect_exit "by hand, 20 loops" 0 "$AGENT" timer -t 1 -l 20 -i 500us --dma_latency -1
 expect_grep "... prints cyclictest-like thread lines" "$T/out" "C:       20"
 expect_grep "... and the summary" "$T/out" "timer_p99"
-expect_exit "records by hand" 0 "$AGENT" timer -t 1 -l 5 --records
+expect_exit "records by hand" 0 "$AGENT" timer -t 1 -l 200 -i 100us --dma_latency -1 --records
 expect_grep "... carry the histogram" "$T/out" '"type":"hist","cell":"manual","metric":"timer_latency","unit":"ns"'
+# the figures are the histogram's (tests/tools/hist_check.py computes them
+# again): min and max in its end buckets, p99 its percentile; no latency is
+# 0 (the clock is read after the deadline slept to has passed, so a latency
+# taken against the next deadline, clamped at 0, shows); and no more
+# wake-ups exceed the 100us interval than deadlines were missed (each such
+# one skips one: a latency against the deadline before would exceed it
+# every time)
+cp "$T/out" "$T/hand.rec"
+if need python3; then
+	expect_exit "timer_min, timer_p99, timer_max are the histogram's" 0 \
+		python3 "$SRCDIR/tests/tools/hist_check.py" "$T/hand.rec" timer_latency=timer \
+		late:timer_latency=100000
+	expect_grep "... p99 checked" "$T/out" "checked 1"
+fi
+got=$(sed -n 's/.*"metric":"timer_min","unit":"us","value":\([^,]*\),.*/\1/p' "$T/hand.rec")
+if awk -v v="$got" 'BEGIN { exit !(v + 0 > 0) }'; then ok "timer_min > 0 ($got us)"; else notok "timer_min > 0" "timer_min is '$got'"; fi

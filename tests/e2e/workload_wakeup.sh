@@ -27,6 +27,15 @@ got=$(grep -c '"type":"sample"' "$T/out")
 expect_eq "eleven samples by hand" "$got" "11"
 got=$(grep -c '"type":"hist"' "$T/out")
 expect_eq "two histograms by hand" "$got" "2"
+# each percentile is its own histogram's, computed again independently
+# (tests/tools/hist_check.py): ordered percentiles would not tell p90
+# reported as p99
+if need python3; then
+	cp "$T/out" "$T/hand.rec"
+	expect_exit "every wakeup_pNN and request_pNN is the histogram's percentile" 0 \
+		python3 "$SRCDIR/tests/tools/hist_check.py" "$T/hand.rec" wakeup=wakeup request=request
+	expect_grep "... all eight checked" "$T/out" "checked 8"
+fi
 
 cat >"$T/m.conf" <<'CONF'
 [global]
@@ -71,5 +80,18 @@ got=$(sql "$T/r.db" "select count(*) from histogram h where (select sum(json_ext
 expect_eq "histogram counts match the samples measured" "$got" "$((boots * 2))"
 got=$(sql "$T/r.db" "select json_extract(r.info, '\$.workers_per_message_thread') from result r join boot b on b.id = r.boot_id join config c on c.id = b.config_id where c.label = 'baseline cpus=1'")
 expect_eq "one cpu: one worker per message thread (ceil(cpus / m))" "$got" "1"
+# the stored figures are the stored histograms' (as the records by hand)
+if command -v python3 >/dev/null 2>&1; then
+	bad=""
+	for rid in $(sql "$T/r.db" "select id from result"); do
+		sql "$T/r.db" "select '@vtb1 db ' || json_object('type', 'sample', 'metric', metric, 'value', value) || ' 0' from sample where result_id = $rid;
+			select '@vtb1 db ' || json_object('type', 'hist', 'metric', metric, 'unit', unit, 'params', json(params),
+				'count', (select sum(json_extract(b.value, '\$[1]')) from json_each(buckets) b), 'buckets', json(buckets)) || ' 0'
+			from histogram where result_id = $rid" >"$T/db$rid.rec"
+		python3 "$SRCDIR/tests/tools/hist_check.py" "$T/db$rid.rec" wakeup=wakeup request=request \
+			>"$T/db$rid.chk" 2>&1 || bad="$bad $(cat "$T/db$rid.chk")"
+	done
+	expect_eq "every stored pNN is its stored histogram's percentile" "$bad" ""
+fi
 got=$(sql "$T/r.db" "select json_extract(info, '\$.window_seconds') from result limit 1")
 expect_eq "the measured window excludes the warm-up" "$got" "0.8"

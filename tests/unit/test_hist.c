@@ -155,6 +155,58 @@ Test(hist, merge_equals_adding_everything_to_one)
 	vtb_hist_release(&other);
 }
 
+static void add_all(struct vtb_hist *h, const uint64_t *v, size_t n)
+{
+	cr_assert_eq(vtb_hist_init(h, 6, "ns"), 0);
+	for (size_t i = 0; i < n; i++)
+		vtb_hist_add(h, v[i]);
+}
+
+/*
+ * The exact value the documented rule gives, where the reference above
+ * only asks for the right bucket (off-by-one ranks and middles land in
+ * the same bucket there): the ceil(p/100 * count)-th smallest value, a
+ * bucket's middle lo + (width - 1) / 2, clamped to the minimum and the
+ * maximum seen.
+ */
+Test(hist, percentiles_are_exact_ranks_middles_and_clamps)
+{
+	static const uint64_t ten[] = { 7, 3, 9, 1, 5, 10, 2, 8, 6, 4 };
+	static const uint64_t wide[] = { 1000, 1007 }, high[] = { 1005, 1006 },
+			      low[] = { 1000, 1001 };
+	struct vtb_hist h;
+
+	/* values under 128 have a bucket each: ranks are exact */
+	add_all(&h, ten, VTB_ARRAY_SIZE(ten));
+	cr_assert_eq(vtb_hist_percentile(&h, 10), 1);
+	cr_assert_eq(vtb_hist_percentile(&h, 50), 5, "p50 of 1..10 is the 5th value");
+	cr_assert_eq(vtb_hist_percentile(&h, 50.5), 6, "rank ceil(5.05) = 6");
+	cr_assert_eq(vtb_hist_percentile(&h, 55), 6, "rank ceil(5.5) = 6");
+	cr_assert_eq(vtb_hist_percentile(&h, 90), 9);
+	cr_assert_eq(vtb_hist_percentile(&h, 90.01), 10);
+	cr_assert_eq(vtb_hist_percentile(&h, 100), 10);
+	vtb_hist_release(&h);
+	/* 1000 and 1007 share the bucket [1000, 1007]: its middle is 1003 */
+	cr_assert_eq(vtb_hist_bucket_lo(6, vtb_hist_index(6, 1007)), 1000);
+	cr_assert_eq(vtb_hist_bucket_width(6, vtb_hist_index(6, 1000)), 8);
+	add_all(&h, wide, VTB_ARRAY_SIZE(wide));
+	cr_assert_eq(vtb_hist_percentile(&h, 50), 1003);
+	cr_assert_eq(vtb_hist_percentile(&h, 99), 1003);
+	cr_assert_eq(vtb_hist_percentile(&h, 100), 1007);
+	vtb_hist_release(&h);
+	/* the middle below the minimum seen: the minimum */
+	add_all(&h, high, VTB_ARRAY_SIZE(high));
+	cr_assert_eq(vtb_hist_percentile(&h, 50), 1005);
+	cr_assert_eq(vtb_hist_percentile(&h, 99), 1005);
+	cr_assert_eq(vtb_hist_percentile(&h, 100), 1006);
+	vtb_hist_release(&h);
+	/* the middle above the maximum seen: the maximum */
+	add_all(&h, low, VTB_ARRAY_SIZE(low));
+	cr_assert_eq(vtb_hist_percentile(&h, 50), 1001);
+	cr_assert_eq(vtb_hist_percentile(&h, 1), 1001);
+	vtb_hist_release(&h);
+}
+
 Test(hist, empty_histogram_has_zero_percentiles)
 {
 	struct vtb_hist h;

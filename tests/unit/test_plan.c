@@ -561,6 +561,71 @@ Test(plan, overcommit_fills_free_pcpus_first)
 	vtb_hosttopo_free(h);
 }
 
+/* "a,b,c" of VM @v's pCPUs in vCPU order (static buffer: one at a time) */
+static const char *pcpus_of(const struct vtb_plan *p, int v)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < p->req.vcpus && n < sizeof(buf) - 12; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d", i ? "," : "",
+				      p->vm[v].pcpu[i]);
+	return buf;
+}
+
+/*
+ * When the pool is full a VM shares the LEAST loaded pCPUs, and a mirror
+ * VM keeps its shape on them: the loads' spread alone (the rule above)
+ * cannot tell, because a VM that took the most loaded units first falls
+ * back to the same pCPUs off its shape.  So the plan's exact pCPUs, in
+ * vCPU order, and its notes.  Flat, 3 vCPUs x 2 on 4 cores: the second
+ * VM takes the free pCPU 3 first, then 0 and 1.  Mirror, 4 vCPUs x 2 on
+ * 3 LLC groups of 2 cores: the first VM takes groups 0 and 1; the second
+ * the free group 2 (pCPUs 4, 5) and then group 0, both whole, on its
+ * shape (no note says it left it).
+ */
+Test(plan, overcommit_shares_the_least_loaded_pcpus_on_the_shape)
+{
+	static const struct {
+		const char *host;
+		enum vtb_vtopo topo;
+		int vcpus, vms;
+		const char *want[3];
+	} cases[] = {
+		{ "pack:1 core:4 pu:1", VTB_VTOPO_FLAT, 3, 2, { "0,1,2", "3,0,1" } },
+		{ "pack:1 l3:3 core:2 pu:1", VTB_VTOPO_MIRROR, 4, 2, { "0,1,2,3", "4,5,0,1" } },
+		{ "pack:1 l3:3 core:2 pu:1",
+		  VTB_VTOPO_MIRROR,
+		  4,
+		  3,
+		  { "0,1,2,3", "4,5,0,1", "2,3,4,5" } },
+	};
+
+	for (size_t c = 0; c < VTB_ARRAY_SIZE(cases); c++) {
+		struct vtb_hosttopo *h = load(cases[c].host);
+		struct vtb_plan_req r = req(cases[c].vcpus, cases[c].topo, VTB_PIN_STRICT);
+		struct vtb_plan *p = NULL;
+
+		r.vms = cases[c].vms;
+		r.overcommit = true;
+		r.housekeeping = "none";
+		cr_assert_eq(vtb_plan_make(&h->model, &r, &p), 0, "%s: %s", cases[c].host,
+			     vtb_errmsg());
+		for (int v = 0; v < r.vms; v++) {
+			cr_expect_str_eq(pcpus_of(p, v), cases[c].want[v],
+					 "%s, %d VMs: VM %d on %s", cases[c].host, r.vms, v,
+					 pcpus_of(p, v));
+			for (size_t i = 0; i < p->vm[v].n_notes; i++)
+				cr_expect_null(strstr(p->vm[v].notes[i], "shape"),
+					       "%s, %d VMs: VM %d: %s", cases[c].host, r.vms, v,
+					       p->vm[v].notes[i]);
+		}
+		vtb_plan_free(p);
+		vtb_hosttopo_free(h);
+	}
+}
+
 Test(plan, spanning_dies_are_labelled)
 {
 	/* cores = one socket over two nodes: labelled, not silent */
