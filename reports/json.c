@@ -41,15 +41,25 @@ static int jw_put(const char *s, size_t size, void *data)
 {
 	struct jw *w = data;
 
-	for (size_t i = 0; i < size; i++) {
-		/* room for a character and the indent after it */
-		if (w->n + 1 + w->indent > sizeof(w->buf) && jw_flush(w))
+	while (size) {
+		const char *nl = memchr(s, '\n', size);
+		size_t n = nl ? (size_t)(nl - s) + 1 : size, ind = nl ? w->indent : 0;
+
+		/* a span (up to its line break) and the indent after it */
+		if (w->n + n + ind > sizeof(w->buf) && jw_flush(w))
 			return -1;
-		w->buf[w->n++] = s[i];
-		if (s[i] == '\n') {
-			memset(w->buf + w->n, ' ', w->indent);
-			w->n += w->indent;
+		if (n + ind > sizeof(w->buf)) {
+			if (fwrite(s, 1, n, w->f) != n)
+				return -1;
+		} else {
+			memcpy(w->buf + w->n, s, n);
+			w->n += n;
 		}
+		/* (an indent is far smaller than the buffer) */
+		memset(w->buf + w->n, ' ', ind);
+		w->n += ind;
+		s += n;
+		size -= n;
 	}
 	return 0;
 }
