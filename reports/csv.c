@@ -198,8 +198,9 @@ static int csv_render_doc(const struct vtb_report_doc *d, const struct vtb_repor
 
 	(void)o;
 
-	/* every row read and checked before a line is written; then each
-	 * made again for its line, and dropped */
+	/* every row of a whole document read and checked before a line is
+	 * written, then each taken again for its line; a made document's
+	 * rows made once each, for their lines (rep_ctx_load) */
 	if (rep_ctx_load(&c, d, f, M_CSV))
 		return -1;
 	/* the header first (a CSV reader takes line 1 as the column names);
@@ -227,8 +228,8 @@ static int csv_render_doc(const struct vtb_report_doc *d, const struct vtb_repor
 	csv_failures(&c, c.camp);
 	if (json_is_object(c.against))
 		csv_failures(&c, c.against);
-	for (i = 0; i < c.nrows; i++) {
-		const struct rrow *r = &c.rows[i];
+	for (i = 0; i < (c.stream ? d->nrows : c.nrows); i++) {
+		const struct rrow *r = &c.rows[c.stream ? 0 : i];
 
 		if (rep_row_take(&c, i) < 0) {
 			rep_ctx_finish(&c);

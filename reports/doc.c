@@ -319,7 +319,7 @@ static int read_side(struct ctx *c, json_t *index, const json_t *row, const char
 		return vtb_error("report row %zu: set_aside of '%s' is not an array", ri, which);
 	if (!json_array_size(s->aside))
 		s->aside = NULL;
-	else if (hold(c, s->aside))
+	else if (!c->stream && hold(c, s->aside))
 		return -1;
 	if (!json_is_object(s->summary))
 		return vtb_error("report row %zu: '%s' has no summary", ri, which);
@@ -514,11 +514,18 @@ static int keep_row(struct ctx *c, struct rrow *r)
 
 int rep_row_take(struct ctx *c, size_t i)
 {
-	struct rrow *r = &c->rows[i];
+	struct rrow *r = &c->rows[c->stream ? 0 : i];
 	json_t *o = c->src->row(c->src->src, i);
 
 	if (!o)
 		return -1;
+	if (c->stream) {
+		memset(r, 0, sizeof(*r));
+		if (read_row(c, c->cfg_index, o, i, r)) {
+			json_decref(o);
+			return -1;
+		}
+	}
 	r->j = o;
 	r->base.summary = json_object_get(json_object_get(o, "base"), "summary");
 	r->x.summary = json_object_get(json_object_get(o, "x"), "summary");
@@ -527,7 +534,7 @@ int rep_row_take(struct ctx *c, size_t i)
 
 void rep_row_drop(struct ctx *c, size_t i)
 {
-	struct rrow *r = &c->rows[i];
+	struct rrow *r = &c->rows[c->stream ? 0 : i];
 
 	json_decref((json_t *)r->j);
 	r->j = NULL;
@@ -553,6 +560,7 @@ static void ctx_release(struct ctx *c)
 	for (size_t i = 0; i < c->nheld; i++)
 		json_decref(c->held[i]);
 	free(c->held);
+	json_decref(c->cfg_index);
 }
 
 int rep_ctx_load(struct ctx *c, const struct vtb_report_doc *d, FILE *f, enum mode m)
@@ -600,6 +608,19 @@ int rep_ctx_load(struct ctx *c, const struct vtb_report_doc *d, FILE *f, enum mo
 	}
 	if (read_configs(c, cfg_index))
 		goto out;
+	if (m == M_CSV && d->src != d->head) {
+		/* a document made as it is read is well formed by
+		 * construction: csv reads each row once, for its line */
+		c->stream = true;
+		c->cfg_index = cfg_index;
+		cfg_index = NULL;
+		c->rows = calloc(1, sizeof(*c->rows));
+		if (!c->rows)
+			vtb_error("out of memory");
+		else
+			ret = 0;
+		goto out;
+	}
 	c->nrows = d->nrows;
 	c->rows = calloc(c->nrows ? c->nrows : 1, sizeof(*c->rows));
 	if (!c->rows) {

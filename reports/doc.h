@@ -80,6 +80,10 @@ struct ctx {
 	struct vtb_index strix;
 	json_t **held; /* the rows' set_aside arrays, kept */
 	size_t nheld, aheld;
+	/* csv of a made document: no row read ahead, each read for its line
+	 * (rows[0] the one being written), configurations found in cfg_index */
+	bool stream;
+	json_t *cfg_index;
 	size_t cols; /* text: the width lines fold and tables split at */
 	bool oom;
 };
@@ -139,8 +143,10 @@ const struct rcfg *rep_cfg_of(const struct ctx *c, const char *key, const char *
  * vtb_error() (nothing allocated is left). */
 int rep_ctx_load(struct ctx *c, const struct vtb_report_doc *d, FILE *f, enum mode m);
 /* Row @i's JSON made again for a writer that reads more of it (csv):
- * r->j and the sides' summaries set; rep_row_drop() after.  -1 with
- * vtb_error(). */
+ * r->j and the sides' summaries set; rep_row_drop() after.  In a stream
+ * (c->stream: csv of a made document, whose rows are not read ahead) the
+ * row is read here into rows[0], and a malformed one is an error.  -1
+ * with vtb_error(). */
 int rep_row_take(struct ctx *c, size_t i);
 void rep_row_drop(struct ctx *c, size_t i);
 /* Flushes, releases @c and turns a write error or c->oom into -1 with a
