@@ -92,7 +92,9 @@ int vtb_report_render_whole(int (*fn)(const struct vtb_report_doc *, const struc
  * vtb_error() when @doc is not a VTB_REPORT_SCHEMA object, is malformed
  * (text, md, csv: a missing or mistyped member, a row naming a
  * configuration that is not in "configs", two rows for one table cell;
- * nothing is written then, the document is read whole first; html: a
+ * nothing is written then, the document is read whole first, except by
+ * csv from a document made as it is read (render_doc: compare's, well
+ * formed by construction), whose rows are read once, as written; html: a
  * missing or mistyped optional member renders as "-") or when writing
  * fails (checked with ferror() after a flush).  @doc is not modified; the
  * caller owns it and @f.
