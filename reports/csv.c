@@ -190,14 +190,18 @@ static void csv_failures(struct ctx *c, const json_t *camp)
 	}
 }
 
-static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+static int csv_render_doc(const struct vtb_report_doc *d, const struct vtb_report_opts *o,
+			  FILE *f)
 {
 	struct ctx c;
 	size_t i, k;
 
 	(void)o;
 
-	if (rep_ctx_load(&c, doc, f, M_CSV))
+	/* every row of a whole document read and checked before a line is
+	 * written, then each taken again for its line; a made document's
+	 * rows made once each, for their lines (rep_ctx_load) */
+	if (rep_ctx_load(&c, d, f, M_CSV))
 		return -1;
 	/* the header first (a CSV reader takes line 1 as the column names);
 	 * provenance and the boots by status in columns of their own */
@@ -224,9 +228,13 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 	csv_failures(&c, c.camp);
 	if (json_is_object(c.against))
 		csv_failures(&c, c.against);
-	for (i = 0; i < c.nrows; i++) {
-		const struct rrow *r = &c.rows[i];
+	for (i = 0; i < (c.stream ? d->nrows : c.nrows); i++) {
+		const struct rrow *r = &c.rows[c.stream ? 0 : i];
 
+		if (rep_row_take(&c, i) < 0) {
+			rep_ctx_finish(&c);
+			return -1;
+		}
 		csv_head(&c);
 		for (k = 0; k < VTB_ARRAY_SIZE(csv_row_keys); k++)
 			csv_field(&c, r->j, csv_row_keys[k], false);
@@ -246,9 +254,15 @@ static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *
 				csv_str(&c, a);
 		}
 		fputc('\n', f);
+		rep_row_drop(&c, i);
 		rep_pool_reset(&c);
 	}
 	return rep_ctx_finish(&c);
+}
+
+static int csv_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+{
+	return vtb_report_render_whole(csv_render_doc, doc, o, f);
 }
 
 const struct vtb_report_ops vtb_report_csv = {
@@ -257,4 +271,5 @@ const struct vtb_report_ops vtb_report_csv = {
 	.media_type = "text/csv; charset=utf-8; header=present",
 	.ext = { ".csv" },
 	.render = csv_render,
+	.render_doc = csv_render_doc,
 };

@@ -202,6 +202,56 @@ out:
 
 /* ---- reading the document ---------------------------------------------- */
 
+/* @s as one copy the context owns (a table's names repeat row after row);
+ * NULL for NULL, or when out of memory (c->oom). */
+static const char *intern(struct ctx *c, const char *s)
+{
+	size_t len, pos = 0, item;
+	char *k;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	while (vtb_index_next(&c->strix, s, len, &pos, &item))
+		if (!strcmp(c->strs[item], s))
+			return c->strs[item];
+	if (c->nstrs == c->astrs) {
+		size_t a = c->astrs ? c->astrs * 2 : 64;
+		char **v = realloc(c->strs, a * sizeof(*v));
+
+		if (!v) {
+			c->oom = true;
+			return NULL;
+		}
+		c->strs = v;
+		c->astrs = a;
+	}
+	k = strdup(s);
+	if (!k || vtb_index_add(&c->strix, k, len, c->nstrs) < 0) {
+		free(k);
+		c->oom = true;
+		return NULL;
+	}
+	c->strs[c->nstrs++] = k;
+	return k;
+}
+
+/* Keeps @a (a set_aside array of a row about to be dropped). */
+static int hold(struct ctx *c, const json_t *a)
+{
+	if (c->nheld == c->aheld) {
+		size_t n = c->aheld ? c->aheld * 2 : 16;
+		json_t **v = realloc(c->held, n * sizeof(*v));
+
+		if (!v)
+			return vtb_error("out of memory");
+		c->held = v;
+		c->aheld = n;
+	}
+	c->held[c->nheld++] = json_incref((json_t *)a);
+	return 0;
+}
+
 const char *rep_jstr(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -269,6 +319,8 @@ static int read_side(struct ctx *c, json_t *index, const json_t *row, const char
 		return vtb_error("report row %zu: set_aside of '%s' is not an array", ri, which);
 	if (!json_array_size(s->aside))
 		s->aside = NULL;
+	else if (!c->stream && hold(c, s->aside))
+		return -1;
 	if (!json_is_object(s->summary))
 		return vtb_error("report row %zu: '%s' has no summary", ri, which);
 	if (jnum(s->summary, "n", &s->n) || jnum(s->summary, "mean", &s->mean) ||
@@ -447,6 +499,48 @@ static int read_row(struct ctx *c, json_t *index, const json_t *o, size_t i, str
 	return 0;
 }
 
+/* Row @r's strings made the context's own: its JSON is about to go. */
+static int keep_row(struct ctx *c, struct rrow *r)
+{
+	const char **f[] = { &r->workload, &r->cell, &r->metric, &r->unit, &r->cls,
+			     &r->better,   &r->test, &r->verdict, &r->reason };
+
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(f); k++)
+		*f[k] = intern(c, *f[k]);
+	r->j = NULL;
+	r->base.summary = r->x.summary = NULL;
+	return c->oom ? vtb_error("out of memory") : 0;
+}
+
+int rep_row_take(struct ctx *c, size_t i)
+{
+	struct rrow *r = &c->rows[c->stream ? 0 : i];
+	json_t *o = c->src->row(c->src->src, i);
+
+	if (!o)
+		return -1;
+	if (c->stream) {
+		memset(r, 0, sizeof(*r));
+		if (read_row(c, c->cfg_index, o, i, r)) {
+			json_decref(o);
+			return -1;
+		}
+	}
+	r->j = o;
+	r->base.summary = json_object_get(json_object_get(o, "base"), "summary");
+	r->x.summary = json_object_get(json_object_get(o, "x"), "summary");
+	return 0;
+}
+
+void rep_row_drop(struct ctx *c, size_t i)
+{
+	struct rrow *r = &c->rows[c->stream ? 0 : i];
+
+	json_decref((json_t *)r->j);
+	r->j = NULL;
+	r->base.summary = r->x.summary = NULL;
+}
+
 static void ctx_release(struct ctx *c)
 {
 	for (size_t i = 0; i < c->ngroups; i++) {
@@ -459,11 +553,19 @@ static void ctx_release(struct ctx *c)
 	free(c->cfgs);
 	rep_pool_reset(c);
 	free(c->pool);
+	for (size_t i = 0; i < c->nstrs; i++)
+		free(c->strs[i]);
+	free(c->strs);
+	vtb_index_release(&c->strix);
+	for (size_t i = 0; i < c->nheld; i++)
+		json_decref(c->held[i]);
+	free(c->held);
+	json_decref(c->cfg_index);
 }
 
-int rep_ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m)
+int rep_ctx_load(struct ctx *c, const struct vtb_report_doc *d, FILE *f, enum mode m)
 {
-	const json_t *rows, *o;
+	const json_t *doc = d->head;
 	json_t *cfg_index = json_object(), *group_index = json_object();
 	const char *schema = rep_jstr(doc, "schema");
 	size_t i;
@@ -472,6 +574,7 @@ int rep_ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m)
 	memset(c, 0, sizeof(*c));
 	c->mode = m;
 	c->f = f;
+	c->src = d;
 	c->doc = doc;
 	if (!cfg_index || !group_index) {
 		vtb_error("out of memory");
@@ -487,8 +590,7 @@ int rep_ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m)
 	c->opts = json_object_get(doc, "options");
 	c->evidence = json_object_get(doc, "evidence");
 	c->summary = json_object_get(doc, "summary");
-	rows = json_object_get(doc, "rows");
-	if (!json_is_object(c->camp) || !json_is_object(c->opts) || !json_is_array(rows)) {
+	if (!json_is_object(c->camp) || !json_is_object(c->opts) || !d->rows_ok) {
 		vtb_error("report: campaign, options and rows are required");
 		goto out;
 	}
@@ -506,16 +608,35 @@ int rep_ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m)
 	}
 	if (read_configs(c, cfg_index))
 		goto out;
-	c->nrows = json_array_size(rows);
+	if (m == M_CSV && d->src != d->head) {
+		/* a document made as it is read is well formed by
+		 * construction: csv reads each row once, for its line */
+		c->stream = true;
+		c->cfg_index = cfg_index;
+		cfg_index = NULL;
+		c->rows = calloc(1, sizeof(*c->rows));
+		if (!c->rows)
+			vtb_error("out of memory");
+		else
+			ret = 0;
+		goto out;
+	}
+	c->nrows = d->nrows;
 	c->rows = calloc(c->nrows ? c->nrows : 1, sizeof(*c->rows));
 	if (!c->rows) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	json_array_foreach(rows, i, o)
-	{
-		if (read_row(c, cfg_index, o, i, &c->rows[i]) ||
-		    place_row(c, group_index, &c->rows[i]))
+	for (i = 0; i < c->nrows; i++) {
+		json_t *o = d->row(d->src, i);
+		int r;
+
+		if (!o)
+			goto out;
+		r = read_row(c, cfg_index, o, i, &c->rows[i]) || keep_row(c, &c->rows[i]) ||
+		    place_row(c, group_index, &c->rows[i]);
+		json_decref(o);
+		if (r)
 			goto out;
 	}
 	for (i = 0; i < c->ngroups; i++) {

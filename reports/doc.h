@@ -21,7 +21,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../common/index.h"
 #include "../common/vtbutil.h"
+#include "report.h"
 
 enum mode { M_TEXT, M_MD, M_CSV };
 
@@ -32,13 +34,13 @@ struct rcfg {
 
 struct rside {
 	const struct rcfg *cfg;
-	const json_t *summary;
-	const json_t *aside; /* its boots set aside (an array; NULL: none said) */
+	const json_t *summary; /* while the row's JSON is (j), else NULL */
+	const json_t *aside;   /* its boots set aside (an array, held; NULL: none said) */
 	double n, mean, cov; /* NAN: null */
 };
 
 struct rrow {
-	const json_t *j;
+	const json_t *j; /* the row's JSON while it is being read or written, else NULL */
 	const char *workload, *cell, *metric, *unit, *cls, *better, *test, *verdict;
 	const char *vshort; /* the verdict in one word, for the text table */
 	const char *reason; /* missing and error rows: why */
@@ -62,7 +64,8 @@ struct rgroup {
 struct ctx {
 	enum mode mode;
 	FILE *f;
-	const json_t *doc, *camp, *against, *opts, *evidence, *summary;
+	const struct vtb_report_doc *src; /* the document's rows and series */
+	const json_t *doc, *camp, *against, *opts, *evidence, *summary; /* doc: its head */
 	struct rcfg *cfgs;
 	size_t ncfg;
 	struct rrow *rows;
@@ -71,6 +74,16 @@ struct ctx {
 	size_t ngroups, agroups;
 	char **pool; /* strings to free at the end */
 	size_t npool, apool;
+	/* the rows' strings, one copy each (their JSON is dropped once read) */
+	char **strs;
+	size_t nstrs, astrs;
+	struct vtb_index strix;
+	json_t **held; /* the rows' set_aside arrays, kept */
+	size_t nheld, aheld;
+	/* csv of a made document: no row read ahead, each read for its line
+	 * (rows[0] the one being written), configurations found in cfg_index */
+	bool stream;
+	json_t *cfg_index;
 	size_t cols; /* text: the width lines fold and tables split at */
 	bool oom;
 };
@@ -125,9 +138,17 @@ double rep_jnumv(const json_t *o, const char *k);
 /* The configuration @key (of campaign @camp when two share the key), or
  * NULL. */
 const struct rcfg *rep_cfg_of(const struct ctx *c, const char *key, const char *camp);
-/* Reads @doc into @c for mode @m, writing to @f: 0, or -1 with
+/* Reads @d into @c for mode @m, writing to @f: each row made, read and
+ * dropped (its strings and figures kept, not its JSON).  0, or -1 with
  * vtb_error() (nothing allocated is left). */
-int rep_ctx_load(struct ctx *c, const json_t *doc, FILE *f, enum mode m);
+int rep_ctx_load(struct ctx *c, const struct vtb_report_doc *d, FILE *f, enum mode m);
+/* Row @i's JSON made again for a writer that reads more of it (csv):
+ * r->j and the sides' summaries set; rep_row_drop() after.  In a stream
+ * (c->stream: csv of a made document, whose rows are not read ahead) the
+ * row is read here into rows[0], and a malformed one is an error.  -1
+ * with vtb_error(). */
+int rep_row_take(struct ctx *c, size_t i);
+void rep_row_drop(struct ctx *c, size_t i);
 /* Flushes, releases @c and turns a write error or c->oom into -1 with a
  * message. */
 int rep_ctx_finish(struct ctx *c);

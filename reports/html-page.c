@@ -994,10 +994,26 @@ static int page_render(const json_t *doc, const struct vtb_report_opts *o, FILE 
 	return html_page_save(&pg, f);
 }
 
+/* The page is a tree of the whole document: its rows and series made
+ * first, all of them (the charts read them in several orders). */
+static int page_render_doc(const struct vtb_report_doc *d, const struct vtb_report_opts *o,
+			   FILE *f)
+{
+	json_t *doc = vtb_report_doc_whole(d);
+	int r;
+
+	if (!doc)
+		return -1;
+	r = page_render(doc, o, f);
+	json_decref(doc);
+	return r;
+}
+
 const struct vtb_report_ops vtb_report_html = {
 	.name = "html",
 	.summary = "one self-contained page: verdicts, box plots, latency CDFs, c2c heat maps",
 	.media_type = "text/html; charset=utf-8",
 	.ext = { ".html", ".htm" },
 	.render = page_render,
+	.render_doc = page_render_doc,
 };

@@ -42,13 +42,14 @@ static void md_table(struct ctx *c, const struct rgroup *g)
 	}
 }
 
-static int md_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+static int md_render_doc(const struct vtb_report_doc *d, const struct vtb_report_opts *o,
+			 FILE *f)
 {
 	struct ctx c;
 
 	(void)o;
 
-	if (rep_ctx_load(&c, doc, f, M_MD))
+	if (rep_ctx_load(&c, d, f, M_MD))
 		return -1;
 	c.cols = VTB_REPORT_COLUMNS;
 	fprintf(f, "# vtbench compare: %s\n\n", rep_title(&c));
@@ -77,10 +78,16 @@ static int md_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f
 	return rep_ctx_finish(&c);
 }
 
+static int md_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+{
+	return vtb_report_render_whole(md_render_doc, doc, o, f);
+}
+
 const struct vtb_report_ops vtb_report_md = {
 	.name = "md",
 	.summary = "the text report as GitHub Markdown: a table per cell, for a pull request",
 	.media_type = "text/markdown; charset=utf-8",
 	.ext = { ".md", ".markdown" },
 	.render = md_render,
+	.render_doc = md_render_doc,
 };

@@ -59,11 +59,42 @@ struct vtb_report_opts {
 };
 
 /*
+ * A compare document as the formats read it: every member but "rows" and
+ * "series" in @head, and those two made one element at a time by @row and
+ * @series (a new reference each, NULL with vtb_error() when out of
+ * memory), so that a report of 100,000 rows never holds them all: JSON
+ * and CSV write each row as it comes and drop it, text and Markdown keep
+ * what their tables need of it (its figures and names, not its JSON).  A
+ * whole jansson document is one too (vtb_report_doc_of).
+ */
+struct vtb_report_doc {
+	const json_t *head;
+	size_t nrows, nseries;
+	json_t *(*row)(const void *src, size_t i);
+	json_t *(*series)(const void *src, size_t i); /* NULL: no "series" member */
+	const void *src;
+	bool rows_ok; /* false: the document has no "rows" array (malformed) */
+};
+
+/* @doc (a whole document, borrowed) as a vtb_report_doc. */
+void vtb_report_doc_of(struct vtb_report_doc *d, const json_t *doc);
+/* The whole document of @d (a new reference): for a format that reads it
+ * all (html), and for callers that want the jansson document; NULL with
+ * vtb_error() when out of memory. */
+json_t *vtb_report_doc_whole(const struct vtb_report_doc *d);
+/* @fn on the whole document @doc (what each format's render() is). */
+int vtb_report_render_whole(int (*fn)(const struct vtb_report_doc *, const struct vtb_report_opts *,
+				      FILE *),
+			    const json_t *doc, const struct vtb_report_opts *o, FILE *f);
+
+/*
  * One format.  render() writes @doc to @f and returns 0, or -1 with
  * vtb_error() when @doc is not a VTB_REPORT_SCHEMA object, is malformed
  * (text, md, csv: a missing or mistyped member, a row naming a
  * configuration that is not in "configs", two rows for one table cell;
- * nothing is written then, the document is read whole first; html: a
+ * nothing is written then, the document is read whole first, except by
+ * csv from a document made as it is read (render_doc: compare's, well
+ * formed by construction), whose rows are read once, as written; html: a
  * missing or mistyped optional member renders as "-") or when writing
  * fails (checked with ferror() after a flush).  @doc is not modified; the
  * caller owns it and @f.
@@ -125,6 +156,9 @@ struct vtb_report_ops {
 	 * first; NULL after the last */
 	const char *ext[3];
 	int (*render)(const json_t *doc, const struct vtb_report_opts *o, FILE *f);
+	/* the same from a document made as it is read (vtb_report_doc) */
+	int (*render_doc)(const struct vtb_report_doc *d, const struct vtb_report_opts *o,
+			  FILE *f);
 };
 
 /* Every format, NULL-terminated, in the order --help and errors name

@@ -316,22 +316,26 @@ static void put_series(struct ctx *c)
 					    "median", "stddev", "cov",	  "min",  "max" };
 	enum { NCOL = 11, NKEY = 4 };
 	static const size_t cut_order[] = { 2, 1, 3, 0 };
-	const json_t *series = json_object_get(c->doc, "series"), *o;
-	size_t n = json_array_size(series), i, k, w[NCOL], keyw = 0, widest = 0;
+	size_t n = c->src->series ? c->src->nseries : 0, i, k, w[NCOL], keyw = 0, widest = 0;
 	const char **cells;
+	/* per series: its boots set aside (held) and its metric as shown */
+	json_t **asides;
+	const char **metrics;
 
 	if (!n)
 		return;
 	cells = calloc(n * NCOL, sizeof(*cells));
-	if (!cells) {
+	asides = calloc(n, sizeof(*asides));
+	metrics = calloc(n, sizeof(*metrics));
+	if (!cells || !asides || !metrics) {
 		c->oom = true;
-		return;
+		goto out;
 	}
 	for (k = 0; k < NCOL; k++)
 		w[k] = rep_width(head[k]);
-	json_array_foreach(series, i, o)
-	{
-		const json_t *sm = json_object_get(o, "summary");
+	for (i = 0; i < n; i++) {
+		json_t *o = c->src->series(c->src->src, i);
+		const json_t *sm = json_object_get(o, "summary"), *a;
 		const char **r = &cells[i * NCOL];
 		const char *better = rep_jstr(o, "better");
 		const struct rcfg *g = rep_cfg_of(c, rep_jstr(o, "config"),
@@ -353,6 +357,14 @@ static void put_series(struct ctx *c)
 		for (k = 0; k < NCOL; k++)
 			if (r[k] && rep_width(r[k]) > w[k])
 				w[k] = rep_width(r[k]);
+		a = json_object_get(o, "set_aside");
+		if (json_array_size(a)) {
+			asides[i] = json_incref((json_t *)a);
+			metrics[i] = rep_show(c, or_s(rep_jstr(o, "metric"), "?"), REP_NAME_MAX);
+		}
+		if (!o)
+			c->oom = true;
+		json_decref(o);
 	}
 	for (k = 0; k < NCOL; k++) {
 		if (k < NKEY)
@@ -402,12 +414,11 @@ static void put_series(struct ctx *c)
 	/* the boots those figures leave out, each named (a campaign of
 	 * baselines alone has no row to name them) */
 	i = 0;
-	json_array_foreach(series, k, o)
-	{
-		const json_t *a = json_object_get(o, "set_aside"), *e;
+	for (k = 0; k < n; k++) {
+		const json_t *e;
 		size_t j;
 
-		json_array_foreach(a, j, e)
+		json_array_foreach(asides[k], j, e)
 		{
 			if (!i++)
 				rep_put_folded(
@@ -415,24 +426,28 @@ static void put_series(struct ctx *c)
 					"boots set aside as outliers (not in n, mean, min or max above):");
 			rep_put_folded(c, "  ",
 				       rep_fmt(c, "%s %s %s: boot rep %.0f (id %.0f): %s",
-					       cells[k * NCOL], cells[k * NCOL + 1],
-					       rep_show(c, or_s(rep_jstr(o, "metric"), "?"),
-							REP_NAME_MAX),
+					       cells[k * NCOL], cells[k * NCOL + 1], metrics[k],
 					       rep_jnumv(e, "rep"), rep_jnumv(e, "boot"),
 					       rep_show(c, or_s(rep_jstr(e, "why"), "?"),
 							REP_TEXT_MAX)));
 		}
 	}
+out:
+	for (k = 0; asides && k < n; k++)
+		json_decref(asides[k]);
+	free(asides);
+	free(metrics);
 	free(cells);
 }
 
 /* Text at most o->columns wide (VTB_REPORT_COLUMNS by default). */
-static int text_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+static int text_render_doc(const struct vtb_report_doc *d, const struct vtb_report_opts *o,
+			   FILE *f)
 {
 	size_t cols = o && o->columns ? o->columns : VTB_REPORT_COLUMNS;
 	struct ctx c;
 
-	if (rep_ctx_load(&c, doc, f, M_TEXT))
+	if (rep_ctx_load(&c, d, f, M_TEXT))
 		return -1;
 	c.cols = cols < VTB_REPORT_MIN_COLUMNS ? VTB_REPORT_MIN_COLUMNS : cols;
 	/* the answer first: what was compared, the verdicts, what failed */
@@ -465,10 +480,16 @@ static int text_render(const json_t *doc, const struct vtb_report_opts *o, FILE 
 	return rep_ctx_finish(&c);
 }
 
+static int text_render(const json_t *doc, const struct vtb_report_opts *o, FILE *f)
+{
+	return vtb_report_render_whole(text_render_doc, doc, o, f);
+}
+
 const struct vtb_report_ops vtb_report_text = {
 	.name = "text",
 	.summary = "the answer first, then a table per cell, as wide as the terminal (the default)",
 	.media_type = "text/plain; charset=utf-8",
 	.ext = { ".txt", ".text" },
 	.render = text_render,
+	.render_doc = text_render_doc,
 };

@@ -469,6 +469,17 @@ void vtb_cmd_output_abandon(struct vtb_cmd_output *out)
 	out->f = NULL;
 }
 
+/* The compare document's rows and series as a report reads them. */
+static json_t *doc_row(const void *src, size_t i)
+{
+	return vtb_compare_doc_row(src, i);
+}
+
+static json_t *doc_series(const void *src, size_t i)
+{
+	return vtb_compare_doc_series(src, i);
+}
+
 int cmd_compare(struct vtb_cmd_env *env)
 {
 	struct compare_args a;
@@ -476,7 +487,7 @@ int cmd_compare(struct vtb_cmd_env *env)
 	struct vtb_out_input inputs[3] = { { .what = "the database", .sqlite = true },
 					   { .what = "the --against database", .sqlite = true } };
 	struct vtb_store *against = NULL;
-	json_t *doc = NULL;
+	struct vtb_compare_doc *doc = NULL;
 	bool bad = false;
 	int ret;
 
@@ -495,15 +506,23 @@ int cmd_compare(struct vtb_cmd_env *env)
 	ret = vtb_cmd_output_open(env, &out, a.out_path, inputs);
 	if (ret)
 		goto out;
-	if (vtb_compare_build(env->store, env->db, against, a.against_db, &a.o, &doc, &bad) < 0) {
+	if (vtb_compare_open(env->store, env->db, against, a.against_db, &a.o, &doc, &bad) < 0) {
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		ret = bad ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 		goto out;
 	}
 	if (!a.quiet || out.path) {
 		struct vtb_report_opts ro = { .columns = vtb_cmd_text_columns(out.f) };
+		/* the rows and series made as the report writes them */
+		struct vtb_report_doc rd = { .head = vtb_compare_doc_head(doc),
+					     .nrows = vtb_compare_doc_nrows(doc),
+					     .nseries = vtb_compare_doc_nseries(doc),
+					     .row = doc_row,
+					     .series = doc_series,
+					     .src = doc,
+					     .rows_ok = true };
 
-		if (a.fmt->render(doc, &ro, out.f) < 0) {
+		if (a.fmt->render_doc(&rd, &ro, out.f) < 0) {
 			vtb_cmd_err(env, "%s", vtb_errmsg());
 			ret = VTB_EXIT_INFRA;
 			goto out;
@@ -511,10 +530,10 @@ int cmd_compare(struct vtb_cmd_env *env)
 	}
 	ret = vtb_cmd_output_commit(env, &out);
 	if (!ret)
-		ret = vtb_compare_failing(doc, a.o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
+		ret = vtb_compare_doc_failing(doc, a.o.fail_on) ? VTB_EXIT_FAIL : VTB_EXIT_OK;
 out:
 	vtb_cmd_output_abandon(&out);
-	json_decref(doc);
+	vtb_compare_doc_free(doc);
 	vtb_store_close(against);
 	return ret;
 }

@@ -32,8 +32,6 @@ static void series_release(struct series *s)
 	free(s->rep);
 	free(s->boot);
 	free(s->aside);
-	json_decref(s->jsum);
-	json_decref(s->jvalues);
 }
 
 void cm_campaign_release(struct campaign *c)

@@ -37,7 +37,6 @@ struct series {
 	size_t kn;
 	struct vtb_summary sum; /* of the values kept */
 	bool summed;
-	json_t *jsum, *jvalues; /* built once, shared by the rows that use the series */
 };
 
 struct config {
@@ -178,14 +177,47 @@ json_t *cm_advice_json(const struct campaign *c);
 
 /* ---- the document's parts ---- */
 
-/* rows.c: "rows" and "summary", then "series".  @family: NULL, or the
- * rows of the same comparison without --metric and --workload (--family
- * all), whose q-values and level the rows take. */
+/* A row as kept between its verdict and its JSON: its statistic and
+ * verdict, why it has none, why a tail metric was judged per boot. */
+struct cm_row {
+	struct vtb_comparison c; /* c.tail is NULL once the verdict is read */
+	char *reason, *tail_note;
+	bool noisy;
+};
+
+/* The rows of a comparison: what each row's JSON is made from, one row
+ * at a time (cm_row_json), so that no document holds them all. */
+struct cm_rows {
+	struct campaign *bc, *xc; /* the base side's campaign, the main one (may be bc) */
+	const struct pairs *ps;	  /* row i is pair i */
+	const struct vtb_compare_opts *o;
+	bool cross;
+	struct cm_row *r;
+	size_t n;
+};
+
+/* rows.c: every row judged into @R (which borrows @bc, @xc, @ps and @o
+ * until cm_rows_release) and the table's "summary" into @doc.  @family:
+ * NULL, or the rows of the same comparison without --metric and
+ * --workload (--family all), whose q-values and level the rows take.
+ * On failure too, @R is to be released. */
 int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
-		  const struct vtb_compare_opts *o, bool cross, const json_t *family, json_t *doc);
-int cm_build_series(struct campaign *c, const struct vtb_compare_opts *o, json_t *doc);
-/* evidence.c: "evidence" and "stream_rule" */
-int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc);
+		  const struct vtb_compare_opts *o, bool cross, const struct cm_rows *family,
+		  struct cm_rows *R, json_t *doc);
+/* Row @i of @R as the document's "rows" has it (a new reference); NULL
+ * with vtb_error() when out of memory. */
+json_t *cm_row_json(const struct cm_rows *R, size_t i);
+void cm_rows_release(struct cm_rows *R);
+/* Every series of @c summarised (its outlier screen and summary), for
+ * cm_series_json(). */
+int cm_series_prepare(struct campaign *c, const struct vtb_compare_opts *o);
+/* Series @i of @c as the document's "series" has it (a new reference);
+ * NULL with vtb_error() when out of memory. */
+json_t *cm_series_json(const struct campaign *c, size_t i);
+/* evidence.c: "evidence", "stream_rule" and "evidence_diffs" (for the
+ * pairs @ps of @bc against @c) */
+int cm_build_evidence(struct vtb_store *st, const struct campaign *c, const struct campaign *bc,
+		      const struct pairs *ps, json_t *doc);
 /* Keeps an evidence/... sample for the evidence section. */
 int cm_sched_add(struct campaign *c, const struct vtb_sample_row *s);
 /* merged.c: the campaign's merged histograms and c2c matrices, appended

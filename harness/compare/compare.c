@@ -155,36 +155,62 @@ static int pair_across(struct vtb_store *bst, const char *bdb, const char *spec,
 	return 0;
 }
 
-/* The document's members, in order, into @d: @x against @b (NULL: the
- * base side is in @x), @b read from @bst. */
-static int build_doc(struct vtb_store *st, struct vtb_store *bst, struct campaign *x,
-		     struct campaign *b, const struct pairs *ps, const struct vtb_compare_opts *o,
-		     const json_t *family, json_t *d)
+/* The document being written: its members but "rows" and "series" in
+ * head, those two from the campaigns and rows kept here. */
+struct vtb_compare_doc {
+	json_t *head;
+	struct vtb_compare_opts o;
+	struct campaign x, b;
+	bool cross;
+	struct pairs ps;
+	struct cm_rows rows;
+	bool series; /* head has a "series" section (not a family's rows alone) */
+};
+
+void vtb_compare_doc_free(struct vtb_compare_doc *d)
 {
-	bool cross = b != NULL;
+	if (!d)
+		return;
+	cm_rows_release(&d->rows);
+	json_decref(d->head);
+	free(d->ps.p);
+	cm_campaign_release(&d->x);
+	cm_campaign_release(&d->b);
+	free(d);
+}
+
+/* The document's members, in order, into d->head: x against b (when
+ * d->cross; else the base side is in x), b read from @bst. */
+static int build_doc(struct vtb_store *st, struct vtb_store *bst, struct vtb_compare_doc *d,
+		     const struct cm_rows *family)
+{
+	struct campaign *x = &d->x, *b = d->cross ? &d->b : &d->x;
+	const struct vtb_compare_opts *o = &d->o;
+	json_t *h = d->head;
 	json_t *configs = json_array(), *hists = json_array(), *c2c = json_array();
 	bool fail = !configs || !hists || !c2c;
 	int ret = -1;
 
-	put(d, "schema", json_string(VTB_COMPARE_SCHEMA), &fail);
-	put(d, "campaign", json_incref(x->info), &fail);
-	put(d, "against", cross ? json_incref(b->info) : json_null(), &fail);
-	put(d, "options", options_json(o), &fail);
-	put(d, "advice", !ps->n && !cross ? cm_advice_json(x) : json_null(), &fail);
-	if (fail || build_configs(x, configs) < 0 || (cross && build_configs(b, configs) < 0))
+	put(h, "schema", json_string(VTB_COMPARE_SCHEMA), &fail);
+	put(h, "campaign", json_incref(x->info), &fail);
+	put(h, "against", d->cross ? json_incref(b->info) : json_null(), &fail);
+	put(h, "options", options_json(o), &fail);
+	put(h, "advice", !d->ps.n && !d->cross ? cm_advice_json(x) : json_null(), &fail);
+	if (fail || build_configs(x, configs) < 0 || (d->cross && build_configs(b, configs) < 0))
 		goto oom;
-	put(d, "configs", configs, &fail);
+	put(h, "configs", configs, &fail);
 	configs = NULL;
 	if (fail)
 		goto oom;
-	if (cm_build_rows(cross ? b : x, x, ps, o, cross, family, d) < 0 ||
-	    cm_build_series(x, o, d) < 0 || cm_build_evidence(st, x, d) < 0 ||
-	    cm_build_hists(st, x, hists) < 0 || (cross && cm_build_hists(bst, b, hists) < 0) ||
-	    cm_build_c2c(st, x, c2c) < 0 || (cross && cm_build_c2c(bst, b, c2c) < 0))
+	if (cm_build_rows(b, x, &d->ps, o, d->cross, family, &d->rows, h) < 0 ||
+	    cm_series_prepare(x, o) < 0 || cm_build_evidence(st, x, b, &d->ps, h) < 0 ||
+	    cm_build_hists(st, x, hists) < 0 || (d->cross && cm_build_hists(bst, b, hists) < 0) ||
+	    cm_build_c2c(st, x, c2c) < 0 || (d->cross && cm_build_c2c(bst, b, c2c) < 0))
 		goto out;
-	put(d, "histograms", hists, &fail);
+	d->series = true;
+	put(h, "histograms", hists, &fail);
 	hists = NULL;
-	put(d, "c2c", c2c, &fail);
+	put(h, "c2c", c2c, &fail);
 	c2c = NULL;
 	if (fail)
 		goto oom;
@@ -199,26 +225,29 @@ out:
 	return ret;
 }
 
-/* vtb_compare_build(); @rows_only: the rows and their summary alone (the
+/* vtb_compare_open(); @rows_only: the rows and their summary alone (the
  * family --family all takes its q-values from), not the evidence,
  * histograms and matrices. */
-static int compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
-			 const char *against_db, const struct vtb_compare_opts *o, bool rows_only,
-			 json_t **doc, bool *bad_input)
+static int compare_open(struct vtb_store *st, const char *db, struct vtb_store *against,
+			const char *against_db, const struct vtb_compare_opts *o, bool rows_only,
+			struct vtb_compare_doc **out, bool *bad_input)
 {
-	struct campaign x = { 0 }, b = { 0 };
+	struct vtb_compare_doc *d = calloc(1, sizeof(*d)), *all = NULL;
 	bool cross = against || o->against_campaign;
 	/* --axis host|host_kernel alone: the other side is found in this database */
 	bool find = o->axis && !cross && cm_campaign_axis(o->axis);
 	char *other = NULL;
 	struct vtb_store *bst = against ? against : st;
 	const char *bdb = against ? against_db : db;
-	struct pairs ps = { 0 };
-	json_t *d = NULL, *all = NULL;
 	int ret = -1;
 
-	*doc = NULL;
+	*out = NULL;
 	*bad_input = false;
+	if (!d || !(d->head = json_object())) {
+		vtb_error("out of memory");
+		goto out;
+	}
+	d->o = *o;
 	/* --family all with a filter: the whole comparison first, whose rows
 	 * give the filtered ones their q and level */
 	if (o->family_all && (o->metric || o->workload)) {
@@ -226,51 +255,109 @@ static int compare_build(struct vtb_store *st, const char *db, struct vtb_store 
 
 		wide.metric = wide.workload = NULL;
 		wide.family_all = false;
-		if (compare_build(st, db, against, against_db, &wide, true, &all, bad_input) < 0)
+		if (compare_open(st, db, against, against_db, &wide, true, &all, bad_input) < 0)
 			goto out;
 	}
 	if (check_opts(o, cross, find, bad_input) < 0 ||
-	    cm_campaign_load(st, db, o->campaign, o, &x, bad_input) < 0)
+	    cm_campaign_load(st, db, o->campaign, &d->o, &d->x, bad_input) < 0)
 		goto out;
 	if (find) {
-		if (cm_find_other(st, db, &x, o->axis, &other, bad_input) < 0)
+		if (cm_find_other(st, db, &d->x, o->axis, &other, bad_input) < 0)
 			goto out;
 		cross = true;
 	}
-	if (cross ? pair_across(bst, bdb, other ? other : o->against_campaign, &x, &b, o, &ps,
-				bad_input) < 0
-		  : pair_within(&x, o, &ps, bad_input) < 0)
+	d->cross = cross;
+	if (cross ? pair_across(bst, bdb, other ? other : o->against_campaign, &d->x, &d->b,
+				&d->o, &d->ps, bad_input) < 0
+		  : pair_within(&d->x, &d->o, &d->ps, bad_input) < 0)
 		goto out;
-	d = json_object();
-	if (!d) {
-		vtb_error("out of memory");
+	if (rows_only ? cm_build_rows(cross ? &d->b : &d->x, &d->x, &d->ps, &d->o, cross, NULL,
+				      &d->rows, d->head) < 0
+		      : build_doc(st, bst, d, all ? &all->rows : NULL) < 0)
 		goto out;
-	}
-	if (rows_only ? cm_build_rows(cross ? &b : &x, &x, &ps, o, cross, NULL, d) < 0
-		      : build_doc(st, bst, &x, cross ? &b : NULL, &ps, o,
-				  all ? json_object_get(all, "rows") : NULL, d) < 0)
-		goto out;
-	*doc = d;
+	*out = d;
 	d = NULL;
 	ret = 0;
 out:
 	/* a damaged or crafted database is input too */
 	if (ret < 0 && (vtb_store_bad_content(st) || vtb_store_bad_content(bst)))
 		*bad_input = true;
-	json_decref(d);
-	json_decref(all);
-	free(ps.p);
+	vtb_compare_doc_free(d);
+	vtb_compare_doc_free(all);
 	free(other);
-	cm_campaign_release(&x);
-	cm_campaign_release(&b);
 	return ret;
+}
+
+int vtb_compare_open(struct vtb_store *st, const char *db, struct vtb_store *against,
+		     const char *against_db, const struct vtb_compare_opts *o,
+		     struct vtb_compare_doc **out, bool *bad_input)
+{
+	return compare_open(st, db, against, against_db, o, false, out, bad_input);
+}
+
+const json_t *vtb_compare_doc_head(const struct vtb_compare_doc *d)
+{
+	return d->head;
+}
+
+size_t vtb_compare_doc_nrows(const struct vtb_compare_doc *d)
+{
+	return d->rows.n;
+}
+
+json_t *vtb_compare_doc_row(const struct vtb_compare_doc *d, size_t i)
+{
+	return cm_row_json(&d->rows, i);
+}
+
+size_t vtb_compare_doc_nseries(const struct vtb_compare_doc *d)
+{
+	return d->series ? d->x.n : 0;
+}
+
+json_t *vtb_compare_doc_series(const struct vtb_compare_doc *d, size_t i)
+{
+	return cm_series_json(&d->x, i);
+}
+
+/* An array of @n elements made by @get. */
+static json_t *whole_array(const struct vtb_compare_doc *d, size_t n,
+			   json_t *(*get)(const struct vtb_compare_doc *, size_t))
+{
+	json_t *a = json_array();
+	bool fail = !a;
+
+	for (size_t i = 0; i < n && !fail; i++)
+		push(a, get(d, i), &fail);
+	if (fail) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
 }
 
 int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *against,
 		      const char *against_db, const struct vtb_compare_opts *o, json_t **doc,
 		      bool *bad_input)
 {
-	return compare_build(st, db, against, against_db, o, false, doc, bad_input);
+	struct vtb_compare_doc *d;
+	bool fail = false;
+	json_t *h;
+
+	*doc = NULL;
+	if (vtb_compare_open(st, db, against, against_db, o, &d, bad_input) < 0)
+		return -1;
+	h = json_incref(d->head);
+	put(h, "rows", whole_array(d, vtb_compare_doc_nrows(d), vtb_compare_doc_row), &fail);
+	put(h, "series", whole_array(d, vtb_compare_doc_nseries(d), vtb_compare_doc_series),
+	    &fail);
+	vtb_compare_doc_free(d);
+	if (fail) {
+		json_decref(h);
+		return vtb_error("out of memory");
+	}
+	*doc = h;
+	return 0;
 }
 
 /* An evidence row (a scheduler counter's rate, --metric 'evidence/...'):
@@ -366,4 +453,41 @@ int vtb_compare_pending(const json_t *doc, const char *const *keys, size_t nkeys
 					more[k] = true;
 	}
 	return 0;
+}
+
+/* The metric of row @i of @R (NULL: a row without one). */
+static const char *row_metric(const struct cm_rows *R, size_t i)
+{
+	const struct pair *pr = &R->ps->p[i];
+
+	return pr->x >= 0 ? R->xc->s[pr->x].metric : pr->b >= 0 ? R->bc->s[pr->b].metric : NULL;
+}
+
+size_t vtb_compare_doc_failing(const struct vtb_compare_doc *d, unsigned fail_on)
+{
+	const struct cm_rows *R = &d->rows;
+	size_t n = 0, judged = 0, few = 0;
+
+	for (size_t i = 0; i < R->n; i++)
+		if (!vtb_evidence_metric(row_metric(R, i))) {
+			judged++;
+			few += R->r[i].c.verdict == VTB_V_FEW;
+		}
+	/* nothing could be judged: every row fails the gate */
+	if ((fail_on & VTB_FAIL_WORSE) && judged && few == judged)
+		return R->n;
+	for (size_t i = 0; i < R->n; i++) {
+		const struct vtb_comparison *c = &R->r[i].c;
+
+		if (vtb_evidence_metric(row_metric(R, i)))
+			continue;
+		if ((fail_on & VTB_FAIL_WORSE) &&
+		    (c->verdict == VTB_V_WORSE || c->verdict == VTB_V_MISSING ||
+		     c->verdict == VTB_V_ERROR))
+			n++;
+		else if ((fail_on & VTB_FAIL_POSSIBLE) &&
+			 (c->possible || c->verdict == VTB_V_FEW))
+			n++;
+	}
+	return n;
 }

@@ -61,6 +61,30 @@ int vtb_compare_build(struct vtb_store *st, const char *db, struct vtb_store *ag
 		      bool *bad_input);
 
 /*
+ * The same document, its "rows" and "series" made one element at a time
+ * (each from the statistics kept: a few hundred bytes a row, not its
+ * JSON), so that a writer of 100,000 rows holds one of them at once.
+ * vtb_compare_doc_head() is every other member (a borrowed reference,
+ * valid until vtb_compare_doc_free()); vtb_compare_doc_row() and
+ * vtb_compare_doc_series() return element @i as a new reference, or NULL
+ * with vtb_error() when out of memory.  Errors of vtb_compare_open() are
+ * vtb_compare_build()'s.
+ */
+struct vtb_compare_doc;
+int vtb_compare_open(struct vtb_store *st, const char *db, struct vtb_store *against,
+		     const char *against_db, const struct vtb_compare_opts *o,
+		     struct vtb_compare_doc **out, bool *bad_input);
+/* Accepts NULL. */
+void vtb_compare_doc_free(struct vtb_compare_doc *d);
+const json_t *vtb_compare_doc_head(const struct vtb_compare_doc *d);
+size_t vtb_compare_doc_nrows(const struct vtb_compare_doc *d);
+json_t *vtb_compare_doc_row(const struct vtb_compare_doc *d, size_t i);
+size_t vtb_compare_doc_nseries(const struct vtb_compare_doc *d);
+json_t *vtb_compare_doc_series(const struct vtb_compare_doc *d, size_t i);
+/* vtb_compare_failing() of the document @d is. */
+size_t vtb_compare_doc_failing(const struct vtb_compare_doc *d, unsigned fail_on);
+
+/*
  * Rows of @doc that fail under @fail_on (VTB_FAIL_*): worse, missing and
  * error rows under VTB_FAIL_WORSE; possible and few rows under
  * VTB_FAIL_POSSIBLE (a row that could not be judged never passes a

@@ -612,19 +612,18 @@ const json_t *vtb_compare_evidence_of(const json_t *doc, const char *key)
 
 /* "evidence_diffs": for each pair of VM configurations a row compares
  * (an axis, a named baseline) and each cell, the largest differences of
- * their scheduler evidence. */
-static int build_diffs(json_t *doc)
+ * their scheduler evidence.  The rows are the pairs @ps of @bc against
+ * @xc, in the document's order. */
+static int build_diffs(json_t *doc, const struct campaign *xc, const struct campaign *bc,
+		       const struct pairs *ps)
 {
-	json_t *diffs = json_array(), *seen = json_object(), *r;
-	size_t i;
+	json_t *diffs = json_array(), *seen = json_object();
 	bool fail = !diffs || !seen;
 
-	json_array_foreach(json_object_get(doc, "rows"), i, r)
-	{
-		const char *xk = json_string_value(json_object_get(json_object_get(r, "x"), "config"));
-		const char *bk =
-			json_string_value(json_object_get(json_object_get(r, "base"), "config"));
-		const char *ck = json_string_value(json_object_get(r, "cell"));
+	for (size_t i = 0; i < ps->n && !fail; i++) {
+		const struct pair *pr = &ps->p[i];
+		const char *xk = xc->ci[pr->xci].config_key, *bk = bc->ci[pr->bci].config_key;
+		const char *ck = xc->ci[pr->xci].cell_name;
 		const json_t *xe = vtb_compare_evidence_of(doc, xk);
 		const json_t *be = vtb_compare_evidence_of(doc, bk);
 		json_t *items;
@@ -661,7 +660,8 @@ static int build_diffs(json_t *doc)
 	return fail ? vtb_error("out of memory") : 0;
 }
 
-int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *doc)
+int cm_build_evidence(struct vtb_store *st, const struct campaign *c, const struct campaign *bc,
+		      const struct pairs *ps, json_t *doc)
 {
 	struct evidence e = { .list = json_array() };
 	int ret = -1;
@@ -681,7 +681,7 @@ int cm_build_evidence(struct vtb_store *st, const struct campaign *c, json_t *do
 	if (!ret)
 		ret = build_sched(c, e.list);
 	if (!ret)
-		ret = build_diffs(doc);
+		ret = build_diffs(doc, c, bc, ps);
 out:
 	json_decref(e.list);
 	free(e.key);

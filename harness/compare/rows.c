@@ -40,8 +40,8 @@ static json_t *summary_json(const struct vtb_summary *m)
 }
 
 /* The series' screen (unless --no-robust, a tail, or a value the
- * statistic cannot take), its summary over the values kept, and its JSON
- * once. */
+ * statistic cannot take) and its summary over the values kept, once; its
+ * JSON is made each time a row or the series section writes it. */
 static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 {
 	if (s->summed)
@@ -63,13 +63,6 @@ static int series_summarise(struct series *s, const struct vtb_test_opts *t)
 	}
 	if (vtb_summarise(s->kv, s->kn, s->k, &s->sum) < 0)
 		return -1;
-	s->jsum = summary_json(&s->sum);
-	s->jvalues = json_array();
-	if (!s->jsum || !s->jvalues)
-		return vtb_error("out of memory");
-	for (size_t i = 0; i < s->n; i++)
-		if (json_array_append_new(s->jvalues, jreal(s->v[i])))
-			return vtb_error("out of memory");
 	s->summed = true;
 	return 0;
 }
@@ -113,6 +106,20 @@ static json_t *aside_json(const struct series *s)
 	return a;
 }
 
+static json_t *values_json(const struct series *s)
+{
+	json_t *a = json_array();
+	bool fail = !a;
+
+	for (size_t i = 0; i < s->n && !fail; i++)
+		push(a, jreal(s->v[i]), &fail);
+	if (fail) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 static json_t *side_json(const struct series *s, const char *campaign)
 {
 	json_t *o = json_object();
@@ -122,8 +129,8 @@ static json_t *side_json(const struct series *s, const char *campaign)
 		return NULL;
 	put(o, "config", json_string(s->config_key), &fail);
 	put(o, "campaign", json_string(campaign), &fail);
-	put(o, "summary", json_incref(s->jsum), &fail);
-	put(o, "values", json_incref(s->jvalues), &fail);
+	put(o, "summary", summary_json(&s->sum), &fail);
+	put(o, "values", values_json(s), &fail);
 	put(o, "set_aside", aside_json(s), &fail);
 	if (fail) {
 		json_decref(o);
@@ -565,23 +572,31 @@ static char *family_key(const char *xcfg, const char *bcfg, const char *cell, co
 			    cell ? cell : "", metric ? metric : "");
 }
 
-static const char *row_str(const json_t *r, const char *side, const char *k)
+/* The family key of row @i of @R (its sides' configurations, its cell
+ * key, its metric). */
+static char *row_key(const struct cm_rows *R, size_t i)
 {
-	return json_string_value(json_object_get(side ? json_object_get(r, side) : r, k));
+	const struct pair *pr = &R->ps->p[i];
+	const struct series *any = pr->x >= 0	? &R->xc->s[pr->x]
+				   : pr->b >= 0 ? &R->bc->s[pr->b]
+						: NULL;
+
+	return family_key(R->xc->ci[pr->xci].config_key, R->bc->ci[pr->bci].config_key,
+			  R->xc->ci[pr->xci].cell_key, any ? any->metric : NULL);
 }
 
 /*
  * --family all: each row's q from the rows of the whole comparison
- * (@family, the "rows" of the document without --metric and
- * --workload), and the levels from them.  A tested row (p[i]) the
- * family lacks is an error.
+ * (@family, the same comparison without --metric and --workload), and
+ * the levels from them.  A tested row (p[i]) the family lacks is an
+ * error.
  */
-static int family_q(const json_t *family, struct campaign *bc, struct campaign *xc,
-		    const struct pairs *ps, const struct vtb_test_opts *t, const double *p,
-		    double *q, struct level *lv, struct counts *n)
+static int family_q(const struct cm_rows *family, const struct cm_rows *R,
+		    const struct vtb_test_opts *t, const double *p, double *q, struct level *lv,
+		    struct counts *n)
 {
 	struct vtb_index ix = VTB_INDEX_INIT;
-	size_t nf = json_array_size(family);
+	size_t nf = family->n;
 	char **keys = calloc(nf ? nf : 1, sizeof(*keys));
 	double *fq = calloc(nf ? nf : 1, sizeof(*fq));
 	int ret = -1;
@@ -591,15 +606,12 @@ static int family_q(const json_t *family, struct campaign *bc, struct campaign *
 		goto out;
 	}
 	for (size_t i = 0; i < nf; i++) {
-		const json_t *row = json_array_get(family, i), *jq = json_object_get(row, "q");
-
-		fq[i] = json_is_number(jq) ? json_number_value(jq) : NAN;
+		fq[i] = family->r[i].c.q;
 		if (!isnan(fq[i])) {
 			n->tested++;
 			n->significant += fq[i] < t->alpha;
 		}
-		keys[i] = family_key(row_str(row, "x", "config"), row_str(row, "base", "config"),
-				     row_str(row, NULL, "cell_key"), row_str(row, NULL, "metric"));
+		keys[i] = row_key(family, i);
 		if (!keys[i]) {
 			vtb_error("out of memory");
 			goto out;
@@ -607,19 +619,15 @@ static int family_q(const json_t *family, struct campaign *bc, struct campaign *
 		if (vtb_index_add(&ix, keys[i], strlen(keys[i]), i) < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < ps->n; i++) {
-		const struct pair *pr = &ps->p[i];
-		const struct series *any = pr->x >= 0	? &xc->s[pr->x]
-					   : pr->b >= 0 ? &bc->s[pr->b]
-							: NULL;
+	for (size_t i = 0; i < R->ps->n; i++) {
+		const struct pair *pr = &R->ps->p[i];
 		char *k;
 		size_t pos = 0, item;
 
 		q[i] = NAN;
 		if (pr->kind != P_OK)
 			continue;
-		k = family_key(xc->ci[pr->xci].config_key, bc->ci[pr->bci].config_key,
-			       xc->ci[pr->xci].cell_key, any ? any->metric : NULL);
+		k = row_key(R, i);
 		if (!k) {
 			vtb_error("out of memory");
 			goto out;
@@ -633,8 +641,10 @@ static int family_q(const json_t *family, struct campaign *bc, struct campaign *
 		/* a tested row the whole comparison lacks cannot happen: the
 		 * family is the same comparison unfiltered */
 		if (isnan(q[i]) && !isnan(p[i])) {
+			const struct series *any = &R->xc->s[pr->x];
+
 			vtb_error("--family all: row %zu (%s, %s) is not in the whole comparison",
-				  i, xc->ci[pr->xci].cell_name, any ? any->metric : "-");
+				  i, R->xc->ci[pr->xci].cell_name, any->metric);
 			goto out;
 		}
 	}
@@ -651,119 +661,169 @@ out:
 	return ret;
 }
 
-int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
-		  const struct vtb_compare_opts *o, bool cross, const json_t *family, json_t *doc)
+/* Row @i of @R as it is being built or written. */
+static struct row row_at(const struct cm_rows *R, size_t i)
 {
-	struct vtb_comparison *cmp = calloc(ps->n ? ps->n : 1, sizeof(*cmp));
-	double *p = calloc(ps->n ? ps->n : 1, sizeof(*p)),
-	       *q = calloc(ps->n ? ps->n : 1, sizeof(*q));
-	struct counts n = { .confirmed = 0 };
+	const struct pair *pr = &R->ps->p[i];
+	struct row rw = { .pr = pr,
+			  .B = &R->bc->ci[pr->bci],
+			  .X = &R->xc->ci[pr->xci],
+			  .b = pr->b >= 0 ? &R->bc->s[pr->b] : NULL,
+			  .x = pr->x >= 0 ? &R->xc->s[pr->x] : NULL,
+			  .c = &R->r[i].c,
+			  .reason = R->r[i].reason,
+			  .tail_note = R->r[i].tail_note,
+			  .noisy = R->r[i].noisy };
+
+	rw.any = rw.x ? rw.x : rw.b;
+	return rw;
+}
+
+/* The statistic of every row, BH over them (or their q from @family),
+ * each row's verdict, then the table's counts. */
+static int rows_judge(struct cm_rows *R, const struct cm_rows *family, struct counts *n)
+{
+	const struct vtb_compare_opts *o = R->o;
+	double *p = calloc(R->n ? R->n : 1, sizeof(*p)), *q = calloc(R->n ? R->n : 1, sizeof(*q));
+	struct vtb_comparison *cmp = calloc(R->n ? R->n : 1, sizeof(*cmp));
 	struct tails tl = { 0 };
 	struct level lv;
-	json_t *rows = json_array();
-	bool fail = !rows;
 	int ret = -1;
 
-	if (!cmp || !p || !q || fail) {
+	if (!p || !q || !cmp) {
 		vtb_error("out of memory");
 		goto out;
 	}
-	if (test_rows(bc, xc, ps, &o->test, &tl, cmp, p) < 0)
+	if (test_rows(R->bc, R->xc, R->ps, &o->test, &tl, cmp, p) < 0)
 		goto out;
 	if (family) {
-		if (family_q(family, bc, xc, ps, &o->test, p, q, &lv, &n) < 0)
+		if (family_q(family, R, &o->test, p, q, &lv, n) < 0)
 			goto out;
 	} else {
-		if (vtb_bh(p, ps->n, q) < 0)
+		if (vtb_bh(p, R->n, q) < 0)
 			goto out;
-		for (size_t i = 0; i < ps->n; i++)
+		for (size_t i = 0; i < R->n; i++)
 			if (!isnan(q[i])) {
-				n.tested++;
-				n.significant += q[i] < o->test.alpha;
+				n->tested++;
+				n->significant += q[i] < o->test.alpha;
 			}
-		lv.a = vtb_fcr_level(q, ps->n, o->test.alpha);
-		lv.a_next = vtb_fcr_level_next(q, ps->n, o->test.alpha);
+		lv.a = vtb_fcr_level(q, R->n, o->test.alpha);
+		lv.a_next = vtb_fcr_level_next(q, R->n, o->test.alpha);
 	}
-	n.a = lv.a;
+	n->a = lv.a;
 	/* --family all without a filter: the rows shown are the whole family */
-	n.family = n.family || o->family_all;
-	for (size_t i = 0; i < ps->n && !fail; i++) {
-		const struct pair *pr = &ps->p[i];
-		struct row rw = { .pr = pr,
-				  .B = &bc->ci[pr->bci],
-				  .X = &xc->ci[pr->xci],
-				  .b = pr->b >= 0 ? &bc->s[pr->b] : NULL,
-				  .x = pr->x >= 0 ? &xc->s[pr->x] : NULL,
-				  .c = &cmp[i],
-				  .tail_note = tl.note ? tl.note[i] : NULL };
-		json_t *r;
+	n->family = n->family || o->family_all;
+	for (size_t i = 0; i < R->n; i++) {
+		struct cm_row *cr = &R->r[i];
+		struct row rw;
 
-		rw.any = rw.x ? rw.x : rw.b;
+		cr->c = cmp[i];
+		rw = row_at(R, i);
 		rw.noisy = noisy(rw.b, &o->test) || noisy(rw.x, &o->test);
-		if (row_verdict(&rw, bc, xc, q[i], &lv, &o->test, cross) < 0)
+		if (row_verdict(&rw, R->bc, R->xc, q[i], &lv, &o->test, R->cross) < 0)
 			goto out;
-		n.verdict[rw.c->verdict]++;
-		n.confirmed += rw.c->confirmed;
-		n.possible += rw.c->possible;
-		n.noisy += rw.noisy;
-		n.set_aside += (rw.b && rw.b->naside) || (rw.x && rw.x->naside);
-		r = json_object();
-		push(rows, r, &fail);
-		if (!fail)
-			row_json(r, &rw, bc, xc, o, &fail);
-		free(rw.reason);
-	}
-	put(doc, "rows", rows, &fail);
-	rows = NULL;
-	put(doc, "summary", counts_json(&n, ps->n), &fail);
-	if (fail) {
-		vtb_error("out of memory");
-		goto out;
+		cr->reason = rw.reason;
+		cr->noisy = rw.noisy;
+		/* the bootstrap's replicates were for the interval, read now */
+		cr->c.tail = NULL;
+		cr->tail_note = tl.note ? tl.note[i] : NULL;
+		if (tl.note)
+			tl.note[i] = NULL;
+		n->verdict[cr->c.verdict]++;
+		n->confirmed += cr->c.confirmed;
+		n->possible += cr->c.possible;
+		n->noisy += cr->noisy;
+		n->set_aside += (rw.b && rw.b->naside) || (rw.x && rw.x->naside);
 	}
 	ret = 0;
 out:
 	tails_release(&tl);
-	json_decref(rows);
 	free(cmp);
 	free(p);
 	free(q);
 	return ret;
 }
 
-/* Every series of the main campaign with its summary: what a table of
- * one campaign shows, compared or not (a campaign of baselines only has
- * no rows). */
-int cm_build_series(struct campaign *c, const struct vtb_compare_opts *opts, json_t *doc)
+int cm_build_rows(struct campaign *bc, struct campaign *xc, const struct pairs *ps,
+		  const struct vtb_compare_opts *o, bool cross, const struct cm_rows *family,
+		  struct cm_rows *R, json_t *doc)
 {
-	json_t *a = json_array();
-	bool fail = !a;
+	struct counts n = { .confirmed = 0 };
+	bool fail = false;
 
-	for (size_t i = 0; i < c->n && !fail; i++) {
-		struct series *s = &c->s[i];
-		json_t *o = json_object();
-
-		if (series_summarise(s, &opts->test) < 0) {
-			json_decref(o);
-			json_decref(a);
-			return -1;
-		}
-		push(a, o, &fail);
-		if (fail)
-			break;
-		put(o, "config", json_string(s->config_key), &fail);
-		put(o, "label", json_string(s->label), &fail);
-		put(o, "kind", json_string(s->kind), &fail);
-		put(o, "campaign", json_string(c->uuid), &fail);
-		put(o, "workload", json_string(s->workload), &fail);
-		put(o, "cell", json_string(s->cell_name), &fail);
-		put(o, "cell_key", json_string(s->cell_key), &fail);
-		put(o, "metric", json_string(s->metric), &fail);
-		put(o, "unit", json_string(s->unit), &fail);
-		put(o, "class", json_string(vtb_metric_class_name(s->k)), &fail);
-		put(o, "better", json_string(s->better ? "higher" : "lower"), &fail);
-		put(o, "summary", json_incref(s->jsum), &fail);
-		put(o, "set_aside", aside_json(s), &fail);
-	}
-	put(doc, "series", a, &fail);
+	*R = (struct cm_rows){ .bc = bc, .xc = xc, .ps = ps, .o = o, .cross = cross, .n = ps->n };
+	R->r = calloc(ps->n ? ps->n : 1, sizeof(*R->r));
+	if (!R->r)
+		return vtb_error("out of memory");
+	if (rows_judge(R, family, &n) < 0)
+		return -1;
+	put(doc, "summary", counts_json(&n, ps->n), &fail);
 	return fail ? vtb_error("out of memory") : 0;
+}
+
+json_t *cm_row_json(const struct cm_rows *R, size_t i)
+{
+	struct row rw = row_at(R, i);
+	json_t *r = json_object();
+	bool fail = !r;
+
+	if (!fail)
+		row_json(r, &rw, R->bc, R->xc, R->o, &fail);
+	if (fail) {
+		json_decref(r);
+		vtb_error("out of memory");
+		return NULL;
+	}
+	return r;
+}
+
+void cm_rows_release(struct cm_rows *R)
+{
+	for (size_t i = 0; R->r && i < R->n; i++) {
+		free(R->r[i].reason);
+		free(R->r[i].tail_note);
+	}
+	free(R->r);
+	R->r = NULL;
+	R->n = 0;
+}
+
+int cm_series_prepare(struct campaign *c, const struct vtb_compare_opts *opts)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (series_summarise(&c->s[i], &opts->test) < 0)
+			return -1;
+	return 0;
+}
+
+/* A series of the main campaign with its summary: what a table of one
+ * campaign shows, compared or not (a campaign of baselines only has no
+ * rows). */
+json_t *cm_series_json(const struct campaign *c, size_t i)
+{
+	const struct series *s = &c->s[i];
+	json_t *o = json_object();
+	bool fail = !o;
+
+	if (fail)
+		return NULL;
+	put(o, "config", json_string(s->config_key), &fail);
+	put(o, "label", json_string(s->label), &fail);
+	put(o, "kind", json_string(s->kind), &fail);
+	put(o, "campaign", json_string(c->uuid), &fail);
+	put(o, "workload", json_string(s->workload), &fail);
+	put(o, "cell", json_string(s->cell_name), &fail);
+	put(o, "cell_key", json_string(s->cell_key), &fail);
+	put(o, "metric", json_string(s->metric), &fail);
+	put(o, "unit", json_string(s->unit), &fail);
+	put(o, "class", json_string(vtb_metric_class_name(s->k)), &fail);
+	put(o, "better", json_string(s->better ? "higher" : "lower"), &fail);
+	put(o, "summary", summary_json(&s->sum), &fail);
+	put(o, "set_aside", aside_json(s), &fail);
+	if (fail) {
+		json_decref(o);
+		vtb_error("out of memory");
+		return NULL;
+	}
+	return o;
 }

@@ -9,7 +9,8 @@
  *   mkfixture OUT.db VARIANT...   base | clean | slow | other | gaps | stream | failed | bare |
  *                                 one | slowboot | allfail | race
  *                                 (none: an empty database)
- *   mkfixture --big OUT.db        1,000,000 samples in 10,000 cells (make bench)
+ *   mkfixture --big OUT.db        1,000,000 samples: 100 configurations x 100 cells x
+ *                                 10 metrics x 10 boots (make bench)
  *   mkfixture --version
  *
  * base: a baseline and three VM configurations over three workloads
@@ -919,28 +920,79 @@ out:
 }
 
 /*
- * The benchmark's database: 4 configurations (two baselines, two VMs)
- * x 2500 cells x 100 boots, one sample per cell and boot: 1,000,000
- * samples in 10,000 cells, 5,000 rows to compare.
+ * The benchmark's database: 100 bare-metal configurations ("baseline
+ * cpus=1" .. "baseline cpus=100") x 100 wakeup cells x 10 metrics x 10
+ * boots: 1,000,000 samples in 10,000 cells, 1,000 boots.  By default
+ * compare has no row to make (baselines only: the per-configuration
+ * summary, 100,000 series); with --baseline 'baseline cpus=1' it makes
+ * 99,000 rows.
  */
-#define BIG_CELLS 2500
-#define BIG_REPS 100
+#define BIG_CFGS 100
+#define BIG_CELLS 100
+#define BIG_REPS 10
 
-static const struct cfg big_cfgs[] = {
-	{ "00000000000000b1", "baseline cpus=1", "baseline", "{\"cpus\":\"1\"}", "2", NULL, 1,
-	  NULL },
-	{ "00000000000000b2", "baseline cpus=2", "baseline", "{\"cpus\":\"2\"}", "2-3", NULL, 1,
-	  NULL },
-	{ "000000000000c001", "vm vcpus=1", "vm", "{\"vcpus\":\"1\"}", "2", NULL, 0.97, NULL },
-	{ "000000000000c002", "vm vcpus=2", "vm", "{\"vcpus\":\"2\"}", "2-3", NULL, 0.9, NULL },
+static const struct {
+	const char *name, *unit;
+	double mean;
+	int better;
+} big_metrics[] = {
+	{ "wakeup_p50", "us", 60, 0 },	  { "wakeup_p90", "us", 70, 0 },
+	{ "wakeup_p99", "us", 90, 0 },	  { "wakeup_p999", "us", 120, 0 },
+	{ "request_p50", "us", 2400, 0 }, { "request_p90", "us", 2700, 0 },
+	{ "request_p99", "us", 3200, 0 }, { "request_p999", "us", 3900, 0 },
+	{ "request_max", "us", 5000, 0 }, { "rps", "rps", 240, 1 },
 };
+#define BIG_METRICS VTB_ARRAY_SIZE(big_metrics)
+
+/* One boot of configuration @i, rep @rep: every cell and metric. */
+static int big_boot(struct vtb_store *st, gsl_rng *r, int64_t id, const struct cfg *cf,
+		    struct vtb_cell *ce, size_t i, int rep, struct vtb_boot_records *rec)
+{
+	/* configurations a few percent apart, cells a little */
+	double factor = 1 + (double)(i % 7) * 0.01;
+	struct vtb_boot_info b;
+	char uuid[37];
+
+	for (size_t j = 0; j < BIG_CELLS; j++) {
+		rec->cells[j] = (struct vtb_rs_cell){ .cell = ce[i * BIG_CELLS + j].key,
+						      .workload = (char *)"wakeup",
+						      .status = (char *)"ok",
+						      .seconds = 1 };
+		for (size_t k = 0; k < BIG_METRICS; k++) {
+			double m = big_metrics[k].mean * (1 + (double)(j % 10) * 0.001);
+
+			rec->samples[j * BIG_METRICS + k] = (struct vtb_rs_sample){
+				.cell = ce[i * BIG_CELLS + j].key,
+				.metric = (char *)big_metrics[k].name,
+				.unit = (char *)big_metrics[k].unit,
+				.value = noisy(r, big_metrics[k].better ? m / factor : m * factor,
+					       0.02),
+				.better = big_metrics[k].better,
+			};
+		}
+	}
+	rec->n_cells = BIG_CELLS;
+	rec->n_samples = BIG_CELLS * BIG_METRICS;
+	snprintf(uuid, sizeof(uuid), "b1600000-0000-4000-8000-%04zx%08x", i, rep);
+	b = (struct vtb_boot_info){ .campaign_id = id,
+				    .uuid = uuid,
+				    .config_key = cf[i].key,
+				    .rep = rep,
+				    .status = "ok",
+				    .started_ns = T0 + rep,
+				    .ended_ns = T0 + rep + 1 };
+	return vtb_store_boot(st, &b, rec);
+}
 
 static int big(struct vtb_store *st, int64_t host_id)
 {
-	static const struct cell bc = { "cell", "synthetic", "{}" };
-	const size_t ncfg = VTB_ARRAY_SIZE(big_cfgs);
-	struct vtb_config cf[VTB_ARRAY_SIZE(big_cfgs)];
-	struct vtb_cell *ce = calloc(ncfg * BIG_CELLS, sizeof(*ce));
+	static const struct cell wc = { "cell", "wakeup", "{}" };
+	struct cfg *cfgs = calloc(BIG_CFGS, sizeof(*cfgs));
+	char(*keys)[17] = calloc(BIG_CFGS, sizeof(*keys));
+	char(*labels)[32] = calloc(BIG_CFGS, sizeof(*labels));
+	char(*params)[32] = calloc(BIG_CFGS, sizeof(*params));
+	struct vtb_config *cf = calloc(BIG_CFGS, sizeof(*cf));
+	struct vtb_cell *ce = calloc(BIG_CFGS * BIG_CELLS, sizeof(*ce));
 	struct cell *cs = calloc(BIG_CELLS, sizeof(*cs));
 	char(*names)[16] = calloc(BIG_CELLS, sizeof(*names));
 	struct vtb_boot_records rec = { 0 };
@@ -949,70 +1001,50 @@ static int big(struct vtb_store *st, int64_t host_id)
 	int64_t id;
 	int ret = -1;
 
-	memset(cf, 0, sizeof(cf));
-	if (!ce || !cs || !names || !r)
+	if (!cfgs || !keys || !labels || !params || !cf || !ce || !cs || !names || !r)
 		goto out;
 	gsl_rng_set(r, 44);
+	for (size_t i = 0; i < BIG_CFGS; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "%016zx", (size_t)0xb100 + i);
+		snprintf(labels[i], sizeof(labels[i]), "baseline cpus=%zu", i + 1);
+		snprintf(params[i], sizeof(params[i]), "{\"cpus\":\"%zu\"}", i + 1);
+		cfgs[i] = (struct cfg){ keys[i], labels[i], "baseline", params[i], "2", NULL, 1,
+					NULL };
+	}
 	for (size_t j = 0; j < BIG_CELLS; j++) {
-		snprintf(names[j], sizeof(names[j]), "cell%04zu", j);
-		cs[j] = bc;
+		snprintf(names[j], sizeof(names[j]), "cell%03zu", j);
+		cs[j] = wc;
 		cs[j].name = names[j];
 	}
-	if (matrix(&m, cf, ce, ncfg, big_cfgs, BIG_CELLS, cs) < 0 ||
+	if (matrix(&m, cf, ce, BIG_CFGS, cfgs, BIG_CELLS, cs) < 0 ||
 	    begin(st, &variants[0], host_id, &m, &id) < 0)
 		goto out;
 	rec.cells = calloc(BIG_CELLS, sizeof(*rec.cells));
-	rec.samples = calloc(BIG_CELLS, sizeof(*rec.samples));
+	rec.samples = calloc(BIG_CELLS * BIG_METRICS, sizeof(*rec.samples));
 	if (!rec.cells || !rec.samples)
 		goto out;
 	for (int rep = 0; rep < BIG_REPS; rep++)
-		for (size_t i = 0; i < ncfg; i++) {
-			struct vtb_boot_info b = { 0 };
-			struct vtb_vm_boot_info vm = { .accelerator = "tcg", .vms = 1 };
-			char uuid[37];
-
-			for (size_t j = 0; j < BIG_CELLS; j++) {
-				rec.cells[j] = (struct vtb_rs_cell){
-					.cell = ce[i * BIG_CELLS + j].key,
-					.workload = (char *)"synthetic",
-					.status = (char *)"ok",
-					.seconds = 1
-				};
-				rec.samples[j] = (struct vtb_rs_sample){
-					.cell = ce[i * BIG_CELLS + j].key,
-					.metric = (char *)"seconds",
-					.unit = (char *)"s",
-					.value = noisy(r,
-						       (10 + (double)(j % 50)) / big_cfgs[i].factor,
-						       0.02),
-				};
-			}
-			rec.n_cells = rec.n_samples = BIG_CELLS;
-			snprintf(uuid, sizeof(uuid), "b1600000-0000-4000-8000-%04zx%08x", i, rep);
-			b = (struct vtb_boot_info){ .campaign_id = id,
-						    .uuid = uuid,
-						    .config_key = big_cfgs[i].key,
-						    .rep = rep,
-						    .status = "ok",
-						    .started_ns = T0 + rep,
-						    .ended_ns = T0 + rep + 1,
-						    .vm = strcmp(big_cfgs[i].kind, "vm") ? NULL
-											 : &vm };
-			if (vtb_store_boot(st, &b, &rec) < 0)
+		for (size_t i = 0; i < BIG_CFGS; i++)
+			if (big_boot(st, r, id, cfgs, ce, i, rep, &rec) < 0)
 				goto out;
-		}
 	if (vtb_store_campaign_end_at(st, id, "done", T0 + 3600000000000LL) < 0)
 		goto out;
 	ret = 0;
 out:
-	for (size_t i = 0; i < ncfg; i++)
+	for (size_t i = 0; cf && i < BIG_CFGS; i++)
 		vtb_cpuset_release(&cf[i].cpus);
 	free(rec.cells);
 	free(rec.samples);
+	free(cfgs);
+	free(keys);
+	free(labels);
+	free(params);
+	free(cf);
 	free(ce);
 	free(cs);
 	free(names);
-	gsl_rng_free(r);
+	if (r)
+		gsl_rng_free(r);
 	return ret;
 }
 

@@ -10,12 +10,15 @@
  * five formats under their names in --help's order, its start-up check,
  * -o's extensions (any case, the last dot only), every format rendering
  * a document and refusing others, JSON as the document itself, text
- * following the width it is given.
+ * following the width it is given.  A document made row by row
+ * (vtb_report_doc) writes the same bytes, and no format but HTML holds
+ * more than one row of its JSON at a time.
  */
 #include <criterion/criterion.h>
 #include <unistd.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1521,4 +1524,182 @@ Test(report_pct, one_decimal_then_exponent_form_never_clamped)
 		cr_expect_str_eq(p.s, t[i].s, "%g", t[i].v);
 		cr_expect_leq(strlen(p.s), 11);
 	}
+}
+
+/* ---- documents made as they are read (vtb_report_doc) ---- */
+
+/* Rows and series made one at a time: the elements of a whole document
+ * (@whole), or copies of one row (@tmpl) each of a metric of its own;
+ * @calls counts the rows made. */
+struct made {
+	const json_t *whole, *tmpl;
+	size_t calls;
+};
+
+static json_t *made_row(const void *src, size_t i)
+{
+	struct made *m = (struct made *)src;
+	json_t *r;
+	char metric[32];
+
+	m->calls++;
+	if (m->whole)
+		return json_incref(json_array_get(json_object_get(m->whole, "rows"), i));
+	r = json_deep_copy(m->tmpl);
+	snprintf(metric, sizeof(metric), "metric%zu", i);
+	cr_assert_not_null(r);
+	cr_assert_eq(json_object_set_new(r, "metric", json_string(metric)), 0);
+	return r;
+}
+
+static json_t *made_series(const void *src, size_t i)
+{
+	const struct made *m = src;
+
+	return json_incref(json_array_get(json_object_get(m->whole, "series"), i));
+}
+
+/* @doc's head: every member but rows and series (a new reference). */
+static json_t *head_of(const json_t *doc)
+{
+	json_t *h = json_copy((json_t *)doc);
+
+	cr_assert_not_null(h);
+	json_object_del(h, "rows");
+	json_object_del(h, "series");
+	return h;
+}
+
+Test(report, a_document_made_row_by_row_writes_the_same_bytes_in_every_format)
+{
+	static const char *const docs[] = { "own", "against" };
+
+	for (size_t k = 0; k < VTB_ARRAY_SIZE(docs); k++) {
+		json_t *d = load(docs[k]), *h = head_of(d);
+
+		for (size_t i = 0; vtb_reports[i]; i++) {
+			struct made m = { .whole = d };
+			struct vtb_report_doc rd = {
+				.head = h,
+				.nrows = json_array_size(json_object_get(d, "rows")),
+				.nseries = json_array_size(json_object_get(d, "series")),
+				.row = made_row,
+				.series = json_object_get(d, "series") ? made_series : NULL,
+				.src = &m,
+				.rows_ok = true,
+			};
+			char *want = NULL, *got = NULL;
+			size_t wl = 0, gl = 0;
+			FILE *f = open_memstream(&want, &wl), *g = open_memstream(&got, &gl);
+
+			cr_assert(f && g);
+			cr_assert_eq(vtb_reports[i]->render(d, NULL, f), 0, "%s", vtb_errmsg());
+			cr_assert_eq(vtb_reports[i]->render_doc(&rd, NULL, g), 0, "%s", vtb_errmsg());
+			cr_assert_eq(fclose(f), 0);
+			cr_assert_eq(fclose(g), 0);
+			cr_assert_gt(wl, 0);
+			cr_assert(wl == gl && !memcmp(want, got, wl),
+				  "%s of %s: %zu bytes made row by row, %zu whole", vtb_reports[i]->name,
+				  docs[k], gl, wl);
+			/* each row made once */
+			if (strcmp(vtb_reports[i]->name, "html"))
+				cr_assert_eq(m.calls, rd.nrows, "%s: %zu rows made for %zu",
+					     vtb_reports[i]->name, m.calls, rd.nrows);
+			free(want);
+			free(got);
+		}
+		json_decref(h);
+		json_decref(d);
+	}
+}
+
+/* Bytes jansson holds (every allocation of this test's process goes
+ * through these once they are set, before any JSON exists). */
+static size_t live_bytes, peak_bytes;
+
+static void *counting_malloc(size_t n)
+{
+	char *p = malloc(n + sizeof(max_align_t));
+
+	if (!p)
+		return NULL;
+	memcpy(p, &n, sizeof(n));
+	live_bytes += n;
+	if (live_bytes > peak_bytes)
+		peak_bytes = live_bytes;
+	return p + sizeof(max_align_t);
+}
+
+static void counting_free(void *q)
+{
+	char *p = q;
+	size_t n;
+
+	if (!p)
+		return;
+	p -= sizeof(max_align_t);
+	memcpy(&n, p, sizeof(n));
+	live_bytes -= n;
+	free(p);
+}
+
+/* The most bytes of JSON format @fmt holds at once beyond @head while
+ * writing @nrows copies of @tmpl; *@calls: the rows it had made. */
+static size_t json_peak(const char *fmt, const json_t *head, const json_t *tmpl, size_t nrows,
+			size_t *calls)
+{
+	struct made m = { .tmpl = tmpl };
+	struct vtb_report_doc rd = { .head = head,
+				     .nrows = nrows,
+				     .row = made_row,
+				     .series = NULL,
+				     .src = &m,
+				     .rows_ok = true };
+	FILE *f = fopen("/dev/null", "w");
+	size_t before = live_bytes;
+	int r;
+
+	cr_assert_not_null(f);
+	peak_bytes = live_bytes;
+	r = vtb_report_find(fmt)->render_doc(&rd, NULL, f);
+	cr_assert_eq(r, 0, "%s: %s", fmt, vtb_errmsg());
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(live_bytes, before, "%s left %zu bytes of JSON behind", fmt,
+		     live_bytes - before);
+	*calls = m.calls;
+	return peak_bytes - before;
+}
+
+/*
+ * The streaming property, without a clock: text, Markdown, CSV and JSON
+ * hold at most a row's JSON at a time, so the most JSON they hold while
+ * writing 400 rows is what they hold for 100 (a writer that built the
+ * whole document, or kept each row's JSON, holds four times as much).
+ */
+Test(report, the_writers_hold_one_row_of_json_at_a_time)
+{
+	static const char *const fmts[] = { "text", "md", "csv", "json" };
+	json_t *d, *h, *tmpl;
+
+	json_set_alloc_funcs(counting_malloc, counting_free);
+	d = load("own");
+	h = head_of(d);
+	tmpl = json_deep_copy(json_array_get(json_object_get(d, "rows"), 0));
+	cr_assert_not_null(tmpl);
+	/* boots set aside are kept for the list after the tables: none here */
+	json_object_set_new(json_object_get(tmpl, "base"), "set_aside", json_array());
+	json_object_set_new(json_object_get(tmpl, "x"), "set_aside", json_array());
+	for (size_t i = 0; i < VTB_ARRAY_SIZE(fmts); i++) {
+		size_t c1, c4, p1 = json_peak(fmts[i], h, tmpl, 100, &c1),
+			       p4 = json_peak(fmts[i], h, tmpl, 400, &c4);
+		cr_assert_eq(c1, 100, "%s made %zu rows for 100", fmts[i], c1);
+		cr_assert_eq(c4, 400, "%s made %zu rows for 400", fmts[i], c4);
+		cr_assert_gt(p1, 0);
+		cr_assert(p4 < p1 + p1 / 2,
+			  "%s held %zu bytes of JSON at once for 400 rows, %zu for 100", fmts[i], p4,
+			  p1);
+	}
+	json_decref(tmpl);
+	json_decref(h);
+	json_decref(d);
 }
