@@ -13,8 +13,9 @@
  * records now - that stamp, then serves a request: a sleep (-s) and -n
  * naive matrix multiplies over a -F KiB footprint under a per-CPU lock,
  * and records the request's latency.  The matrices are as schbench's:
- * two never written (the zero page), the third written by each multiply.  With -R the message threads instead
- * hand out R requests per second (schbench's requests-per-second mode).
+ * two never written (the zero page), the third written by each
+ * multiply.  With -R the message threads instead hand out R requests per
+ * second (schbench's requests-per-second mode).
  *
  * Futexes follow schbench: BLOCKED/RUNNING states, a post is a cmpxchg
  * BLOCKED -> RUNNING then FUTEX_WAKE_PRIVATE, a wait a cmpxchg RUNNING ->

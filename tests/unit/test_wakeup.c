@@ -377,8 +377,8 @@ static long long peak_rss_kib(void)
  */
 Test(wakeup, only_the_product_matrix_is_written_as_schbench)
 {
-	const char *kv[] = { "runtime", "500ms",      "threads", "1",	      "sleep",
-			     "0",	"operations", "0",	 "footprint", "24576", NULL };
+	const char *kv[] = { "runtime",	   "500ms", "threads",	 "1",	  "sleep", "0",
+			     "operations", "0",	    "footprint", "24576", NULL };
 	struct vtb_workload_ctx ctx;
 	long long before = peak_rss_kib(), grew;
 
