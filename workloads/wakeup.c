@@ -652,7 +652,7 @@ static void *worker_thread(void *arg)
 	 * only m3, written by each multiply, is memory of its own.  Part of
 	 * a request's cost is that: on AMD Zen, reading one physical page
 	 * through many virtual addresses is slower than reading distinct
-	 * pages (about 1.4x per request at -F 256, ours before matched).
+	 * pages (about 1.5x the CPU per request at -F 256 on an EPYC).
 	 * The worker touches them first, m3 by writing and m1, m2 by
 	 * reading (mapping the zero page), and its histograms, so no page
 	 * fault lands in a measured sample.
