@@ -67,6 +67,8 @@ likwid() { # kernel domain-spec
 	awk -F: '/^MByte\/s/ { gsub(/[ \t]/, "", $2); print $2 }' "$T/l"
 }
 med() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# max / min of a file's numbers: how noisy the runs were
+spread() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f", (lo > 0) ? hi / lo : 0 }'; }
 
 echo "membw vs likwid-bench, Triad MB/s, ${MB} MiB per array (${TOTKB} kB for likwid's -w), $REPS runs each, interleaved"
 echo "ours best = STREAM's rule (best of iterations 2..N); ours mean = bytes / mean time of 2..N, likwid's reading"
@@ -105,7 +107,9 @@ for th in 1 "$ncpu"; do
 			printf "%-7s %-10s %10.0f %10.0f %10.0f %10.3f %10.3f  %s\n", th, k, b, m, l, rb, rm,
 			(rm >= lo && rm <= hi) ? "met" : "not met" }'
 	done
+	echo "        spread of the runs (max/min): ours best $(spread "$T/best"), ours mean $(spread "$T/mean"), likwid stream $(spread "$T/stream"), stream_sse $(spread "$T/sse")"
 done
+echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 if command -v mbw >/dev/null 2>&1; then
 	echo
 	echo "for information: mbw -t0 (memcpy) $MB MiB, 1 thread: it reports MiB/s (2^20), counts the"
