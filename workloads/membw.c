@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "../common/streamstat.h"
 #include "../common/sysfs.h"
 #include "workload.h"
 
@@ -604,42 +605,45 @@ static int run_threads(const struct membw_params *p, struct membw_shared *sh,
 	return started < sh->nthreads ? -1 : 0;
 }
 
-/* STREAM's table and a sample per kernel (its best rate); each kernel's
- * figures into @kernels for the info. */
+/*
+ * STREAM's table and two samples per kernel: its best rate under the
+ * kernel's name (STREAM's rule) and its mean rate as <kernel>_mean
+ * (likwid-bench's reading), the four best rates first; each kernel's
+ * figures into @kernels for the info.
+ */
 static int report_kernels(struct vtb_workload_ctx *ctx, const struct membw_shared *sh,
 			  json_t *kernels)
 {
 	size_t bytes = sh->n * sizeof(double);
+	struct vtb_stream_stat st[K_N];
+	char name[32];
+	int k;
 
 	if (!ctx->rec)
-		printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
-	for (int k = 0; k < K_N; k++) {
-		double best = INFINITY, worst = 0, sum = 0, moved, rate;
-		long long it;
-
-		/* STREAM: the first iteration is left out of every figure */
-		for (it = 1; it < sh->iterations; it++) {
-			sum += sh->times[k][it];
-			if (sh->times[k][it] < best)
-				best = sh->times[k][it];
-			if (sh->times[k][it] > worst)
-				worst = sh->times[k][it];
-		}
-		if (!(best > 0))
-			return vtb_error("kernel %s took no measurable time", kernel_names[k]);
+		printf("Function    Best Rate MB/s  Avg time     Min time     Max time  Mean Rate MB/s\n");
+	for (k = 0; k < K_N; k++) {
 		/* bytes moved: 2 arrays for copy and scale, 3 for add and triad */
-		moved = (double)kernel_words[k] * (double)bytes;
-		rate = 1e-6 * moved / best;
+		double moved = (double)kernel_words[k] * (double)bytes;
+
+		if (vtb_stream_stat(sh->times[k], (size_t)sh->iterations, moved, &st[k]))
+			return vtb_error("kernel %s: %s", kernel_names[k], vtb_errmsg());
 		if (!ctx->rec)
-			printf("%-8s %14.1f  %11.6f  %11.6f  %11.6f\n", kernel_names[k], rate,
-			       sum / (double)(sh->iterations - 1), best, worst);
+			printf("%-8s %14.1f  %11.6f  %11.6f  %11.6f  %14.1f\n", kernel_names[k],
+			       st[k].best_rate, st[k].avg_s, st[k].best_s, st[k].max_s,
+			       st[k].mean_rate);
 		if (json_object_set_new(kernels, kernel_names[k],
-					json_pack("{s:f, s:f, s:f, s:f}", "bytes_moved", moved,
-						  "best_s", best, "avg_s",
-						  sum / (double)(sh->iterations - 1), "max_s",
-						  worst)))
+					json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "bytes_moved",
+						  moved, "best_s", st[k].best_s, "avg_s",
+						  st[k].avg_s, "max_s", st[k].max_s, "best_mb_s",
+						  st[k].best_rate, "mean_mb_s", st[k].mean_rate)))
 			return vtb_error("out of memory");
-		if (vtb_report_sample(ctx, kernel_names[k], "MB/s", rate, VTB_BETTER_HIGHER))
+		if (vtb_report_sample(ctx, kernel_names[k], "MB/s", st[k].best_rate,
+				      VTB_BETTER_HIGHER))
+			return -1;
+	}
+	for (k = 0; k < K_N; k++) {
+		snprintf(name, sizeof(name), "%s_mean", kernel_names[k]);
+		if (vtb_report_sample(ctx, name, "MB/s", st[k].mean_rate, VTB_BETTER_HIGHER))
 			return -1;
 	}
 	return 0;

@@ -8,6 +8,11 @@
 #  (b) preemption: a SCHED_FIFO hog bursting X ms every 2X ms on the cpu of
 #      the waker (message thread pinned there with -M, its workers with -W)
 #      must push p99 above X.
+#  (c) matched settings: one pinned CPU, one worker, no sleep (the settings
+#      a reviewer ran schbench at), request p50 and rps printed beside
+#      schbench's: run interleaved when SCHBENCH=path/to/schbench is given,
+#      else the reviewer's figures (request p50 ~3.2 ms, 184.5 rps) as the
+#      reference, with the goal of +-10%.
 # Runs are interleaved (each rep runs every case once) and medians printed.
 # Figures only: nothing here fails on a timing.  Exits non-zero only when a
 # tool is missing or crashes (an agent run or the hog exits non-zero).
@@ -16,7 +21,8 @@
 #
 # Knobs: DELAYS (us, "0 50 200 1000"), BURSTS (ms, "10 20 50"), HOG_CPU
 # (default: the last cpu of our affinity), DELAY_RUNTIME (3s),
-# HOG_RUNTIME (5s), WARMUP (500ms), CC (cc).  Needs root or CAP_SYS_NICE
+# HOG_RUNTIME (5s), WARMUP (500ms), MATCH_RUNTIME (whole seconds, 10),
+# MATCH_CPU (default: the first cpu of our affinity), SCHBENCH (unset), CC (cc).  Needs root or CAP_SYS_NICE
 # for SCHED_FIFO, and RT runtime (kernel.sched_rt_runtime_us) above 50%.
 set -u
 AGENT=${AGENT:-build/vtbench-agent}
@@ -26,6 +32,8 @@ BURSTS=${BURSTS:-10 20 50}
 DELAY_RUNTIME=${DELAY_RUNTIME:-3s}
 HOG_RUNTIME=${HOG_RUNTIME:-5s}
 WARMUP=${WARMUP:-500ms}
+MATCH_RUNTIME=${MATCH_RUNTIME:-10}
+SCHBENCH=${SCHBENCH:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/vtbwake.XXXXXX")
 hogpid=
@@ -51,6 +59,10 @@ ncpu=$(printf '%s\n' "$cpu_words" | wc -l)
 first=$(printf '%s\n' "$cpu_words" | head -n 1)
 rest=$(printf '%s\n' "$cpu_words" | tail -n +2 | paste -sd, -)
 HOG_CPU=${HOG_CPU:-$(printf '%s\n' "$cpu_words" | tail -n 1)}
+MATCH_CPU=${MATCH_CPU:-$first}
+if [ -n "$SCHBENCH" ] && ! [ -x "$SCHBENCH" ]; then
+	die "SCHBENCH='$SCHBENCH' is not an executable"
+fi
 # (a): the waker alone on the first cpu, one worker per other cpu, so the
 # spin is not time-shared with matrix work (which would stretch it)
 if [ "$ncpu" -gt 1 ]; then
@@ -68,7 +80,7 @@ run() {
 		failed=1
 		return 1
 	fi
-	for m in wakeup_p50 wakeup_p99 rps; do
+	for m in wakeup_p50 wakeup_p99 request_p50 rps; do
 		awk -v m="$m" '$1 == m { print $2 }' "$T/out" >>"$T/$name.$m"
 	done
 }
@@ -114,6 +126,81 @@ for d in $DELAYS; do
 		ok = (rise >= d - tol && rise <= d + tol) ? "yes" : "no"
 		printf "   %7s  %14.1f  %16s  %14.1f  %9s  %s\n", d, m, r, rise, sprintf("%g-%g", d - tol, d + tol), ok }'
 done
+
+# ---- (c) matched settings: one pinned cpu, one worker, no sleep
+# schbench -r takes whole seconds and ignores -w below 30 s, so both run
+# without a warm-up: its "average rps" is every request over the runtime,
+# as our rps is with -w 0s.  Its final "Request Latencies" 50.0th line is
+# the p50 (whole us).
+schbench_run() {
+	if ! taskset -c "$MATCH_CPU" "$SCHBENCH" -m 1 -t 1 -s 0 -M "$MATCH_CPU" -W "$MATCH_CPU" \
+		-r "$MATCH_RUNTIME" >"$T/sb.out" 2>&1; then
+		echo "wakeup.sh: schbench failed: $SCHBENCH -m 1 -t 1 -s 0 -M $MATCH_CPU -W $MATCH_CPU -r $MATCH_RUNTIME" >&2
+		sed 's/^/  /' "$T/sb.out" >&2
+		failed=1
+		return 1
+	fi
+	awk '/Request Latencies/ { req = 1; next } /Latencies|RPS percentiles/ { req = 0 }
+	     req && $1 == "50.0th:" { p = $2 } req && $2 == "50.0th:" { p = $3 }
+	     /^average rps:/ { r = $3 }
+	     END { if (p == "" || r == "") exit 1; print p > "/dev/stderr"; print r }' \
+		"$T/sb.out" 2>>"$T/sbench.request_p50" >>"$T/sbench.rps" || {
+		echo "wakeup.sh: no request p50 or average rps in schbench's output" >&2
+		failed=1
+	}
+}
+# CPU ms per request of a run: the builtin times, run in this shell (not a
+# subshell, which would not see our children) before and after it, gives
+# the user + system seconds of our finished children
+cpu_per_request() { # times-before times-after rps
+	awk -v r="$3" -v t="$MATCH_RUNTIME" '
+		FNR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); c[NR > 2] = u[1] * 60 + u[2] + s[1] * 60 + s[2] }
+		END { if (r > 0) printf "%.3f\n", 1000 * (c[1] - c[0]) / (r * t) }' "$1" "$2"
+}
+i=0
+while [ "$i" -lt "$REPS" ]; do
+	i=$((i + 1))
+	# the order alternates each rep, to cancel drift
+	if [ -n "$SCHBENCH" ] && [ $((i % 2)) -eq 0 ]; then schbench_run; fi
+	times >"$T/t0"
+	if run "match" -m 1 -t 1 -s 0 -M "$MATCH_CPU" -W "$MATCH_CPU" -r "${MATCH_RUNTIME}s" -w 0s; then
+		times >"$T/t1"
+		cpu_per_request "$T/t0" "$T/t1" "$(tail -n 1 "$T/match.rps")" >>"$T/match.cpu_ms"
+	fi
+	if [ -n "$SCHBENCH" ] && [ $((i % 2)) -eq 1 ]; then schbench_run; fi
+done
+echo
+echo "-- (c) matched settings: one pinned cpu ($MATCH_CPU), one worker, no sleep"
+echo "   each run: wakeup -m 1 -t 1 -s 0 -M $MATCH_CPU -W $MATCH_CPU -r ${MATCH_RUNTIME}s -w 0s"
+echo "   schbench: schbench -m 1 -t 1 -s 0 -M $MATCH_CPU -W $MATCH_CPU -r $MATCH_RUNTIME (its final"
+echo "   Request Latencies 50.0th and average rps)"
+if [ -n "$SCHBENCH" ]; then
+	ref="schbench, interleaved"
+	ref_p50=$(median "$T/sbench.request_p50")
+	ref_rps=$(median "$T/sbench.rps")
+else
+	# a reviewer's figures for schbench at these settings (loaded 2-cpu
+	# machine, interleaved with the wakeup of that time, which read
+	# 2.4 ms and 241.5 rps): indicative only on another machine or load
+	ref="schbench, a reviewer's figures"
+	ref_p50=3200
+	ref_rps=184.5
+fi
+printf '   %-14s  %12s  %18s  %12s  %9s  %s\n' "" "ours median" "ours range" "reference" "ours/ref" "goal 0.9-1.1"
+for m in request_p50 rps; do
+	med=$(median "$T/match.$m")
+	case $m in
+	request_p50) r=$ref_p50 label="request p50 us" ;;
+	*) r=$ref_rps label="rps" ;;
+	esac
+	awk -v l="$label" -v m="$med" -v rg="$(range "$T/match.$m")" -v r="$r" 'BEGIN {
+		if (m == "-" || r == "-" || r + 0 == 0) { printf "   %-14s  %12s  %18s  %12s  %9s  %s\n", l, m, rg, r, "-", "no data"; exit }
+		q = m / r; ok = (q >= 0.9 && q <= 1.1) ? "met" : "not met"
+		printf "   %-14s  %12s  %18s  %12s  %9.3f  %s\n", l, m, rg, r, q, ok }'
+done
+echo "   reference: $ref; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "   CPU per request (ms, the agent's user + system over its requests; the load-robust"
+echo "   measure of the work a request does): median $(median "$T/match.cpu_ms"), range $(range "$T/match.cpu_ms")"
 
 # ---- (b) preemption by a SCHED_FIFO hog on the waker's cpu
 echo

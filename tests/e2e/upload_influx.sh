@@ -60,7 +60,7 @@ create_db() {
 start_influx
 for db in vtb esc intr fix; do create_db $db; done
 
-# the fixture campaign: 5 bare-metal boots, two cells, 8 points each
+# the fixture campaign: 5 bare-metal boots of two cells, 12 points a boot (timer 4, membw 8)
 cat >"$T/m.conf" <<'CONF'
 [global]
 reps = 5
@@ -114,7 +114,7 @@ expect_eq "... what the dry run showed is what was sent (line count)" \
 	"$(grep -c '^vtbench\(_campaign\)\?,' "$T/dry")" "$(( ${after% *} - ${before% *} ))"
 expect_eq "the store records each boot as sent, and the aggregates" \
 	"$(sql "$T/r.db" "select group_concat(what || ':' || status || ':' || points, ' ') from (select * from upload order by id)")" \
-	"$(sql "$T/r.db" "select group_concat('boot:sent:8', ' ') from boot") aggregates:sent:$AGGR_POINTS"
+	"$(sql "$T/r.db" "select group_concat('boot:sent:12', ' ') from boot") aggregates:sent:$AGGR_POINTS"
 
 # 3. a second upload sends nothing: the server's counters do not move
 up 0 "a second upload succeeds" "$T/r.db" "influx://127.0.0.1:$HTTP_PORT/vtb"

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * membw: option validation through its option table, the LLC sum from a
- * fake sysfs tree, and small real runs through the ops hooks that must
- * report the four STREAM metrics, validated.
+ * fake sysfs tree, small real runs through the ops hooks that must
+ * report the four STREAM metrics and their likwid-style means, validated,
+ * and both readings over a known series of iteration times.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/streamstat.h"
 #include "../../common/sysfs.h"
 #include "../../workloads/workload.h"
 #include "wltest.h"
@@ -144,11 +147,12 @@ static void tiny_run(const char *nt, const char *llc, struct vtb_workload_ctx *c
 
 static void check_metrics(const struct vtb_workload_ctx *ctx)
 {
-	static const char *const names[] = { "copy", "scale", "add", "triad" };
+	static const char *const names[] = { "copy",	  "scale",	"add",	    "triad",
+					     "copy_mean", "scale_mean", "add_mean", "triad_mean" };
 	size_t i;
 
-	cr_assert_eq(ctx->n_samples, 4);
-	for (i = 0; i < 4; i++) {
+	cr_assert_eq(ctx->n_samples, 8);
+	for (i = 0; i < 8; i++) {
 		cr_assert_str_eq(ctx->samples[i].metric, names[i]);
 		cr_assert_str_eq(ctx->samples[i].unit, "MB/s");
 		cr_assert_gt(ctx->samples[i].value, 0);
@@ -157,7 +161,7 @@ static void check_metrics(const struct vtb_workload_ctx *ctx)
 	cr_assert(json_is_true(json_object_get(ctx->info, "validated")));
 }
 
-Test(membw, tiny_run_reports_four_validated_metrics)
+Test(membw, tiny_run_reports_eight_validated_metrics)
 {
 	struct vtb_workload_ctx ctx;
 
@@ -214,6 +218,86 @@ Test(membw, each_rate_is_bytes_moved_over_the_best_time)
 				   k[i].arrays * array, 0.5);
 	}
 	vtb_workload_ctx_release(&ctx);
+}
+
+/*
+ * Each kernel's second sample is likwid-bench's reading: bytes moved over
+ * the mean time of iterations 2..N (all bytes over all time), never above
+ * the best rate.  Checked against the times the info holds.
+ */
+Test(membw, each_mean_rate_is_bytes_moved_over_the_mean_time)
+{
+	static const char *const names[] = { "copy", "scale", "add", "triad" };
+	struct vtb_workload_ctx ctx;
+	json_t *kernels;
+
+	tiny_run("no", "256K", &ctx);
+	kernels = json_object_get(ctx.info, "kernels");
+	for (size_t i = 0; i < 4; i++) {
+		json_t *o = json_object_get(kernels, names[i]);
+		double moved = json_number_value(json_object_get(o, "bytes_moved"));
+		double avg = json_number_value(json_object_get(o, "avg_s"));
+		double want = 1e-6 * moved / avg;
+		char *mean = vtb_asprintf("%s_mean", names[i]);
+
+		cr_assert_str_eq(ctx.samples[4 + i].metric, mean);
+		cr_assert_str_eq(ctx.samples[4 + i].unit, "MB/s");
+		cr_assert_float_eq(ctx.samples[4 + i].value, want, want * 1e-9,
+				   "%s: %.3f MB/s reported, %.0f bytes over a mean %.9f s is %.3f",
+				   mean, ctx.samples[4 + i].value, moved, avg, want);
+		cr_assert_leq(ctx.samples[4 + i].value, ctx.samples[i].value);
+		cr_assert_float_eq(json_number_value(json_object_get(o, "mean_mb_s")), want,
+				   want * 1e-9);
+		cr_assert_float_eq(json_number_value(json_object_get(o, "best_mb_s")),
+				   ctx.samples[i].value, ctx.samples[i].value * 1e-9);
+		free(mean);
+	}
+	vtb_workload_ctx_release(&ctx);
+}
+
+/*
+ * The two readings over a known series: iteration 1 (the shortest here)
+ * is left out of both, the best is the shortest of 2..N, the mean rate
+ * is the bytes over the mean of 2..N.  24 MB moved per iteration.
+ */
+Test(membw, stream_stat_reads_best_and_mean_of_iterations_two_to_n)
+{
+	const double t[] = { 0.5, 2.0, 4.0, 1.0, 3.0 };
+	struct vtb_stream_stat st;
+
+	cr_assert_eq(vtb_stream_stat(t, 5, 24e6, &st), 0, "%s", vtb_errmsg());
+	cr_assert_float_eq(st.best_s, 1.0, 1e-12);
+	cr_assert_float_eq(st.avg_s, 2.5, 1e-12);
+	cr_assert_float_eq(st.max_s, 4.0, 1e-12);
+	cr_assert_float_eq(st.best_rate, 24.0, 1e-9);
+	cr_assert_float_eq(st.mean_rate, 9.6, 1e-9);
+}
+
+/* Equal times give equal readings: the mean is never above the best,
+ * whatever the rounding of the sum. */
+Test(membw, stream_stat_of_equal_times_has_equal_readings)
+{
+	const double t[] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+	struct vtb_stream_stat st;
+
+	cr_assert_eq(vtb_stream_stat(t, 10, 3e6, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(st.mean_rate, st.best_rate);
+	cr_assert_float_eq(st.best_rate, 30.0, 1e-9);
+}
+
+Test(membw, stream_stat_refuses_what_has_no_rate)
+{
+	const double ok[] = { 0.0, 1.0 }, zero[] = { 1.0, 1.0, 0.0 }, nan[] = { 1.0, NAN };
+	struct vtb_stream_stat st;
+
+	/* the first iteration is left out: its time does not matter */
+	cr_assert_eq(vtb_stream_stat(ok, 2, 1e6, &st), 0, "%s", vtb_errmsg());
+	cr_assert_eq(vtb_stream_stat(ok, 1, 1e6, &st), -1);
+	cr_assert(strstr(vtb_errmsg(), "at least 2"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_stream_stat(zero, 3, 1e6, &st), -1);
+	cr_assert(strstr(vtb_errmsg(), "iteration 3"), "%s", vtb_errmsg());
+	cr_assert_eq(vtb_stream_stat(nan, 2, 1e6, &st), -1);
+	cr_assert_eq(vtb_stream_stat(ok, 2, 0, &st), -1);
 }
 
 Test(membw, nontemporal_run_is_validated_and_reported)
