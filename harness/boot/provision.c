@@ -43,8 +43,24 @@ struct vtb_hv {
 	 * libvirt's own teardown (virDomainDestroy returns 1-2 s after QEMU
 	 * exited) runs in these threads while the next boot is prepared;
 	 * joined before the connection goes (vtb_hv_drain) */
-	pthread_t *reapers;
+	struct reap **reapers;
 	size_t n_reapers, cap_reapers;
+};
+
+/*
+ * One domain's teardown in a thread of its own.  The boot's console
+ * streams are aborted only after the destroy returned (libvirt answers
+ * calls about a domain it is tearing down only then): the boot hands
+ * them over when it is done with them, and whichever of the two comes
+ * second aborts and frees them, so the boot never waits for libvirt's
+ * teardown.
+ */
+struct reap {
+	pthread_t thread;
+	virDomainPtr dom; /* the thread's own reference */
+	pthread_mutex_t lock;
+	bool destroyed;	     /* the destroy returned */
+	virStreamPtr st[2];  /* handed over by the boot, not yet released */
 };
 
 static void quiet(void *opaque, virErrorPtr err)
@@ -155,57 +171,106 @@ int vtb_hv_reconnect(struct vtb_hv *hv)
 	return 0;
 }
 
-/* One domain's teardown.  A destroy that fails while the domain still
- * runs is tried once more; what would remain then goes with the
- * connection (VIR_DOMAIN_START_AUTODESTROY). */
+static void release_streams(virStreamPtr *st)
+{
+	for (int i = 0; i < 2; i++)
+		if (st[i]) {
+			virStreamAbort(st[i]);
+			virStreamFree(st[i]);
+			st[i] = NULL;
+		}
+}
+
+/* A destroy that fails while the domain still runs is tried once more;
+ * what would remain then goes with the connection
+ * (VIR_DOMAIN_START_AUTODESTROY). */
 static void *reap_main(void *arg)
 {
-	virDomainPtr dom = arg;
+	struct reap *r = arg;
+	virStreamPtr st[2];
 
-	if (virDomainDestroy(dom) < 0 && virDomainIsActive(dom) == 1)
-		virDomainDestroy(dom);
-	virDomainFree(dom);
+	if (virDomainDestroy(r->dom) < 0 && virDomainIsActive(r->dom) == 1)
+		virDomainDestroy(r->dom);
+	pthread_mutex_lock(&r->lock);
+	r->destroyed = true;
+	st[0] = r->st[0];
+	st[1] = r->st[1];
+	r->st[0] = r->st[1] = NULL;
+	pthread_mutex_unlock(&r->lock);
+	release_streams(st);
 	return NULL;
 }
 
 /* Destroys @dom in a thread of its own (with its own reference), every
- * signal blocked there: stop requests stay the main thread's.  -1 when
+ * signal blocked there: stop requests stay the main thread's.  NULL when
  * no thread could be started (the caller destroys it itself). */
-static int reap_async(struct vtb_hv *hv, virDomainPtr dom)
+static struct reap *reap_async(struct vtb_hv *hv, virDomainPtr dom)
 {
 	sigset_t all, old;
-	pthread_t t;
-	int r;
+	struct reap *r;
+	int err;
 
 	if (hv->n_reapers == hv->cap_reapers) {
 		size_t cap = hv->cap_reapers ? 2 * hv->cap_reapers : 4;
-		pthread_t *n = realloc(hv->reapers, cap * sizeof(*n));
+		struct reap **n = realloc(hv->reapers, cap * sizeof(*n));
 
 		if (!n)
-			return -1;
+			return NULL;
 		hv->reapers = n;
 		hv->cap_reapers = cap;
 	}
-	if (virDomainRef(dom) < 0)
-		return -1;
+	r = calloc(1, sizeof(*r));
+	if (!r || virDomainRef(dom) < 0) {
+		free(r);
+		return NULL;
+	}
+	r->dom = dom;
+	pthread_mutex_init(&r->lock, NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&t, NULL, reap_main, dom);
+	err = pthread_create(&r->thread, NULL, reap_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r) {
+	if (err) {
+		pthread_mutex_destroy(&r->lock);
 		virDomainFree(dom);
-		return -1;
+		free(r);
+		return NULL;
 	}
-	hv->reapers[hv->n_reapers++] = t;
-	return 0;
+	hv->reapers[hv->n_reapers++] = r;
+	return r;
+}
+
+/* The boot is done with its console streams (their callbacks removed):
+ * released now if the destroy returned, else by the thread after it. */
+static void reap_hand_over(struct reap *r, virStreamPtr st0, virStreamPtr st1)
+{
+	virStreamPtr st[2] = { st0, st1 };
+	bool now;
+
+	pthread_mutex_lock(&r->lock);
+	now = r->destroyed;
+	if (!now) {
+		r->st[0] = st0;
+		r->st[1] = st1;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (now)
+		release_streams(st);
 }
 
 void vtb_hv_drain(struct vtb_hv *hv)
 {
 	if (!hv)
 		return;
-	for (size_t i = 0; i < hv->n_reapers; i++)
-		pthread_join(hv->reapers[i], NULL);
+	for (size_t i = 0; i < hv->n_reapers; i++) {
+		struct reap *r = hv->reapers[i];
+
+		pthread_join(r->thread, NULL);
+		release_streams(r->st); /* never handed over: an error path */
+		pthread_mutex_destroy(&r->lock);
+		virDomainFree(r->dom);
+		free(r);
+	}
 	hv->n_reapers = 0;
 }
 
@@ -324,7 +389,8 @@ struct vm {
 	 * in the background (reap_async), and the boot is over once QEMU
 	 * exited, without waiting for libvirt's own teardown */
 	int pidfd, exit_watch;
-	bool exited, reaping;
+	bool exited;
+	struct reap *reaping;
 	/* per cell of the record stream, in its order (g->evidence) */
 	bool evidence;
 	/* the last reading in which every vCPU's counters were whole, and
@@ -1067,11 +1133,20 @@ static bool vm_settle(struct vm *b, const struct vtb_vm_group_req *g, uint64_t n
 	 * libvirt's own teardown after the exit overlaps the next boot's
 	 * preparation) or libvirt's stop event, so the next guest never runs
 	 * beside this one. */
-	if (step == VTB_VM_END) {
-		if (b->pidfd >= 0 && reap_async(b->hv, b->dom) == 0)
-			b->reaping = true;
-		else
+	if (step == VTB_VM_END && b->pidfd >= 0) {
+		/* its lifecycle events are not needed any more (its QEMU's
+		 * exit ends the boot), and libvirt would answer the
+		 * deregistration only after its teardown */
+		if (b->cb_id >= 0)
+			virConnectDomainEventDeregisterAny(b->hv->conn, b->cb_id);
+		b->cb_id = -1;
+		b->reaping = reap_async(b->hv, b->dom);
+		if (!b->reaping) {
 			destroy(b);
+			b->stopped = true; /* the destroy returned: it stopped */
+		}
+	} else if (step == VTB_VM_END) {
+		destroy(b);
 	}
 	if (step == VTB_VM_WAIT || step == VTB_VM_END)
 		return false;
@@ -1144,6 +1219,21 @@ static void vm_finish(struct vm *b, const struct vtb_vm_group_req *g, bool ran, 
 		virEventRemoveHandle(b->exit_watch);
 	if (b->pidfd >= 0)
 		close(b->pidfd);
+	if (b->reaping) {
+		/* libvirt answers calls about a domain it is tearing down only
+		 * once that is over: the streams go to the teardown's thread */
+		for (int i = 0; i < 2; i++)
+			if (b->con[i].st && b->con[i].registered) {
+				virStreamEventRemoveCallback(b->con[i].st);
+				b->con[i].registered = false;
+			}
+		reap_hand_over(b->reaping, b->con[0].st, b->con[1].st);
+		for (int i = 0; i < 2; i++) {
+			b->con[i].st = NULL;
+			free(b->con[i].error);
+			b->con[i].error = NULL;
+		}
+	}
 	close_console(&b->con[0]);
 	close_console(&b->con[1]);
 	if (b->cb_id >= 0)
@@ -1192,7 +1282,7 @@ int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 	struct vm *vms;
 	uint64_t tick_ns = TICK_MS * 1000000ull;
 	int timer = -1, ret = -1, r;
-	bool interrupted = false;
+	bool interrupted = false, drain = false;
 	size_t k, n = g->n;
 
 	for (k = 0; k < n; k++)
@@ -1221,14 +1311,15 @@ out:
 		destroy(&vms[k]);
 		/* a stop request, the grace or an error ended the wait before
 		 * that QEMU exited: its teardown finishes before we return */
-		if (vms[k].reaping && !vms[k].exited)
-			vtb_hv_drain(hv);
+		drain |= vms[k].reaping && !vms[k].exited;
 	}
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
 	hv->last_used = vtb_now_ns();
 	for (k = 0; k < n; k++)
 		vm_finish(&vms[k], g, ret == 0, interrupted);
+	if (drain)
+		vtb_hv_drain(hv);
 	free(vms);
 	return ret;
 }
