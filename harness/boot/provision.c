@@ -59,8 +59,8 @@ struct reap {
 	pthread_t thread;
 	virDomainPtr dom; /* the thread's own reference */
 	pthread_mutex_t lock;
-	bool destroyed;	     /* the destroy returned */
-	virStreamPtr st[2];  /* handed over by the boot, not yet released */
+	bool destroyed;	    /* the destroy returned */
+	virStreamPtr st[2]; /* handed over by the boot, not yet released */
 };
 
 static void quiet(void *opaque, virErrorPtr err)
