@@ -1,30 +1,40 @@
 #!/bin/sh
-# Harness overhead per VM boot, as a ratio: `vtbench run` of one VM
-# configuration with a no-op job against qemu-system-x86_64 started with
-# the arguments libvirt used (read from libvirt's QEMU log) and the same
-# kernel and initramfs, interleaved (in rotating order), N each.  QEMU
-# direct is timed twice: to its end record (the agent's last record is in
-# the record port's file; QEMU is then killed and reaped), which is where
-# `vtbench run` ends a guest too (it destroys the domain once the end
-# record is checked), and to poweroff (QEMU exits by itself).  A warm-up
-# run first pays the daemon's first-connection probe (QEMU capabilities)
-# and is excluded, so neither side carries it; accel = tcg skips the KVM
-# probe (a one-off per host, cached).  The load average is printed before
-# and after: the machine may be shared.  Figures only, never assertions.
+# Harness overhead per VM boot in a campaign, as a ratio: `vtbench run` of
+# one VM configuration with a no-op job and reps = B (one process, B
+# boots back to back) against qemu-system-x86_64 started B times with the
+# arguments libvirt used (read from libvirt's QEMU log) and the same
+# kernel and initramfs, interleaved (in rotating order), N rounds.  The
+# harness is timed from process start to exit, so its start-up and its
+# last teardown count, spread over the campaign's B boots.  QEMU direct is
+# timed two ways: to poweroff (QEMU left to exit by itself: the goal's
+# denominator), and to its end record (the agent's last record is in the
+# record port's file; QEMU is then killed and reaped), which is where
+# `vtbench run` ends a guest; the second is printed for reference only: a
+# shell pipeline that watches the file and kills QEMU can take longer than
+# the guest's own poweroff, and would flatter the harness.  A warm-up run
+# first pays the daemon's first-connection probe (QEMU capabilities) and is
+# excluded, so neither side carries it; accel = tcg skips the KVM probe (a
+# one-off per host, cached).  The load average is printed before and
+# after: the machine may be shared.  Figures only, never assertions.
 #
-#   scripts/bench-vm.sh [BUILD]       BENCH_VM_N=5 by default
+#   scripts/bench-vm.sh [BUILD]   BENCH_VM_N=3 rounds, BENCH_VM_BOOTS=3 boots a round
 #
+# BENCH_VM_BOOTS=1 gives the cost of one boot in its own `vtbench run`.
 # VTBENCH_GUEST_LOCK=FILE: the whole measurement holds flock(1) on FILE
 # (guest runs of others on the same machine wait, and would skew it).
 set -eu
 BUILD=${1:-build}
-N=${BENCH_VM_N:-5}
+N=${BENCH_VM_N:-3}
+B=${BENCH_VM_BOOTS:-3}
+GOAL=1.05
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-T=$(mktemp -d "${TMPDIR:-/tmp}/vtbbenchvm.XXXXXX")
-chmod 0755 "$T"
+case "$N$B" in *[!0-9]*) echo "bench-vm: BENCH_VM_N and BENCH_VM_BOOTS are counts" >&2; exit 2 ;; esac
+[ "$N" -ge 1 ] && [ "$B" -ge 1 ] || { echo "bench-vm: BENCH_VM_N and BENCH_VM_BOOTS must be at least 1" >&2; exit 2; }
 if [ -n "${VTBENCH_GUEST_LOCK:-}" ] && [ -z "${VTBENCH_GUEST_LOCKED:-}" ]; then
 	VTBENCH_GUEST_LOCKED=1 exec flock "$VTBENCH_GUEST_LOCK" sh "$0" "$@"
 fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/vtbbenchvm.XXXXXX")
+chmod 0755 "$T"
 started=""
 cleanup() {
 	rm -rf "$T"
@@ -40,9 +50,10 @@ kernel=$(ls "$SRC"/build/guest/kernel/boot/vmlinuz-* 2>/dev/null | head -n 1 || 
 [ -n "$kernel" ] || { echo "bench-vm: no guest kernel: run scripts/fetch-kernel.sh" >&2; exit 1; }
 export VTBENCH_GUEST_DIR="$T/guest"
 
-cat >"$T/vm.conf" <<CONF
+conf() {
+	cat <<CONF
 [global]
-reps = 1
+reps = $1
 timeout = 3m
 accel = tcg
 kernel = $kernel
@@ -56,15 +67,18 @@ memory = 512M
 type = debug
 mode = ok
 CONF
+}
+conf 1 >"$T/warm.conf"
+conf "$B" >"$T/vm.conf"
 
 now() { date +%s%N; }
-runvm() { "$BUILD/vtbench" run "$T/vm.conf" --db "$T/$1.db" --quiet >/dev/null 2>"$T/err" || {
+runvm() { "$BUILD/vtbench" run "$T/$1.conf" --db "$T/$2.db" --quiet >/dev/null 2>"$T/err" || {
 	cat "$T/err" >&2
 	exit 1
 }; }
 
 # Warm-up (excluded), and the command line libvirt gave QEMU.
-runvm warm
+runvm warm warm
 uuid=$(sqlite3 "$T/warm.db" "select uuid from boot")
 log=/var/log/libvirt/qemu/vtbench-$uuid.log
 [ -r "$log" ] || { echo "bench-vm: libvirt's QEMU log '$log' is missing" >&2; exit 1; }
@@ -140,6 +154,8 @@ direct() {
 		exit 1
 	}
 }
+# B direct boots back to back
+directs() { j=0; while [ $j -lt "$B" ]; do j=$((j + 1)); direct "$1"; done; }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load0=$(load)
@@ -150,26 +166,32 @@ while [ $i -lt "$N" ]; do
 	# rotate the order: none of the three always runs first
 	for k in 0 1 2; do
 		case $(((i + k) % 3)) in
-		0) t0=$(now); runvm "r$i"; tv=$(($(now) - t0)) ;;
-		1) t0=$(now); direct end; te=$(($(now) - t0)) ;;
-		2) t0=$(now); direct off; to=$(($(now) - t0)) ;;
+		0)
+			t0=$(now)
+			runvm vm "r$i"
+			tv=$(($(now) - t0))
+			got=$(sqlite3 "$T/r$i.db" "select count(*) from boot where status = 'ok'")
+			[ "$got" = "$B" ] || { echo "bench-vm: the campaign stored $got ok boots of $B" >&2; exit 1; }
+			;;
+		1) t0=$(now); directs end; te=$(($(now) - t0)) ;;
+		2) t0=$(now); directs off; to=$(($(now) - t0)) ;;
 		esac
 	done
 	echo "$tv $te $to" >>"$T/times"
 done
-echo "== harness overhead per VM boot (2 vCPUs, TCG, no-op job, $N each, interleaved)"
+echo "== harness overhead per VM boot: campaigns of $B boot(s) (2 vCPUs, TCG, no-op job), $N rounds, interleaved"
+echo "   vtbench run: one process, reps = $B, from start to exit; QEMU direct: $B runs back to back"
 echo "   QEMU direct: $qemu with libvirt's arguments from $(basename "$log")"
 echo "   load average (1, 5, 15 min): $load0 before, $(load) after"
-awk '{ v[NR] = $1; e[NR] = $2; o[NR] = $3
-	printf "   run %d: vtbench run %6.2f s   qemu direct to end record %6.2f s, to poweroff %6.2f s\n", NR, $1 / 1e9, $2 / 1e9, $3 / 1e9 }
+awk -v b="$B" -v goal="$GOAL" '{ v[NR] = $1 / b; e[NR] = $2 / b; o[NR] = $3 / b; ro[NR] = $1 / $3; re[NR] = $1 / $2
+	printf "   round %d, a boot: vtbench run %6.2f s   qemu direct to poweroff %6.2f s, to its end record %6.2f s   ratios %.3fx, %.3fx\n", NR, v[NR] / 1e9, o[NR] / 1e9, e[NR] / 1e9, ro[NR], re[NR] }
 function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-	n = NR; mv = median(v, n); me = median(e, n); mo = median(o, n)
-	printf "   median: vtbench run %.2f s, qemu direct %.2f s to its end record, %.2f s to poweroff\n", mv / 1e9, me / 1e9, mo / 1e9
-	printf "   ratio against qemu direct to its end record (like for like): %.3fx (target <= 1.1x): %s\n",
-		mv / me, mv / me <= 1.1 ? "met" : "NOT met"
-	printf "   ratio against qemu direct to poweroff: %.3fx (target <= 1.1x): %s\n",
-		mv / mo, mv / mo <= 1.1 ? "met" : "NOT met" }' "$T/times"
+	n = NR; mo = median(ro, n); me = median(re, n)
+	printf "   median a boot: vtbench run %.2f s, qemu direct %.2f s to poweroff, %.2f s to its end record\n", median(v, n) / 1e9, median(o, n) / 1e9, median(e, n) / 1e9
+	printf "   ratio against qemu direct to poweroff (median of the rounds; the goal uses this one): %.3fx (goal <= %sx): %s\n",
+		mo, goal, mo <= goal ? "met" : "not met"
+	printf "   ratio against qemu direct to its end record (median of the rounds; for reference, not the goal): %.3fx\n", me }' "$T/times"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -38,6 +39,28 @@ struct vtb_hv {
 	bool system;
 	bool closed;	    /* the connection went away */
 	uint64_t last_used; /* CLOCK_MONOTONIC ns: opened, or the end of a boot */
+	/* domains whose QEMU was told to go once their end record was in:
+	 * libvirt's own teardown (virDomainDestroy returns 1-2 s after QEMU
+	 * exited) runs in these threads while the next boot is prepared;
+	 * joined before the connection goes (vtb_hv_drain) */
+	struct reap **reapers;
+	size_t n_reapers, cap_reapers;
+};
+
+/*
+ * One domain's teardown in a thread of its own.  The boot's console
+ * streams are aborted only after the destroy returned (libvirt answers
+ * calls about a domain it is tearing down only then): the boot hands
+ * them over when it is done with them, and whichever of the two comes
+ * second aborts and frees them, so the boot never waits for libvirt's
+ * teardown.
+ */
+struct reap {
+	pthread_t thread;
+	virDomainPtr dom; /* the thread's own reference */
+	pthread_mutex_t lock;
+	bool destroyed;	    /* the destroy returned */
+	virStreamPtr st[2]; /* handed over by the boot, not yet released */
 };
 
 static void quiet(void *opaque, virErrorPtr err)
@@ -129,6 +152,7 @@ int vtb_hv_reconnect(struct vtb_hv *hv)
 	    virConnectIsAlive(hv->conn) == 1)
 		return 0;
 
+	vtb_hv_drain(hv);
 	if (hv->conn) {
 		virConnectUnregisterCloseCallback(hv->conn, close_cb);
 		virConnectClose(hv->conn);
@@ -147,10 +171,115 @@ int vtb_hv_reconnect(struct vtb_hv *hv)
 	return 0;
 }
 
+static void release_streams(virStreamPtr *st)
+{
+	for (int i = 0; i < 2; i++)
+		if (st[i]) {
+			virStreamAbort(st[i]);
+			virStreamFree(st[i]);
+			st[i] = NULL;
+		}
+}
+
+/* A destroy that fails while the domain still runs is tried once more;
+ * what would remain then goes with the connection
+ * (VIR_DOMAIN_START_AUTODESTROY). */
+static void *reap_main(void *arg)
+{
+	struct reap *r = arg;
+	virStreamPtr st[2];
+
+	if (virDomainDestroy(r->dom) < 0 && virDomainIsActive(r->dom) == 1)
+		virDomainDestroy(r->dom);
+	pthread_mutex_lock(&r->lock);
+	r->destroyed = true;
+	st[0] = r->st[0];
+	st[1] = r->st[1];
+	r->st[0] = r->st[1] = NULL;
+	pthread_mutex_unlock(&r->lock);
+	release_streams(st);
+	return NULL;
+}
+
+/* Destroys @dom in a thread of its own (with its own reference), every
+ * signal blocked there: stop requests stay the main thread's.  NULL when
+ * no thread could be started (the caller destroys it itself). */
+static struct reap *reap_async(struct vtb_hv *hv, virDomainPtr dom)
+{
+	sigset_t all, old;
+	struct reap *r;
+	int err;
+
+	if (hv->n_reapers == hv->cap_reapers) {
+		size_t cap = hv->cap_reapers ? 2 * hv->cap_reapers : 4;
+		struct reap **n = realloc(hv->reapers, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		hv->reapers = n;
+		hv->cap_reapers = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || virDomainRef(dom) < 0) {
+		free(r);
+		return NULL;
+	}
+	r->dom = dom;
+	pthread_mutex_init(&r->lock, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&r->thread, NULL, reap_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_mutex_destroy(&r->lock);
+		virDomainFree(dom);
+		free(r);
+		return NULL;
+	}
+	hv->reapers[hv->n_reapers++] = r;
+	return r;
+}
+
+/* The boot is done with its console streams (their callbacks removed):
+ * released now if the destroy returned, else by the thread after it. */
+static void reap_hand_over(struct reap *r, virStreamPtr st0, virStreamPtr st1)
+{
+	virStreamPtr st[2] = { st0, st1 };
+	bool now;
+
+	pthread_mutex_lock(&r->lock);
+	now = r->destroyed;
+	if (!now) {
+		r->st[0] = st0;
+		r->st[1] = st1;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (now)
+		release_streams(st);
+}
+
+void vtb_hv_drain(struct vtb_hv *hv)
+{
+	if (!hv)
+		return;
+	for (size_t i = 0; i < hv->n_reapers; i++) {
+		struct reap *r = hv->reapers[i];
+
+		pthread_join(r->thread, NULL);
+		release_streams(r->st); /* never handed over: an error path */
+		pthread_mutex_destroy(&r->lock);
+		virDomainFree(r->dom);
+		free(r);
+	}
+	hv->n_reapers = 0;
+}
+
 void vtb_hv_close(struct vtb_hv *hv)
 {
 	if (!hv)
 		return;
+	vtb_hv_drain(hv);
+	free(hv->reapers);
 	if (hv->conn) {
 		virConnectUnregisterCloseCallback(hv->conn, close_cb);
 		virConnectClose(hv->conn);
@@ -254,6 +383,14 @@ struct vm {
 	bool gone;	  /* the vCPU threads stopped reading: sampling is over */
 	bool end_counted; /* counters read after the "end" record */
 	bool destroyed;	  /* destroyed after the "end" record: the records are all in */
+	/* its QEMU process (pidfd, -1: unknown, e.g. a remote daemon) and
+	 * its watch in the event loop; exited once that process is gone with
+	 * its vCPU threads.  reaping: the destroy after the end record runs
+	 * in the background (reap_async), and the boot is over once QEMU
+	 * exited, without waiting for libvirt's own teardown */
+	int pidfd, exit_watch;
+	bool exited;
+	struct reap *reaping;
 	/* per cell of the record stream, in its order (g->evidence) */
 	bool evidence;
 	/* the last reading in which every vCPU's counters were whole, and
@@ -407,7 +544,7 @@ enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
 {
 	if (w->stop)
 		return VTB_VM_STOP;
-	if (w->records_eof && w->stopped)
+	if (w->records_eof && (w->stopped || (w->destroyed && w->exited)))
 		return VTB_VM_DONE;
 	if (w->now >= w->deadline)
 		return VTB_VM_TIMEOUT;
@@ -415,7 +552,7 @@ enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w)
 		w->destroyed = true;
 		return VTB_VM_END;
 	}
-	if (!w->grace_until && (w->records_eof || w->stopped))
+	if (!w->grace_until && (w->records_eof || w->stopped || (w->destroyed && w->exited)))
 		w->grace_until = w->now + w->grace_ns;
 	if (w->grace_until && w->now >= w->grace_until)
 		return VTB_VM_DONE;
@@ -777,8 +914,42 @@ out:
 
 static void destroy(struct vm *b)
 {
+	if (b->reaping)
+		return; /* a thread destroys it already */
 	if (b->dom && virDomainIsActive(b->dom) == 1)
 		virDomainDestroy(b->dom);
+}
+
+static void exit_cb(int watch, int fd, int events, void *opaque)
+{
+	struct vm *b = opaque;
+
+	(void)fd;
+	(void)events;
+	b->exited = true;
+	virEventUpdateHandle(watch, 0); /* level-triggered: once is enough */
+}
+
+/* Watches guest @b's QEMU process for its exit, where libvirt's pid file
+ * can be read (the system driver, here); else b->pidfd stays -1 and the
+ * domain is destroyed in this thread as before. */
+static void watch_exit(struct vm *b, const struct vtb_vm_group_req *g)
+{
+	char *pidfile = vtb_asprintf("%s/%s.pid", g->pid_dir ? g->pid_dir : "/run/libvirt/qemu",
+				     b->spec->name);
+
+	if (!pidfile)
+		return;
+	b->pidfd = vtb_vcpu_qemu_pidfd(g->proc_root ? g->proc_root : "/proc", pidfile,
+				       b->spec->name);
+	free(pidfile);
+	if (b->pidfd < 0)
+		return;
+	b->exit_watch = virEventAddHandle(b->pidfd, VIR_EVENT_HANDLE_READABLE, exit_cb, b, NULL);
+	if (b->exit_watch < 0) {
+		close(b->pidfd);
+		b->pidfd = -1;
+	}
 }
 
 /* Creates guest @b paused, with its lifecycle callback and both consoles.
@@ -807,6 +978,8 @@ static int create(struct vm *b, const struct vtb_vm_group_req *g)
 		return 1;
 	}
 	b->res->live_xml = virDomainGetXMLDesc(b->dom, 0);
+	if (hv->system)
+		watch_exit(b, g);
 	if (b->spec->placement && sampling_setup(b, g) < 0) {
 		b->start_error = vtb_strdup(vtb_errmsg());
 		return 1;
@@ -941,6 +1114,7 @@ static bool vm_settle(struct vm *b, const struct vtb_vm_group_req *g, uint64_t n
 	w = (struct vtb_vm_wait){ .stop = stop,
 				  .records_eof = b->con[1].eof,
 				  .stopped = b->stopped,
+				  .exited = b->reaping && b->exited,
 				  .ended = vtb_rec_parser_result(b->parser)->ended,
 				  .destroyed = b->destroyed,
 				  .now = now,
@@ -954,10 +1128,26 @@ static bool vm_settle(struct vm *b, const struct vtb_vm_group_req *g, uint64_t n
 		*interrupted = true;
 	/* The end record is checked: the harness has every record, and the
 	 * guest's ACPI poweroff after it would measure nothing.  Destroyed
-	 * now, the boot still finishes on libvirt's stop event and the
-	 * record stream's end, so the next boot starts with this one gone. */
-	if (step == VTB_VM_END)
+	 * now, the boot still finishes on the record stream's end and on
+	 * its QEMU's exit (when watched: the destroy runs in the background,
+	 * libvirt's own teardown after the exit overlaps the next boot's
+	 * preparation) or libvirt's stop event, so the next guest never runs
+	 * beside this one. */
+	if (step == VTB_VM_END && b->pidfd >= 0) {
+		/* its lifecycle events are not needed any more (its QEMU's
+		 * exit ends the boot), and libvirt would answer the
+		 * deregistration only after its teardown */
+		if (b->cb_id >= 0)
+			virConnectDomainEventDeregisterAny(b->hv->conn, b->cb_id);
+		b->cb_id = -1;
+		b->reaping = reap_async(b->hv, b->dom);
+		if (!b->reaping) {
+			destroy(b);
+			b->stopped = true; /* the destroy returned: it stopped */
+		}
+	} else if (step == VTB_VM_END) {
 		destroy(b);
+	}
 	if (step == VTB_VM_WAIT || step == VTB_VM_END)
 		return false;
 	b->timed_out = step == VTB_VM_TIMEOUT;
@@ -1025,6 +1215,25 @@ static void vm_finish(struct vm *b, const struct vtb_vm_group_req *g, bool ran, 
 		b->res->cell_host = marks_json(b);
 	}
 	marks_free(b);
+	if (b->exit_watch >= 0)
+		virEventRemoveHandle(b->exit_watch);
+	if (b->pidfd >= 0)
+		close(b->pidfd);
+	if (b->reaping) {
+		/* libvirt answers calls about a domain it is tearing down only
+		 * once that is over: the streams go to the teardown's thread */
+		for (int i = 0; i < 2; i++)
+			if (b->con[i].st && b->con[i].registered) {
+				virStreamEventRemoveCallback(b->con[i].st);
+				b->con[i].registered = false;
+			}
+		reap_hand_over(b->reaping, b->con[0].st, b->con[1].st);
+		for (int i = 0; i < 2; i++) {
+			b->con[i].st = NULL;
+			free(b->con[i].error);
+			b->con[i].error = NULL;
+		}
+	}
 	close_console(&b->con[0]);
 	close_console(&b->con[1]);
 	if (b->cb_id >= 0)
@@ -1056,6 +1265,7 @@ static struct vm *group_new(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 		vms[k].spec = &g->vms[k];
 		vms[k].res = &res[k];
 		vms[k].cb_id = -1;
+		vms[k].pidfd = vms[k].exit_watch = -1;
 		vms[k].evidence = g->evidence;
 		res[k].out.parser = vms[k].parser = vtb_rec_parser_new(g->vms[k].nonce,
 								       &vtb_rec_default_limits);
@@ -1072,7 +1282,7 @@ int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 	struct vm *vms;
 	uint64_t tick_ns = TICK_MS * 1000000ull;
 	int timer = -1, ret = -1, r;
-	bool interrupted = false;
+	bool interrupted = false, drain = false;
 	size_t k, n = g->n;
 
 	for (k = 0; k < n; k++)
@@ -1097,13 +1307,19 @@ int vtb_hv_boot_group(struct vtb_hv *hv, const struct vtb_vm_group_req *g,
 		goto out;
 	ret = 0;
 out:
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		destroy(&vms[k]);
+		/* a stop request, the grace or an error ended the wait before
+		 * that QEMU exited: its teardown finishes before we return */
+		drain |= vms[k].reaping && !vms[k].exited;
+	}
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
 	hv->last_used = vtb_now_ns();
 	for (k = 0; k < n; k++)
 		vm_finish(&vms[k], g, ret == 0, interrupted);
+	if (drain)
+		vtb_hv_drain(hv);
 	free(vms);
 	return ret;
 }

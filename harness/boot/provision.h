@@ -29,6 +29,11 @@ void vtb_hv_close(struct vtb_hv *hv);
  * between boots, so the daemon's keepalive may have dropped an idle
  * one).  -1 with vtb_error(). */
 int vtb_hv_reconnect(struct vtb_hv *hv);
+/* Waits for every domain still being torn down in the background (a
+ * boot returns once its QEMU exited; libvirt's own teardown may go on
+ * for a second or two).  vtb_hv_close() and vtb_hv_reconnect() drain
+ * first; a domain left then goes with the connection (autodestroy). */
+void vtb_hv_drain(struct vtb_hv *hv);
 const char *vtb_hv_uri(const struct vtb_hv *hv);
 /* "9.0.0" of the library and "7.2.0"-style hypervisor (QEMU) version. */
 const char *vtb_hv_libvirt_version(const struct vtb_hv *hv);
@@ -140,6 +145,7 @@ struct vtb_vm_wait {
 	bool stop;	  /* SIGINT/SIGTERM asked to stop */
 	bool records_eof; /* the record stream ended */
 	bool stopped;	  /* libvirt said the domain stopped */
+	bool exited;	  /* its QEMU process exited (watched by pidfd) */
 	bool ended;	  /* the agent's end record is checked: every record is in */
 	bool destroyed;	  /* in/out: VTB_VM_END was answered (the domain destroyed) */
 	uint64_t now, deadline, grace_ns;
@@ -149,9 +155,10 @@ enum vtb_vm_step { VTB_VM_WAIT, VTB_VM_DONE, VTB_VM_TIMEOUT, VTB_VM_STOP, VTB_VM
 /* A stop request wins; both ends (records EOF and domain stop) finish
  * the boot; the deadline times it out; once the end record is checked
  * while the domain still runs, VTB_VM_END (once): destroy it now, its
- * poweroff would measure nothing, and go on waiting for both ends; when
- * only one end came, the other gets grace_ns before the boot is finished
- * anyway. */
+ * poweroff would measure nothing, and go on waiting for both ends; once
+ * destroyed, its QEMU's exit is as good as libvirt's stop event (which
+ * comes only after libvirt's own teardown); when only one end came, the
+ * other gets grace_ns before the boot is finished anyway. */
 enum vtb_vm_step vtb_vm_wait_step(struct vtb_vm_wait *w);
 
 #endif

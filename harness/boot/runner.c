@@ -1591,9 +1591,11 @@ out:
 			vtb_error("%s", why);
 		free(why);
 	}
+	/* the last boots' teardowns end before stop requests are given
+	 * back: a signal now cannot leave a domain half destroyed */
+	vtb_vmhost_free(b.vh);
 	signals_give_back(&ss);
 	json_decref(b.state);
-	vtb_vmhost_free(b.vh);
 	vtb_eta_release(&b.eta);
 	return ret;
 }

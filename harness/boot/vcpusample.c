@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <unistd.h>
 
 #include "../../common/vtbutil.h"
@@ -218,6 +219,27 @@ out:
 	free(path);
 	free(want);
 	return ret;
+}
+
+int vtb_vcpu_qemu_pidfd(const char *proc_root, const char *pidfile, const char *name)
+{
+	int pid = vtb_vcpu_qemu_pid(proc_root, pidfile, name), fd;
+
+	if (pid < 0)
+		return -1;
+	fd = pidfd_open(pid, 0);
+	if (fd < 0)
+		return vtb_error("cannot open a pidfd of process %d (guest '%s'): %s", pid, name,
+				 strerror(errno));
+	/* the pid named that QEMU before the open: if it still does after,
+	 * the descriptor holds that QEMU (the pid could not have been freed
+	 * and reused in between while the process lived on at it) */
+	if (vtb_vcpu_qemu_pid(proc_root, pidfile, name) != pid) {
+		close(fd);
+		return vtb_error("process %d of guest '%s' went away while it was opened", pid,
+				 name);
+	}
+	return fd;
 }
 
 static char *task_path(const struct vtb_vcpu_sampler *s, int v, const char *file)

@@ -31,6 +31,16 @@ struct vtb_vcpu_sampler;
 int vtb_vcpu_qemu_pid(const char *proc_root, const char *pidfile, const char *name);
 
 /*
+ * A pidfd (pidfd_open(2)) of guest @name's QEMU process, found as
+ * vtb_vcpu_qemu_pid() finds it and checked again once open, so the
+ * descriptor is that QEMU's even if its pid is reused later.  It polls
+ * readable once the process has exited with all its threads (the vCPU
+ * threads are gone).  The caller closes it.  -1 with vtb_error() (no pid
+ * file, another process, a kernel without pidfd_open).
+ */
+int vtb_vcpu_qemu_pidfd(const char *proc_root, const char *pidfile, const char *name);
+
+/*
  * Finds the @n_vcpus vCPU threads of process @pid under @proc_root
  * ("/proc", or a fake tree) and opens their stat files.  -1 with
  * vtb_error() when the task directory cannot be read or a vCPU thread

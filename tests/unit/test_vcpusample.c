@@ -9,10 +9,13 @@
  * and refuse truncated lines.
  */
 #include <criterion/criterion.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../harness/boot/vcpusample.h"
@@ -232,4 +235,61 @@ Test(vcpusample, qemu_pid_from_a_pid_file_checked_against_the_cmdline)
 	free(garbage);
 	free(missing);
 	free(root);
+}
+
+static void write_text(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A boot waits for its QEMU to exit through this descriptor before the
+ * next guest may run: it must be that process's, and poll readable only
+ * once it is gone. */
+Test(vcpusample, qemu_pidfd_is_readable_once_that_qemu_exited)
+{
+	static const char cmd[] = "qemu-system-x86_64\0-name\0guest=vtbench-x,debug-threads=on\0";
+	char root[] = "/tmp/vtbpidfd.XXXXXX", *dir, *file, *pidfile, pidtext[32];
+	struct pollfd p;
+	int fd, status;
+	pid_t child;
+
+	cr_assert(mkdtemp(root));
+	child = fork();
+	cr_assert(child >= 0);
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	dir = vtb_asprintf("%s/%d", root, (int)child);
+	file = vtb_asprintf("%s/%d/cmdline", root, (int)child);
+	pidfile = vtb_asprintf("%s/vtbench-x.pid", root);
+	cr_assert(dir && file && pidfile);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	write_text(file, cmd, sizeof(cmd) - 1);
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)child);
+	write_text(pidfile, pidtext, strlen(pidtext));
+
+	cr_expect_eq(vtb_vcpu_qemu_pidfd(root, pidfile, "vtbench-y"), -1,
+		     "another guest's name is refused");
+	fd = vtb_vcpu_qemu_pidfd(root, pidfile, "vtbench-x");
+	cr_assert(fd >= 0, "%s", vtb_errmsg());
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	cr_expect_eq(poll(&p, 1, 0), 0, "not readable while the process lives");
+	cr_assert_eq(kill(child, SIGKILL), 0);
+	p.revents = 0;
+	cr_expect_eq(poll(&p, 1, 60000), 1, "readable once it exited");
+	cr_expect(p.revents & POLLIN);
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	close(fd);
+	unlink(pidfile);
+	unlink(file);
+	rmdir(dir);
+	rmdir(root);
+	free(dir);
+	free(file);
+	free(pidfile);
 }

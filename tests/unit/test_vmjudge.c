@@ -225,6 +225,39 @@ Test(vmjudge, wait_step_destroys_once_the_end_record_is_in)
 	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "no end record: the guest powers off itself");
 }
 
+/* The destroy after the end record runs in the background: the boot is
+ * over once the records ended and its QEMU exited (the next guest may
+ * then run), without libvirt's stop event, which comes only after
+ * libvirt's own teardown.  Before it exited the boot is not over; an
+ * exit without that destroy (a guest that died) still waits for the
+ * stop event, which says how it ended. */
+Test(vmjudge, wait_step_after_the_end_needs_qemu_gone_not_libvirts_teardown)
+{
+	struct vtb_vm_wait w = { .now = 100, .deadline = 1000, .grace_ns = 50, .ended = true };
+
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_END);
+	w.records_eof = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "the records ended, QEMU still there");
+	w.exited = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_DONE, "records ended and QEMU exited: done");
+
+	w = (struct vtb_vm_wait){
+		.now = 100, .deadline = 1000, .grace_ns = 50, .destroyed = true, .exited = true
+	};
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT, "QEMU gone, the records may still drain");
+	cr_expect_eq(w.grace_until, 150, "the exit starts the grace like the stop event");
+	w.now = 150;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_DONE, "the grace ran out");
+
+	w = (struct vtb_vm_wait){
+		.now = 100, .deadline = 1000, .grace_ns = 50, .records_eof = true, .exited = true
+	};
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_WAIT,
+		     "not destroyed by us: the stop event says how it ended");
+	w.stopped = true;
+	cr_expect_eq(vtb_vm_wait_step(&w), VTB_VM_DONE);
+}
+
 /* Issue 18: one place decides a boot's status.  The harness's checks
  * after the boot only demote an ok boot, and the first reason stays. */
 Test(vmjudge, checks_after_the_boot_only_demote_an_ok_boot)
