@@ -15,10 +15,10 @@
 #   lane 1: unit, guests, ansible, asan unit, fuzz build, fuzz smoke
 #   lane 2: cli, e2e, asan e2e, asan cli
 # (lane 1 starts the guests, about 6 minutes under TCG, at once; lane 2
-# holds the ASan passes of the CLI and end-to-end suites, about 8.5
-# minutes: the Ansible suite and the fuzz build and smoke, a minute and a
-# half, run after the guests to even them: "lane N: S s" lines say how
-# even they are), then,
+# holds the ASan passes of the CLI and end-to-end suites, about 9.5
+# minutes: the Ansible suite and the fuzz build and smoke, two and a half
+# minutes with the ASan unit tests, run after the guests to even them:
+# "lane N: S s" lines say how even they are), then,
 # once both lanes have ended, alone:
 #   quiet: tests/quiet/, checks that rest on measured performance
 #   (explore-quick's known winner on real guests, compare's verdicts on
