@@ -60,6 +60,7 @@ struct reap {
 	virDomainPtr dom; /* the thread's own reference */
 	pthread_mutex_t lock;
 	bool destroyed;	    /* the destroy returned */
+	bool handed;	    /* the boot is done with it (reap_hand_over) */
 	virStreamPtr st[2]; /* handed over by the boot, not yet released */
 };
 
@@ -208,8 +209,31 @@ static struct reap *reap_async(struct vtb_hv *hv, virDomainPtr dom)
 {
 	sigset_t all, old;
 	struct reap *r;
+	size_t i, kept = 0;
 	int err;
 
+	/* the teardowns that ended, and whose boots are done with them
+	 * (another VM of a group may still hold its own), are joined and
+	 * freed: a campaign of thousands of boots keeps no finished thread
+	 * (its stack, its domain reference) until it closes the connection */
+	for (i = 0; i < hv->n_reapers; i++) {
+		bool done;
+
+		r = hv->reapers[i];
+		pthread_mutex_lock(&r->lock);
+		done = r->destroyed && r->handed;
+		pthread_mutex_unlock(&r->lock);
+		if (!done) {
+			hv->reapers[kept++] = r;
+			continue;
+		}
+		pthread_join(r->thread, NULL);
+		release_streams(r->st);
+		pthread_mutex_destroy(&r->lock);
+		virDomainFree(r->dom);
+		free(r);
+	}
+	hv->n_reapers = kept;
 	if (hv->n_reapers == hv->cap_reapers) {
 		size_t cap = hv->cap_reapers ? 2 * hv->cap_reapers : 4;
 		struct reap **n = realloc(hv->reapers, cap * sizeof(*n));
@@ -248,6 +272,7 @@ static void reap_hand_over(struct reap *r, virStreamPtr st0, virStreamPtr st1)
 	bool now;
 
 	pthread_mutex_lock(&r->lock);
+	r->handed = true;
 	now = r->destroyed;
 	if (!now) {
 		r->st[0] = st0;

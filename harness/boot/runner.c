@@ -764,6 +764,11 @@ static int run_boot(struct boot_ctx *b, const struct vtb_config *c, int rep,
 		return run_vm_group(b, c, rep, out, res);
 	if (vtb_random_hex(nonce, 16) || vtb_uuid(uuid))
 		return -1;
+	/* a VM boot's teardown (libvirt's own, after its QEMU exited) never
+	 * runs beside a baseline's measured interval: the next VM's creation
+	 * waits for it in libvirt, a bare-metal boot here */
+	if (b->vh)
+		vtb_hv_drain(b->vh->hv);
 	preboot_checks(b, c, warns, &n_warns);
 	for (i = 0; i < n_warns; i++)
 		boot_warn(b->o, b->cur, warns[i]);

@@ -230,7 +230,9 @@ static int open_store(struct vtb_cmd_env *env)
 		vtb_cmd_err(env, "%s", vtb_errmsg());
 		return existed ? VTB_EXIT_USAGE : VTB_EXIT_INFRA;
 	}
-	if (!existed && !(env->created_db = strdup(env->db))) {
+	/* ours to remove on exit 2 only when this open made it: not a file
+	 * another vtbench created between the lstat above and the open */
+	if (vtb_store_created(env->store) && !(env->created_db = strdup(env->db))) {
 		vtb_cmd_err(env, "out of memory");
 		return VTB_EXIT_INFRA;
 	}

@@ -871,6 +871,7 @@ static int store_open(const char *path, bool ro, struct vtb_store **out)
 		    migrate(st) < 0)
 			goto out;
 	}
+	st->created = created;
 	*out = st;
 	st = NULL;
 	ret = 0;
@@ -878,6 +879,11 @@ out:
 	sqlite3_finalize(s);
 	vtb_store_close(st);
 	return ret;
+}
+
+bool vtb_store_created(const struct vtb_store *st)
+{
+	return st && st->created;
 }
 
 int vtb_store_open(const char *path, struct vtb_store **out)

@@ -23,6 +23,7 @@ struct vtb_store {
 	sqlite3 *db;
 	char *path;
 	bool ro;
+	bool created;	  /* this open made the file (O_CREAT|O_EXCL): vtb_store_created */
 	bool immutable;	  /* read without locks: a WAL database on a read-only mount */
 	bool bad_content; /* the last error was the database's content */
 	int error_rc;	  /* SQLite's primary code of the last error from SQLite */

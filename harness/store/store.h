@@ -31,6 +31,9 @@ struct vtb_store;
  * through a symbolic link.  Every connection reads its file as untrusted:
  * no trigger fires, no view runs (schema.c). */
 int vtb_store_open(const char *path, struct vtb_store **out);
+/* Whether vtb_store_open() made the file itself (exclusively): a file
+ * another process created in the meantime is not this one's to remove. */
+bool vtb_store_created(const struct vtb_store *st);
 /* Opens for reading (read-only commands), with the same refusals.  An
  * older schema is copied into memory and the copy migrated (the queries
  * need the current schema; the file is never written).  A WAL database

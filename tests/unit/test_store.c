@@ -345,6 +345,24 @@ Test(store, reopening_a_current_database_changes_nothing)
 	vtb_store_close(NULL);
 }
 
+/* exit 2 removes only a database its own open made: the store says which */
+Test(store, only_the_open_that_made_the_file_says_it_created_it)
+{
+	struct vtb_store *st = open_store();
+	struct vtb_store *again = NULL;
+	struct vtb_store *ro = NULL;
+
+	cr_expect(vtb_store_created(st));
+	vtb_store_close(st);
+	cr_assert_eq(vtb_store_open(dbpath, &again), 0, "%s", vtb_errmsg());
+	cr_expect_not(vtb_store_created(again));
+	vtb_store_close(again);
+	cr_assert_eq(vtb_store_open_ro(dbpath, &ro), 0, "%s", vtb_errmsg());
+	cr_expect_not(vtb_store_created(ro));
+	vtb_store_close(ro);
+	cr_expect_not(vtb_store_created(NULL));
+}
+
 static char *read_fixture(const char *name)
 {
 	const char *src = getenv("SRCDIR");
