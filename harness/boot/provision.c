@@ -202,6 +202,17 @@ static void *reap_main(void *arg)
 	return NULL;
 }
 
+/* Waits for @r's thread and frees it, with streams a boot never handed
+ * over (an error path) */
+static void reap_join(struct reap *r)
+{
+	pthread_join(r->thread, NULL);
+	release_streams(r->st);
+	pthread_mutex_destroy(&r->lock);
+	virDomainFree(r->dom);
+	free(r);
+}
+
 /* Destroys @dom in a thread of its own (with its own reference), every
  * signal blocked there: stop requests stay the main thread's.  NULL when
  * no thread could be started (the caller destroys it itself). */
@@ -227,11 +238,7 @@ static struct reap *reap_async(struct vtb_hv *hv, virDomainPtr dom)
 			hv->reapers[kept++] = r;
 			continue;
 		}
-		pthread_join(r->thread, NULL);
-		release_streams(r->st);
-		pthread_mutex_destroy(&r->lock);
-		virDomainFree(r->dom);
-		free(r);
+		reap_join(r);
 	}
 	hv->n_reapers = kept;
 	if (hv->n_reapers == hv->cap_reapers) {
@@ -287,15 +294,8 @@ void vtb_hv_drain(struct vtb_hv *hv)
 {
 	if (!hv)
 		return;
-	for (size_t i = 0; i < hv->n_reapers; i++) {
-		struct reap *r = hv->reapers[i];
-
-		pthread_join(r->thread, NULL);
-		release_streams(r->st); /* never handed over: an error path */
-		pthread_mutex_destroy(&r->lock);
-		virDomainFree(r->dom);
-		free(r);
-	}
+	for (size_t i = 0; i < hv->n_reapers; i++)
+		reap_join(hv->reapers[i]);
 	hv->n_reapers = 0;
 }
 
